@@ -1,0 +1,48 @@
+"""``python -m engine run FILE|-`` and ``python -m engine bench``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from .errors import ScenarioError
+from .scenario import run_scenario
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m engine", description="deadmail's Mall of Horror rules engine")
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="play a scenario (ENGINE-CONTRACT.md) and print the result as JSON")
+    run.add_argument("file", help="scenario file, or - for standard input")
+    bench = sub.add_parser("bench", help="play bot games and print performance figures as one JSON object")
+    bench.add_argument("--games", type=int, default=300, help="games per measurement (default 300)")
+    bench.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args(argv)
+    if args.command == "bench":
+        from .bench import run_bench
+
+        print(json.dumps(run_bench(args.games, args.seed, progress=sys.stderr)))
+        return 0
+    try:
+        text = sys.stdin.read() if args.file == "-" else open(args.file, encoding="utf-8").read()
+    except OSError as exc:
+        print(f"cannot read {args.file}: {exc.strerror}", file=sys.stderr)
+        return 2
+    try:
+        scenario = json.loads(text)
+    except json.JSONDecodeError as exc:
+        print(f"the scenario is not valid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}", file=sys.stderr)
+        return 2
+    try:
+        result = run_scenario(scenario)
+    except ScenarioError as exc:
+        print(f"malformed scenario: {exc}", file=sys.stderr)
+        return 2
+    json.dump(result, sys.stdout)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,212 @@
+"""A game in progress: the state, the flow driving it, the answer log and the JSON round trip.
+
+A game is fully determined by its :class:`Config` and its log of answers, timeouts and standing-order changes;
+``Game.from_json`` replays that log, and checks the result against the stored snapshot.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from . import flow
+from .config import Config, parse_victim_order
+from .data import CACHOU, characters_for, full_deck
+from .errors import IllegalAnswer, ScenarioError
+from .requests import Request, by_standing_order, default, parse
+from .state import State
+
+FORMAT = "deadmail-engine/1"
+
+
+class Game(State):
+    __slots__ = ("config", "options", "rng", "_dice", "_dice_used", "standing", "events", "log", "outcome",
+                 "window", "window_no", "_answers", "_flow")
+
+    def __init__(self, config: Config) -> None:
+        super().__init__(config.players)
+        self.config = config
+        self.options = config.options
+        self.rng = random.Random(config.seed)
+        self._dice = config.dice
+        self._dice_used = 0
+        self.standing: dict[str, list[str]] = {p: list(o) for p, o in config.standing_orders.items()}
+        self.events: list[dict[str, Any]] = []
+        self.log: list[dict[str, Any]] = []
+        self.outcome: dict[str, Any] | None = None
+        #: the open window: requests asked at the same time (H-1); ``window_no`` counts windows opened.
+        self.window: list[Request] = []
+        self.window_no = 0
+        self._answers: dict[str, Any] = {}
+        if config.position is None:
+            self._deal()
+        else:
+            self._load(config.position)
+        self._flow = flow.play(self)
+        self._resume(None)
+
+    # --- starting ----------------------------------------------------------------------------------------------
+
+    def _deal(self) -> None:
+        """SET-1 to SET-4: shuffle, deal one card each, close Cachou with 3-4 players, choose the first Chief."""
+        deck = full_deck()
+        self.rng.shuffle(deck)
+        self.emit("deck_shuffled", to=(), deck=list(deck))
+        for p in self.players:
+            card = deck.pop(0)
+            self.hands[p].append(card)
+            self.emit("card_dealt", to=(p,), player=p, card=card)
+        self.deck = deck
+        if len(self.players) <= 4:
+            self.closed.add(CACHOU)
+        first = self.options.first_chief
+        self.chief = self.rng.choice(self.players) if first == "random" else first
+        self.emit("first_chief", chief=self.chief, drawn=first == "random")
+        chars = characters_for(len(self.players))
+        self.unplaced = {p: list(chars) for p in self.players}
+
+    def _load(self, pos: dict[str, Any]) -> None:
+        self.round = pos["round"]
+        self.phase = pos["phase"]
+        self.chief = pos["chief"]
+        self.chief_elected = pos["chief_elected"]
+        self.closed = set(pos["closed"])
+        self.chars = {p: dict(pos["characters"][p]) for p in self.players}
+        for key, n in pos["zombies"].items():
+            self.zombies[int(key)] = n
+        self.hands = {p: list(pos["hands"][p]) for p in self.players}
+        self.deck = list(pos["deck"])
+        self.eliminated = dict(pos["eliminated"])
+
+    # --- used by the flow --------------------------------------------------------------------------------------
+
+    def roll(self) -> int:
+        """One die: the scenario's forced dice first, then the seeded generator."""
+        if self._dice_used < len(self._dice):
+            value = self._dice[self._dice_used]
+        else:
+            value = int(self.rng.random() * 6) + 1
+        self._dice_used += 1
+        return value
+
+    def emit(self, type_: str, to: tuple[str, ...] | None = None, **fields: Any) -> None:
+        """Record an event; ``to`` lists who may see it now (absent: everyone; empty: only the replay)."""
+        event = {"type": type_, **fields}
+        if to is not None:
+            event["to"] = list(to)
+        self.events.append(event)
+
+    # --- the API -----------------------------------------------------------------------------------------------
+
+    @property
+    def over(self) -> bool:
+        return self.phase == "over"
+
+    def pending(self) -> list[Request]:
+        """Requests of the open window still unanswered, in order from the Chief."""
+        return [r for r in self.window if r.player not in self._answers]
+
+    def request_for(self, player: str, kind: str | None = None) -> Request:
+        for req in self.window:
+            if req.player == player and (kind is None or req.kind == kind):
+                if req.player in self._answers:
+                    raise IllegalAnswer(f"{player} has already answered this {req.kind} request.")
+                return req
+        what = f"a {kind} request" if kind else "a request"
+        raise IllegalAnswer(f"There is no {what} waiting for {player} now.")
+
+    def check(self, player: str, kind: str, answer: Any) -> Any:
+        """Validate an answer without applying it; return the parsed value or raise IllegalAnswer."""
+        return parse(self, self.request_for(player, kind), answer)
+
+    def answer(self, player: str, kind: str, answer: Any) -> None:
+        """Apply a player's answer; raise IllegalAnswer (and change nothing) when it is not legal."""
+        req = self.request_for(player, kind)
+        value = parse(self, req, answer)
+        self.log.append({"player": player, "kind": kind, "answer": _copy(answer)})
+        self._accept(req, value)
+
+    def timeout(self, player: str, kind: str) -> None:
+        """The deadline passed: apply the H-4 default, logged as defaulted."""
+        req = self.request_for(player, kind)
+        value = default(self, req, self.standing)
+        self.log.append({"player": player, "kind": kind, "timeout": True})
+        self.emit("answer_defaulted", player=player, kind=kind)
+        self._accept(req, value)
+
+    def set_standing_order(self, player: str, order: list[str]) -> None:
+        """H-5: the order in which ``player`` gives up characters; answers a pending victim request at once."""
+        if player not in self.players:
+            raise IllegalAnswer(f"{player!r} is not a player of this game.")
+        try:
+            order = parse_victim_order(order, "the standing order")
+        except ScenarioError as exc:
+            raise IllegalAnswer(str(exc)) from None
+        self.log.append({"player": player, "standing_order": list(order)})
+        self.standing[player] = list(order)
+        for req in self.pending():
+            if req.player == player and req.kind == "victim":
+                chosen = by_standing_order(req.options or [], order)
+                if chosen is not None:
+                    self.emit("answer_auto", to=(player,), player=player, kind="victim", answer=chosen)
+                    self._accept(req, chosen)
+                break
+
+    def _accept(self, req: Request, value: Any) -> None:
+        self._answers[req.player] = value
+        if len(self._answers) == len(self.window):
+            self._resume(self._answers)
+
+    def _resume(self, answers: dict[str, Any] | None) -> None:
+        try:
+            window = self._flow.send(answers)  # type: ignore[arg-type]
+        except StopIteration:
+            window = []
+        self.window = window
+        self._answers = {}
+        if window:
+            self.window_no += 1
+
+    # --- JSON --------------------------------------------------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        """Everything needed to restore the game exactly: how it started and what was answered since."""
+        return {
+            "format": FORMAT,
+            "config": self.config.to_json(),
+            "log": [_copy(entry) for entry in self.log],
+            "snapshot": {"state": self.position(), "events": len(self.events), "window_no": self.window_no},
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Game:
+        """Restore a game by replaying its log; ScenarioError if the data is not a game this engine made."""
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise ScenarioError(f"not a saved game of format {FORMAT}")
+        game = cls(Config.from_json(data["config"]))
+        for i, entry in enumerate(data["log"]):
+            try:
+                game.replay_entry(entry)
+            except IllegalAnswer as exc:
+                raise ScenarioError(f"saved game: log entry {i} does not apply: {exc}") from None
+        snapshot = data.get("snapshot")
+        if snapshot is not None and snapshot != {"state": game.position(), "events": len(game.events), "window_no": game.window_no}:
+            raise ScenarioError("saved game: the replayed log does not give the saved state")
+        return game
+
+    def replay_entry(self, entry: dict[str, Any]) -> None:
+        if "standing_order" in entry:
+            self.set_standing_order(entry["player"], entry["standing_order"])
+        elif entry.get("timeout"):
+            self.timeout(entry["player"], entry["kind"])
+        else:
+            self.answer(entry["player"], entry["kind"], entry["answer"])
+
+
+def _copy(value: Any) -> Any:
+    """A deep copy of JSON data, so the log never shares objects with the caller."""
+    if isinstance(value, dict):
+        return {k: _copy(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_copy(v) for v in value]
+    return value

@@ -1,0 +1,204 @@
+"""Small pure functions, each deciding one rule (RULES.md section B)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from .data import (
+    BY_VALUE,
+    CAPACITY,
+    CONDEMN_AT,
+    LOCATIONS,
+    PARKING,
+    POINTS,
+    STRENGTH,
+    SUPERMARKET,
+    SUPERMARKET_CAP,
+    end_threshold,
+)
+from .state import State
+
+
+def order_from(players: Sequence[str], first: str) -> list[str]:
+    """Seating order, clockwise, starting at ``first`` (DEF-6)."""
+    i = players.index(first)
+    return [*players[i:], *players[:i]]
+
+
+def living(s: State) -> list[str]:
+    """Players with characters, in order from the Chief (DEF-6: the others are skipped)."""
+    return [p for p in order_from(s.players, s.chief) if s.chars[p]]
+
+
+def count_at(s: State, loc: int) -> int:
+    """Character tokens at ``loc`` (a Tough Guy takes one place, A1)."""
+    return sum(1 for p in s.players for at in s.chars[p].values() if at == loc)
+
+
+def is_open(s: State, loc: int) -> bool:
+    """DEF-1."""
+    return loc not in s.closed
+
+
+def is_full(s: State, loc: int) -> bool:
+    """DEF-2: at or over capacity; the Parking is never full."""
+    cap = CAPACITY[loc]
+    return cap is not None and count_at(s, loc) >= cap
+
+
+def has_room(s: State, loc: int) -> bool:
+    return loc not in s.closed and not is_full(s, loc)
+
+
+def strength(s: State, loc: int) -> int:
+    """DEF-3: Tough Guys count 2, hidden characters count, plus Hardware played in this attack."""
+    total = s.hardware
+    for p in s.players:
+        for ch, at in s.chars[p].items():
+            if at == loc:
+                total += STRENGTH[ch]
+    return total
+
+
+def attack_threshold(s: State, loc: int) -> int:
+    """DEF-4 / R-21: the Supermarket lets 4 zombies in whatever the strength."""
+    value = strength(s, loc)
+    return min(value, SUPERMARKET_CAP) if loc == SUPERMARKET else value
+
+
+def zombies_get_in(s: State, loc: int) -> bool:
+    """F-3 / R-22 (>=, not >); at the Parking every zombie feeds (F-7)."""
+    if loc == PARKING:
+        return s.zombies[PARKING] > 0
+    return count_at(s, loc) > 0 and s.zombies[loc] >= attack_threshold(s, loc)
+
+
+def present_colours(s: State, loc: int) -> list[str]:
+    """DEF-5: players with at least one character at ``loc`` (hidden ones too), in order from the Chief."""
+    return [p for p in order_from(s.players, s.chief) if loc in s.chars[p].values()]
+
+
+def eligible_colours(s: State, loc: int) -> list[str]:
+    """DEF-5b / VOT-1 / VOT-H: colours with a non-hidden character at ``loc``, in order from the Chief."""
+    return [p for p in order_from(s.players, s.chief) if visible_at(s, p, loc)]
+
+
+def visible_at(s: State, player: str, loc: int) -> list[str]:
+    """The player's non-hidden characters at ``loc`` (possible victims, VOT-9)."""
+    return [ch for ch, at in s.chars[player].items() if at == loc and (player, ch) not in s.hidden]
+
+
+def vote_weight(s: State, player: str, loc: int) -> int:
+    """VOT-2: one per non-hidden character, +1 for a non-hidden Gunman, +1 per Threat played."""
+    mine = visible_at(s, player, loc)
+    return len(mine) + ("gunman" in mine) + s.threats.get(player, 0)
+
+
+def revote_weight(s: State, player: str, loc: int, first: dict[str, int]) -> int:
+    """VOT-7: players with a character at ``loc`` keep their first weight; everyone else has 1."""
+    if loc in s.chars[player].values():
+        return first.get(player, 0)
+    return 1
+
+
+def tally(votes: dict[str, str | None], weights: dict[str, int]) -> dict[str, int]:
+    totals: dict[str, int] = {}
+    for voter, colour in votes.items():
+        if colour is not None:
+            totals[colour] = totals.get(colour, 0) + weights[voter]
+    return totals
+
+
+def resolve_vote(candidates: Sequence[str], totals: dict[str, int]) -> tuple[str | None, list[str]]:
+    """VOT-4: a strictly highest total wins; otherwise return the colours tied for first (VOT-7)."""
+    best = max(totals.get(c, 0) for c in candidates)
+    top = [c for c in candidates if totals.get(c, 0) == best]
+    return (top[0], top) if len(top) == 1 else (None, top)
+
+
+def legal_destinations(s: State, player: str) -> list[int]:
+    """D-3 / D-4: open locations, except one where all the player's characters stand."""
+    spots = set(s.chars[player].values())
+    return [loc for loc in LOCATIONS if loc not in s.closed and not (len(spots) == 1 and loc in spots)]
+
+
+def quietest(s: State, locations: Iterable[int]) -> int:
+    """H-4 default destination: fewest zombies, ties to the lowest number."""
+    return min(locations, key=lambda loc: (s.zombies[loc], loc))
+
+
+def extra_zombie_targets(s: State) -> tuple[int | None, int | None]:
+    """F-1: the unique location with most characters and the unique one with most Pin-Ups (>= 1)."""
+    counts = [0] * 7
+    pinups = [0] * 7
+    for p in s.players:
+        for ch, at in s.chars[p].items():
+            counts[at] += 1
+            if ch == "pinup":
+                pinups[at] += 1
+    return _unique_max(counts), _unique_max(pinups)
+
+
+def _unique_max(values: list[int]) -> int | None:
+    best = max(values)
+    if best == 0 or values.count(best) > 1:
+        return None
+    return values.index(best)
+
+
+def condemned_now(s: State) -> list[int]:
+    """E-3 / R-18: open, non-Parking locations with no character and at least 8 zombies."""
+    return [
+        loc
+        for loc in LOCATIONS
+        if loc != PARKING and loc not in s.closed and s.zombies[loc] >= CONDEMN_AT and count_at(s, loc) == 0
+    ]
+
+
+def next_chief(s: State, after: str) -> str:
+    """B-5 / R-23: the next player clockwise who still has characters; unchanged if nobody has any."""
+    for p in order_from(s.players, after)[1:]:
+        if s.chars[p]:
+            return p
+    return s.chief
+
+
+def zombie_players(s: State, zombie_player: str) -> list[str]:
+    """ELM-3 / R-16: eliminated players who place a zombie this round, in order from the Chief."""
+    out = []
+    for p in order_from(s.players, s.chief):
+        since = s.eliminated.get(p)
+        if since is None:
+            continue
+        if since == s.round - 1 or (zombie_player == "every_round" and since < s.round):
+            out.append(p)
+    return out
+
+
+def game_over(s: State) -> bool:
+    """END-1: all remaining characters at one location other than the Parking, or few enough left."""
+    spots = [at for p in s.players for at in s.chars[p].values()]
+    if len(spots) <= end_threshold(len(s.players)):
+        return True
+    first = spots[0]
+    return first != PARKING and all(at == first for at in spots)
+
+
+def scores(s: State) -> dict[str, int]:
+    """END-2: victory points of surviving characters (eliminated players score 0)."""
+    return {p: sum(POINTS[ch] for ch in s.chars[p]) for p in s.players}
+
+
+def winners(s: State) -> list[str]:
+    """END-2 / END-3 / R-25: most points, then most unused cards; still tied, the victory is shared."""
+    points = scores(s)
+    best = max(points.values())
+    top = [p for p in s.players if points[p] == best]
+    most = max(len(s.hands[p]) for p in top)
+    return [p for p in top if len(s.hands[p]) == most]
+
+
+def lowest_value(characters: Iterable[str]) -> str:
+    """H-4: the lowest-value character (Little Girl, Gunman, Tough Guy, Pin-Up)."""
+    have = set(characters)
+    return next(ch for ch in BY_VALUE if ch in have)

@@ -1,0 +1,84 @@
+"""The mutable game state and its JSON form in the contract's ``position`` schema."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .data import LOCATIONS
+
+
+class State:
+    """Everything on the table. Mutated only by the flow (``engine.flow``)."""
+
+    __slots__ = (
+        "players",
+        "round",
+        "phase",
+        "chief",
+        "chief_elected",
+        "closed",
+        "chars",
+        "zombies",
+        "hands",
+        "deck",
+        "played",
+        "eliminated",
+        "dice",
+        "unplaced",
+        "hidden",
+        "hardware",
+        "threats",
+        "destinations",
+        "moved",
+    )
+
+    def __init__(self, players: tuple[str, ...]) -> None:
+        self.players = players
+        self.round = 0
+        self.phase = "setup"
+        self.chief = players[0]
+        self.chief_elected = False
+        self.closed: set[int] = set()
+        #: colour -> {character: location} for living characters.
+        self.chars: dict[str, dict[str, int]] = {p: {} for p in players}
+        #: index 0 unused; zombies[L] for L in 1..6.
+        self.zombies = [0] * 7
+        self.hands: dict[str, list[str]] = {p: [] for p in players}
+        #: top card first.
+        self.deck: list[str] = []
+        #: cards removed from the game (A3: every card played is removed at once).
+        self.played: list[str] = []
+        self.eliminated: dict[str, int] = {}
+        #: between the zombie roll and its placement (E-2): {"values": [...], "seen_by": [...]}.
+        self.dice: dict[str, Any] | None = None
+        #: during setup: colour -> characters not yet placed.
+        self.unplaced: dict[str, list[str]] | None = None
+        #: (colour, character) hidden this round (F-10: until the end of the round).
+        self.hidden: set[tuple[str, str]] = set()
+        #: Hardware cards played in the current attack window (DEF-3).
+        self.hardware = 0
+        #: Threat cards played for the vote about to be held: colour -> count (VOT-2).
+        self.threats: dict[str, int] = {}
+        #: destinations of this round, once chosen (D-2); public from E-1.
+        self.destinations: dict[str, int] = {}
+        #: the character each player moved this round (E-4), for the after_moves Sprint window.
+        self.moved: dict[str, str] = {}
+
+    def position(self) -> dict[str, Any]:
+        """The state in the contract's position schema (plus ``dice`` and, during setup, ``unplaced``)."""
+        out: dict[str, Any] = {
+            "round": self.round,
+            "phase": self.phase,
+            "chief": self.chief,
+            "chief_elected": self.chief_elected,
+            "closed": sorted(self.closed),
+            "characters": {p: dict(self.chars[p]) for p in self.players},
+            "zombies": {str(loc): self.zombies[loc] for loc in LOCATIONS},
+            "hands": {p: list(self.hands[p]) for p in self.players},
+            "deck": list(self.deck),
+            "eliminated": dict(self.eliminated),
+            "dice": None if self.dice is None else {"values": list(self.dice["values"]), "seen_by": list(self.dice["seen_by"])},
+        }
+        if self.unplaced is not None:
+            out["unplaced"] = {p: list(self.unplaced[p]) for p in self.players}
+        return out

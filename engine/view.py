@@ -1,0 +1,82 @@
+"""What each reader may know (B-INFO, H-6): the one redaction used by every page, mail, API answer and log line."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .game import Game
+from .requests import answer_json
+
+
+def _public(game: Game) -> dict[str, Any]:
+    """The table as everyone sees it: no hand, no unrevealed destination, vote, truck card or die."""
+    pos = game.position()
+    del pos["hands"], pos["deck"], pos["dice"]
+    if game.phase in ("moves", "attack"):
+        destinations = dict(game.destinations)  # revealed at E-1
+    elif game.phase == "destinations" and game.chief_elected and game.chief in game.destinations:
+        destinations = {game.chief: game.destinations[game.chief]}  # D-1: announced
+    else:
+        destinations = {}
+    return {
+        "players": list(game.players),
+        "options": game.options.to_json(),
+        **pos,
+        "hidden": sorted([p, c] for p, c in game.hidden),
+        "hand_sizes": {p: len(game.hands[p]) for p in game.players},  # public at the table (B-INFO)
+        "deck_size": len(game.deck),
+        "dice_seen_by": None if game.dice is None else list(game.dice["seen_by"]),
+        "destinations": destinations,
+        "waiting_for": [{"player": r.player, "kind": r.kind} for r in game.pending()],
+        "window_no": game.window_no,
+        "over": game.over,
+        "outcome": game.outcome,
+    }
+
+
+def _events_for(game: Game, colour: str | None) -> list[dict[str, Any]]:
+    out = []
+    for event in game.events:
+        to = event.get("to")
+        if to is None or (colour is not None and colour in to):
+            out.append({k: v for k, v in event.items() if k != "to"})
+    return out
+
+
+def view(game: Game, colour: str) -> dict[str, Any]:
+    """Everything ``colour`` may know now, and nothing else."""
+    if colour not in game.players:
+        raise ValueError(f"{colour!r} is not a player of this game")
+    out = _public(game)
+    out["you"] = colour
+    out["hand"] = list(game.hands[colour])
+    out["standing_order"] = game.standing.get(colour)
+    seen = game.dice is not None and colour in game.dice["seen_by"]
+    out["dice"] = list(game.dice["values"]) if seen and game.dice is not None else None
+    out["requests"] = [r.to_json() for r in game.pending() if r.player == colour]
+    answered = [r for r in game.window if r.player == colour and r not in game.pending()]
+    out["answered"] = [
+        {"kind": r.kind, "answer": answer_json(r.kind, game._answers[colour])} for r in answered  # noqa: SLF001
+    ]
+    out["events"] = _events_for(game, colour)
+    return out
+
+
+def spectator_view(game: Game) -> dict[str, Any]:
+    """What someone outside the game may see: the public table and public events."""
+    out = _public(game)
+    out["events"] = _events_for(game, None)
+    return out
+
+
+def replay(game: Game) -> dict[str, Any]:
+    """Once the game is over, every secret: the full event log, hands, deck and the answer log (H-6)."""
+    if not game.over:
+        raise ValueError("the replay is shown once the game is over")
+    return {
+        "config": game.config.to_json(),
+        "log": game.to_json()["log"],
+        "state": game.position(),
+        "outcome": game.outcome,
+        "events": [dict(e) for e in game.events],
+    }
