@@ -37,4 +37,6 @@ def new_game(
     standing_orders: dict[str, dict[str, list[str]]] | None = None,
 ) -> Game:
     """Create a game at setup; ScenarioError names any bad argument."""
-    return Game(Config.from_json({"players": players, "seed": seed, "options": options, "standing_orders": standing_orders}))
+    return Game(
+        Config.from_json({"players": players, "seed": seed, "options": options, "standing_orders": standing_orders})
+    )

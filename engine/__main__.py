@@ -25,7 +25,11 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(run_bench(args.games, args.seed, progress=sys.stderr)))
         return 0
     try:
-        text = sys.stdin.read() if args.file == "-" else open(args.file, encoding="utf-8").read()
+        if args.file == "-":
+            text = sys.stdin.read()
+        else:
+            with open(args.file, encoding="utf-8") as handle:
+                text = handle.read()
     except OSError as exc:
         print(f"cannot read {args.file}: {exc.strerror}", file=sys.stderr)
         return 2

@@ -107,21 +107,27 @@ class SensibleBot:
         return self._leader(game, req.player, req.options or [])
 
     def _victim(self, game: Game, req: Request) -> str:
-        return min(req.options or [], key=lambda c: VALUE_RANK[c])
+        options: list[str] = req.options or []
+        return min(options, key=lambda c: VALUE_RANK[c])
 
     def _place(self, game: Game, req: Request) -> dict[str, Any]:
         options = req.options or []
-        best = min(options, key=lambda o: (self._danger(game, o["location"]) - (o["character"] == "tough"),
-                                           -POINTS[o["character"]]))
+        best = min(
+            options,
+            key=lambda o: (self._danger(game, o["location"]) - (o["character"] == "tough"), -POINTS[o["character"]]),
+        )
         return {**best, "fallback": min(_open(game), key=lambda loc: self._danger(game, loc))}
 
     def _location(self, game: Game, req: Request) -> int:
         dice = req.info.get("dice")
+
         def score(loc: int) -> tuple[float, int]:
             cap = CAPACITY[loc]
             crowded = cap is not None and count_at(game, loc) >= cap
             return self._danger(game, loc, dice) + (3 if crowded else 0), loc
-        return min(req.options or [], key=score)
+
+        options: list[int] = req.options or []
+        return min(options, key=score)
 
     _announce = _location
     _destination = _location
@@ -129,7 +135,7 @@ class SensibleBot:
     def _zombie(self, game: Game, req: Request) -> int:
         leader = self._leader(game, req.player, [p for p in game.players if game.chars[p]])
         spots = [game.chars[leader].get(ch) for ch in CHARACTERS]
-        options = req.options or []
+        options: list[int] = req.options or []
         return max(options, key=lambda loc: (spots.count(loc), -loc))
 
     def _move(self, game: Game, req: Request) -> dict[str, Any]:
@@ -148,7 +154,11 @@ class SensibleBot:
         cards = sorted(req.info["cards"], key=order.index)
         points = scores(game)
         others = [p for p in game.players if p != req.player and game.chars[p]]
-        return {"keep": cards[0], "give": cards[-1], "to": min(others, key=lambda p: (points[p], game.players.index(p)))}
+        return {
+            "keep": cards[0],
+            "give": cards[-1],
+            "to": min(others, key=lambda p: (points[p], game.players.index(p))),
+        }
 
     def _cards(self, game: Game, req: Request) -> list[dict[str, Any]]:
         window, loc, playable = req.info["window"], req.info["location"], req.info["playable"]

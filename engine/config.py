@@ -23,7 +23,18 @@ from .data import (
 from .errors import ScenarioError
 from .options import Options
 
-POSITION_KEYS = ("round", "phase", "chief", "chief_elected", "closed", "characters", "zombies", "hands", "deck", "eliminated")
+POSITION_KEYS = (
+    "round",
+    "phase",
+    "chief",
+    "chief_elected",
+    "closed",
+    "characters",
+    "zombies",
+    "hands",
+    "deck",
+    "eliminated",
+)
 
 
 @dataclass(frozen=True)
@@ -57,7 +68,9 @@ class Config:
         if position is not None:
             position = parse_position(position, players)
         dice = raw.get("dice") or []
-        if not isinstance(dice, list) or not all(isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= 6 for d in dice):
+        if not isinstance(dice, list) or not all(
+            isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= 6 for d in dice
+        ):
             raise ScenarioError("dice must be a list of die results from 1 to 6")
         standing = parse_standing_orders(raw.get("standing_orders"), players)
         return cls(players, seed, options, position, tuple(dice), standing)
@@ -80,13 +93,13 @@ def parse_standing_orders(raw: object, players: tuple[str, ...]) -> dict[str, li
     if raw is None:
         return {}
     if not isinstance(raw, dict):
-        raise ScenarioError("standing_orders must be an object of colour to {\"victim\": [...]}")
+        raise ScenarioError('standing_orders must be an object of colour to {"victim": [...]}')
     out = {}
     for colour, orders in raw.items():
         if colour not in players:
             raise ScenarioError(f"standing_orders: {colour!r} is not a player")
         if not isinstance(orders, dict) or set(orders) != {"victim"}:
-            raise ScenarioError(f"standing_orders.{colour} must be {{\"victim\": [characters]}}")
+            raise ScenarioError(f'standing_orders.{colour} must be {{"victim": [characters]}}')
         out[colour] = parse_victim_order(orders["victim"], f"standing_orders.{colour}.victim")
     return out
 
@@ -177,7 +190,9 @@ def _characters(raw: object, players: tuple[str, ...], closed: list[int]) -> dic
             raise ScenarioError(f"position.characters.{colour} must be an object of character to location")
         for ch, loc in mine.items():
             if ch not in allowed:
-                raise ScenarioError(f"position.characters.{colour}: {ch!r} is not a character of a {len(players)}-player game")
+                raise ScenarioError(
+                    f"position.characters.{colour}: {ch!r} is not a character of a {len(players)}-player game"
+                )
             if not _int(loc) or loc not in LOCATIONS:
                 raise ScenarioError(f"position.characters.{colour}.{ch}: {loc!r} is not a location 1 to 6")
             if loc in closed:
@@ -197,7 +212,7 @@ def _zombies(raw: object, closed: list[int]) -> dict[str, int]:
     out = {str(loc): 0 for loc in LOCATIONS}
     for key, n in raw.items():
         if key not in out:
-            raise ScenarioError(f"position.zombies: {key!r} is not a location \"1\" to \"6\"")
+            raise ScenarioError(f'position.zombies: {key!r} is not a location "1" to "6"')
         if not _int(n) or n < 0:
             raise ScenarioError(f"position.zombies.{key} must be a number of zombies, not {n!r}")
         if n and int(key) in closed:

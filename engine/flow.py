@@ -77,7 +77,9 @@ def ask(g: Game, requests: list[Request]) -> Flow:
         is_forced, value = forced(g, req, g.standing)
         if is_forced:
             answers[req.player] = value
-            g.emit("answer_auto", to=(req.player,), player=req.player, kind=req.kind, answer=answer_json(req.kind, value))
+            g.emit(
+                "answer_auto", to=(req.player,), player=req.player, kind=req.kind, answer=answer_json(req.kind, value)
+            )
         else:
             waiting.append(req)
     if waiting:
@@ -334,10 +336,8 @@ def apply_move(g: Game, player: str, answer: tuple[str, int | None, bool]) -> No
 def settle(g: Game, player: str, character: str, target: int) -> None:
     """E-4 (c): a closed or full target sends the character to the Parking (where one already there stays)."""
     origin = g.chars[player][character]
-    if target != origin and (target in g.closed or is_full(g, target)):
-        end = PARKING
-    else:
-        end = target
+    blocked = target != origin and (target in g.closed or is_full(g, target))
+    end = PARKING if blocked else target
     g.chars[player][character] = end
     g.emit("moved", player=player, character=character, origin=origin, target=target, location=end)
 
@@ -468,7 +468,14 @@ def one_vote(g: Game, loc: int, candidates: list[str], weights: dict[str, int], 
     answers = yield from ask(g, requests)
     votes = {p: answers[p] for p in voters}
     totals = tally(votes, weights)
-    g.emit("votes_revealed", location=loc, revote=revote, votes=votes, weights={p: weights[p] for p in voters}, totals=totals)
+    g.emit(
+        "votes_revealed",
+        location=loc,
+        revote=revote,
+        votes=votes,
+        weights={p: weights[p] for p in voters},
+        totals=totals,
+    )
     return resolve_vote(candidates, totals)
 
 

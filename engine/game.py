@@ -13,15 +13,28 @@ from . import flow
 from .config import Config, parse_victim_order
 from .data import CACHOU, characters_for, full_deck
 from .errors import IllegalAnswer, ScenarioError
-from .requests import Request, by_standing_order, default, parse
+from .requests import Request, answer_json, by_standing_order, default, parse
 from .state import State
 
 FORMAT = "deadmail-engine/1"
 
 
 class Game(State):
-    __slots__ = ("config", "options", "rng", "_dice", "_dice_used", "standing", "events", "log", "outcome",
-                 "window", "window_no", "_answers", "_flow")
+    __slots__ = (
+        "config",
+        "options",
+        "rng",
+        "_dice",
+        "_dice_used",
+        "standing",
+        "events",
+        "log",
+        "outcome",
+        "window",
+        "window_no",
+        "_answers",
+        "_flow",
+    )
 
     def __init__(self, config: Config) -> None:
         super().__init__(config.players)
@@ -82,10 +95,8 @@ class Game(State):
 
     def roll(self) -> int:
         """One die: the scenario's forced dice first, then the seeded generator."""
-        if self._dice_used < len(self._dice):
-            value = self._dice[self._dice_used]
-        else:
-            value = int(self.rng.random() * 6) + 1
+        forced = self._dice_used < len(self._dice)
+        value = self._dice[self._dice_used] if forced else int(self.rng.random() * 6) + 1
         self._dice_used += 1
         return value
 
@@ -114,6 +125,13 @@ class Game(State):
                 return req
         what = f"a {kind} request" if kind else "a request"
         raise IllegalAnswer(f"There is no {what} waiting for {player} now.")
+
+    def answered(self, player: str) -> dict[str, Any] | None:
+        """What ``player`` answered in the open window, not yet applied (for that player's own view only)."""
+        for req in self.window:
+            if req.player == player and player in self._answers:
+                return {"kind": req.kind, "answer": answer_json(req.kind, self._answers[player])}
+        return None
 
     def check(self, player: str, kind: str, answer: Any) -> Any:
         """Validate an answer without applying it; return the parsed value or raise IllegalAnswer."""
@@ -190,7 +208,11 @@ class Game(State):
             except IllegalAnswer as exc:
                 raise ScenarioError(f"saved game: log entry {i} does not apply: {exc}") from None
         snapshot = data.get("snapshot")
-        if snapshot is not None and snapshot != {"state": game.position(), "events": len(game.events), "window_no": game.window_no}:
+        if snapshot is not None and snapshot != {
+            "state": game.position(),
+            "events": len(game.events),
+            "window_no": game.window_no,
+        }:
             raise ScenarioError("saved game: the replayed log does not give the saved state")
         return game
 

@@ -74,4 +74,3 @@ def _weapons(value: object) -> dict[str, int]:
             raise ScenarioError(f"option weapons: {name} must kill 1 to 4 zombies, not {kills!r}")
         weapons[name] = kills
     return weapons
-

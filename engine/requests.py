@@ -83,6 +83,12 @@ def _chars(characters: list[str]) -> str:
     return ", ".join(f"{CHARACTER_NAMES[c]} ({c})" for c in characters)
 
 
+def _shown(value: object) -> str:
+    """User input as it may appear in a message: short, whatever was sent."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -92,10 +98,10 @@ def _object(raw: object, what: str, allowed: set[str], required: set[str]) -> di
         raise IllegalAnswer(f"{what} must be an object such as {_EXAMPLES[what]}.")
     unknown = sorted(set(raw) - allowed)
     if unknown:
-        raise IllegalAnswer(f"{what}: unknown field {unknown[0]!r}; the fields are {', '.join(sorted(allowed))}.")
+        raise IllegalAnswer(f"{what}: unknown field {_shown(unknown[0])}; the fields are {', '.join(sorted(allowed))}.")
     missing = sorted(required - set(raw))
     if missing:
-        raise IllegalAnswer(f"{what}: {missing[0]!r} is missing, as in {_EXAMPLES[what]}.")
+        raise IllegalAnswer(f"{what}: {_shown(missing[0])} is missing, as in {_EXAMPLES[what]}.")
     return raw
 
 
@@ -118,7 +124,7 @@ def parse(s: State, req: Request, raw: object) -> Any:
 def _parse_location(s: State, req: Request, raw: object) -> int:
     options: list[int] = req.options or []
     if not _is_int(raw) or raw not in options:
-        shown = raw if _is_int(raw) else repr(raw)
+        shown = raw if _is_int(raw) else _shown(raw)
         raise IllegalAnswer(f"{shown} is not a location you can choose now; choose one of {_places(options)}.")
     assert isinstance(raw, int)
     return raw
@@ -127,7 +133,7 @@ def _parse_location(s: State, req: Request, raw: object) -> int:
 def _parse_vote(s: State, req: Request, raw: object) -> str:
     options: list[str] = req.options or []
     if raw not in options:
-        raise IllegalAnswer(f"You cannot vote for {raw!r} here; vote for one of {', '.join(options)}.")
+        raise IllegalAnswer(f"You cannot vote for {_shown(raw)} here; vote for one of {', '.join(options)}.")
     assert isinstance(raw, str)
     return raw
 
@@ -135,7 +141,7 @@ def _parse_vote(s: State, req: Request, raw: object) -> str:
 def _parse_victim(s: State, req: Request, raw: object) -> str:
     options: list[str] = req.options or []
     if raw not in options:
-        raise IllegalAnswer(f"{raw!r} is not one of your characters who can be eaten here: {_chars(options)}.")
+        raise IllegalAnswer(f"{_shown(raw)} is not one of your characters who can be eaten here: {_chars(options)}.")
     assert isinstance(raw, str)
     return raw
 
@@ -144,12 +150,16 @@ def _parse_place(s: State, req: Request, raw: object) -> tuple[str, int, int | N
     obj = _object(raw, "A placement", {"character", "location", "fallback"}, {"character", "location"})
     character, loc = obj["character"], obj["location"]
     if character not in req.ctx["unplaced"]:
-        raise IllegalAnswer(f"{character!r} is not one of your characters still to place: {_chars(req.ctx['unplaced'])}.")
+        raise IllegalAnswer(
+            f"{_shown(character)} is not one of your characters still to place: {_chars(req.ctx['unplaced'])}."
+        )
     if {"character": character, "location": loc} not in (req.options or []):
-        raise IllegalAnswer(f"You cannot place a character at {loc!r}; the dice allow {_places(req.ctx['spots'])}.")
+        raise IllegalAnswer(
+            f"You cannot place a character at {_shown(loc)}; the dice allow {_places(req.ctx['spots'])}."
+        )
     fallback = obj.get("fallback")
     if fallback is not None and (not _is_int(fallback) or fallback not in LOCATIONS or fallback in s.closed):
-        raise IllegalAnswer(f"The fallback must be an open location, not {fallback!r}.")
+        raise IllegalAnswer(f"The fallback must be an open location, not {_shown(fallback)}.")
     return character, loc, fallback
 
 
@@ -158,14 +168,14 @@ def _parse_move(s: State, req: Request, raw: object) -> tuple[str, int | None, b
     character = obj["character"]
     movable = [o["character"] for o in req.options or []]
     if character not in movable:
-        raise IllegalAnswer(f"You cannot move {character!r}; you can move {_chars(movable)}.")
+        raise IllegalAnswer(f"You cannot move {_shown(character)}; you can move {_chars(movable)}.")
     sprint = obj.get("sprint")
     if_full = obj.get("sprint_if_full", False)
     if not isinstance(if_full, bool):
         raise IllegalAnswer("sprint_if_full must be true or false.")
     if sprint is None:
         if if_full:
-            raise IllegalAnswer("sprint_if_full needs a Sprint location (\"sprint\": 3).")
+            raise IllegalAnswer('sprint_if_full needs a Sprint location ("sprint": 3).')
         return character, None, False
     if not req.ctx["can_sprint"]:
         if "sprint" not in s.hands[req.player]:
@@ -189,7 +199,9 @@ def _parse_truck(s: State, req: Request, raw: object) -> tuple[str, str | None, 
     if give not in left:
         raise IllegalAnswer(f"You can only give one of the other cards you drew: {', '.join(left)}.")
     if to not in recipients:
-        raise IllegalAnswer(f"You must give the card to another player who still has characters: {', '.join(recipients)}.")
+        raise IllegalAnswer(
+            f"You must give the card to another player who still has characters: {', '.join(recipients)}."
+        )
     return keep, give, to
 
 
@@ -205,8 +217,8 @@ def _parse_cards(s: State, req: Request, raw: object) -> list[Play]:
         obj = _object(item, "A card play", {"card", "character", "location", "if_needed"}, {"card"})
         card = obj["card"]
         if card not in playable:
-            if card not in CARD_NAMES:
-                raise IllegalAnswer(f"{card!r} is not a card of this game.")
+            if not isinstance(card, str) or card not in CARD_NAMES:
+                raise IllegalAnswer(f"{_shown(card)} is not a card of this game.")
             can = ", ".join(CARD_NAMES[c] for c in playable)
             raise IllegalAnswer(f"{CARD_NAMES[card]} cannot be played now; you may play {can}.")
         used[card] += 1
@@ -220,12 +232,16 @@ def _parse_cards(s: State, req: Request, raw: object) -> list[Play]:
         character, loc = obj.get("character"), obj.get("location")
         if card == "hidden":
             if character not in req.ctx["can_hide"] or character in hidden_now:
-                raise IllegalAnswer(f"Hidden must name one of your characters here who is not hidden: {_chars(req.ctx['can_hide'])}.")
-            hidden_now.add(character)
+                raise IllegalAnswer(
+                    f"Hidden must name one of your characters here who is not hidden: {_chars(req.ctx['can_hide'])}."
+                )
+            hidden_now.add(str(character))
         elif card == "sprint":
             moved = req.ctx["moved"]
             if character != moved:
-                raise IllegalAnswer(f"A Sprint changes the move you just made: name your {CHARACTER_NAMES[moved]} ({moved}).")
+                raise IllegalAnswer(
+                    f"A Sprint changes the move you just made: name your {CHARACTER_NAMES[moved]} ({moved})."
+                )
             if used[card] > 1:
                 raise IllegalAnswer("One Sprint per move.")
             if not _is_int(loc) or loc not in LOCATIONS or loc in s.closed:
@@ -296,14 +312,12 @@ def forced(s: State, req: Request, standing: dict[str, list[str]]) -> tuple[bool
             return True, chosen
         if len(options) == 1:
             return True, options[0]
-    elif kind == "move":
-        if len(options) == 1 and not req.ctx["can_sprint"]:
+    elif len(options) == 1:
+        if kind == "move" and not req.ctx["can_sprint"]:
             return True, (options[0]["character"], None, False)
-    elif kind == "place":
-        if len(options) == 1:
+        if kind == "place":
             return True, (options[0]["character"], options[0]["location"], None)
-    elif kind in ("announce", "destination", "zombie", "vote"):
-        if len(options) == 1:
+        if kind in ("announce", "destination", "zombie", "vote"):
             return True, options[0]
     return False, None
 

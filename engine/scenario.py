@@ -33,7 +33,7 @@ def parse_scenario(raw: object) -> tuple[Config, list[dict[str, Any]]]:
         if "player" not in entry or "kind" not in entry:
             raise ScenarioError(f"answers[{i}] needs a player and a kind")
         if ("answer" in entry) == ("timeout" in entry):
-            raise ScenarioError(f"answers[{i}] needs either an answer or \"timeout\": true")
+            raise ScenarioError(f'answers[{i}] needs either an answer or "timeout": true')
         if "timeout" in entry and entry["timeout"] is not True:
             raise ScenarioError(f"answers[{i}].timeout can only be true")
     return config, answers

@@ -77,7 +77,9 @@ class State:
             "hands": {p: list(self.hands[p]) for p in self.players},
             "deck": list(self.deck),
             "eliminated": dict(self.eliminated),
-            "dice": None if self.dice is None else {"values": list(self.dice["values"]), "seen_by": list(self.dice["seen_by"])},
+            "dice": None
+            if self.dice is None
+            else {"values": list(self.dice["values"]), "seen_by": list(self.dice["seen_by"])},
         }
         if self.unplaced is not None:
             out["unplaced"] = {p: list(self.unplaced[p]) for p in self.players}

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from .game import Game
-from .requests import answer_json
 
 
 def _public(game: Game) -> dict[str, Any]:
@@ -54,10 +53,7 @@ def view(game: Game, colour: str) -> dict[str, Any]:
     seen = game.dice is not None and colour in game.dice["seen_by"]
     out["dice"] = list(game.dice["values"]) if seen and game.dice is not None else None
     out["requests"] = [r.to_json() for r in game.pending() if r.player == colour]
-    answered = [r for r in game.window if r.player == colour and r not in game.pending()]
-    out["answered"] = [
-        {"kind": r.kind, "answer": answer_json(r.kind, game._answers[colour])} for r in answered  # noqa: SLF001
-    ]
+    out["answered"] = game.answered(colour)
     out["events"] = _events_for(game, colour)
     return out
 
