@@ -18,7 +18,16 @@ def main(argv: list[str] | None = None) -> int:
     bench = sub.add_parser("bench", help="play bot games and print performance figures as one JSON object")
     bench.add_argument("--games", type=int, default=300, help="games per measurement (default 300)")
     bench.add_argument("--seed", type=int, default=1)
+    demo = sub.add_parser("demo", help="play a game of sensible bots and print what everyone saw")
+    demo.add_argument("--players", type=int, default=5, choices=range(3, 7))
+    demo.add_argument("--seed", type=int, default=1)
+    demo.add_argument("--turn-order", choices=("batched", "strict"), default="batched")
     args = parser.parse_args(argv)
+    if args.command == "demo":
+        from .demo import run_demo
+
+        run_demo(args.players, args.seed, args.turn_order, sys.stdout)
+        return 0
     if args.command == "bench":
         from .bench import run_bench
 

@@ -83,6 +83,8 @@ def ask(g: Game, requests: list[Request]) -> Flow:
         else:
             waiting.append(req)
     if waiting:
+        seats = order_from(g.players, g.chief)
+        waiting.sort(key=lambda r: seats.index(r.player))  # listed in seating order from the Chief
         answers.update((yield waiting))
     return answers
 

@@ -11,9 +11,9 @@ from typing import Any
 
 from . import flow
 from .config import Config, parse_victim_order
-from .data import CACHOU, characters_for, full_deck
+from .data import CACHOU, KINDS, characters_for, full_deck
 from .errors import IllegalAnswer, ScenarioError
-from .requests import Request, answer_json, by_standing_order, default, parse
+from .requests import Request, answer_json, by_standing_order, default, parse, shown
 from .state import State
 
 FORMAT = "deadmail-engine/1"
@@ -118,12 +118,16 @@ class Game(State):
         return [r for r in self.window if r.player not in self._answers]
 
     def request_for(self, player: str, kind: str | None = None) -> Request:
+        if player not in self.players:
+            raise IllegalAnswer(f"{shown(player)} is not a player of this game.")
+        if kind is not None and kind not in KINDS:
+            raise IllegalAnswer(f"{shown(kind)} is not a kind of request ({', '.join(KINDS)}).")
         for req in self.window:
             if req.player == player and (kind is None or req.kind == kind):
                 if req.player in self._answers:
                     raise IllegalAnswer(f"{player} has already answered this {req.kind} request.")
                 return req
-        what = f"a {kind} request" if kind else "a request"
+        what = f"{kind} request" if kind else "request"
         raise IllegalAnswer(f"There is no {what} waiting for {player} now.")
 
     def answered(self, player: str) -> dict[str, Any] | None:
@@ -155,7 +159,7 @@ class Game(State):
     def set_standing_order(self, player: str, order: list[str]) -> None:
         """H-5: the order in which ``player`` gives up characters; answers a pending victim request at once."""
         if player not in self.players:
-            raise IllegalAnswer(f"{player!r} is not a player of this game.")
+            raise IllegalAnswer(f"{shown(player)} is not a player of this game.")
         try:
             order = parse_victim_order(order, "the standing order")
         except ScenarioError as exc:

@@ -83,7 +83,7 @@ def _chars(characters: list[str]) -> str:
     return ", ".join(f"{CHARACTER_NAMES[c]} ({c})" for c in characters)
 
 
-def _shown(value: object) -> str:
+def shown(value: object) -> str:
     """User input as it may appear in a message: short, whatever was sent."""
     text = repr(value)
     return text if len(text) <= 40 else text[:37] + "..."
@@ -98,10 +98,10 @@ def _object(raw: object, what: str, allowed: set[str], required: set[str]) -> di
         raise IllegalAnswer(f"{what} must be an object such as {_EXAMPLES[what]}.")
     unknown = sorted(set(raw) - allowed)
     if unknown:
-        raise IllegalAnswer(f"{what}: unknown field {_shown(unknown[0])}; the fields are {', '.join(sorted(allowed))}.")
+        raise IllegalAnswer(f"{what}: unknown field {shown(unknown[0])}; the fields are {', '.join(sorted(allowed))}.")
     missing = sorted(required - set(raw))
     if missing:
-        raise IllegalAnswer(f"{what}: {_shown(missing[0])} is missing, as in {_EXAMPLES[what]}.")
+        raise IllegalAnswer(f"{what}: {shown(missing[0])} is missing, as in {_EXAMPLES[what]}.")
     return raw
 
 
@@ -124,8 +124,7 @@ def parse(s: State, req: Request, raw: object) -> Any:
 def _parse_location(s: State, req: Request, raw: object) -> int:
     options: list[int] = req.options or []
     if not _is_int(raw) or raw not in options:
-        shown = raw if _is_int(raw) else _shown(raw)
-        raise IllegalAnswer(f"{shown} is not a location you can choose now; choose one of {_places(options)}.")
+        raise IllegalAnswer(f"{shown(raw)} is not a location you can choose now; choose one of {_places(options)}.")
     assert isinstance(raw, int)
     return raw
 
@@ -133,7 +132,7 @@ def _parse_location(s: State, req: Request, raw: object) -> int:
 def _parse_vote(s: State, req: Request, raw: object) -> str:
     options: list[str] = req.options or []
     if raw not in options:
-        raise IllegalAnswer(f"You cannot vote for {_shown(raw)} here; vote for one of {', '.join(options)}.")
+        raise IllegalAnswer(f"You cannot vote for {shown(raw)} here; vote for one of {', '.join(options)}.")
     assert isinstance(raw, str)
     return raw
 
@@ -141,7 +140,7 @@ def _parse_vote(s: State, req: Request, raw: object) -> str:
 def _parse_victim(s: State, req: Request, raw: object) -> str:
     options: list[str] = req.options or []
     if raw not in options:
-        raise IllegalAnswer(f"{_shown(raw)} is not one of your characters who can be eaten here: {_chars(options)}.")
+        raise IllegalAnswer(f"{shown(raw)} is not one of your characters who can be eaten here: {_chars(options)}.")
     assert isinstance(raw, str)
     return raw
 
@@ -151,15 +150,15 @@ def _parse_place(s: State, req: Request, raw: object) -> tuple[str, int, int | N
     character, loc = obj["character"], obj["location"]
     if character not in req.ctx["unplaced"]:
         raise IllegalAnswer(
-            f"{_shown(character)} is not one of your characters still to place: {_chars(req.ctx['unplaced'])}."
+            f"{shown(character)} is not one of your characters still to place: {_chars(req.ctx['unplaced'])}."
         )
     if {"character": character, "location": loc} not in (req.options or []):
         raise IllegalAnswer(
-            f"You cannot place a character at {_shown(loc)}; the dice allow {_places(req.ctx['spots'])}."
+            f"You cannot place a character at {shown(loc)}; the dice allow {_places(req.ctx['spots'])}."
         )
     fallback = obj.get("fallback")
     if fallback is not None and (not _is_int(fallback) or fallback not in LOCATIONS or fallback in s.closed):
-        raise IllegalAnswer(f"The fallback must be an open location, not {_shown(fallback)}.")
+        raise IllegalAnswer(f"The fallback must be an open location, not {shown(fallback)}.")
     return character, loc, fallback
 
 
@@ -168,7 +167,7 @@ def _parse_move(s: State, req: Request, raw: object) -> tuple[str, int | None, b
     character = obj["character"]
     movable = [o["character"] for o in req.options or []]
     if character not in movable:
-        raise IllegalAnswer(f"You cannot move {_shown(character)}; you can move {_chars(movable)}.")
+        raise IllegalAnswer(f"You cannot move {shown(character)}; you can move {_chars(movable)}.")
     sprint = obj.get("sprint")
     if_full = obj.get("sprint_if_full", False)
     if not isinstance(if_full, bool):
@@ -218,7 +217,7 @@ def _parse_cards(s: State, req: Request, raw: object) -> list[Play]:
         card = obj["card"]
         if card not in playable:
             if not isinstance(card, str) or card not in CARD_NAMES:
-                raise IllegalAnswer(f"{_shown(card)} is not a card of this game.")
+                raise IllegalAnswer(f"{shown(card)} is not a card of this game.")
             can = ", ".join(CARD_NAMES[c] for c in playable)
             raise IllegalAnswer(f"{CARD_NAMES[card]} cannot be played now; you may play {can}.")
         used[card] += 1
