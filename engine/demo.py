@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any, TextIO
 
 from .bots import Bot, SensibleBot, play_game
+from .config import Config
 from .data import COLOURS, LOCATION_NAMES
 from .game import Game
 from .options import Options
-from .scenario import Config
 from .view import spectator_view
 
 QUIET = {"placement_dice", "answer_auto", "round_started"}
@@ -20,9 +20,8 @@ def describe(event: dict[str, Any]) -> str:
     for key, value in event.items():
         if key == "type":
             continue
-        if key in ("location", "origin", "target") and isinstance(value, int):
-            value = f"{value} {LOCATION_NAMES[value]}"
-        parts.append(f"{key}={value}")
+        is_place = key in ("location", "origin", "target") and isinstance(value, int)
+        parts.append(f"{key}={value} {LOCATION_NAMES[value]}" if is_place else f"{key}={value}")
     return f"{event['type'].replace('_', ' ')}: {', '.join(parts)}"
 
 
@@ -37,4 +36,5 @@ def run_demo(players: int, seed: int, turn_order: str, out: TextIO) -> None:
             print(f"\n== round {current}", file=out)
         if event["type"] not in QUIET:
             print("  " + describe(event), file=out)
-    print(f"\n{game.window_no} windows; winners: {', '.join(game.outcome['winners'] if game.outcome else [])}", file=out)
+    winners = ", ".join(game.outcome["winners"] if game.outcome else [])
+    print(f"\n{game.window_no} windows; winners: {winners}", file=out)

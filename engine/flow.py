@@ -252,22 +252,26 @@ def destinations(g: Game) -> Flow:
     zombies = [Request(z, "zombie", list(open_)) for z in zombie_players(g, g.options.zombie_player)]
     if g.options.strict:
         answers = yield from ask(g, requests)
-        for zreq in zombies:
+        for zreq in zombies:  # one at a time, each seeing the earlier ones (H-3)
             placed = yield from ask(g, [zreq])
-            answers.update(placed)
+            place_zombie(g, zreq.player, placed[zreq.player])
     else:
         # Zombie players are not the ones choosing destinations and see none of them: one window (H-3).
         answers = yield from ask(g, requests + zombies)
+        for zreq in zombies:
+            place_zombie(g, zreq.player, answers[zreq.player])
     for req in requests:
         g.destinations[req.player] = answers[req.player]
-    for zreq in zombies:
-        loc = answers[zreq.player]
-        if loc is None:
-            g.emit("zombie_not_placed", player=zreq.player)
-        else:
-            g.zombies[loc] += 1
-            g.emit("zombie_placed", player=zreq.player, location=loc)
-    check_supply(g)
+
+
+def place_zombie(g: Game, player: str, loc: int | None) -> None:
+    """D-5: an eliminated player's zombie, public; none after a timeout (H-4)."""
+    if loc is None:
+        g.emit("zombie_not_placed", player=player)
+    else:
+        g.zombies[loc] += 1
+        g.emit("zombie_placed", player=player, location=loc)
+        check_supply(g)
 
 
 def location_request(g: Game, player: str, kind: str) -> Request | None:
@@ -432,9 +436,10 @@ def eat(g: Game, player: str, loc: int) -> Flow:
         g.eliminated[player] = g.round
         g.emit("eliminated", player=player)
         if g.chief == player:  # B-5 / R-23
-            g.chief = next_chief(g, player)
             g.chief_elected = False
-            g.emit("chief_passed", chief=g.chief)
+            g.chief = next_chief(g, player)
+            if g.chief != player:
+                g.emit("chief_passed", chief=g.chief)
 
 
 # --- votes and card windows (B-VOT) ---------------------------------------------------------------------------
