@@ -334,7 +334,7 @@ def apply_move(g: Game, player: str, answer: tuple[str, int | None, bool]) -> No
             g.emit("card_played", player=player, card="sprint", character=character, location=sprint)
             target = sprint
         else:
-            g.emit("card_kept", player=player, card="sprint", reason="destination_has_room")
+            g.emit("card_kept", to=(player,), player=player, card="sprint", reason="destination_has_room")
     g.moved[player] = character
     settle(g, player, character, target)
 
@@ -538,7 +538,7 @@ def apply_plays(g: Game, player: str, loc: int | None, plays: list[Play]) -> Non
     """Apply one player's plays in order; an ``if_needed`` play is skipped once zombies would not get in (H-3)."""
     for play in plays:
         if play.if_needed and loc is not None and not zombies_get_in(g, loc):
-            g.emit("card_kept", player=player, card=play.card, reason="not_needed")
+            g.emit("card_kept", to=(player,), player=player, card=play.card, reason="not_needed")
             continue
         discard(g, player, play.card)
         event = play_json(play)

@@ -16,11 +16,17 @@ from engine.data import CARDS, CHARACTERS, COLOURS
 from engine.game import Game
 
 NAMES = st.sampled_from([*COLOURS, *CHARACTERS, *CARDS, "x" * 10_000, "<script>alert(1)</script>", ""])
-SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-3, 10), st.floats(allow_nan=False), NAMES, st.text(max_size=20))
-KEYS = st.sampled_from(["character", "location", "fallback", "card", "keep", "give", "to", "sprint",
-                        "sprint_if_full", "if_needed", "x"])
-JSON = st.recursive(SCALARS, lambda inner: st.one_of(st.lists(inner, max_size=4),
-                                                      st.dictionaries(KEYS, inner, max_size=4)), max_leaves=12)
+SCALARS = st.one_of(
+    st.none(), st.booleans(), st.integers(-3, 10), st.floats(allow_nan=False), NAMES, st.text(max_size=20)
+)
+KEYS = st.sampled_from(
+    ["character", "location", "fallback", "card", "keep", "give", "to", "sprint", "sprint_if_full", "if_needed", "x"]
+)
+JSON = st.recursive(
+    SCALARS,
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(KEYS, inner, max_size=4)),
+    max_leaves=12,
+)
 
 
 def snapshot(game: Game) -> str:
@@ -47,7 +53,9 @@ def advanced(seed: int, steps: int, players: int, order: str) -> Game:
     order=st.sampled_from(["strict", "batched"]),
     answer=JSON,
 )
-def test_any_json_answer_is_accepted_or_refused_cleanly(seed: int, steps: int, players: int, order: str, answer: Any) -> None:
+def test_any_json_answer_is_accepted_or_refused_cleanly(
+    seed: int, steps: int, players: int, order: str, answer: Any
+) -> None:
     """Whatever JSON a player sends, the engine accepts it or raises IllegalAnswer and changes nothing."""
     game = advanced(seed, steps, players, order)
     if game.over:
