@@ -55,6 +55,7 @@ def speed(games: int, seed: int) -> dict[str, float]:
 def windows(games: int, seed: int, turn_order: str, bot: type[RandomBot] | type[SensibleBot]) -> dict[str, float]:
     """Windows (waits for the players) per round, over games of 3 to 6 players."""
     per_round: list[int] = []
+    per_game: list[int] = []
     rounds: list[int] = []
     rng = random.Random(seed)
     for i in range(games):
@@ -65,11 +66,13 @@ def windows(games: int, seed: int, turn_order: str, bot: type[RandomBot] | type[
                 game.set_standing_order(p, list(BY_VALUE))
         _, counts = play_measured(game, bots)
         per_round.extend(counts.get(r, 0) for r in range(1, game.round + 1))
+        per_game.append(game.window_no)
         rounds.append(game.round)
     return {
-        "median": statistics.median(per_round),
+        "median": float(statistics.median(per_round)),
         "p90": _percentile(per_round, 0.9),
-        "rounds_median": statistics.median(rounds),
+        "rounds_median": float(statistics.median(rounds)),
+        "game_median": float(statistics.median(per_game)),
     }
 
 
@@ -88,4 +91,5 @@ def run_bench(games: int = 300, seed: int = 1, progress: TextIO | None = None) -
             out[f"{name}windows_per_round_p90_{order}"] = figures["p90"]
             if not name:
                 out[f"rounds_per_game_median_{order}"] = figures["rounds_median"]
+                out[f"windows_per_game_median_{order}"] = figures["game_median"]
     return out

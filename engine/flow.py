@@ -7,7 +7,7 @@ leave the generator; they are logged as events.
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from typing import TYPE_CHECKING, Any
 
 from .data import (
@@ -89,6 +89,35 @@ def ask(g: Game, requests: list[Request]) -> Flow:
     return answers
 
 
+def once_around(
+    g: Game,
+    players: list[str],
+    make: Callable[[str], Request | None],
+    apply: Callable[[Request, Any], None],
+    closed: Callable[[], bool] | None = None,
+) -> Flow:
+    """H-3: a step that goes once around the table from the Chief.
+
+    ``strict`` asks one player at a time, each seeing what the earlier ones did, and stops early once ``closed()``
+    says so (F-6); ``batched`` asks everyone at once and applies the answers in order from the Chief.
+    ``make`` returns None for a player with nothing to decide.
+    """
+    if g.options.strict:
+        for p in players:
+            if closed is not None and closed():
+                return
+            req = make(p)
+            if req is not None:
+                answers = yield from ask(g, [req])
+                apply(req, answers[p])
+        return
+    requests = [r for p in players if (r := make(p)) is not None]
+    if requests:
+        answers = yield from ask(g, requests)
+        for req in requests:
+            apply(req, answers[req.player])
+
+
 # --- setup (B-SET) ---------------------------------------------------------------------------------------------
 
 
@@ -99,16 +128,8 @@ def setup(g: Game) -> Flow:
         order = [p for p in order_from(g.players, g.chief) if g.unplaced[p]]
         if not order:
             break
-        if g.options.strict:
-            for p in order:
-                req = place_request(g, p)
-                answers = yield from ask(g, [req])
-                apply_place(g, req, answers[p])
-        else:
-            requests = [place_request(g, p) for p in order]
-            answers = yield from ask(g, requests)
-            for req in requests:
-                apply_place(g, req, answers[req.player])
+        # one placement round; batched: everyone rolls (in order from the Chief) and is asked at once (H-3)
+        yield from once_around(g, order, lambda p: place_request(g, p), lambda req, a: apply_place(g, req, a))
     g.unplaced = None
     values = [g.roll() for _ in range(4)]
     placed = [v for v in values if v not in g.closed]
@@ -303,16 +324,7 @@ def moves(g: Game) -> Flow:
     check_supply(g)
     g.moved = {}
     movers = [p for p in order_from(g.players, g.chief) if p in g.destinations]
-    if g.options.strict:
-        for p in movers:
-            req = move_request(g, p)
-            answers = yield from ask(g, [req])
-            apply_move(g, p, answers[p])
-    else:
-        requests = [move_request(g, p) for p in movers]
-        answers = yield from ask(g, requests)
-        for p in movers:
-            apply_move(g, p, answers[p])
+    yield from once_around(g, movers, lambda p: move_request(g, p), lambda req, a: apply_move(g, req.player, a))
     if g.options.sprint_timing == "after_moves":
         yield from card_window(g, "sprint", None, [p for p in movers if p in g.moved])
 
@@ -488,20 +500,13 @@ def one_vote(g: Game, loc: int, candidates: list[str], weights: dict[str, int], 
 
 def card_window(g: Game, window: str, loc: int | None, entitled: list[str]) -> Flow:
     """VOT-6 / C-3 / H-3: once around from the Chief; strict asks one at a time, batched all at once."""
-    if g.options.strict:
-        for p in entitled:
-            if window == "attack" and loc is not None and not zombies_get_in(g, loc):
-                break  # F-6: the location is safe, the window closes
-            req = cards_request(g, p, window, loc)
-            if req is not None:
-                answers = yield from ask(g, [req])
-                apply_plays(g, p, loc, answers[p])
-        return
-    requests = [r for p in entitled if (r := cards_request(g, p, window, loc)) is not None]
-    if requests:
-        answers = yield from ask(g, requests)
-        for req in requests:
-            apply_plays(g, req.player, loc, answers[req.player])
+
+    def safe() -> bool:  # F-6: in strict order the attack window closes once the location is safe
+        return window == "attack" and loc is not None and not zombies_get_in(g, loc)
+
+    yield from once_around(
+        g, entitled, lambda p: cards_request(g, p, window, loc), lambda req, a: apply_plays(g, req.player, loc, a), safe
+    )
 
 
 def cards_request(g: Game, player: str, window: str, loc: int | None) -> Request | None:

@@ -8,6 +8,26 @@ from typing import Any
 
 from engine import run_scenario
 
+# The rule book's numbers, written out here (not imported from the engine) so the tests check the engine's data.
+COLOURS = ["red", "yellow", "blue", "green", "black", "white"]
+CAPACITY = {1: 3, 2: 4, 3: 4, 5: 3, 6: 6}  # A1; the Parking (4) has no capacity
+PARKING = 4
+CARD_COUNTS = {  # A3: 21 cards
+    "threat": 3,
+    "camera": 3,
+    "sprint": 3,
+    "hardware": 3,
+    "hidden": 3,
+    "axe": 1,
+    "pistol": 1,
+    "bat": 1,
+    "shotgun": 1,
+    "grenade": 1,
+    "chainsaw": 1,
+}
+VP = {"pinup": 7, "tough": 5, "gunman": 3, "girl": 1}  # A2
+WEAPONS = ["axe", "pistol", "bat", "shotgun", "grenade", "chainsaw"]
+
 FOUR = ["red", "yellow", "blue", "green"]
 FIVE = ["red", "yellow", "blue", "green", "black"]
 SIX = ["red", "yellow", "blue", "green", "black", "white"]

@@ -25,26 +25,7 @@ from hypothesis import strategies as st
 from engine import Game, ScenarioError, new_game, replay, run_scenario, spectator_view, view
 from engine.bots import RandomBot
 
-# --- facts from RULES.md section A (written out here, not imported from the engine) -----------------------------
-
-COLOURS = ["red", "yellow", "blue", "green", "black", "white"]
-CAPACITY = {1: 3, 2: 4, 3: 4, 5: 3, 6: 6}  # A1; the Parking (4) has no capacity
-PARKING = 4
-CARD_COUNTS = {  # A3: 21 cards
-    "threat": 3,
-    "camera": 3,
-    "sprint": 3,
-    "hardware": 3,
-    "hidden": 3,
-    "axe": 1,
-    "pistol": 1,
-    "bat": 1,
-    "shotgun": 1,
-    "grenade": 1,
-    "chainsaw": 1,
-}
-VP = {"pinup": 7, "tough": 5, "gunman": 3, "girl": 1}  # A2
-WEAPONS = ["axe", "pistol", "bat", "shotgun", "grenade", "chainsaw"]
+from .support import CAPACITY, CARD_COUNTS, COLOURS, PARKING, VP, WEAPONS
 
 #: No game of Mall of Horror takes anywhere near this many answers (a bot game takes 60 to 250).
 MAX_ANSWERS = 3000

@@ -11,26 +11,11 @@ from typing import Any
 
 import pytest
 
-from .support import FIVE, FOUR, SIX, THREE, check, events, kinds, position, run
+from .support import CARD_COUNTS, FIVE, FOUR, SIX, THREE, check, events, kinds, position, run
 
 CHARS = ["pinup", "tough", "gunman"]
 CHARS3 = [*CHARS, "girl"]
-# A3: 21 action cards.
-FULL_DECK = Counter(
-    {
-        "threat": 3,
-        "camera": 3,
-        "sprint": 3,
-        "hardware": 3,
-        "hidden": 3,
-        "axe": 1,
-        "pistol": 1,
-        "bat": 1,
-        "shotgun": 1,
-        "grenade": 1,
-        "chainsaw": 1,
-    }
-)
+FULL_DECK = Counter(CARD_COUNTS)  # A3: 21 action cards
 PLAYERS = {3: THREE, 4: FOUR, 5: FIVE, 6: SIX}
 
 
