@@ -1,0 +1,42 @@
+"""Alembic environment: the models' metadata, the URL from the environment (or the caller), batch mode always."""
+
+from __future__ import annotations
+
+from alembic import context
+from sqlalchemy import engine_from_config, pool
+
+from server.config import Settings
+from server.models import Base
+
+config = context.config
+target_metadata = Base.metadata
+
+
+def url() -> str:
+    return config.attributes.get("url") or config.get_main_option("sqlalchemy.url") or Settings.from_env().database_url
+
+
+def run_offline() -> None:
+    context.configure(url=url(), target_metadata=target_metadata, literal_binds=True, render_as_batch=True)
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+def run_online() -> None:
+    connection = config.attributes.get("connection")
+    if connection is not None:
+        context.configure(connection=connection, target_metadata=target_metadata, render_as_batch=True)
+        with context.begin_transaction():
+            context.run_migrations()
+        return
+    engine = engine_from_config({"sqlalchemy.url": url()}, prefix="sqlalchemy.", poolclass=pool.NullPool)
+    with engine.connect() as conn:
+        context.configure(connection=conn, target_metadata=target_metadata, render_as_batch=True)
+        with context.begin_transaction():
+            context.run_migrations()
+
+
+if context.is_offline_mode():
+    run_offline()
+else:
+    run_online()

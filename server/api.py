@@ -1,0 +1,94 @@
+"""The JSON API: organisers create and inspect games; players read their seat and answer."""
+
+from __future__ import annotations
+
+import hmac
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, request
+
+from .app import Deadmail
+from .services import games, seats, turns
+from .services.links import LinkError
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+
+def dm() -> Deadmail:
+    app_state: Deadmail = current_app.extensions["deadmail"]
+    return app_state
+
+
+def error(message: str, status: int) -> tuple[Response, int]:
+    return jsonify({"ok": False, "error": message}), status
+
+
+def organiser() -> tuple[Response, int] | None:
+    """Organisers' calls carry ``Authorization: Bearer <DEADMAIL_API_TOKEN>``."""
+    header = request.headers.get("Authorization", "")
+    token = header.removeprefix("Bearer ").strip()
+    if not token or not hmac.compare_digest(token, dm().settings.api_token):
+        return error("This call needs the organiser's API token (Authorization: Bearer …).", 401)
+    return None
+
+
+@bp.post("/games")
+def create_game() -> Any:
+    if (denied := organiser()) is not None:
+        return denied
+    try:
+        spec = games.spec_from_json(request.get_json(silent=True) or {})
+        created = games.create_game(dm().db, spec)
+    except games.GameError as exc:
+        return error(str(exc), 400)
+    for outbox_id in created.outbox_ids:
+        dm().queue.send_mail(outbox_id)
+    s = dm().settings
+    body = {
+        "ok": True,
+        "id": created.game_id,
+        "seats": games.seat_links(dm().db, created.game_id, s.secret_key, s.base_url),
+    }
+    return jsonify(body), 201
+
+
+@bp.get("/games/<int:game_id>")
+def show_game(game_id: int) -> Any:
+    if (denied := organiser()) is not None:
+        return denied
+    try:
+        return jsonify(games.game_status(dm().db, game_id))
+    except games.GameError as exc:
+        return error(str(exc), 404)
+
+
+def _seat(token: str) -> int:
+    s = dm().settings
+    return seats.seat_from_token(dm().db, s.secret_key, token, s.link_max_age)
+
+
+@bp.get("/seat/<token>")
+def seat(token: str) -> Any:
+    try:
+        return jsonify(seats.seat_view(dm().db, _seat(token)))
+    except LinkError as exc:
+        return error(str(exc), 403)
+
+
+@bp.post("/seat/<token>/answer")
+def answer(token: str) -> Any:
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict) or "kind" not in body or "answer" not in body:
+        return error('Send a JSON object {"kind": ..., "answer": ...} (and optionally "window").', 400)
+    window = body.get("window")
+    if window is not None and (not isinstance(window, int) or isinstance(window, bool)):
+        return error("window must be the window number of your request.", 400)
+    try:
+        result = turns.submit_answer(
+            dm().db, _seat(token), str(body["kind"])[:20], body["answer"], window_number=window, kick=dm().queue.advance
+        )
+    except LinkError as exc:
+        return error(str(exc), 403)
+    except turns.AnswerError as exc:
+        return error(str(exc), exc.status)
+    return jsonify({"ok": True, "window": result.window_number, "changed": result.changed, "complete": result.complete})

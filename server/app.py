@@ -1,0 +1,37 @@
+"""The Flask application factory."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from flask import Flask
+
+from .config import Settings
+from .db import Database
+from .queue import Queue
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@dataclass
+class Deadmail:
+    """What every view needs: settings, the database, the task queue."""
+
+    settings: Settings
+    db: Database
+    queue: Any
+
+
+def create_app(settings: Settings | None = None, db: Database | None = None, queue: Any = None) -> Flask:
+    settings = settings or Settings.from_env()
+    app = Flask(__name__, template_folder=str(ROOT / "templates"))
+    app.config.update(SECRET_KEY=settings.secret_key, MAX_CONTENT_LENGTH=64 * 1024, JSON_SORT_KEYS=False)
+    app.extensions["deadmail"] = Deadmail(settings, db or Database(settings.database_url), queue or Queue(settings))
+
+    from . import api, pages
+
+    app.register_blueprint(api.bp)
+    app.register_blueprint(pages.bp)
+    return app

@@ -1,0 +1,183 @@
+"""The ``deadmail`` command."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+import click
+
+from .config import Settings
+from .db import Database
+from .services import games
+from .services.tempo import TempoError, check_timezone, parse_deadlines
+
+
+def _settings() -> Settings:
+    return Settings.from_env()
+
+
+@click.group()
+def main() -> None:
+    """deadmail: Mall of Horror by e-mail and web links."""
+
+
+@main.command()
+def migrate() -> None:
+    """Create the database or bring it to the latest schema."""
+    from .migrate import upgrade
+
+    settings = _settings()
+    upgrade(settings.database_url)
+    click.echo(f"database ready: {settings.database_url}")
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8080, show_default=True, type=int)
+def up(host: str, port: int) -> None:
+    """Start everything on this machine: database, web server, worker and beat (the embedded default)."""
+    import waitress
+
+    from .app import create_app
+    from .migrate import upgrade
+    from .processes import start_worker, stop
+
+    settings = _settings()
+    click.echo("preparing the database …", err=True)
+    upgrade(settings.database_url)
+    click.echo("starting the worker …", err=True)
+    worker = start_worker(settings)
+    try:
+        click.echo(f"deadmail is running at http://{host}:{port}/  (links use {settings.base_url})")
+        click.echo(f"data: {settings.data_dir}   mail is written to {settings.mail_dir}")
+        click.echo("create a game to play:  deadmail demo --email you@example.org      stop: Ctrl+C")
+        waitress.serve(create_app(settings), host=host, port=port, threads=8)
+    finally:
+        stop(worker)
+
+
+@main.group()
+def game() -> None:
+    """Create and inspect games."""
+
+
+@game.command("create")
+@click.option("--player", "players", multiple=True, required=True, help="'Name <email>' or 'bot' (3 to 6 times)")
+@click.option("--option", "options", multiple=True, help="a RULES.md section G option, key=value")
+@click.option("--deadline", "deadlines", multiple=True, help="24h for every request, or kind=6h")
+@click.option("--timezone", default="UTC", show_default=True, help="the game's IANA time zone")
+@click.option("--no-quiet-hours", is_flag=True, help="deadlines may fall in players' quiet hours")
+@click.option("--seed", type=int, default=None)
+@click.option("--title", default="")
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+def game_create(
+    players: tuple[str, ...],
+    options: tuple[str, ...],
+    deadlines: tuple[str, ...],
+    timezone: str,
+    no_quiet_hours: bool,
+    seed: int | None,
+    title: str,
+    as_json: bool,
+) -> None:
+    """Create and start a game; prints its id and each seat's colour, player and signed link."""
+    settings = _settings()
+    try:
+        spec = games.GameSpec(
+            players=[games.parse_player(p) for p in players],
+            options=_options(options),
+            deadlines=parse_deadlines(deadlines),
+            timezone=check_timezone(timezone),
+            avoid_quiet_hours=not no_quiet_hours,
+            seed=seed,
+            title=title,
+        )
+        db = _ready_db(settings)
+        created = games.create_game(db, spec)
+    except (games.GameError, TempoError) as exc:
+        raise click.ClickException(str(exc)) from None
+    _kick_mail(settings, created.outbox_ids)
+    seats = games.seat_links(db, created.game_id, settings.secret_key, settings.base_url)
+    if as_json:
+        click.echo(json.dumps({"id": created.game_id, "seats": seats}))
+        return
+    click.echo(f"game {created.game_id} started")
+    for seat in seats:
+        who = f"{seat['player']['name']} <{seat['player']['email']}>" if seat["player"] else f"bot ({seat['bot']})"
+        click.echo(f"  {seat['colour']:7} {who}\n          {seat['link'] or ''}")
+
+
+@game.command("show")
+@click.argument("game_id", type=int)
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+def game_show(game_id: int, as_json: bool) -> None:
+    """A game's status, round, phase, who still owes what, and the outcome."""
+    try:
+        status = games.game_status(_ready_db(_settings()), game_id)
+    except games.GameError as exc:
+        raise click.ClickException(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps(status))
+        return
+    click.echo(f"game {status['id']}: {status['status']}, round {status['round']}, phase {status['phase']}")
+    for owed in status["owed"]:
+        click.echo(f"  waiting for {owed['colour']} ({owed['player']}): {owed['kind']}")
+    if status["outcome"]:
+        click.echo(f"  winners: {', '.join(status['outcome']['winners'])}")
+
+
+@main.command()
+@click.option("--email", default="you@example.org", show_default=True, help="your e-mail: the mail goes there")
+@click.option("--name", default="You", show_default=True)
+@click.option("--players", default=4, show_default=True, type=click.IntRange(3, 6))
+@click.option("--auto", is_flag=True, help="play a whole game of bots through HTTP, broker, worker and database")
+@click.option("--deadline", default="5s", show_default=True, help="with --auto: every request's deadline")
+@click.option("--seed", type=int, default=None)
+def demo(email: str, name: str, players: int, auto: bool, deadline: str, seed: int | None) -> None:
+    """Start a game against bots at once (or, with --auto, watch bots play one through the whole system)."""
+    settings = _settings()
+    if auto:
+        from .demo import run_auto
+
+        click.echo(json.dumps(run_auto(settings, players, deadline, seed, progress=sys.stderr)))
+        return
+    spec = games.GameSpec(
+        players=[games.PlayerSpec(name=name, email=email.lower())]
+        + [games.PlayerSpec(bot="sensible") for _ in range(players - 1)],
+        seed=seed,
+    )
+    try:
+        created = games.create_game(_ready_db(settings), spec)
+    except games.GameError as exc:
+        raise click.ClickException(str(exc)) from None
+    _kick_mail(settings, created.outbox_ids)
+    link = games.seat_links(_ready_db(settings), created.game_id, settings.secret_key, settings.base_url)[0]["link"]
+    click.echo(f"game {created.game_id}: you play against {players - 1} bots. Open your seat:\n\n    {link}\n")
+    click.echo(f"(with `deadmail up` running; your mail is also written to {settings.mail_dir})")
+
+
+def _options(pairs: tuple[str, ...]) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise games.GameError(f"--option {pair!r}: write key=value, e.g. turn_order=strict")
+        options[key.strip()] = json.loads(value) if value.strip().startswith("{") else value.strip()
+    return options
+
+
+def _ready_db(settings: Settings) -> Database:
+    from .migrate import upgrade
+
+    upgrade(settings.database_url)
+    return Database(settings.database_url)
+
+
+def _kick_mail(settings: Settings, outbox_ids: list[int]) -> None:
+    from .queue import Queue
+
+    queue = Queue(settings)
+    for outbox_id in outbox_ids:
+        queue.send_mail(outbox_id)

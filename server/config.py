@@ -1,0 +1,83 @@
+"""Configuration from the environment, with embedded defaults that need nothing but Python.
+
+| variable | default (embedded) |
+|---|---|
+| ``DATABASE_URL`` | ``sqlite:///<data dir>/deadmail.db`` |
+| ``CELERY_BROKER_URL`` | ``filesystem://`` (folders under the data dir) |
+| ``DEADMAIL_SECRET_KEY`` | a random key kept in ``<data dir>/secret_key`` |
+| ``DEADMAIL_BASE_URL`` | ``http://127.0.0.1:8080`` |
+| ``DEADMAIL_API_TOKEN`` | a random token kept in ``<data dir>/api_token`` (organisers' JSON API) |
+| ``DEADMAIL_DATA_DIR`` | ``./deadmail-data`` |
+| ``DEADMAIL_SWEEP_SECONDS`` | ``60``: how often the sweep runs |
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Settings:
+    database_url: str
+    broker_url: str
+    secret_key: str
+    base_url: str
+    api_token: str
+    data_dir: Path
+    #: how long a signed seat link stays valid (seconds).
+    link_max_age: int = 60 * 24 * 3600
+    #: the sweep period (seconds): due windows, stuck mail and heartbeat.
+    sweep_every: float = 60.0
+    broker_options: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def embedded_broker(self) -> bool:
+        return self.broker_url.startswith("filesystem://")
+
+    @property
+    def mail_dir(self) -> Path:
+        return self.data_dir / "mail"
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None, **overrides: Any) -> Settings:
+        env = dict(os.environ if env is None else env)
+        data_dir = Path(env.get("DEADMAIL_DATA_DIR", "deadmail-data")).resolve()
+        values: dict[str, Any] = {
+            "database_url": env.get("DATABASE_URL") or f"sqlite:///{data_dir / 'deadmail.db'}",
+            "broker_url": env.get("CELERY_BROKER_URL") or "filesystem://",
+            "secret_key": env.get("DEADMAIL_SECRET_KEY") or "",
+            "base_url": (env.get("DEADMAIL_BASE_URL") or "http://127.0.0.1:8080").rstrip("/"),
+            "api_token": env.get("DEADMAIL_API_TOKEN") or "",
+            "data_dir": data_dir,
+            "sweep_every": float(env.get("DEADMAIL_SWEEP_SECONDS") or 60),
+        }
+        values.update(overrides)
+        for key, name in (("secret_key", "secret_key"), ("api_token", "api_token")):
+            if not values[key]:
+                values[key] = _stored_secret(data_dir, name)
+        if values["broker_url"].startswith("filesystem://") and not values.get("broker_options"):
+            folder = data_dir / "broker"
+            for sub in ("queue", "processed"):
+                (folder / sub).mkdir(parents=True, exist_ok=True)
+            values["broker_options"] = {
+                "data_folder_in": str(folder / "queue"),
+                "data_folder_out": str(folder / "queue"),
+                "processed_folder": str(folder / "processed"),
+                "store_processed": False,
+                "polling_interval": 0.1,
+            }
+        return cls(**values)
+
+
+def _stored_secret(data_dir: Path, name: str) -> str:
+    """The embedded default: one random value per installation, kept so links survive restarts."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    path = data_dir / name
+    if not path.exists():
+        path.write_text(secrets.token_urlsafe(32))
+        path.chmod(0o600)
+    return path.read_text().strip()

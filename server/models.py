@@ -1,0 +1,218 @@
+"""SQLAlchemy 2 models: players, games, seats, windows and their requests, events, the mail outbox, heartbeats.
+
+All times are stored as naive UTC and read back as aware UTC (``UTCDateTime``).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.engine import Dialect
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+JSONType = JSON().with_variant(JSONB(), "postgresql")
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Aware UTC datetimes in Python, naive UTC in the database (the same on SQLite and PostgreSQL)."""
+
+    impl = DateTime
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given; deadmail stores UTC instants only")
+        return value.astimezone(UTC).replace(tzinfo=None)
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        return None if value is None else value.replace(tzinfo=UTC)
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(
+        naming_convention={
+            "ix": "ix_%(column_0_label)s",
+            "uq": "uq_%(table_name)s_%(column_0_name)s",
+            "ck": "ck_%(table_name)s_%(constraint_name)s",
+            "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+            "pk": "pk_%(table_name)s",
+        }
+    )
+
+
+class Player(Base):
+    __tablename__ = "players"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    email: Mapped[str] = mapped_column(String(320), unique=True)
+    display_name: Mapped[str] = mapped_column(String(80))
+    language: Mapped[str] = mapped_column(String(8), default="en")
+    #: an IANA time zone name, e.g. "Europe/Rome".
+    timezone: Mapped[str] = mapped_column(String(64), default="UTC")
+    #: quiet hours in the player's own time, "HH:MM"; none when either is null.
+    quiet_start: Mapped[str | None] = mapped_column(String(5))
+    quiet_end: Mapped[str | None] = mapped_column(String(5))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class Game(Base):
+    __tablename__ = "games"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    title: Mapped[str] = mapped_column(String(120), default="")
+    #: running, over, abandoned
+    status: Mapped[str] = mapped_column(String(16), default="running")
+    options: Mapped[dict[str, Any]] = mapped_column(JSONType)
+    seed: Mapped[int] = mapped_column(Integer)
+    #: {"durations": {"default": seconds, kind: seconds}, "timezone": "...", "avoid_quiet_hours": bool}
+    tempo: Mapped[dict[str, Any]] = mapped_column(JSONType)
+    #: the engine's saved game (Game.to_json): config, answer log, snapshot.
+    state: Mapped[dict[str, Any]] = mapped_column(JSONType)
+    #: bumped on every change of ``state``; requests are checked against the state they were made from.
+    version: Mapped[int] = mapped_column(Integer, default=0)
+    round: Mapped[int] = mapped_column(Integer, default=0)
+    phase: Mapped[str] = mapped_column(String(16), default="setup")
+    outcome: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
+    organiser_email: Mapped[str | None] = mapped_column(String(320))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+    seats: Mapped[list[Seat]] = relationship(back_populates="game", order_by="Seat.position")
+
+
+class Seat(Base):
+    __tablename__ = "seats"
+    __table_args__ = (UniqueConstraint("game_id", "colour"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    #: seating order, clockwise, from 0.
+    position: Mapped[int] = mapped_column(Integer)
+    colour: Mapped[str] = mapped_column(String(8))
+    player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"))
+    #: a bot plays this seat ("sensible" or "random"); null for a person.
+    bot: Mapped[str | None] = mapped_column(String(16))
+    #: signed links carry this number; raising it revokes every earlier link of the seat.
+    link_generation: Mapped[int] = mapped_column(Integer, default=1)
+
+    game: Mapped[Game] = relationship(back_populates="seats")
+    player: Mapped[Player | None] = relationship()
+
+
+class Window(Base):
+    """One wait for the players: the requests the engine opened at the same time (RULES.md H-1)."""
+
+    __tablename__ = "windows"
+    __table_args__ = (
+        UniqueConstraint("game_id", "number"),
+        Index("ix_windows_status_deadline", "status", "deadline"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    #: the engine's window number (Game.window_no).
+    number: Mapped[int] = mapped_column(Integer)
+    #: open -> resolving -> closed
+    status: Mapped[str] = mapped_column(String(12), default="open")
+    round: Mapped[int] = mapped_column(Integer)
+    phase: Mapped[str] = mapped_column(String(16))
+    opened_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    deadline: Mapped[datetime] = mapped_column(UTCDateTime)
+    #: when the last owed answer arrived (for latency figures).
+    completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+    requests: Mapped[list[RequestRow]] = relationship(back_populates="window", order_by="RequestRow.position")
+
+
+class RequestRow(Base):
+    """One decision owed by one seat in a window, and its (secret until closing) answer."""
+
+    __tablename__ = "requests"
+    __table_args__ = (UniqueConstraint("window_id", "seat_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    window_id: Mapped[int] = mapped_column(ForeignKey("windows.id", ondelete="CASCADE"), index=True)
+    seat_id: Mapped[int] = mapped_column(ForeignKey("seats.id", ondelete="CASCADE"), index=True)
+    #: order in the window (seating order from the Chief).
+    position: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(16))
+    #: the engine's request as JSON: private to the seat.
+    payload: Mapped[dict[str, Any]] = mapped_column(JSONType)
+    answer: Mapped[Any | None] = mapped_column(JSONType)
+    answered_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    #: the deadline passed without an answer: the H-4 default was applied.
+    defaulted: Mapped[bool] = mapped_column(Boolean, default=False)
+
+    window: Mapped[Window] = relationship(back_populates="requests")
+    seat: Mapped[Seat] = relationship()
+
+
+class Event(Base):
+    """What happened, as the engine told it; ``visible_to`` null means public (RULES.md H-6)."""
+
+    __tablename__ = "events"
+    __table_args__ = (UniqueConstraint("game_id", "seq"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    seq: Mapped[int] = mapped_column(Integer)
+    round: Mapped[int] = mapped_column(Integer)
+    type: Mapped[str] = mapped_column(String(32))
+    data: Mapped[dict[str, Any]] = mapped_column(JSONType)
+    visible_to: Mapped[list[str] | None] = mapped_column(JSONType)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class Outbox(Base):
+    """A notification to send, written in the same transaction as the change it tells about."""
+
+    __tablename__ = "outbox"
+    __table_args__ = (Index("ix_outbox_status_next", "status", "next_attempt_at"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    #: unique per notification, so a repeated advance can never queue the same mail twice.
+    key: Mapped[str] = mapped_column(String(120), unique=True)
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
+    seat_id: Mapped[int | None] = mapped_column(ForeignKey("seats.id", ondelete="CASCADE"))
+    kind: Mapped[str] = mapped_column(String(32))
+    payload: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
+    #: pending -> sending -> sent, or back to pending with a later next_attempt_at; failed after too many tries.
+    status: Mapped[str] = mapped_column(String(12), default="pending")
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    last_error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+    player: Mapped[Player] = relationship()
+
+
+class Heartbeat(Base):
+    __tablename__ = "heartbeats"
+
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    beat_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    info: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)

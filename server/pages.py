@@ -1,0 +1,60 @@
+"""HTML pages reached by signed links. A GET never changes anything; answers are POSTed by forms."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flask import Blueprint, current_app, redirect, render_template, request, url_for
+
+from .app import Deadmail
+from .services import seats, turns
+from .services.links import LinkError
+
+bp = Blueprint("pages", __name__)
+
+
+def dm() -> Deadmail:
+    app_state: Deadmail = current_app.extensions["deadmail"]
+    return app_state
+
+
+def _seat(token: str) -> int:
+    s = dm().settings
+    return seats.seat_from_token(dm().db, s.secret_key, token, s.link_max_age)
+
+
+@bp.get("/healthz")
+def health() -> Any:
+    return {"ok": True}
+
+
+@bp.get("/s/<token>")
+def seat(token: str) -> Any:
+    try:
+        data = seats.seat_view(dm().db, _seat(token))
+    except LinkError as exc:
+        return render_template("message.html", title="Link not valid", message=str(exc)), 403
+    notice = request.args.get("saved")
+    return render_template("seat.html", token=token, data=data, notice=notice, json=json)
+
+
+@bp.post("/s/<token>/answer")
+def answer(token: str) -> Any:
+    try:
+        seat_id = _seat(token)
+    except LinkError as exc:
+        return render_template("message.html", title="Link not valid", message=str(exc)), 403
+    raw = request.form.get("answer", "")
+    try:
+        value = json.loads(raw)
+        window = int(request.form.get("window", ""))
+    except ValueError:
+        return render_template("message.html", title="Not understood", message="The answer could not be read."), 400
+    try:
+        turns.submit_answer(
+            dm().db, seat_id, request.form.get("kind", "")[:20], value, window_number=window, kick=dm().queue.advance
+        )
+    except turns.AnswerError as exc:
+        return render_template("message.html", title="Answer not taken", message=str(exc), token=token), exc.status
+    return redirect(url_for("pages.seat", token=token, saved="1"), code=303)

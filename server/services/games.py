@@ -1,0 +1,269 @@
+"""Creating games, restoring their engine state, and describing them."""
+
+from __future__ import annotations
+
+import json
+import secrets
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from datetime import datetime
+from email.utils import parseaddr
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+import engine
+from engine.data import COLOURS
+
+from ..db import Database
+from ..models import Game, Player, RequestRow, Seat, Window, utcnow
+from .tempo import TempoError, check_timezone, parse_deadlines
+
+BOT_KINDS = ("sensible", "random")
+
+
+class GameError(ValueError):
+    """A game that cannot be created or found; the message says why."""
+
+
+@dataclass
+class PlayerSpec:
+    name: str | None = None
+    email: str | None = None
+    bot: str | None = None
+
+
+@dataclass
+class GameSpec:
+    players: list[PlayerSpec]
+    options: dict[str, Any] = field(default_factory=dict)
+    deadlines: dict[str, int] = field(default_factory=lambda: parse_deadlines([]))
+    timezone: str = "UTC"
+    avoid_quiet_hours: bool = True
+    seed: int | None = None
+    title: str = ""
+    organiser_email: str | None = None
+
+
+def parse_player(text: str) -> PlayerSpec:
+    """``"Ann <ann@example.org>"``, ``"ann@example.org"``, ``"bot"`` or ``"bot:random"``."""
+    text = text.strip()
+    if text.split(":", 1)[0].lower() == "bot":
+        kind = text.split(":", 1)[1].strip().lower() if ":" in text else "sensible"
+        if kind not in BOT_KINDS:
+            raise GameError(f"unknown bot {kind!r} (bots: {', '.join(BOT_KINDS)})")
+        return PlayerSpec(bot=kind)
+    name, email = parseaddr(text)
+    if "@" not in email or len(email) > 320 or " " in email:
+        raise GameError(f"{text[:80]!r} is neither 'Name <email>' nor 'bot'")
+    return PlayerSpec(name=(name or email.split("@")[0])[:80], email=email.lower())
+
+
+def spec_from_json(data: dict[str, Any]) -> GameSpec:
+    """The JSON API's body -> a GameSpec (same vocabulary as the command line)."""
+    if not isinstance(data, dict):
+        raise GameError("the body must be a JSON object")
+    unknown = sorted(set(data) - {"players", "options", "deadlines", "timezone", "avoid_quiet_hours", "seed", "title"})
+    if unknown:
+        raise GameError(f"unknown field {unknown[0]!r}")
+    players = data.get("players")
+    if not isinstance(players, list):
+        raise GameError("players must be a list of 'Name <email>' or 'bot' (or {name, email} objects)")
+    specs = []
+    for item in players:
+        if isinstance(item, dict):
+            if item.get("bot"):
+                specs.append(parse_player(f"bot:{item['bot']}" if isinstance(item["bot"], str) else "bot"))
+            else:
+                specs.append(parse_player(f"{item.get('name', '')} <{item.get('email', '')}>"))
+        elif isinstance(item, str):
+            specs.append(parse_player(item))
+        else:
+            raise GameError("each player is 'Name <email>', 'bot', or an object")
+    deadlines = data.get("deadlines", [])
+    if isinstance(deadlines, str):
+        deadlines = [deadlines]
+    if isinstance(deadlines, dict):
+        deadlines = [f"{k}={v}" if k != "default" else str(v) for k, v in deadlines.items()]
+    options = data.get("options", {})
+    seed = data.get("seed")
+    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+        raise GameError("seed must be an integer")
+    try:
+        return GameSpec(
+            players=specs,
+            options=options if isinstance(options, dict) else {},
+            deadlines=parse_deadlines(deadlines),
+            timezone=check_timezone(str(data.get("timezone", "UTC"))),
+            avoid_quiet_hours=bool(data.get("avoid_quiet_hours", True)),
+            seed=seed,
+            title=str(data.get("title", ""))[:120],
+        )
+    except TempoError as exc:
+        raise GameError(str(exc)) from None
+
+
+def colours_for(count: int) -> list[str]:
+    """SET-1: the box's three Little Girls are yellow, red and blue, so a 3-player game uses those."""
+    return ["yellow", "red", "blue"] if count == 3 else list(COLOURS[:count])
+
+
+# --- the engine state of each game, restored once per process and version --------------------------------------
+
+
+class EngineCache:
+    """Restored engine games by (game id, version). Checking an answer never mutates a cached game."""
+
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+        self._games: OrderedDict[int, tuple[int, engine.Game]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, game: Game) -> engine.Game:
+        with self._lock:
+            hit = self._games.get(game.id)
+            if hit is not None and hit[0] == game.version:
+                self._games.move_to_end(game.id)
+                return hit[1]
+        restored = engine.Game.from_json(game.state)
+        self.put(game, restored)
+        return restored
+
+    def fresh(self, game: Game) -> engine.Game:
+        """A private copy to change (an advance); the cache is untouched until ``put`` after the commit."""
+        return engine.Game.from_json(game.state)
+
+    def put(self, game: Game, eng: engine.Game) -> None:
+        with self._lock:
+            self._games[game.id] = (game.version, eng)
+            self._games.move_to_end(game.id)
+            while len(self._games) > self.size:
+                self._games.popitem(last=False)
+
+
+CACHE = EngineCache()
+
+
+# --- creating and describing games ------------------------------------------------------------------------------
+
+
+def find_or_create_player(session: Session, spec: PlayerSpec) -> Player:
+    assert spec.email is not None
+    player = session.execute(select(Player).where(Player.email == spec.email)).scalar_one_or_none()
+    if player is None:
+        player = Player(email=spec.email, display_name=spec.name or spec.email)
+        session.add(player)
+        session.flush()
+    return player
+
+
+@dataclass(frozen=True)
+class Created:
+    game_id: int
+    #: notifications written with the game, to send after the commit.
+    outbox_ids: list[int]
+
+
+def create_game(db: Database, spec: GameSpec, now: datetime | None = None) -> Created:
+    """Create and start a game: seats, the engine's setup, and its first window."""
+    from .turns import open_windows
+
+    now = now or utcnow()
+    if not 3 <= len(spec.players) <= 6:
+        raise GameError(f"{len(spec.players)} players: Mall of Horror takes 3 to 6")
+    emails = [p.email for p in spec.players if p.email]
+    if len(set(emails)) != len(emails):
+        raise GameError("the same e-mail address is given for two seats")
+    colours = colours_for(len(spec.players))
+    seed = spec.seed if spec.seed is not None else secrets.randbelow(2**31)
+    try:
+        eng = engine.new_game(colours, seed=seed, options=spec.options)
+    except engine.ScenarioError as exc:
+        raise GameError(str(exc)) from None
+    with db.session() as session:
+        game = Game(
+            title=spec.title,
+            options=eng.options.to_json(),
+            seed=seed,
+            tempo={"durations": spec.deadlines, "timezone": spec.timezone, "avoid_quiet_hours": spec.avoid_quiet_hours},
+            state={},
+            organiser_email=spec.organiser_email,
+            created_at=now,
+            updated_at=now,
+        )
+        session.add(game)
+        session.flush()
+        for i, (colour, pspec) in enumerate(zip(colours, spec.players, strict=True)):
+            player = None if pspec.bot else find_or_create_player(session, pspec)
+            session.add(Seat(game=game, position=i, colour=colour, player=player, bot=pspec.bot))
+        session.flush()
+        mail = open_windows(session, game, eng, events_before=0, now=now)
+        session.flush()
+        created = Created(game.id, [m.id for m in mail])
+    CACHE.put(game, eng)
+    return created
+
+
+def seat_links(db: Database, game_id: int, secret_key: str, base_url: str) -> list[dict[str, Any]]:
+    from .links import seat_token
+
+    with db.session() as session:
+        seats = session.execute(select(Seat).where(Seat.game_id == game_id).order_by(Seat.position)).scalars()
+        out = []
+        for seat in seats:
+            entry: dict[str, Any] = {"colour": seat.colour, "player": None, "bot": seat.bot, "link": None}
+            if seat.player is not None:
+                entry["player"] = {"name": seat.player.display_name, "email": seat.player.email}
+                entry["link"] = f"{base_url}/s/{seat_token(secret_key, seat.id, seat.link_generation)}"
+            out.append(entry)
+        return out
+
+
+def game_status(db: Database, game_id: int) -> dict[str, Any]:
+    """Public facts of a game: status, round, phase, who still owes what, and the outcome."""
+    with db.session() as session:
+        game = session.get(Game, game_id)
+        if game is None:
+            raise GameError(f"there is no game {game_id}")
+        window = session.execute(
+            select(Window).where(Window.game_id == game.id, Window.status == "open")
+        ).scalar_one_or_none()
+        owed = []
+        if window is not None:
+            rows = session.execute(
+                select(RequestRow).where(RequestRow.window_id == window.id).order_by(RequestRow.position)
+            ).scalars()
+            for row in rows:
+                owed.append(
+                    {
+                        "colour": row.seat.colour,
+                        "player": row.seat.player.display_name if row.seat.player else f"bot ({row.seat.bot})",
+                        "kind": row.kind,
+                        "answered": row.answered_at is not None,
+                    }
+                )
+        return {
+            "id": game.id,
+            "title": game.title,
+            "status": game.status,
+            "round": game.round,
+            "phase": game.phase,
+            "window": None
+            if window is None
+            else {
+                "number": window.number,
+                "deadline": window.deadline.isoformat(),
+                "opened_at": window.opened_at.isoformat(),
+            },
+            "owed": [o for o in owed if not o["answered"]],
+            "answered": [o["colour"] for o in owed if o["answered"]],
+            "outcome": game.outcome,
+            "options": game.options,
+            "tempo": game.tempo,
+        }
+
+
+def dumps(data: Any) -> str:
+    return json.dumps(data, sort_keys=True)

@@ -1,0 +1,34 @@
+"""Signed per-seat links (itsdangerous) with a server-side generation number, so links can be revoked."""
+
+from __future__ import annotations
+
+from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
+
+SALT = "deadmail.seat"
+
+
+class LinkError(ValueError):
+    """A link that does not open a seat; the message is shown to the person who followed it."""
+
+
+def serializer(secret_key: str) -> URLSafeTimedSerializer:
+    return URLSafeTimedSerializer(secret_key, salt=SALT)
+
+
+def seat_token(secret_key: str, seat_id: int, generation: int) -> str:
+    return serializer(secret_key).dumps([seat_id, generation])
+
+
+def read_token(secret_key: str, token: str, max_age: int) -> tuple[int, int]:
+    """``(seat id, generation)`` of a well-signed, unexpired token; LinkError otherwise."""
+    if len(token) > 512:
+        raise LinkError("This link is not valid.")
+    try:
+        data = serializer(secret_key).loads(token, max_age=max_age)
+    except SignatureExpired:
+        raise LinkError("This link has expired: ask the organiser to send you a new one.") from None
+    except BadSignature:
+        raise LinkError("This link is not valid: check that you copied all of it.") from None
+    if not (isinstance(data, list) and len(data) == 2 and all(isinstance(x, int) for x in data)):
+        raise LinkError("This link is not valid.")
+    return data[0], data[1]

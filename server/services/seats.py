@@ -1,0 +1,62 @@
+"""Seats reached by signed links, and what a seat may see (built from the engine's one per-player view)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import select
+
+import engine
+
+from ..db import Database
+from ..models import Game, RequestRow, Seat, Window
+from .games import CACHE
+from .links import LinkError, read_token
+
+
+def seat_from_token(db: Database, secret_key: str, token: str, max_age: int) -> int:
+    """The seat id a link opens; LinkError for a forged, expired or revoked link."""
+    seat_id, generation = read_token(secret_key, token, max_age)
+    with db.session() as session:
+        seat = session.get(Seat, seat_id)
+        if seat is None or seat.player_id is None:
+            raise LinkError("This link is not valid.")
+        if seat.link_generation != generation:
+            raise LinkError("This link has been replaced by a newer one: use the link in your latest e-mail.")
+        return seat.id
+
+
+def seat_view(db: Database, seat_id: int) -> dict[str, Any]:
+    """Everything the seat's player may know now: the engine's view, plus the open window and their own answer."""
+    with db.session() as session:
+        seat = session.get(Seat, seat_id)
+        assert seat is not None
+        game = session.get(Game, seat.game_id)
+        assert game is not None
+        eng = CACHE.get(game)
+        view = engine.replay(eng) if eng.over else engine.view(eng, seat.colour)
+        window = session.execute(
+            select(Window).where(Window.game_id == game.id, Window.status == "open")
+        ).scalar_one_or_none()
+        mine = None
+        if window is not None:
+            mine = session.execute(
+                select(RequestRow).where(RequestRow.window_id == window.id, RequestRow.seat_id == seat.id)
+            ).scalar_one_or_none()
+        return {
+            "game": {"id": game.id, "title": game.title, "status": game.status, "tempo": game.tempo},
+            "seat": {
+                "colour": seat.colour,
+                "player": seat.player.display_name if seat.player else None,
+                "timezone": seat.player.timezone if seat.player else "UTC",
+            },
+            "window": None
+            if window is None
+            else {
+                "number": window.number,
+                "deadline": window.deadline.isoformat(),
+                "request": None if mine is None else mine.payload,
+                "answer": None if mine is None or mine.answered_at is None else mine.answer,
+            },
+            "view": view,
+        }

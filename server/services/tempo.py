@@ -1,0 +1,111 @@
+"""Deadlines: a duration per request kind, pushed out of the quiet hours of the players who owe an answer."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, time, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from engine.data import KINDS
+
+DEFAULT_DURATION = 24 * 3600
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*$")
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "": 3600}
+
+
+class TempoError(ValueError):
+    """A tempo setting that cannot be used; the message says which."""
+
+
+def parse_duration(text: str) -> int:
+    """``"24h"``, ``"90m"``, ``"2d"``, ``"30s"`` (a bare number means hours) -> seconds."""
+    match = _DURATION.match(text)
+    if not match:
+        raise TempoError(f"{text!r} is not a duration such as 24h, 90m, 2d or 30s")
+    seconds = round(float(match.group(1)) * _UNITS[match.group(2)])
+    if not 1 <= seconds <= 30 * 86400:
+        raise TempoError(f"{text!r}: a deadline must be between 1 second and 30 days")
+    return seconds
+
+
+def parse_deadlines(specs: Iterable[str]) -> dict[str, int]:
+    """``["24h", "vote=6h"]`` -> ``{"default": 86400, "vote": 21600}``."""
+    durations = {"default": DEFAULT_DURATION}
+    for spec in specs:
+        kind, sep, value = spec.partition("=")
+        if not sep:
+            durations["default"] = parse_duration(spec)
+            continue
+        kind = kind.strip()
+        if kind not in KINDS:
+            raise TempoError(f"{kind!r} is not a request kind ({', '.join(KINDS)})")
+        durations[kind] = parse_duration(value)
+    return durations
+
+
+def check_timezone(name: str) -> str:
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise TempoError(f"{name!r} is not an IANA time zone such as Europe/Rome") from None
+    return name
+
+
+def parse_clock(text: str) -> time:
+    match = re.fullmatch(r"([01]?\d|2[0-3]):([0-5]\d)", text.strip())
+    if not match:
+        raise TempoError(f"{text!r} is not a time of day such as 22:30")
+    return time(int(match.group(1)), int(match.group(2)))
+
+
+@dataclass(frozen=True)
+class Quiet:
+    """A player's quiet hours, in their own time zone; they may wrap past midnight (22:00-07:00)."""
+
+    zone: str
+    start: time
+    end: time
+
+    def end_of_quiet(self, at: datetime) -> datetime | None:
+        """If ``at`` falls in the quiet hours, the instant they end; otherwise None."""
+        local = at.astimezone(ZoneInfo(self.zone))
+        clock = local.time().replace(tzinfo=None)
+        if self.start == self.end:
+            return None
+        if self.start < self.end:
+            inside = self.start <= clock < self.end
+            end_day = local.date()
+        else:  # wraps midnight
+            inside = clock >= self.start or clock < self.end
+            end_day = local.date() + timedelta(days=1) if clock >= self.start else local.date()
+        if not inside:
+            return None
+        end = datetime.combine(end_day, self.end, tzinfo=ZoneInfo(self.zone))
+        # a wall time skipped or repeated by a daylight-saving change is resolved by zoneinfo's fold=0 rule
+        return end.astimezone(at.tzinfo)
+
+
+def window_deadline(
+    now: datetime, kinds: Iterable[str], tempo: dict[str, Any], quiet: Iterable[Quiet] = ()
+) -> datetime:
+    """When a window closes: the longest duration of its kinds, then out of every owing player's quiet hours."""
+    durations: dict[str, int] = tempo.get("durations", {})
+    default = durations.get("default", DEFAULT_DURATION)
+    seconds = max((durations.get(kind, default) for kind in kinds), default=default)
+    deadline = now + timedelta(seconds=seconds)
+    if not tempo.get("avoid_quiet_hours", True):
+        return deadline
+    quiet = list(quiet)
+    for _ in range(2 * len(quiet) + 1):  # each pass can only move the deadline later
+        moved = False
+        for q in quiet:
+            end = q.end_of_quiet(deadline)
+            if end is not None and end > deadline:
+                deadline = end
+                moved = True
+        if not moved:
+            break
+    return deadline

@@ -1,0 +1,266 @@
+"""The async loop: secret answers per window, and advancing a window exactly once (docs/DESIGN.md).
+
+- ``submit_answer`` stores one seat's answer (checked by the engine) while its window is open; it may be changed
+  until the window closes; the caller kicks an advance when it was the last one owed.
+- ``advance_window`` claims an open window that is complete or past its deadline (a conditional claim on the
+  window row), applies its answers through the engine (H-4 defaults for the missing ones), and stores in the same
+  transaction the new state, the events, the next window and the outbox rows. A duplicate or concurrent call finds
+  the window no longer open and does nothing; a lost call is made again by the sweep.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+import engine
+from engine.bots import RandomBot, SensibleBot
+
+from ..db import Database
+from ..models import Event, Game, Outbox, Player, RequestRow, Seat, Window, utcnow
+from .games import CACHE
+from .tempo import Quiet, parse_clock, window_deadline
+
+log = logging.getLogger("deadmail.turns")
+
+Kick = Callable[[int], None]
+
+
+class AnswerError(ValueError):
+    """An answer refused; ``status`` is the HTTP status that fits, the message is for the player."""
+
+    def __init__(self, message: str, status: int = 422) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class Submitted:
+    window_id: int
+    window_number: int
+    changed: bool
+    #: every request of the window is answered: the caller kicks an advance after the commit.
+    complete: bool
+
+
+# --- storing what the engine did -------------------------------------------------------------------------------
+
+
+def _bot_answer(game: Game, seat: Seat, eng: engine.Game, req: engine.Request) -> Any:
+    seed = game.seed * 1_000_003 + eng.window_no * 7 + seat.position
+    bot = RandomBot(seed) if seat.bot == "random" else SensibleBot(seed)
+    return bot.decide(eng, req)
+
+
+def _quiet_of(player: Player) -> Quiet | None:
+    if not (player.quiet_start and player.quiet_end):
+        return None
+    return Quiet(player.timezone, parse_clock(player.quiet_start), parse_clock(player.quiet_end))
+
+
+def open_windows(session: Session, game: Game, eng: engine.Game, events_before: int, now: datetime) -> list[Outbox]:
+    """After the engine moved: let bots answer what only bots owe, then store events, state, the next window and
+    the notifications; returns the outbox rows added (to be sent after the commit)."""
+    mail: list[Outbox] = []
+    seats = {seat.colour: seat for seat in game.seats}
+    while not eng.over and all(seats[r.player].bot for r in eng.pending()):
+        for req in eng.pending():
+            eng.answer(req.player, req.kind, _bot_answer(game, seats[req.player], eng, req))
+    for seq, event in enumerate(eng.events[events_before:], start=events_before):
+        data = {k: v for k, v in event.items() if k not in ("type", "to")}
+        session.add(
+            Event(
+                game_id=game.id,
+                seq=seq,
+                round=eng.round,
+                type=event["type"],
+                data=data,
+                visible_to=event.get("to"),
+                created_at=now,
+            )
+        )
+    game.state = eng.to_json()
+    game.version += 1
+    game.round = eng.round
+    game.phase = eng.phase
+    game.updated_at = now
+    if eng.over:
+        game.status = "over"
+        game.outcome = eng.outcome
+        for seat in game.seats:
+            if seat.player_id is not None:
+                mail.append(
+                    Outbox(
+                        key=f"over:{game.id}:{seat.id}",
+                        game_id=game.id,
+                        player_id=seat.player_id,
+                        seat_id=seat.id,
+                        kind="game_over",
+                        payload={},
+                        created_at=now,
+                        next_attempt_at=now,
+                    )
+                )
+        session.add_all(mail)
+        return mail
+    pending = eng.pending()
+    owing = [seats[r.player].player for r in pending if seats[r.player].bot is None]
+    quiet = [q for p in owing if p is not None and (q := _quiet_of(p)) is not None]
+    window = Window(
+        game_id=game.id,
+        number=eng.window_no,
+        status="open",
+        round=eng.round,
+        phase=eng.phase,
+        opened_at=now,
+        deadline=window_deadline(now, [r.kind for r in pending], game.tempo, quiet),
+    )
+    session.add(window)
+    session.flush()
+    for i, req in enumerate(pending):
+        seat = seats[req.player]
+        row = RequestRow(window_id=window.id, seat_id=seat.id, position=i, kind=req.kind, payload=req.to_json())
+        if seat.bot is not None:  # bots answer through the same rows as people, at once
+            row.answer = _bot_answer(game, seat, eng, req)
+            row.answered_at = now
+        else:
+            assert seat.player_id is not None
+            mail.append(
+                Outbox(
+                    key=f"turn:{window.id}:{seat.id}",
+                    game_id=game.id,
+                    player_id=seat.player_id,
+                    seat_id=seat.id,
+                    kind="turn",
+                    payload={"window": window.number},
+                    created_at=now,
+                    next_attempt_at=now,
+                )
+            )
+        session.add(row)
+    session.add_all(mail)
+    return mail
+
+
+# --- answering ---------------------------------------------------------------------------------------------------
+
+
+def submit_answer(
+    db: Database,
+    seat_id: int,
+    kind: str,
+    answer: Any,
+    *,
+    window_number: int | None = None,
+    now: datetime | None = None,
+    kick: Kick | None = None,
+) -> Submitted:
+    """Store a seat's answer to its open request; AnswerError (nothing changed) when it cannot be taken."""
+    now = now or utcnow()
+    with db.session() as session:
+        seat = session.get(Seat, seat_id)
+        if seat is None:
+            raise AnswerError("This seat does not exist.", 404)
+        window = session.execute(
+            select(Window).where(Window.game_id == seat.game_id, Window.status == "open").with_for_update()
+        ).scalar_one_or_none()
+        if window is None or (window_number is not None and window_number != window.number):
+            raise AnswerError("This decision is closed: the game has moved on. Open your link to see what is new.", 409)
+        row = session.execute(
+            select(RequestRow).where(RequestRow.window_id == window.id, RequestRow.seat_id == seat.id)
+        ).scalar_one_or_none()
+        if row is None:
+            raise AnswerError("There is nothing for you to decide right now.", 409)
+        if row.kind != kind:
+            raise AnswerError(f"You are asked for a {row.kind} now, not a {kind}.", 409)
+        game = session.get(Game, seat.game_id)
+        assert game is not None
+        try:
+            CACHE.get(game).check(seat.colour, kind, answer)
+        except engine.IllegalAnswer as exc:
+            raise AnswerError(str(exc)) from None
+        changed = row.answered_at is None or row.answer != answer
+        if changed:
+            row.answer = answer
+            row.answered_at = now
+        unanswered = session.execute(
+            select(RequestRow.id).where(RequestRow.window_id == window.id, RequestRow.answered_at.is_(None))
+        ).first()
+        complete = unanswered is None
+        if complete and window.completed_at is None:
+            window.completed_at = now
+        result = Submitted(window.id, window.number, changed, complete)
+    if complete and kick is not None:
+        kick(result.window_id)
+    return result
+
+
+# --- advancing ---------------------------------------------------------------------------------------------------
+
+
+def advance_window(db: Database, window_id: int, now: datetime | None = None) -> list[int] | None:
+    """Close the window if it is open and complete or due. None when this call did nothing (not open, not due,
+    or another worker holds it); else the ids of the outbox rows it added, to send after the commit."""
+    now = now or utcnow()
+    with db.session() as session:
+        window = session.execute(
+            select(Window).where(Window.id == window_id, Window.status == "open").with_for_update(skip_locked=True)
+        ).scalar_one_or_none()
+        if window is None:
+            return None
+        rows = list(window.requests)
+        if any(r.answered_at is None for r in rows) and window.deadline > now:
+            return None
+        window.status = "resolving"
+        session.flush()
+        game = session.get(Game, window.game_id)
+        assert game is not None
+        eng = CACHE.fresh(game)
+        if eng.window_no != window.number:
+            log.error("game %s: window %s does not match the engine's window %s", game.id, window.number, eng.window_no)
+            window.status = "closed"
+            window.closed_at = now
+            return []
+        events_before = len(eng.events)
+        for row in rows:
+            colour = row.seat.colour
+            if row.answered_at is not None:
+                try:
+                    eng.answer(colour, row.kind, row.answer)
+                    continue
+                except engine.IllegalAnswer:  # checked when stored, against this same state: should not happen
+                    log.exception("game %s: stored answer of %s no longer applies; defaulting", game.id, colour)
+            eng.timeout(colour, row.kind)
+            row.defaulted = True
+        window.status = "closed"
+        window.closed_at = now
+        mail = open_windows(session, game, eng, events_before, now)
+        session.flush()
+        mail_ids = [m.id for m in mail]
+    CACHE.put(game, eng)  # committed: later checks start from the new state
+    return mail_ids
+
+
+def due_windows(db: Database, now: datetime, limit: int = 200) -> list[int]:
+    """Open windows that are complete (their kick may have been lost) or past their deadline."""
+    with db.session() as session:
+        rows = session.execute(
+            select(Window.id)
+            .where(Window.status == "open", (Window.deadline <= now) | Window.completed_at.is_not(None))
+            .order_by(Window.deadline)
+            .limit(limit)
+        ).scalars()
+        return list(rows)
+
+
+def sweep_windows(db: Database, now: datetime | None = None) -> int:
+    """Advance every due window; returns how many were applied by this call (their mail is left to the sweep's
+    own outbox pass)."""
+    now = now or utcnow()
+    return sum(advance_window(db, wid, now) is not None for wid in due_windows(db, now))

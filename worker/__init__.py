@@ -1,0 +1,1 @@
+"""deadmail's Celery worker: thin tasks over ``server.services``."""

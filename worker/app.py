@@ -1,0 +1,38 @@
+"""The Celery app: JSON only, acks late, one message at a time, and a beat schedule of one short sweep.
+
+Start it with ``celery -A worker.app worker`` (and exactly one ``celery -A worker.app beat``), or embedded with
+``deadmail up``.
+"""
+
+from __future__ import annotations
+
+from celery import Celery
+
+from server.config import Settings
+
+
+def make_celery(settings: Settings | None = None) -> Celery:
+    settings = settings or Settings.from_env()
+    app = Celery("deadmail", broker=settings.broker_url, include=["worker.tasks"])
+    app.conf.update(
+        broker_transport_options=settings.broker_options,
+        broker_connection_retry_on_startup=True,
+        task_serializer="json",
+        result_serializer="json",
+        accept_content=["json"],
+        task_ignore_result=True,
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        worker_hijack_root_logger=False,
+        timezone="UTC",
+        beat_schedule={
+            "sweep": {"task": "deadmail.sweep", "schedule": settings.sweep_every},
+        },
+    )
+    app.conf.deadmail_settings = settings
+    return app
+
+
+celery = make_celery()
+app = celery
