@@ -1,9 +1,144 @@
-"""Shared pytest configuration."""
+"""Shared pytest configuration and fixtures for the server and worker tests.
+
+Two setups, as deadmail runs: ``embedded`` (SQLite in WAL mode, kombu's filesystem broker) and ``production``
+(PostgreSQL and Redis). Production tests need the services at DEADMAIL_TEST_PG and DEADMAIL_TEST_REDIS
+(defaults: 127.0.0.1, database ``test``, user postgres); they skip with a reason when a service is missing,
+except when DEADMAIL_REQUIRE_SERVICES=1 (set by .ci/run), where they fail.
+"""
 
 from __future__ import annotations
 
+import os
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
 import pytest
+
+PG_URL = os.environ.get("DEADMAIL_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
+REDIS_URL = os.environ.get("DEADMAIL_TEST_REDIS", "redis://127.0.0.1:6379/15")
+REQUIRED = os.environ.get("DEADMAIL_REQUIRE_SERVICES") == "1"
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "rule(*ids): the RULES.md rule IDs a test checks")
+
+
+def need(service: str, error: Exception | None) -> None:
+    """Skip (or, on CI, fail) when a service the test needs cannot be reached."""
+    if error is None:
+        return
+    message = f"{service} is not reachable ({type(error).__name__}: {error})"
+    if REQUIRED:
+        pytest.fail(f"{message}; DEADMAIL_REQUIRE_SERVICES=1 says it must be", pytrace=False)
+    pytest.skip(message)
+
+
+def _pg_admin() -> Any:
+    import sqlalchemy as sa  # noqa: PLC0415
+
+    return sa.create_engine(PG_URL, isolation_level="AUTOCOMMIT")
+
+
+@pytest.fixture
+def postgres_url() -> Iterator[str]:
+    """A fresh, empty PostgreSQL database for one test, dropped afterwards."""
+    import sqlalchemy as sa  # noqa: PLC0415
+
+    name = f"dm_test_{uuid.uuid4().hex[:12]}"
+    admin = _pg_admin()
+    try:
+        with admin.connect() as conn:
+            conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    except Exception as exc:  # noqa: BLE001 - any connection problem means the service is missing
+        admin.dispose()
+        need("PostgreSQL", exc)
+    url = PG_URL.rsplit("/", 1)[0] + f"/{name}"
+    yield url
+    with admin.connect() as conn:
+        conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+    admin.dispose()
+
+
+@pytest.fixture
+def redis_url() -> Iterator[str]:
+    """Redis database 15 (by default), emptied before and after the test."""
+    import redis  # noqa: PLC0415
+
+    client = redis.Redis.from_url(REDIS_URL)
+    try:
+        client.flushdb()
+    except Exception as exc:  # noqa: BLE001
+        need("Redis", exc)
+    yield REDIS_URL
+    client.flushdb()
+    client.close()
+
+
+@dataclass
+class Stack:
+    """One deadmail installation for a test: settings, a migrated database, the web app and its client."""
+
+    name: str
+    settings: Any
+    db: Any
+    app: Any
+    client: Any
+
+
+def _stack(name: str, tmp_path: Path, database_url: str, broker_url: str, **overrides: Any) -> Stack:
+    from server.app import create_app  # noqa: PLC0415
+    from server.config import Settings  # noqa: PLC0415
+    from server.db import Database  # noqa: PLC0415
+    from server.migrate import upgrade  # noqa: PLC0415
+
+    env = {
+        "DEADMAIL_DATA_DIR": str(tmp_path / "data"),
+        "DATABASE_URL": database_url,
+        "CELERY_BROKER_URL": broker_url,
+        "DEADMAIL_SECRET_KEY": "test-secret-key",
+        "DEADMAIL_API_TOKEN": "test-api-token",
+        "DEADMAIL_BASE_URL": "http://deadmail.test",
+    }
+    settings = Settings.from_env(env, **overrides)
+    upgrade(settings.database_url)
+    db = Database(settings.database_url)
+    app = create_app(settings, db)
+    app.config["TESTING"] = True
+    return Stack(name, settings, db, app, app.test_client())
+
+
+@pytest.fixture(params=["embedded", "production"])
+def stack(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Stack]:
+    """The same test on both setups: SQLite + filesystem broker, and PostgreSQL + Redis."""
+    if request.param == "embedded":
+        built = _stack("embedded", tmp_path, f"sqlite:///{tmp_path / 'deadmail.db'}", "filesystem://")
+    else:
+        pg = request.getfixturevalue("postgres_url")
+        broker = request.getfixturevalue("redis_url")
+        built = _stack("production", tmp_path, pg, broker)
+    yield built
+    built.db.dispose()
+
+
+@pytest.fixture
+def embedded(tmp_path: Path) -> Iterator[Stack]:
+    """Only the embedded setup (fast tests that do not depend on the database or broker kind)."""
+    built = _stack("embedded", tmp_path, f"sqlite:///{tmp_path / 'deadmail.db'}", "filesystem://")
+    yield built
+    built.db.dispose()
+
+
+@pytest.fixture
+def worker(stack: Stack) -> Iterator[Any]:
+    """A real Celery worker, in-process (celery.contrib.testing), consuming the stack's broker."""
+    from celery.contrib.testing.worker import start_worker  # noqa: PLC0415
+
+    from worker.app import make_celery  # noqa: PLC0415
+
+    app = make_celery(stack.settings)
+    with start_worker(app, pool="threads", concurrency=2, perform_ping_check=False, loglevel="WARNING",
+                      shutdown_timeout=20):
+        yield app

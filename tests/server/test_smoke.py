@@ -1,0 +1,35 @@
+"""The whole loop once: create a game through the API, answer by HTTP, a real worker advances the window."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from server.services import games
+
+AUTH = {"Authorization": "Bearer test-api-token"}
+
+
+def wait_for(predicate: Any, timeout: float = 20.0) -> Any:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        value = predicate()
+        if value:
+            return value
+        time.sleep(0.05)
+    raise AssertionError("timed out waiting")
+
+
+def test_answers_by_http_are_advanced_by_the_worker(stack: Any, worker: Any) -> None:
+    players = ["Ann <ann@example.org>", "Bob <bob@example.org>", "Cy <cy@example.org>"]
+    reply = stack.client.post("/api/games", json={"players": players, "seed": 7}, headers=AUTH)
+    assert reply.status_code == 201, reply.json
+    game_id = reply.json["id"]
+    tokens = [seat["link"].rsplit("/", 1)[1] for seat in reply.json["seats"]]
+    first = games.game_status(stack.db, game_id)["window"]["number"]
+    for token in tokens:
+        view = stack.client.get(f"/api/seat/{token}").json
+        req = view["window"]["request"]
+        answer = stack.client.post(f"/api/seat/{token}/answer", json={"kind": req["kind"], "answer": req["options"][0]})
+        assert answer.status_code == 200, answer.json
+    wait_for(lambda: games.game_status(stack.db, game_id)["window"]["number"] > first)
