@@ -37,7 +37,7 @@ def need(service: str, error: Exception | None) -> None:
 
 
 def _pg_admin() -> Any:
-    import sqlalchemy as sa  # noqa: PLC0415
+    import sqlalchemy as sa
 
     return sa.create_engine(PG_URL, isolation_level="AUTOCOMMIT")
 
@@ -45,14 +45,14 @@ def _pg_admin() -> Any:
 @pytest.fixture
 def postgres_url() -> Iterator[str]:
     """A fresh, empty PostgreSQL database for one test, dropped afterwards."""
-    import sqlalchemy as sa  # noqa: PLC0415
+    import sqlalchemy as sa
 
     name = f"dm_test_{uuid.uuid4().hex[:12]}"
     admin = _pg_admin()
     try:
         with admin.connect() as conn:
             conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
-    except Exception as exc:  # noqa: BLE001 - any connection problem means the service is missing
+    except Exception as exc:
         admin.dispose()
         need("PostgreSQL", exc)
     url = PG_URL.rsplit("/", 1)[0] + f"/{name}"
@@ -65,12 +65,12 @@ def postgres_url() -> Iterator[str]:
 @pytest.fixture
 def redis_url() -> Iterator[str]:
     """Redis database 15 (by default), emptied before and after the test."""
-    import redis  # noqa: PLC0415
+    import redis
 
     client = redis.Redis.from_url(REDIS_URL)
     try:
         client.flushdb()
-    except Exception as exc:  # noqa: BLE001
+    except Exception as exc:
         need("Redis", exc)
     yield REDIS_URL
     client.flushdb()
@@ -89,10 +89,10 @@ class Stack:
 
 
 def _stack(name: str, tmp_path: Path, database_url: str, broker_url: str, **overrides: Any) -> Stack:
-    from server.app import create_app  # noqa: PLC0415
-    from server.config import Settings  # noqa: PLC0415
-    from server.db import Database  # noqa: PLC0415
-    from server.migrate import upgrade  # noqa: PLC0415
+    from server.app import create_app
+    from server.config import Settings
+    from server.db import Database
+    from server.migrate import upgrade
 
     env = {
         "DEADMAIL_DATA_DIR": str(tmp_path / "data"),
@@ -134,11 +134,12 @@ def embedded(tmp_path: Path) -> Iterator[Stack]:
 @pytest.fixture
 def worker(stack: Stack) -> Iterator[Any]:
     """A real Celery worker, in-process (celery.contrib.testing), consuming the stack's broker."""
-    from celery.contrib.testing.worker import start_worker  # noqa: PLC0415
+    from celery.contrib.testing.worker import start_worker
 
-    from worker.app import make_celery  # noqa: PLC0415
+    from worker.app import make_celery
 
     app = make_celery(stack.settings)
-    with start_worker(app, pool="threads", concurrency=2, perform_ping_check=False, loglevel="WARNING",
-                      shutdown_timeout=20):
+    with start_worker(
+        app, pool="threads", concurrency=2, perform_ping_check=False, loglevel="WARNING", shutdown_timeout=20
+    ):
         yield app
