@@ -24,6 +24,7 @@ from .config import Settings
 from .db import Database
 from .models import Game, Window
 from .services import games
+from .services.tempo import parse_duration
 
 
 def _free_port() -> int:
@@ -101,7 +102,7 @@ def run_auto(
             players=[
                 games.PlayerSpec(name=f"Bot {i + 1}", email=f"bot{i + 1}.{port}@demo.invalid") for i in range(players)
             ],
-            deadlines={"default": games.parse_deadlines([deadline])["default"]},
+            deadlines={"default": parse_duration(deadline)},
             avoid_quiet_hours=False,
             seed=seed,
         )

@@ -96,7 +96,7 @@ def send_one(
     """Claim a due row, send it, record the result: 'sent', 'retry', 'failed' or 'skipped' (not due or taken)."""
     now = now or utcnow()
     with db.session() as session:
-        claimed = session.execute(
+        claimed: int = session.execute(  # type: ignore[attr-defined]
             update(Outbox)
             .where(Outbox.id == row_id, Outbox.status == "pending", Outbox.next_attempt_at <= now)
             .values(status="sending", attempts=Outbox.attempts + 1, next_attempt_at=now)

@@ -1,0 +1,1 @@
+"""deadmail's turn server: the Flask app, models, services, the ``deadmail`` command."""
