@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
+from dataclasses import replace
 from typing import Any
 
 import click
@@ -45,6 +47,8 @@ def up(host: str, port: int) -> None:
     from .processes import start_worker, stop
 
     settings = _settings()
+    if not os.environ.get("DEADMAIL_BASE_URL"):  # links point where this server listens
+        settings = replace(settings, base_url=f"http://{host}:{port}")
     click.echo("preparing the database …", err=True)
     upgrade(settings.database_url)
     click.echo("starting the worker …", err=True)
@@ -126,6 +130,29 @@ def game_show(game_id: int, as_json: bool) -> None:
         click.echo(f"  waiting for {owed['colour']} ({owed['player']}): {owed['kind']}")
     if status["outcome"]:
         click.echo(f"  winners: {', '.join(status['outcome']['winners'])}")
+
+
+@game.command("link")
+@click.argument("game_id", type=int)
+@click.argument("colour")
+@click.option("--rotate", is_flag=True, help="revoke the seat's earlier links and print a new one")
+def game_link(game_id: int, colour: str, rotate: bool) -> None:
+    """Print a seat's signed link (with --rotate, after revoking every earlier one)."""
+    from .services.links import LinkError
+    from .services.seats import rotate_link
+
+    settings = _settings()
+    db = _ready_db(settings)
+    try:
+        if rotate:
+            rotate_link(db, game_id, colour)
+        seats = games.seat_links(db, game_id, settings.secret_key, settings.base_url)
+    except LinkError as exc:
+        raise click.ClickException(str(exc)) from None
+    link = next((s["link"] for s in seats if s["colour"] == colour and s["link"]), None)
+    if link is None:
+        raise click.ClickException(f"game {game_id} has no seat {colour!r} played by a person")
+    click.echo(link)
 
 
 @main.command()

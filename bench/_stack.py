@@ -1,0 +1,198 @@
+"""Shared pieces of the turn-server benchmarks: a throw-away PostgreSQL database, the web server as a subprocess,
+a small keep-alive HTTP client, and game creation through the JSON API. Only 127.0.0.1 is ever contacted."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # `python bench/NAME.py` from a checkout that is not installed
+    sys.path.insert(0, str(ROOT))
+
+SECRET = "bench-secret-key"
+API_TOKEN = "bench-api-token"
+LOCAL = "127.0.0.1"
+
+
+def say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((LOCAL, 0))
+        return int(s.getsockname()[1])
+
+
+def check_local(url: str) -> None:
+    """The benchmarks only talk to this machine."""
+    from urllib.parse import urlsplit
+
+    host = urlsplit(url).hostname
+    if host not in {LOCAL, "localhost"}:
+        raise SystemExit(f"{url}: only 127.0.0.1 targets are allowed")
+
+
+@contextmanager
+def postgres_database(server_url: str) -> Iterator[str]:
+    """A fresh database ``dm_bench_<random>`` on the server (``postgresql+psycopg://postgres@127.0.0.1:5432``),
+    dropped at the end."""
+    import sqlalchemy as sa
+
+    check_local(server_url)
+    server_url = server_url.rstrip("/")
+    name = f"dm_bench_{uuid.uuid4().hex[:10]}"
+    admin = sa.create_engine(f"{server_url}/postgres", isolation_level="AUTOCOMMIT")
+    with admin.connect() as conn:
+        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    say(f"created PostgreSQL database {name}")
+    try:
+        yield f"{server_url}/{name}"
+    finally:
+        with admin.connect() as conn:
+            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+        say(f"dropped PostgreSQL database {name}")
+
+
+@contextmanager
+def redis_db(url: str) -> Iterator[str]:
+    """A Redis database for the broker, emptied before and after (the benchmark's own database number)."""
+    import redis
+
+    check_local(url)
+    client = redis.Redis.from_url(url)
+    client.flushdb()
+    try:
+        yield url
+    finally:
+        client.flushdb()
+        client.close()
+
+
+def server_env(data_dir: Path, database_url: str, broker_url: str, base_url: str) -> dict[str, str]:
+    return {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "CELERY_BROKER_URL": broker_url,
+        "DEADMAIL_SECRET_KEY": SECRET,
+        "DEADMAIL_API_TOKEN": API_TOKEN,
+        "DEADMAIL_DATA_DIR": str(data_dir),
+        "DEADMAIL_BASE_URL": base_url,
+    }
+
+
+def start_web(kind: str, env: dict[str, str], port: int, workers: int = 2, threads: int = 1) -> subprocess.Popen[bytes]:
+    """``gunicorn 'server.wsgi:app' -w N`` (production) or ``waitress-serve`` with 8 threads (as ``deadmail up``)."""
+    if kind == "gunicorn":
+        args = [sys.executable, "-m", "gunicorn", "server.wsgi:app", "-w", str(workers), "-b", f"{LOCAL}:{port}"]
+        if threads > 1:
+            args += ["--threads", str(threads)]
+        args += ["--log-level", "warning"]
+    else:
+        args = [sys.executable, "-m", "waitress", f"--listen={LOCAL}:{port}", "--threads=8", "server.wsgi:app"]
+    process = subprocess.Popen(args, env=env, cwd=ROOT, stdout=sys.stderr)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{kind} exited with status {process.returncode}")
+        try:
+            with socket.create_connection((LOCAL, port), timeout=0.5):
+                break
+        except OSError:
+            time.sleep(0.1)
+    else:
+        stop(process)
+        raise RuntimeError(f"{kind} did not start listening on port {port}")
+    client = Client(port)
+    for _ in range(workers * 4):  # let every worker process import and connect once
+        client.call("GET", "/api/games/0", headers={"Authorization": f"Bearer {API_TOKEN}"})
+    client.close()
+    return process
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+class Client:
+    """One keep-alive connection (http.client reconnects by itself when the server closes it, as gunicorn's sync
+    workers do after every response)."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.conn = http.client.HTTPConnection(LOCAL, port, timeout=30)
+
+    def call(
+        self, method: str, path: str, body: bytes | None = None, headers: dict[str, str] | None = None
+    ) -> tuple[int, bytes]:
+        head = {"Content-Type": "application/json"} if body is not None else {}
+        head.update(headers or {})
+        for attempt in (1, 2):
+            try:
+                self.conn.request(method, path, body=body, headers=head)
+                resp = self.conn.getresponse()
+                return resp.status, resp.read()
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+                # a kept-alive connection the server had already closed: nothing was processed, send it again
+                self.conn.close()
+                if attempt == 2:
+                    raise
+        raise AssertionError("unreachable")
+
+    def json(self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None) -> tuple[int, Any]:
+        status, data = self.call(method, path, None if body is None else json.dumps(body).encode(), headers)
+        return status, json.loads(data or b"{}")
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def create_games(port: int, count: int, seats: int, deadline: str, seed: int, threads: int = 4) -> list[dict[str, Any]]:
+    """``count`` games of ``seats`` people each, through POST /api/games (several at once); returns the replies."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def one(i: int) -> dict[str, Any]:
+        client = Client(port)
+        body = {
+            "players": [f"Player {s + 1} <p{s + 1}.g{i}@bench.invalid>" for s in range(seats)],
+            "deadlines": [deadline],
+            "avoid_quiet_hours": False,
+            "seed": seed + i,
+            "title": f"bench {i}",
+        }
+        status, reply = client.json("POST", "/api/games", body, {"Authorization": f"Bearer {API_TOKEN}"})
+        client.close()
+        if status != 201:
+            raise RuntimeError(f"creating game {i}: HTTP {status} {reply}")
+        return reply
+
+    with ThreadPoolExecutor(threads) as pool:
+        return list(pool.map(one, range(count)))
+
+
+def token_of(seat: dict[str, Any]) -> str:
+    return str(seat["link"]).rsplit("/", 1)[1]
+
+
+def percentile(values: list[float], q: float) -> float:
+    """Nearest-rank percentile (the same as ``server.demo.percentile``)."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
