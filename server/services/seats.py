@@ -65,9 +65,7 @@ def seat_view(db: Database, seat_id: int) -> dict[str, Any]:
 def rotate_link(db: Database, game_id: int, colour: str) -> int:
     """Revoke every link of a seat by raising its generation; returns the seat id (make its new link after)."""
     with db.session() as session:
-        seat = session.execute(
-            select(Seat).where(Seat.game_id == game_id, Seat.colour == colour)
-        ).scalar_one_or_none()
+        seat = session.execute(select(Seat).where(Seat.game_id == game_id, Seat.colour == colour)).scalar_one_or_none()
         if seat is None or seat.player_id is None:
             raise LinkError(f"game {game_id} has no seat {colour!r} played by a person")
         seat.link_generation += 1

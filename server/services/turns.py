@@ -72,13 +72,16 @@ def open_windows(session: Session, game: Game, eng: engine.Game, events_before: 
     while not eng.over and all(seats[r.player].bot for r in eng.pending()):
         for req in eng.pending():
             eng.answer(req.player, req.kind, _bot_answer(game, seats[req.player], eng, req))
+    current = game.round
     for seq, event in enumerate(eng.events[events_before:], start=events_before):
+        if event["type"] == "round_started":
+            current = event["round"]
         data = {k: v for k, v in event.items() if k not in ("type", "to")}
         session.add(
             Event(
                 game_id=game.id,
                 seq=seq,
-                round=eng.round,
+                round=current,
                 type=event["type"],
                 data=data,
                 visible_to=event.get("to"),
