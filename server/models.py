@@ -87,8 +87,9 @@ class Game(Base):
     seed: Mapped[int] = mapped_column(Integer)
     #: {"durations": {"default": seconds, kind: seconds}, "timezone": "...", "avoid_quiet_hours": bool}
     tempo: Mapped[dict[str, Any]] = mapped_column(JSONType)
-    #: the engine's saved game (Game.to_json): config, answer log, snapshot.
-    state: Mapped[dict[str, Any]] = mapped_column(JSONType)
+    #: the engine's saved game (Game.to_json): config, answer log, snapshot. Loaded only when the engine cache
+    #: does not already hold this version.
+    state: Mapped[dict[str, Any]] = mapped_column(JSONType, deferred=True)
     #: bumped on every change of ``state``; requests are checked against the state they were made from.
     version: Mapped[int] = mapped_column(Integer, default=0)
     round: Mapped[int] = mapped_column(Integer, default=0)
