@@ -62,6 +62,11 @@ def show_game(game_id: int) -> Any:
         return error(str(exc), 404)
 
 
+@bp.app_errorhandler(413)
+def too_large(_exc: Exception) -> Any:
+    return error("The request is too large (at most 64 KiB).", 413)
+
+
 def _seat(token: str) -> int:
     s = dm().settings
     return seats.seat_from_token(dm().db, s.secret_key, token, s.link_max_age)
@@ -80,12 +85,14 @@ def answer(token: str) -> Any:
     body = request.get_json(silent=True)
     if not isinstance(body, dict) or "kind" not in body or "answer" not in body:
         return error('Send a JSON object {"kind": ..., "answer": ...} (and optionally "window").', 400)
+    if not isinstance(body["kind"], str):
+        return error('kind must be a string such as "vote".', 400)
     window = body.get("window")
     if window is not None and (not isinstance(window, int) or isinstance(window, bool)):
         return error("window must be the window number of your request.", 400)
     try:
         result = turns.submit_answer(
-            dm().db, _seat(token), str(body["kind"])[:20], body["answer"], window_number=window, kick=dm().queue.advance
+            dm().db, _seat(token), body["kind"][:20], body["answer"], window_number=window, kick=dm().queue.advance
         )
     except LinkError as exc:
         return error(str(exc), 403)

@@ -5,10 +5,14 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from typing import Any
 
 import click
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
 
 from .config import Settings
 from .db import Database
@@ -98,12 +102,15 @@ def game_create(
             seed=seed,
             title=title,
         )
-        db = _ready_db(settings)
-        created = games.create_game(db, spec)
     except (games.GameError, TempoError) as exc:
         raise click.ClickException(str(exc)) from None
+    with database(settings) as db:
+        try:
+            created = games.create_game(db, spec)
+        except games.GameError as exc:
+            raise click.ClickException(str(exc)) from None
+        seats = games.seat_links(db, created.game_id, settings.secret_key, settings.base_url)
     _kick_mail(settings, created.outbox_ids)
-    seats = games.seat_links(db, created.game_id, settings.secret_key, settings.base_url)
     if as_json:
         click.echo(json.dumps({"id": created.game_id, "seats": seats}))
         return
@@ -118,10 +125,11 @@ def game_create(
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
 def game_show(game_id: int, as_json: bool) -> None:
     """A game's status, round, phase, who still owes what, and the outcome."""
-    try:
-        status = games.game_status(_ready_db(_settings()), game_id)
-    except games.GameError as exc:
-        raise click.ClickException(str(exc)) from None
+    with database(_settings()) as db:
+        try:
+            status = games.game_status(db, game_id)
+        except games.GameError as exc:
+            raise click.ClickException(str(exc)) from None
     if as_json:
         click.echo(json.dumps(status))
         return
@@ -142,13 +150,13 @@ def game_link(game_id: int, colour: str, rotate: bool) -> None:
     from .services.seats import rotate_link
 
     settings = _settings()
-    db = _ready_db(settings)
-    try:
-        if rotate:
-            rotate_link(db, game_id, colour)
-        seats = games.seat_links(db, game_id, settings.secret_key, settings.base_url)
-    except LinkError as exc:
-        raise click.ClickException(str(exc)) from None
+    with database(settings) as db:
+        try:
+            if rotate:
+                rotate_link(db, game_id, colour)
+            seats = games.seat_links(db, game_id, settings.secret_key, settings.base_url)
+        except LinkError as exc:
+            raise click.ClickException(str(exc)) from None
     link = next((s["link"] for s in seats if s["colour"] == colour and s["link"]), None)
     if link is None:
         raise click.ClickException(f"game {game_id} has no seat {colour!r} played by a person")
@@ -175,12 +183,13 @@ def demo(email: str, name: str, players: int, auto: bool, deadline: str, seed: i
         + [games.PlayerSpec(bot="sensible") for _ in range(players - 1)],
         seed=seed,
     )
-    try:
-        created = games.create_game(_ready_db(settings), spec)
-    except games.GameError as exc:
-        raise click.ClickException(str(exc)) from None
+    with database(settings) as db:
+        try:
+            created = games.create_game(db, spec)
+        except games.GameError as exc:
+            raise click.ClickException(str(exc)) from None
+        link = games.seat_links(db, created.game_id, settings.secret_key, settings.base_url)[0]["link"]
     _kick_mail(settings, created.outbox_ids)
-    link = games.seat_links(_ready_db(settings), created.game_id, settings.secret_key, settings.base_url)[0]["link"]
     click.echo(f"game {created.game_id}: you play against {players - 1} bots. Open your seat:\n\n    {link}\n")
     click.echo(f"(with `deadmail up` running; your mail is also written to {settings.mail_dir})")
 
@@ -191,15 +200,29 @@ def _options(pairs: tuple[str, ...]) -> dict[str, Any]:
         key, sep, value = pair.partition("=")
         if not sep:
             raise games.GameError(f"--option {pair!r}: write key=value, e.g. turn_order=strict")
-        options[key.strip()] = json.loads(value) if value.strip().startswith("{") else value.strip()
+        value = value.strip()
+        try:
+            options[key.strip()] = json.loads(value) if value.startswith("{") else value
+        except json.JSONDecodeError:
+            raise games.GameError(f"--option {key.strip()}: {value!r} is not valid JSON") from None
     return options
 
 
-def _ready_db(settings: Settings) -> Database:
+@contextmanager
+def database(settings: Settings) -> Iterator[Database]:
+    """The migrated database for one command, closed afterwards; a clear message when it cannot be reached."""
     from .migrate import upgrade
 
-    upgrade(settings.database_url)
-    return Database(settings.database_url)
+    try:
+        upgrade(settings.database_url)
+    except OperationalError as exc:
+        where = make_url(settings.database_url).render_as_string(hide_password=True)
+        raise click.ClickException(f"cannot reach the database {where}: {str(exc.orig).splitlines()[0]}") from None
+    db = Database(settings.database_url)
+    try:
+        yield db
+    finally:
+        db.dispose()
 
 
 def _kick_mail(settings: Settings, outbox_ids: list[int]) -> None:

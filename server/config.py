@@ -61,12 +61,13 @@ class Settings:
                 values[key] = _stored_secret(data_dir, name)
         if values["broker_url"].startswith("filesystem://") and not values.get("broker_options"):
             folder = data_dir / "broker"
-            for sub in ("queue", "processed"):
+            for sub in ("queue", "processed", "control"):
                 (folder / sub).mkdir(parents=True, exist_ok=True)
             values["broker_options"] = {
                 "data_folder_in": str(folder / "queue"),
                 "data_folder_out": str(folder / "queue"),
                 "processed_folder": str(folder / "processed"),
+                "control_folder": str(folder / "control"),
                 "store_processed": False,
                 "polling_interval": 0.1,
             }

@@ -150,3 +150,4 @@ def run_auto(
     finally:
         stop(worker)
         server.close()
+        db.dispose()

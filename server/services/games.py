@@ -87,22 +87,36 @@ def spec_from_json(data: dict[str, Any]) -> GameSpec:
         deadlines = [deadlines]
     if isinstance(deadlines, dict):
         deadlines = [f"{k}={v}" if k != "default" else str(v) for k, v in deadlines.items()]
+    if not isinstance(deadlines, list) or not all(isinstance(d, str) for d in deadlines):
+        raise GameError('deadlines are texts such as "24h" or "vote=6h"')
     options = data.get("options", {})
+    if not isinstance(options, dict):
+        raise GameError('options must be an object such as {"turn_order": "strict"}')
+    avoid = data.get("avoid_quiet_hours", True)
+    if not isinstance(avoid, bool):
+        raise GameError("avoid_quiet_hours must be true or false")
     seed = data.get("seed")
-    if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
-        raise GameError("seed must be an integer")
     try:
         return GameSpec(
             players=specs,
-            options=options if isinstance(options, dict) else {},
+            options=options,
             deadlines=parse_deadlines(deadlines),
             timezone=check_timezone(str(data.get("timezone", "UTC"))),
-            avoid_quiet_hours=bool(data.get("avoid_quiet_hours", True)),
-            seed=seed,
+            avoid_quiet_hours=avoid,
+            seed=check_seed(seed),
             title=str(data.get("title", ""))[:120],
         )
     except TempoError as exc:
         raise GameError(str(exc)) from None
+
+
+def check_seed(seed: object) -> int | None:
+    """A seed the database can hold (32-bit), or None for a random one."""
+    if seed is None:
+        return None
+    if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**31:
+        raise GameError("seed must be an integer from 0 to 2147483647")
+    return seed
 
 
 def colours_for(count: int) -> list[str]:
@@ -177,7 +191,8 @@ def create_game(db: Database, spec: GameSpec, now: datetime | None = None) -> Cr
     if len(set(emails)) != len(emails):
         raise GameError("the same e-mail address is given for two seats")
     colours = colours_for(len(spec.players))
-    seed = spec.seed if spec.seed is not None else secrets.randbelow(2**31)
+    seed = check_seed(spec.seed)
+    seed = seed if seed is not None else secrets.randbelow(2**31)
     try:
         eng = engine.new_game(colours, seed=seed, options=spec.options)
     except engine.ScenarioError as exc:

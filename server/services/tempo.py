@@ -84,7 +84,8 @@ class Quiet:
         if not inside:
             return None
         end = datetime.combine(end_day, self.end, tzinfo=ZoneInfo(self.zone))
-        # a wall time skipped or repeated by a daylight-saving change is resolved by zoneinfo's fold=0 rule
+        if end <= at:  # the end's wall time repeats (clocks going back) and ``at`` is in its second pass
+            end = end.replace(fold=1)
         return end.astimezone(at.tzinfo)
 
 
