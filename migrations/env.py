@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from alembic import context
-from sqlalchemy import engine_from_config, pool
+from sqlalchemy import Engine, engine_from_config, pool
 
 from server.config import Settings
 from server.models import Base
@@ -24,6 +24,12 @@ def run_offline() -> None:
 
 def run_online() -> None:
     connection = config.attributes.get("connection")
+    if isinstance(connection, Engine):  # pytest-alembic hands over an Engine
+        with connection.connect() as conn:
+            context.configure(connection=conn, target_metadata=target_metadata, render_as_batch=True)
+            with context.begin_transaction():
+                context.run_migrations()
+        return
     if connection is not None:
         context.configure(connection=connection, target_metadata=target_metadata, render_as_batch=True)
         with context.begin_transaction():

@@ -9,6 +9,7 @@
 | ``DEADMAIL_API_TOKEN`` | a random token kept in ``<data dir>/api_token`` (organisers' JSON API) |
 | ``DEADMAIL_DATA_DIR`` | ``./deadmail-data`` |
 | ``DEADMAIL_SWEEP_SECONDS`` | ``60``: how often the sweep runs |
+| ``DEADMAIL_QUEUE`` | ``deadmail``: the broker queue the web enqueues on and the workers consume |
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ class Settings:
     #: the sweep period (seconds): due windows, stuck mail and heartbeat.
     sweep_every: float = 60.0
     broker_options: dict[str, Any] = field(default_factory=dict)
+    queue: str = "deadmail"
 
     @property
     def embedded_broker(self) -> bool:
@@ -54,6 +56,7 @@ class Settings:
             "api_token": env.get("DEADMAIL_API_TOKEN") or "",
             "data_dir": data_dir,
             "sweep_every": float(env.get("DEADMAIL_SWEEP_SECONDS") or 60),
+            "queue": env.get("DEADMAIL_QUEUE") or "deadmail",
         }
         values.update(overrides)
         for key, name in (("secret_key", "secret_key"), ("api_token", "api_token")):

@@ -19,6 +19,7 @@ def start_worker(settings: Settings, beat: bool = True, loglevel: str = "warning
         "DEADMAIL_BASE_URL": settings.base_url,
         "DEADMAIL_API_TOKEN": settings.api_token,
         "DEADMAIL_SWEEP_SECONDS": str(settings.sweep_every),
+        "DEADMAIL_QUEUE": settings.queue,
     }
     args = [
         sys.executable,

@@ -23,6 +23,7 @@ class Queue:
             task_serializer="json",
             accept_content=["json"],
             broker_connection_retry_on_startup=True,
+            task_default_queue=settings.queue,
         )
 
     def _send(self, name: str, *args: int) -> None:

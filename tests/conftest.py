@@ -101,6 +101,7 @@ def _stack(name: str, tmp_path: Path, database_url: str, broker_url: str, **over
         "DEADMAIL_SECRET_KEY": "test-secret-key",
         "DEADMAIL_API_TOKEN": "test-api-token",
         "DEADMAIL_BASE_URL": "http://deadmail.test",
+        "DEADMAIL_QUEUE": f"deadmail-test-{uuid.uuid4().hex[:8]}",  # runs sharing a broker never meet
     }
     settings = Settings.from_env(env, **overrides)
     upgrade(settings.database_url)

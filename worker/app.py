@@ -26,6 +26,7 @@ def make_celery(settings: Settings | None = None) -> Celery:
         worker_prefetch_multiplier=1,
         worker_hijack_root_logger=False,
         timezone="UTC",
+        task_default_queue=settings.queue,
         beat_schedule={
             "sweep": {"task": "deadmail.sweep", "schedule": settings.sweep_every},
         },

@@ -1,0 +1,232 @@
+"""The sweep (issue 3, DESIGN.md "the database is the clock"): a lost advance is recovered within one sweep period,
+a window past its deadline is closed with the H-4 defaults, mail is sent with retries and back-off kept in the row,
+rows stuck in "sending" are released; and the sweep writes a heartbeat. Time is injected, never slept."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from email.message import EmailMessage
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+
+from server.models import Event, Heartbeat, Outbox, Window, utcnow
+from server.services import outbox, turns
+
+from .conftest import TaskLog
+from .support import T0, check_game, create, open_window, seat_ids, snapshot
+
+SWEEP = "deadmail.sweep"
+
+
+def mail_files(folder: Path) -> list[Path]:
+    return sorted(folder.glob("*.eml")) if folder.is_dir() else []
+
+
+def sweep(worker: Any, task_log: TaskLog, at: Any) -> dict[str, int]:
+    """One sweep through the broker and the real worker, at the injected instant ``at``."""
+    done = len(task_log.of(SWEEP))
+    worker.send_task(SWEEP, kwargs={"now": at.isoformat()})
+    result: dict[str, int] = task_log.wait(SWEEP, done + 1)[-1].retval
+    return result
+
+
+def outbox_rows(db: Any, game_id: int) -> dict[int, tuple[str, int, Any, Any]]:
+    with db.session() as session:
+        rows = session.execute(select(Outbox).where(Outbox.game_id == game_id)).scalars()
+        return {r.id: (r.status, r.attempts, r.next_attempt_at, r.last_error) for r in rows}
+
+
+def test_a_lost_advance_is_recovered_by_the_next_sweep(stack: Any, worker: Any, task_log: TaskLog) -> None:
+    created = create(stack.db, 3, seed=31)
+    window = open_window(stack.db, created.game_id)
+    ids = seat_ids(stack.db, created.game_id)
+    answered_at = T0 + timedelta(minutes=5)
+    for row in window.requests:  # the last answer's kick is lost: no task is ever sent for it
+        done = turns.submit_answer(stack.db, ids[row.seat.colour], row.kind, row.payload["options"][0], now=answered_at)
+    assert done.complete
+    assert open_window(stack.db, created.game_id).id == window.id
+    period = timedelta(seconds=stack.settings.sweep_every)
+    before_beat = utcnow()
+
+    result = sweep(worker, task_log, answered_at + period)
+
+    new = open_window(stack.db, created.game_id)
+    assert new.number == 2
+    assert new.opened_at == answered_at + period
+    eng = check_game(stack.db, created.game_id)
+    assert not any(e["type"] == "answer_defaulted" for e in eng.events)
+    # the three creation mails and one per request of the new window, all due at the sweep's instant
+    assert result == {"advanced": 1, "sent": 3 + len(new.requests)}
+    assert len(mail_files(stack.settings.mail_dir)) == 3 + len(new.requests)
+    with stack.db.session() as session:
+        beat = session.get(Heartbeat, "sweep")
+        assert beat is not None
+        assert beat.info == result
+        assert before_beat <= beat.beat_at <= utcnow()
+    assert task_log.of("deadmail.advance_window") == []  # recovered by the sweep itself
+
+    # the next sweep finds nothing to do, and sends nothing twice
+    after = snapshot(stack.db, created.game_id)
+    assert sweep(worker, task_log, answered_at + 2 * period) == {"advanced": 0, "sent": 0}
+    assert snapshot(stack.db, created.game_id) == after
+    assert len(mail_files(stack.settings.mail_dir)) == 3 + len(new.requests)
+
+
+def test_the_sweep_defaults_missing_answers_at_the_deadline_and_leaves_other_windows(stack: Any) -> None:
+    late = create(stack.db, 3, seed=32, deadlines={"default": 3600}, avoid_quiet_hours=False)
+    other = create(stack.db, 3, seed=33, deadlines={"default": 7200}, avoid_quiet_hours=False)
+    window = open_window(stack.db, late.game_id)
+    assert window.deadline == T0 + timedelta(hours=1)
+    assert open_window(stack.db, other.game_id).deadline == T0 + timedelta(hours=2)
+    ids = seat_ids(stack.db, late.game_id)
+    rows = list(window.requests)
+    assert len(rows) == 3
+    missing = rows[1].seat.colour
+    for row in (rows[0], rows[2]):
+        turns.submit_answer(stack.db, ids[row.seat.colour], row.kind, row.payload["options"][0], now=T0, kick=None)
+    before = {g: snapshot(stack.db, g) for g in (late.game_id, other.game_id)}
+
+    assert turns.due_windows(stack.db, T0 + timedelta(minutes=59, seconds=59)) == []
+    assert turns.sweep_windows(stack.db, T0 + timedelta(minutes=59, seconds=59)) == 0
+    assert {g: snapshot(stack.db, g) for g in before} == before
+
+    assert turns.sweep_windows(stack.db, T0 + timedelta(hours=1)) == 1
+
+    assert snapshot(stack.db, other.game_id) == before[other.game_id]
+    eng = check_game(stack.db, late.game_id)
+    with stack.db.session() as session:
+        closed = session.get(Window, window.id)
+        assert closed is not None
+        assert (closed.status, closed.closed_at) == ("closed", T0 + timedelta(hours=1))
+        got = [(r.seat.colour, r.defaulted, r.answer is None) for r in closed.requests]
+        defaulted = session.execute(
+            select(Event.data).where(Event.game_id == late.game_id, Event.type == "answer_defaulted")
+        ).scalars()
+        assert list(defaulted) == [{"player": missing, "kind": rows[1].kind}]
+    assert got == [(r.seat.colour, r.seat.colour == missing, r.seat.colour == missing) for r in rows]
+    assert eng.log[1] == {"player": missing, "kind": rows[1].kind, "timeout": True}
+    assert open_window(stack.db, late.game_id).deadline == T0 + timedelta(hours=2)
+
+    # two hours in, both games' windows are due: the other game's is closed with every answer defaulted
+    assert turns.sweep_windows(stack.db, T0 + timedelta(hours=2)) == 2
+    check_game(stack.db, late.game_id)
+    eng = check_game(stack.db, other.game_id)
+    assert eng.log[:3] == [{"player": e["player"], "kind": e["kind"], "timeout": True} for e in eng.log[:3]]
+    assert [e["player"] for e in eng.events if e["type"] == "answer_defaulted"] == [e["player"] for e in eng.log[:3]]
+
+
+class Flaky:
+    """A transport that fails ``failures`` times, then delivers (keeping what it delivered)."""
+
+    def __init__(self, failures: int) -> None:
+        self.failures = failures
+        self.sent: list[EmailMessage] = []
+
+    def send(self, message: EmailMessage) -> None:
+        if self.failures > 0:
+            self.failures -= 1
+            raise ConnectionRefusedError("mail server down")
+        self.sent.append(message)
+
+
+def test_mail_is_retried_with_back_off_kept_in_the_row_and_sent_once(stack: Any) -> None:
+    created = create(stack.db, 3, seed=34)
+    row_id = created.outbox_ids[0]
+    settings = outbox.MailSettings(stack.settings.secret_key, stack.settings.base_url)
+    transport = Flaky(failures=2)
+
+    assert outbox.send_one(stack.db, row_id, transport, settings, T0) == "retry"
+    error = "ConnectionRefusedError: mail server down"
+    assert outbox_rows(stack.db, created.game_id)[row_id] == ("pending", 1, T0 + timedelta(seconds=30), error)
+    assert row_id not in outbox.due_rows(stack.db, T0 + timedelta(seconds=29))
+    assert outbox.send_one(stack.db, row_id, transport, settings, T0 + timedelta(seconds=29)) == "skipped"
+
+    at = T0 + timedelta(seconds=30)
+    assert row_id in outbox.due_rows(stack.db, at)
+    assert outbox.send_one(stack.db, row_id, transport, settings, at) == "retry"
+    assert outbox_rows(stack.db, created.game_id)[row_id] == ("pending", 2, at + timedelta(seconds=60), error)
+
+    at += timedelta(seconds=60)
+    assert outbox.send_one(stack.db, row_id, transport, settings, at) == "sent"
+    status, attempts, _, _ = outbox_rows(stack.db, created.game_id)[row_id]
+    assert (status, attempts) == ("sent", 3)
+    assert len(transport.sent) == 1
+    assert outbox.send_one(stack.db, row_id, transport, settings, at + timedelta(hours=2)) == "skipped"
+    assert row_id not in outbox.due_rows(stack.db, at + timedelta(days=1))
+    assert len(transport.sent) == 1
+
+
+def test_mail_failing_every_time_is_given_up_after_the_last_attempt(stack: Any) -> None:
+    created = create(stack.db, 3, seed=35)
+    row_id = created.outbox_ids[0]
+    settings = outbox.MailSettings(stack.settings.secret_key, stack.settings.base_url)
+    transport = Flaky(failures=outbox.MAX_ATTEMPTS)
+    at = T0
+    for attempt in range(1, outbox.MAX_ATTEMPTS):
+        assert outbox.send_one(stack.db, row_id, transport, settings, at) == "retry"
+        status, attempts, next_at, _ = outbox_rows(stack.db, created.game_id)[row_id]
+        assert (status, attempts, next_at) == ("pending", attempt, at + outbox.backoff(attempt))
+        at = next_at
+    assert outbox.backoff(1) == timedelta(seconds=30)
+    assert outbox.backoff(outbox.MAX_ATTEMPTS) == timedelta(hours=1)
+    assert outbox.send_one(stack.db, row_id, transport, settings, at) == "failed"
+    assert outbox_rows(stack.db, created.game_id)[row_id][:2] == ("failed", outbox.MAX_ATTEMPTS)
+    assert row_id not in outbox.due_rows(stack.db, at + timedelta(days=30))
+    assert transport.sent == []
+
+
+def test_the_sweep_retries_mail_through_the_worker_until_it_works(stack: Any, worker: Any, task_log: TaskLog) -> None:
+    created = create(stack.db, 3, seed=36)
+    folder = stack.settings.mail_dir
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    folder.write_text("a file where the mail folder should be: every delivery fails")
+
+    assert sweep(worker, task_log, T0) == {"advanced": 0, "sent": 0}
+    rows = outbox_rows(stack.db, created.game_id)
+    assert sorted(rows) == sorted(created.outbox_ids)
+    for status, attempts, next_at, error in rows.values():
+        assert (status, attempts, next_at) == ("pending", 1, T0 + timedelta(seconds=30))
+        assert error is not None and error.startswith("FileExistsError")
+
+    assert sweep(worker, task_log, T0 + timedelta(seconds=29)) == {"advanced": 0, "sent": 0}
+    assert {r[1] for r in outbox_rows(stack.db, created.game_id).values()} == {1}
+
+    folder.unlink()  # the mail server is back
+    assert sweep(worker, task_log, T0 + timedelta(seconds=30)) == {"advanced": 0, "sent": 3}
+    assert {r[:2] for r in outbox_rows(stack.db, created.game_id).values()} == {("sent", 2)}
+    assert len(mail_files(folder)) == 3
+    assert sweep(worker, task_log, T0 + timedelta(hours=1)) == {"advanced": 0, "sent": 0}
+    assert len(mail_files(folder)) == 3
+
+
+class Crash:
+    """A worker dying in the middle of a send: the row stays claimed ("sending")."""
+
+    def send(self, message: EmailMessage) -> None:
+        raise RuntimeError("worker lost")
+
+
+def test_rows_stuck_in_sending_are_released_after_ten_minutes(stack: Any) -> None:
+    created = create(stack.db, 3, seed=37)
+    row_id = created.outbox_ids[0]
+    settings = outbox.MailSettings(stack.settings.secret_key, stack.settings.base_url)
+    with pytest.raises(RuntimeError):
+        outbox.send_one(stack.db, row_id, Crash(), settings, T0)
+    assert outbox_rows(stack.db, created.game_id)[row_id][:2] == ("sending", 1)
+    others = sorted(created.outbox_ids[1:])
+
+    assert outbox.due_rows(stack.db, T0 + timedelta(minutes=9, seconds=59)) == others
+    assert outbox_rows(stack.db, created.game_id)[row_id][:2] == ("sending", 1)
+    assert outbox.send_one(stack.db, row_id, Flaky(0), settings, T0 + timedelta(minutes=9)) == "skipped"
+
+    at = T0 + timedelta(minutes=10)
+    assert outbox.due_rows(stack.db, at) == sorted([row_id, *others])
+    assert outbox_rows(stack.db, created.game_id)[row_id][:2] == ("pending", 1)
+    transport = Flaky(0)
+    assert outbox.send_one(stack.db, row_id, transport, settings, at) == "sent"
+    assert outbox_rows(stack.db, created.game_id)[row_id][:2] == ("sent", 2)
+    assert outbox.send_one(stack.db, row_id, transport, settings, at + timedelta(hours=1)) == "skipped"
+    assert len(transport.sent) == 1
