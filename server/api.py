@@ -9,7 +9,7 @@ from flask import Blueprint, Response, current_app, jsonify, request
 
 from .app import Deadmail
 from .services import games, seats, turns
-from .services.links import LinkError
+from .services.links import LinkError, read_token
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -90,9 +90,17 @@ def answer(token: str) -> Any:
     window = body.get("window")
     if window is not None and (not isinstance(window, int) or isinstance(window, bool)):
         return error("window must be the window number of your request.", 400)
+    s = dm().settings
     try:
+        seat_id, generation = read_token(s.secret_key, token, s.link_max_age)
         result = turns.submit_answer(
-            dm().db, _seat(token), body["kind"][:20], body["answer"], window_number=window, kick=dm().queue.advance
+            dm().db,
+            seat_id,
+            body["kind"][:20],
+            body["answer"],
+            generation=generation,
+            window_number=window,
+            kick=dm().queue.advance,
         )
     except LinkError as exc:
         return error(str(exc), 403)

@@ -21,7 +21,8 @@ class Database:
                 Path(path).parent.mkdir(parents=True, exist_ok=True)
             engine_options.setdefault("connect_args", {"timeout": 30, "check_same_thread": False})
         else:
-            engine_options.setdefault("pool_pre_ping", True)
+            # no ping per checkout (a round trip per request); connections are recycled instead
+            engine_options.setdefault("pool_recycle", 1800)
             engine_options.setdefault("pool_size", 10)
             engine_options.setdefault("max_overflow", 20)
         self.engine: Engine = create_engine(url, **engine_options)

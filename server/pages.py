@@ -9,7 +9,7 @@ from flask import Blueprint, current_app, redirect, render_template, request, ur
 
 from .app import Deadmail
 from .services import seats, turns
-from .services.links import LinkError
+from .services.links import LinkError, read_token
 
 bp = Blueprint("pages", __name__)
 
@@ -41,8 +41,9 @@ def seat(token: str) -> Any:
 
 @bp.post("/s/<token>/answer")
 def answer(token: str) -> Any:
+    s = dm().settings
     try:
-        seat_id = _seat(token)
+        seat_id, generation = read_token(s.secret_key, token, s.link_max_age)
     except LinkError as exc:
         return render_template("message.html", title="Link not valid", message=str(exc)), 403
     raw = request.form.get("answer", "")
@@ -53,8 +54,16 @@ def answer(token: str) -> Any:
         return render_template("message.html", title="Not understood", message="The answer could not be read."), 400
     try:
         turns.submit_answer(
-            dm().db, seat_id, request.form.get("kind", "")[:20], value, window_number=window, kick=dm().queue.advance
+            dm().db,
+            seat_id,
+            request.form.get("kind", "")[:20],
+            value,
+            generation=generation,
+            window_number=window,
+            kick=dm().queue.advance,
         )
+    except LinkError as exc:
+        return render_template("message.html", title="Link not valid", message=str(exc)), 403
     except turns.AnswerError as exc:
         return render_template("message.html", title="Answer not taken", message=str(exc), token=token), exc.status
     return redirect(url_for("pages.seat", token=token, saved="1"), code=303)

@@ -14,15 +14,22 @@ from .games import CACHE
 from .links import LinkError, read_token
 
 
+def check_generation(seat: Seat, generation: int) -> None:
+    """LinkError unless the link is the seat's current one (and the seat is a person's)."""
+    if seat.player_id is None:
+        raise LinkError("This link is not valid.")
+    if seat.link_generation != generation:
+        raise LinkError("This link has been replaced by a newer one: use the link in your latest e-mail.")
+
+
 def seat_from_token(db: Database, secret_key: str, token: str, max_age: int) -> int:
     """The seat id a link opens; LinkError for a forged, expired or revoked link."""
     seat_id, generation = read_token(secret_key, token, max_age)
     with db.session() as session:
         seat = session.get(Seat, seat_id)
-        if seat is None or seat.player_id is None:
+        if seat is None:
             raise LinkError("This link is not valid.")
-        if seat.link_generation != generation:
-            raise LinkError("This link has been replaced by a newer one: use the link in your latest e-mail.")
+        check_generation(seat, generation)
         return seat.id
 
 

@@ -25,6 +25,8 @@ from engine.bots import RandomBot, SensibleBot
 from ..db import Database
 from ..models import Event, Game, Outbox, Player, RequestRow, Seat, Window, utcnow
 from .games import CACHE
+from .links import LinkError
+from .seats import check_generation
 from .tempo import Quiet, parse_clock, window_deadline
 
 log = logging.getLogger("deadmail.turns")
@@ -160,30 +162,35 @@ def submit_answer(
     kind: str,
     answer: Any,
     *,
+    generation: int | None = None,
     window_number: int | None = None,
     now: datetime | None = None,
     kick: Kick | None = None,
 ) -> Submitted:
-    """Store a seat's answer to its open request; AnswerError (nothing changed) when it cannot be taken."""
+    """Store a seat's answer to its open request; AnswerError (nothing changed) when it cannot be taken.
+
+    ``generation``: the link generation the answer came with (LinkError when the link was revoked). ``kick`` is
+    called after the commit when this answer completed the window (once per window; the sweep covers a lost one).
+    """
     now = now or utcnow()
     with db.session() as session:
-        seat = session.get(Seat, seat_id)
-        if seat is None:
-            raise AnswerError("This seat does not exist.", 404)
+        found = session.execute(select(Seat, Game).join(Seat.game).where(Seat.id == seat_id)).first()
+        if found is None:  # a well-signed link to a seat that is gone
+            raise LinkError("This link is not valid.")
+        seat, game = found
+        if generation is not None:
+            check_generation(seat, generation)
         window = session.execute(
             select(Window).where(Window.game_id == seat.game_id, Window.status == "open").with_for_update()
         ).scalar_one_or_none()
         if window is None or (window_number is not None and window_number != window.number):
             raise AnswerError("This decision is closed: the game has moved on. Open your link to see what is new.", 409)
-        row = session.execute(
-            select(RequestRow).where(RequestRow.window_id == window.id, RequestRow.seat_id == seat.id)
-        ).scalar_one_or_none()
+        rows = session.execute(select(RequestRow).where(RequestRow.window_id == window.id)).scalars().all()
+        row = next((r for r in rows if r.seat_id == seat.id), None)
         if row is None:
             raise AnswerError("There is nothing for you to decide right now.", 409)
         if row.kind != kind:
             raise AnswerError(f"You are asked for a {row.kind} now, not a {kind}.", 409)
-        game = session.get(Game, seat.game_id)
-        assert game is not None
         try:
             CACHE.get(game).check(seat.colour, kind, answer)
         except engine.IllegalAnswer as exc:
@@ -192,14 +199,12 @@ def submit_answer(
         if changed:
             row.answer = answer
             row.answered_at = now
-        unanswered = session.execute(
-            select(RequestRow.id).where(RequestRow.window_id == window.id, RequestRow.answered_at.is_(None))
-        ).first()
-        complete = unanswered is None
-        if complete and window.completed_at is None:
+        complete = all(r.answered_at is not None for r in rows)
+        completed_now = complete and window.completed_at is None
+        if completed_now:
             window.completed_at = now
         result = Submitted(window.id, window.number, changed, complete)
-    if complete and kick is not None:
+    if completed_now and kick is not None:
         kick(result.window_id)
     return result
 
@@ -207,13 +212,14 @@ def submit_answer(
 # --- advancing ---------------------------------------------------------------------------------------------------
 
 
-def advance_window(db: Database, window_id: int, now: datetime | None = None) -> list[int] | None:
+def advance_window(db: Database, window_id: int, now: datetime | None = None, wait: bool = True) -> list[int] | None:
     """Close the window if it is open and complete or due. None when this call did nothing (not open, not due,
-    or another worker holds it); else the ids of the outbox rows it added, to send after the commit."""
+    or, with ``wait=False``, locked by someone else); else the ids of the outbox rows it added, to send after the
+    commit. A kicked advance waits for the row lock (a submit holds it briefly); the sweep skips locked windows."""
     now = now or utcnow()
     with db.session() as session:
         window = session.execute(
-            select(Window).where(Window.id == window_id, Window.status == "open").with_for_update(skip_locked=True)
+            select(Window).where(Window.id == window_id, Window.status == "open").with_for_update(skip_locked=not wait)
         ).scalar_one_or_none()
         if window is None:
             return None
@@ -266,4 +272,4 @@ def sweep_windows(db: Database, now: datetime | None = None) -> int:
     """Advance every due window; returns how many were applied by this call (their mail is left to the sweep's
     own outbox pass)."""
     now = now or utcnow()
-    return sum(advance_window(db, wid, now) is not None for wid in due_windows(db, now))
+    return sum(advance_window(db, wid, now, wait=False) is not None for wid in due_windows(db, now))
