@@ -48,7 +48,7 @@ def up(host: str, port: int) -> None:
 
     from .app import create_app
     from .migrate import upgrade
-    from .processes import start_worker, stop
+    from .processes import Supervised
 
     settings = _settings()
     if not os.environ.get("DEADMAIL_BASE_URL"):  # links point where this server listens
@@ -56,14 +56,14 @@ def up(host: str, port: int) -> None:
     click.echo("preparing the database …", err=True)
     upgrade(settings.database_url)
     click.echo("starting the worker …", err=True)
-    worker = start_worker(settings)
+    worker = Supervised(settings)
     try:
         click.echo(f"deadmail is running at http://{host}:{port}/  (links use {settings.base_url})")
         click.echo(f"data: {settings.data_dir}   mail is written to {settings.mail_dir}")
         click.echo("create a game to play:  deadmail demo --email you@example.org      stop: Ctrl+C")
         waitress.serve(create_app(settings), host=host, port=port, threads=8)
     finally:
-        stop(worker)
+        worker.stop()
 
 
 @main.group()

@@ -5,11 +5,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import threading
 
 from .config import Settings
 
 
 def start_worker(settings: Settings, beat: bool = True, loglevel: str = "warning") -> subprocess.Popen[bytes]:
+    settings.data_dir.mkdir(parents=True, exist_ok=True)  # beat keeps its schedule there
     env = {
         **os.environ,
         "DEADMAIL_DATA_DIR": str(settings.data_dir),
@@ -48,3 +50,25 @@ def stop(process: subprocess.Popen[bytes]) -> None:
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:
             process.kill()
+
+
+class Supervised:
+    """The worker as a child process, started again when it stops on its own (``deadmail up``)."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.process = start_worker(settings)
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._watch, name="worker-supervisor", daemon=True)
+        self._thread.start()
+
+    def _watch(self) -> None:
+        while not self._stopping.wait(2.0):
+            code = self.process.poll()
+            if code is not None and not self._stopping.is_set():
+                print(f"deadmail: the worker stopped (exit status {code}); starting it again", file=sys.stderr)
+                self.process = start_worker(self.settings)
+
+    def stop(self) -> None:
+        self._stopping.set()
+        stop(self.process)

@@ -7,6 +7,7 @@ import logging
 
 from celery import Celery
 
+from . import fsbroker
 from .config import Settings
 
 log = logging.getLogger("deadmail.queue")
@@ -15,8 +16,14 @@ ADVANCE = "deadmail.advance_window"
 SEND = "deadmail.send_outbox"
 
 
+def mail_queue(settings: Settings) -> str:
+    return f"{settings.queue}.mail"
+
+
 class Queue:
     def __init__(self, settings: Settings) -> None:
+        if settings.embedded_broker:
+            fsbroker.register()
         self.celery = Celery("deadmail-client", broker=settings.broker_url, set_as_current=False)
         self.celery.conf.update(
             broker_transport_options=settings.broker_options,
@@ -24,6 +31,7 @@ class Queue:
             accept_content=["json"],
             broker_connection_retry_on_startup=True,
             task_default_queue=settings.queue,
+            task_routes={SEND: {"queue": mail_queue(settings)}},
         )
 
     def _send(self, name: str, *args: int) -> None:

@@ -7,12 +7,17 @@ Start it with ``celery -A worker.app worker`` (and exactly one ``celery -A worke
 from __future__ import annotations
 
 from celery import Celery
+from kombu.entity import Queue as KombuQueue
 
+from server import fsbroker
 from server.config import Settings
+from server.queue import SEND, mail_queue
 
 
 def make_celery(settings: Settings | None = None) -> Celery:
     settings = settings or Settings.from_env()
+    if settings.embedded_broker:
+        fsbroker.register()
     app = Celery("deadmail", broker=settings.broker_url, include=["worker.tasks"])
     app.conf.update(
         broker_transport_options=settings.broker_options,
@@ -27,6 +32,10 @@ def make_celery(settings: Settings | None = None) -> Celery:
         worker_hijack_root_logger=False,
         timezone="UTC",
         task_default_queue=settings.queue,
+        # mail has its own queue, so a slow SMTP server never delays an advance; workers consume both unless
+        # started with -Q (e.g. dedicated mail workers: -Q deadmail.mail)
+        task_queues=(KombuQueue(settings.queue), KombuQueue(mail_queue(settings))),
+        task_routes={SEND: {"queue": mail_queue(settings)}},
         beat_schedule={
             "sweep": {"task": "deadmail.sweep", "schedule": settings.sweep_every},
         },
