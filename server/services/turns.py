@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy import bindparam, select
+from sqlalchemy.orm import Session, load_only
 
 import engine
 from engine.bots import RandomBot, SensibleBot
@@ -155,6 +155,18 @@ def open_windows(session: Session, game: Game, eng: engine.Game, events_before: 
 
 # --- answering ---------------------------------------------------------------------------------------------------
 
+# Built once: answering is the hot path, and building a statement costs more than running it.
+# Only the columns it needs: the rest (the game's JSON, each request's payload) would be decoded for nothing.
+_SEAT_AND_GAME = (
+    select(Seat, Game).join(Seat.game).options(load_only(Game.id, Game.version)).where(Seat.id == bindparam("seat_id"))
+)
+_OPEN_WINDOW = select(Window).where(Window.game_id == bindparam("game_id"), Window.status == "open").with_for_update()
+_WINDOW_ROWS = (
+    select(RequestRow)
+    .options(load_only(RequestRow.seat_id, RequestRow.kind, RequestRow.answer, RequestRow.answered_at))
+    .where(RequestRow.window_id == bindparam("window_id"))
+)
+
 
 def submit_answer(
     db: Database,
@@ -174,18 +186,16 @@ def submit_answer(
     """
     now = now or utcnow()
     with db.session() as session:
-        found = session.execute(select(Seat, Game).join(Seat.game).where(Seat.id == seat_id)).first()
+        found = session.execute(_SEAT_AND_GAME, {"seat_id": seat_id}).first()
         if found is None:  # a well-signed link to a seat that is gone
             raise LinkError("This link is not valid.")
         seat, game = found
         if generation is not None:
             check_generation(seat, generation)
-        window = session.execute(
-            select(Window).where(Window.game_id == seat.game_id, Window.status == "open").with_for_update()
-        ).scalar_one_or_none()
+        window = session.execute(_OPEN_WINDOW, {"game_id": seat.game_id}).scalar_one_or_none()
         if window is None or (window_number is not None and window_number != window.number):
             raise AnswerError("This decision is closed: the game has moved on. Open your link to see what is new.", 409)
-        rows = session.execute(select(RequestRow).where(RequestRow.window_id == window.id)).scalars().all()
+        rows = session.execute(_WINDOW_ROWS, {"window_id": window.id}).scalars().all()
         row = next((r for r in rows if r.seat_id == seat.id), None)
         if row is None:
             raise AnswerError("There is nothing for you to decide right now.", 409)
