@@ -159,7 +159,10 @@ class Client:
 
     def json(self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None) -> tuple[int, Any]:
         status, data = self.call(method, path, None if body is None else json.dumps(body).encode(), headers)
-        return status, json.loads(data or b"{}")
+        try:
+            return status, json.loads(data or b"{}")
+        except ValueError:
+            raise RuntimeError(f"{method} {path}: HTTP {status}, not JSON: {data[:300]!r}") from None
 
     def close(self) -> None:
         self.conn.close()
@@ -190,6 +193,71 @@ def create_games(port: int, count: int, seats: int, deadline: str, seed: int, th
 
 def token_of(seat: dict[str, Any]) -> str:
     return str(seat["link"]).rsplit("/", 1)[1]
+
+
+def cpu_snapshot() -> dict[int, tuple[str, float]]:
+    """CPU seconds (user + system) used so far by every process on the machine, with its command name."""
+    tick = os.sysconf("SC_CLK_TCK")
+    out: dict[int, tuple[str, float]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            raw = (entry / "stat").read_text()
+            cmd = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        comm, rest = raw[raw.index("(") + 1 : raw.rindex(")")], raw[raw.rindex(")") + 2 :].split()
+        out[int(entry.name)] = (cmd or comm, (int(rest[11]) + int(rest[12])) / tick)
+    return out
+
+
+def machine_busy() -> float:
+    """CPU seconds (all cores, everything but idle and I/O wait) the machine has used since boot."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return (sum(fields[:8]) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_by_group(
+    before: tuple[float, dict[int, tuple[str, float]]],
+    after: tuple[float, dict[int, tuple[str, float]]],
+    seconds: float,
+    groups: dict[str, Any],
+) -> dict[str, float]:
+    """Cores used on average between two ``(machine_busy(), cpu_snapshot())`` pairs, by group: ``groups`` maps a
+    name to a predicate on (pid, command line); "other" is the rest of the machine's busy time (other programs,
+    processes that ended meanwhile, the kernel)."""
+    used: dict[str, float] = dict.fromkeys(groups, 0.0)
+    for pid, (cmd, cpu) in after[1].items():
+        delta = cpu - before[1].get(pid, (cmd, 0.0))[1]
+        name = next((n for n, match in groups.items() if match(pid, cmd)), None)
+        if delta > 0 and name is not None:
+            used[name] += delta
+    used["other"] = max(0.0, after[0] - before[0] - sum(used.values()))
+    return {name: round(value / seconds, 2) for name, value in used.items()}
+
+
+def measure_cpu() -> tuple[float, dict[int, tuple[str, float]]]:
+    return machine_busy(), cpu_snapshot()
+
+
+def wait_quiet(max_other: float, limit_s: float) -> float:
+    """On a shared machine: wait (at most ``limit_s``) until the machine is nearly idle (under ``max_other``
+    cores busy for 3 s in a row) before measuring; returns the seconds waited."""
+    t0 = time.monotonic()
+    quiet = 0
+    last = machine_busy()
+    while quiet < 3 and time.monotonic() - t0 < limit_s:
+        time.sleep(1)
+        now = machine_busy()
+        quiet = quiet + 1 if now - last <= max_other else 0
+        last = now
+    waited = time.monotonic() - t0
+    if quiet < 3:
+        say(f"  the machine stayed busy for {waited:.0f} s; measuring anyway (see cores_used.other)")
+    elif waited > 4:
+        say(f"  waited {waited:.0f} s for the machine to be idle")
+    return round(waited, 1)
 
 
 def percentile(values: list[float], q: float) -> float:
