@@ -19,9 +19,9 @@ No worker runs: the first answers complete each game's first window (five simult
 every further answer changes an answer (or repeats it, a no-op) while the window stays open -- the same path as a
 player changing their mind: signed link, row lock on the open window, engine check, write, commit. The answer that
 completes a window kicks its advance to Redis, once per window (the queue is emptied at the end);
-``--incomplete`` leaves one seat per game silent so that no answer ever kicks. Only POST answers are counted; every one must get
-HTTP 200. On a shared machine each phase first waits (``--wait-idle``) until the machine is idle, and the cores
-used by gunicorn, PostgreSQL, Redis, the clients and everything else are reported (``cores_used``);
+``--incomplete`` leaves one seat per game silent so that no answer ever kicks. Only POST answers are counted;
+every one must get HTTP 200. On a shared machine each phase first waits (``--wait-idle``) until the machine is
+idle, and the cores used by gunicorn, PostgreSQL, Redis, the clients and everything else are reported (``cores_used``);
 ``--profile DIR`` records every gunicorn worker with py-spy during the max phase.
 
 Prints progress on stderr and one JSON object on stdout.
