@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -14,7 +15,7 @@ import click
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 
-from .config import Settings
+from .config import Settings, remember_served_url
 from .db import Database
 from .services import games
 from .services.tempo import TempoError, check_timezone, parse_deadlines
@@ -51,19 +52,28 @@ def up(host: str, port: int) -> None:
     from .processes import Supervised
 
     settings = _settings()
-    if not os.environ.get("DEADMAIL_BASE_URL"):  # links point where this server listens
+    if not os.environ.get("DEADMAIL_BASE_URL"):  # links, made here or by other commands, point where we listen
         settings = replace(settings, base_url=f"http://{host}:{port}")
+        remember_served_url(settings.data_dir, settings.base_url)
     click.echo("preparing the database …", err=True)
     upgrade(settings.database_url)
     click.echo("starting the worker …", err=True)
     worker = Supervised(settings)
+    signal.signal(signal.SIGTERM, _interrupt)  # stopped by a service manager: like Ctrl+C, the worker too
     try:
         click.echo(f"deadmail is running at http://{host}:{port}/  (links use {settings.base_url})")
         click.echo(f"data: {settings.data_dir}   mail is written to {settings.mail_dir}")
         click.echo("create a game to play:  deadmail demo --email you@example.org      stop: Ctrl+C")
+        sys.stdout.flush()
         waitress.serve(create_app(settings), host=host, port=port, threads=8)
+    except KeyboardInterrupt:
+        click.echo("stopping …", err=True)
     finally:
         worker.stop()
+
+
+def _interrupt(_signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 @main.group()

@@ -5,7 +5,7 @@
 | ``DATABASE_URL`` | ``sqlite:///<data dir>/deadmail.db`` |
 | ``CELERY_BROKER_URL`` | ``filesystem://`` (folders under the data dir) |
 | ``DEADMAIL_SECRET_KEY`` | a random key kept in ``<data dir>/secret_key`` |
-| ``DEADMAIL_BASE_URL`` | ``http://127.0.0.1:8080`` |
+| ``DEADMAIL_BASE_URL`` | where ``deadmail up`` last served from this data dir, else ``http://127.0.0.1:8080`` |
 | ``DEADMAIL_API_TOKEN`` | a random token kept in ``<data dir>/api_token`` (organisers' JSON API) |
 | ``DEADMAIL_DATA_DIR`` | ``./deadmail-data`` |
 | ``DEADMAIL_SWEEP_SECONDS`` | ``60``: how often the sweep runs |
@@ -52,7 +52,7 @@ class Settings:
             "database_url": env.get("DATABASE_URL") or f"sqlite:///{data_dir / 'deadmail.db'}",
             "broker_url": env.get("CELERY_BROKER_URL") or "filesystem://",
             "secret_key": env.get("DEADMAIL_SECRET_KEY") or "",
-            "base_url": (env.get("DEADMAIL_BASE_URL") or "http://127.0.0.1:8080").rstrip("/"),
+            "base_url": (env.get("DEADMAIL_BASE_URL") or _served_url(data_dir) or "http://127.0.0.1:8080").rstrip("/"),
             "api_token": env.get("DEADMAIL_API_TOKEN") or "",
             "data_dir": data_dir,
             "sweep_every": float(env.get("DEADMAIL_SWEEP_SECONDS") or 60),
@@ -75,6 +75,18 @@ class Settings:
                 "polling_interval": 0.1,
             }
         return cls(**values)
+
+
+def _served_url(data_dir: Path) -> str | None:
+    """The address ``deadmail up`` last served from this data folder (see ``remember_served_url``)."""
+    path = data_dir / "served_url"
+    return path.read_text().strip() if path.exists() else None
+
+
+def remember_served_url(data_dir: Path, url: str) -> None:
+    """``deadmail up`` without DEADMAIL_BASE_URL: links made by other commands on this folder point here."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    (data_dir / "served_url").write_text(url)
 
 
 def _stored_secret(data_dir: Path, name: str) -> str:
