@@ -20,6 +20,8 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # `python bench/NAME.py` from a checkout that is not installed
     sys.path.insert(0, str(ROOT))
 
+from server.processes import stop  # noqa: E402 - needs the path above
+
 SECRET = "bench-secret-key"
 API_TOKEN = "bench-api-token"
 LOCAL = "127.0.0.1"
@@ -120,16 +122,6 @@ def start_web(kind: str, env: dict[str, str], port: int, workers: int = 2, threa
         client.call("GET", "/api/games/0", headers={"Authorization": f"Bearer {API_TOKEN}"})
     client.close()
     return process
-
-
-def stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 class Client:

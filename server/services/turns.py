@@ -66,6 +66,21 @@ def _quiet_of(player: Player) -> Quiet | None:
     return Quiet(player.timezone, parse_clock(player.quiet_start), parse_clock(player.quiet_end))
 
 
+def _notice(seat: Seat, kind: str, key: str, payload: dict[str, Any], now: datetime) -> Outbox:
+    """A notification for the seat's player; ``key`` makes it unique, so a repeated advance cannot queue it twice."""
+    assert seat.player_id is not None
+    return Outbox(
+        key=key,
+        game_id=seat.game_id,
+        player_id=seat.player_id,
+        seat_id=seat.id,
+        kind=kind,
+        payload=payload,
+        created_at=now,
+        next_attempt_at=now,
+    )
+
+
 def open_windows(session: Session, game: Game, eng: engine.Game, events_before: int, now: datetime) -> list[Outbox]:
     """After the engine moved: let bots answer what only bots owe, then store events, state, the next window and
     the notifications; returns the outbox rows added (to be sent after the commit)."""
@@ -98,20 +113,9 @@ def open_windows(session: Session, game: Game, eng: engine.Game, events_before: 
     if eng.over:
         game.status = "over"
         game.outcome = eng.outcome
-        for seat in game.seats:
-            if seat.player_id is not None:
-                mail.append(
-                    Outbox(
-                        key=f"over:{game.id}:{seat.id}",
-                        game_id=game.id,
-                        player_id=seat.player_id,
-                        seat_id=seat.id,
-                        kind="game_over",
-                        payload={},
-                        created_at=now,
-                        next_attempt_at=now,
-                    )
-                )
+        mail = [
+            _notice(seat, "game_over", f"over:{game.id}:{seat.id}", {}, now) for seat in game.seats if seat.bot is None
+        ]
         session.add_all(mail)
         return mail
     pending = eng.pending()
@@ -135,19 +139,7 @@ def open_windows(session: Session, game: Game, eng: engine.Game, events_before: 
             row.answer = _bot_answer(game, seat, eng, req)
             row.answered_at = now
         else:
-            assert seat.player_id is not None
-            mail.append(
-                Outbox(
-                    key=f"turn:{window.id}:{seat.id}",
-                    game_id=game.id,
-                    player_id=seat.player_id,
-                    seat_id=seat.id,
-                    kind="turn",
-                    payload={"window": window.number},
-                    created_at=now,
-                    next_attempt_at=now,
-                )
-            )
+            mail.append(_notice(seat, "turn", f"turn:{window.id}:{seat.id}", {"window": window.number}, now))
         session.add(row)
     session.add_all(mail)
     return mail
