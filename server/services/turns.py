@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, select
+from sqlalchemy import bindparam, delete, select
 from sqlalchemy.orm import Session, load_only
 
 import engine
@@ -233,12 +233,15 @@ def advance_window(db: Database, window_id: int, now: datetime | None = None, wa
         game = session.get(Game, window.game_id)
         assert game is not None
         eng = CACHE.fresh(game)
-        if eng.window_no != window.number:
+        events_before = len(eng.events)
+        if eng.window_no != window.number:  # should never happen: resynchronise rather than leave the game stuck
             log.error("game %s: window %s does not match the engine's window %s", game.id, window.number, eng.window_no)
             window.status = "closed"
             window.closed_at = now
-            return []
-        events_before = len(eng.events)
+            session.execute(delete(Window).where(Window.game_id == game.id, Window.number == eng.window_no))
+            mail = open_windows(session, game, eng, events_before, now)
+            session.flush()
+            return [m.id for m in mail]
         for row in rows:
             colour = row.seat.colour
             if row.answered_at is not None:

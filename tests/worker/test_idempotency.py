@@ -127,3 +127,23 @@ def test_send_one_called_twice_sends_once(stack: Any) -> None:
     assert outbox.send_one(stack.db, row_id, transport, settings, T0) == "skipped"
     assert len(mail_files(stack)) == 1
     assert outbox.due_rows(stack.db, T0) == sorted(created.outbox_ids[1:])
+
+
+def test_a_window_out_of_step_with_the_engine_is_replaced_not_left_stuck(embedded: Any) -> None:
+    """Should a stored window ever disagree with the engine's state, the advance reopens the engine's window."""
+    from sqlalchemy import select, update
+
+    from server.models import Window
+    from server.services import games, turns
+
+    spec = games.GameSpec(players=[games.parse_player(f"P{i} <p{i}@example.org>") for i in range(3)], seed=3)
+    game_id = games.create_game(embedded.db, spec).game_id
+    with embedded.db.session() as session:
+        window = session.execute(select(Window).where(Window.game_id == game_id)).scalar_one()
+        session.execute(update(Window).where(Window.id == window.id).values(number=99))  # out of step
+        window_id, deadline = window.id, window.deadline
+    assert turns.advance_window(embedded.db, window_id, now=deadline) is not None
+    with embedded.db.session() as session:
+        rows = session.execute(select(Window).where(Window.game_id == game_id).order_by(Window.id)).scalars().all()
+        assert [(w.number, w.status) for w in rows] == [(99, "closed"), (1, "open")]
+        assert len(rows[1].requests) == 3
