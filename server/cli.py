@@ -22,7 +22,10 @@ from .services.tempo import TempoError, check_timezone, parse_deadlines
 
 
 def _settings() -> Settings:
-    return Settings.from_env()
+    try:
+        return Settings.from_env()
+    except ValueError as exc:  # e.g. a malformed DEADMAIL_SMTP_URL: one line, not a traceback
+        raise click.ClickException(str(exc)) from None
 
 
 @click.group()

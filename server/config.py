@@ -10,6 +10,9 @@
 | ``DEADMAIL_DATA_DIR`` | ``./deadmail-data`` |
 | ``DEADMAIL_SWEEP_SECONDS`` | ``60``: how often the sweep runs |
 | ``DEADMAIL_QUEUE`` | ``deadmail``: the broker queue the web enqueues on and the workers consume |
+| ``DEADMAIL_SMTP_URL`` | empty: files in ``<data dir>/mail``; ``smtp://u:p@host:port``, ``smtps://``, ``?starttls=1`` |
+| ``DEADMAIL_MAIL_FROM`` | ``deadmail <deadmail@localhost>``: the From of every mail |
+| ``DEADMAIL_REPLY_DOMAIN`` | empty (no reply addresses): the domain of the signed reply addresses |
 """
 
 from __future__ import annotations
@@ -35,6 +38,11 @@ class Settings:
     sweep_every: float = 60.0
     broker_options: dict[str, Any] = field(default_factory=dict)
     queue: str = "deadmail"
+    #: empty: mail goes to files in ``mail_dir``; else where to send it (see ``server/mailer.py``).
+    smtp_url: str = ""
+    mail_from: str = "deadmail <deadmail@localhost>"
+    #: the domain of the signed reply addresses; empty: no reply addresses.
+    reply_domain: str = ""
 
     @property
     def embedded_broker(self) -> bool:
@@ -57,8 +65,15 @@ class Settings:
             "data_dir": data_dir,
             "sweep_every": float(env.get("DEADMAIL_SWEEP_SECONDS") or 60),
             "queue": env.get("DEADMAIL_QUEUE") or "deadmail",
+            "smtp_url": (env.get("DEADMAIL_SMTP_URL") or "").strip(),
+            "mail_from": (env.get("DEADMAIL_MAIL_FROM") or "").strip() or "deadmail <deadmail@localhost>",
+            "reply_domain": (env.get("DEADMAIL_REPLY_DOMAIN") or "").strip().lower(),
         }
         values.update(overrides)
+        if values["smtp_url"]:
+            from .mailer import parse_smtp_url
+
+            parse_smtp_url(values["smtp_url"])  # a bad URL stops the start with a ValueError naming the problem
         for key, name in (("secret_key", "secret_key"), ("api_token", "api_token")):
             if not values[key]:
                 values[key] = _stored_secret(data_dir, name)

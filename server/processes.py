@@ -22,6 +22,9 @@ def start_worker(settings: Settings, beat: bool = True, loglevel: str = "warning
         "DEADMAIL_API_TOKEN": settings.api_token,
         "DEADMAIL_SWEEP_SECONDS": str(settings.sweep_every),
         "DEADMAIL_QUEUE": settings.queue,
+        "DEADMAIL_SMTP_URL": settings.smtp_url,
+        "DEADMAIL_MAIL_FROM": settings.mail_from,
+        "DEADMAIL_REPLY_DOMAIN": settings.reply_domain,
     }
     args = [
         sys.executable,

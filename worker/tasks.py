@@ -10,6 +10,7 @@ from celery import Task, shared_task
 
 from server.config import Settings
 from server.db import Database
+from server.mailer import transport_for
 from server.queue import ADVANCE, SEND
 from server.services import heartbeat, outbox, turns
 
@@ -30,7 +31,7 @@ def _db(task: Task) -> Database:
 
 def _mail(task: Task) -> tuple[outbox.Transport, outbox.MailSettings]:
     s = _settings(task)
-    return outbox.FileTransport(s.mail_dir), outbox.MailSettings(s.secret_key, s.base_url)
+    return transport_for(s), outbox.MailSettings(s.secret_key, s.base_url, s.mail_from)
 
 
 @shared_task(bind=True, name=ADVANCE)

@@ -1,0 +1,467 @@
+"""Mail over real SMTP (issue 4): the outbox sends through ``server.mailer.SMTPTransport`` to an aiosmtpd server
+running in the test, plain, with AUTH, with STARTTLS and with implicit TLS (a self-signed certificate made here).
+A server that refuses, is down, or drops the connection mid-session leaves the row pending with its back-off; once
+the server accepts, the mail arrives exactly once. Time is injected (``now=``), never slept."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import ipaddress
+import re
+import socket
+import ssl
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from email import message_from_bytes, policy
+from email.message import EmailMessage
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote
+
+import pytest
+from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import AuthResult, LoginPassword
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.x509.oid import NameOID
+from sqlalchemy import select
+
+from server.config import Settings
+from server.mailer import SMTPTransport, parse_smtp_url, transport_for
+from server.models import Outbox, Player
+from server.services import games, outbox
+from server.services.links import read_token
+from server.services.outbox import FileTransport
+
+T0 = dt.datetime(2031, 3, 4, 12, 0, tzinfo=dt.UTC)
+HOST = "127.0.0.1"
+USER = "mailer@example.org"
+PASSWORD = "p@ss/w:rd %"  # needs percent-encoding in the URL
+FROM = "Dead Mail <games@deadmail.example>"
+LINK = re.compile(r"http://deadmail\.test/s/(?P<token>[\w.-]+)")
+ERROR_REFUSED = "SMTPDataError: (451, b'4.3.0 try later')"
+
+
+class Recorder:
+    """An aiosmtpd handler that keeps what it accepted; ``mode`` makes it refuse or drop the connection."""
+
+    def __init__(self) -> None:
+        self.mode = "accept"  # or refuse_rcpt, refuse_data, drop, drop_after_accept
+        self.accepted: list[tuple[str, list[str], bytes, bool]] = []
+        self.data_seen = 0
+
+    async def handle_RCPT(self, server: Any, session: Any, envelope: Any, address: str, options: list[str]) -> str:
+        if self.mode == "refuse_rcpt":
+            return "451 4.3.0 try later"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+        self.data_seen += 1
+        if self.mode == "refuse_data":
+            return "451 4.3.0 try later"
+        if self.mode == "drop":  # the whole mail was transmitted, but the server goes away before saying 250
+            server.transport.abort()
+            return "421 4.3.0 gone"
+        self.accepted.append(
+            (envelope.mail_from, list(envelope.rcpt_tos), envelope.content, bool(session.authenticated))
+        )
+        if self.mode == "drop_after_accept":  # the 250 goes out first, then the connection is cut before QUIT
+            asyncio.get_running_loop().call_soon(server.transport.abort)
+        return "250 2.0.0 queued"
+
+
+def check_password(server: Any, session: Any, envelope: Any, mechanism: str, auth_data: Any) -> AuthResult:
+    ok = isinstance(auth_data, LoginPassword) and (auth_data.login, auth_data.password) == (
+        USER.encode(),
+        PASSWORD.encode(),
+    )
+    return AuthResult(success=ok, handled=False)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return int(s.getsockname()[1])
+
+
+@dataclass
+class Certificate:
+    cert: Path
+    key: Path
+
+    def server_context(self) -> ssl.SSLContext:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(self.cert, self.key)
+        return context
+
+    def client_context(self) -> ssl.SSLContext:
+        """Trusts this certificate only; the host name (127.0.0.1) is checked against it."""
+        return ssl.create_default_context(cafile=str(self.cert))
+
+
+@pytest.fixture(scope="module")
+def certificate(tmp_path_factory: pytest.TempPathFactory) -> Certificate:
+    """A self-signed certificate for 127.0.0.1 and localhost."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "deadmail test smtp")])
+    now = dt.datetime.now(dt.UTC)
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - dt.timedelta(hours=1))
+        .not_valid_after(now + dt.timedelta(days=1))
+        .add_extension(
+            x509.SubjectAlternativeName([x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address(HOST))]),
+            critical=False,
+        )
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    folder = tmp_path_factory.mktemp("tls")
+    (folder / "cert.pem").write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    (folder / "key.pem").write_bytes(
+        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
+    return Certificate(folder / "cert.pem", folder / "key.pem")
+
+
+class Servers:
+    """Starts aiosmtpd servers on free ports for one test and stops them all afterwards."""
+
+    def __init__(self) -> None:
+        self.running: list[Controller] = []
+
+    def start(self, port: int | None = None, **kwargs: Any) -> tuple[Recorder, int]:
+        handler = Recorder()
+        port = port or free_port()
+        controller = Controller(handler, hostname=HOST, port=port, **kwargs)
+        controller.start()
+        self.running.append(controller)
+        return handler, port
+
+    def stop_all(self) -> None:
+        while self.running:
+            self.running.pop().stop()
+
+
+@pytest.fixture
+def servers() -> Iterator[Servers]:
+    running = Servers()
+    yield running
+    running.stop_all()
+
+
+def mail_settings(stack: Any) -> outbox.MailSettings:
+    return outbox.MailSettings(stack.settings.secret_key, stack.settings.base_url, FROM)
+
+
+def new_game(stack: Any, seed: int) -> games.Created:
+    players = [games.parse_player(p) for p in ("Ann <ann@example.org>", "Bob <bob@example.org>", "Cy <cy@example.org>")]
+    created = games.create_game(stack.db, games.GameSpec(players=players, seed=seed), now=T0)
+    assert created.outbox_ids
+    return created
+
+
+def row(stack: Any, row_id: int) -> tuple[str, int, dt.datetime, str | None]:
+    with stack.db.session() as session:
+        r = session.get(Outbox, row_id)
+        assert r is not None
+        return r.status, r.attempts, r.next_attempt_at, r.last_error
+
+
+def row_key(stack: Any, row_id: int) -> str:
+    with stack.db.session() as session:
+        r = session.get(Outbox, row_id)
+        assert r is not None
+        return r.key
+
+
+def recipient(stack: Any, row_id: int) -> str:
+    with stack.db.session() as session:
+        email: str = session.execute(
+            select(Player.email).join(Outbox, Outbox.player_id == Player.id).where(Outbox.id == row_id)
+        ).scalar_one()
+        return email
+
+
+def parse(raw: bytes) -> EmailMessage:
+    parsed = message_from_bytes(raw.replace(b"\r\n", b"\n"), policy=policy.default)
+    assert isinstance(parsed, EmailMessage)
+    return parsed
+
+
+def test_a_mail_from_the_outbox_arrives_once_with_its_headers_and_body(embedded: Any, servers: Servers) -> None:
+    handler, port = servers.start()
+    created = new_game(embedded, seed=41)
+    transport = SMTPTransport.from_url(f"smtp://{HOST}:{port}")
+    settings = mail_settings(embedded)
+    expected = {i: outbox.compose(embedded.db, i, settings) for i in created.outbox_ids}
+
+    results = [outbox.send_one(embedded.db, i, transport, settings, T0) for i in created.outbox_ids]
+
+    assert results == ["sent"] * len(created.outbox_ids)
+    assert len(handler.accepted) == len(created.outbox_ids)
+    for row_id, (mail_from, rcpt_tos, raw, authenticated) in zip(created.outbox_ids, handler.accepted, strict=True):
+        to = recipient(embedded, row_id)
+        assert (mail_from, rcpt_tos, authenticated) == ("games@deadmail.example", [to], False)
+        got, want = parse(raw), expected[row_id]
+        assert want is not None
+        assert got["From"] == FROM
+        assert got["To"] == want["To"]
+        assert to in got["To"]
+        assert got["Subject"] == want["Subject"]
+        assert got["Subject"].startswith(f"Mall of Horror, game {created.game_id}: your ")
+        assert got["Message-ID"].endswith(f".deadmail.{row_key(embedded, row_id).replace(':', '.')}@deadmail>")
+        body, want_body = got.get_body(("plain",)), want.get_body(("plain",))
+        assert body is not None and want_body is not None
+        # the seat link is signed with a timestamp, so it may differ from the one composed above: compare it apart
+        text, link = LINK.sub("<link>", body.get_content()), LINK.search(body.get_content())
+        assert text == LINK.sub("<link>", want_body.get_content())
+        assert link is not None
+        with embedded.db.session() as session:
+            seat_id = session.get(Outbox, row_id).seat_id  # type: ignore[union-attr]
+        assert read_token(embedded.settings.secret_key, link["token"], 3600)[0] == seat_id
+        assert row(embedded, row_id)[:2] == ("sent", 1)
+    # sent rows are never sent again
+    again = [
+        outbox.send_one(embedded.db, i, transport, settings, T0 + dt.timedelta(hours=1)) for i in created.outbox_ids
+    ]
+    assert again == ["skipped"] * len(created.outbox_ids)
+    assert len(handler.accepted) == len(created.outbox_ids)
+
+
+@pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS:UserWarning")
+def test_auth_with_a_percent_encoded_user_and_password(embedded: Any, servers: Servers) -> None:
+    handler, port = servers.start(auth_required=True, auth_require_tls=False, authenticator=check_password)
+    created = new_game(embedded, seed=42)
+    row_id = created.outbox_ids[0]
+    settings = mail_settings(embedded)
+
+    wrong = SMTPTransport.from_url(f"smtp://{quote(USER, safe='')}:wrong@{HOST}:{port}")
+    assert outbox.send_one(embedded.db, row_id, wrong, settings, T0) == "retry"
+    status, attempts, next_at, error = row(embedded, row_id)
+    assert (status, attempts, next_at) == ("pending", 1, T0 + dt.timedelta(seconds=30))
+    assert error is not None and error.startswith("SMTPAuthenticationError: (535, ")
+    assert handler.accepted == []
+
+    url = f"smtp://{quote(USER, safe='')}:{quote(PASSWORD, safe='')}@{HOST}:{port}"
+    assert (parse_smtp_url(url).user, parse_smtp_url(url).password) == (USER, PASSWORD)
+    right = SMTPTransport.from_url(url)
+    assert outbox.send_one(embedded.db, row_id, right, settings, T0 + dt.timedelta(seconds=30)) == "sent"
+    assert [(a[1], a[3]) for a in handler.accepted] == [([recipient(embedded, row_id)], True)]
+
+
+def test_starttls_with_a_self_signed_certificate(embedded: Any, servers: Servers, certificate: Certificate) -> None:
+    handler, port = servers.start(
+        tls_context=certificate.server_context(),
+        require_starttls=True,
+        auth_required=True,
+        authenticator=check_password,  # auth_require_tls stays on: AUTH only after STARTTLS
+    )
+    created = new_game(embedded, seed=43)
+    first, second = created.outbox_ids[:2]
+    settings = mail_settings(embedded)
+    url = f"smtp://{quote(USER, safe='')}:{quote(PASSWORD, safe='')}@{HOST}:{port}?starttls=1"
+
+    untrusted = SMTPTransport.from_url(url)  # the system's CAs do not know this certificate
+    assert outbox.send_one(embedded.db, first, untrusted, settings, T0) == "retry"
+    assert row(embedded, first)[3].startswith("SSLCertVerificationError: ")  # type: ignore[union-attr]
+    plain = SMTPTransport.from_url(url.replace("?starttls=1", ""))  # the server requires STARTTLS
+    assert outbox.send_one(embedded.db, second, plain, settings, T0) == "retry"
+    assert row(embedded, second)[:2] == ("pending", 1)
+    assert handler.accepted == []
+
+    trusted = SMTPTransport.from_url(url, ssl_context=certificate.client_context())
+    later = T0 + dt.timedelta(seconds=30)
+    assert [outbox.send_one(embedded.db, i, trusted, settings, later) for i in (first, second)] == ["sent", "sent"]
+    assert [(a[1], a[3]) for a in handler.accepted] == [
+        ([recipient(embedded, first)], True),
+        ([recipient(embedded, second)], True),
+    ]
+
+
+@pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS:UserWarning")
+def test_implicit_tls(embedded: Any, servers: Servers, certificate: Certificate) -> None:
+    # aiosmtpd counts only STARTTLS as TLS for auth_require_tls; the whole connection is TLS here
+    handler, port = servers.start(
+        ssl_context=certificate.server_context(),
+        auth_required=True,
+        auth_require_tls=False,
+        authenticator=check_password,
+    )
+    created = new_game(embedded, seed=44)
+    row_id = created.outbox_ids[0]
+    url = f"smtps://{quote(USER, safe='')}:{quote(PASSWORD, safe='')}@{HOST}:{port}"
+    transport = SMTPTransport.from_url(url, ssl_context=certificate.client_context())
+
+    plain = SMTPTransport.from_url(url.replace("smtps://", "smtp://") + "?timeout=1")  # waits for a greeting
+    assert outbox.send_one(embedded.db, row_id, plain, mail_settings(embedded), T0) == "retry"
+    assert row(embedded, row_id)[3] == "SMTPServerDisconnected: Connection unexpectedly closed: timed out"
+    later = T0 + dt.timedelta(seconds=30)
+    assert outbox.send_one(embedded.db, row_id, transport, mail_settings(embedded), later) == "sent"
+    assert [(a[1], a[3]) for a in handler.accepted] == [([recipient(embedded, row_id)], True)]
+    assert parse(handler.accepted[0][2])["Subject"].startswith(f"Mall of Horror, game {created.game_id}: ")
+
+
+@pytest.mark.parametrize("mode", ["refuse_rcpt", "refuse_data", "drop"])
+def test_a_refusing_or_dropping_server_gets_the_mail_once_it_accepts(
+    embedded: Any, servers: Servers, mode: str
+) -> None:
+    handler, port = servers.start()
+    handler.mode = mode
+    created = new_game(embedded, seed=45)
+    row_id = created.outbox_ids[0]
+    transport = SMTPTransport.from_url(f"smtp://{HOST}:{port}?timeout=5")
+    settings = mail_settings(embedded)
+
+    assert outbox.send_one(embedded.db, row_id, transport, settings, T0) == "retry"
+    status, attempts, next_at, error = row(embedded, row_id)
+    assert (status, attempts, next_at) == ("pending", 1, T0 + dt.timedelta(seconds=30))
+    expected_error = {
+        "refuse_rcpt": f"SMTPRecipientsRefused: {{'{recipient(embedded, row_id)}': (451, b'4.3.0 try later')}}",
+        "refuse_data": ERROR_REFUSED,
+        "drop": "SMTPServerDisconnected: Connection unexpectedly closed",
+    }
+    assert error == expected_error[mode]
+    assert handler.data_seen == (0 if mode == "refuse_rcpt" else 1)
+    # still refusing at the second try: the back-off doubles
+    at = T0 + dt.timedelta(seconds=30)
+    assert outbox.send_one(embedded.db, row_id, transport, settings, at - dt.timedelta(seconds=1)) == "skipped"
+    assert outbox.send_one(embedded.db, row_id, transport, settings, at) == "retry"
+    assert row(embedded, row_id)[:3] == ("pending", 2, at + dt.timedelta(seconds=60))
+    assert handler.accepted == []
+
+    handler.mode = "accept"
+    at += dt.timedelta(seconds=60)
+    assert row_id in outbox.due_rows(embedded.db, at)
+    assert outbox.send_one(embedded.db, row_id, transport, settings, at) == "sent"
+    assert row(embedded, row_id)[:2] == ("sent", 3)
+    assert len(handler.accepted) == 1
+    assert parse(handler.accepted[0][2])["To"].endswith(f"<{recipient(embedded, row_id)}>")
+    assert outbox.due_rows(embedded.db, at + dt.timedelta(days=1)) == sorted(set(created.outbox_ids) - {row_id})
+    assert outbox.send_one(embedded.db, row_id, transport, settings, at + dt.timedelta(days=1)) == "skipped"
+    assert len(handler.accepted) == 1
+
+
+def test_a_mail_accepted_before_the_connection_drops_is_sent_and_never_again(embedded: Any, servers: Servers) -> None:
+    handler, port = servers.start()
+    handler.mode = "drop_after_accept"
+    created = new_game(embedded, seed=48)
+    row_id = created.outbox_ids[0]
+    transport = SMTPTransport.from_url(f"smtp://{HOST}:{port}?timeout=5")
+    settings = mail_settings(embedded)
+
+    assert outbox.send_one(embedded.db, row_id, transport, settings, T0) == "sent"
+    assert row(embedded, row_id)[:2] == ("sent", 1)
+    assert outbox.send_one(embedded.db, row_id, transport, settings, T0 + dt.timedelta(hours=1)) == "skipped"
+    assert len(handler.accepted) == 1
+
+
+def test_a_server_that_is_down_gets_the_mail_once_it_is_back(embedded: Any, servers: Servers) -> None:
+    port = free_port()  # nobody listens there yet
+    created = new_game(embedded, seed=46)
+    row_id = created.outbox_ids[0]
+    transport = SMTPTransport.from_url(f"smtp://{HOST}:{port}?timeout=5")
+    settings = mail_settings(embedded)
+
+    assert outbox.send_one(embedded.db, row_id, transport, settings, T0) == "retry"
+    status, attempts, next_at, error = row(embedded, row_id)
+    assert (status, attempts, next_at) == ("pending", 1, T0 + dt.timedelta(seconds=30))
+    assert error == "ConnectionRefusedError: [Errno 111] Connection refused"
+
+    handler, _ = servers.start(port=port)
+    at = T0 + dt.timedelta(seconds=30)
+    assert outbox.send_one(embedded.db, row_id, transport, settings, at) == "sent"
+    assert outbox.send_one(embedded.db, row_id, transport, settings, at + dt.timedelta(hours=1)) == "skipped"
+    assert len(handler.accepted) == 1
+    assert row(embedded, row_id)[:2] == ("sent", 2)
+
+
+def test_the_worker_sends_the_outbox_through_smtp_with_the_configured_sender(embedded: Any, servers: Servers) -> None:
+    """worker/tasks.py builds its transport with transport_for and its From from DEADMAIL_MAIL_FROM."""
+    from celery.contrib.testing.worker import start_worker
+
+    from worker.app import make_celery
+
+    handler, port = servers.start()
+    settings = replace(embedded.settings, smtp_url=f"smtp://{HOST}:{port}", mail_from=FROM)
+    created = new_game(embedded, seed=47)
+    app = make_celery(settings)
+    with start_worker(app, pool="threads", concurrency=1, perform_ping_check=False, loglevel="WARNING"):
+        app.send_task("deadmail.sweep", kwargs={"now": T0.isoformat()})
+        deadline = time.monotonic() + 20
+        while len(handler.accepted) < len(created.outbox_ids) and time.monotonic() < deadline:
+            time.sleep(0.05)  # waiting for the worker, not for a clock
+    assert sorted(a[1][0] for a in handler.accepted) == sorted(recipient(embedded, i) for i in created.outbox_ids)
+    assert {parse(a[2])["From"] for a in handler.accepted} == {FROM}
+    assert [row(embedded, i)[:2] for i in created.outbox_ids] == [("sent", 1)] * len(created.outbox_ids)
+    assert list(settings.mail_dir.glob("*.eml")) == []
+
+
+def test_transport_for_and_the_settings(tmp_path: Path) -> None:
+    base = {"DEADMAIL_DATA_DIR": str(tmp_path), "DEADMAIL_SECRET_KEY": "k", "DEADMAIL_API_TOKEN": "t"}
+    embedded = Settings.from_env(base)
+    assert (embedded.smtp_url, embedded.mail_from, embedded.reply_domain) == (
+        "",
+        "deadmail <deadmail@localhost>",
+        "",
+    )
+    files = transport_for(embedded)
+    assert isinstance(files, FileTransport)
+    assert files.folder == tmp_path / "mail"
+
+    configured = Settings.from_env(
+        {
+            **base,
+            "DEADMAIL_SMTP_URL": "smtps://ann%40example.org:s%3Acret@mail.example.org?timeout=7",
+            "DEADMAIL_MAIL_FROM": FROM,
+            "DEADMAIL_REPLY_DOMAIN": "Reply.Example.org",
+        }
+    )
+    assert (configured.mail_from, configured.reply_domain) == (FROM, "reply.example.org")
+    smtp = transport_for(configured)
+    assert isinstance(smtp, SMTPTransport)
+    c = smtp.config
+    assert (c.host, c.port, c.implicit_tls, c.starttls, c.user, c.password, c.timeout) == (
+        "mail.example.org",
+        465,
+        True,
+        False,
+        "ann@example.org",
+        "s:cret",
+        7.0,
+    )
+    assert "s:cret" not in repr(smtp)
+    plain = parse_smtp_url("smtp://mail.example.org")
+    assert (plain.port, plain.implicit_tls, plain.starttls, plain.user, plain.timeout) == (25, False, False, "", 30.0)
+    assert parse_smtp_url("smtp://mail.example.org?starttls=1").port == 587
+
+
+@pytest.mark.parametrize(
+    ("url", "problem"),
+    [
+        ("http://mail.example.org", "the scheme must be smtp:// or smtps://, not 'http'"),
+        ("smtp://", "no host"),
+        ("smtp://mail.example.org:port", "the port must be a number from 1 to 65535"),
+        ("smtp://mail.example.org:70000", "the port must be a number from 1 to 65535"),
+        ("smtp://mail.example.org?tls=1", "unknown parameter 'tls'"),
+        ("smtp://mail.example.org?starttls=maybe", "starttls must be 1 or 0, not 'maybe'"),
+        ("smtps://mail.example.org?starttls=1", "smtps:// is already TLS"),
+        ("smtp://mail.example.org?timeout=soon", "timeout must be a number of seconds above 0, not 'soon'"),
+        ("smtp://ann@mail.example.org", "the user 'ann' has no password"),
+        ("smtp://:secret@mail.example.org", "a password is given without a user"),
+        ("smtp://ann:p%C3%A4ss@mail.example.org", "user and password must be ASCII"),
+    ],
+)
+def test_a_bad_url_stops_the_start_with_a_clear_error(tmp_path: Path, url: str, problem: str) -> None:
+    env = {"DEADMAIL_DATA_DIR": str(tmp_path), "DEADMAIL_SECRET_KEY": "k", "DEADMAIL_API_TOKEN": "t"}
+    with pytest.raises(ValueError, match=r"^DEADMAIL_SMTP_URL: ") as raised:
+        Settings.from_env({**env, "DEADMAIL_SMTP_URL": url})
+    assert problem in str(raised.value)
