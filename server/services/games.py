@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import secrets
 import threading
 from collections import OrderedDict
@@ -278,7 +277,3 @@ def game_status(db: Database, game_id: int) -> dict[str, Any]:
             "options": game.options,
             "tempo": game.tempo,
         }
-
-
-def dumps(data: Any) -> str:
-    return json.dumps(data, sort_keys=True)

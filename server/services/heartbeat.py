@@ -21,9 +21,3 @@ def beat(db: Database, name: str, info: dict[str, Any]) -> None:
         else:
             row.beat_at = utcnow()
             row.info = info
-
-
-def last_beat(db: Database, name: str) -> datetime | None:
-    with db.session() as session:
-        row = session.get(Heartbeat, name)
-        return None if row is None else row.beat_at
