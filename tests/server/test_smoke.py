@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 from server.services import games
 
+from ..waiting import wait_for
+
 AUTH = {"Authorization": "Bearer test-api-token"}
-
-
-def wait_for(predicate: Any, timeout: float = 20.0) -> Any:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.05)
-    raise AssertionError("timed out waiting")
 
 
 def test_answers_by_http_are_advanced_by_the_worker(stack: Any, worker: Any) -> None:
@@ -32,4 +23,4 @@ def test_answers_by_http_are_advanced_by_the_worker(stack: Any, worker: Any) -> 
         req = view["window"]["request"]
         answer = stack.client.post(f"/api/seat/{token}/answer", json={"kind": req["kind"], "answer": req["options"][0]})
         assert answer.status_code == 200, answer.json
-    wait_for(lambda: games.game_status(stack.db, game_id)["window"]["number"] > first)
+    wait_for(lambda: games.game_status(stack.db, game_id)["window"]["number"] > first, timeout=20)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
 from celery.signals import task_failure, task_postrun
+
+from ..waiting import wait_for
 
 
 @dataclass
@@ -37,16 +38,6 @@ class TaskLog:
         wait_for(lambda: self.failures or len(self.of(name)) >= count, timeout, f"{count} x {name}: {self.of(name)}")
         assert self.failures == []
         return self.of(name)
-
-
-def wait_for(predicate: Callable[[], Any], timeout: float = 30.0, what: str = "") -> Any:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(0.02)
-    raise AssertionError(f"timed out waiting for {what or predicate}")
 
 
 @pytest.fixture

@@ -15,7 +15,8 @@ from server.models import Event, Game, Outbox, Window
 from server.queue import ADVANCE, SEND
 from server.services import games
 
-from .conftest import TaskLog, wait_for
+from ..waiting import wait_for
+from .conftest import TaskLog
 from .support import AUTH, CountingQueue, check_game, open_window, people
 
 THREADS = 20

@@ -14,7 +14,8 @@ from engine.rules import scores, winners
 from server.demo import bot_answer
 from server.models import Event, Game, Outbox, RequestRow, Window
 
-from .conftest import TaskLog, wait_for
+from ..waiting import wait_for
+from .conftest import TaskLog
 from .support import AUTH, check_game, people
 
 LIMIT_S = 240
