@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask
+from flask_wtf.csrf import CSRFProtect
 
 from .config import Settings
 from .db import Database
@@ -27,11 +28,22 @@ class Deadmail:
 def create_app(settings: Settings | None = None, db: Database | None = None, queue: Any = None) -> Flask:
     settings = settings or Settings.from_env()
     app = Flask(__name__, template_folder=str(ROOT / "templates"))
-    app.config.update(SECRET_KEY=settings.secret_key, MAX_CONTENT_LENGTH=64 * 1024, JSON_SORT_KEYS=False)
+    app.config.update(
+        SECRET_KEY=settings.secret_key,
+        MAX_CONTENT_LENGTH=64 * 1024,
+        JSON_SORT_KEYS=False,
+        # signed links open pages for weeks; a form's CSRF token lives as long as the browser session
+        WTF_CSRF_TIME_LIMIT=None,
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_SECURE=settings.base_url.startswith("https://"),
+    )
     app.extensions["deadmail"] = Deadmail(settings, db or Database(settings.database_url), queue or Queue(settings))
 
     from . import api, pages
 
+    csrf = CSRFProtect(app)
+    csrf.exempt(api.bp)  # the JSON API authenticates each call by its token, not by a cookie
     app.register_blueprint(api.bp)
     app.register_blueprint(pages.bp)
     return app

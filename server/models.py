@@ -73,6 +73,9 @@ class Player(Base):
     #: quiet hours in the player's own time, "HH:MM"; none when either is null.
     quiet_start: Mapped[str | None] = mapped_column(String(5))
     quiet_end: Mapped[str | None] = mapped_column(String(5))
+    #: "each": a mail per notification; "digest": notifications are held and sent together every ``digest_hours``.
+    mail_mode: Mapped[str] = mapped_column(String(8), default="each", server_default="each")
+    digest_hours: Mapped[int] = mapped_column(Integer, default=4, server_default="4")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
@@ -116,6 +119,10 @@ class Seat(Base):
     bot: Mapped[str | None] = mapped_column(String(16))
     #: signed links carry this number; raising it revokes every earlier link of the seat.
     link_generation: Mapped[int] = mapped_column(Integer, default=1)
+    #: the last event (``Event.seq``) told to this seat by mail; null: no mail yet (the next one starts the thread).
+    mailed_seq: Mapped[int | None] = mapped_column(Integer)
+    #: RULES.md H-5: the order in which this seat gives up characters; its victim requests are answered from it.
+    standing_order: Mapped[list[str] | None] = mapped_column(JSONType)
 
     game: Mapped[Game] = relationship(back_populates="seats")
     player: Mapped[Player | None] = relationship()
@@ -165,6 +172,8 @@ class RequestRow(Base):
     answered_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     #: the deadline passed without an answer: the H-4 default was applied.
     defaulted: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: how many steps of the reminder ladder were sent for this request.
+    reminded: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
     window: Mapped[Window] = relationship(back_populates="requests")
     seat: Mapped[Seat] = relationship()
@@ -201,6 +210,8 @@ class Outbox(Base):
     kind: Mapped[str] = mapped_column(String(32))
     payload: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
     #: pending -> sending -> sent, or back to pending with a later next_attempt_at; failed after too many tries.
+    #: "held": waits for the player's digest (then "merged" into a ``digest`` row); "skipped": nothing left to
+    #: tell when it was due (a reminder already answered, an update with no news).
     status: Mapped[str] = mapped_column(String(12), default="pending")
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     next_attempt_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
@@ -209,6 +220,25 @@ class Outbox(Base):
     sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
     player: Mapped[Player] = relationship()
+
+
+class InboundMail(Base):
+    """A reply received by mail, kept so a message delivered twice is applied once (unique ``message_id``)."""
+
+    __tablename__ = "inbound_mail"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    #: the Message-ID header (or a digest of the message when it has none).
+    message_id: Mapped[str] = mapped_column(String(255), unique=True)
+    received_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    sender: Mapped[str] = mapped_column(String(320))
+    recipient: Mapped[str] = mapped_column(String(320))
+    seat_id: Mapped[int | None] = mapped_column(ForeignKey("seats.id", ondelete="SET NULL"))
+    window_number: Mapped[int | None] = mapped_column(Integer)
+    #: applied, error, closed, wrong_sender, forged, ignored
+    status: Mapped[str] = mapped_column(String(16))
+    #: the command line read (truncated) or why the mail was refused.
+    detail: Mapped[str] = mapped_column(Text, default="")
 
 
 class Heartbeat(Base):

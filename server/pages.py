@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from flask import Blueprint, current_app, redirect, render_template, request, url_for
+from flask_wtf.csrf import CSRFError
 
 from .app import Deadmail
 from .services import seats, turns
@@ -22,6 +23,12 @@ def dm() -> Deadmail:
 def _seat(token: str) -> int:
     s = dm().settings
     return seats.seat_from_token(dm().db, s.secret_key, token, s.link_max_age)
+
+
+@bp.app_errorhandler(CSRFError)
+def csrf_refused(_exc: CSRFError) -> Any:
+    message = "This form has expired or did not come from this site. Open your link again and resend it."
+    return render_template("message.html", title="Form not accepted", message=message), 400
 
 
 @bp.get("/healthz")

@@ -31,7 +31,7 @@ def _db(task: Task) -> Database:
 
 def _mail(task: Task) -> tuple[outbox.Transport, outbox.MailSettings]:
     s = _settings(task)
-    return transport_for(s), outbox.MailSettings(s.secret_key, s.base_url, s.mail_from)
+    return transport_for(s), outbox.MailSettings(s.secret_key, s.base_url, s.mail_from, s.reply_domain)
 
 
 @shared_task(bind=True, name=ADVANCE)

@@ -32,3 +32,26 @@ def read_token(secret_key: str, token: str, max_age: int) -> tuple[int, int]:
     if not (isinstance(data, list) and len(data) == 2 and all(isinstance(x, int) for x in data)):
         raise LinkError("This link is not valid.")
     return data[0], data[1]
+
+
+PLAYER_SALT = "deadmail.player"
+
+
+def player_token(secret_key: str, player_id: int) -> str:
+    """The link to a player's preferences page (language, time zone, quiet hours, mail mode, standing orders)."""
+    return URLSafeTimedSerializer(secret_key, salt=PLAYER_SALT).dumps(player_id)
+
+
+def read_player_token(secret_key: str, token: str, max_age: int) -> int:
+    """The player id of a preferences link; LinkError for a forged or expired one."""
+    if len(token) > 512:
+        raise LinkError("This link is not valid.")
+    try:
+        data = URLSafeTimedSerializer(secret_key, salt=PLAYER_SALT).loads(token, max_age=max_age)
+    except SignatureExpired:
+        raise LinkError("This link has expired: use the link in your latest e-mail.") from None
+    except BadSignature:
+        raise LinkError("This link is not valid: check that you copied all of it.") from None
+    if not isinstance(data, int) or isinstance(data, bool):
+        raise LinkError("This link is not valid.")
+    return data

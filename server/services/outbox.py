@@ -52,6 +52,8 @@ class MailSettings:
     secret_key: str
     base_url: str
     mail_from: str = "deadmail <deadmail@localhost>"
+    #: the domain of signed reply addresses (server/services/reply_address.py); empty: no Reply-To.
+    reply_domain: str = ""
 
 
 def compose(db: Database, row_id: int, settings: MailSettings) -> EmailMessage | None:
@@ -105,8 +107,11 @@ def send_one(
         return "skipped"
     try:
         message = compose(db, row_id, settings)
-        if message is not None:
-            transport.send(message)
+        if message is None:  # nothing left to tell (re-checked now): never sent
+            with db.session() as session:
+                session.execute(update(Outbox).where(Outbox.id == row_id).values(status="skipped"))
+            return "skipped"
+        transport.send(message)
     except (OSError, smtplib.SMTPException) as exc:
         with db.session() as session:
             row = session.get(Outbox, row_id)

@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session, load_only
 
 import engine
 from engine.bots import RandomBot, SensibleBot
+from engine.requests import by_standing_order
 
 from ..db import Database
 from ..models import Event, Game, Outbox, Player, RequestRow, Seat, Window, utcnow
@@ -66,10 +67,17 @@ def _quiet_of(player: Player) -> Quiet | None:
     return Quiet(player.timezone, parse_clock(player.quiet_start), parse_clock(player.quiet_end))
 
 
+#: notifications a player on a digest receives together (server/services/reminders.py sends the digest).
+DIGESTED = frozenset({"turn", "update", "game_over"})
+
+
 def _notice(seat: Seat, kind: str, key: str, payload: dict[str, Any], now: datetime) -> Outbox:
-    """A notification for the seat's player; ``key`` makes it unique, so a repeated advance cannot queue it twice."""
-    assert seat.player_id is not None
+    """A notification for the seat's player; ``key`` makes it unique, so a repeated advance cannot queue it twice.
+    Held for the digest when the player asked for one."""
+    assert seat.player_id is not None and seat.player is not None
+    held = kind in DIGESTED and seat.player.mail_mode == "digest"
     return Outbox(
+        status="held" if held else "pending",
         key=key,
         game_id=seat.game_id,
         player_id=seat.player_id,
@@ -81,14 +89,31 @@ def _notice(seat: Seat, kind: str, key: str, payload: dict[str, Any], now: datet
     )
 
 
+def _standing_answer(seat: Seat, req: engine.Request) -> str | None:
+    """RULES.md H-5: the victim a seat's standing order gives up, if it has one that fits."""
+    if req.kind != "victim" or not seat.standing_order:
+        return None
+    return by_standing_order(req.options or [], seat.standing_order)
+
+
+def _automatic(game: Game, seat: Seat, eng: engine.Game, req: engine.Request) -> Any:
+    """The answer given without asking (a bot's, or a standing order's), else None."""
+    if seat.bot is not None:
+        return _bot_answer(game, seat, eng, req)
+    return _standing_answer(seat, req)
+
+
 def open_windows(session: Session, game: Game, eng: engine.Game, events_before: int, now: datetime) -> list[Outbox]:
-    """After the engine moved: let bots answer what only bots owe, then store events, state, the next window and
-    the notifications; returns the outbox rows added (to be sent after the commit)."""
+    """After the engine moved: let bots and standing orders answer what nobody else owes, then store events,
+    state, the next window and the notifications; returns the outbox rows added (to be sent after the commit)."""
     mail: list[Outbox] = []
     seats = {seat.colour: seat for seat in game.seats}
-    while not eng.over and all(seats[r.player].bot for r in eng.pending()):
-        for req in eng.pending():
-            eng.answer(req.player, req.kind, _bot_answer(game, seats[req.player], eng, req))
+    while not eng.over:
+        automatic = [(req, _automatic(game, seats[req.player], eng, req)) for req in eng.pending()]
+        if any(value is None for _, value in automatic):
+            break
+        for req, value in automatic:
+            eng.answer(req.player, req.kind, value)
     current = game.round
     for seq, event in enumerate(eng.events[events_before:], start=events_before):
         if event["type"] == "round_started":
@@ -135,14 +160,23 @@ def open_windows(session: Session, game: Game, eng: engine.Game, events_before: 
     for i, req in enumerate(pending):
         seat = seats[req.player]
         row = RequestRow(window_id=window.id, seat_id=seat.id, position=i, kind=req.kind, payload=req.to_json())
-        if seat.bot is not None:  # bots answer through the same rows as people, at once
-            row.answer = _bot_answer(game, seat, eng, req)
+        value = _automatic(game, seat, eng, req)
+        if value is not None:  # bots and standing orders answer through the same rows as people, at once
+            row.answer = value
             row.answered_at = now
         else:
             mail.append(_notice(seat, "turn", f"turn:{window.id}:{seat.id}", {"window": window.number}, now))
         session.add(row)
+    owes = {req.player for req in pending}
+    for seat in game.seats:  # the others hear what changed, if they saw anything change
+        if seat.bot is None and seat.colour not in owes and _saw_news(eng.events[events_before:], seat.colour):
+            mail.append(_notice(seat, "update", f"update:{window.id}:{seat.id}", {"window": window.number}, now))
     session.add_all(mail)
     return mail
+
+
+def _saw_news(events: list[dict[str, Any]], colour: str) -> bool:
+    return any(event.get("to") is None or colour in event["to"] for event in events)
 
 
 # --- answering ---------------------------------------------------------------------------------------------------

@@ -366,7 +366,11 @@ def test_the_html_form_saves_an_answer_and_the_page_then_shows_it(stack: Any) ->
     window = open_window(stack.db, game_id)
     page = stack.client.get(f"/s/{token}").get_data(as_text=True)
     form = form_of(page)
-    assert form["hidden"] == {"kind": "place", "window": str(window["number"])}
+    assert form["hidden"]["csrf_token"]
+    assert {k: v for k, v in form["hidden"].items() if k != "csrf_token"} == {
+        "kind": "place",
+        "window": str(window["number"]),
+    }
     assert [json.loads(v) for v in form["radios"]] == window["requests"]["blue"]["options"]
     assert form["checked"] == []
     assert "Your answer is saved" not in page
@@ -396,8 +400,9 @@ def test_the_html_form_refuses_stale_illegal_and_unreadable_posts(stack: Any) ->
     assert "Answer not taken" in stale.get_data(as_text=True)
 
     window = str(old["number"] + 1)
+    csrf = {"csrf_token": stale_form["hidden"]["csrf_token"]}
     illegal = stack.client.post(
-        f"/s/{token}/answer", data={"kind": "place", "window": window, "answer": '{"character": "pinup"}'}
+        f"/s/{token}/answer", data={"kind": "place", "window": window, "answer": '{"character": "pinup"}', **csrf}
     )
     assert illegal.status_code == 422
     assert "A placement: &#39;location&#39; is missing" in illegal.get_data(as_text=True)
@@ -408,9 +413,12 @@ def test_the_html_form_refuses_stale_illegal_and_unreadable_posts(stack: Any) ->
         {"kind": "place", "window": "two", "answer": "[]"},
         {"kind": "place", "window": window},
     ):
-        unreadable = stack.client.post(f"/s/{token}/answer", data=data)
+        unreadable = stack.client.post(f"/s/{token}/answer", data={**data, **csrf})
         assert unreadable.status_code == 400, data
         assert "The answer could not be read." in unreadable.get_data(as_text=True)
+    without_token = {k: v for k, v in stale_form["hidden"].items() if k != "csrf_token"}
+    forged = stack.client.post(f"/s/{token}/answer", data={**without_token, "answer": stale_form["radios"][0]})
+    assert forged.status_code == 400
     assert snapshot(stack.db) == before
 
 

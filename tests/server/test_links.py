@@ -14,6 +14,7 @@ from itsdangerous import TimestampSigner, URLSafeTimedSerializer
 from server.models import Base, Seat
 from server.services import games
 from server.services.links import SALT, LinkError, read_token, seat_token
+from tests.server.forms import csrf_token
 
 AUTH = {"Authorization": "Bearer test-api-token"}
 SECRET = "test-secret-key"
@@ -64,7 +65,10 @@ def refused_everywhere(stack: Any, token: str, message: str) -> None:
     assert (posted.status_code, posted.json) == (403, {"ok": False, "error": message})
     for reply in (
         stack.client.get(f"/s/{token}"),
-        stack.client.post(f"/s/{token}/answer", data={"kind": "place", "window": "1", "answer": "{}"}),
+        stack.client.post(
+            f"/s/{token}/answer",
+            data={"kind": "place", "window": "1", "answer": "{}", "csrf_token": csrf_token(stack.client, stack.app)},
+        ),
     ):
         assert reply.status_code == 403
         page = reply.get_data(as_text=True)

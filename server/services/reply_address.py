@@ -1,0 +1,56 @@
+"""Signed reply addresses: one per seat and window, so a reply by mail says whose answer it is and to what.
+
+``r-<seat>-<window>-<generation>-<mac>@<DEADMAIL_REPLY_DOMAIN>``. The MAC is an HMAC-SHA256 (itsdangerous's key
+derivation, salt ``deadmail.reply``) written in lower-case base32, because mail servers may change the case of the
+local part. Raising a seat's link generation revokes its reply addresses too.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import re
+from dataclasses import dataclass
+
+from itsdangerous import Signer
+
+SALT = "deadmail.reply"
+MAC_CHARS = 26  # 130 bits
+_LOCAL = re.compile(r"^r-(\d{1,12})-(\d{1,9})-(\d{1,9})-([a-z2-7]{26})$")
+
+
+class ReplyAddressError(ValueError):
+    """An address that was not made by this server (a forgery, or a typo)."""
+
+
+@dataclass(frozen=True)
+class ReplyTo:
+    seat_id: int
+    window: int
+    generation: int
+
+
+def _mac(secret_key: str, value: str) -> str:
+    signer = Signer(secret_key, salt=SALT, digest_method=hashlib.sha256)
+    raw = signer.algorithm.get_signature(signer.derive_key(), value.encode())
+    return base64.b32encode(raw).decode().lower()[:MAC_CHARS]
+
+
+def make(secret_key: str, domain: str, seat_id: int, window: int, generation: int) -> str:
+    value = f"{seat_id}-{window}-{generation}"
+    return f"r-{value}-{_mac(secret_key, value)}@{domain}"
+
+
+def read(secret_key: str, domain: str, address: str) -> ReplyTo:
+    """The seat, window and link generation of a reply address; ReplyAddressError unless this server signed it."""
+    local, _, host = address.strip().strip("<>").rpartition("@")
+    if domain and host.lower() != domain.lower():
+        raise ReplyAddressError("not one of our reply addresses")
+    match = _LOCAL.match(local.lower())
+    if match is None:
+        raise ReplyAddressError("not one of our reply addresses")
+    seat, window, generation, mac = match.groups()
+    if not hmac.compare_digest(mac, _mac(secret_key, f"{seat}-{window}-{generation}")):
+        raise ReplyAddressError("the reply address is not signed by this server")
+    return ReplyTo(int(seat), int(window), int(generation))
