@@ -9,6 +9,7 @@ from typing import Any
 from flask import Flask
 from flask_wtf.csrf import CSRFProtect
 
+from . import i18n
 from .config import Settings
 from .db import Database
 from .queue import Queue
@@ -40,10 +41,15 @@ def create_app(settings: Settings | None = None, db: Database | None = None, que
     )
     app.extensions["deadmail"] = Deadmail(settings, db or Database(settings.database_url), queue or Queue(settings))
 
-    from . import api, pages
+    from . import api, mailbox, pages, prefs_pages, webhook
 
+    i18n.init_app(app)
     csrf = CSRFProtect(app)
     csrf.exempt(api.bp)  # the JSON API authenticates each call by its token, not by a cookie
     app.register_blueprint(api.bp)
     app.register_blueprint(pages.bp)
+    csrf.exempt(webhook.bp)  # replies by mail over HTTP: authorised by the API token, not a cookie
+    app.register_blueprint(webhook.bp)
+    app.register_blueprint(prefs_pages.bp)
+    app.register_blueprint(mailbox.bp)
     return app

@@ -66,6 +66,10 @@ def up(host: str, port: int) -> None:
     try:
         click.echo(f"deadmail is running at http://{host}:{port}/  (links use {settings.base_url})")
         click.echo(f"data: {settings.data_dir}   mail is written to {settings.mail_dir}")
+        if not settings.smtp_url:
+            from .mailbox import mailbox_token
+
+            click.echo(f"Mail (files): {settings.base_url}/mail/{mailbox_token(settings.secret_key)}")
         click.echo("create a game to play:  deadmail demo --email you@example.org      stop: Ctrl+C")
         sys.stdout.flush()
         waitress.serve(create_app(settings), host=host, port=port, threads=8)
@@ -77,6 +81,32 @@ def up(host: str, port: int) -> None:
 
 def _interrupt(_signum: int, _frame: object) -> None:
     raise KeyboardInterrupt
+
+
+@main.command()
+@click.option("--port", default=2525, show_default=True, type=int)
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--lmtp", is_flag=True, help="speak LMTP (behind Postfix or another MTA) instead of SMTP")
+def inbound(port: int, host: str, lmtp: bool) -> None:
+    """Listen for replies by mail (to signed addresses at DEADMAIL_REPLY_DOMAIN) and apply them."""
+    from .inbound import serve
+
+    settings = _settings()
+    if not settings.reply_domain:
+        raise click.ClickException("set DEADMAIL_REPLY_DOMAIN: replies are taken only at that domain")
+
+    def progress(line: str) -> None:
+        click.echo(line)
+        sys.stdout.flush()
+
+    signal.signal(signal.SIGTERM, _interrupt)
+    with database(settings) as db:
+        try:
+            serve(settings, host, port, lmtp, db=db, progress=progress)
+        except KeyboardInterrupt:
+            click.echo("stopping …", err=True)
+        except OSError as exc:
+            raise click.ClickException(f"cannot listen on {host}:{port}: {exc}") from None
 
 
 @main.group()

@@ -184,7 +184,7 @@ CARD_WORDS: dict[str, dict[str, list[str]]] = {
     },
     "it": {
         "threat": ["MINACCIA"],
-        "camera": ["TELECAMERA"],
+        "camera": ["TELECAMERA", "TELECAMERA DI SICUREZZA"],
         "sprint": ["SPRINT"],
         "hardware": ["BARRICATA"],
         "hidden": ["NASCONDERSI", "NASCONDI"],

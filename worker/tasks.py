@@ -12,7 +12,7 @@ from server.config import Settings
 from server.db import Database
 from server.mailer import transport_for
 from server.queue import ADVANCE, SEND
-from server.services import heartbeat, outbox, turns
+from server.services import heartbeat, outbox, reminders, turns
 
 
 def _settings(task: Task) -> Settings:
@@ -47,11 +47,15 @@ def send_outbox(self: Task, outbox_id: int) -> str:
 
 @shared_task(bind=True, name="deadmail.sweep")
 def sweep(self: Task, now: str | None = None) -> dict[str, Any]:
-    """Every minute: advance due windows (also those whose kick was lost), send due mail, write a heartbeat."""
+    """Every minute: advance due windows (also those whose kick was lost), write the reminders and digests that are
+    due, send due mail (theirs included: they are due now), write a heartbeat."""
     at = datetime.fromisoformat(now) if now else heartbeat.now()
     db = _db(self)
     advanced = turns.sweep_windows(db, at)
+    reminded = len(reminders.plan_reminders(db, at))
+    digests = len(reminders.release_digests(db, at))
     transport, settings = _mail(self)
     sent = sum(outbox.send_one(db, i, transport, settings, at) == "sent" for i in outbox.due_rows(db, at))
-    heartbeat.beat(db, "sweep", {"advanced": advanced, "sent": sent})
-    return {"advanced": advanced, "sent": sent}
+    result = {"advanced": advanced, "reminded": reminded, "digests": digests, "sent": sent}
+    heartbeat.beat(db, "sweep", result)
+    return result

@@ -7,15 +7,14 @@ import smtplib
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from email.message import EmailMessage
-from email.utils import formatdate, make_msgid
 from pathlib import Path
 from typing import Protocol
 
 from sqlalchemy import select, update
 
 from ..db import Database
-from ..models import Game, Outbox, RequestRow, Seat, Window, utcnow
-from .links import seat_token
+from ..models import Outbox, utcnow
+from . import mails
 
 log = logging.getLogger("deadmail.outbox")
 
@@ -57,39 +56,8 @@ class MailSettings:
 
 
 def compose(db: Database, row_id: int, settings: MailSettings) -> EmailMessage | None:
-    """The mail for one outbox row (plain text for now; issue 4 brings the full, translated mails)."""
-    with db.session() as session:
-        row = session.get(Outbox, row_id)
-        if row is None:
-            return None
-        seat = session.get(Seat, row.seat_id) if row.seat_id else None
-        game = session.get(Game, row.game_id) if row.game_id else None
-        msg = EmailMessage()
-        msg["From"] = settings.mail_from
-        msg["To"] = f"{row.player.display_name} <{row.player.email}>"
-        msg["Date"] = formatdate(localtime=False)
-        msg["Message-ID"] = make_msgid(idstring=f"deadmail.{row.key.replace(':', '.')}", domain="deadmail")
-        link = f"{settings.base_url}/s/{seat_token(settings.secret_key, seat.id, seat.link_generation)}" if seat else ""
-        title = f"Mall of Horror, game {game.id}" if game else "Mall of Horror"
-        if row.kind == "turn" and seat is not None and game is not None:
-            window = session.execute(
-                select(Window).where(Window.game_id == game.id, Window.number == row.payload.get("window"))
-            ).scalar_one_or_none()
-            request = None
-            if window is not None:
-                request = session.execute(
-                    select(RequestRow).where(RequestRow.window_id == window.id, RequestRow.seat_id == seat.id)
-                ).scalar_one_or_none()
-            what = request.kind if request else "a decision"
-            deadline = window.deadline.strftime("%Y-%m-%d %H:%M UTC") if window else ""
-            msg["Subject"] = f"{title}: your {what} ({seat.colour})"
-            msg.set_content(f"It is your turn ({seat.colour}): {what}.\nAnswer by {deadline}:\n\n    {link}\n")
-        else:
-            msg["Subject"] = f"{title}: the game is over"
-            outcome = game.outcome if game else None
-            winners = ", ".join(outcome["winners"]) if outcome else "?"
-            msg.set_content(f"The game is over. Winners: {winners}.\nSee how it went:\n\n    {link}\n")
-        return msg
+    """The mail for one outbox row (server/services/mails.py); None when nothing is left to tell."""
+    return mails.compose(db, row_id, settings)
 
 
 def send_one(
@@ -126,6 +94,7 @@ def send_one(
             return "retry"
     with db.session() as session:
         session.execute(update(Outbox).where(Outbox.id == row_id).values(status="sent", sent_at=utcnow()))
+        mails.record_sent(session, message)  # the seats told by this mail move their Seat.mailed_seq on
     return "sent"
 
 

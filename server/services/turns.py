@@ -24,11 +24,12 @@ from engine.bots import RandomBot, SensibleBot
 from engine.requests import by_standing_order
 
 from ..db import Database
-from ..models import Event, Game, Outbox, Player, RequestRow, Seat, Window, utcnow
+from ..models import Event, Game, Outbox, RequestRow, Seat, Window, utcnow
 from .games import CACHE
 from .links import LinkError
+from .reminders import quiet_of
 from .seats import check_generation
-from .tempo import Quiet, parse_clock, window_deadline
+from .tempo import window_deadline
 
 log = logging.getLogger("deadmail.turns")
 
@@ -59,12 +60,6 @@ def _bot_answer(game: Game, seat: Seat, eng: engine.Game, req: engine.Request) -
     seed = game.seed * 1_000_003 + eng.window_no * 7 + seat.position
     bot = RandomBot(seed) if seat.bot == "random" else SensibleBot(seed)
     return bot.decide(eng, req)
-
-
-def _quiet_of(player: Player) -> Quiet | None:
-    if not (player.quiet_start and player.quiet_end):
-        return None
-    return Quiet(player.timezone, parse_clock(player.quiet_start), parse_clock(player.quiet_end))
 
 
 #: notifications a player on a digest receives together (server/services/reminders.py sends the digest).
@@ -145,7 +140,7 @@ def open_windows(session: Session, game: Game, eng: engine.Game, events_before: 
         return mail
     pending = eng.pending()
     owing = [seats[r.player].player for r in pending if seats[r.player].bot is None]
-    quiet = [q for p in owing if p is not None and (q := _quiet_of(p)) is not None]
+    quiet = [q for p in owing if p is not None and (q := quiet_of(p)) is not None]
     window = Window(
         game_id=game.id,
         number=eng.window_no,

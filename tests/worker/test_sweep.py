@@ -59,7 +59,7 @@ def test_a_lost_advance_is_recovered_by_the_next_sweep(stack: Any, worker: Any, 
     eng = check_game(stack.db, created.game_id)
     assert not any(e["type"] == "answer_defaulted" for e in eng.events)
     # the three creation mails and one per request of the new window, all due at the sweep's instant
-    assert result == {"advanced": 1, "sent": 3 + len(new.requests)}
+    assert result == {"advanced": 1, "reminded": 0, "digests": 0, "sent": 3 + len(new.requests)}
     assert len(mail_files(stack.settings.mail_dir)) == 3 + len(new.requests)
     with stack.db.session() as session:
         beat = session.get(Heartbeat, "sweep")
@@ -70,7 +70,7 @@ def test_a_lost_advance_is_recovered_by_the_next_sweep(stack: Any, worker: Any, 
 
     # the next sweep finds nothing to do, and sends nothing twice
     after = snapshot(stack.db, created.game_id)
-    assert sweep(worker, task_log, answered_at + 2 * period) == {"advanced": 0, "sent": 0}
+    assert sweep(worker, task_log, answered_at + 2 * period) == {"advanced": 0, "reminded": 0, "digests": 0, "sent": 0}
     assert snapshot(stack.db, created.game_id) == after
     assert len(mail_files(stack.settings.mail_dir)) == 3 + len(new.requests)
 
@@ -184,21 +184,31 @@ def test_the_sweep_retries_mail_through_the_worker_until_it_works(stack: Any, wo
     folder.parent.mkdir(parents=True, exist_ok=True)
     folder.write_text("a file where the mail folder should be: every delivery fails")
 
-    assert sweep(worker, task_log, T0) == {"advanced": 0, "sent": 0}
+    assert sweep(worker, task_log, T0) == {"advanced": 0, "reminded": 0, "digests": 0, "sent": 0}
     rows = outbox_rows(stack.db, created.game_id)
     assert sorted(rows) == sorted(created.outbox_ids)
     for status, attempts, next_at, error in rows.values():
         assert (status, attempts, next_at) == ("pending", 1, T0 + timedelta(seconds=30))
         assert error is not None and error.startswith("FileExistsError")
 
-    assert sweep(worker, task_log, T0 + timedelta(seconds=29)) == {"advanced": 0, "sent": 0}
+    assert sweep(worker, task_log, T0 + timedelta(seconds=29)) == {
+        "advanced": 0,
+        "reminded": 0,
+        "digests": 0,
+        "sent": 0,
+    }
     assert {r[1] for r in outbox_rows(stack.db, created.game_id).values()} == {1}
 
     folder.unlink()  # the mail server is back
-    assert sweep(worker, task_log, T0 + timedelta(seconds=30)) == {"advanced": 0, "sent": 3}
+    assert sweep(worker, task_log, T0 + timedelta(seconds=30)) == {
+        "advanced": 0,
+        "reminded": 0,
+        "digests": 0,
+        "sent": 3,
+    }
     assert {r[:2] for r in outbox_rows(stack.db, created.game_id).values()} == {("sent", 2)}
     assert len(mail_files(folder)) == 3
-    assert sweep(worker, task_log, T0 + timedelta(hours=1)) == {"advanced": 0, "sent": 0}
+    assert sweep(worker, task_log, T0 + timedelta(hours=1)) == {"advanced": 0, "reminded": 0, "digests": 0, "sent": 0}
     assert len(mail_files(folder)) == 3
 
 

@@ -1,0 +1,160 @@
+"""The embedded default's mailbox: the mail written to files, listed and shown, so a game can be played locally.
+
+Only when mail goes to files (no DEADMAIL_SMTP_URL). The organiser's token (printed by ``deadmail up``) opens it.
+A mail's HTML is served on its own with a CSP sandbox and shown in a sandboxed frame: it runs no script and
+cannot reach this page, but its links open the game's pages.
+"""
+
+from __future__ import annotations
+
+import re
+from email import policy
+from email.message import EmailMessage
+from email.parser import BytesHeaderParser, BytesParser
+from pathlib import Path
+from typing import Any
+
+from flask import Blueprint, Response, current_app, render_template
+from flask_babel import gettext as _
+from itsdangerous import BadSignature, URLSafeSerializer
+from markupsafe import Markup, escape
+
+from .app import Deadmail
+
+bp = Blueprint("mailbox", __name__)
+
+SALT = "deadmail.mailbox"
+#: the newest mails listed (older ones stay in the folder).
+LIMIT = 500
+SANDBOX = "sandbox allow-popups allow-popups-to-escape-sandbox allow-top-navigation-by-user-activation"
+_URL = re.compile(r"https?://[^\s<>\"']+")
+
+
+def mailbox_token(secret_key: str) -> str:
+    """The organiser's link token to the mailbox page."""
+    return URLSafeSerializer(secret_key, salt=SALT).dumps("mailbox")
+
+
+def read_mailbox_token(secret_key: str, token: str) -> bool:
+    """True for a token made by ``mailbox_token`` with this secret."""
+    if len(token) > 200:
+        return False
+    try:
+        return bool(URLSafeSerializer(secret_key, salt=SALT).loads(token) == "mailbox")
+    except BadSignature:
+        return False
+
+
+def dm() -> Deadmail:
+    state: Deadmail = current_app.extensions["deadmail"]
+    return state
+
+
+def _closed(token: str) -> Any:
+    """None when the mailbox may be shown; else the page that says why not."""
+    s = dm().settings
+    if s.smtp_url:
+        title, message = _("No mailbox here"), _("This server sends its mail by SMTP: there is no mailbox page.")
+        return render_template("message.html", title=title, message=message), 404
+    if not read_mailbox_token(s.secret_key, token):
+        title, message = _("Link not valid"), _("This mailbox link is not valid: use the one `deadmail up` printed.")
+        return render_template("message.html", title=title, message=message), 403
+    return None
+
+
+def mail_files(folder: Path) -> list[Path]:
+    """The mail files in ``folder``, newest first."""
+    if not folder.is_dir():
+        return []
+    files = [p for p in folder.iterdir() if p.suffix == ".eml" and not p.name.startswith(".") and p.is_file()]
+    return sorted(files, key=lambda p: (p.stat().st_mtime_ns, p.name), reverse=True)
+
+
+def _find(name: str) -> Path | None:
+    """The mail file called ``name``, only if the folder lists it (no other path can be reached)."""
+    folder = dm().settings.mail_dir
+    if len(name) > 255 or not folder.is_dir():
+        return None
+    return next((p for p in mail_files(folder) if p.name == name), None)
+
+
+def _headers(path: Path) -> dict[str, str]:
+    with path.open("rb") as fp:
+        head = BytesHeaderParser(policy=policy.default).parse(fp)
+    return {key: str(head.get(key, "")) for key in ("Date", "From", "To", "Subject", "Reply-To")}
+
+
+def _read(path: Path) -> EmailMessage:
+    with path.open("rb") as fp:
+        message = BytesParser(policy=policy.default).parse(fp)
+    assert isinstance(message, EmailMessage)
+    return message
+
+
+def _part(message: EmailMessage, subtype: str) -> str | None:
+    part = message.get_body(preferencelist=(subtype,))
+    if part is None:
+        return None
+    content = part.get_content()
+    return content if isinstance(content, str) else None
+
+
+def linkify(text: str) -> Markup:
+    """Plain text, escaped, with its web addresses made links."""
+    escaped = str(escape(text))
+    return Markup(_URL.sub(lambda m: f'<a href="{m.group(0)}">{m.group(0)}</a>', escaped))
+
+
+def _top_target(html: str) -> str:
+    """Links in the framed mail open in the whole window (the seat page needs its own, unsandboxed, window)."""
+    base = '<base target="_top">'
+    match = re.search(r"<head[^>]*>", html, re.IGNORECASE)
+    return html[: match.end()] + base + html[match.end() :] if match else base + html
+
+
+@bp.get("/mail/<token>")
+def listing(token: str) -> Any:
+    if (closed := _closed(token)) is not None:
+        return closed
+    files = mail_files(dm().settings.mail_dir)
+    mails = [{"name": p.name, **_headers(p)} for p in files[:LIMIT]]
+    return render_template("mailbox.html", token=token, mails=mails, total=len(files), folder=dm().settings.mail_dir)
+
+
+@bp.get("/mail/<token>/<name>")
+def message(token: str, name: str) -> Any:
+    if (closed := _closed(token)) is not None:
+        return closed
+    path = _find(name)
+    if path is None:
+        return render_template(
+            "message.html", title=_("No such mail"), message=_("This mail is not in the mailbox.")
+        ), 404
+    mail = _read(path)
+    text = _part(mail, "plain")
+    return render_template(
+        "mailbox_message.html",
+        token=token,
+        name=name,
+        headers=_headers(path),
+        has_html=_part(mail, "html") is not None,
+        text=None if text is None else linkify(text),
+        sandbox=SANDBOX.removeprefix("sandbox "),
+    )
+
+
+@bp.get("/mail/<token>/<name>/html")
+def message_html(token: str, name: str) -> Any:
+    if (closed := _closed(token)) is not None:
+        return closed
+    path = _find(name)
+    html = None if path is None else _part(_read(path), "html")
+    if html is None:
+        return render_template(
+            "message.html", title=_("No such mail"), message=_("This mail is not in the mailbox.")
+        ), 404
+    response = Response(_top_target(html), mimetype="text/html")
+    response.headers["Content-Security-Policy"] = SANDBOX
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["Referrer-Policy"] = "no-referrer"
+    return response

@@ -1,0 +1,274 @@
+"""Reminders for decisions still owed, and digests of held notifications (both run by the sweep).
+
+- The reminder ladder (``ladder``): a step at 1/2, 1/12 and 1/72 of a window's length before its deadline (for
+  24 hours: 12 h, 2 h and 20 min before). A step less than ``MIN_LEAD`` before the deadline, or less than
+  ``MIN_GAP`` after the previous step kept, is dropped, so short windows get fewer steps (2 h: two, 20 min: one,
+  under 10 min: none).
+- ``plan_reminders``: only the latest step due is sent (missed ones are skipped), never inside the player's quiet
+  hours (a step due in them goes out at the first sweep after they end, if the deadline is still ahead), one mail
+  per player per sweep across all their games. Each step of each request is claimed once by a conditional UPDATE
+  of ``RequestRow.reminded``, in the transaction that writes the mail, so concurrent sweeps cannot repeat one.
+- ``release_digests``: a player on "digest" gets their held notifications in one mail once the oldest is
+  ``digest_hours`` old, or sooner when a decision they owe closes within ``URGENT``; never inside their quiet hours
+  unless waiting for them to end would leave less than ``MIN_NOTICE`` before that deadline.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from ..db import Database
+from ..models import Outbox, Player, RequestRow, Seat, Window
+from .tempo import Quiet, TempoError, check_timezone, parse_clock
+
+log = logging.getLogger("deadmail.reminders")
+
+#: the ladder's steps, as fractions of the window's length: 1/2, 1/12, 1/72.
+FRACTIONS = (2, 12, 72)
+#: a reminder closer than this to the deadline is too late to be useful.
+MIN_LEAD = timedelta(minutes=5)
+#: two reminders closer together than this are one too many.
+MIN_GAP = timedelta(minutes=5)
+#: a digest holding a decision that closes within this much time goes at once.
+URGENT = timedelta(hours=2)
+#: inside quiet hours, a digest waits for them to end unless that leaves less than this before a deadline.
+MIN_NOTICE = timedelta(minutes=30)
+#: a stored ``digest_hours`` beyond this (a week) counts as a week.
+MAX_DIGEST_HOURS = 7 * 24
+
+
+def ladder(duration: timedelta) -> list[timedelta]:
+    """How long before the deadline each reminder goes out, longest first (see the module's docstring)."""
+    steps: list[timedelta] = []
+    for fraction in FRACTIONS:
+        lead = timedelta(seconds=round(duration.total_seconds() / fraction))
+        if lead < MIN_LEAD or (steps and steps[-1] - lead < MIN_GAP):
+            continue
+        steps.append(lead)
+    return steps
+
+
+def due_step(opened_at: datetime, deadline: datetime, now: datetime) -> int:
+    """The highest ladder step (1-based) whose time has come; 0 for none (or once the deadline has passed)."""
+    if now >= deadline:
+        return 0
+    leads = ladder(deadline - opened_at)
+    return max((i for i, lead in enumerate(leads, start=1) if now >= deadline - lead), default=0)
+
+
+def quiet_of(player: Player) -> Quiet | None:
+    """The player's quiet hours; None when they have none or the stored values cannot be read."""
+    if not (player.quiet_start and player.quiet_end):
+        return None
+    try:
+        zone = check_timezone(player.timezone or "UTC")
+        return Quiet(zone, parse_clock(player.quiet_start), parse_clock(player.quiet_end))
+    except TempoError:
+        log.warning("player %s: unreadable quiet hours or time zone; ignoring them", player.id)
+        return None
+
+
+def in_quiet_hours(player: Player, now: datetime) -> datetime | None:
+    """When the player's quiet hours end, if ``now`` is inside them; else None."""
+    quiet = quiet_of(player)
+    return None if quiet is None else quiet.end_of_quiet(now)
+
+
+# --- reminders ---------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Owed:
+    request_id: int
+    seat_id: int
+    window: int
+    step: int
+
+
+def plan_reminders(db: Database, now: datetime) -> list[int]:
+    """Write one ``reminder`` outbox row per player who owes a decision whose ladder step has come (and is not in
+    their quiet hours); returns the new rows' ids, to send after the commit."""
+    with db.session() as session:
+        rows = session.execute(
+            select(RequestRow.id, RequestRow.reminded, RequestRow.seat_id, Window, Player)
+            .join(Window, RequestRow.window_id == Window.id)
+            .join(Seat, RequestRow.seat_id == Seat.id)
+            .join(Player, Seat.player_id == Player.id)
+            .where(
+                Window.status == "open",
+                Window.deadline > now,
+                RequestRow.answered_at.is_(None),
+                Seat.bot.is_(None),
+            )
+            .order_by(RequestRow.id)
+        ).all()
+        quiet: dict[int, bool] = {}
+        due: list[tuple[Player, _Owed]] = []
+        for request_id, reminded, seat_id, window, player in rows:
+            step = due_step(window.opened_at, window.deadline, now)
+            if step <= reminded:
+                continue
+            if player.id not in quiet:
+                quiet[player.id] = in_quiet_hours(player, now) is not None
+            if not quiet[player.id]:
+                due.append((player, _Owed(request_id, seat_id, window.number, step)))
+        claimed: dict[int, list[_Owed]] = defaultdict(list)
+        for player, owed in due:  # in request id order, so concurrent sweeps lock rows in the same order
+            taken = session.execute(
+                update(RequestRow)
+                .where(
+                    RequestRow.id == owed.request_id,
+                    RequestRow.reminded < owed.step,
+                    RequestRow.answered_at.is_(None),
+                )
+                .values(reminded=owed.step)
+            )
+            if taken.rowcount == 1:  # type: ignore[attr-defined]
+                claimed[player.id].append(owed)
+        mail = [_reminder(player_id, items, now) for player_id, items in claimed.items()]
+        session.add_all(mail)
+        session.flush()
+        return [m.id for m in mail]
+
+
+def _reminder(player_id: int, items: list[_Owed], now: datetime) -> Outbox:
+    # each (request, step) is claimed once, so the first one names this mail uniquely and the same in every sweep
+    first = min(items, key=lambda o: o.request_id)
+    return Outbox(
+        key=f"remind:{player_id}:{first.request_id}:{first.step}",
+        game_id=None,
+        player_id=player_id,
+        seat_id=None,
+        kind="reminder",
+        payload={"items": [{"seat": o.seat_id, "window": o.window, "step": o.step} for o in items]},
+        status="pending",
+        created_at=now,
+        next_attempt_at=now,
+    )
+
+
+def still_owed(session: Session, items: Iterable[Any]) -> list[dict[str, Any]]:
+    """The reminder items whose window is still open and whose request is still unanswered (checked at send time)."""
+    owed = []
+    for item in items:
+        if not isinstance(item, dict):
+            continue
+        seat_id, number = item.get("seat"), item.get("window")
+        if not (_is_int(seat_id) and _is_int(number) and _is_int(item.get("step"))):
+            continue
+        found = session.execute(
+            select(RequestRow.id)
+            .join(Window, RequestRow.window_id == Window.id)
+            .join(Seat, RequestRow.seat_id == Seat.id)
+            .where(
+                Seat.id == seat_id,
+                Seat.bot.is_(None),
+                Window.game_id == Seat.game_id,
+                Window.number == number,
+                Window.status == "open",
+                RequestRow.answered_at.is_(None),
+            )
+        ).first()
+        if found is not None:
+            owed.append(item)
+    return owed
+
+
+def _is_int(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+# --- digests -----------------------------------------------------------------------------------------------------
+
+
+def release_digests(db: Database, now: datetime) -> list[int]:
+    """Merge each digest player's held rows into one ``digest`` row when it is time (see the module's docstring),
+    and let go as ordinary mail the held rows of players who left the digest; returns the ids to send."""
+    with db.session() as session:
+        held = session.execute(
+            select(Outbox, Player)
+            .join(Player, Outbox.player_id == Player.id)
+            .where(Outbox.status == "held")
+            .order_by(Outbox.id)
+            .with_for_update(skip_locked=True, of=Outbox)
+        ).all()
+        by_player: dict[int, list[Outbox]] = defaultdict(list)
+        players: dict[int, Player] = {}
+        for row, player in held:
+            by_player[player.id].append(row)
+            players[player.id] = player
+        out: list[int] = []
+        digests: list[tuple[list[Outbox], Outbox]] = []
+        for player_id, rows in by_player.items():
+            player = players[player_id]
+            if player.mail_mode != "digest":
+                for row in rows:
+                    row.status = "pending"
+                    row.next_attempt_at = now
+                out.extend(row.id for row in rows)
+            elif _digest_due(session, player, rows, now):
+                digests.append((rows, _digest(player_id, rows, now)))
+        for rows, digest in digests:
+            for row in rows:
+                row.status = "merged"
+            session.add(digest)
+        session.flush()
+        return [digest.id for _, digest in digests] + out
+
+
+def _digest_due(session: Session, player: Player, rows: list[Outbox], now: datetime) -> bool:
+    hours = player.digest_hours if player.digest_hours is not None else 4
+    aged = now >= min(row.created_at for row in rows) + timedelta(hours=min(max(0, hours), MAX_DIGEST_HOURS))
+    soonest = _soonest_deadline(session, rows, now)
+    urgent = soonest is not None and soonest - now <= URGENT
+    quiet_end = in_quiet_hours(player, now)
+    if quiet_end is None:
+        return aged or urgent
+    # inside quiet hours: only when waiting for them to end would make the player miss the decision
+    return urgent and soonest is not None and soonest < quiet_end + MIN_NOTICE
+
+
+def _soonest_deadline(session: Session, rows: list[Outbox], now: datetime) -> datetime | None:
+    """The earliest deadline of a decision the held ``turn`` rows ask for that is still open and unanswered."""
+    deadlines = []
+    for row in rows:
+        number = row.payload.get("window") if isinstance(row.payload, dict) else None
+        if row.kind != "turn" or row.seat_id is None or not _is_int(number):
+            continue
+        deadline = session.execute(
+            select(Window.deadline)
+            .join(RequestRow, RequestRow.window_id == Window.id)
+            .where(
+                Window.game_id == row.game_id,
+                Window.number == number,
+                Window.status == "open",
+                RequestRow.seat_id == row.seat_id,
+                RequestRow.answered_at.is_(None),
+            )
+        ).scalar_one_or_none()
+        if deadline is not None and deadline > now:
+            deadlines.append(deadline)
+    return min(deadlines, default=None)
+
+
+def _digest(player_id: int, rows: list[Outbox], now: datetime) -> Outbox:
+    # a held row is merged once, so the first one names this digest uniquely
+    return Outbox(
+        key=f"digest:{player_id}:{rows[0].id}",
+        game_id=None,
+        player_id=player_id,
+        seat_id=None,
+        kind="digest",
+        payload={"rows": [row.id for row in rows]},
+        status="pending",
+        created_at=now,
+        next_attempt_at=now,
+    )
