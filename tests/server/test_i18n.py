@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from babel.messages.catalog import Catalog
 from babel.messages.extract import extract_from_dir
 from babel.messages.frontend import parse_mapping_cfg
 from babel.messages.mofile import write_mo
@@ -24,7 +25,7 @@ CATALOGS = {lang: ROOT / "translations" / lang / "LC_MESSAGES" / "messages.po" f
 PLACEHOLDER = re.compile(r"%\((\w+)\)[-#0 +]*\d*(?:\.\d+)?[sdifr]|\{(\w+)\}")
 
 
-def _po(lang: str):  # type: ignore[no-untyped-def]
+def _po(lang: str) -> Catalog:
     with CATALOGS[lang].open("rb") as f:
         return read_po(f, locale=lang)
 

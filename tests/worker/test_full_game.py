@@ -96,7 +96,8 @@ def check_finished(stack: Any, game_id: int, players: int, taken: int) -> None:
 def all_mail_sent(stack: Any, game_id: int) -> bool:
     with stack.db.session() as session:
         statuses = session.execute(select(Outbox.status).where(Outbox.game_id == game_id)).scalars().all()
-    return bool(statuses) and set(statuses) == {"sent"}
+    # "skipped": a mail for a window already closed, whose news a newer mail to the same seat tells (mails.py)
+    return "sent" in statuses and set(statuses) <= {"sent", "skipped"}
 
 
 @pytest.mark.parametrize("stack", ["production"], indirect=True)
