@@ -25,9 +25,9 @@ def error(message: str, status: int) -> tuple[Response, int]:
 
 def organiser() -> tuple[Response, int] | None:
     """Organisers' calls carry ``Authorization: Bearer <DEADMAIL_API_TOKEN>``."""
-    header = request.headers.get("Authorization", "")
-    token = header.removeprefix("Bearer ").strip()
-    if not token or not hmac.compare_digest(token, dm().settings.api_token):
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    token = token.strip()
+    if scheme != "Bearer" or not token or not hmac.compare_digest(token, dm().settings.api_token):
         return error("This call needs the organiser's API token (Authorization: Bearer …).", 401)
     return None
 

@@ -38,10 +38,11 @@ def create_app(settings: Settings | None = None, db: Database | None = None, que
         SESSION_COOKIE_HTTPONLY=True,
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_SECURE=settings.base_url.startswith("https://"),
+        DEADMAIL_INBOUND_PER_MINUTE=settings.inbound_per_minute,
     )
     app.extensions["deadmail"] = Deadmail(settings, db or Database(settings.database_url), queue or Queue(settings))
 
-    from . import api, mailbox, pages, prefs_pages, webhook
+    from . import api, limits, mailbox, pages, prefs_pages, webhook
 
     i18n.init_app(app)
     csrf = CSRFProtect(app)
@@ -49,6 +50,7 @@ def create_app(settings: Settings | None = None, db: Database | None = None, que
     app.register_blueprint(api.bp)
     app.register_blueprint(pages.bp)
     csrf.exempt(webhook.bp)  # replies by mail over HTTP: authorised by the API token, not a cookie
+    limits.init_app(app, settings, {webhook.bp: webhook.rate})
     app.register_blueprint(webhook.bp)
     app.register_blueprint(prefs_pages.bp)
     app.register_blueprint(mailbox.bp)

@@ -13,6 +13,7 @@
 | ``DEADMAIL_SMTP_URL`` | empty: files in ``<data dir>/mail``; ``smtp://u:p@host:port``, ``smtps://``, ``?starttls=1`` |
 | ``DEADMAIL_MAIL_FROM`` | ``deadmail <deadmail@localhost>``: the From of every mail |
 | ``DEADMAIL_REPLY_DOMAIN`` | empty (no reply addresses): the domain of the signed reply addresses |
+| ``DEADMAIL_INBOUND_PER_MINUTE`` | ``120``: webhook calls taken per minute and client |
 """
 
 from __future__ import annotations
@@ -43,6 +44,8 @@ class Settings:
     mail_from: str = "deadmail <deadmail@localhost>"
     #: the domain of the signed reply addresses; empty: no reply addresses.
     reply_domain: str = ""
+    #: webhook calls (POST /inbound/mail) taken per minute and client.
+    inbound_per_minute: int = 120
 
     @property
     def embedded_broker(self) -> bool:
@@ -68,6 +71,7 @@ class Settings:
             "smtp_url": (env.get("DEADMAIL_SMTP_URL") or "").strip(),
             "mail_from": (env.get("DEADMAIL_MAIL_FROM") or "").strip() or "deadmail <deadmail@localhost>",
             "reply_domain": (env.get("DEADMAIL_REPLY_DOMAIN") or "").strip().lower(),
+            "inbound_per_minute": int(env.get("DEADMAIL_INBOUND_PER_MINUTE") or 120),
         }
         values.update(overrides)
         if values["smtp_url"]:

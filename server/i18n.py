@@ -150,8 +150,19 @@ def _select_timezone() -> str | None:
     return zone(name).key if name else None
 
 
+def _page_language() -> dict[str, str]:
+    """``page_language`` for templates (base.html's ``<html lang>``): the language the page is rendered in."""
+    from flask_babel import get_locale  # type: ignore[import-untyped,unused-ignore]
+
+    locale = get_locale()
+    return {"page_language": str(locale) if locale else "en"}
+
+
 def init_app(app: Any) -> None:
-    """Flask-Babel for pages: the locale a view put in ``flask.g.language``, else the browser's best match."""
+    """Flask-Babel for pages: the locale a view put in ``flask.g.language``, else the browser's best match.
+
+    Templates get ``page_language``, the language of the page being rendered.
+    """
     from flask_babel import Babel  # type: ignore[import-untyped,unused-ignore]
 
     app.config.setdefault("BABEL_TRANSLATION_DIRECTORIES", str(TRANSLATIONS))
@@ -159,6 +170,7 @@ def init_app(app: Any) -> None:
     app.config.setdefault("BABEL_DEFAULT_TIMEZONE", "UTC")
     compile_catalogs()
     Babel(app, locale_selector=_select_locale, timezone_selector=_select_timezone)
+    app.context_processor(_page_language)
 
 
 # --- dates ------------------------------------------------------------------------------------------------------

@@ -31,10 +31,19 @@ def _seat(token: str) -> int:
     return seats.seat_from_token(dm().db, s.secret_key, token, s.link_max_age)
 
 
+def _reader(seat_id: int) -> None:
+    """Pages of a seat speak its player's language and give times in their zone (``flask.g``, read by i18n)."""
+    with dm().db.session() as session:
+        seat = session.get(Seat, seat_id)
+        player = seat.player if seat is not None else None
+        g.language = i18n.language(player.language if player is not None else "en")
+        g.timezone = player.timezone if player is not None else "UTC"
+
+
 @bp.app_errorhandler(CSRFError)
 def csrf_refused(_exc: CSRFError) -> Any:
-    message = "This form has expired or did not come from this site. Open your link again and resend it."
-    return render_template("message.html", title="Form not accepted", message=message), 400
+    message = gettext("This form has expired or did not come from this site. Open your link again and resend it.")
+    return render_template("message.html", title=gettext("Form not accepted"), message=message), 400
 
 
 @bp.get("/healthz")
@@ -45,9 +54,14 @@ def health() -> Any:
 @bp.get("/s/<token>")
 def seat(token: str) -> Any:
     try:
-        data = seats.seat_view(dm().db, _seat(token))
+        seat_id = _seat(token)
     except LinkError as exc:
-        return render_template("message.html", title="Link not valid", message=str(exc)), 403
+        return render_template("message.html", title=gettext("Link not valid"), message=str(exc)), 403
+    _reader(seat_id)
+    try:
+        data = seats.seat_view(dm().db, seat_id)
+    except LinkError as exc:
+        return render_template("message.html", title=gettext("Link not valid"), message=str(exc)), 403
     notice = request.args.get("saved")
     return render_template("seat.html", token=token, data=data, notice=notice, json=json)
 
@@ -58,13 +72,15 @@ def answer(token: str) -> Any:
     try:
         seat_id, generation = read_token(s.secret_key, token, s.link_max_age)
     except LinkError as exc:
-        return render_template("message.html", title="Link not valid", message=str(exc)), 403
+        return render_template("message.html", title=gettext("Link not valid"), message=str(exc)), 403
     raw = request.form.get("answer", "")
     try:
         value = json.loads(raw)
         window = int(request.form.get("window", ""))
     except ValueError:
-        return render_template("message.html", title="Not understood", message="The answer could not be read."), 400
+        _reader(seat_id)
+        title, message = gettext("Not understood"), gettext("The answer could not be read.")
+        return render_template("message.html", title=title, message=message), 400
     try:
         turns.submit_answer(
             dm().db,
@@ -76,9 +92,12 @@ def answer(token: str) -> Any:
             kick=dm().queue.advance,
         )
     except LinkError as exc:
-        return render_template("message.html", title="Link not valid", message=str(exc)), 403
+        _reader(seat_id)
+        return render_template("message.html", title=gettext("Link not valid"), message=str(exc)), 403
     except turns.AnswerError as exc:
-        return render_template("message.html", title="Answer not taken", message=str(exc), token=token), exc.status
+        _reader(seat_id)
+        title = gettext("Answer not taken")
+        return render_template("message.html", title=title, message=str(exc), token=token), exc.status
     return redirect(url_for("pages.seat", token=token, saved="1"), code=303)
 
 
@@ -113,11 +132,7 @@ def _one_tap(token: str, values: Any) -> _Tap:
         generation = read_token(s.secret_key, token, s.link_max_age)[1]
     except LinkError as exc:
         raise _Refused(gettext("Link not valid"), str(exc), 403) from None
-    with dm().db.session() as session:
-        seat = session.get(Seat, seat_id)
-        player = seat.player if seat is not None else None
-        g.language = i18n.language(player.language if player is not None else "en")
-        g.timezone = player.timezone if player is not None else "UTC"
+    _reader(seat_id)
     data = seats.seat_view(dm().db, seat_id)
     window = data["window"]
     if window is None or window["request"] is None or str(values.get("w", "")).strip() != str(window["number"]):

@@ -9,9 +9,6 @@ Authorised by ``Authorization: Bearer <DEADMAIL_API_TOKEN>``. The body is either
 from __future__ import annotations
 
 import hmac
-import threading
-import time
-from collections import deque
 from email.message import EmailMessage
 from typing import Any
 
@@ -23,27 +20,17 @@ from .services import replies
 
 bp = Blueprint("webhook", __name__, url_prefix="/inbound")
 
-#: requests per minute taken by one web process (more: 429, the provider retries later).
-PER_MINUTE = 120
+def rate() -> str:
+    """Calls per minute and client (DEADMAIL_INBOUND_PER_MINUTE; more: 429, the provider retries later)."""
+    return f"{int(current_app.config['DEADMAIL_INBOUND_PER_MINUTE'])}/minute"
+
+
+@bp.errorhandler(429)
+def too_many(_exc: Exception) -> tuple[Response, int]:
+    return _error("Too many messages: try again in a minute.", 429)
+
+
 MAX_FIELD = 50_000
-
-
-class RateLimit:
-    """At most ``limit`` calls in any 60 seconds (per process)."""
-
-    def __init__(self) -> None:
-        self.calls: deque[float] = deque()
-        self.lock = threading.Lock()
-
-    def allow(self, limit: int) -> bool:
-        now = time.monotonic()
-        with self.lock:
-            while self.calls and self.calls[0] <= now - 60:
-                self.calls.popleft()
-            if len(self.calls) >= limit:
-                return False
-            self.calls.append(now)
-            return True
 
 
 def _dm() -> Deadmail:
@@ -107,9 +94,6 @@ def _from_json(data: Any) -> tuple[bytes, list[str]]:
 def inbound_mail() -> Any:
     if not _authorised():
         return _error("This call needs the API token (Authorization: Bearer …).", 401)
-    limiter: RateLimit = current_app.extensions.setdefault("deadmail.inbound_rate", RateLimit())
-    if not limiter.allow(int(current_app.config.get("DEADMAIL_INBOUND_PER_MINUTE", PER_MINUTE))):
-        return _error("Too many messages: try again in a minute.", 429)
     request.max_content_length = replies.MAX_MESSAGE
     try:
         body = request.get_data(cache=False)

@@ -127,18 +127,25 @@ def colours_for(count: int) -> list[str]:
 
 
 class EngineCache:
-    """Restored engine games by (game id, version). Checking an answer never mutates a cached game."""
+    """Restored engine games by (game id, creation instant, version): the creation instant tells apart games of
+    the same id in different databases (tests, or two installations in one process). Checking an answer never
+    mutates a cached game."""
 
     def __init__(self, size: int = 256) -> None:
         self.size = size
-        self._games: OrderedDict[int, tuple[int, engine.Game]] = OrderedDict()
+        self._games: OrderedDict[tuple[int, datetime], tuple[int, engine.Game]] = OrderedDict()
         self._lock = threading.Lock()
 
+    @staticmethod
+    def _key(game: Game) -> tuple[int, datetime]:
+        return game.id, game.created_at
+
     def get(self, game: Game) -> engine.Game:
+        key = self._key(game)
         with self._lock:
-            hit = self._games.get(game.id)
+            hit = self._games.get(key)
             if hit is not None and hit[0] == game.version:
-                self._games.move_to_end(game.id)
+                self._games.move_to_end(key)
                 return hit[1]
         restored = engine.Game.from_json(game.state)
         self.put(game, restored)
@@ -149,9 +156,10 @@ class EngineCache:
         return engine.Game.from_json(game.state)
 
     def put(self, game: Game, eng: engine.Game) -> None:
+        key = self._key(game)
         with self._lock:
-            self._games[game.id] = (game.version, eng)
-            self._games.move_to_end(game.id)
+            self._games[key] = (game.version, eng)
+            self._games.move_to_end(key)
             while len(self._games) > self.size:
                 self._games.popitem(last=False)
 

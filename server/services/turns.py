@@ -179,7 +179,10 @@ def _saw_news(events: list[dict[str, Any]], colour: str) -> bool:
 # Built once: answering is the hot path, and building a statement costs more than running it.
 # Only the columns it needs: the rest (the game's JSON, each request's payload) would be decoded for nothing.
 _SEAT_AND_GAME = (
-    select(Seat, Game).join(Seat.game).options(load_only(Game.id, Game.version)).where(Seat.id == bindparam("seat_id"))
+    select(Seat, Game)
+    .join(Seat.game)
+    .options(load_only(Game.id, Game.version, Game.created_at))
+    .where(Seat.id == bindparam("seat_id"))
 )
 _OPEN_WINDOW = select(Window).where(Window.game_id == bindparam("game_id"), Window.status == "open").with_for_update()
 _WINDOW_ROWS = (

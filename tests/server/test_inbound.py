@@ -349,6 +349,7 @@ def test_the_webhook_refuses_without_the_token(embedded: Any, headers: dict[str,
 
 def test_the_webhook_limits_size_kind_and_rate(embedded: Any) -> None:
     _webhook_stack(embedded)
+    embedded.app.config["DEADMAIL_INBOUND_PER_MINUTE"] = 4
     big = b"Subject: x\r\n\r\n" + b"x" * (1024 * 1024 + 1)
     headers = {**AUTH, "Content-Type": "message/rfc822"}
     too_big = embedded.client.post("/inbound/mail", data=big, headers=headers, query_string={"to": f"a@{DOMAIN}"})
@@ -359,7 +360,6 @@ def test_the_webhook_limits_size_kind_and_rate(embedded: Any) -> None:
     assert taken.status_code == 200 and taken.json["status"] == "forged"  # read: an address we never signed
     plain = embedded.client.post("/inbound/mail", data=b"hello", headers={**AUTH, "Content-Type": "text/plain"})
     assert plain.status_code == 415
-    embedded.app.config["DEADMAIL_INBOUND_PER_MINUTE"] = 4
     codes = [
         embedded.client.post("/inbound/mail", data=b"x", headers={**AUTH, "Content-Type": "text/plain"}).status_code
         for _ in range(3)

@@ -94,6 +94,37 @@ def test_a_signed_link_opens_its_own_seat(stack: Any) -> None:
         assert f"You play <strong>{seat['colour']}</strong>" in page.get_data(as_text=True)
 
 
+@pytest.mark.parametrize(
+    ("language", "header", "expected"),
+    [
+        ("en", "", ('lang="en"', "You play <strong>")),
+        ("en", "pl", ('lang="en"', "You play <strong>")),
+        ("pl", "it", ('lang="pl"', "Grasz kolorem <strong>")),
+        ("it", "", ('lang="it"', "Giochi con <strong>")),
+    ],
+)
+def test_the_seat_page_speaks_its_players_language(
+    stack: Any, language: str, header: str, expected: tuple[str, str]
+) -> None:
+    """The player's language wins over the browser's; <html lang> names the language the page is in."""
+    _, seats = new_game(stack)
+    token = seats[0]["link"].rsplit("/", 1)[1]
+    with stack.db.session() as session:
+        player = session.get(Seat, read_token(SECRET, token, 3600)[0]).player
+        player.language = language
+    page = stack.client.get(f"/s/{token}", headers={"Accept-Language": header} if header else {})
+    assert page.status_code == 200
+    text = page.get_data(as_text=True)
+    assert all(part in text for part in expected), text[:400]
+
+
+def test_a_refused_link_follows_the_browser(stack: Any) -> None:
+    page = stack.client.get("/s/not-a-token", headers={"Accept-Language": "it"})
+    assert page.status_code == 403
+    text = page.get_data(as_text=True)
+    assert '<html lang="it">' in text and "Link non valido" in text
+
+
 def test_forged_foreign_and_truncated_links_are_refused(stack: Any) -> None:
     game_id, seats = new_game(stack)
     token = seats[0]["link"].rsplit("/", 1)[1]
