@@ -12,7 +12,7 @@
 | ``DEADMAIL_QUEUE`` | ``deadmail``: the broker queue the web enqueues on and the workers consume |
 | ``DEADMAIL_SMTP_URL`` | empty: files in ``<data dir>/mail``; ``smtp://u:p@host:port``, ``smtps://``, ``?starttls=1`` |
 | ``DEADMAIL_MAIL_FROM`` | ``deadmail <deadmail@localhost>``: the From of every mail |
-| ``DEADMAIL_REPLY_DOMAIN`` | empty (no reply addresses): the domain of the signed reply addresses |
+| ``DEADMAIL_REPLY_DOMAIN`` | ``reply.localhost`` with mail in files (replies written on the mailbox page), else empty |
 | ``DEADMAIL_INBOUND_PER_MINUTE`` | ``120``: webhook calls taken per minute and client |
 """
 
@@ -74,6 +74,8 @@ class Settings:
             "inbound_per_minute": int(env.get("DEADMAIL_INBOUND_PER_MINUTE") or 120),
         }
         values.update(overrides)
+        if not values["smtp_url"] and not values["reply_domain"]:
+            values["reply_domain"] = "reply.localhost"  # mail in files: replies are written on the mailbox page
         if values["smtp_url"]:
             from .mailer import parse_smtp_url
 

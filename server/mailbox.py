@@ -11,21 +11,25 @@ import re
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesHeaderParser, BytesParser
+from email.utils import make_msgid
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Response, current_app, render_template
+from flask import Blueprint, Response, current_app, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from itsdangerous import BadSignature, URLSafeSerializer
 from markupsafe import Markup, escape
 
 from .app import Deadmail
+from .services import replies
 
 bp = Blueprint("mailbox", __name__)
 
 SALT = "deadmail.mailbox"
 #: the newest mails listed (older ones stay in the folder).
 LIMIT = 500
+#: the longest reply written on the page.
+MAX_REPLY = 10_000
 SANDBOX = "sandbox allow-popups allow-popups-to-escape-sandbox allow-top-navigation-by-user-activation"
 _URL = re.compile(r"https?://[^\s<>\"']+")
 
@@ -118,7 +122,14 @@ def listing(token: str) -> Any:
         return closed
     files = mail_files(dm().settings.mail_dir)
     mails = [{"name": p.name, **_headers(p)} for p in files[:LIMIT]]
-    return render_template("mailbox.html", token=token, mails=mails, total=len(files), folder=dm().settings.mail_dir)
+    return render_template(
+        "mailbox.html",
+        token=token,
+        mails=mails,
+        total=len(files),
+        folder=dm().settings.mail_dir,
+        replied=request.args.get("replied", "")[:20],
+    )
 
 
 @bp.get("/mail/<token>/<name>")
@@ -158,3 +169,29 @@ def message_html(token: str, name: str) -> Any:
     response.headers["X-Content-Type-Options"] = "nosniff"
     response.headers["Referrer-Policy"] = "no-referrer"
     return response
+
+
+@bp.post("/mail/<token>/<name>/reply")
+def reply(token: str, name: str) -> Any:
+    """A reply written on the page, taken exactly as one that came by mail (server/services/replies.py)."""
+    if (closed := _closed(token)) is not None:
+        return closed
+    path = _find(name)
+    original = None if path is None else _read(path)
+    target = "" if original is None else str(original.get("Reply-To", ""))
+    if original is None or not target:
+        return render_template(
+            "message.html", title=_("No reply possible"), message=_("This mail takes no reply.")
+        ), 404
+    letter = EmailMessage()
+    letter["From"] = str(original["To"])
+    letter["To"] = target
+    letter["Subject"] = f"Re: {original['Subject']}"
+    letter["Message-ID"] = make_msgid(domain="mailbox.localhost")
+    letter["In-Reply-To"] = str(original["Message-ID"])
+    letter.set_content(request.form.get("body", "")[:MAX_REPLY] or " ")
+    state = dm()
+    received = replies.receive(state.db, state.settings, letter.as_bytes(), [target], state.queue.advance)
+    for outbox_id in received.outbox_ids:
+        state.queue.send_mail(outbox_id)
+    return redirect(url_for("mailbox.listing", token=token, replied=received.status), code=303)

@@ -13,6 +13,7 @@ from typing import Any
 from babel.lists import format_list
 from babel.support import Translations
 
+from engine import data
 from engine.data import CAPACITY, WEAPONS
 
 from .i18n import DATE_LOCALES, language, translations
@@ -54,19 +55,7 @@ CHARACTER_NAMES: dict[str, dict[str, str]] = {
 }
 
 CARD_NAMES: dict[str, dict[str, str]] = {
-    "en": {
-        "threat": "Threat",
-        "camera": "Security Camera",
-        "sprint": "Sprint",
-        "hardware": "Hardware",
-        "hidden": "Hidden",
-        "axe": "Axe",
-        "pistol": "Pistol",
-        "bat": "Baseball Bat",
-        "shotgun": "Shotgun",
-        "grenade": "Grenade",
-        "chainsaw": "Chainsaw",
-    },
+    "en": dict(data.CARD_NAMES),
     "it": {
         "threat": "Minaccia",
         "camera": "Telecamera di sicurezza",

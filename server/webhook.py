@@ -20,6 +20,7 @@ from .services import replies
 
 bp = Blueprint("webhook", __name__, url_prefix="/inbound")
 
+
 def rate() -> str:
     """Calls per minute and client (DEADMAIL_INBOUND_PER_MINUTE; more: 429, the provider retries later)."""
     return f"{int(current_app.config['DEADMAIL_INBOUND_PER_MINUTE'])}/minute"

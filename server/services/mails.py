@@ -36,6 +36,7 @@ from ..models import Event, Game, InboundMail, Outbox, Player, RequestRow, Seat,
 from . import reply_address
 from .games import CACHE
 from .links import player_token, seat_token
+from .seats import open_request
 
 if TYPE_CHECKING:
     from .outbox import MailSettings
@@ -78,14 +79,7 @@ def load_state(session: Session, seat: Seat, with_events: bool = True) -> SeatSt
     game = seat.game
     eng = CACHE.get(game)
     view = engine.view(eng, seat.colour)
-    window = session.execute(
-        select(Window).where(Window.game_id == game.id, Window.status == "open")
-    ).scalar_one_or_none()
-    mine = None
-    if window is not None:
-        mine = session.execute(
-            select(RequestRow).where(RequestRow.window_id == window.id, RequestRow.seat_id == seat.id)
-        ).scalar_one_or_none()
+    window, mine = open_request(session, game.id, seat.id)
     events: list[tuple[int, dict[str, Any]]] = []
     last_seq = None
     if with_events:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 import engine
 
@@ -33,6 +34,19 @@ def seat_from_token(db: Database, secret_key: str, token: str, max_age: int) -> 
         return seat.id
 
 
+def open_request(session: Session, game_id: int, seat_id: int) -> tuple[Window | None, RequestRow | None]:
+    """The game's open window, and the seat's request in it (None when the seat owes nothing there)."""
+    window = session.execute(
+        select(Window).where(Window.game_id == game_id, Window.status == "open")
+    ).scalar_one_or_none()
+    if window is None:
+        return None, None
+    mine = session.execute(
+        select(RequestRow).where(RequestRow.window_id == window.id, RequestRow.seat_id == seat_id)
+    ).scalar_one_or_none()
+    return window, mine
+
+
 def seat_view(db: Database, seat_id: int) -> dict[str, Any]:
     """Everything the seat's player may know now: the engine's view, plus the open window and their own answer."""
     with db.session() as session:
@@ -42,14 +56,7 @@ def seat_view(db: Database, seat_id: int) -> dict[str, Any]:
         assert game is not None
         eng = CACHE.get(game)
         view = engine.replay(eng) if eng.over else engine.view(eng, seat.colour)
-        window = session.execute(
-            select(Window).where(Window.game_id == game.id, Window.status == "open")
-        ).scalar_one_or_none()
-        mine = None
-        if window is not None:
-            mine = session.execute(
-                select(RequestRow).where(RequestRow.window_id == window.id, RequestRow.seat_id == seat.id)
-            ).scalar_one_or_none()
+        window, mine = open_request(session, game.id, seat.id)
         return {
             "game": {"id": game.id, "title": game.title, "status": game.status, "tempo": game.tempo},
             "seat": {

@@ -278,6 +278,7 @@ def test_deadmail_inbound_listens_and_applies_a_reply(tmp_path: Path) -> None:
 def test_deadmail_inbound_needs_a_reply_domain(tmp_path: Path) -> None:
     env = {"PATH": "/usr/bin:/bin", "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
     env["DEADMAIL_DATA_DIR"] = str(tmp_path / "data")
+    env["DEADMAIL_SMTP_URL"] = "smtp://127.0.0.1:1"  # with mail in files, the default is reply.localhost
     done = subprocess.run(
         [*DEADMAIL, "inbound", "--port", "1"], env=env, capture_output=True, text=True, timeout=60, check=False
     )

@@ -204,3 +204,43 @@ def test_deadmail_up_prints_the_mailbox_address_and_it_lists_the_demo_mail(tmp_p
     finally:
         up.terminate()
         up.communicate(timeout=30)
+
+
+def test_a_reply_written_on_the_mailbox_page_is_taken_like_one_by_mail(embedded: Any) -> None:
+    """With mail in files, reply addresses use reply.localhost and the page sends the reply through the same path
+    as a mail: a command is applied, anything else gets the error mail, and neither needs a mail server."""
+    from sqlalchemy import select
+
+    from server.commands import commands_for
+    from server.models import InboundMail, RequestRow
+    from server.services.seats import seat_view
+    from tests.server.forms import csrf_token
+
+    assert embedded.settings.reply_domain == "reply.localhost"
+    created = create(embedded.db, 3, seed=3)
+    settings = outbox.MailSettings(
+        embedded.settings.secret_key, embedded.settings.base_url, reply_domain=embedded.settings.reply_domain
+    )
+    transport = outbox.FileTransport(embedded.settings.mail_dir)
+    with embedded.db.session() as session:
+        seat_id = session.get(outbox.Outbox, created.outbox_ids[0]).seat_id  # type: ignore[union-attr]
+    assert outbox.send_one(embedded.db, created.outbox_ids[0], transport, settings, now=T0) == "sent"
+    [path] = embedded.settings.mail_dir.glob("*.eml")
+    page = embedded.client.get(f"{mailbox_url(embedded)}/{path.name}").get_data(as_text=True)
+    assert "Send the reply" in page
+
+    data = seat_view(embedded.db, seat_id)
+    command = commands_for(data["window"]["request"], data["view"], "en")[0]
+    token = csrf_token(embedded.client, embedded.app)
+    reply_url = f"{mailbox_url(embedded)}/{path.name}/reply"
+    garbage = embedded.client.post(reply_url, data={"body": "<b>what?</b>", "csrf_token": token})
+    assert garbage.status_code == 303 and garbage.headers["Location"].endswith("replied=error")
+    taken = embedded.client.post(reply_url, data={"body": f"{command}\n\n> quoted", "csrf_token": token})
+    assert taken.status_code == 303 and taken.headers["Location"].endswith("replied=applied")
+
+    with embedded.db.session() as session:
+        row = session.execute(select(RequestRow).where(RequestRow.seat_id == seat_id)).scalar_one()
+        assert row.answered_at is not None
+        statuses = session.execute(select(InboundMail.status).order_by(InboundMail.id)).scalars().all()
+    assert statuses == ["error", "applied"]
+    assert embedded.client.post(reply_url, data={"body": command}).status_code == 400  # no CSRF token

@@ -119,8 +119,9 @@ def stuck(db: Any, game_id: int) -> dict[str, Any]:
     """What a game that does not end is waiting for (shown when the test fails)."""
     with db.session() as session:
         mail = session.execute(
-            select(Outbox.id, Outbox.kind, Outbox.status, Outbox.attempts, Outbox.last_error)
-            .where(Outbox.status.not_in(["sent"]))
+            select(Outbox.id, Outbox.kind, Outbox.status, Outbox.attempts, Outbox.last_error).where(
+                Outbox.status.not_in(["sent"])
+            )
         ).all()
         windows = session.execute(
             select(Window.number, Window.status, Window.completed_at).where(
