@@ -41,7 +41,7 @@ def _state(db: Any, game_id: int) -> tuple[Any, engine.Game]:
     with db.session() as session:
         game = session.get(Game, game_id)
         assert game is not None
-        return SimpleNamespace(id=game.id, version=game.version), games.CACHE.get(game)
+        return SimpleNamespace(id=game.id, version=game.version, created_at=game.created_at), games.CACHE.get(game)
 
 
 def _open_rows(db: Any, game_id: int) -> tuple[Window | None, list[tuple[int, str, str, Any, bool]]]:

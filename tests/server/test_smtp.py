@@ -413,7 +413,7 @@ def test_transport_for_and_the_settings(tmp_path: Path) -> None:
     assert (embedded.smtp_url, embedded.mail_from, embedded.reply_domain) == (
         "",
         "deadmail <deadmail@localhost>",
-        "",
+        "reply.localhost",  # mail in files: replies are written on the mailbox page
     )
     files = transport_for(embedded)
     assert isinstance(files, FileTransport)
