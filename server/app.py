@@ -28,7 +28,9 @@ class Deadmail:
 
 def create_app(settings: Settings | None = None, db: Database | None = None, queue: Any = None) -> Flask:
     settings = settings or Settings.from_env()
-    app = Flask(__name__, template_folder=str(ROOT / "templates"))
+    app = Flask(
+        __name__, template_folder=str(ROOT / "templates"), static_folder=str(ROOT / "static"), static_url_path="/static"
+    )
     app.config.update(
         SECRET_KEY=settings.secret_key,
         MAX_CONTENT_LENGTH=64 * 1024,
@@ -39,19 +41,41 @@ def create_app(settings: Settings | None = None, db: Database | None = None, que
         SESSION_COOKIE_SAMESITE="Lax",
         SESSION_COOKIE_SECURE=settings.base_url.startswith("https://"),
         DEADMAIL_INBOUND_PER_MINUTE=settings.inbound_per_minute,
+        DEADMAIL_ANSWERS_PER_MINUTE=settings.answers_per_minute,
+        DEADMAIL_LINKS_PER_MINUTE=settings.links_per_minute,
     )
     app.extensions["deadmail"] = Deadmail(settings, db or Database(settings.database_url), queue or Queue(settings))
 
-    from . import api, limits, mailbox, pages, prefs_pages, webhook
+    from . import (
+        api,
+        chat_pages,
+        limits,
+        mailbox,
+        organiser_pages,
+        pages,
+        prefs_pages,
+        replay_pages,
+        security,
+        webhook,
+    )
 
     i18n.init_app(app)
     csrf = CSRFProtect(app)
-    csrf.exempt(api.bp)  # the JSON API authenticates each call by its token, not by a cookie
-    app.register_blueprint(api.bp)
-    app.register_blueprint(pages.bp)
-    csrf.exempt(webhook.bp)  # replies by mail over HTTP: authorised by the API token, not a cookie
-    limits.init_app(app, settings, {webhook.bp: webhook.rate})
-    app.register_blueprint(webhook.bp)
-    app.register_blueprint(prefs_pages.bp)
-    app.register_blueprint(mailbox.bp)
+    # the JSON API and the mail webhook authenticate each call by its token, not by a cookie
+    csrf.exempt(api.bp)
+    csrf.exempt(webhook.bp)
+    limiter = limits.init_app(app, settings, {webhook.bp: webhook.rate, chat_pages.bp: "30/minute"})
+    for blueprint in (
+        api.bp,
+        pages.bp,  # the seat page, answering, one-tap links
+        webhook.bp,  # POST /inbound/mail
+        prefs_pages.bp,  # /p/<token>: preferences
+        mailbox.bp,  # /mail/<token>: mail written to files
+        chat_pages.bp,  # POST /s/<token>/chat: table talk
+        replay_pages.bp,  # /s/<token>/replay
+        organiser_pages.bp,  # /o/…
+    ):
+        app.register_blueprint(blueprint)
+    limits.limit_endpoints(app, limiter)  # answering and link pages, once every route is registered
+    security.init_app(app)  # CSP, nosniff, referrer policy
     return app

@@ -14,6 +14,8 @@
 | ``DEADMAIL_MAIL_FROM`` | ``deadmail <deadmail@localhost>``: the From of every mail |
 | ``DEADMAIL_REPLY_DOMAIN`` | ``reply.localhost`` with mail in files (replies written on the mailbox page), else empty |
 | ``DEADMAIL_INBOUND_PER_MINUTE`` | ``120``: webhook calls taken per minute and client |
+| ``DEADMAIL_ANSWERS_PER_MINUTE`` | ``30``: answers taken per minute and client (web and API) |
+| ``DEADMAIL_LINKS_PER_MINUTE`` | ``120``: pages opened from links per minute and client |
 """
 
 from __future__ import annotations
@@ -46,6 +48,9 @@ class Settings:
     reply_domain: str = ""
     #: webhook calls (POST /inbound/mail) taken per minute and client.
     inbound_per_minute: int = 120
+    #: answers (web and API) taken per minute and client, and pages opened from links.
+    answers_per_minute: int = 30
+    links_per_minute: int = 120
 
     @property
     def embedded_broker(self) -> bool:
@@ -72,6 +77,8 @@ class Settings:
             "mail_from": (env.get("DEADMAIL_MAIL_FROM") or "").strip() or "deadmail <deadmail@localhost>",
             "reply_domain": (env.get("DEADMAIL_REPLY_DOMAIN") or "").strip().lower(),
             "inbound_per_minute": int(env.get("DEADMAIL_INBOUND_PER_MINUTE") or 120),
+            "answers_per_minute": int(env.get("DEADMAIL_ANSWERS_PER_MINUTE") or 30),
+            "links_per_minute": int(env.get("DEADMAIL_LINKS_PER_MINUTE") or 120),
         }
         values.update(overrides)
         if not values["smtp_url"] and not values["reply_domain"]:

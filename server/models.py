@@ -99,6 +99,8 @@ class Game(Base):
     phase: Mapped[str] = mapped_column(String(16), default="setup")
     outcome: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
     organiser_email: Mapped[str | None] = mapped_column(String(320))
+    #: paused by the organiser until this instant: no window advances before it (the pause ends by itself).
+    paused_until: Mapped[datetime | None] = mapped_column(UTCDateTime)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
@@ -123,9 +125,25 @@ class Seat(Base):
     mailed_seq: Mapped[int | None] = mapped_column(Integer)
     #: RULES.md H-5: the order in which this seat gives up characters; its victim requests are answered from it.
     standing_order: Mapped[list[str] | None] = mapped_column(JSONType)
+    #: the last table-talk message (``ChatMessage.id``) told to this seat by mail.
+    chat_mailed_id: Mapped[int | None] = mapped_column(Integer)
 
     game: Mapped[Game] = relationship(back_populates="seats")
     player: Mapped[Player | None] = relationship()
+
+
+class SeatTenure(Base):
+    """Who played a seat, and when: a replacement (by a bot or another person) ends one tenure and starts the
+    next, and the seat's link generation is raised so the old links stop working."""
+
+    __tablename__ = "seat_tenures"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    seat_id: Mapped[int] = mapped_column(ForeignKey("seats.id", ondelete="CASCADE"), index=True)
+    player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"))
+    bot: Mapped[str | None] = mapped_column(String(16))
+    started_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class Window(Base):
@@ -220,6 +238,29 @@ class Outbox(Base):
     sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
     player: Mapped[Player] = relationship()
+
+
+class ChatChannel(Base):
+    """Table talk: the public channel of a game (``key`` "all") or a private one between some of its colours
+    (``key`` the sorted colours joined by "+", e.g. "blue+red")."""
+
+    __tablename__ = "chat_channels"
+    __table_args__ = (UniqueConstraint("game_id", "key"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    key: Mapped[str] = mapped_column(String(64))
+
+
+class ChatMessage(Base):
+    __tablename__ = "chat_messages"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    channel_id: Mapped[int] = mapped_column(ForeignKey("chat_channels.id", ondelete="CASCADE"), index=True)
+    #: the colour that wrote it (seats change players; the colour is what the table sees).
+    colour: Mapped[str] = mapped_column(String(8))
+    text: Mapped[str] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
 class InboundMail(Base):

@@ -13,9 +13,10 @@ from flask_wtf.csrf import CSRFError
 
 from . import i18n, narrate
 from .app import Deadmail
-from .commands import CommandError, parse_reply
+from .board import board_svg
+from .commands import CommandError, commands_for, parse_reply
 from .models import Seat, utcnow
-from .services import mails, seats, turns
+from .services import chat, mails, seats, turns
 from .services.links import LinkError, read_token
 
 bp = Blueprint("pages", __name__)
@@ -51,19 +52,159 @@ def health() -> Any:
     return {"ok": True}
 
 
+def _table(data: dict[str, Any]) -> dict[str, Any]:
+    """The seat's view as the page reads it. Once the game is over ``seat_view`` gives the replay (every secret
+    revealed); the page then shows its final position, and of its events those the seat saw during the game."""
+    view = data["view"]
+    if "state" not in view:
+        return dict(view)
+    colour = data["seat"]["colour"]
+    state = view["state"]
+    return {
+        "players": list(view["config"]["players"]),
+        **{k: v for k, v in state.items() if k not in ("hands", "deck", "dice")},
+        "hidden": [],
+        "hand_sizes": {p: len(h) for p, h in state["hands"].items()},
+        "waiting_for": [],
+        "outcome": view["outcome"],
+        "over": True,
+        "you": colour,
+        "hand": list(state["hands"].get(colour, [])),
+        "dice": None,
+        "requests": [],
+        "events": [
+            {k: v for k, v in e.items() if k != "to"}
+            for e in view["events"]
+            if e.get("to") is None or colour in e["to"]
+        ],
+    }
+
+
+def history(lang: str, events: list[dict[str, Any]], reader: str) -> list[dict[str, Any]]:
+    """The view's events as sentences, grouped by round (``round_started`` opens one), newest round and newest
+    line first."""
+    t = i18n.translations(lang)
+    rounds: list[dict[str, Any]] = [{"round": 0, "title": t.gettext("Setting up"), "lines": []}]
+    for event in events:
+        if event.get("type") == "round_started":
+            number = int(event.get("round") or 0)
+            rounds.append({"round": number, "title": t.gettext("Round %(number)s") % {"number": number}, "lines": []})
+        rounds[-1]["lines"].append(narrate.event_text(lang, event, reader))
+    for group in rounds:
+        group["lines"].reverse()
+    return [group for group in reversed(rounds) if group["lines"]]
+
+
+def _decision(lang: str, view: dict[str, Any], window: dict[str, Any]) -> dict[str, Any]:
+    """The open request as a form: each legal command with what it means, and the stored answer."""
+    request_json = window["request"]
+    stored = window["answer"]
+    choices = []
+    for line in commands_for(request_json, view, lang):
+        try:
+            meaning = parse_reply(line, request_json, view, lang)
+        except CommandError:  # commands_for lists only legal commands; never shown without a meaning
+            continue
+        choices.append(
+            {
+                "command": line,
+                "label": mails.describe_answer(lang, request_json, meaning),
+                "checked": stored is not None and meaning == stored,
+            }
+        )
+    truck = None
+    if request_json.get("kind") == "truck":
+        truck = [_card(lang, c) for c in request_json.get("cards") or []]
+    return {
+        "text": narrate.request_text(lang, request_json, view.get("phase")),
+        "choices": choices,
+        "answer": None if stored is None else mails.describe_answer(lang, request_json, stored),
+        "truck": truck,
+    }
+
+
+def _card(lang: str, card: str) -> dict[str, str]:
+    return {"card": card, "name": narrate.card_name(lang, card), "text": narrate.card_text(lang, card)}
+
+
+def seat_context(token: str, data: dict[str, Any]) -> dict[str, Any]:
+    """Everything seat.html shows, from the seat's view and its own request row only."""
+    lang = g.language
+    view = _table(data)
+    colour = data["seat"]["colour"]
+    window = data["window"]
+    deadline = relative = None
+    if window is not None:
+        deadline, relative = i18n.format_when(datetime.fromisoformat(window["deadline"]), utcnow(), g.timezone, lang)
+    owing = []
+    for item in view.get("waiting_for") or []:
+        name = narrate.colour_name(lang, item["player"])
+        if name not in owing:
+            owing.append(name)
+    outcome = None
+    if view.get("outcome"):
+        result = view["outcome"]
+        outcome = {
+            "winners": [narrate.colour_name(lang, c) for c in result.get("winners") or []],
+            "scores": [
+                {"name": narrate.colour_name(lang, c), "score": (result.get("scores") or {})[c]}
+                for c in view["players"]
+                if c in (result.get("scores") or {})
+            ],
+        }
+    return {
+        "token": token,
+        "data": data,
+        "view": view,
+        "label": mails.game_label(lang, data["game"]["id"], data["game"]["title"] or ""),
+        "colour": colour,
+        "colour_name": narrate.colour_name(lang, colour),
+        "phase": narrate.phase_name(lang, str(view.get("phase") or "setup")),
+        "board": board_svg(view, lang, colour),
+        "window": window,
+        "decision": None if window is None or window["request"] is None else _decision(lang, view, window),
+        "deadline": deadline,
+        "relative": relative,
+        "owing": owing,
+        "hand": [_card(lang, c) for c in view.get("hand") or []],
+        "dice": view.get("dice"),
+        "history": history(lang, view.get("events") or [], colour),
+        "outcome": outcome,
+        "max_command": MAX_COMMAND,
+    }
+
+
+def _open_seat(token: str) -> tuple[int, dict[str, Any]]:
+    """The seat a link opens and its view; ``_Refused`` (403) for a link that opens nothing."""
+    try:
+        seat_id = _seat(token)
+        _reader(seat_id)
+        return seat_id, seats.seat_view(dm().db, seat_id)
+    except LinkError as exc:
+        raise _Refused(gettext("Link not valid"), str(exc), 403) from None
+
+
 @bp.get("/s/<token>")
 def seat(token: str) -> Any:
     try:
-        seat_id = _seat(token)
-    except LinkError as exc:
-        return render_template("message.html", title=gettext("Link not valid"), message=str(exc)), 403
-    _reader(seat_id)
+        seat_id, data = _open_seat(token)
+    except _Refused as refused:
+        return refused.page
+    window = data["window"]
+    # the notice belongs to the decision it saved: a reload after the game moved on does not repeat it
+    notice = window is not None and request.args.get("saved") == str(window["number"])
+    talk = chat.page_context(dm().db, seat_id, g.language)  # table talk (templates/chat.html)
+    return render_template("seat.html", notice=notice, chat=talk, **seat_context(token, data))
+
+
+@bp.get("/s/<token>/live")
+def live(token: str) -> Any:
+    """The changing part of the seat page (decision, board, history) as a fragment, polled by htmx."""
     try:
-        data = seats.seat_view(dm().db, seat_id)
-    except LinkError as exc:
-        return render_template("message.html", title=gettext("Link not valid"), message=str(exc)), 403
-    notice = request.args.get("saved")
-    return render_template("seat.html", token=token, data=data, notice=notice, json=json)
+        _seat_id, data = _open_seat(token)
+    except _Refused as refused:
+        return refused.page
+    return render_template("seat_live.html", **seat_context(token, data))
 
 
 @bp.post("/s/<token>/answer")
@@ -98,7 +239,7 @@ def answer(token: str) -> Any:
         _reader(seat_id)
         title = gettext("Answer not taken")
         return render_template("message.html", title=title, message=str(exc), token=token), exc.status
-    return redirect(url_for("pages.seat", token=token, saved="1"), code=303)
+    return redirect(url_for("pages.seat", token=token, saved=window), code=303)
 
 
 # --- one-tap answers from mails: a GET shows what the link would answer, only the POSTed form answers ------------
@@ -197,4 +338,4 @@ def one_tap_confirm(token: str) -> Any:
         return render_template(
             "message.html", title=gettext("Answer not taken"), message=str(exc), token=token
         ), exc.status
-    return redirect(url_for("pages.seat", token=token, saved="1"), code=303)
+    return redirect(url_for("pages.seat", token=token, saved=tap.window["number"]), code=303)

@@ -64,17 +64,18 @@ def postgres_url() -> Iterator[str]:
 
 @pytest.fixture
 def redis_url() -> Iterator[str]:
-    """Redis database 15 (by default), emptied before and after the test."""
+    """Redis database 15 (by default). Never emptied: test runs may share it (each test has its own queue names,
+    see ``_stack``); a test's own keys are deleted after it by the ``stack`` fixture."""
     import redis
 
     client = redis.Redis.from_url(REDIS_URL)
     try:
-        client.flushdb()
+        client.ping()
     except Exception as exc:
         need("Redis", exc)
+    finally:
+        client.close()
     yield REDIS_URL
-    client.flushdb()
-    client.close()
 
 
 @dataclass
@@ -122,6 +123,14 @@ def stack(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Stack]:
         built = _stack("production", tmp_path, pg, broker)
     yield built
     built.db.dispose()
+    if request.param == "production":
+        import redis
+
+        client = redis.Redis.from_url(built.settings.broker_url)
+        keys = list(client.scan_iter(match=f"*{built.settings.queue}*", count=1000))
+        if keys:
+            client.delete(*keys)
+        client.close()
 
 
 @pytest.fixture

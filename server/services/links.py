@@ -55,3 +55,26 @@ def read_player_token(secret_key: str, token: str, max_age: int) -> int:
     if not isinstance(data, int) or isinstance(data, bool):
         raise LinkError("This link is not valid.")
     return data
+
+
+ORGANISER_SALT = "deadmail.organiser"
+
+
+def organiser_token(secret_key: str, game_id: int) -> str:
+    """The link that opens one game's organiser pages without logging in (shown when the game is created)."""
+    return URLSafeTimedSerializer(secret_key, salt=ORGANISER_SALT).dumps(game_id)
+
+
+def read_organiser_token(secret_key: str, token: str, max_age: int) -> int:
+    """The game id of an organiser link; LinkError for a forged or expired one."""
+    if len(token) > 512:
+        raise LinkError("This link is not valid.")
+    try:
+        data = URLSafeTimedSerializer(secret_key, salt=ORGANISER_SALT).loads(token, max_age=max_age)
+    except SignatureExpired:
+        raise LinkError("This organiser link has expired: log in with the organiser token instead.") from None
+    except BadSignature:
+        raise LinkError("This link is not valid: check that you copied all of it.") from None
+    if not isinstance(data, int) or isinstance(data, bool):
+        raise LinkError("This link is not valid.")
+    return data

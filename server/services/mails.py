@@ -359,10 +359,20 @@ class Composer:
         return Links(self.settings.base_url, token, self.ptoken)
 
     def section(
-        self, draft: Draft, seat: Seat, *, events: bool = True, board_: bool = True, only_window: int | None = None
+        self,
+        draft: Draft,
+        seat: Seat,
+        *,
+        events: bool = True,
+        board_: bool = True,
+        only_window: int | None = None,
+        always: bool = False,
     ) -> dict[str, Any] | None:
         """The seat's current situation; None when there is nothing to tell (or, with ``only_window``, when the
-        seat owes nothing in that window any more)."""
+        seat owes nothing in that window any more). ``always``: even with nothing new (a link mail). Never for a
+        seat its reader no longer plays (replaced: the mail would carry the seat's new link)."""
+        if seat.player_id != self.player.id:
+            return None
         state = load_state(self.session, seat, with_events=events)
         mine, window = state.mine, state.window
         if only_window is not None and (mine is None or window is None or window.number != only_window):
@@ -382,7 +392,7 @@ class Composer:
             events=state.events,
             with_board=board_,
         )
-        if not ctx["rounds"] and ctx["decision"] is None and ctx["outcome"] is None:
+        if not always and not ctx["rounds"] and ctx["decision"] is None and ctx["outcome"] is None:
             return None
         if events:
             floor = -1 if seat.mailed_seq is None else seat.mailed_seq
@@ -419,6 +429,18 @@ class Composer:
         else:
             subject = t.gettext("%(game)s: what happened (%(round)s)") % {"game": label, "round": ctx["round_title"]}
             intro = t.gettext("Here is what happened. You have nothing to decide now.")
+        return draft, subject, intro
+
+    def link(self, row: Outbox, seat: Seat) -> tuple[Draft, str, str] | None:
+        """The seat's link, resent by the organiser (or for a new player of the seat), with its situation now."""
+        draft = Draft(self.lang)
+        ctx = self.section(draft, seat, always=True)
+        if ctx is None:
+            return None
+        subject = self.t.gettext("%(game)s: the link to your seat") % {"game": ctx["label"]}
+        intro = self.t.gettext(
+            "The organiser sent you the link to your seat in this game: open it to see the game and decide."
+        )
         return draft, subject, intro
 
     def _covered(self, row: Outbox) -> bool:
@@ -557,11 +579,17 @@ def compose(db: Database, row_id: int, settings: MailSettings, now: datetime | N
             return None
         composer = Composer(session, settings, row.player, now)
         seat = session.get(Seat, row.seat_id) if row.seat_id else None
+        if row.kind == "chat":  # table talk: its own mail (server/services/chat.py)
+            from .chat import compose_chat
+
+            return compose_chat(composer, row, seat)
         built: tuple[Draft, str, str] | None
         if row.kind in NOTICES and seat is not None:
             built = composer.notice(row, seat)
         elif row.kind == "reply" and seat is not None:
             built = composer.reply(row, seat)
+        elif row.kind == "link" and seat is not None:
+            built = composer.link(row, seat)
         elif row.kind == "reminder":
             built = composer.reminder(row)
         elif row.kind == "digest":
@@ -628,4 +656,10 @@ def record_sent(session: Session, message: EmailMessage) -> None:
             update(Seat)
             .where(Seat.id == seat_id, (Seat.mailed_seq.is_(None)) | (Seat.mailed_seq < seq))
             .values(mailed_seq=seq)
+        )
+    for seat_id, last in (getattr(message, "deadmail_chat", {}) or {}).items():  # chat mails: Seat.chat_mailed_id
+        session.execute(
+            update(Seat)
+            .where(Seat.id == seat_id, (Seat.chat_mailed_id.is_(None)) | (Seat.chat_mailed_id < last))
+            .values(chat_mailed_id=last)
         )

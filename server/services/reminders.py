@@ -26,7 +26,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from ..db import Database
-from ..models import Outbox, Player, RequestRow, Seat, Window
+from ..models import Game, Outbox, Player, RequestRow, Seat, Window
 from .tempo import Quiet, TempoError, check_timezone, parse_clock
 
 log = logging.getLogger("deadmail.reminders")
@@ -102,11 +102,14 @@ def plan_reminders(db: Database, now: datetime) -> list[int]:
             .join(Window, RequestRow.window_id == Window.id)
             .join(Seat, RequestRow.seat_id == Seat.id)
             .join(Player, Seat.player_id == Player.id)
+            .join(Game, Window.game_id == Game.id)
             .where(
                 Window.status == "open",
                 Window.deadline > now,
                 RequestRow.answered_at.is_(None),
                 Seat.bot.is_(None),
+                Game.status == "running",
+                Game.paused_until.is_(None) | (Game.paused_until <= now),  # no reminders while paused
             )
             .order_by(RequestRow.id)
         ).all()

@@ -11,6 +11,9 @@ Only database trouble escapes, as :class:`Unavailable`, so the delivering server
   the sender (no backscatter). A reply to a window that is not open, or that the seat owes nothing in, is
   ``closed``. Otherwise the first command found is applied (``applied``) or the player is told what is legal
   (``error``).
+- A reply to a table-talk mail (a signed chat address, ``reply_address.make_chat``) posts its text, stripped of
+  quotes and signature, to the channel (``chat.reply_by_mail``: ``applied``); the same sender and revocation checks
+  hold. A chat reply that cannot be posted (empty, too long, game over, flood) is ``error``: logged, not answered.
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 from .. import commands
 from ..db import Database
 from ..models import InboundMail, Outbox, Seat, utcnow
-from . import reply_address, seats, turns
+from . import chat, reply_address, seats, turns
 from .links import LinkError
 
 log = logging.getLogger("deadmail.replies")
@@ -251,7 +254,7 @@ def _find_address(settings: ReplySettings, candidates: list[str]) -> tuple[reply
         except reply_address.ReplyAddressError:
             local, _, host = address.rpartition("@")
             ours = bool(settings.reply_domain) and host.lower() == settings.reply_domain.lower()
-            if not lookalike and (local.lower().startswith("r-") or ours):
+            if not lookalike and (local.lower().startswith(("r-", "c-")) or ours):
                 lookalike = address
     return None, lookalike
 
@@ -260,6 +263,18 @@ def _decide(db: Database, settings: ReplySettings, letter: _Letter, kick: turns.
     first = letter.recipients[0] if letter.recipients else ""
     if letter.ignored or letter.message is None:
         return _Outcome("ignored", detail=letter.ignored or "unreadable", recipient=first)
+    for candidate in letter.recipients:  # a reply to a table-talk mail posts to its channel
+        try:
+            chat_to = reply_address.read_chat(settings.secret_key, settings.reply_domain, candidate.strip().strip("<>"))
+        except reply_address.ReplyAddressError:
+            continue
+        posted = chat.reply_by_mail(db, chat_to, letter.sender, commands.strip_reply(reply_text(letter.message)), now)
+        if posted.status == "forged":
+            log.warning("forged chat reply address %r (from %r): %s", candidate, letter.sender, posted.detail)
+        wrong = posted.status == "wrong_sender"
+        return _Outcome(
+            posted.status, posted.detail, candidate[:320], posted.seat_id, reply="wrong_sender" if wrong else None
+        )
     to, address = _find_address(settings, letter.recipients)
     if to is None:
         if not address:

@@ -3,6 +3,10 @@
 ``r-<seat>-<window>-<generation>-<mac>@<DEADMAIL_REPLY_DOMAIN>``. The MAC is an HMAC-SHA256 (itsdangerous's key
 derivation, salt ``deadmail.reply``) written in lower-case base32, because mail servers may change the case of the
 local part. Raising a seat's link generation revokes its reply addresses too.
+
+Table talk (server/services/chat.py) has its own kind: ``c-<seat>-<channel>-<generation>-<mac>@…``, a reply to it
+posts to the channel. Its MAC is taken over ``chat:<seat>-<channel>-<generation>`` (a turn address signs digits
+only), so a turn address can never be read as a chat one, nor the other way round.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from itsdangerous import Signer
 SALT = "deadmail.reply"
 MAC_CHARS = 26  # 130 bits
 _LOCAL = re.compile(r"^r-(\d{1,12})-(\d{1,9})-(\d{1,9})-([a-z2-7]{26})$")
+_CHAT_LOCAL = re.compile(r"^c-(\d{1,12})-(\d{1,12})-(\d{1,9})-([a-z2-7]{26})$")
 
 
 class ReplyAddressError(ValueError):
@@ -54,3 +59,31 @@ def read(secret_key: str, domain: str, address: str) -> ReplyTo:
     if not hmac.compare_digest(mac, _mac(secret_key, f"{seat}-{window}-{generation}")):
         raise ReplyAddressError("the reply address is not signed by this server")
     return ReplyTo(int(seat), int(window), int(generation))
+
+
+@dataclass(frozen=True)
+class ChatReplyTo:
+    seat_id: int
+    channel_id: int
+    generation: int
+
+
+def make_chat(secret_key: str, domain: str, seat_id: int, channel_id: int, generation: int) -> str:
+    """The address a reply to a table-talk mail goes to: it posts to ``channel_id`` as ``seat_id``."""
+    value = f"{seat_id}-{channel_id}-{generation}"
+    return f"c-{value}-{_mac(secret_key, 'chat:' + value)}@{domain}"
+
+
+def read_chat(secret_key: str, domain: str, address: str) -> ChatReplyTo:
+    """The seat, channel and link generation of a chat reply address; ReplyAddressError unless this server signed
+    it as one."""
+    local, _, host = address.strip().strip("<>").rpartition("@")
+    if domain and host.lower() != domain.lower():
+        raise ReplyAddressError("not one of our reply addresses")
+    match = _CHAT_LOCAL.match(local.lower())
+    if match is None:
+        raise ReplyAddressError("not one of our chat reply addresses")
+    seat, channel, generation, mac = match.groups()
+    if not hmac.compare_digest(mac, _mac(secret_key, f"chat:{seat}-{channel}-{generation}")):
+        raise ReplyAddressError("the reply address is not signed by this server")
+    return ChatReplyTo(int(seat), int(channel), int(generation))

@@ -260,10 +260,12 @@ def advance_window(db: Database, window_id: int, now: datetime | None = None, wa
         rows = list(window.requests)
         if any(r.answered_at is None for r in rows) and window.deadline > now:
             return None
-        window.status = "resolving"
-        session.flush()
         game = session.get(Game, window.game_id)
         assert game is not None
+        if game.paused_until is not None and now < game.paused_until:
+            return None  # paused by the organiser: the sweep advances it once the pause is over
+        window.status = "resolving"
+        session.flush()
         eng = CACHE.fresh(game)
         events_before = len(eng.events)
         if eng.window_no != window.number:  # should never happen: resynchronise rather than leave the game stuck

@@ -91,7 +91,7 @@ def test_a_signed_link_opens_its_own_seat(stack: Any) -> None:
         assert view.json["view"]["you"] == seat["colour"]
         page = stack.client.get(f"/s/{token}")
         assert page.status_code == 200
-        assert f"You play <strong>{seat['colour']}</strong>" in page.get_data(as_text=True)
+        assert f"You play <strong>{seat['colour'].title()}</strong>" in page.get_data(as_text=True)
 
 
 @pytest.mark.parametrize(

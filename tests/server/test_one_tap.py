@@ -75,7 +75,7 @@ def test_each_link_opens_a_confirm_page_and_the_post_stores_exactly_its_answer(s
         assert action is not None
         posted = client.post(action[1], data={**fields, "csrf_token": token})
         assert posted.status_code == 303
-        assert posted.headers["Location"].endswith("?saved=1")
+        assert posted.headers["Location"].endswith(f"?saved={window.number}")
         answer, answered_at = _stored(stack.db, seat_id)
         assert answered_at is not None and answer == expected
     # the last answer stands; a POST without the CSRF token is refused and changes nothing

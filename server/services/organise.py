@@ -1,0 +1,416 @@
+"""What an organiser does to a running game: see who owes what, extend a deadline, pause and resume, replace a
+seat (by a bot or another person), resend a seat's link, abandon the game.
+
+Every operation is one transaction and refuses with :class:`OrganiseError` (nothing changed) when it cannot be
+done; repeating one that already took effect changes nothing more where that can be told (a resume of a game that
+is not paused, an abandon of an abandoned game, a replacement by the seat's current occupant).
+
+The organiser never sees an answer while its window is open: ``owed`` tells only whether each request is answered.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from ..db import Database
+from ..models import Game, Outbox, Player, RequestRow, Seat, SeatTenure, Window, utcnow
+from . import turns
+from .games import BOT_KINDS, CACHE, PlayerSpec, find_or_create_player
+
+#: the furthest a deadline or a pause may be set, from now.
+MAX_AHEAD = timedelta(days=30)
+#: a resumed window keeps at least this much time before its deadline.
+MIN_LEFT_ON_RESUME = timedelta(minutes=10)
+#: outbox rows not yet handed to a transport.
+UNSENT = ("pending", "held")
+
+
+class OrganiseError(ValueError):
+    """An organiser's operation that cannot be done; the message says why (nothing was changed)."""
+
+
+# --- reading -----------------------------------------------------------------------------------------------------
+
+
+def _game(session: Session, game_id: int, *, running: bool = True, lock: bool = True) -> Game:
+    query = select(Game).where(Game.id == game_id)
+    if lock:
+        query = query.with_for_update()
+    game = session.execute(query).scalar_one_or_none()
+    if game is None:
+        raise OrganiseError(f"There is no game {game_id}.")
+    if running and game.status != "running":
+        raise OrganiseError(f"Game {game_id} is {game.status}: this cannot be done any more.")
+    return game
+
+
+def _locked(session: Session, game_id: int, *, running: bool = True) -> tuple[Game, Window | None]:
+    """The game and its open window, both locked: the window first, in the order an advance takes them."""
+    window = session.execute(
+        select(Window).where(Window.game_id == game_id, Window.status == "open").with_for_update()
+    ).scalar_one_or_none()
+    return _game(session, game_id, running=running), window
+
+
+def _seat(session: Session, game_id: int, colour: str) -> Seat:
+    seat = session.execute(
+        select(Seat).where(Seat.game_id == game_id, Seat.colour == colour).with_for_update()
+    ).scalar_one_or_none()
+    if seat is None:
+        raise OrganiseError(f"Game {game_id} has no {str(colour)[:16]!r} seat.")
+    return seat
+
+
+def paused(game: Game, now: datetime) -> bool:
+    return game.paused_until is not None and now < game.paused_until
+
+
+def owed(db: Database, game_id: int, now: datetime | None = None) -> dict[str, Any]:
+    """The game's state and its open window: each request's seat, player, kind and whether it is answered.
+
+    Never the answers themselves: they stay secret until the window closes."""
+    now = now or utcnow()
+    with db.session() as session:
+        game = _game(session, game_id, running=False, lock=False)
+        window = session.execute(
+            select(Window).where(Window.game_id == game_id, Window.status == "open")
+        ).scalar_one_or_none()
+        requests: list[dict[str, Any]] = []
+        if window is not None:
+            rows = session.execute(
+                select(RequestRow.kind, RequestRow.answered_at, Seat)
+                .join(Seat, RequestRow.seat_id == Seat.id)
+                .where(RequestRow.window_id == window.id)
+                .order_by(RequestRow.position)
+            ).all()
+            for kind, answered_at, seat in rows:
+                requests.append(
+                    {
+                        "colour": seat.colour,
+                        "player": seat.player.display_name if seat.player is not None else None,
+                        "bot": seat.bot,
+                        "kind": kind,
+                        "answered": answered_at is not None,
+                    }
+                )
+        seats = [
+            {
+                "colour": seat.colour,
+                "player": seat.player.display_name if seat.player is not None else None,
+                "email": seat.player.email if seat.player is not None else None,
+                "bot": seat.bot,
+            }
+            for seat in game.seats
+        ]
+        return {
+            "id": game.id,
+            "title": game.title,
+            "status": game.status,
+            "round": game.round,
+            "phase": game.phase,
+            "timezone": (game.tempo or {}).get("timezone", "UTC"),
+            "paused_until": game.paused_until if paused(game, now) else None,
+            "outcome": game.outcome,
+            "seats": seats,
+            "window": None
+            if window is None
+            else {"number": window.number, "deadline": window.deadline, "opened_at": window.opened_at},
+            "requests": requests,
+        }
+
+
+# --- deadlines and pauses ----------------------------------------------------------------------------------------
+
+
+def extend_deadline(
+    db: Database,
+    game_id: int,
+    *,
+    until: datetime | None = None,
+    by: timedelta | None = None,
+    now: datetime | None = None,
+) -> datetime:
+    """Move the open window's deadline later: to ``until``, or ``by`` a duration; returns the new deadline."""
+    now = now or utcnow()
+    if (until is None) == (by is None):
+        raise OrganiseError("Give either a new deadline or how much later it should be.")
+    if by is not None and by <= timedelta(0):
+        raise OrganiseError("A deadline can only be moved later.")
+    if until is not None and until.tzinfo is None:
+        raise OrganiseError("The new deadline needs a time zone.")
+    with db.session() as session:
+        _game_row, window = _locked(session, game_id)
+        if window is None:
+            raise OrganiseError("No decision is open in this game right now.")
+        new = until if until is not None else window.deadline + (by or timedelta(0))
+        if new <= window.deadline:
+            raise OrganiseError("The new deadline must be later than the current one.")
+        if new > now + MAX_AHEAD:
+            raise OrganiseError("A deadline can be at most 30 days ahead.")
+        window.deadline = new
+        return new
+
+
+def pause(db: Database, game_id: int, until: datetime, now: datetime | None = None) -> datetime:
+    """Pause the game until ``until``: no window advances before it, and the open window's deadline moves later
+    by the pause's length (a longer pause of a paused game adds only the extra part). Returns the new deadline
+    (or ``until`` when no window is open)."""
+    now = now or utcnow()
+    if until.tzinfo is None:
+        raise OrganiseError("The end of the pause needs a time zone.")
+    if until <= now:
+        raise OrganiseError("A pause must end in the future.")
+    if until > now + MAX_AHEAD:
+        raise OrganiseError("A pause can last at most 30 days.")
+    with db.session() as session:
+        game, window = _locked(session, game_id)
+        start = game.paused_until if paused(game, now) else now
+        assert start is not None
+        if until == start:
+            return window.deadline if window is not None else until  # the same pause again: nothing to do
+        if until < start:
+            raise OrganiseError("The game is already paused until later; resume it first to shorten the pause.")
+        game.paused_until = until
+        if window is None:
+            return until
+        window.deadline = window.deadline + (until - start)
+        return window.deadline
+
+
+@dataclass(frozen=True)
+class Resumed:
+    changed: bool
+    deadline: datetime | None
+    #: the open window, when it is complete or due now: kick an advance.
+    due_window: int | None = None
+
+
+def resume(db: Database, game_id: int, now: datetime | None = None, kick: turns.Kick | None = None) -> Resumed:
+    """End a pause early: the deadline comes back by the unused part of the pause, never to less than ten minutes
+    from now. A game that is not paused is left as it is."""
+    now = now or utcnow()
+    due = None
+    with db.session() as session:
+        game, window = _locked(session, game_id)
+        if not paused(game, now):
+            game.paused_until = None
+            return Resumed(False, None if window is None else window.deadline)
+        assert game.paused_until is not None
+        unused = game.paused_until - now
+        game.paused_until = None
+        if window is None:
+            return Resumed(True, None)
+        window.deadline = max(window.deadline - unused, now + MIN_LEFT_ON_RESUME)
+        if window.completed_at is not None:
+            due = window.id
+        result = Resumed(True, window.deadline, due)
+    if due is not None and kick is not None:
+        kick(due)
+    return result
+
+
+# --- seats ---------------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Replaced:
+    seat_id: int
+    changed: bool
+    #: the seat's open request was answered at once by the new bot.
+    answered: bool = False
+    #: the window is complete: an advance was kicked.
+    complete: bool = False
+    #: outbox rows written (to send after the commit).
+    outbox_ids: list[int] = field(default_factory=list)
+
+
+def _tenure(session: Session, game: Game, seat: Seat) -> SeatTenure:
+    """The seat's current tenure, made now (from the game's creation) for a seat that never had one."""
+    current = session.execute(
+        select(SeatTenure)
+        .where(SeatTenure.seat_id == seat.id, SeatTenure.ended_at.is_(None))
+        .order_by(SeatTenure.id.desc())
+    ).scalar_one_or_none()
+    if current is None:
+        current = SeatTenure(seat_id=seat.id, player_id=seat.player_id, bot=seat.bot, started_at=game.created_at)
+        session.add(current)
+    return current
+
+
+def _drop_unsent(session: Session, seat: Seat, player_id: int | None) -> None:
+    """Mail not yet sent to the seat's former player would carry the seat's new link: it is not sent."""
+    if player_id is None:
+        return
+    session.execute(
+        update(Outbox)
+        .where(Outbox.seat_id == seat.id, Outbox.player_id == player_id, Outbox.status.in_(UNSENT))
+        .values(status="skipped")
+    )
+
+
+def replace_seat(
+    db: Database,
+    game_id: int,
+    colour: str,
+    *,
+    bot: str | None = None,
+    player: PlayerSpec | None = None,
+    kick: turns.Kick | None = None,
+    now: datetime | None = None,
+) -> Replaced:
+    """Give the seat to a bot (``bot``: "sensible" or "random") or to another person (``player``).
+
+    Ends the seat's tenure and starts a new one, raises the seat's link generation (its old links and reply
+    addresses stop working) and drops mail not yet sent to the former player. A bot answers the seat's open
+    request at once (the window may complete: ``kick`` is called after the commit); a person is sent a ``turn``
+    mail when the seat owes an answer, else a ``link`` mail."""
+    now = now or utcnow()
+    if (bot is None) == (player is None):
+        raise OrganiseError("Replace a seat either by a bot or by a person.")
+    if bot is not None and bot not in BOT_KINDS:
+        raise OrganiseError(f"Unknown bot {str(bot)[:16]!r} (bots: {', '.join(BOT_KINDS)}).")
+    if player is not None and (player.bot is not None or not player.email):
+        raise OrganiseError("A person needs an e-mail address.")
+    kicked = None
+    with db.session() as session:
+        game, window = _locked(session, game_id)
+        seat = _seat(session, game.id, colour)
+        newcomer: Player | None = None
+        if player is not None:
+            newcomer = find_or_create_player(session, player)
+            if seat.player_id == newcomer.id:
+                return Replaced(seat.id, changed=False)
+            taken = session.execute(
+                select(Seat.colour).where(Seat.game_id == game.id, Seat.player_id == newcomer.id)
+            ).scalar_one_or_none()
+            if taken is not None:
+                raise OrganiseError(f"{newcomer.email} already plays the {taken} seat of this game.")
+        elif seat.bot == bot:
+            return Replaced(seat.id, changed=False)
+        former = seat.player_id
+        _tenure(session, game, seat).ended_at = now
+        session.add(
+            SeatTenure(seat_id=seat.id, player_id=None if newcomer is None else newcomer.id, bot=bot, started_at=now)
+        )
+        seat.player = newcomer
+        seat.player_id = None if newcomer is None else newcomer.id
+        seat.bot = bot
+        seat.link_generation += 1
+        seat.standing_order = None  # the former player's choice, not the newcomer's
+        _drop_unsent(session, seat, former)
+        session.flush()
+        result = Replaced(seat.id, changed=True)
+        row = None
+        if window is not None:
+            row = session.execute(
+                select(RequestRow).where(RequestRow.window_id == window.id, RequestRow.seat_id == seat.id)
+            ).scalar_one_or_none()
+        owes = window is not None and row is not None and row.answered_at is None
+        mail: list[Outbox] = []
+        if owes and bot is not None:
+            assert window is not None and row is not None
+            eng = CACHE.fresh(game)  # a private copy: a bot's thinking never touches the shared cache
+            req = next((r for r in eng.pending() if r.player == seat.colour and r.kind == row.kind), None)
+            if eng.window_no != window.number or req is None:
+                raise OrganiseError("The game's state does not match its open decision; try again in a moment.")
+            row.answer = turns._bot_answer(game, seat, eng, req)
+            row.answered_at = now
+            result.answered = True
+            rows = session.execute(select(RequestRow.answered_at).where(RequestRow.window_id == window.id)).all()
+            if all(answered_at is not None for (answered_at,) in rows) and window.completed_at is None:
+                window.completed_at = now
+                result.complete = True
+                kicked = window.id
+        elif newcomer is not None:
+            if owes:
+                assert window is not None
+                key = f"turn:{window.id}:{seat.id}:g{seat.link_generation}"
+                mail.append(turns._notice(seat, "turn", key, {"window": window.number}, now))
+            else:
+                mail.append(_link_row(seat, now))
+        session.add_all(mail)
+        session.flush()
+        result.outbox_ids = [m.id for m in mail]
+    if kicked is not None and kick is not None:
+        kick(kicked)
+    return result
+
+
+def _link_row(seat: Seat, now: datetime) -> Outbox:
+    assert seat.player_id is not None
+    return Outbox(
+        key=f"link:{seat.id}:{seat.link_generation}:{secrets.token_hex(6)}",
+        game_id=seat.game_id,
+        player_id=seat.player_id,
+        seat_id=seat.id,
+        kind="link",
+        payload={},
+        status="pending",
+        created_at=now,
+        next_attempt_at=now,
+    )
+
+
+def resend_link(db: Database, game_id: int, colour: str, rotate: bool = False, now: datetime | None = None) -> int:
+    """Queue a ``link`` mail (the seat's current situation and its link) to the seat's player; returns its outbox
+    id. ``rotate`` revokes the seat's earlier links and reply addresses first. A link mail still waiting to be
+    sent is reused rather than doubled (unless the links were rotated: then the waiting one is dropped)."""
+    now = now or utcnow()
+    with db.session() as session:
+        game = _game(session, game_id, running=False)
+        if game.status == "abandoned":
+            raise OrganiseError(f"Game {game_id} is abandoned: this cannot be done any more.")
+        seat = _seat(session, game.id, colour)
+        if seat.player_id is None:
+            raise OrganiseError(f"The {seat.colour} seat is played by a bot: it has no link.")
+        waiting = session.execute(
+            select(Outbox).where(
+                Outbox.seat_id == seat.id,
+                Outbox.player_id == seat.player_id,
+                Outbox.kind == "link",
+                Outbox.status.in_(UNSENT),
+            )
+        ).scalar_one_or_none()
+        if rotate:
+            seat.link_generation += 1
+            if waiting is not None:
+                waiting.status = "skipped"
+        elif waiting is not None:
+            return waiting.id
+        row = _link_row(seat, now)
+        session.add(row)
+        session.flush()
+        return row.id
+
+
+# --- abandoning ----------------------------------------------------------------------------------------------------
+
+
+def abandon(db: Database, game_id: int, now: datetime | None = None) -> bool:
+    """Stop the game for good: its open window is closed without being applied and mail not yet sent for it is
+    dropped. False when it was already abandoned."""
+    now = now or utcnow()
+    with db.session() as session:
+        game, _window = _locked(session, game_id, running=False)
+        if game.status == "abandoned":
+            return False
+        if game.status != "running":
+            raise OrganiseError(f"Game {game_id} is {game.status}: it cannot be abandoned.")
+        game.status = "abandoned"
+        game.paused_until = None
+        game.updated_at = now
+        session.execute(
+            update(Window)
+            .where(Window.game_id == game.id, Window.status.in_(("open", "resolving")))
+            .values(status="closed", closed_at=now)
+        )
+        session.execute(
+            update(Outbox).where(Outbox.game_id == game.id, Outbox.status.in_(UNSENT)).values(status="skipped")
+        )
+        return True

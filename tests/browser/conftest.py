@@ -1,0 +1,148 @@
+"""Browser tests: deadmail served on a real port to Debian's headless Chromium, driven by Playwright.
+
+Chromium is Debian's package at /usr/bin/chromium (``.ci/run`` installs it; never ``playwright install``). Without
+it these tests skip, except when DEADMAIL_REQUIRE_SERVICES=1 (CI), where they fail. The ``live`` fixture serves the
+``stack`` fixture's app with its settings' base URL pointing at the server, so every link in a mail or a page
+opens it, and runs a real in-process worker that advances the games.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+from werkzeug.serving import make_server
+
+from ..conftest import Stack, need
+
+CHROMIUM = "/usr/bin/chromium"
+SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
+#: Playwright's timeout for every wait and action (ms): a page that does not answer in this fails the test.
+TIMEOUT_MS = 15_000
+
+#: the one stack kind most browser tests run on (``pytestmark = EMBEDDED``): one test runs on production.
+EMBEDDED = pytest.mark.parametrize("stack", ["embedded"], indirect=True)
+PRODUCTION = pytest.mark.parametrize("stack", ["production"], indirect=True)
+
+
+class _Late:
+    """A WSGI app given after the server is bound (the app's settings need the server's port)."""
+
+    def __init__(self) -> None:
+        self.app: Any = None
+
+    def __call__(self, environ: Any, start_response: Any) -> Any:
+        return self.app(environ, start_response)
+
+
+@dataclass
+class Live:
+    """A deadmail served at ``url`` (the settings' base URL); ``worker`` is None unless a real worker runs."""
+
+    stack: Stack
+    url: str
+    worker: Any = None
+
+
+@pytest.fixture
+def served(stack: Stack) -> Iterator[Live]:
+    """The stack's app on a free port, built from settings whose base URL is that server (no worker: answers are
+    stored, nothing advances; for the tests of single pages)."""
+    from server.app import create_app
+
+    late = _Late()
+    server = make_server("127.0.0.1", 0, late, threaded=True)
+    url = f"http://127.0.0.1:{server.server_port}"
+    # settings first, then the app (and any worker) built from them: links in pages and mails open this server
+    stack.settings = replace(stack.settings, base_url=url)
+    stack.app = create_app(stack.settings, stack.db)
+    stack.client = stack.app.test_client()
+    late.app = stack.app
+    thread = threading.Thread(target=server.serve_forever, name="live-server", daemon=True)
+    thread.start()
+    try:
+        yield Live(stack, url)
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+@pytest.fixture
+def live(served: Live, request: pytest.FixtureRequest) -> Live:
+    """``served``, plus a real in-process worker (started after the settings changed) that sends the mail and
+    advances the games."""
+    served.worker = request.getfixturevalue("worker")
+    return served
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """Debian's Chromium, headless, for the whole session."""
+    error: Exception | None = None
+    if not Path(CHROMIUM).exists():
+        error = FileNotFoundError(f"{CHROMIUM} (install Debian's chromium package)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError as exc:
+        error = exc
+    need("Chromium and Playwright", error)
+    with sync_playwright() as p:
+        launched = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        yield launched
+        launched.close()
+
+
+def _context(browser: Any, **options: Any) -> Iterator[Any]:
+    context = browser.new_context(**options)
+    context.set_default_timeout(TIMEOUT_MS)
+    yield context
+    context.close()
+
+
+@pytest.fixture
+def desktop(browser: Any) -> Iterator[Any]:
+    """A desktop browser window (1280 x 900)."""
+    yield from _context(browser, viewport={"width": 1280, "height": 900})
+
+
+@pytest.fixture
+def phone(browser: Any) -> Iterator[Any]:
+    """A phone (390 x 844, mobile, touch)."""
+    yield from _context(
+        browser, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, device_scale_factor=2
+    )
+
+
+@pytest.fixture
+def nojs(browser: Any) -> Iterator[Any]:
+    """A browser with JavaScript turned off: pages must still answer with plain forms."""
+    yield from _context(browser, viewport={"width": 1280, "height": 900}, java_script_enabled=False)
+
+
+@pytest.fixture
+def new_context(browser: Any) -> Iterator[Any]:
+    """More desktop windows, each with its own cookies (one per player in a game)."""
+    made: list[Any] = []
+
+    def make() -> Any:
+        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        context.set_default_timeout(TIMEOUT_MS)
+        made.append(context)
+        return context
+
+    yield make
+    for context in made:
+        context.close()
+
+
+def screenshot(page: Any, name: str) -> Path:
+    """Save the whole page as tests/browser/screenshots/<name>.png (kept out of git)."""
+    SCREENSHOTS.mkdir(exist_ok=True)
+    path = SCREENSHOTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path

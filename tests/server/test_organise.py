@@ -1,0 +1,648 @@
+"""The organiser's operations (server/services/organise.py) and pages (/o/…): who owes what without the answers,
+extending, pausing and resuming with an injected clock, replacing a seat by a bot or a person (old links and reply
+addresses refused), resending links, abandoning; login, organiser links, CSRF and hostile names on the pages."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import replace
+from email.message import EmailMessage
+from email.utils import make_msgid
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+import sqlalchemy as sa
+
+from engine.bots import RandomBot
+from server.models import Game, Outbox, Player, RequestRow, Seat, SeatTenure, Window
+from server.queue import Queue
+from server.services import games, mails, organise, reminders, replies, reply_address, turns
+from server.services.links import LinkError, organiser_token, read_organiser_token, read_token, seat_token
+
+from ..waiting import wait_for
+from .forms import csrf_token
+from .test_mails import T0, create, engine_of, open_window, settings_of
+
+HOUR = dt.timedelta(hours=1)
+DOMAIN = "reply.deadmail.test"
+
+
+# --- helpers -------------------------------------------------------------------------------------------------------
+
+
+def seats_of(db: Any, game_id: int) -> dict[str, Seat]:
+    with db.session() as session:
+        rows = session.execute(sa.select(Seat).where(Seat.game_id == game_id).order_by(Seat.position)).scalars()
+        out = {}
+        for seat in rows:
+            _ = seat.player
+            session.expunge(seat)
+            out[seat.colour] = seat
+        return out
+
+
+def answer(db: Any, game_id: int, colour: str, now: dt.datetime = T0, seed: int = 1) -> Any:
+    """The seat answers its open request as a random bot would; returns the answer."""
+    eng = engine_of(db, game_id)
+    req = next(r for r in eng.pending() if r.player == colour)
+    value = RandomBot(seed).decide(eng, req)
+    turns.submit_answer(db, seats_of(db, game_id)[colour].id, req.kind, value, now=now)
+    return value
+
+
+def requests_of(db: Any, window_id: int) -> dict[str, RequestRow]:
+    with db.session() as session:
+        rows = session.execute(sa.select(RequestRow).where(RequestRow.window_id == window_id)).scalars().all()
+        out = {}
+        for row in rows:
+            out[row.seat.colour] = row
+            session.expunge(row)
+        return out
+
+
+def outbox_rows(db: Any, game_id: int) -> list[Outbox]:
+    with db.session() as session:
+        rows = list(session.execute(sa.select(Outbox).where(Outbox.game_id == game_id).order_by(Outbox.id)).scalars())
+        for row in rows:
+            session.expunge(row)
+        return rows
+
+
+def game_row(db: Any, game_id: int) -> Game:
+    with db.session() as session:
+        game = session.get(Game, game_id)
+        assert game is not None
+        session.expunge(game)
+        return game
+
+
+def page_without_tokens(stack: Any, path: str) -> str:
+    """A page without its CSRF tokens and clock-based defaults (which differ on every request)."""
+    page = stack.client.get(path).get_data(as_text=True)
+    page = re.sub(r'name="csrf_token" value="[^"]*"', "", page)
+    return re.sub(r'id="pause-until" name="until" required value="[^"]*"', "", page)
+
+
+def links_in(stack: Any, message: EmailMessage | None) -> set[tuple[int, int]]:
+    """(seat id, link generation) of every seat link in a mail's text."""
+    assert message is not None
+    body = message.get_body(("plain",)).get_content()  # type: ignore[union-attr]
+    tokens = re.findall(r"/s/([A-Za-z0-9_.-]+)", body)
+    assert tokens
+    return {read_token(stack.settings.secret_key, t, 60) for t in tokens}
+
+
+def login(stack: Any) -> None:
+    with stack.client.session_transaction() as session:
+        session["organiser"] = True
+
+
+def post(stack: Any, path: str, data: dict[str, Any] | None = None, csrf: bool = True) -> Any:
+    form = dict(data or {})
+    if csrf:
+        form["csrf_token"] = csrf_token(stack.client, stack.app)
+    return stack.client.post(path, data=form)
+
+
+# --- owed ----------------------------------------------------------------------------------------------------------
+
+
+def test_owed_tells_who_answered_but_never_the_answer(stack: Any) -> None:
+    created = create(stack.db, 3, seed=7)
+    given = answer(stack.db, created.game_id, "red")
+    data = organise.owed(stack.db, created.game_id, now=T0)
+    assert data["status"] == "running" and data["window"]["number"] == 1
+    assert [(r["colour"], r["kind"], r["answered"]) for r in data["requests"]] == [
+        ("yellow", "place", False),
+        ("red", "place", True),
+        ("blue", "place", False),
+    ]
+    assert all(set(r) == {"colour", "player", "bot", "kind", "answered"} for r in data["requests"])
+    assert repr(given) not in repr(data)
+    # the page is the same whatever red answered: it cannot tell the answer
+    login(stack)
+    path = f"/o/games/{created.game_id}"
+    first = page_without_tokens(stack, path)
+    assert first.count("answered") == 1 and first.count("waiting") == 2
+    other = next(
+        value for seed in range(2, 200) if (value := answer(stack.db, created.game_id, "red", seed=seed)) != given
+    )
+    assert other != given and requests_of(stack.db, open_window(stack.db, created.game_id).id)["red"].answer == other
+    assert page_without_tokens(stack, path) == first
+
+
+# --- deadlines and pauses ------------------------------------------------------------------------------------------
+
+
+def test_extend_deadline_only_later(stack: Any) -> None:
+    created = create(stack.db, 3, seed=7)
+    before = open_window(stack.db, created.game_id)
+    assert before is not None
+    new = organise.extend_deadline(stack.db, created.game_id, by=2 * HOUR, now=T0)
+    assert new == before.deadline + 2 * HOUR == open_window(stack.db, created.game_id).deadline
+    for kwargs in ({"until": new - HOUR}, {"until": new}, {"by": -HOUR}, {"until": T0 + dt.timedelta(days=31)}, {}):
+        with pytest.raises(organise.OrganiseError):
+            organise.extend_deadline(stack.db, created.game_id, now=T0, **kwargs)
+    assert open_window(stack.db, created.game_id).deadline == new
+    later = organise.extend_deadline(stack.db, created.game_id, until=new + 3 * HOUR, now=T0)
+    assert open_window(stack.db, created.game_id).deadline == later == new + 3 * HOUR
+
+
+def test_pause_moves_the_deadline_and_resume_gives_back_the_unused_part(stack: Any) -> None:
+    created = create(stack.db, 3, seed=7)
+    deadline = open_window(stack.db, created.game_id).deadline  # T0 + 24 h
+    assert organise.pause(stack.db, created.game_id, T0 + 5 * HOUR, now=T0) == deadline + 5 * HOUR
+    assert game_row(stack.db, created.game_id).paused_until == T0 + 5 * HOUR
+    # the same pause again changes nothing; a shorter one is refused; a longer one adds only the extra part
+    assert organise.pause(stack.db, created.game_id, T0 + 5 * HOUR, now=T0 + HOUR) == deadline + 5 * HOUR
+    with pytest.raises(organise.OrganiseError):
+        organise.pause(stack.db, created.game_id, T0 + 4 * HOUR, now=T0 + HOUR)
+    assert organise.pause(stack.db, created.game_id, T0 + 7 * HOUR, now=T0 + HOUR) == deadline + 7 * HOUR
+    # resumed 2 h in: the 5 unused hours come back off the deadline
+    resumed = organise.resume(stack.db, created.game_id, now=T0 + 2 * HOUR)
+    assert resumed.changed and resumed.deadline == deadline + 2 * HOUR
+    assert game_row(stack.db, created.game_id).paused_until is None
+    assert open_window(stack.db, created.game_id).deadline == deadline + 2 * HOUR
+    assert not organise.resume(stack.db, created.game_id, now=T0 + 3 * HOUR).changed  # not paused: nothing
+    for until in (T0, T0 - HOUR, T0 + dt.timedelta(days=31)):
+        with pytest.raises(organise.OrganiseError):
+            organise.pause(stack.db, created.game_id, until, now=T0 + 3 * HOUR)
+
+
+def test_resume_never_leaves_less_than_ten_minutes(stack: Any) -> None:
+    created = create(stack.db, 3, seed=7)
+    deadline = open_window(stack.db, created.game_id).deadline
+    minute = dt.timedelta(minutes=1)
+    organise.pause(stack.db, created.game_id, deadline + HOUR, now=deadline - 5 * minute)  # deadline: D + 65 min
+    # resumed a minute later: giving back the 64 unused minutes would leave only 5 minutes
+    now = deadline - 4 * minute
+    resumed = organise.resume(stack.db, created.game_id, now=now)
+    assert resumed.deadline == now + organise.MIN_LEFT_ON_RESUME
+
+
+def test_a_paused_game_does_not_advance_until_the_pause_ends(stack: Any) -> None:
+    created = create(stack.db, 3, seed=7)
+    window = open_window(stack.db, created.game_id)
+    organise.pause(stack.db, created.game_id, T0 + 6 * HOUR, now=T0)
+    kicks: list[int] = []
+    for colour in ("yellow", "red", "blue"):
+        answer(stack.db, created.game_id, colour, now=T0 + HOUR)
+    assert turns.advance_window(stack.db, window.id, now=T0 + 2 * HOUR) is None  # complete, but paused
+    assert turns.sweep_windows(stack.db, now=T0 + 5 * HOUR) == 0
+    assert open_window(stack.db, created.game_id).id == window.id
+    assert kicks == []
+    assert turns.sweep_windows(stack.db, now=T0 + 6 * HOUR) == 1  # the pause is over: the sweep takes it
+    now_open = open_window(stack.db, created.game_id)
+    assert now_open is not None and now_open.number == 2
+
+
+def test_resume_kicks_a_complete_window(stack: Any) -> None:
+    created = create(stack.db, 3, seed=7)
+    window = open_window(stack.db, created.game_id)
+    organise.pause(stack.db, created.game_id, T0 + 6 * HOUR, now=T0)
+    for colour in ("yellow", "red", "blue"):
+        answer(stack.db, created.game_id, colour, now=T0 + HOUR)
+    kicks: list[int] = []
+    organise.resume(stack.db, created.game_id, now=T0 + 2 * HOUR, kick=kicks.append)
+    assert kicks == [window.id]
+    assert turns.advance_window(stack.db, window.id, now=T0 + 2 * HOUR) is not None
+
+
+def test_no_reminders_while_paused(stack: Any) -> None:
+    created = create(stack.db, 3, seed=7)
+    # paused from 11 h to 14 h: the deadline moves to T0 + 27 h, the first reminder step to 13.5 h before it
+    organise.pause(stack.db, created.game_id, T0 + 14 * HOUR, now=T0 + 11 * HOUR)
+    assert reminders.plan_reminders(stack.db, T0 + 13 * HOUR + 40 * dt.timedelta(minutes=1)) == []
+    after = reminders.plan_reminders(stack.db, T0 + 14 * HOUR + dt.timedelta(minutes=1))
+    assert len(after) == 3  # one per player, once the pause is over
+
+
+# --- replacing a seat ----------------------------------------------------------------------------------------------
+
+
+def tenures(db: Any, seat_id: int) -> list[tuple[int | None, str | None, dt.datetime, dt.datetime | None]]:
+    with db.session() as session:
+        rows = session.execute(sa.select(SeatTenure).where(SeatTenure.seat_id == seat_id).order_by(SeatTenure.id))
+        return [(t.player_id, t.bot, t.started_at, t.ended_at) for t in rows.scalars()]
+
+
+def test_replace_by_a_bot_answers_at_once_and_the_window_completes(stack: Any) -> None:
+    created = create(stack.db, 3, seed=7)
+    window = open_window(stack.db, created.game_id)
+    answer(stack.db, created.game_id, "yellow")
+    answer(stack.db, created.game_id, "red")
+    blue = seats_of(stack.db, created.game_id)["blue"]
+    kicks: list[int] = []
+    now = T0 + HOUR
+    result = organise.replace_seat(stack.db, created.game_id, "blue", bot="sensible", kick=kicks.append, now=now)
+    assert result.changed and result.answered and result.complete and kicks == [window.id]
+    after = seats_of(stack.db, created.game_id)["blue"]
+    assert after.bot == "sensible" and after.player_id is None
+    assert after.link_generation == blue.link_generation + 1
+    assert tenures(stack.db, blue.id) == [(blue.player_id, None, T0, now), (None, "sensible", now, None)]
+    row = requests_of(stack.db, window.id)["blue"]
+    assert row.answered_at == now and row.answer is not None
+    assert turns.advance_window(stack.db, window.id, now=now) is not None
+    # the same replacement again changes nothing
+    again = organise.replace_seat(stack.db, created.game_id, "blue", bot="sensible", now=now)
+    assert not again.changed and len(tenures(stack.db, blue.id)) == 2
+    # the blue player's unsent mail (their first turn notice) is not sent: it would carry the new state
+    assert all(r.status == "skipped" for r in outbox_rows(stack.db, created.game_id) if r.player_id == blue.player_id)
+
+
+def test_replace_by_a_bot_through_the_page_is_processed_by_the_worker(stack: Any, worker: Any) -> None:
+    created = create(stack.db, 3, seed=7)
+    window = open_window(stack.db, created.game_id)
+    answer(stack.db, created.game_id, "yellow")
+    answer(stack.db, created.game_id, "red")
+    login(stack)
+    reply = post(stack, f"/o/games/{created.game_id}/replace", {"colour": "blue", "by": "random"})
+    assert reply.status_code == 303 and "done=replaced" in reply.headers["Location"]
+    wait_for(lambda: (w := open_window(stack.db, created.game_id)) is not None and w.id != window.id, 30, "advance")
+
+
+def test_replace_by_a_person_revokes_old_links_and_mails_the_newcomer(stack: Any) -> None:
+    created = create(stack.db, 3, seed=7)
+    window = open_window(stack.db, created.game_id)
+    red = seats_of(stack.db, created.game_id)["red"]
+    old_token = seat_token(stack.settings.secret_key, red.id, red.link_generation)
+    old_address = reply_address.make(stack.settings.secret_key, DOMAIN, red.id, window.number, red.link_generation)
+    newcomer = games.PlayerSpec(name="Dee", email="dee@example.org")
+    result = organise.replace_seat(stack.db, created.game_id, "red", player=newcomer, now=T0 + HOUR)
+    assert result.changed and not result.answered and len(result.outbox_ids) == 1
+    after = seats_of(stack.db, created.game_id)["red"]
+    assert after.player is not None and after.player.email == "dee@example.org" and after.bot is None
+    assert tenures(stack.db, red.id)[-1][0] == after.player_id
+    # the old link: refused, saying it was replaced
+    page = stack.client.get(f"/s/{old_token}")
+    assert page.status_code == 403 and "replaced" in page.get_data(as_text=True)
+    # the old reply address: refused as revoked, nothing applied
+    mail = EmailMessage()
+    mail["From"] = red.player.email
+    mail["To"] = old_address
+    mail["Subject"] = "Re: game"
+    mail["Message-ID"] = make_msgid(domain="mail.example.org")
+    mail.set_content("place 1")
+    got = replies.receive(
+        stack.db, replace(stack.settings, reply_domain=DOMAIN), mail.as_bytes(), [old_address], None, now=T0 + HOUR
+    )
+    assert got.status == "forged"
+    assert requests_of(stack.db, window.id)["red"].answered_at is None
+    # the newcomer's turn mail carries the new link; the former player's unsent one is dropped
+    rows = {r.id: r for r in outbox_rows(stack.db, created.game_id)}
+    turn = rows[result.outbox_ids[0]]
+    assert turn.kind == "turn" and turn.player_id == after.player_id and turn.status == "pending"
+    assert all(r.status == "skipped" for r in rows.values() if r.player_id == red.player_id)
+    message = mails.compose(stack.db, turn.id, settings_of(stack), now=T0 + HOUR)
+    assert message is not None and "dee@example.org" in message["To"]
+    assert links_in(stack, message) == {(red.id, after.link_generation)}
+    # the new link works; a person already seated elsewhere in the game is refused
+    assert (
+        stack.client.get(f"/s/{seat_token(stack.settings.secret_key, red.id, after.link_generation)}").status_code
+        == 200
+    )
+    yellow = seats_of(stack.db, created.game_id)["yellow"]
+    with pytest.raises(organise.OrganiseError):
+        organise.replace_seat(
+            stack.db, created.game_id, "red", player=games.PlayerSpec(name="Y", email=yellow.player.email)
+        )
+
+
+def test_replace_refusals_change_nothing(stack: Any) -> None:
+    created = create(stack.db, 3, seed=7)
+    before = seats_of(stack.db, created.game_id)
+    for kwargs in (
+        {"bot": "genius"},
+        {},
+        {"bot": "random", "player": games.PlayerSpec(name="X", email="x@example.org")},
+        {"player": games.PlayerSpec(bot="random")},
+    ):
+        with pytest.raises(organise.OrganiseError):
+            organise.replace_seat(stack.db, created.game_id, "red", **kwargs)
+    with pytest.raises(organise.OrganiseError):
+        organise.replace_seat(stack.db, created.game_id, "purple", bot="random")
+    after = seats_of(stack.db, created.game_id)
+    assert [(s.player_id, s.bot, s.link_generation) for s in after.values()] == [
+        (s.player_id, s.bot, s.link_generation) for s in before.values()
+    ]
+
+
+# --- resending links -----------------------------------------------------------------------------------------------
+
+
+def test_resend_link_makes_one_mail_and_rotate_revokes(stack: Any) -> None:
+    created = create(stack.db, 3, seed=7)
+    yellow = seats_of(stack.db, created.game_id)["yellow"]
+    old = seat_token(stack.settings.secret_key, yellow.id, yellow.link_generation)
+    first = organise.resend_link(stack.db, created.game_id, "yellow", rotate=False, now=T0)
+    assert organise.resend_link(stack.db, created.game_id, "yellow", rotate=False, now=T0) == first  # not doubled
+    links = [r for r in outbox_rows(stack.db, created.game_id) if r.kind == "link"]
+    assert [(r.id, r.player_id, r.seat_id, r.status) for r in links] == [
+        (first, yellow.player_id, yellow.id, "pending")
+    ]
+    message = mails.compose(stack.db, first, settings_of(stack), now=T0)
+    assert message is not None and message["To"].endswith(f"<{yellow.player.email}>")
+    assert links_in(stack, message) == {(yellow.id, yellow.link_generation)}
+    assert stack.client.get(f"/s/{old}").status_code == 200
+    rotated = organise.resend_link(stack.db, created.game_id, "yellow", rotate=True, now=T0)
+    assert rotated != first
+    rows = {r.id: r for r in outbox_rows(stack.db, created.game_id)}
+    assert rows[first].status == "skipped" and rows[rotated].status == "pending"
+    assert stack.client.get(f"/s/{old}").status_code == 403
+    assert links_in(stack, mails.compose(stack.db, rotated, settings_of(stack), now=T0)) == {
+        (yellow.id, yellow.link_generation + 1)
+    }
+
+
+def test_resend_link_refuses_bots(stack: Any) -> None:
+    created = create(stack.db, 3, seed=7, bots=1)
+    bot = next(s for s in seats_of(stack.db, created.game_id).values() if s.bot)
+    with pytest.raises(organise.OrganiseError):
+        organise.resend_link(stack.db, created.game_id, bot.colour)
+
+
+# --- abandoning ----------------------------------------------------------------------------------------------------
+
+
+def test_abandon_stops_everything(stack: Any) -> None:
+    created = create(stack.db, 3, seed=7)
+    window = open_window(stack.db, created.game_id)
+    yellow = seats_of(stack.db, created.game_id)["yellow"]
+    assert organise.abandon(stack.db, created.game_id, now=T0 + HOUR)
+    assert game_row(stack.db, created.game_id).status == "abandoned"
+    assert open_window(stack.db, created.game_id) is None
+    with stack.db.session() as session:
+        closed = session.get(Window, window.id)
+        assert closed is not None and closed.status == "closed" and closed.closed_at == T0 + HOUR
+    assert all(r.status == "skipped" for r in outbox_rows(stack.db, created.game_id))
+    assert not organise.abandon(stack.db, created.game_id)  # again: nothing more
+    with pytest.raises(turns.AnswerError):
+        turns.submit_answer(stack.db, yellow.id, "place", {"character": "x", "location": 1}, now=T0 + HOUR)
+    assert turns.sweep_windows(stack.db, now=T0 + 48 * HOUR) == 0
+    assert reminders.plan_reminders(stack.db, T0 + 23 * HOUR) == []
+    for operation in (
+        lambda: organise.extend_deadline(stack.db, created.game_id, by=HOUR),
+        lambda: organise.pause(stack.db, created.game_id, T0 + 50 * HOUR, now=T0 + 2 * HOUR),
+        lambda: organise.replace_seat(stack.db, created.game_id, "red", bot="random"),
+        lambda: organise.resend_link(stack.db, created.game_id, "red"),
+    ):
+        with pytest.raises(organise.OrganiseError):
+            operation()
+    assert all(r.status == "skipped" for r in outbox_rows(stack.db, created.game_id))
+
+
+# --- the pages -----------------------------------------------------------------------------------------------------
+
+
+def test_login_is_required(stack: Any) -> None:
+    created = create(stack.db, 3, seed=7)
+    for path in ("/o/", "/o/new", f"/o/games/{created.game_id}"):
+        assert stack.client.get(path).status_code == 401
+    assert post(stack, f"/o/games/{created.game_id}/abandon", {"confirm": "1"}).status_code == 401
+    assert post(stack, "/o/new", {"players": "bot\nbot\nbot"}).status_code == 401
+    refused = post(stack, "/o/login", {"token": "wrong"})
+    assert refused.status_code == 401 and "not the organiser token" in refused.get_data(as_text=True)
+    assert stack.client.get(f"/o/games/{created.game_id}").status_code == 401
+    assert game_row(stack.db, created.game_id).status == "running"
+    ok = post(stack, "/o/login", {"token": "test-api-token", "next": f"/o/games/{created.game_id}"})
+    assert ok.status_code == 303 and ok.headers["Location"].endswith(f"/o/games/{created.game_id}")
+    shown = stack.client.get(f"/o/games/{created.game_id}")
+    assert shown.status_code == 200 and shown.headers["Cache-Control"] == "no-store"  # it shows seat links
+    assert post(stack, "/o/logout").status_code == 303
+    assert stack.client.get(f"/o/games/{created.game_id}").status_code == 401
+
+
+def test_login_is_rate_limited(embedded: Any) -> None:
+    codes = [post(embedded, "/o/login", {"token": f"guess-{i}"}).status_code for i in range(12)]
+    assert codes[:10] == [401] * 10 and codes[10:] == [429, 429]
+
+
+def test_an_organiser_link_opens_its_game_only(stack: Any) -> None:
+    a = create(stack.db, 3, seed=7)
+    b = create(stack.db, 3, seed=8)
+    token = organiser_token(stack.settings.secret_key, a.game_id)
+    assert read_organiser_token(stack.settings.secret_key, token, 60) == a.game_id
+    opened = stack.client.get(f"/o/link/{token}")
+    assert opened.status_code == 303 and opened.headers["Location"].endswith(f"/o/games/{a.game_id}")
+    assert stack.client.get(f"/o/games/{a.game_id}").status_code == 200
+    other = stack.client.get(f"/o/games/{b.game_id}")  # the login form: game B needs the organiser's token
+    assert other.status_code == 401 and f"Game {b.game_id}" not in other.get_data(as_text=True)
+    assert f"Game {a.game_id}" in stack.client.get(f"/o/games/{a.game_id}").get_data(as_text=True)
+    assert post(stack, f"/o/games/{b.game_id}/abandon", {"confirm": "1"}).status_code == 401
+    assert game_row(stack.db, b.game_id).status == "running"
+    assert stack.client.get("/o/new").status_code == 401  # not a login
+    # a forged link, or a seat link, is not an organiser link
+    seat = seats_of(stack.db, b.game_id)["red"]
+    for forged in (token[:-2] + "xx", seat_token(stack.settings.secret_key, seat.id, seat.link_generation)):
+        assert stack.client.get(f"/o/link/{forged}").status_code == 403
+    with pytest.raises(LinkError):
+        read_organiser_token(stack.settings.secret_key, seat_token(stack.settings.secret_key, 1, 1), 60)
+    assert stack.client.get(f"/o/games/{b.game_id}").status_code == 401
+
+
+FORMS = {
+    "extend": {"hours": "6"},
+    "pause": {"until": "2031-03-05T10:00"},
+    "resume": {},
+    "replace": {"colour": "red", "by": "random"},
+    "resend": {"colour": "red", "rotate": "1"},
+    "abandon": {"confirm": "1"},
+}
+
+
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_every_form_refuses_a_post_without_csrf(stack: Any, form: str) -> None:
+    created = create(stack.db, 3, seed=7)
+    login(stack)
+    before = (game_row(stack.db, created.game_id).status, seats_of(stack.db, created.game_id)["red"].link_generation)
+    outbox_before = len(outbox_rows(stack.db, created.game_id))
+    refused = post(stack, f"/o/games/{created.game_id}/{form}", FORMS[form], csrf=False)
+    assert refused.status_code == 400
+    after = (game_row(stack.db, created.game_id).status, seats_of(stack.db, created.game_id)["red"].link_generation)
+    assert after == before and len(outbox_rows(stack.db, created.game_id)) == outbox_before
+    assert open_window(stack.db, created.game_id).deadline == T0 + 24 * HOUR
+    assert game_row(stack.db, created.game_id).paused_until is None
+
+
+def test_login_and_create_refuse_a_post_without_csrf(stack: Any) -> None:
+    assert post(stack, "/o/login", {"token": "test-api-token"}, csrf=False).status_code == 400
+    login(stack)
+    assert post(stack, "/o/new", {"players": "bot\nbot\nbot"}, csrf=False).status_code == 400
+    with stack.db.session() as session:
+        assert session.execute(sa.select(sa.func.count(Game.id))).scalar_one() == 0
+
+
+class Recorder:
+    """The real queue, recording the mail it was asked to send."""
+
+    def __init__(self, settings: Any) -> None:
+        self.inner = Queue(settings)
+        self.mails: list[int] = []
+        self.kicks: list[int] = []
+
+    def advance(self, window_id: int) -> None:
+        self.kicks.append(window_id)
+
+    def send_mail(self, outbox_id: int) -> None:
+        self.mails.append(outbox_id)
+
+
+def test_create_a_game_with_the_form(stack: Any) -> None:
+    recorder = Recorder(stack.settings)
+    stack.app.extensions["deadmail"].queue = recorder
+    login(stack)
+    assert stack.client.get("/o/new").status_code == 200
+    form = {
+        "title": "Friday <b>night</b>",
+        "players": "Ann <ann@example.org>\nbob@example.org\nbot:random\nbot",
+        "option_turn_order": "strict",
+        "option_first_chief": "blue",
+        "weapon_axe": "2",
+        "deadline": "12h",
+        "deadlines": "vote=6h\ncards=3h",
+        "timezone": "Europe/Rome",
+        "avoid_quiet_hours": "1",
+    }
+    reply = post(stack, "/o/new", form)
+    page = reply.get_data(as_text=True)
+    assert reply.status_code == 201, page
+    with stack.db.session() as session:
+        game = session.execute(sa.select(Game)).scalar_one()
+        assert game.title == "Friday <b>night</b>"
+        assert game.options["turn_order"] == "strict" and game.options["first_chief"] == "blue"
+        assert game.options["weapons"]["axe"] == 2
+        assert game.tempo["durations"] == {"default": 12 * 3600, "vote": 6 * 3600, "cards": 3 * 3600}
+        assert game.tempo["timezone"] == "Europe/Rome"
+        game_id = game.id
+        pending = session.execute(sa.select(Outbox.id).where(Outbox.game_id == game_id)).scalars().all()
+    assert sorted(recorder.mails) == sorted(pending) and recorder.mails
+    link = re.search(r'id="organiser-link" readonly value="([^"]+)"', page)
+    assert link is not None and "/o/link/" in link.group(1)
+    assert len(re.findall(r'value="http://deadmail.test/s/', page)) == 2  # the two people's seat links
+    # the organiser link works in another browser with no login
+    other = stack.app.test_client()
+    path = link.group(1).removeprefix(stack.settings.base_url)
+    assert other.get(path).status_code == 303
+    assert other.get(f"/o/games/{game_id}").status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("players", "extra", "says"),
+    [
+        ("Ann <ann@example.org>\nbot", {}, "2 players"),
+        ("Ann <ann@example.org>\nnot an address\nbot", {}, "neither"),
+        ("bot\nbot\nbot", {"deadline": "forever"}, "not a duration"),
+        ("bot\nbot\nbot", {"deadlines": "dance=1h"}, "not a request kind"),
+        ("bot\nbot\nbot", {"timezone": "Mars/Olympus"}, "time zone"),
+        ("bot\nbot\nbot", {"option_turn_order": "chaos"}, "chaos"),
+        ("bot\nbot\nbot", {"option_first_chief": "green"}, "first_chief"),
+    ],
+)
+def test_create_errors_are_shown_and_nothing_is_created(
+    embedded: Any, players: str, extra: dict[str, str], says: str
+) -> None:
+    login(embedded)
+    reply = post(embedded, "/o/new", {"players": players, **extra})
+    page = reply.get_data(as_text=True)
+    assert reply.status_code == 400 and "Not created" in page and says in page.replace("&#39;", "'")
+    assert "ann@example.org" in page or "Ann" not in players  # the form keeps what was typed
+    with embedded.db.session() as session:
+        assert session.execute(sa.select(sa.func.count(Game.id))).scalar_one() == 0
+
+
+def test_hostile_names_are_escaped_on_the_pages(stack: Any) -> None:
+    hostile = '<script>alert("x")</script>'
+    spec = games.GameSpec(
+        players=[
+            games.PlayerSpec(name=hostile, email="evil@example.org"),
+            games.PlayerSpec(name="<img src=x onerror=alert(1)>", email="img@example.org"),
+            games.PlayerSpec(bot="random"),
+        ],
+        seed=3,
+        title="<i>title</i>",
+    )
+    created = games.create_game(stack.db, spec, now=T0)
+    login(stack)
+    page = stack.client.get(f"/o/games/{created.game_id}").get_data(as_text=True)
+    assert hostile not in page and "<img src=x" not in page and "<i>title</i>" not in page
+    assert "&lt;script&gt;alert(" in page and "&lt;img src=x" in page
+    listing = stack.client.get("/o/").get_data(as_text=True)
+    assert "<i>title</i>" not in listing and "&lt;i&gt;title&lt;/i&gt;" in listing
+
+
+def test_the_forms_work(stack: Any) -> None:
+    recorder = Recorder(stack.settings)
+    stack.app.extensions["deadmail"].queue = recorder
+    created = create(stack.db, 3, seed=7)
+    game_id = created.game_id
+    window_id = open_window(stack.db, game_id).id
+    with stack.db.session() as session:
+        game = session.get(Game, game_id)
+        assert game is not None
+        game.tempo = {**game.tempo, "timezone": "Europe/Rome"}
+        window = session.get(Window, window_id)
+        assert window is not None
+        window.deadline = dt.datetime.now(dt.UTC).replace(microsecond=0) + dt.timedelta(days=1)  # the pages' clock
+    login(stack)
+    base = f"/o/games/{game_id}"
+    deadline = open_window(stack.db, game_id).deadline
+    assert post(stack, f"{base}/extend", {"hours": "6"}).status_code == 303
+    assert open_window(stack.db, game_id).deadline == deadline + 6 * HOUR
+    assert post(stack, f"{base}/extend", {"hours": "5"}).status_code == 409  # not a choice offered
+    refused = post(stack, f"{base}/extend", {"until": "2020-01-01T13:00"})  # earlier than the deadline
+    assert refused.status_code == 409 and "later" in refused.get_data(as_text=True)
+    local = (dt.datetime.now(dt.UTC) + dt.timedelta(days=2)).strftime("%Y-%m-%dT%H:%M")
+    assert post(stack, f"{base}/pause", {"until": local}).status_code == 303
+    paused_until = game_row(stack.db, game_id).paused_until
+    assert paused_until is not None
+    rome = ZoneInfo("Europe/Rome")  # the form's time is read in the game's zone
+    assert paused_until == dt.datetime.strptime(local, "%Y-%m-%dT%H:%M").replace(tzinfo=rome)
+    page = stack.client.get(base).get_data(as_text=True)
+    assert "Paused until" in page and "Resume now" in page
+    assert post(stack, f"{base}/pause", {"until": "tomorrow"}).status_code == 409
+    assert post(stack, f"{base}/resume").status_code == 303
+    assert game_row(stack.db, game_id).paused_until is None
+    # replace by a person, resend, abandon
+    replaced = post(stack, f"{base}/replace", {"colour": "red", "by": "person", "name": "Dee", "email": "dee@ex.org"})
+    assert replaced.status_code == 303
+    assert seats_of(stack.db, game_id)["red"].player.email == "dee@ex.org"
+    assert post(stack, f"{base}/replace", {"colour": "red", "by": "person", "email": "nope"}).status_code == 409
+    assert post(stack, f"{base}/replace", {"colour": "red", "by": "wizard"}).status_code == 409
+    sent = len(recorder.mails)
+    assert post(stack, f"{base}/resend", {"colour": "yellow"}).status_code == 303
+    assert len(recorder.mails) == sent + 1
+    with stack.db.session() as session:
+        row = session.get(Outbox, recorder.mails[-1])
+        assert row is not None and row.kind == "link"
+    no = post(stack, f"{base}/abandon", {})
+    assert no.status_code == 409 and game_row(stack.db, game_id).status == "running"
+    assert post(stack, f"{base}/abandon", {"confirm": "1"}).status_code == 303
+    assert game_row(stack.db, game_id).status == "abandoned"
+    page = stack.client.get(f"{base}?done=abandoned").get_data(as_text=True)
+    assert "The game is abandoned." in page and "/abandon" not in page and "/pause" not in page
+
+
+def test_player_rows_are_not_created_by_refusals(embedded: Any) -> None:
+    created = create(embedded.db, 3, seed=7)
+    with pytest.raises(organise.OrganiseError):
+        organise.replace_seat(
+            embedded.db, created.game_id, "purple", player=games.PlayerSpec(name="Z", email="z@x.org")
+        )
+    with embedded.db.session() as session:
+        assert session.execute(sa.select(Player).where(Player.email == "z@x.org")).scalar_one_or_none() is None
+
+
+def test_a_bot_seat_given_to_a_person_sends_them_their_link(stack: Any) -> None:
+    created = create(stack.db, 2, seed=7, bots=1)
+    bot = next(s for s in seats_of(stack.db, created.game_id).values() if s.bot)
+    newcomer = games.PlayerSpec(name="Dee", email="dee@example.org")
+    result = organise.replace_seat(stack.db, created.game_id, bot.colour, player=newcomer, now=T0 + HOUR)
+    assert result.changed and len(result.outbox_ids) == 1  # the bot had answered: nothing owed, the link is sent
+    row = {r.id: r for r in outbox_rows(stack.db, created.game_id)}[result.outbox_ids[0]]
+    after = seats_of(stack.db, created.game_id)[bot.colour]
+    assert row.kind == "link" and row.player_id == after.player_id and after.bot is None
+    assert tenures(stack.db, bot.id) == [(None, "random", T0, T0 + HOUR), (after.player_id, None, T0 + HOUR, None)]
+    message = mails.compose(stack.db, row.id, settings_of(stack), now=T0 + HOUR)
+    assert links_in(stack, message) == {(bot.id, after.link_generation)}

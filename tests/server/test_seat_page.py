@@ -1,0 +1,392 @@
+"""The player's page (/s/<token>): the board picture, the decision form of legal answers only, the history, the
+secrets it never shows, its security headers, rate limits, the htmx fragment, and its languages."""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import re
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+
+import engine
+from engine.bots import RandomBot
+from engine.data import CAPACITY, CHARACTERS
+from server import narrate
+from server.board import board_svg, letters
+from server.commands import commands_for, parse_reply
+from server.models import Player, RequestRow, Seat
+from server.pages import history
+from server.security import CSP
+from server.services import games
+from tests.server.test_mails import T0, create, engine_of, open_window, play_window
+
+ROOT = Path(__file__).resolve().parents[2]
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+# --- the board picture, from real engine views ------------------------------------------------------------------
+
+
+def game_with_hidden_character() -> engine.Game:
+    """A real four-player game played by random bots until a character is hidden (Cachou is closed with four)."""
+    for seed in range(200):
+        game = engine.new_game(["red", "yellow", "blue", "green"], seed=seed)
+        bots = {p: RandomBot(seed) for p in game.players}
+        while not game.over:
+            for req in game.pending():
+                game.answer(req.player, req.kind, bots[req.player].decide(game, req))
+                if game.hidden and not game.over:
+                    return game
+    raise AssertionError("no game hid a character")
+
+
+def svg_of(view: dict[str, Any], lang: str = "en", reader: str | None = "red") -> ET.Element:
+    markup = str(board_svg(view, lang, reader))
+    return ET.fromstring(markup)
+
+
+def groups(root: ET.Element, cls: str) -> list[ET.Element]:
+    return [g for g in root.iter(f"{SVG}g") if cls in (g.get("class") or "").split()]
+
+
+def test_the_board_shows_locations_tokens_zombies_closed_hidden_and_the_chief() -> None:
+    game = game_with_hidden_character()
+    view = engine.view(game, "red")
+    root = svg_of(view)
+    assert root.get("role") == "img" and root.get("viewBox", "").startswith("0 0 ")
+    assert root.find(f"{SVG}title") is not None and "round" in (root.find(f"{SVG}title").text or "")
+
+    locations = {int(g.get("data-location") or 0): g for g in groups(root, "location")}
+    assert sorted(locations) == [1, 2, 3, 4, 5, 6]
+    marks = letters("en")
+    assert marks == {"pinup": "P", "tough": "T", "gunman": "G", "girl": "L"}
+    hidden = {tuple(pair) for pair in view["hidden"]}
+    assert hidden  # the state has a hidden character
+    for loc, group in locations.items():
+        title = group.find(f"{SVG}title").text or ""
+        assert narrate.location_label("en", loc) in title
+        assert ("no limit" if CAPACITY[loc] is None else f"holds {CAPACITY[loc]}") in title
+        # zombies: the number and one icon each (up to 12)
+        zombies = view["zombies"][str(loc)]
+        assert group.get("data-zombies") == str(zombies)
+        (count,) = [t for t in group.iter(f"{SVG}text") if t.get("class") == "zombie-count"]
+        assert count.text == str(zombies)
+        icons = [c for c in group.iter(f"{SVG}circle") if c.get("class") == "zombie"]
+        assert len(icons) == min(zombies, 12)
+        # closed: hatched and the word
+        closed = loc in view["closed"]
+        assert ("closed" in (group.get("class") or "").split()) == closed
+        assert any(r.get("fill") == "url(#hatch)" for r in group.iter(f"{SVG}rect")) == closed
+        assert any(t.text == "CLOSED" for t in group.iter(f"{SVG}text")) == closed
+        # the tokens: every character here, in its colour, with its letter and its name
+        expected = {(c, ch) for c in view["players"] for ch, at in view["characters"][c].items() if at == loc}
+        tokens = groups(group, "token")
+        assert {(t.get("data-colour"), t.get("data-character")) for t in tokens} == expected
+        for token in tokens:
+            colour, character = token.get("data-colour") or "", token.get("data-character") or ""
+            label = f"{narrate.colour_name('en', colour)} {narrate.character_name('en', character)}"
+            assert (token.get("aria-label") or "").startswith(label)
+            assert (token.find(f"{SVG}title").text or "").startswith(label)
+            assert token.find(f"{SVG}text").text == marks[character]
+            assert ("hidden" in (token.get("class") or "").split()) == ((colour, character) in hidden)
+            assert ("(hidden)" in (token.get("aria-label") or "")) == ((colour, character) in hidden)
+    assert 2 in view["closed"]  # four players: Cachou is closed
+
+    badges = groups(root, "chief-badge")
+    assert len(badges) == 1
+    (holder,) = [p for p in groups(root, "player") if badges[0] in list(p)]
+    assert holder.get("data-colour") == view["chief"]
+    assert ("not elected" in (badges[0].get("aria-label") or "")) == (not view["chief_elected"])
+
+
+def test_the_board_speaks_italian_and_polish() -> None:
+    view = engine.view(game_with_hidden_character(), "blue")
+    for lang in ("it", "pl"):
+        root = svg_of(view, lang, "blue")
+        texts = " ".join(root.itertext())
+        for loc in range(1, 7):
+            assert narrate.location_name(lang, loc) in texts
+        for token in groups(root, "token"):
+            assert token.find(f"{SVG}text").text == letters(lang)[token.get("data-character") or ""]
+            assert narrate.character_name(lang, token.get("data-character") or "") in (token.get("aria-label") or "")
+
+
+# --- pages of real games ----------------------------------------------------------------------------------------
+
+
+def links(stack: Any, game_id: int) -> dict[str, str]:
+    rows = games.seat_links(stack.db, game_id, stack.settings.secret_key, stack.settings.base_url)
+    return {r["colour"]: r["link"].rsplit("/", 1)[1] for r in rows if r["link"]}
+
+
+def decision_form(page: str) -> dict[str, Any]:
+    found = re.search(r'<form id="decision-.*?</form>', page, re.S)
+    assert found, "no decision form"
+    form = found.group(0)
+    return {
+        "hidden": dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)">', form)),
+        "radios": [html.unescape(v) for v in re.findall(r'<input type="radio" name="c" value="([^"]*)"', form)],
+        "checked": [html.unescape(v) for v in re.findall(r'name="c" value="([^"]*)" checked', form)],
+    }
+
+
+def masked(page: bytes) -> bytes:
+    """A page without its CSRF token (signed with the time, to the second)."""
+    return re.sub(rb'name="csrf_token" value="[^"]*"', b"", page)
+
+
+def test_the_decision_form_lists_exactly_the_legal_commands_and_posting_one_stores_it(stack: Any) -> None:
+    game_id = create(stack.db, 3, seed=5).game_id
+    tokens = links(stack, game_id)
+    kinds = set()
+    for _ in range(12):
+        window = open_window(stack.db, game_id)
+        if window is None:
+            break
+        for token in tokens.values():
+            seat = stack.client.get(f"/api/seat/{token}").json
+            page = stack.client.get(f"/s/{token}").get_data(as_text=True)
+            request_json = seat["window"]["request"]
+            if request_json is None:
+                assert '<form id="decision-' not in page
+                continue
+            kinds.add(request_json["kind"])
+            form = decision_form(page)
+            assert form["radios"] == commands_for(request_json, seat["view"], "en")
+            assert form["hidden"]["w"] == str(window.number)
+            for command in form["radios"]:
+                meaning = parse_reply(command, request_json, seat["view"], "en")
+                assert html.escape(command) in page
+                assert html.escape(narrate_answer(request_json, meaning)) in page
+        # one seat answers by the form: the answer stored is what its command means
+        owing = [c for c, t in tokens.items() if stack.client.get(f"/api/seat/{t}").json["window"]["request"]]
+        if owing:
+            colour = owing[0]
+            token = tokens[colour]
+            page = stack.client.get(f"/s/{token}").get_data(as_text=True)
+            form = decision_form(page)
+            chosen = form["radios"][-1]
+            seat = stack.client.get(f"/api/seat/{token}").json
+            reply = stack.client.post(f"/s/{token}/do", data={**form["hidden"], "c": chosen})
+            assert reply.status_code == 303, reply.get_data(as_text=True)
+            stored = request_answer(stack.db, window.id, colour)
+            assert stored == parse_reply(chosen, seat["window"]["request"], seat["view"], "en")
+            again = stack.client.get(reply.headers["Location"]).get_data(as_text=True)
+            assert decision_form(again)["checked"] == [chosen]
+            assert "Your answer so far:" in again
+        play_window(stack.db, game_id, 5, T0)
+    assert {"place", "cards", "vote"} <= kinds
+
+
+def narrate_answer(request_json: dict[str, Any], answer: Any) -> str:
+    from server.services.mails import describe_answer
+
+    return describe_answer("en", request_json, answer)
+
+
+def request_answer(db: Any, window_id: int, colour: str) -> Any:
+    with db.session() as session:
+        return session.execute(
+            sa.select(RequestRow.answer)
+            .join(Seat, Seat.id == RequestRow.seat_id)
+            .where(RequestRow.window_id == window_id, Seat.colour == colour)
+        ).scalar_one()
+
+
+def test_a_typed_command_combining_cards_is_taken(embedded: Any) -> None:
+    stack = embedded
+    game_id = create(stack.db, 3, seed=5).game_id
+    tokens = links(stack, game_id)
+    for _ in range(40):
+        window = open_window(stack.db, game_id)
+        assert window is not None
+        for colour, token in tokens.items():
+            seat = stack.client.get(f"/api/seat/{token}").json
+            request_json = seat["window"]["request"]
+            if request_json is None or request_json["kind"] != "cards":
+                continue
+            page = stack.client.get(f"/s/{token}").get_data(as_text=True)
+            assert 'id="command-' in page and "Or type a command" in page
+            hidden = decision_form(page)["hidden"]
+            bad = stack.client.post(f"/s/{token}/do", data={**hidden, "c": "PLAY NOTHING AT ALL"})
+            assert bad.status_code == 400
+            assert request_answer(stack.db, window.id, colour) is None
+            reply = stack.client.post(f"/s/{token}/do", data={**hidden, "c": "pass"})
+            assert reply.status_code == 303
+            assert request_answer(stack.db, window.id, colour) == []
+            return
+        play_window(stack.db, game_id, 5, T0)
+    raise AssertionError("no card window came")
+
+
+def test_history_is_newest_first_grouped_by_round_and_only_the_readers_events(embedded: Any) -> None:
+    stack = embedded
+    game_id = create(stack.db, 3, seed=9).game_id
+    tokens = links(stack, game_id)
+    while True:
+        play_window(stack.db, game_id, 9, T0)
+        eng = engine_of(stack.db, game_id)
+        if eng.round >= 2 or eng.over:
+            break
+    assert not eng.over
+    colour = "red" if "red" in tokens else next(iter(tokens))
+    view = engine.view(eng, colour)
+    page = stack.client.get(f"/s/{tokens[colour]}").get_data(as_text=True)
+    section = page[page.index('<section class="history"') :]
+    titles = re.findall(r"<h3>([^<]*)</h3>", section)
+    assert (
+        titles[:3] == [f"Round {eng.round}", *([f"Round {eng.round - 1}"] if eng.round > 1 else []), "Setting up"][:3]
+    )
+    shown = [html.unescape(x) for x in re.findall(r"<li>(.*?)</li>", section, re.S)]
+    groups_ = history("en", view["events"], colour)
+    assert shown == [line for group in groups_ for line in group["lines"]]
+    # newest first: the page lists the view's events in reverse within each round, the last event on top
+    assert shown[0] == narrate.event_text("en", view["events"][-1], colour)
+    # nothing the reader may not see: another player's dealt card, the deck order
+    for event in eng.events:
+        to = event.get("to")
+        if to is not None and colour not in to:
+            line = narrate.event_text("en", {k: v for k, v in event.items() if k != "to"}, colour)
+            assert html.escape(line) not in page, line
+
+
+def test_a_page_never_shows_another_players_hand_or_answer(stack: Any) -> None:
+    game_id = create(stack.db, 3, seed=11).game_id
+    tokens = links(stack, game_id)
+    for _ in range(30):
+        window = open_window(stack.db, game_id)
+        assert window is not None
+        owing = [c for c, t in tokens.items() if stack.client.get(f"/api/seat/{t}").json["window"]["request"]]
+        if len(owing) >= 2:
+            break
+        play_window(stack.db, game_id, 11, T0)
+    first, other = owing[0], owing[1]
+    before = {c: masked(stack.client.get(f"/s/{t}").data) for c, t in tokens.items() if c != first}
+    # the first seat answers, then changes its answer: nobody else's page changes by a byte
+    hidden = decision_form(stack.client.get(f"/s/{tokens[first]}").get_data(as_text=True))
+    for command in (hidden["radios"][0], hidden["radios"][-1]):
+        assert stack.client.post(f"/s/{tokens[first]}/do", data={**hidden["hidden"], "c": command}).status_code == 303
+        for colour, token in tokens.items():
+            if colour != first:
+                assert masked(stack.client.get(f"/s/{token}").data) == before[colour]
+    # the hands: what each card does is shown for the reader's own cards only
+    eng = engine_of(stack.db, game_id)
+    page = stack.client.get(f"/s/{tokens[other]}").get_data(as_text=True)
+    own = set(eng.hands[other])
+    truck = set(engine.view(eng, other)["requests"][0].get("cards") or [])
+    for colour in eng.players:
+        for card in eng.hands[colour]:
+            if colour != other and card not in own | truck:
+                assert html.escape(narrate.card_text("en", card)) not in page, (colour, card)
+    for card in own:
+        assert html.escape(narrate.card_text("en", card)) in page
+
+
+# --- the fragment, headers, limits, languages ------------------------------------------------------------------
+
+
+def test_the_live_fragment_is_the_changing_part_of_the_page(embedded: Any) -> None:
+    stack = embedded
+    game_id = create(stack.db, 3, seed=5).game_id
+    token = next(iter(links(stack, game_id).values()))
+    page = stack.client.get(f"/s/{token}").get_data(as_text=True)
+    live = stack.client.get(f"/s/{token}/live")
+    assert live.status_code == 200
+    fragment = live.get_data(as_text=True)
+    assert "<html" not in fragment and "<!doctype" not in fragment.lower()
+    assert fragment.lstrip().startswith('<div id="live"')
+    assert f'hx-get="/s/{token}/live"' in fragment and 'hx-trigger="every 30s"' in fragment
+    for part in ('<svg class="board"', '<form id="decision-', '<section class="history"'):
+        assert part in fragment and part in page
+    assert masked(fragment.encode()).strip() in masked(page.encode())
+    assert stack.client.get("/s/forged.token.here/live").status_code == 403
+    # htmx is loaded deferred from our own static folder, pinned, and the file is the one recorded
+    assert '<script src="/static/vendor/htmx-2.0.4.min.js" defer></script>' in page
+    vendored = stack.client.get("/static/vendor/htmx-2.0.4.min.js")
+    assert vendored.status_code == 200
+    digest = hashlib.sha256(vendored.data).hexdigest()
+    vendored.close()
+    assert digest in (ROOT / "static" / "vendor" / "README.md").read_text()
+    assert 'href="/static/deadmail.css"' in page and ' style="' not in page and "<style" not in page
+
+
+def test_every_html_response_has_the_content_security_policy(embedded: Any) -> None:
+    stack = embedded
+    game_id = create(stack.db, 3, seed=5).game_id
+    token = next(iter(links(stack, game_id).values()))
+    for url in (f"/s/{token}", f"/s/{token}/live", "/s/not-a-token"):
+        reply = stack.client.get(url)
+        assert reply.headers["Content-Security-Policy"] == CSP, url
+        assert reply.headers["X-Content-Type-Options"] == "nosniff"
+        assert reply.headers["Referrer-Policy"] == "same-origin"
+    for part in ("default-src 'self'", "script-src 'self'", "frame-ancestors 'none'", "base-uri 'none'"):
+        assert part in CSP
+    css = stack.client.get("/static/deadmail.css")
+    assert css.headers["X-Content-Type-Options"] == "nosniff" and "Content-Security-Policy" not in css.headers
+    css.close()
+
+
+def test_answering_too_often_gets_429_and_a_friendly_page(stack: Any) -> None:
+    game_id = create(stack.db, 3, seed=5).game_id
+    token = next(iter(links(stack, game_id).values()))
+    page = stack.client.get(f"/s/{token}").get_data(as_text=True)
+    hidden = decision_form(page)["hidden"]
+    for _ in range(30):
+        assert stack.client.post(f"/s/{token}/do", data={**hidden, "c": "NONSENSE"}).status_code == 400
+    refused = stack.client.post(f"/s/{token}/do", data={**hidden, "c": decision_form(page)["radios"][0]})
+    assert refused.status_code == 429
+    assert 0 < int(refused.headers["Retry-After"]) <= 60
+    assert "Too many requests from your connection" in refused.get_data(as_text=True)
+    assert refused.headers["Content-Security-Policy"] == CSP
+    window = open_window(stack.db, game_id)
+    assert window is not None
+    assert all(request_answer(stack.db, window.id, c) is None for c in links(stack, game_id))
+    api = stack.client.post(f"/api/seat/{token}/answer", json={"kind": "place", "answer": {}})
+    assert api.status_code == 429 and api.json["ok"] is False
+    assert stack.client.get(f"/s/{token}").status_code == 200  # reading is counted apart
+
+
+def test_opening_link_pages_too_often_gets_429(embedded: Any) -> None:
+    stack = embedded
+    stack.app.config["DEADMAIL_LINKS_PER_MINUTE"] = 5
+    for _ in range(5):
+        assert stack.client.get("/s/not-a-token").status_code == 403
+    assert stack.client.get("/s/not-a-token").status_code == 429
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [
+        ("it", ["Giochi con <strong>", "Bagni"]),
+        ("pl", ["Grasz kolorem <strong>", "Toalety"]),
+    ],
+)
+def test_the_page_works_in_italian_and_polish(embedded: Any, lang: str, words: list[str]) -> None:
+    stack = embedded
+    game_id = create(stack.db, 3, seed=5).game_id
+    tokens = links(stack, game_id)
+    colour, token = next(iter(tokens.items()))
+    with stack.db.session() as session:
+        seat = session.execute(sa.select(Seat).where(Seat.game_id == game_id, Seat.colour == colour)).scalar_one()
+        player = session.get(Player, seat.player_id)
+        assert player is not None
+        player.language = lang
+    page = stack.client.get(f"/s/{token}").get_data(as_text=True)
+    assert f'<html lang="{lang}">' in page
+    for word in words:
+        assert word in page
+    seat_json = stack.client.get(f"/api/seat/{token}").json
+    form = decision_form(page)
+    assert form["radios"] == commands_for(seat_json["window"]["request"], seat_json["view"], lang)
+    reply = stack.client.post(f"/s/{token}/do", data={**form["hidden"], "c": form["radios"][0]})
+    assert reply.status_code == 303
+    window = open_window(stack.db, game_id)
+    assert window is not None
+    assert request_answer(stack.db, window.id, colour) is not None
+    for character in CHARACTERS[:3]:
+        assert narrate.character_name(lang, character) in page
