@@ -70,6 +70,9 @@ def up(host: str, port: int) -> None:
             from .mailbox import mailbox_token
 
             click.echo(f"Mail (files): {settings.base_url}/mail/{mailbox_token(settings.secret_key)}")
+        click.echo(
+            f"organisers: {settings.base_url}/o/  (token in {settings.data_dir / 'api_token'}, or DEADMAIL_API_TOKEN)"
+        )
         click.echo("create a game to play:  deadmail demo --email you@example.org      stop: Ctrl+C")
         sys.stdout.flush()
         waitress.serve(create_app(settings), host=host, port=port, threads=8)

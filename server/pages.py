@@ -52,6 +52,12 @@ def health() -> Any:
     return {"ok": True}
 
 
+@bp.get("/")
+def home() -> Any:
+    """Where ``deadmail up`` sends people: how players and organisers get in."""
+    return render_template("home.html")
+
+
 def _table(data: dict[str, Any]) -> dict[str, Any]:
     """The seat's view as the page reads it. Once the game is over ``seat_view`` gives the replay (every secret
     revealed); the page then shows its final position, and of its events those the seat saw during the game."""

@@ -210,3 +210,10 @@ def test_read_token_itself() -> None:
     with pytest.raises(LinkError) as long:
         read_token(SECRET, token + "A" * 600, 60)
     assert str(long.value) == NOT_VALID
+
+
+def test_the_home_page_says_how_players_and_organisers_get_in(embedded: Any) -> None:
+    page = embedded.client.get("/", headers={"Accept-Language": "pl"})
+    assert page.status_code == 200
+    text = page.get_data(as_text=True)
+    assert 'lang="pl"' in text and "Organizatorzy" in text and 'href="/o/"' in text
