@@ -35,7 +35,7 @@ def post(token: str) -> Any:
     try:
         seat_id = seats.seat_from_token(dm().db, s.secret_key, token, s.link_max_age)
     except LinkError as exc:
-        return render_template("message.html", title=gettext("Link not valid"), message=str(exc)), 403
+        return render_template("message.html", title=gettext("Link not valid"), message=exc.translated(gettext)), 403
     with dm().db.session() as session:
         seat = session.get(Seat, seat_id)
         assert seat is not None

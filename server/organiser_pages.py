@@ -139,7 +139,7 @@ def organiser_link(token: str) -> Any:
     try:
         game_id = read_organiser_token(s.secret_key, token, s.link_max_age)
     except LinkError as exc:
-        return _message(_("Link not valid"), str(exc), 403)
+        return _message(_("Link not valid"), exc.translated(_), 403)
     opened = [i for i in (session.get("organiser_games") or []) if isinstance(i, int)][-19:]
     if game_id not in opened:
         session["organiser_games"] = [*opened, game_id]
@@ -248,6 +248,7 @@ def _spec_json(form: Any) -> dict[str, Any]:
         "deadlines": [d for d in deadlines if d],
         "timezone": str(form.get("timezone", "UTC"))[:64],
         "avoid_quiet_hours": form.get("avoid_quiet_hours") == "1",
+        "organiser": str(form.get("organiser_email", "")).strip()[:320] or None,
     }
 
 
@@ -260,7 +261,7 @@ def create() -> Any:
         spec = games.spec_from_json(_spec_json(request.form))
         created = games.create_game(dm().db, spec)
     except games.GameError as exc:
-        return render_template("organiser/new.html", **_create_context(values, str(exc))), 400
+        return render_template("organiser/new.html", **_create_context(values, exc.translated(_))), 400
     for outbox_id in created.outbox_ids:
         dm().queue.send_mail(outbox_id)
     return _created_page(created.game_id)
@@ -408,7 +409,7 @@ def _operation(game_id: int, run: Any) -> Any:
     try:
         return run(_game_timezone(game_id))
     except (organise.OrganiseError, games.GameError, LinkError) as exc:
-        return _game_page(game_id, error=str(exc), status=409)
+        return _game_page(game_id, error=exc.translated(_), status=409)
 
 
 @bp.post("/games/<int:game_id>/extend")

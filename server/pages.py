@@ -187,7 +187,7 @@ def _open_seat(token: str) -> tuple[int, dict[str, Any]]:
         _reader(seat_id)
         return seat_id, seats.seat_view(dm().db, seat_id)
     except LinkError as exc:
-        raise _Refused(gettext("Link not valid"), str(exc), 403) from None
+        raise _Refused(gettext("Link not valid"), exc.translated(gettext), 403) from None
 
 
 @bp.get("/s/<token>")
@@ -219,7 +219,7 @@ def answer(token: str) -> Any:
     try:
         seat_id, generation = read_token(s.secret_key, token, s.link_max_age)
     except LinkError as exc:
-        return render_template("message.html", title=gettext("Link not valid"), message=str(exc)), 403
+        return render_template("message.html", title=gettext("Link not valid"), message=exc.translated(gettext)), 403
     raw = request.form.get("answer", "")
     try:
         value = json.loads(raw)
@@ -240,11 +240,11 @@ def answer(token: str) -> Any:
         )
     except LinkError as exc:
         _reader(seat_id)
-        return render_template("message.html", title=gettext("Link not valid"), message=str(exc)), 403
+        return render_template("message.html", title=gettext("Link not valid"), message=exc.translated(gettext)), 403
     except turns.AnswerError as exc:
         _reader(seat_id)
         title = gettext("Answer not taken")
-        return render_template("message.html", title=title, message=str(exc), token=token), exc.status
+        return render_template("message.html", title=title, message=exc.translated(gettext), token=token), exc.status
     return redirect(url_for("pages.seat", token=token, saved=window), code=303)
 
 
@@ -278,7 +278,7 @@ def _one_tap(token: str, values: Any) -> _Tap:
         seat_id = seats.seat_from_token(dm().db, s.secret_key, token, s.link_max_age)
         generation = read_token(s.secret_key, token, s.link_max_age)[1]
     except LinkError as exc:
-        raise _Refused(gettext("Link not valid"), str(exc), 403) from None
+        raise _Refused(gettext("Link not valid"), exc.translated(gettext), 403) from None
     _reader(seat_id)
     data = seats.seat_view(dm().db, seat_id)
     window = data["window"]
@@ -339,9 +339,9 @@ def one_tap_confirm(token: str) -> Any:
             kick=dm().queue.advance,
         )
     except LinkError as exc:
-        return render_template("message.html", title=gettext("Link not valid"), message=str(exc)), 403
+        return render_template("message.html", title=gettext("Link not valid"), message=exc.translated(gettext)), 403
     except turns.AnswerError as exc:
         return render_template(
-            "message.html", title=gettext("Answer not taken"), message=str(exc), token=token
+            "message.html", title=gettext("Answer not taken"), message=exc.translated(gettext), token=token
         ), exc.status
     return redirect(url_for("pages.seat", token=token, saved=tap.window["number"]), code=303)

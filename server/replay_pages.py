@@ -36,7 +36,7 @@ def seat_replay(token: str) -> Any:
     try:
         seat_id = seats.seat_from_token(_dm().db, s.secret_key, token, s.link_max_age)
     except LinkError as exc:
-        return render_template("message.html", title=gettext("Link not valid"), message=str(exc)), 403
+        return render_template("message.html", title=gettext("Link not valid"), message=exc.translated(gettext)), 403
     _reader(seat_id)
     game_id = replay.game_of_seat(_dm().db, seat_id)
     try:

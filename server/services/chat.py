@@ -12,8 +12,12 @@ Mail: after a post, every other member seat played by a person gets one outbox r
 lists the messages after ``Seat.chat_mailed_id`` in the seat's channels; ``Seat.chat_mailed_id`` moves on only once
 the mail is sent (``mails.record_sent``). Its Reply-To is a signed chat address (``reply_address.make_chat``): a
 reply by mail posts to the channel (``reply_by_mail``, called by ``replies.receive``). A chat reply that cannot be
-posted (too long, game over, flood) is recorded on its ``InboundMail`` row (status ``error``) and logged; it is not
-answered by mail. Chat mails are sent at the end of their slot whatever the player's mail mode or quiet hours.
+posted (empty, too long, flood, game over, not a member) is recorded on its ``InboundMail`` row (status ``error``)
+and its writer (the seat's registered player, never the raw sender) is told why by a ``reply`` mail (result
+``chat_error``, at most ``replies.REPLY_LIMITS["chat_error"]`` an hour per seat).
+
+A chat mail due inside the player's quiet hours waits for them to end; a player on the "digest" mail mode gets
+the chat row ``held``, so the table talk joins their digest (``reminders.release_digests``, ``mails.compose``).
 """
 
 from __future__ import annotations
@@ -175,9 +179,16 @@ def _channel(session: Session, game_id: int, key: str) -> ChatChannel:
 
 def _queue_mail(session: Session, seat: Seat, now: datetime) -> None:
     """The seat's chat mail of this 10-minute slot, unless it is already queued."""
-    assert seat.player_id is not None
+    from .reminders import in_quiet_hours
+
+    assert seat.player_id is not None and seat.player is not None
     slot = _slot(now)
     key = f"chat:{seat.id}:{slot}"
+    due = datetime.fromtimestamp((slot + 1) * SLOT, UTC)
+    held = seat.player.mail_mode == "digest"
+    quiet_end = None if held else in_quiet_hours(seat.player, due)
+    if quiet_end is not None:  # one mail when the quiet hours end, for every slot inside them
+        key, due = f"chat:{seat.id}:q{int(quiet_end.timestamp())}", quiet_end
     if session.execute(select(Outbox.id).where(Outbox.key == key)).first() is not None:
         return
     try:
@@ -190,9 +201,9 @@ def _queue_mail(session: Session, seat: Seat, now: datetime) -> None:
                     seat_id=seat.id,
                     kind="chat",
                     payload={"slot": slot},
-                    status="pending",
+                    status="held" if held else "pending",
                     created_at=now,
-                    next_attempt_at=datetime.fromtimestamp((slot + 1) * SLOT, UTC),
+                    next_attempt_at=due,
                 )
             )
     except IntegrityError:
@@ -340,7 +351,7 @@ class _Unread:
     messages: list[ChatMessage]
 
 
-def _stamp(instant: datetime, tz: str, lang: str) -> str:
+def stamp(instant: datetime, tz: str, lang: str) -> str:
     zone = i18n.zone(tz)
     local = instant.astimezone(zone)
     stamp = format_datetime(local, "short", tzinfo=zone, locale=i18n.DATE_LOCALES[i18n.language(lang)])
@@ -391,7 +402,7 @@ def compose_chat(composer: Composer, row: Outbox, seat: Seat | None) -> EmailMes
                 {
                     "colour_name": narrate.colour_name(lang, m.colour),
                     "mine": m.colour == seat.colour,
-                    "when": _stamp(m.created_at, player.timezone, lang),
+                    "when": stamp(m.created_at, player.timezone, lang),
                     "text": m.text,
                     "lines": m.text.split("\n"),
                 }
@@ -455,6 +466,8 @@ class MailPost:
     status: str
     detail: str
     seat_id: int | None
+    #: the ChatError code of an ``error``.
+    code: str = ""
 
 
 def reply_by_mail(
@@ -477,5 +490,5 @@ def reply_by_mail(
         post(db, game_id, colour, key, text, now=now)
     except ChatError as exc:
         log.info("chat reply of seat %s not posted: %s", to.seat_id, exc.code)
-        return MailPost("error", f"chat {key}: {exc.code}", to.seat_id)
+        return MailPost("error", f"chat {key}: {exc.code}", to.seat_id, exc.code)
     return MailPost("applied", f"chat {key}", to.seat_id)

@@ -17,14 +17,15 @@ import engine
 from engine.data import COLOURS
 
 from ..db import Database
-from ..models import Game, Player, RequestRow, Seat, Window, utcnow
+from ..models import Game, Outbox, Player, RequestRow, Seat, Window, utcnow
+from .errors import N_, ShownError
 from .tempo import TempoError, check_timezone, parse_deadlines
 
 BOT_KINDS = ("sensible", "random")
 
 
-class GameError(ValueError):
-    """A game that cannot be created or found; the message says why."""
+class GameError(ShownError):
+    """A game that cannot be created or found; the message says why (pages translate it)."""
 
 
 @dataclass
@@ -44,6 +45,8 @@ class GameSpec:
     seed: int | None = None
     title: str = ""
     organiser_email: str | None = None
+    #: the organiser's name, for the mail with their organiser link (sent when organiser_email is given).
+    organiser_name: str | None = None
 
 
 def parse_player(text: str) -> PlayerSpec:
@@ -52,24 +55,25 @@ def parse_player(text: str) -> PlayerSpec:
     if text.split(":", 1)[0].lower() == "bot":
         kind = text.split(":", 1)[1].strip().lower() if ":" in text else "sensible"
         if kind not in BOT_KINDS:
-            raise GameError(f"unknown bot {kind!r} (bots: {', '.join(BOT_KINDS)})")
+            raise GameError(N_("unknown bot %(bot)s (bots: %(bots)s)"), bot=repr(kind), bots=", ".join(BOT_KINDS))
         return PlayerSpec(bot=kind)
     name, email = parseaddr(text)
     if "@" not in email or len(email) > 320 or " " in email:
-        raise GameError(f"{text[:80]!r} is neither 'Name <email>' nor 'bot'")
+        raise GameError(N_("%(text)s is neither 'Name <email>' nor 'bot'"), text=repr(text[:80]))
     return PlayerSpec(name=(name or email.split("@")[0])[:80], email=email.lower())
 
 
 def spec_from_json(data: dict[str, Any]) -> GameSpec:
     """The JSON API's body -> a GameSpec (same vocabulary as the command line)."""
     if not isinstance(data, dict):
-        raise GameError("the body must be a JSON object")
-    unknown = sorted(set(data) - {"players", "options", "deadlines", "timezone", "avoid_quiet_hours", "seed", "title"})
+        raise GameError(N_("the body must be a JSON object"))
+    known = {"players", "options", "deadlines", "timezone", "avoid_quiet_hours", "seed", "title", "organiser"}
+    unknown = sorted(set(data) - known)
     if unknown:
-        raise GameError(f"unknown field {unknown[0]!r}")
+        raise GameError(N_("unknown field %(field)s"), field=repr(unknown[0]))
     players = data.get("players")
     if not isinstance(players, list):
-        raise GameError("players must be a list of 'Name <email>' or 'bot' (or {name, email} objects)")
+        raise GameError(N_("players must be a list of 'Name <email>' or 'bot' (or {name, email} objects)"))
     specs = []
     for item in players:
         if isinstance(item, dict):
@@ -80,21 +84,28 @@ def spec_from_json(data: dict[str, Any]) -> GameSpec:
         elif isinstance(item, str):
             specs.append(parse_player(item))
         else:
-            raise GameError("each player is 'Name <email>', 'bot', or an object")
+            raise GameError(N_("each player is 'Name <email>', 'bot', or an object"))
     deadlines = data.get("deadlines", [])
     if isinstance(deadlines, str):
         deadlines = [deadlines]
     if isinstance(deadlines, dict):
         deadlines = [f"{k}={v}" if k != "default" else str(v) for k, v in deadlines.items()]
     if not isinstance(deadlines, list) or not all(isinstance(d, str) for d in deadlines):
-        raise GameError('deadlines are texts such as "24h" or "vote=6h"')
+        raise GameError(N_('deadlines are texts such as "24h" or "vote=6h"'))
     options = data.get("options", {})
     if not isinstance(options, dict):
-        raise GameError('options must be an object such as {"turn_order": "strict"}')
+        raise GameError(N_('options must be an object such as {"turn_order": "strict"}'))
     avoid = data.get("avoid_quiet_hours", True)
     if not isinstance(avoid, bool):
-        raise GameError("avoid_quiet_hours must be true or false")
+        raise GameError(N_("avoid_quiet_hours must be true or false"))
     seed = data.get("seed")
+    organiser = data.get("organiser") or None
+    if organiser is not None:
+        if not isinstance(organiser, str):
+            raise GameError("organiser must be 'Name <email>' or an e-mail address")
+        organiser_spec = parse_player(organiser)
+        if organiser_spec.bot:
+            raise GameError("the organiser is a person: 'Name <email>' or an e-mail address")
     try:
         return GameSpec(
             players=specs,
@@ -104,6 +115,8 @@ def spec_from_json(data: dict[str, Any]) -> GameSpec:
             avoid_quiet_hours=avoid,
             seed=check_seed(seed),
             title=str(data.get("title", ""))[:120],
+            organiser_email=None if organiser is None else organiser_spec.email,
+            organiser_name=None if organiser is None else organiser_spec.name,
         )
     except TempoError as exc:
         raise GameError(str(exc)) from None
@@ -114,7 +127,7 @@ def check_seed(seed: object) -> int | None:
     if seed is None:
         return None
     if not isinstance(seed, int) or isinstance(seed, bool) or not 0 <= seed < 2**31:
-        raise GameError("seed must be an integer from 0 to 2147483647")
+        raise GameError(N_("seed must be an integer from 0 to 2147483647"))
     return seed
 
 
@@ -193,10 +206,10 @@ def create_game(db: Database, spec: GameSpec, now: datetime | None = None) -> Cr
 
     now = now or utcnow()
     if not 3 <= len(spec.players) <= 6:
-        raise GameError(f"{len(spec.players)} players: Mall of Horror takes 3 to 6")
+        raise GameError(N_("%(count)s players: Mall of Horror takes 3 to 6"), count=len(spec.players))
     emails = [p.email for p in spec.players if p.email]
     if len(set(emails)) != len(emails):
-        raise GameError("the same e-mail address is given for two seats")
+        raise GameError(N_("the same e-mail address is given for two seats"))
     colours = colours_for(len(spec.players))
     seed = check_seed(spec.seed)
     seed = seed if seed is not None else secrets.randbelow(2**31)
@@ -222,10 +235,30 @@ def create_game(db: Database, spec: GameSpec, now: datetime | None = None) -> Cr
             session.add(Seat(game=game, position=i, colour=colour, player=player, bot=pspec.bot))
         session.flush()
         mail = open_windows(session, game, eng, events_before=0, now=now)
+        if spec.organiser_email:  # the organiser's link, by mail
+            mail.append(_organiser_mail(session, game, spec, now))
         session.flush()
         created = Created(game.id, [m.id for m in mail])
     CACHE.put(game, eng)
     return created
+
+
+def _organiser_mail(session: Session, game: Game, spec: GameSpec, now: datetime) -> Outbox:
+    """The mail with the organiser link of a new game (kind "organiser", composed by ``mails.compose``)."""
+    player = find_or_create_player(session, PlayerSpec(name=spec.organiser_name, email=spec.organiser_email))
+    row = Outbox(
+        key=f"organiser:{game.id}",
+        game_id=game.id,
+        player_id=player.id,
+        seat_id=None,
+        kind="organiser",
+        payload={},
+        status="pending",
+        created_at=now,
+        next_attempt_at=now,
+    )
+    session.add(row)
+    return row
 
 
 def seat_links(db: Database, game_id: int, secret_key: str, base_url: str) -> list[dict[str, Any]]:
@@ -248,7 +281,7 @@ def game_status(db: Database, game_id: int) -> dict[str, Any]:
     with db.session() as session:
         game = session.get(Game, game_id)
         if game is None:
-            raise GameError(f"there is no game {game_id}")
+            raise GameError(N_("there is no game %(game)s"), game=game_id)
         window = session.execute(
             select(Window).where(Window.game_id == game.id, Window.status == "open")
         ).scalar_one_or_none()

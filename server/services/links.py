@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
 
+from .errors import N_, ShownError
+
 SALT = "deadmail.seat"
 
 
-class LinkError(ValueError):
-    """A link that does not open a seat; the message is shown to the person who followed it."""
+class LinkError(ShownError):
+    """A link that does not open a seat; the message is shown to the person who followed it (pages translate it)."""
 
 
 def serializer(secret_key: str) -> URLSafeTimedSerializer:
@@ -22,15 +24,15 @@ def seat_token(secret_key: str, seat_id: int, generation: int) -> str:
 def read_token(secret_key: str, token: str, max_age: int) -> tuple[int, int]:
     """``(seat id, generation)`` of a well-signed, unexpired token; LinkError otherwise."""
     if len(token) > 512:
-        raise LinkError("This link is not valid.")
+        raise LinkError(N_("This link is not valid."))
     try:
         data = serializer(secret_key).loads(token, max_age=max_age)
     except SignatureExpired:
-        raise LinkError("This link has expired: ask the organiser to send you a new one.") from None
+        raise LinkError(N_("This link has expired: ask the organiser to send you a new one.")) from None
     except BadSignature:
-        raise LinkError("This link is not valid: check that you copied all of it.") from None
+        raise LinkError(N_("This link is not valid: check that you copied all of it.")) from None
     if not (isinstance(data, list) and len(data) == 2 and all(isinstance(x, int) for x in data)):
-        raise LinkError("This link is not valid.")
+        raise LinkError(N_("This link is not valid."))
     return data[0], data[1]
 
 
@@ -45,15 +47,15 @@ def player_token(secret_key: str, player_id: int) -> str:
 def read_player_token(secret_key: str, token: str, max_age: int) -> int:
     """The player id of a preferences link; LinkError for a forged or expired one."""
     if len(token) > 512:
-        raise LinkError("This link is not valid.")
+        raise LinkError(N_("This link is not valid."))
     try:
         data = URLSafeTimedSerializer(secret_key, salt=PLAYER_SALT).loads(token, max_age=max_age)
     except SignatureExpired:
-        raise LinkError("This link has expired: use the link in your latest e-mail.") from None
+        raise LinkError(N_("This link has expired: use the link in your latest e-mail.")) from None
     except BadSignature:
-        raise LinkError("This link is not valid: check that you copied all of it.") from None
+        raise LinkError(N_("This link is not valid: check that you copied all of it.")) from None
     if not isinstance(data, int) or isinstance(data, bool):
-        raise LinkError("This link is not valid.")
+        raise LinkError(N_("This link is not valid."))
     return data
 
 
@@ -68,13 +70,13 @@ def organiser_token(secret_key: str, game_id: int) -> str:
 def read_organiser_token(secret_key: str, token: str, max_age: int) -> int:
     """The game id of an organiser link; LinkError for a forged or expired one."""
     if len(token) > 512:
-        raise LinkError("This link is not valid.")
+        raise LinkError(N_("This link is not valid."))
     try:
         data = URLSafeTimedSerializer(secret_key, salt=ORGANISER_SALT).loads(token, max_age=max_age)
     except SignatureExpired:
-        raise LinkError("This organiser link has expired: log in with the organiser token instead.") from None
+        raise LinkError(N_("This organiser link has expired: log in with the organiser token instead.")) from None
     except BadSignature:
-        raise LinkError("This link is not valid: check that you copied all of it.") from None
+        raise LinkError(N_("This link is not valid: check that you copied all of it.")) from None
     if not isinstance(data, int) or isinstance(data, bool):
-        raise LinkError("This link is not valid.")
+        raise LinkError(N_("This link is not valid."))
     return data

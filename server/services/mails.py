@@ -342,6 +342,11 @@ class Draft:
     replies: list[tuple[int, int, int]] = field(default_factory=list)
     #: (game id, seat id, the seat had a mail before) of each seat the mail speaks about.
     seats: list[tuple[int, int, bool]] = field(default_factory=list)
+    #: paragraphs after the intro, and links to follow ({"text", "url"}), for mails that are not about a seat.
+    notes: list[str] = field(default_factory=list)
+    actions: list[dict[str, str]] = field(default_factory=list)
+    #: seat id -> the last chat message told (a digest holding table talk), recorded once the mail is sent.
+    chat: dict[int, int] = field(default_factory=dict)
 
 
 class Composer:
@@ -471,6 +476,16 @@ class Composer:
             ) % {"sender": sender}
             self.section(draft, seat, events=False, board_=False)
             return draft, subject, intro
+        if result == "chat_error":
+            from .chat import ChatError
+
+            subject = t.gettext("%(game)s: your message was not posted") % {"game": label}
+            intro = ChatError(str(row.payload.get("command") or "")).text(self.lang)
+            draft.notes.append(
+                t.gettext("Your reply to the table talk was not posted. You can write again, or use your game page.")
+            )
+            self.section(draft, seat, events=False, board_=False, always=True)
+            return draft, subject, intro
         if result == "applied":
             subject = t.gettext("%(game)s: your answer is saved") % {"game": label}
             meaning = self._applied_meaning(seat, row.payload.get("window"))
@@ -494,6 +509,54 @@ class Composer:
             else:
                 intro = t.gettext("No command was found in your reply. Nothing was changed.")
         self.section(draft, seat, events=False, board_=False)
+        return draft, subject, intro
+
+    def _chat(self, seat: Seat) -> tuple[list[dict[str, Any]], int] | None:
+        """The seat's unread table talk for a digest: (sections by channel, the last message id); None when there
+        is nothing from another colour to tell."""
+        from .chat import MAX_LINES, channel_title, stamp, unread
+
+        if seat.player_id != self.player.id:
+            return None
+        groups = unread(self.session, seat)
+        if not any(m.colour != seat.colour for g in groups for m in g.messages):
+            return None
+        sections = [
+            {
+                "title": channel_title(self.lang, g.channel.key, seat.colour),
+                "messages": [
+                    {
+                        "colour_name": narrate.colour_name(self.lang, m.colour),
+                        "when": stamp(m.created_at, self.player.timezone, self.lang),
+                        "lines": m.text.split("\n")[:MAX_LINES],
+                    }
+                    for m in g.messages
+                ],
+            }
+            for g in groups
+        ]
+        return sections, max(m.id for g in groups for m in g.messages)
+
+    def organiser(self, row: Outbox) -> tuple[Draft, str, str] | None:
+        """The organiser's link to a game they created (player-level row, ``game_id`` set)."""
+        from .links import organiser_token
+
+        game = self.session.get(Game, row.game_id or 0)
+        if game is None:
+            return None
+        t = self.t
+        label = game_label(self.lang, game.id, game.title)
+        draft = Draft(self.lang)
+        url = f"{self.settings.base_url}/o/link/{organiser_token(self.settings.secret_key, game.id)}"
+        draft.notes.append(
+            t.gettext(
+                "With this link you can follow the game, extend a deadline, pause and resume it, resend a "
+                "player's link, replace a player or end the game. Keep it to yourself: it needs no password."
+            )
+        )
+        draft.actions.append({"text": t.gettext("Open the organiser page of the game"), "url": url})
+        subject = t.gettext("%(game)s: your organiser link") % {"game": label}
+        intro = t.gettext("You created %(game)s.") % {"game": label}
         return draft, subject, intro
 
     def _applied_meaning(self, seat: Seat, window_number: Any) -> str | None:
@@ -540,13 +603,18 @@ class Composer:
         held = list(self.session.execute(select(Outbox).where(Outbox.id.in_(ids)).order_by(Outbox.id)).scalars())
         draft = Draft(self.lang)
         done: set[int] = set()
+        chatty = {item.seat_id for item in held if item.kind == "chat"}
         for item in held:
             if item.seat_id is None or item.seat_id in done or item.player_id != self.player.id:
                 continue
             done.add(item.seat_id)
             seat = self.session.get(Seat, item.seat_id)
-            if seat is not None:
-                self.section(draft, seat)
+            if seat is None:
+                continue
+            talk = self._chat(seat) if seat.id in chatty else None
+            ctx = self.section(draft, seat, always=talk is not None)
+            if ctx is not None and talk is not None:
+                ctx["chat"], draft.chat[seat.id] = talk
         if not draft.sections:
             return None
         t = self.t
@@ -594,6 +662,8 @@ def compose(db: Database, row_id: int, settings: MailSettings, now: datetime | N
             built = composer.reminder(row)
         elif row.kind == "digest":
             built = composer.digest(row)
+        elif row.kind == "organiser":
+            built = composer.organiser(row)
         else:
             log.warning("outbox %s: cannot compose a %r mail", row.id, row.kind)
             built = None
@@ -610,6 +680,8 @@ def _message(composer: Composer, row: Outbox, draft: Draft, subject: str, intro:
         "name": _cap(player.display_name, 80),
         "intro": intro,
         "sections": draft.sections,
+        "notes": draft.notes,
+        "actions": draft.actions,
         "prefs_url": f"{settings.base_url}/p/{composer.ptoken}",
         "subject": subject,
         #: one decision: replying to this mail answers it (the reply address is the seat's and window's)
@@ -641,6 +713,8 @@ def _message(composer: Composer, row: Outbox, draft: Draft, subject: str, intro:
     msg.add_alternative(html, subtype="html")
     msg["Content-Language"] = lang  # after the content: set_content clears the Content-* headers
     msg.deadmail_told = dict(draft.told)  # type: ignore[attr-defined]
+    if draft.chat:
+        msg.deadmail_chat = dict(draft.chat)  # type: ignore[attr-defined]
     return msg
 
 

@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 from ..db import Database
 from ..models import Game, Outbox, Player, RequestRow, Seat, SeatTenure, Window, utcnow
 from . import turns
+from .errors import N_, ShownError
 from .games import BOT_KINDS, CACHE, PlayerSpec, find_or_create_player
 
 #: the furthest a deadline or a pause may be set, from now.
@@ -31,8 +32,8 @@ MIN_LEFT_ON_RESUME = timedelta(minutes=10)
 UNSENT = ("pending", "held")
 
 
-class OrganiseError(ValueError):
-    """An organiser's operation that cannot be done; the message says why (nothing was changed)."""
+class OrganiseError(ShownError):
+    """An organiser's operation that cannot be done; the message says why (nothing was changed; pages translate it)."""
 
 
 # --- reading -----------------------------------------------------------------------------------------------------
@@ -44,9 +45,14 @@ def _game(session: Session, game_id: int, *, running: bool = True, lock: bool = 
         query = query.with_for_update()
     game = session.execute(query).scalar_one_or_none()
     if game is None:
-        raise OrganiseError(f"There is no game {game_id}.")
+        raise OrganiseError(N_("There is no game %(game)s."), game=game_id)
     if running and game.status != "running":
-        raise OrganiseError(f"Game {game_id} is {game.status}: this cannot be done any more.")
+        raise OrganiseError(
+            N_("Game %(game)s is %(status)s: this cannot be done any more."),
+            game=game_id,
+            status=game.status,
+            terms=("status",),
+        )
     return game
 
 
@@ -63,7 +69,7 @@ def _seat(session: Session, game_id: int, colour: str) -> Seat:
         select(Seat).where(Seat.game_id == game_id, Seat.colour == colour).with_for_update()
     ).scalar_one_or_none()
     if seat is None:
-        raise OrganiseError(f"Game {game_id} has no {str(colour)[:16]!r} seat.")
+        raise OrganiseError(N_("Game %(game)s has no %(colour)s seat."), game=game_id, colour=repr(str(colour)[:16]))
     return seat
 
 
@@ -139,20 +145,20 @@ def extend_deadline(
     """Move the open window's deadline later: to ``until``, or ``by`` a duration; returns the new deadline."""
     now = now or utcnow()
     if (until is None) == (by is None):
-        raise OrganiseError("Give either a new deadline or how much later it should be.")
+        raise OrganiseError(N_("Give either a new deadline or how much later it should be."))
     if by is not None and by <= timedelta(0):
-        raise OrganiseError("A deadline can only be moved later.")
+        raise OrganiseError(N_("A deadline can only be moved later."))
     if until is not None and until.tzinfo is None:
-        raise OrganiseError("The new deadline needs a time zone.")
+        raise OrganiseError(N_("The new deadline needs a time zone."))
     with db.session() as session:
         _game_row, window = _locked(session, game_id)
         if window is None:
-            raise OrganiseError("No decision is open in this game right now.")
+            raise OrganiseError(N_("No decision is open in this game right now."))
         new = until if until is not None else window.deadline + (by or timedelta(0))
         if new <= window.deadline:
-            raise OrganiseError("The new deadline must be later than the current one.")
+            raise OrganiseError(N_("The new deadline must be later than the current one."))
         if new > now + MAX_AHEAD:
-            raise OrganiseError("A deadline can be at most 30 days ahead.")
+            raise OrganiseError(N_("A deadline can be at most 30 days ahead."))
         window.deadline = new
         return new
 
@@ -163,11 +169,11 @@ def pause(db: Database, game_id: int, until: datetime, now: datetime | None = No
     (or ``until`` when no window is open)."""
     now = now or utcnow()
     if until.tzinfo is None:
-        raise OrganiseError("The end of the pause needs a time zone.")
+        raise OrganiseError(N_("The end of the pause needs a time zone."))
     if until <= now:
-        raise OrganiseError("A pause must end in the future.")
+        raise OrganiseError(N_("A pause must end in the future."))
     if until > now + MAX_AHEAD:
-        raise OrganiseError("A pause can last at most 30 days.")
+        raise OrganiseError(N_("A pause can last at most 30 days."))
     with db.session() as session:
         game, window = _locked(session, game_id)
         start = game.paused_until if paused(game, now) else now
@@ -175,7 +181,7 @@ def pause(db: Database, game_id: int, until: datetime, now: datetime | None = No
         if until == start:
             return window.deadline if window is not None else until  # the same pause again: nothing to do
         if until < start:
-            raise OrganiseError("The game is already paused until later; resume it first to shorten the pause.")
+            raise OrganiseError(N_("The game is already paused until later; resume it first to shorten the pause."))
         game.paused_until = until
         if window is None:
             return until
@@ -272,11 +278,13 @@ def replace_seat(
     mail when the seat owes an answer, else a ``link`` mail."""
     now = now or utcnow()
     if (bot is None) == (player is None):
-        raise OrganiseError("Replace a seat either by a bot or by a person.")
+        raise OrganiseError(N_("Replace a seat either by a bot or by a person."))
     if bot is not None and bot not in BOT_KINDS:
-        raise OrganiseError(f"Unknown bot {str(bot)[:16]!r} (bots: {', '.join(BOT_KINDS)}).")
+        raise OrganiseError(
+            N_("Unknown bot %(bot)s (bots: %(bots)s)."), bot=repr(str(bot)[:16]), bots=", ".join(BOT_KINDS)
+        )
     if player is not None and (player.bot is not None or not player.email):
-        raise OrganiseError("A person needs an e-mail address.")
+        raise OrganiseError(N_("A person needs an e-mail address."))
     kicked = None
     with db.session() as session:
         game, window = _locked(session, game_id)
@@ -290,7 +298,11 @@ def replace_seat(
                 select(Seat.colour).where(Seat.game_id == game.id, Seat.player_id == newcomer.id)
             ).scalar_one_or_none()
             if taken is not None:
-                raise OrganiseError(f"{newcomer.email} already plays the {taken} seat of this game.")
+                raise OrganiseError(
+                    N_("%(email)s already plays the %(colour)s seat of this game."),
+                    email=newcomer.email,
+                    colour=taken,
+                )
         elif seat.bot == bot:
             return Replaced(seat.id, changed=False)
         former = seat.player_id
@@ -318,7 +330,7 @@ def replace_seat(
             eng = CACHE.fresh(game)  # a private copy: a bot's thinking never touches the shared cache
             req = next((r for r in eng.pending() if r.player == seat.colour and r.kind == row.kind), None)
             if eng.window_no != window.number or req is None:
-                raise OrganiseError("The game's state does not match its open decision; try again in a moment.")
+                raise OrganiseError(N_("The game's state does not match its open decision; try again in a moment."))
             row.answer = turns._bot_answer(game, seat, eng, req)
             row.answered_at = now
             result.answered = True
@@ -365,10 +377,10 @@ def resend_link(db: Database, game_id: int, colour: str, rotate: bool = False, n
     with db.session() as session:
         game = _game(session, game_id, running=False)
         if game.status == "abandoned":
-            raise OrganiseError(f"Game {game_id} is abandoned: this cannot be done any more.")
+            raise OrganiseError(N_("Game %(game)s is abandoned: this cannot be done any more."), game=game_id)
         seat = _seat(session, game.id, colour)
         if seat.player_id is None:
-            raise OrganiseError(f"The {seat.colour} seat is played by a bot: it has no link.")
+            raise OrganiseError(N_("The %(colour)s seat is played by a bot: it has no link."), colour=seat.colour)
         waiting = session.execute(
             select(Outbox).where(
                 Outbox.seat_id == seat.id,
@@ -401,7 +413,12 @@ def abandon(db: Database, game_id: int, now: datetime | None = None) -> bool:
         if game.status == "abandoned":
             return False
         if game.status != "running":
-            raise OrganiseError(f"Game {game_id} is {game.status}: it cannot be abandoned.")
+            raise OrganiseError(
+                N_("Game %(game)s is %(status)s: it cannot be abandoned."),
+                game=game_id,
+                status=game.status,
+                terms=("status",),
+            )
         game.status = "abandoned"
         game.paused_until = None
         game.updated_at = now

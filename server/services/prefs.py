@@ -7,7 +7,7 @@ are msgids (marked with ``N_`` so pybabel finds them) formatted with their param
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -22,6 +22,7 @@ from engine.requests import by_standing_order
 from ..db import Database
 from ..i18n import LANGUAGES
 from ..models import Game, Player, RequestRow, Seat, Window
+from .errors import N_, ShownError
 from .links import LinkError
 from .turns import AnswerError, Kick, submit_answer
 
@@ -30,21 +31,8 @@ DIGEST_HOURS = (1, 4, 12, 24)
 _CLOCK = re.compile(r"(?:[01]\d|2[0-3]):[0-5]\d")
 
 
-def N_(message: str) -> str:
-    """Marks a msgid for extraction; translated where it is shown."""
-    return message
-
-
-class PrefsError(ValueError):
-    """A preference refused; ``msgid % params`` is the English message, pages show ``gettext(msgid, **params)``."""
-
-    def __init__(self, msgid: str, **params: Any) -> None:
-        super().__init__(msgid % params if params else msgid)
-        self.msgid = msgid
-        self.params = params
-
-    def translated(self, gettext: Callable[..., str]) -> str:
-        return gettext(self.msgid, **self.params)
+class PrefsError(ShownError):
+    """A preference refused; ``msgid % params`` is the English message, pages show ``exc.translated(gettext)``."""
 
 
 @dataclass(frozen=True)
@@ -69,7 +57,7 @@ def get_prefs(db: Database, player_id: int) -> dict[str, Any]:
     with db.session() as session:
         player = session.get(Player, player_id)
         if player is None:
-            raise LinkError("This link is not valid.")
+            raise LinkError(N_("This link is not valid."))
         seats = session.execute(
             select(Seat, Game)
             .join(Seat.game)
@@ -187,7 +175,7 @@ def save_prefs(
     with db.session() as session:
         player = session.get(Player, player_id)
         if player is None:
-            raise LinkError("This link is not valid.")
+            raise LinkError(N_("This link is not valid."))
         seats = [(_own_running_seat(session, sid, player_id), order) for sid, order in checked_orders.items()]
         for key, value in checked.items():
             setattr(player, key, value)

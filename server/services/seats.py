@@ -11,6 +11,7 @@ import engine
 
 from ..db import Database
 from ..models import Game, RequestRow, Seat, Window
+from .errors import N_
 from .games import CACHE
 from .links import LinkError, read_token
 
@@ -18,9 +19,9 @@ from .links import LinkError, read_token
 def check_generation(seat: Seat, generation: int) -> None:
     """LinkError unless the link is the seat's current one (and the seat is a person's)."""
     if seat.player_id is None:
-        raise LinkError("This link is not valid.")
+        raise LinkError(N_("This link is not valid."))
     if seat.link_generation != generation:
-        raise LinkError("This link has been replaced by a newer one: use the link in your latest e-mail.")
+        raise LinkError(N_("This link has been replaced by a newer one: use the link in your latest e-mail."))
 
 
 def seat_from_token(db: Database, secret_key: str, token: str, max_age: int) -> int:
@@ -29,7 +30,7 @@ def seat_from_token(db: Database, secret_key: str, token: str, max_age: int) -> 
     with db.session() as session:
         seat = session.get(Seat, seat_id)
         if seat is None:
-            raise LinkError("This link is not valid.")
+            raise LinkError(N_("This link is not valid."))
         check_generation(seat, generation)
         return seat.id
 
@@ -81,6 +82,8 @@ def rotate_link(db: Database, game_id: int, colour: str) -> int:
     with db.session() as session:
         seat = session.execute(select(Seat).where(Seat.game_id == game_id, Seat.colour == colour)).scalar_one_or_none()
         if seat is None or seat.player_id is None:
-            raise LinkError(f"game {game_id} has no seat {colour!r} played by a person")
+            raise LinkError(
+                N_("game %(game)s has no seat %(colour)s played by a person"), game=game_id, colour=repr(colour)
+            )
         seat.link_generation += 1
         return seat.id

@@ -25,6 +25,7 @@ from engine.requests import by_standing_order
 
 from ..db import Database
 from ..models import Event, Game, Outbox, RequestRow, Seat, Window, utcnow
+from .errors import N_, ShownError
 from .games import CACHE
 from .links import LinkError
 from .reminders import quiet_of
@@ -36,11 +37,12 @@ log = logging.getLogger("deadmail.turns")
 Kick = Callable[[int], None]
 
 
-class AnswerError(ValueError):
-    """An answer refused; ``status`` is the HTTP status that fits, the message is for the player."""
+class AnswerError(ShownError):
+    """An answer refused; ``status`` is the HTTP status that fits, the message is for the player (pages translate
+    it; an engine refusal passes through in English)."""
 
-    def __init__(self, message: str, status: int = 422) -> None:
-        super().__init__(message)
+    def __init__(self, message: str, status: int = 422, **params: Any) -> None:
+        super().__init__(message, **params)
         self.status = status
 
 
@@ -212,19 +214,23 @@ def submit_answer(
     with db.session() as session:
         found = session.execute(_SEAT_AND_GAME, {"seat_id": seat_id}).first()
         if found is None:  # a well-signed link to a seat that is gone
-            raise LinkError("This link is not valid.")
+            raise LinkError(N_("This link is not valid."))
         seat, game = found
         if generation is not None:
             check_generation(seat, generation)
         window = session.execute(_OPEN_WINDOW, {"game_id": seat.game_id}).scalar_one_or_none()
         if window is None or (window_number is not None and window_number != window.number):
-            raise AnswerError("This decision is closed: the game has moved on. Open your link to see what is new.", 409)
+            raise AnswerError(
+                N_("This decision is closed: the game has moved on. Open your link to see what is new."), 409
+            )
         rows = session.execute(_WINDOW_ROWS, {"window_id": window.id}).scalars().all()
         row = next((r for r in rows if r.seat_id == seat.id), None)
         if row is None:
-            raise AnswerError("There is nothing for you to decide right now.", 409)
+            raise AnswerError(N_("There is nothing for you to decide right now."), 409)
         if row.kind != kind:
-            raise AnswerError(f"You are asked for a {row.kind} now, not a {kind}.", 409)
+            raise AnswerError(
+                N_("You are asked for a %(asked)s now, not a %(given)s."), 409, asked=row.kind, given=kind
+            )
         try:
             CACHE.get(game).check(seat.colour, kind, answer)
         except engine.IllegalAnswer as exc:

@@ -16,8 +16,8 @@ import pytest
 import sqlalchemy as sa
 from flask import render_template
 
-from server.models import ChatChannel, ChatMessage, Game, InboundMail, Outbox, Seat
-from server.services import chat, games, outbox, replies, reply_address
+from server.models import ChatChannel, ChatMessage, Game, InboundMail, Outbox, Player, Seat
+from server.services import chat, games, mails, outbox, reminders, replies, reply_address
 from server.services.links import seat_token
 from server.services.seats import rotate_link
 from tests.server.forms import csrf_token
@@ -362,7 +362,7 @@ def test_a_reply_by_mail_posts_to_the_channel(stack: Any) -> None:
     ):
         text = "> let me in" if to == address else "let me in"
         got = replies.receive(stack.db, settings, letter(sender, to, text), [to], None)
-        assert (got.status, got.outbox_ids) == (status, []), to
+        assert (got.status, len(got.outbox_ids)) == (status, 1 if status == "error" else 0), to
     # a turn address is never read as a chat one
     turn = reply_address.make(settings.secret_key, DOMAIN, seats["red"], channel_id, 1)
     with pytest.raises(reply_address.ReplyAddressError):
@@ -387,3 +387,108 @@ def test_posting_is_rate_limited(embedded: Any) -> None:
     assert set(codes[chat.FLOOD_COUNT : 30]) == {422}  # the flood limit: refused, nothing stored
     assert codes[30] == 429  # 30 posts a minute per address, whatever their outcome
     assert len(messages(embedded.db)) == chat.FLOOD_COUNT
+
+
+# --- a chat reply that cannot be posted; quiet hours and digests --------------------------------------------------
+
+
+def chat_letter(sender: str, to: str, text: str) -> bytes:
+    message = EmailMessage()
+    message["From"] = sender
+    message["To"] = to
+    message["Subject"] = "Re: table talk"
+    message["Message-ID"] = make_msgid(domain="mail.example.org")
+    message.set_content(text)
+    return message.as_bytes()
+
+
+def test_a_chat_reply_that_cannot_be_posted_is_answered_to_the_player(stack: Any) -> None:
+    game_id, seats = new_game(stack)
+    chat.post(stack.db, game_id, "blue", "blue+red", "Deal?", now=T0)
+    with stack.db.session() as session:
+        channel_id = session.execute(sa.select(ChatChannel.id).where(ChatChannel.key == "blue+red")).scalar_one()
+        session.get(Player, session.get(Seat, seats["red"]).player_id).language = "it"  # type: ignore[union-attr]
+    settings = replace(stack.settings, reply_domain=DOMAIN)
+    address = reply_address.make_chat(settings.secret_key, DOMAIN, seats["red"], channel_id, 1)
+
+    def send(text: str, now: dt.datetime) -> replies.Received:
+        return replies.receive(stack.db, settings, chat_letter("P1@Example.org", address, text), [address], None, now)
+
+    too_long = send("x" * (chat.MAX_CHARS + 1), T0)
+    assert too_long.status == "error" and len(too_long.outbox_ids) == 1
+    message = mails.compose(stack.db, too_long.outbox_ids[0], mail_settings(stack), now=T0)
+    assert message is not None
+    assert message["To"].endswith("<p1@example.org>")  # the seat's registered player
+    expected = chat.ChatError("too_long").text("it")
+    assert expected != chat.ChatError("too_long").text("en")
+    assert expected in body(message) and "x" * 50 not in body(message)
+    assert len(messages(stack.db)) == 1  # nothing posted
+
+    # at most REPLY_LIMITS["chat_error"] answers an hour per seat
+    answered = [len(send("", T0 + dt.timedelta(minutes=i)).outbox_ids) for i in range(1, 5)]
+    assert answered == [1, 1, 0, 0]
+    assert len(send("", T0 + dt.timedelta(minutes=70)).outbox_ids) == 1
+
+    # the game is over: told why
+    with stack.db.session() as session:
+        session.get(Game, game_id).status = "finished"  # type: ignore[union-attr]
+    over = send("too late?", T0 + dt.timedelta(hours=3))
+    assert over.status == "error" and len(over.outbox_ids) == 1
+    told = mails.compose(stack.db, over.outbox_ids[0], mail_settings(stack), now=T0 + dt.timedelta(hours=3))
+    assert told is not None and chat.ChatError("not_running").text("it") in body(told)
+
+
+def set_player(db: Any, email: str, **values: Any) -> None:
+    with db.session() as session:
+        player = session.execute(sa.select(Player).where(Player.email == email)).scalar_one()
+        for name, value in values.items():
+            setattr(player, name, value)
+
+
+def test_a_chat_mail_waits_for_the_end_of_quiet_hours(stack: Any) -> None:
+    game_id, _seats = new_game(stack)
+    set_player(stack.db, "p0@example.org", timezone="UTC", quiet_start="12:00", quiet_end="14:00")
+    chat.post(stack.db, game_id, "red", "all", "lunch talk", now=T0)
+    chat.post(stack.db, game_id, "red", "all", "more lunch talk", now=T0 + dt.timedelta(minutes=30))
+    end = T0.replace(hour=14, minute=0, second=0)
+    with stack.db.session() as session:
+        quiet_seat = session.execute(
+            sa.select(Seat.id).join(Player, Player.id == Seat.player_id).where(Player.email == "p0@example.org")
+        ).scalar_one()
+    quiet_rows = [r for r in chat_rows(stack.db) if r.seat_id == quiet_seat]
+    assert len(quiet_rows) == 1 and quiet_rows[0].next_attempt_at == end  # one mail, when the quiet hours end
+    others = [r for r in chat_rows(stack.db) if r.seat_id != quiet_seat]
+    assert others and all(r.next_attempt_at < end for r in others)
+    early = [m for m in send_due(stack, end - dt.timedelta(seconds=1)) if "p0@example.org" in m["To"]]
+    assert early == []
+    sent = [m for m in send_due(stack, end) if "p0@example.org" in m["To"]]
+    assert len(sent) == 1 and "lunch talk" in body(sent[0]) and "more lunch talk" in body(sent[0])
+
+
+def test_table_talk_joins_the_digest(stack: Any) -> None:
+    game_id, _seats = new_game(stack)
+    set_player(stack.db, "p0@example.org", mail_mode="digest", digest_hours=4)
+    chat.post(stack.db, game_id, "red", "all", "digest <me>", now=T0)
+    with stack.db.session() as session:
+        seat = session.execute(
+            sa.select(Seat).join(Player, Player.id == Seat.player_id).where(Player.email == "p0@example.org")
+        ).scalar_one()
+        seat_id, colour = seat.id, seat.colour
+    held = [r for r in chat_rows(stack.db) if r.seat_id == seat_id]
+    assert [r.status for r in held] == ["held"]
+    assert [m for m in send_due(stack, T0 + dt.timedelta(hours=1)) if "p0@example.org" in m["To"]] == []
+    later = T0 + dt.timedelta(hours=5)
+    ids = reminders.release_digests(stack.db, later)
+    with stack.db.session() as session:
+        digests = [session.get(Outbox, i) for i in ids]
+        digest = next(d for d in digests if d is not None and d.kind == "digest" and d.player_id == seat.player_id)
+        digest_id = digest.id
+    sent = Sent()
+    assert outbox.send_one(stack.db, digest_id, sent, mail_settings(stack), now=later) or sent.messages
+    (message,) = sent.messages
+    assert "digest <me>" in body(message) and "digest &lt;me&gt;" in html_body(message)
+    assert "Table talk:" in body(message)
+    with stack.db.session() as session:
+        mailed = session.get(Seat, seat_id).chat_mailed_id  # type: ignore[union-attr]
+        last = session.execute(sa.select(sa.func.max(ChatMessage.id))).scalar_one()
+    assert colour != "red" and mailed == last

@@ -646,3 +646,58 @@ def test_a_bot_seat_given_to_a_person_sends_them_their_link(stack: Any) -> None:
     assert tenures(stack.db, bot.id) == [(None, "random", T0, T0 + HOUR), (after.player_id, None, T0 + HOUR, None)]
     message = mails.compose(stack.db, row.id, settings_of(stack), now=T0 + HOUR)
     assert links_in(stack, message) == {(bot.id, after.link_generation)}
+
+
+# --- the organiser link by mail ------------------------------------------------------------------------------------
+
+
+def organiser_mails(db: Any) -> list[Outbox]:
+    with db.session() as session:
+        rows = list(session.execute(sa.select(Outbox).where(Outbox.kind == "organiser")).scalars())
+        for row in rows:
+            session.expunge(row)
+        return rows
+
+
+def test_the_organiser_gets_the_organiser_link_by_mail(stack: Any) -> None:
+    headers = {"Authorization": f"Bearer {stack.settings.api_token}"}
+    body = {"players": ["Ann <ann@example.org>", "bot", "bot"], "title": "Friday", "organiser": "Olga <olga@x.org>"}
+    reply = stack.client.post("/api/games", json=body, headers=headers)
+    assert reply.status_code == 201, reply.get_json()
+    game_id = reply.get_json()["id"]
+    (row,) = organiser_mails(stack.db)
+    assert row.game_id == game_id and row.seat_id is None and row.status == "pending"
+    with stack.db.session() as session:
+        player = session.get(Player, row.player_id)
+        assert player is not None and player.email == "olga@x.org" and player.display_name == "Olga"
+        assert session.get(Game, game_id).organiser_email == "olga@x.org"  # type: ignore[union-attr]
+    message = mails.compose(stack.db, row.id, settings_of(stack), now=T0)
+    assert message is not None and message["To"].endswith("<olga@x.org>")
+    assert "Friday" in message["Subject"] and "organiser link" in message["Subject"]
+    text = message.get_body(preferencelist=("plain",)).get_content()  # type: ignore[union-attr]
+    found = re.search(r"(http://\S+/o/link/\S+)", text)
+    assert found is not None
+    assert read_organiser_token(stack.settings.secret_key, found.group(1).rsplit("/", 1)[1], 3600) == game_id
+    other = stack.app.test_client()  # the link opens the game's organiser page, without logging in
+    path = found.group(1).removeprefix(stack.settings.base_url)
+    assert other.get(path).status_code == 303
+    assert other.get(f"/o/games/{game_id}").status_code == 200
+    # without an organiser e-mail: no such mail
+    plain = {"players": ["bot", "bot", "bot"]}
+    assert stack.client.post("/api/games", json=plain, headers=headers).status_code == 201
+    assert len(organiser_mails(stack.db)) == 1
+    refused = stack.client.post("/api/games", json={**plain, "organiser": "bot"}, headers=headers)
+    assert refused.status_code == 400
+
+
+def test_the_create_form_takes_the_organisers_email(stack: Any) -> None:
+    recorder = Recorder(stack.settings)
+    stack.app.extensions["deadmail"].queue = recorder
+    login(stack)
+    assert 'name="organiser_email"' in stack.client.get("/o/new").get_data(as_text=True)
+    reply = post(stack, "/o/new", {"players": "bot\nbot\nbot", "deadline": "24h", "organiser_email": "oz@x.org"})
+    assert reply.status_code == 201, reply.get_data(as_text=True)
+    (row,) = organiser_mails(stack.db)
+    assert row.id in recorder.mails  # queued with the game's other mail
+    assert post(stack, "/o/new", {"players": "bot\nbot\nbot", "deadline": "24h"}).status_code == 201
+    assert len(organiser_mails(stack.db)) == 1
