@@ -105,6 +105,7 @@ def open_windows(session: Session, game: Game, eng: engine.Game, events_before: 
     state, the next window and the notifications; returns the outbox rows added (to be sent after the commit)."""
     mail: list[Outbox] = []
     seats = {seat.colour: seat for seat in game.seats}
+    automatic: list[tuple[engine.Request, Any]] = []  # the open requests, each with its automatic answer or None
     while not eng.over:
         automatic = [(req, _automatic(game, seats[req.player], eng, req)) for req in eng.pending()]
         if any(value is None for _, value in automatic):
@@ -140,7 +141,7 @@ def open_windows(session: Session, game: Game, eng: engine.Game, events_before: 
         ]
         session.add_all(mail)
         return mail
-    pending = eng.pending()
+    pending = [req for req, _ in automatic]
     owing = [seats[r.player].player for r in pending if seats[r.player].bot is None]
     quiet = [q for p in owing if p is not None and (q := quiet_of(p)) is not None]
     window = Window(
@@ -154,10 +155,9 @@ def open_windows(session: Session, game: Game, eng: engine.Game, events_before: 
     )
     session.add(window)
     session.flush()
-    for i, req in enumerate(pending):
+    for i, (req, value) in enumerate(automatic):
         seat = seats[req.player]
         row = RequestRow(window_id=window.id, seat_id=seat.id, position=i, kind=req.kind, payload=req.to_json())
-        value = _automatic(game, seat, eng, req)
         if value is not None:  # bots and standing orders answer through the same rows as people, at once
             row.answer = value
             row.answered_at = now
