@@ -5,18 +5,13 @@ from __future__ import annotations
 import hmac
 from typing import Any
 
-from flask import Blueprint, Response, current_app, jsonify, request
+from flask import Blueprint, Response, jsonify, request
 
-from .app import Deadmail
+from .app import dm
 from .services import games, seats, turns
 from .services.links import LinkError, read_token
 
 bp = Blueprint("api", __name__, url_prefix="/api")
-
-
-def dm() -> Deadmail:
-    app_state: Deadmail = current_app.extensions["deadmail"]
-    return app_state
 
 
 def error(message: str, status: int) -> tuple[Response, int]:

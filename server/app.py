@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from flask import Flask
+from flask import Flask, current_app
 from flask_wtf.csrf import CSRFProtect
 
 from . import i18n
@@ -24,6 +24,12 @@ class Deadmail:
     settings: Settings
     db: Database
     queue: Any
+
+
+def dm() -> Deadmail:
+    """The running app's settings, database and queue (for views)."""
+    state: Deadmail = current_app.extensions["deadmail"]
+    return state
 
 
 def create_app(settings: Settings | None = None, db: Database | None = None, queue: Any = None) -> Flask:

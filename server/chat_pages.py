@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, current_app, g, redirect, render_template, request, url_for
+from flask import Blueprint, g, redirect, render_template, request, url_for
 from flask_babel import gettext
 
 from . import i18n
-from .app import Deadmail
+from .app import dm
 from .models import Seat
 from .services import chat, seats
 from .services.links import LinkError
@@ -22,11 +22,6 @@ bp = Blueprint("chat", __name__)
 
 #: a generous cap on what is read from the form before the service checks it (the service refuses > 1000).
 MAX_FIELD = 20_000
-
-
-def dm() -> Deadmail:
-    app_state: Deadmail = current_app.extensions["deadmail"]
-    return app_state
 
 
 @bp.post("/s/<token>/chat")

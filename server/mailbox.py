@@ -15,12 +15,12 @@ from email.utils import make_msgid
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Response, current_app, redirect, render_template, request, url_for
+from flask import Blueprint, Response, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from itsdangerous import BadSignature, URLSafeSerializer
 from markupsafe import Markup, escape
 
-from .app import Deadmail
+from .app import dm
 from .services import replies
 
 bp = Blueprint("mailbox", __name__)
@@ -47,11 +47,6 @@ def read_mailbox_token(secret_key: str, token: str) -> bool:
         return bool(URLSafeSerializer(secret_key, salt=SALT).loads(token) == "mailbox")
     except BadSignature:
         return False
-
-
-def dm() -> Deadmail:
-    state: Deadmail = current_app.extensions["deadmail"]
-    return state
 
 
 def _closed(token: str) -> Any:

@@ -21,7 +21,7 @@ from engine.data import COLOURS, DEFAULT_WEAPONS, KINDS
 from engine.options import CHOICES
 
 from . import i18n, narrate
-from .app import Deadmail
+from .app import dm
 from .models import Game, utcnow
 from .services import games, organise
 from .services.links import LinkError, organiser_token, read_organiser_token
@@ -55,11 +55,6 @@ COMMON_ZONES = (
     "Asia/Tokyo",
     "Australia/Sydney",
 )
-
-
-def dm() -> Deadmail:
-    state: Deadmail = current_app.extensions["deadmail"]
-    return state
 
 
 @bp.after_request

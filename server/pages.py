@@ -7,12 +7,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from flask import Blueprint, current_app, g, redirect, render_template, request, url_for
+from flask import Blueprint, g, redirect, render_template, request, url_for
 from flask_babel import gettext
 from flask_wtf.csrf import CSRFError
 
 from . import i18n, narrate
-from .app import Deadmail
+from .app import dm
 from .board import board_svg
 from .commands import CommandError, commands_for, parse_reply
 from .models import Seat, utcnow
@@ -20,11 +20,6 @@ from .services import chat, mails, seats, turns
 from .services.links import LinkError, read_token
 
 bp = Blueprint("pages", __name__)
-
-
-def dm() -> Deadmail:
-    app_state: Deadmail = current_app.extensions["deadmail"]
-    return app_state
 
 
 def _seat(token: str) -> int:

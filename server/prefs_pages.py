@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, current_app, g, redirect, render_template, request, url_for
+from flask import Blueprint, g, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_babel import ngettext
 from flask_wtf import FlaskForm
@@ -14,7 +14,7 @@ from wtforms.widgets import TimeInput
 from engine.data import CHARACTERS
 
 from . import narrate
-from .app import Deadmail
+from .app import dm
 from .services import prefs
 from .services.links import LinkError, read_player_token
 
@@ -46,11 +46,6 @@ COMMON_ZONES = (
 #: each language in its own name: a reader must find theirs whatever the page's language.
 LANGUAGE_NAMES = {"en": "English", "it": "Italiano", "pl": "Polski"}
 FIELDS = ("language", "timezone", "quiet_start", "quiet_end", "mail_mode", "digest_hours")
-
-
-def dm() -> Deadmail:
-    state: Deadmail = current_app.extensions["deadmail"]
-    return state
 
 
 def _player(token: str) -> int:

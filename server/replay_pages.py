@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, current_app, g, render_template, request, url_for
+from flask import Blueprint, g, render_template, request, url_for
 from flask_babel import gettext
 
-from .app import Deadmail
+from .app import dm
 from .pages import _reader  # the seat pages' reader: the language and zone of the seat's player
 from .services import replay, seats
 from .services.links import LinkError
@@ -15,11 +15,6 @@ from .services.links import LinkError
 bp = Blueprint("replay", __name__)
 
 MAX_ROUND = 10_000
-
-
-def _dm() -> Deadmail:
-    app_state: Deadmail = current_app.extensions["deadmail"]
-    return app_state
 
 
 def _round_arg() -> int | None:
@@ -32,15 +27,15 @@ def _round_arg() -> int | None:
 @bp.get("/s/<token>/replay")
 def seat_replay(token: str) -> Any:
     """One round of the replay, with links to the other rounds; a running game shows nothing of it (409)."""
-    s = _dm().settings
+    s = dm().settings
     try:
-        seat_id = seats.seat_from_token(_dm().db, s.secret_key, token, s.link_max_age)
+        seat_id = seats.seat_from_token(dm().db, s.secret_key, token, s.link_max_age)
     except LinkError as exc:
         return render_template("message.html", title=gettext("Link not valid"), message=exc.translated(gettext)), 403
     _reader(seat_id)
-    game_id = replay.game_of_seat(_dm().db, seat_id)
+    game_id = replay.game_of_seat(dm().db, seat_id)
     try:
-        context = replay.replay_page_context(_dm().db, game_id, _round_arg(), g.language)
+        context = replay.replay_page_context(dm().db, game_id, _round_arg(), g.language)
     except replay.ReplayRefused:
         message = gettext("The replay, with every secret revealed, can be seen once the game is over.")
         return render_template("message.html", title=gettext("Game still running"), message=message, token=token), 409

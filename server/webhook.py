@@ -15,7 +15,8 @@ from typing import Any
 from flask import Blueprint, Response, current_app, jsonify, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from .app import Deadmail
+from .api import error
+from .app import dm
 from .services import replies
 
 bp = Blueprint("webhook", __name__, url_prefix="/inbound")
@@ -28,19 +29,10 @@ def rate() -> str:
 
 @bp.errorhandler(429)
 def too_many(_exc: Exception) -> tuple[Response, int]:
-    return _error("Too many messages: try again in a minute.", 429)
+    return error("Too many messages: try again in a minute.", 429)
 
 
 MAX_FIELD = 50_000
-
-
-def _dm() -> Deadmail:
-    state: Deadmail = current_app.extensions["deadmail"]
-    return state
-
-
-def _error(message: str, status: int) -> tuple[Response, int]:
-    return jsonify({"ok": False, "error": message}), status
 
 
 def _authorised() -> bool:
@@ -49,7 +41,7 @@ def _authorised() -> bool:
     return (
         scheme.lower() == "bearer"
         and bool(token)
-        and hmac.compare_digest(token.encode(), _dm().settings.api_token.encode())
+        and hmac.compare_digest(token.encode(), dm().settings.api_token.encode())
     )
 
 
@@ -94,12 +86,12 @@ def _from_json(data: Any) -> tuple[bytes, list[str]]:
 @bp.post("/mail")
 def inbound_mail() -> Any:
     if not _authorised():
-        return _error("This call needs the API token (Authorization: Bearer …).", 401)
+        return error("This call needs the API token (Authorization: Bearer …).", 401)
     request.max_content_length = replies.MAX_MESSAGE
     try:
         body = request.get_data(cache=False)
     except RequestEntityTooLarge:
-        return _error("The message is too large (at most 1 MiB).", 413)
+        return error("The message is too large (at most 1 MiB).", 413)
     kind = (request.mimetype or "").lower()
     if kind == "message/rfc822":
         recipients = request.args.getlist("to") + request.headers.getlist("X-Original-To")
@@ -108,14 +100,14 @@ def inbound_mail() -> Any:
         try:
             raw, recipients = _from_json(current_app.json.loads(body or b"null"))
         except ValueError as exc:
-            return _error(f"Malformed message: {str(exc)[:200]}", 400)
+            return error(f"Malformed message: {str(exc)[:200]}", 400)
     else:
-        return _error("Send message/rfc822 (the raw message) or application/json.", 415)
-    dm = _dm()
+        return error("Send message/rfc822 (the raw message) or application/json.", 415)
+    state = dm()
     try:
-        received = replies.receive(dm.db, dm.settings, raw, [r[:320] for r in recipients[:20]], dm.queue.advance)
+        received = replies.receive(state.db, state.settings, raw, recipients[:20], state.queue.advance)
     except replies.Unavailable:
-        return _error("Temporarily unavailable: try again later.", 503)
+        return error("Temporarily unavailable: try again later.", 503)
     for outbox_id in received.outbox_ids:
-        dm.queue.send_mail(outbox_id)
+        state.queue.send_mail(outbox_id)
     return jsonify({"ok": True, "status": received.status})
