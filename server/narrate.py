@@ -49,7 +49,7 @@ COLOUR_NAMES: dict[str, dict[str, str]] = {
 }
 
 CHARACTER_NAMES: dict[str, dict[str, str]] = {
-    "en": {"pinup": "Pin-Up", "tough": "Tough Guy", "gunman": "Gunman", "girl": "Little Girl"},
+    "en": dict(data.CHARACTER_NAMES),
     "it": {"pinup": "Bionda", "tough": "Bruto", "gunman": "Uomo con la Pistola", "girl": "Bambina"},
     "pl": {"pinup": "Śliczna lalunia", "tough": "Twardziel", "gunman": "Strzelec", "girl": "Mała dziewczynka"},
 }
@@ -169,7 +169,7 @@ def card_text(lang: str, card: str) -> str:
     """What a card does (RULES.md A3), in one or two sentences."""
     t = translations(lang)
     if card in WEAPONS:
-        kills = 2 if card in ("shotgun", "grenade", "chainsaw") else 1
+        kills = data.DEFAULT_WEAPONS[card]
         return t.ngettext(
             "Weapon: immediately kills %(num)d zombie at the attacked location, the Parking Lot included. "
             "Play it before the vote of an attack.",
@@ -197,6 +197,11 @@ def card_text(lang: str, card: str) -> str:
         ),
     }
     return texts.get(card, card_name(lang, card))
+
+
+def card_entry(lang: str, card: str) -> dict[str, str]:
+    """A card in a hand: its engine name, its name in ``lang`` and what it does."""
+    return {"card": card, "name": card_name(lang, card), "text": card_text(lang, card)}
 
 
 # --- sentences --------------------------------------------------------------------------------------------------

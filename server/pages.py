@@ -115,17 +115,13 @@ def _decision(lang: str, view: dict[str, Any], window: dict[str, Any]) -> dict[s
         )
     truck = None
     if request_json.get("kind") == "truck":
-        truck = [_card(lang, c) for c in request_json.get("cards") or []]
+        truck = [narrate.card_entry(lang, c) for c in request_json.get("cards") or []]
     return {
         "text": narrate.request_text(lang, request_json, view.get("phase")),
         "choices": choices,
         "answer": None if stored is None else mails.describe_answer(lang, request_json, stored),
         "truck": truck,
     }
-
-
-def _card(lang: str, card: str) -> dict[str, str]:
-    return {"card": card, "name": narrate.card_name(lang, card), "text": narrate.card_text(lang, card)}
 
 
 def seat_context(token: str, data: dict[str, Any]) -> dict[str, Any]:
@@ -167,7 +163,7 @@ def seat_context(token: str, data: dict[str, Any]) -> dict[str, Any]:
         "deadline": deadline,
         "relative": relative,
         "owing": owing,
-        "hand": [_card(lang, c) for c in view.get("hand") or []],
+        "hand": [narrate.card_entry(lang, c) for c in view.get("hand") or []],
         "dice": view.get("dice"),
         "history": history(lang, view.get("events") or [], colour),
         "outcome": outcome,

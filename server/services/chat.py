@@ -452,11 +452,6 @@ def compose_chat(composer: Composer, row: Outbox, seat: Seat | None) -> EmailMes
     return msg
 
 
-def chat_told(message: EmailMessage) -> dict[int, int]:
-    """seat id -> the last chat message this mail told (empty for other mails)."""
-    return dict(getattr(message, "deadmail_chat", {}) or {})
-
-
 # --- replies by mail -----------------------------------------------------------------------------------------------
 
 

@@ -30,6 +30,7 @@ import engine
 from engine.data import CAPACITY, CHARACTERS, LOCATIONS
 
 from .. import i18n, narrate
+from ..board import letters as type_letters
 from ..commands import commands_for, hints_for
 from ..db import Database
 from ..models import Event, Game, InboundMail, Outbox, Player, RequestRow, Seat, Window, utcnow
@@ -178,19 +179,9 @@ def describe_answer(lang: str, request: dict[str, Any], answer: Any) -> str:
     return _cap(answer, 200)
 
 
-def _letters(lang: str) -> dict[str, str]:
-    t = i18n.translations(lang)
-    return {
-        "pinup": str(t.pgettext("character letter", "P")),
-        "tough": str(t.pgettext("character letter", "T")),
-        "gunman": str(t.pgettext("character letter", "G")),
-        "girl": str(t.pgettext("character letter", "L")),
-    }
-
-
 def board(lang: str, view: dict[str, Any]) -> dict[str, Any]:
     """The compact table of the mall, from the view: location, capacity, zombies, closed, characters, Chief."""
-    letters = _letters(lang)
+    letters = type_letters(lang)
     hidden = {tuple(pair) for pair in view.get("hidden") or []}
     closed = set(view.get("closed") or [])
     rows = []
@@ -290,7 +281,7 @@ def mail_context(
         owed = decision(lang, view, request, answer, answered, window, deadline, now, tz, links)
     truck = None
     if request is not None and request.get("kind") == "truck":
-        truck = [_card(lang, c) for c in request.get("cards") or []]
+        truck = [narrate.card_entry(lang, c) for c in request.get("cards") or []]
     outcome = None
     if view.get("outcome"):
         result = view["outcome"]
@@ -310,7 +301,7 @@ def mail_context(
         "round_title": _round_title(t, int(view.get("round") or 0)),
         "rounds": rounds,
         "decision": owed,
-        "hand": [_card(lang, c) for c in view.get("hand") or []],
+        "hand": [narrate.card_entry(lang, c) for c in view.get("hand") or []],
         "dice": None if view.get("dice") is None else [int(v) for v in view["dice"]],
         "truck": truck,
         "board": board(lang, view) if with_board else None,
@@ -321,10 +312,6 @@ def mail_context(
 
 def _round_title(t: Any, number: int) -> str:
     return t.gettext("Setting up") if not number else t.gettext("Round %(number)s") % {"number": number}
-
-
-def _card(lang: str, card: str) -> dict[str, str]:
-    return {"card": card, "name": narrate.card_name(lang, card), "text": narrate.card_text(lang, card)}
 
 
 # --- composing ---------------------------------------------------------------------------------------------------

@@ -331,7 +331,7 @@ def replace_seat(
             req = next((r for r in eng.pending() if r.player == seat.colour and r.kind == row.kind), None)
             if eng.window_no != window.number or req is None:
                 raise OrganiseError(N_("The game's state does not match its open decision; try again in a moment."))
-            row.answer = turns._bot_answer(game, seat, eng, req)
+            row.answer = turns.bot_answer(game, seat, eng, req)
             row.answered_at = now
             result.answered = True
             rows = session.execute(select(RequestRow.answered_at).where(RequestRow.window_id == window.id)).all()
@@ -343,7 +343,7 @@ def replace_seat(
             if owes:
                 assert window is not None
                 key = f"turn:{window.id}:{seat.id}:g{seat.link_generation}"
-                mail.append(turns._notice(seat, "turn", key, {"window": window.number}, now))
+                mail.append(turns.notice(seat, "turn", key, {"window": window.number}, now))
             else:
                 mail.append(_link_row(seat, now))
         session.add_all(mail)
@@ -355,18 +355,7 @@ def replace_seat(
 
 
 def _link_row(seat: Seat, now: datetime) -> Outbox:
-    assert seat.player_id is not None
-    return Outbox(
-        key=f"link:{seat.id}:{seat.link_generation}:{secrets.token_hex(6)}",
-        game_id=seat.game_id,
-        player_id=seat.player_id,
-        seat_id=seat.id,
-        kind="link",
-        payload={},
-        status="pending",
-        created_at=now,
-        next_attempt_at=now,
-    )
+    return turns.notice(seat, "link", f"link:{seat.id}:{seat.link_generation}:{secrets.token_hex(6)}", {}, now)
 
 
 def resend_link(db: Database, game_id: int, colour: str, rotate: bool = False, now: datetime | None = None) -> int:

@@ -38,7 +38,7 @@ from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from .. import commands
 from ..db import Database
-from ..models import InboundMail, Outbox, Seat, utcnow
+from ..models import InboundMail, Seat, utcnow
 from . import chat, reply_address, seats, turns
 from .links import LinkError
 
@@ -403,22 +403,13 @@ def _finish(db: Database, inbound_id: int, outcome: _Outcome, now: datetime) -> 
             return []
         seat = session.get(Seat, outcome.seat_id)
         assert seat is not None and seat.player_id is not None
-        mail = Outbox(
-            key=f"reply:{inbound_id}",
-            game_id=seat.game_id,
-            player_id=seat.player_id,
-            seat_id=seat.id,
-            kind="reply",
-            payload={
-                "inbound": inbound_id,
-                "result": outcome.reply,
-                "window": outcome.window,
-                "command": outcome.command[: commands.MAX_LINE],
-            },
-            status="pending",
-            created_at=now,
-            next_attempt_at=now,
-        )
+        payload = {
+            "inbound": inbound_id,
+            "result": outcome.reply,
+            "window": outcome.window,
+            "command": outcome.command[: commands.MAX_LINE],
+        }
+        mail = turns.notice(seat, "reply", f"reply:{inbound_id}", payload, now)
         session.add(mail)
         session.flush()
         return [mail.id]

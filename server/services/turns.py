@@ -58,7 +58,7 @@ class Submitted:
 # --- storing what the engine did -------------------------------------------------------------------------------
 
 
-def _bot_answer(game: Game, seat: Seat, eng: engine.Game, req: engine.Request) -> Any:
+def bot_answer(game: Game, seat: Seat, eng: engine.Game, req: engine.Request) -> Any:
     seed = game.seed * 1_000_003 + eng.window_no * 7 + seat.position
     bot = RandomBot(seed) if seat.bot == "random" else SensibleBot(seed)
     return bot.decide(eng, req)
@@ -68,7 +68,7 @@ def _bot_answer(game: Game, seat: Seat, eng: engine.Game, req: engine.Request) -
 DIGESTED = frozenset({"turn", "update", "game_over"})
 
 
-def _notice(seat: Seat, kind: str, key: str, payload: dict[str, Any], now: datetime) -> Outbox:
+def notice(seat: Seat, kind: str, key: str, payload: dict[str, Any], now: datetime) -> Outbox:
     """A notification for the seat's player; ``key`` makes it unique, so a repeated advance cannot queue it twice.
     Held for the digest when the player asked for one."""
     assert seat.player_id is not None and seat.player is not None
@@ -96,7 +96,7 @@ def _standing_answer(seat: Seat, req: engine.Request) -> str | None:
 def _automatic(game: Game, seat: Seat, eng: engine.Game, req: engine.Request) -> Any:
     """The answer given without asking (a bot's, or a standing order's), else None."""
     if seat.bot is not None:
-        return _bot_answer(game, seat, eng, req)
+        return bot_answer(game, seat, eng, req)
     return _standing_answer(seat, req)
 
 
@@ -137,7 +137,7 @@ def open_windows(session: Session, game: Game, eng: engine.Game, events_before: 
         game.status = "over"
         game.outcome = eng.outcome
         mail = [
-            _notice(seat, "game_over", f"over:{game.id}:{seat.id}", {}, now) for seat in game.seats if seat.bot is None
+            notice(seat, "game_over", f"over:{game.id}:{seat.id}", {}, now) for seat in game.seats if seat.bot is None
         ]
         session.add_all(mail)
         return mail
@@ -162,12 +162,12 @@ def open_windows(session: Session, game: Game, eng: engine.Game, events_before: 
             row.answer = value
             row.answered_at = now
         else:
-            mail.append(_notice(seat, "turn", f"turn:{window.id}:{seat.id}", {"window": window.number}, now))
+            mail.append(notice(seat, "turn", f"turn:{window.id}:{seat.id}", {"window": window.number}, now))
         session.add(row)
     owes = {req.player for req in pending}
     for seat in game.seats:  # the others hear what changed, if they saw anything change
         if seat.bot is None and seat.colour not in owes and _saw_news(eng.events[events_before:], seat.colour):
-            mail.append(_notice(seat, "update", f"update:{window.id}:{seat.id}", {"window": window.number}, now))
+            mail.append(notice(seat, "update", f"update:{window.id}:{seat.id}", {"window": window.number}, now))
     session.add_all(mail)
     return mail
 
