@@ -24,6 +24,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import Dialect
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.sql.elements import ColumnElement
 
 JSONType = JSON().with_variant(JSONB(), "postgresql")
 
@@ -105,6 +106,15 @@ class Game(Base):
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
     seats: Mapped[list[Seat]] = relationship(back_populates="game", order_by="Seat.position")
+
+    def paused_at(self, now: datetime) -> bool:
+        """Paused by the organiser at ``now``: no window advances."""
+        return self.paused_until is not None and now < self.paused_until
+
+    @classmethod
+    def unpaused_at(cls, now: datetime) -> ColumnElement[bool]:
+        """The query condition for games not paused at ``now``."""
+        return cls.paused_until.is_(None) | (cls.paused_until <= now)
 
 
 class Seat(Base):

@@ -73,10 +73,6 @@ def _seat(session: Session, game_id: int, colour: str) -> Seat:
     return seat
 
 
-def paused(game: Game, now: datetime) -> bool:
-    return game.paused_until is not None and now < game.paused_until
-
-
 def owed(db: Database, game_id: int, now: datetime | None = None) -> dict[str, Any]:
     """The game's state and its open window: each request's seat, player, kind and whether it is answered.
 
@@ -121,7 +117,7 @@ def owed(db: Database, game_id: int, now: datetime | None = None) -> dict[str, A
             "round": game.round,
             "phase": game.phase,
             "timezone": (game.tempo or {}).get("timezone", "UTC"),
-            "paused_until": game.paused_until if paused(game, now) else None,
+            "paused_until": game.paused_until if game.paused_at(now) else None,
             "outcome": game.outcome,
             "seats": seats,
             "window": None
@@ -176,7 +172,7 @@ def pause(db: Database, game_id: int, until: datetime, now: datetime | None = No
         raise OrganiseError(N_("A pause can last at most 30 days."))
     with db.session() as session:
         game, window = _locked(session, game_id)
-        start = game.paused_until if paused(game, now) else now
+        start = game.paused_until if game.paused_at(now) else now
         assert start is not None
         if until == start:
             return window.deadline if window is not None else until  # the same pause again: nothing to do
@@ -204,7 +200,7 @@ def resume(db: Database, game_id: int, now: datetime | None = None, kick: turns.
     due = None
     with db.session() as session:
         game, window = _locked(session, game_id)
-        if not paused(game, now):
+        if not game.paused_at(now):
             game.paused_until = None
             return Resumed(False, None if window is None else window.deadline)
         assert game.paused_until is not None

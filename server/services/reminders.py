@@ -109,7 +109,7 @@ def plan_reminders(db: Database, now: datetime) -> list[int]:
                 RequestRow.answered_at.is_(None),
                 Seat.bot.is_(None),
                 Game.status == "running",
-                Game.paused_until.is_(None) | (Game.paused_until <= now),  # no reminders while paused
+                Game.unpaused_at(now),  # no reminders while paused
             )
             .order_by(RequestRow.id)
         ).all()

@@ -268,7 +268,7 @@ def advance_window(db: Database, window_id: int, now: datetime | None = None, wa
             return None
         game = session.get(Game, window.game_id)
         assert game is not None
-        if game.paused_until is not None and now < game.paused_until:
+        if game.paused_at(now):
             return None  # paused by the organiser: the sweep advances it once the pause is over
         window.status = "resolving"
         session.flush()
@@ -302,11 +302,16 @@ def advance_window(db: Database, window_id: int, now: datetime | None = None, wa
 
 
 def due_windows(db: Database, now: datetime, limit: int = 200) -> list[int]:
-    """Open windows that are complete (their kick may have been lost) or past their deadline."""
+    """Open windows of games not paused that are complete (their kick may have been lost) or past their deadline."""
     with db.session() as session:
         rows = session.execute(
             select(Window.id)
-            .where(Window.status == "open", (Window.deadline <= now) | Window.completed_at.is_not(None))
+            .join(Game, Game.id == Window.game_id)
+            .where(
+                Window.status == "open",
+                (Window.deadline <= now) | Window.completed_at.is_not(None),
+                Game.unpaused_at(now),  # a paused game's window is due once the pause is over
+            )
             .order_by(Window.deadline)
             .limit(limit)
         ).scalars()
