@@ -42,6 +42,20 @@ def _mac(secret_key: str, value: str) -> str:
     return base64.b32encode(raw).decode().lower()[:MAC_CHARS]
 
 
+def _numbers(secret_key: str, domain: str, address: str, local_pattern: re.Pattern[str], mac_prefix: str) -> list[int]:
+    """The three numbers of a signed address of one kind; ReplyAddressError unless this server signed it."""
+    local, _, host = address.strip().strip("<>").rpartition("@")
+    if domain and host.lower() != domain.lower():
+        raise ReplyAddressError("not one of our reply addresses")
+    match = local_pattern.match(local.lower())
+    if match is None:
+        raise ReplyAddressError(f"not one of our {'chat ' if mac_prefix else ''}reply addresses")
+    *numbers, mac = match.groups()
+    if not hmac.compare_digest(mac, _mac(secret_key, mac_prefix + "-".join(numbers))):
+        raise ReplyAddressError("the reply address is not signed by this server")
+    return [int(n) for n in numbers]
+
+
 def make(secret_key: str, domain: str, seat_id: int, window: int, generation: int) -> str:
     value = f"{seat_id}-{window}-{generation}"
     return f"r-{value}-{_mac(secret_key, value)}@{domain}"
@@ -49,16 +63,7 @@ def make(secret_key: str, domain: str, seat_id: int, window: int, generation: in
 
 def read(secret_key: str, domain: str, address: str) -> ReplyTo:
     """The seat, window and link generation of a reply address; ReplyAddressError unless this server signed it."""
-    local, _, host = address.strip().strip("<>").rpartition("@")
-    if domain and host.lower() != domain.lower():
-        raise ReplyAddressError("not one of our reply addresses")
-    match = _LOCAL.match(local.lower())
-    if match is None:
-        raise ReplyAddressError("not one of our reply addresses")
-    seat, window, generation, mac = match.groups()
-    if not hmac.compare_digest(mac, _mac(secret_key, f"{seat}-{window}-{generation}")):
-        raise ReplyAddressError("the reply address is not signed by this server")
-    return ReplyTo(int(seat), int(window), int(generation))
+    return ReplyTo(*_numbers(secret_key, domain, address, _LOCAL, ""))
 
 
 @dataclass(frozen=True)
@@ -77,13 +82,4 @@ def make_chat(secret_key: str, domain: str, seat_id: int, channel_id: int, gener
 def read_chat(secret_key: str, domain: str, address: str) -> ChatReplyTo:
     """The seat, channel and link generation of a chat reply address; ReplyAddressError unless this server signed
     it as one."""
-    local, _, host = address.strip().strip("<>").rpartition("@")
-    if domain and host.lower() != domain.lower():
-        raise ReplyAddressError("not one of our reply addresses")
-    match = _CHAT_LOCAL.match(local.lower())
-    if match is None:
-        raise ReplyAddressError("not one of our chat reply addresses")
-    seat, channel, generation, mac = match.groups()
-    if not hmac.compare_digest(mac, _mac(secret_key, f"chat:{seat}-{channel}-{generation}")):
-        raise ReplyAddressError("the reply address is not signed by this server")
-    return ChatReplyTo(int(seat), int(channel), int(generation))
+    return ChatReplyTo(*_numbers(secret_key, domain, address, _CHAT_LOCAL, "chat:"))
