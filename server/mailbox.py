@@ -65,16 +65,21 @@ def mail_files(folder: Path) -> list[Path]:
     """The mail files in ``folder``, newest first."""
     if not folder.is_dir():
         return []
-    files = [p for p in folder.iterdir() if p.suffix == ".eml" and not p.name.startswith(".") and p.is_file()]
+    files = [p for p in folder.iterdir() if _is_mail(p)]
     return sorted(files, key=lambda p: (p.stat().st_mtime_ns, p.name), reverse=True)
 
 
+def _is_mail(path: Path) -> bool:
+    return path.suffix == ".eml" and not path.name.startswith(".") and path.is_file()
+
+
 def _find(name: str) -> Path | None:
-    """The mail file called ``name``, only if the folder lists it (no other path can be reached)."""
+    """The mail file called ``name`` in the mail folder, and nowhere else (no other path can be reached)."""
     folder = dm().settings.mail_dir
-    if len(name) > 255 or not folder.is_dir():
+    if len(name) > 255 or "/" in name or "\\" in name or not folder.is_dir():
         return None
-    return next((p for p in mail_files(folder) if p.name == name), None)
+    path = folder / name
+    return path if path.name == name and _is_mail(path) else None
 
 
 def _headers(path: Path) -> dict[str, str]:
