@@ -25,7 +25,7 @@ from .app import dm
 from .models import Game, utcnow
 from .services import games, organise
 from .services.links import LinkError, organiser_token, read_organiser_token
-from .services.prefs import timezones
+from .services.prefs import zone_choices
 
 bp = Blueprint("organiser", __name__, url_prefix="/o")
 
@@ -153,9 +153,7 @@ def _refused() -> Any:
 
 
 def _zones() -> tuple[list[str], list[str]]:
-    zones = timezones()
-    common = [z for z in COMMON_ZONES if z in zones or z == "UTC"]
-    return common, sorted(zones - set(common))
+    return zone_choices(COMMON_ZONES)
 
 
 def _create_context(values: dict[str, Any], error: str | None) -> dict[str, Any]:

@@ -66,11 +66,9 @@ def _order_field(seat_id: int, i: int) -> str:
 def prefs_form(data: dict[str, Any], formdata: Any = None) -> FlaskForm:
     """The form for ``data`` (get_prefs); built per request so its labels are in the page's language."""
     lang = g.language
-    zones = prefs.timezones()
-    common = [z for z in COMMON_ZONES if z in zones]
+    common, all_zones = prefs.zone_choices(COMMON_ZONES)
     characters = [SelectChoice("", _("(none)"))]
     characters += [SelectChoice(c, narrate.character_name(lang, c)) for c in CHARACTERS]
-    all_zones = sorted(zones - set(common))
     hours = prefs.DIGEST_HOURS
 
     class PrefsForm(FlaskForm):  # type: ignore[misc]  # flask-wtf has no types

@@ -46,6 +46,14 @@ def timezones() -> frozenset[str]:
     return frozenset(available_timezones())
 
 
+@cache
+def zone_choices(common: tuple[str, ...]) -> tuple[list[str], list[str]]:  # cached: callers only read
+    """A time zone select's two groups: the ``common`` zones that exist, then every other zone, sorted."""
+    zones = timezones()
+    first = [z for z in common if z in zones]
+    return first, sorted(zones - set(first))
+
+
 def shown(value: object) -> str:
     """A refused value as it may appear in a message: short."""
     text = str(value)
