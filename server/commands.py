@@ -330,8 +330,11 @@ class Vocabulary:
 _VOCABULARIES = {lang: Vocabulary(lang) for lang in LANGUAGES}
 
 
-def _language(language: str) -> str:
-    lang = (language or "en").lower()[:2]
+def pick_language(value: object) -> str:
+    """One of LANGUAGES from whatever was stored or sent ("it", "IT", "pl-PL", "pl_PL"); "en" otherwise."""
+    if not isinstance(value, str):
+        return "en"
+    lang = value.strip().lower()[:2]
     return lang if lang in LANGUAGES else "en"
 
 
@@ -406,7 +409,7 @@ def _dedupe(lines: Iterable[str]) -> list[str]:
 
 def commands_for(request: dict[str, Any], view: dict[str, Any], language: str) -> list[str]:
     """Every legal reply to ``request`` in ``language`` (for ``cards``: PASS and each single-card play)."""
-    lang = _language(language)
+    lang = pick_language(language)
     kind = request.get("kind")
     options = request.get("options") or []
     out: list[str] = []
@@ -454,7 +457,7 @@ def commands_for(request: dict[str, Any], view: dict[str, Any], language: str) -
 
 def hints_for(request: dict[str, Any], view: dict[str, Any], language: str) -> list[str]:
     """Sentences, in ``language``, about the optional forms that fit this request (AND, IF NEEDED, ELSE, IF FULL)."""
-    lang = _language(language)
+    lang = pick_language(language)
     msg = MESSAGES[lang]
     kind = request.get("kind")
     out: list[str] = []
@@ -492,7 +495,7 @@ def hints_for(request: dict[str, Any], view: dict[str, Any], language: str) -> l
 
 def error_message(language: str, commands: list[str], line: str | None = None) -> str:
     """The explanation sent back when a reply holds no legal command."""
-    msg = MESSAGES[_language(language)]
+    msg = MESSAGES[pick_language(language)]
     head = msg["none"] if line is None else msg["bad"].format(line=line if len(line) <= 60 else line[:57] + "...")
     return "\n".join([head, "", msg["list"], *(f"    {c}" for c in commands)])
 
@@ -707,7 +710,7 @@ def parse_reply(text: str, request: dict[str, Any], view: dict[str, Any], langua
 
     Raises :class:`CommandError`, worded in ``language`` and listing the legal commands, when there is none.
     """
-    lang = _language(language)
+    lang = pick_language(language)
     vocab = _VOCABULARIES[lang]
     first_attempt: str | None = None
     verbs = ("vote", "go", "place", "move", "victim", "zombie", "pass", "play", "keep", "give")

@@ -28,6 +28,9 @@ from babel.messages.pofile import read_po
 from babel.support import Translations
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
+from .commands import LANGUAGES
+from .commands import pick_language as language
+
 __all__ = [
     "LANGUAGES",
     "compile_catalogs",
@@ -44,19 +47,10 @@ ROOT = Path(__file__).resolve().parent.parent
 TRANSLATIONS = ROOT / "translations"
 TEMPLATES = ROOT / "templates"
 DOMAIN = "messages"
-LANGUAGES = ("en", "it", "pl")
 #: The Babel locale used for dates: British English writes "Sunday, 23 November 2026" and a 24-hour clock.
 DATE_LOCALES = {"en": "en_GB", "it": "it", "pl": "pl"}
 
 _compile_lock = threading.Lock()
-
-
-def language(value: object) -> str:
-    """One of LANGUAGES from whatever was stored or sent ("it", "IT", "pl-PL", "pl_PL"); "en" otherwise."""
-    if not isinstance(value, str):
-        return "en"
-    lang = value.strip().lower()[:2]
-    return lang if lang in LANGUAGES else "en"
 
 
 def compile_catalogs(directory: Path | None = None) -> list[Path]:
