@@ -1,6 +1,7 @@
 """deadmail's rules engine for Mall of Horror: pure, deterministic, no I/O.
 
-The JSON contract (``run_scenario``) and the Python API the server uses (``new_game``, ``Game``, ``view``).
+The JSON contract (``run_scenario``) and the Python API the server uses (``new_game``, ``Game``, ``view``,
+``replay_steps`` ...).
 """
 
 from __future__ import annotations
@@ -8,10 +9,12 @@ from __future__ import annotations
 from typing import Any
 
 from .config import Config
+from .data import Kind, Phase
 from .errors import IllegalAnswer, ScenarioError
 from .game import Game
 from .options import Options
-from .requests import Request
+from .replay import Replay, ReplayAnswer, replay_steps
+from .requests import MoveChoice, ParsedAnswer, Placement, Play, Request, TruckChoice
 from .scenario import run_scenario
 from .view import replay, spectator_view, view
 
@@ -19,11 +22,21 @@ __all__ = [
     "Config",
     "Game",
     "IllegalAnswer",
+    "Kind",
+    "MoveChoice",
     "Options",
+    "ParsedAnswer",
+    "Phase",
+    "Placement",
+    "Play",
+    "Replay",
+    "ReplayAnswer",
     "Request",
     "ScenarioError",
+    "TruckChoice",
     "new_game",
     "replay",
+    "replay_steps",
     "run_scenario",
     "spectator_view",
     "view",

@@ -1,4 +1,4 @@
-"""``python -m engine run FILE|-`` and ``python -m engine bench``."""
+"""``python -m engine run FILE|-`` and ``python -m engine demo`` (benchmarks: ``python bench/engine_games.py``)."""
 
 from __future__ import annotations
 
@@ -15,9 +15,6 @@ def main(argv: list[str] | None = None) -> int:
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("run", help="play a scenario (ENGINE-CONTRACT.md) and print the result as JSON")
     run.add_argument("file", help="scenario file, or - for standard input")
-    bench = sub.add_parser("bench", help="play bot games and print performance figures as one JSON object")
-    bench.add_argument("--games", type=int, default=300, help="games per measurement (default 300)")
-    bench.add_argument("--seed", type=int, default=1)
     demo = sub.add_parser("demo", help="play a game of sensible bots and print what everyone saw")
     demo.add_argument("--players", type=int, default=5, choices=range(3, 7))
     demo.add_argument("--seed", type=int, default=1)
@@ -27,11 +24,6 @@ def main(argv: list[str] | None = None) -> int:
         from .demo import run_demo
 
         run_demo(args.players, args.seed, args.turn_order, sys.stdout)
-        return 0
-    if args.command == "bench":
-        from .bench import run_bench
-
-        print(json.dumps(run_bench(args.games, args.seed, progress=sys.stderr)))
         return 0
     try:
         if args.file == "-":

@@ -116,6 +116,30 @@ def _int(value: object) -> bool:
 
 def parse_position(raw: object, players: tuple[str, ...]) -> dict[str, Any]:
     """Check that a position can exist; return it normalised (zombies for all six locations, closed sorted)."""
+    pos = _position_object(raw)
+    rnd, phase, chief = _round_phase_chief(pos, players)
+    closed = _closed(pos["closed"], len(players))
+    characters = _characters(pos["characters"], players, closed)
+    zombies = _zombies(pos["zombies"], closed)
+    hands, deck = _cards(pos["hands"], pos["deck"], players)
+    eliminated = _eliminated(pos["eliminated"], players, rnd)
+    _check_survivors(characters, eliminated, players, chief)
+    return {
+        "round": rnd,
+        "phase": phase,
+        "chief": chief,
+        "chief_elected": pos["chief_elected"],
+        "closed": closed,
+        "characters": characters,
+        "zombies": zombies,
+        "hands": hands,
+        "deck": deck,
+        "eliminated": eliminated,
+    }
+
+
+def _position_object(raw: object) -> dict[str, Any]:
+    """An object with exactly the position's keys (``dice`` allowed, and null: a position starts a phase)."""
     if not isinstance(raw, dict):
         raise ScenarioError("position must be an object")
     unknown = sorted(set(raw) - set(POSITION_KEYS) - {"dice"})
@@ -126,6 +150,10 @@ def parse_position(raw: object, players: tuple[str, ...]) -> dict[str, Any]:
         raise ScenarioError(f"position: {missing[0]!r} is missing")
     if raw.get("dice") is not None:
         raise ScenarioError("position.dice must be null: a position starts a phase, no roll is under way")
+    return raw
+
+
+def _round_phase_chief(raw: dict[str, Any], players: tuple[str, ...]) -> tuple[int, str, str]:
     rnd, phase, chief = raw["round"], raw["phase"], raw["chief"]
     if not _int(rnd) or rnd < 1:
         raise ScenarioError(f"position.round must be a round number from 1, not {rnd!r}")
@@ -135,18 +163,24 @@ def parse_position(raw: object, players: tuple[str, ...]) -> dict[str, Any]:
         raise ScenarioError(f"position.chief {chief!r} is not a player")
     if not isinstance(raw["chief_elected"], bool):
         raise ScenarioError("position.chief_elected must be true or false")
-    closed = _closed(raw["closed"], len(players))
-    characters = _characters(raw["characters"], players, closed)
-    zombies = _zombies(raw["zombies"], closed)
-    hands, deck = _cards(raw["hands"], raw["deck"], players)
-    eliminated = raw["eliminated"]
-    if not isinstance(eliminated, dict):
+    return rnd, phase, chief
+
+
+def _eliminated(raw: object, players: tuple[str, ...], rnd: int) -> dict[str, int]:
+    if not isinstance(raw, dict):
         raise ScenarioError("position.eliminated must be an object of colour to round")
-    for colour, when in eliminated.items():
+    for colour, when in raw.items():
         if colour not in players:
             raise ScenarioError(f"position.eliminated: {colour!r} is not a player")
         if not _int(when) or not 1 <= when <= rnd:
             raise ScenarioError(f"position.eliminated.{colour} must be a round from 1 to {rnd}")
+    return dict(raw)
+
+
+def _check_survivors(
+    characters: dict[str, dict[str, int]], eliminated: dict[str, int], players: tuple[str, ...], chief: str
+) -> None:
+    """ELM-1: a player is eliminated exactly when they have no characters; an eliminated player is not Chief."""
     for colour in players:
         if not characters[colour] and colour not in eliminated:
             raise ScenarioError(f"position: {colour} has no characters but is not in eliminated")
@@ -154,18 +188,6 @@ def parse_position(raw: object, players: tuple[str, ...]) -> dict[str, Any]:
             raise ScenarioError(f"position: {colour} is eliminated but still has characters")
     if not characters[chief] and any(characters.values()):
         raise ScenarioError(f"position.chief {chief!r} has been eliminated and cannot be Chief")
-    return {
-        "round": rnd,
-        "phase": phase,
-        "chief": chief,
-        "chief_elected": raw["chief_elected"],
-        "closed": closed,
-        "characters": characters,
-        "zombies": zombies,
-        "hands": hands,
-        "deck": deck,
-        "eliminated": dict(eliminated),
-    }
 
 
 def _closed(raw: object, count: int) -> list[int]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Final
 
 COLOURS: Final = ("red", "yellow", "blue", "green", "black", "white")
@@ -17,7 +18,7 @@ LOCATION_NAMES: Final = {
     1: "Restroom",
     2: "Cachou",
     3: "Megatoys",
-    4: "Parking",
+    4: "Parking Lot",
     5: "Security HQ",
     6: "Supermarket",
 }
@@ -65,11 +66,40 @@ CARD_NAMES: Final = {
 #: Cards that may carry ``if_needed`` (H-3).
 IF_NEEDED_CARDS: Final = frozenset({"hardware", "hidden", *WEAPONS})
 
-PHASES: Final = ("setup", "truck", "chief", "arrival", "destinations", "moves", "attack", "over")
-#: Phases a scenario position may resume at (ENGINE-CONTRACT).
-START_PHASES: Final = ("truck", "chief", "arrival", "attack")
 
-KINDS: Final = ("place", "cards", "vote", "victim", "truck", "announce", "destination", "move", "zombie")
+class Phase(StrEnum):
+    """The phases of the game (setup, the six phases of a round B-RND, the end); members are plain strings."""
+
+    SETUP = "setup"
+    TRUCK = "truck"
+    CHIEF = "chief"
+    ARRIVAL = "arrival"
+    DESTINATIONS = "destinations"
+    MOVES = "moves"
+    ATTACK = "attack"
+    OVER = "over"
+
+
+PHASES: Final = tuple(Phase)
+#: Phases a scenario position may resume at (ENGINE-CONTRACT).
+START_PHASES: Final = (Phase.TRUCK, Phase.CHIEF, Phase.ARRIVAL, Phase.ATTACK)
+
+
+class Kind(StrEnum):
+    """The kinds of request (H-1, ENGINE-CONTRACT); members are plain strings."""
+
+    PLACE = "place"
+    CARDS = "cards"
+    VOTE = "vote"
+    VICTIM = "victim"
+    TRUCK = "truck"
+    ANNOUNCE = "announce"
+    DESTINATION = "destination"
+    MOVE = "move"
+    ZOMBIE = "zombie"
+
+
+KINDS: Final = tuple(Kind)
 
 
 def characters_for(player_count: int) -> tuple[str, ...]:

@@ -19,8 +19,10 @@ from .data import (
     START_PHASES,
     WEAPONS,
     ZOMBIE_SUPPLY,
+    Kind,
+    Phase,
 )
-from .requests import Play, Request, answer_json, forced, play_json
+from .requests import MoveChoice, ParsedAnswer, Placement, Play, Request, answer_json, forced, play_json
 from .rules import (
     attack_threshold,
     condemned_now,
@@ -51,27 +53,28 @@ from .rules import (
 if TYPE_CHECKING:
     from .game import Game
 
+#: yields a window of requests, is sent ``{player: parsed answer}`` (see engine.requests for each kind's type).
 Flow = Generator[list[Request], dict[str, Any], Any]
 
 
 def play(g: Game) -> Flow:
     """The whole game from wherever ``g`` stands: setup, or the start of a phase of a round."""
     start = g.phase
-    if start == "setup":
+    if start == Phase.SETUP:
         yield from setup(g)
-        start = "truck"
+        start = Phase.TRUCK
     while True:
         yield from play_round(g, start)
         if game_over(g):
             finish(g)
             return
         g.round += 1
-        start = "truck"
+        start = Phase.TRUCK
 
 
 def ask(g: Game, requests: list[Request]) -> Flow:
     """Open one window for ``requests``; forced answers are filled in without asking (H-2)."""
-    answers: dict[str, Any] = {}
+    answers: dict[str, ParsedAnswer] = {}
     waiting = []
     for req in requests:
         is_forced, value = forced(g, req, g.standing)
@@ -149,10 +152,10 @@ def place_request(g: Game, player: str) -> Request:
         spots = [loc for loc in LOCATIONS if has_room(g, loc)]
     chars = [c for c in CHARACTERS if c in g.unplaced[player]]
     options = [{"character": c, "location": loc} for c in chars for loc in spots]
-    return Request(player, "place", options, {"dice": list(dice)}, {"unplaced": chars, "spots": spots, "dice": dice})
+    return Request(player, Kind.PLACE, options, {"dice": list(dice)}, {"unplaced": chars, "spots": spots, "dice": dice})
 
 
-def apply_place(g: Game, req: Request, answer: tuple[str, int, int | None]) -> None:
+def apply_place(g: Game, req: Request, answer: Placement) -> None:
     """H-3 batched placement: chosen location, else the other die, else the fallback, else the Parking."""
     assert g.unplaced is not None
     character, loc, fallback = answer
@@ -172,7 +175,7 @@ def apply_place(g: Game, req: Request, answer: tuple[str, int, int | None]) -> N
 # --- a round (B-RND) -------------------------------------------------------------------------------------------
 
 
-def play_round(g: Game, start: str) -> Flow:
+def play_round(g: Game, start: Phase) -> Flow:
     step = START_PHASES.index(start)
     g.emit("round_started", round=g.round, phase=start)
     if step == 0:
@@ -191,7 +194,7 @@ def play_round(g: Game, start: str) -> Flow:
 
 def truck(g: Game) -> Flow:
     """Phase A (A-1 to A-6)."""
-    g.phase = "truck"
+    g.phase = Phase.TRUCK
     g.chief_elected = False  # DEF-7: reset at the start of every round
     if not g.deck:
         g.emit("truck_skipped", reason="deck_empty")
@@ -212,9 +215,9 @@ def search_truck(g: Game, searcher: str) -> Flow:
     recipients = [p for p in order_from(g.players, searcher)[1:] if g.chars[p]]
     if len(cards) == 1 or not recipients:
         keep, give, to = cards[0], None, None
-        g.emit("answer_auto", to=(searcher,), player=searcher, kind="truck", answer={"keep": keep})
+        g.emit("answer_auto", to=(searcher,), player=searcher, kind=Kind.TRUCK, answer={"keep": keep})
     else:
-        req = Request(searcher, "truck", None, {"cards": list(cards)}, {"recipients": recipients})
+        req = Request(searcher, Kind.TRUCK, None, {"cards": list(cards)}, {"recipients": recipients})
         answers = yield from ask(g, [req])
         keep, give, to = answers[searcher]
     del g.deck[: len(cards)]
@@ -232,7 +235,7 @@ def search_truck(g: Game, searcher: str) -> Flow:
 
 def chief(g: Game) -> Flow:
     """Phase B (B-1 to B-4)."""
-    g.phase = "chief"
+    g.phase = Phase.CHIEF
     g.chief_elected = False
     if SECURITY in g.closed or count_at(g, SECURITY) == 0:
         g.emit("no_election", chief=g.chief)  # B-1
@@ -248,7 +251,7 @@ def chief(g: Game) -> Flow:
 
 def arrival(g: Game) -> Flow:
     """Phase C: a secret roll; only an elected Chief sees it (C-2); then the camera window (C-3)."""
-    g.phase = "arrival"
+    g.phase = Phase.ARRIVAL
     values = [g.roll() for _ in range(4)]
     seen = [g.chief] if g.chief_elected else []
     g.dice = {"values": values, "seen_by": seen}
@@ -258,19 +261,19 @@ def arrival(g: Game) -> Flow:
 
 def destinations(g: Game) -> Flow:
     """Phase D: the elected Chief announces first (D-1), the others choose in secret (D-2), then zombies (D-5)."""
-    g.phase = "destinations"
+    g.phase = Phase.DESTINATIONS
     g.destinations = {}
     movers = living(g)
     if g.chief_elected and g.chief in movers:
         movers.remove(g.chief)
-        req = location_request(g, g.chief, "announce")
+        req = location_request(g, g.chief, Kind.ANNOUNCE)
         if req is not None:
             answers = yield from ask(g, [req])
             g.destinations[g.chief] = answers[g.chief]
             g.emit("destination_announced", player=g.chief, location=answers[g.chief])
-    requests = [r for p in movers if (r := location_request(g, p, "destination")) is not None]
+    requests = [r for p in movers if (r := location_request(g, p, Kind.DESTINATION)) is not None]
     open_ = [loc for loc in LOCATIONS if loc not in g.closed]
-    zombies = [Request(z, "zombie", list(open_)) for z in zombie_players(g, g.options.zombie_player)]
+    zombies = [Request(z, Kind.ZOMBIE, list(open_)) for z in zombie_players(g, g.options.zombie_player)]
     if g.options.strict:
         answers = yield from ask(g, requests)
         for zreq in zombies:  # one at a time, each seeing the earlier ones (H-3)
@@ -295,7 +298,7 @@ def place_zombie(g: Game, player: str, loc: int | None) -> None:
         check_supply(g)
 
 
-def location_request(g: Game, player: str, kind: str) -> Request | None:
+def location_request(g: Game, player: str, kind: Kind) -> Request | None:
     options = legal_destinations(g, player)
     if not options:
         g.emit("no_destination", player=player)  # R-19: the player skips the move
@@ -308,7 +311,7 @@ def location_request(g: Game, player: str, kind: str) -> Request | None:
 
 def moves(g: Game) -> Flow:
     """Phase E: reveal (E-1), dice (E-2), condemnation (E-3), moves from the Chief (E-4 to E-6)."""
-    g.phase = "moves"
+    g.phase = Phase.MOVES
     g.emit("destinations_revealed", destinations=dict(g.destinations))
     assert g.dice is not None
     values = g.dice["values"]
@@ -334,10 +337,10 @@ def move_request(g: Game, player: str) -> Request:
     mine = g.chars[player]
     options = [{"character": c} for c in CHARACTERS if c in mine and mine[c] != target]
     can_sprint = g.options.sprint_timing == "on_move" and "sprint" in g.hands[player]
-    return Request(player, "move", options, {"destination": target}, {"can_sprint": can_sprint})
+    return Request(player, Kind.MOVE, options, {"destination": target}, {"can_sprint": can_sprint})
 
 
-def apply_move(g: Game, player: str, answer: tuple[str, int | None, bool]) -> None:
+def apply_move(g: Game, player: str, answer: MoveChoice) -> None:
     character, sprint, if_full = answer
     target = g.destinations[player]
     if sprint is not None:
@@ -365,7 +368,7 @@ def settle(g: Game, player: str, character: str, target: int) -> None:
 
 def attack(g: Game) -> Flow:
     """Phase F: extra zombies (F-1), then locations 1 to 6 (F-2)."""
-    g.phase = "attack"
+    g.phase = Phase.ATTACK
     most, pinups = extra_zombie_targets(g)
     for loc in (most, pinups):
         if loc is not None:
@@ -440,7 +443,7 @@ def attack_vote(g: Game, loc: int, targets: list[str]) -> Flow:
 def eat(g: Game, player: str, loc: int) -> Flow:
     """VOT-9: the losing colour chooses its victim among its non-hidden characters there."""
     options = [c for c in CHARACTERS if c in visible_at(g, player, loc)]
-    answers = yield from ask(g, [Request(player, "victim", options, {"location": loc})])
+    answers = yield from ask(g, [Request(player, Kind.VICTIM, options, {"location": loc})])
     character = answers[player]
     del g.chars[player][character]
     g.emit("eaten", player=player, character=character, location=loc)
@@ -482,7 +485,8 @@ def hold_vote(g: Game, loc: int, candidates: list[str]) -> Flow:
 def one_vote(g: Game, loc: int, candidates: list[str], weights: dict[str, int], revote: bool) -> Flow:
     voters = [p for p, w in weights.items() if w > 0]  # H-2: a weight of 0 is not asked
     requests = [
-        Request(p, "vote", list(candidates), {"location": loc, "revote": revote, "weight": weights[p]}) for p in voters
+        Request(p, Kind.VOTE, list(candidates), {"location": loc, "revote": revote, "weight": weights[p]})
+        for p in voters
     ]
     answers = yield from ask(g, requests)
     votes = {p: answers[p] for p in voters}
@@ -536,7 +540,7 @@ def cards_request(g: Game, player: str, window: str, loc: int | None) -> Request
     if not playable:
         return None
     shown_loc = loc if window not in ("arrival", "sprint") else None
-    return Request(player, "cards", None, {"window": window, "location": shown_loc, "playable": playable}, ctx)
+    return Request(player, Kind.CARDS, None, {"window": window, "location": shown_loc, "playable": playable}, ctx)
 
 
 def apply_plays(g: Game, player: str, loc: int | None, plays: list[Play]) -> None:
@@ -592,7 +596,7 @@ def check_supply(g: Game) -> None:
 
 def finish(g: Game) -> None:
     """B-END: scores, card counts and winners."""
-    g.phase = "over"
+    g.phase = Phase.OVER
     g.outcome = {
         "scores": scores(g),
         "cards": {p: len(g.hands[p]) for p in g.players},

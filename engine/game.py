@@ -10,10 +10,10 @@ import random
 from typing import Any
 
 from . import flow
-from .config import Config, parse_victim_order
-from .data import CACHOU, KINDS, characters_for, full_deck
-from .errors import IllegalAnswer, ScenarioError
-from .requests import Request, answer_json, by_standing_order, default, parse, shown
+from .config import Config
+from .data import CACHOU, CHARACTERS, KINDS, Kind, Phase, characters_for, full_deck
+from .errors import N_, IllegalAnswer, ScenarioError
+from .requests import ParsedAnswer, Request, answer_json, by_standing_order, default, parse, shown
 from .state import State
 
 FORMAT = "deadmail-engine/1"
@@ -50,7 +50,7 @@ class Game(State):
         #: the open window: requests asked at the same time (H-1); ``window_no`` counts windows opened.
         self.window: list[Request] = []
         self.window_no = 0
-        self._answers: dict[str, Any] = {}
+        self._answers: dict[str, ParsedAnswer] = {}
         if config.position is None:
             self._deal()
         else:
@@ -80,7 +80,7 @@ class Game(State):
 
     def _load(self, pos: dict[str, Any]) -> None:
         self.round = pos["round"]
-        self.phase = pos["phase"]
+        self.phase = Phase(pos["phase"])
         self.chief = pos["chief"]
         self.chief_elected = pos["chief_elected"]
         self.closed = set(pos["closed"])
@@ -111,24 +111,34 @@ class Game(State):
 
     @property
     def over(self) -> bool:
-        return self.phase == "over"
+        return self.phase == Phase.OVER
 
     def pending(self) -> list[Request]:
         """Requests of the open window still unanswered, in order from the Chief."""
         return [r for r in self.window if r.player not in self._answers]
 
     def request_for(self, player: str, kind: str | None = None) -> Request:
-        if player not in self.players:
-            raise IllegalAnswer(f"{shown(player)} is not a player of this game.")
+        self._check_player(player)
         if kind is not None and kind not in KINDS:
-            raise IllegalAnswer(f"{shown(kind)} is not a kind of request ({', '.join(KINDS)}).")
+            raise IllegalAnswer(
+                N_("%(value)s is not a kind of request (%(kinds)s)."), value=shown(kind), kinds=list(KINDS)
+            )
         for req in self.window:
             if req.player == player and (kind is None or req.kind == kind):
                 if req.player in self._answers:
-                    raise IllegalAnswer(f"{player} has already answered this {req.kind} request.")
+                    raise IllegalAnswer(
+                        N_("%(colour)s has already answered this %(kind)s request."), colour=player, kind=req.kind
+                    )
                 return req
-        what = f"{kind} request" if kind else "request"
-        raise IllegalAnswer(f"There is no {what} waiting for {player} now.")
+        if kind:
+            raise IllegalAnswer(
+                N_("There is no %(kind)s request waiting for %(colour)s now."), kind=kind, colour=player
+            )
+        raise IllegalAnswer(N_("There is no request waiting for %(colour)s now."), colour=player)
+
+    def _check_player(self, player: str) -> None:
+        if player not in self.players:
+            raise IllegalAnswer(N_("%(value)s is not a player of this game."), value=shown(player))
 
     def answered(self, player: str) -> dict[str, Any] | None:
         """What ``player`` answered in the open window, not yet applied (for that player's own view only)."""
@@ -137,7 +147,7 @@ class Game(State):
                 return {"kind": req.kind, "answer": answer_json(req.kind, self._answers[player])}
         return None
 
-    def check(self, player: str, kind: str, answer: Any) -> Any:
+    def check(self, player: str, kind: str, answer: Any) -> ParsedAnswer:
         """Validate an answer without applying it; return the parsed value or raise IllegalAnswer."""
         return parse(self, self.request_for(player, kind), answer)
 
@@ -158,28 +168,27 @@ class Game(State):
 
     def set_standing_order(self, player: str, order: list[str]) -> None:
         """H-5: the order in which ``player`` gives up characters; answers a pending victim request at once."""
-        if player not in self.players:
-            raise IllegalAnswer(f"{shown(player)} is not a player of this game.")
-        try:
-            order = parse_victim_order(order, "the standing order")
-        except ScenarioError as exc:
-            raise IllegalAnswer(str(exc)) from None
+        self._check_player(player)
+        if not isinstance(order, list) or not all(c in CHARACTERS for c in order) or len(set(order)) != len(order):
+            raise IllegalAnswer(
+                N_("The standing order must list distinct characters: %(characters)s."), characters=list(CHARACTERS)
+            )
         self.log.append({"player": player, "standing_order": list(order)})
         self.standing[player] = list(order)
         for req in self.pending():
-            if req.player == player and req.kind == "victim":
+            if req.player == player and req.kind == Kind.VICTIM:
                 chosen = by_standing_order(req.options or [], order)
                 if chosen is not None:
-                    self.emit("answer_auto", to=(player,), player=player, kind="victim", answer=chosen)
+                    self.emit("answer_auto", to=(player,), player=player, kind=Kind.VICTIM, answer=chosen)
                     self._accept(req, chosen)
                 break
 
-    def _accept(self, req: Request, value: Any) -> None:
+    def _accept(self, req: Request, value: ParsedAnswer) -> None:
         self._answers[req.player] = value
         if len(self._answers) == len(self.window):
             self._resume(self._answers)
 
-    def _resume(self, answers: dict[str, Any] | None) -> None:
+    def _resume(self, answers: dict[str, ParsedAnswer] | None) -> None:
         try:
             window = self._flow.send(answers)  # type: ignore[arg-type]
         except StopIteration:

@@ -2,29 +2,27 @@
 
 An answer is parsed into a small Python value the flow applies:
 
-- ``place``: ``(character, location, fallback | None)``
+- ``place``: a :class:`Placement` ``(character, location, fallback | None)``
 - ``cards``: a list of :class:`Play`
 - ``vote``: a colour, or ``None`` for an abstention (timeout only)
 - ``victim``: a character
-- ``truck``: ``(keep, give | None, to | None)``
+- ``truck``: a :class:`TruckChoice` ``(keep, give | None, to | None)``
 - ``announce`` / ``destination``: a location; ``zombie``: a location or ``None`` (timeout)
-- ``move``: ``(character, sprint location | None, sprint_if_full)``
+- ``move``: a :class:`MoveChoice` ``(character, sprint location | None, sprint_if_full)``
+
+Refusals are :class:`~engine.errors.IllegalAnswer` with a message id and parameters named as in
+``engine.errors.PARAMETERS``.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, NamedTuple
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple, TypeAlias
 
-from .data import (
-    BY_VALUE,
-    CARD_NAMES,
-    CHARACTER_NAMES,
-    IF_NEEDED_CARDS,
-    LOCATION_NAMES,
-    LOCATIONS,
-)
-from .errors import IllegalAnswer
+from .data import BY_VALUE, CARD_NAMES, IF_NEEDED_CARDS, LOCATIONS, Kind
+from .errors import N_, IllegalAnswer
 from .rules import lowest_value
 from .state import State
 
@@ -38,25 +36,44 @@ class Play(NamedTuple):
     if_needed: bool = False
 
 
+class Placement(NamedTuple):
+    """A ``place`` answer: the character, the location chosen, and where to go if both dice are full (H-3)."""
+
+    character: str
+    location: int
+    fallback: int | None = None
+
+
+class MoveChoice(NamedTuple):
+    """A ``move`` answer: the character, a Sprint location, and whether the Sprint is played only if needed."""
+
+    character: str
+    sprint: int | None = None
+    sprint_if_full: bool = False
+
+
+class TruckChoice(NamedTuple):
+    """A ``truck`` answer: the card kept, the card given and to whom (None when there is nobody to give to)."""
+
+    keep: str
+    give: str | None = None
+    to: str | None = None
+
+
+#: An answer as the flow applies it (see the module's docstring for which kind gives which).
+ParsedAnswer: TypeAlias = Placement | MoveChoice | TruckChoice | list[Play] | str | int | None
+
+
+@dataclass(frozen=True, slots=True)
 class Request:
     """One decision owed by one player. ``info`` holds the extra keys of the contract (window, location, ...)."""
 
-    __slots__ = ("player", "kind", "options", "info", "ctx")
-
-    def __init__(
-        self,
-        player: str,
-        kind: str,
-        options: list[Any] | None,
-        info: dict[str, Any] | None = None,
-        ctx: dict[str, Any] | None = None,
-    ) -> None:
-        self.player = player
-        self.kind = kind
-        self.options = options
-        self.info = info if info is not None else {}
-        #: what validation needs and the player is not shown (hand sizes, recipients, defaults ...).
-        self.ctx = ctx if ctx is not None else {}
+    player: str
+    kind: Kind
+    options: list[Any] | None
+    info: dict[str, Any] = field(default_factory=dict)
+    #: what validation needs and the player is not shown (hand sizes, recipients, defaults ...).
+    ctx: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"player": self.player, "kind": self.kind}
@@ -64,23 +81,8 @@ class Request:
         out["options"] = None if self.options is None else list(self.options)
         return out
 
-    def __repr__(self) -> str:  # pragma: no cover - debugging aid
-        return f"Request({self.to_json()!r})"
 
-
-# --- names in words --------------------------------------------------------------------------------------------
-
-
-def place_name(loc: int) -> str:
-    return f"{loc} ({LOCATION_NAMES[loc]})"
-
-
-def _places(locations: list[int]) -> str:
-    return ", ".join(place_name(loc) for loc in locations)
-
-
-def _chars(characters: list[str]) -> str:
-    return ", ".join(f"{CHARACTER_NAMES[c]} ({c})" for c in characters)
+# --- user input in messages ------------------------------------------------------------------------------------
 
 
 def shown(value: object) -> str:
@@ -93,30 +95,71 @@ def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def _object(raw: object, what: str, allowed: set[str], required: set[str]) -> dict[str, Any]:
+def _open_locations(s: State) -> list[int]:
+    return [loc for loc in LOCATIONS if loc not in s.closed]
+
+
+class _Shape(NamedTuple):
+    """A JSON object answer: its fields, the required ones, an example, and the refusals about its shape."""
+
+    fields: frozenset[str]
+    required: frozenset[str]
+    example: str
+    not_object: str
+    unknown: str
+    missing: str
+
+
+_PLACEMENT = _Shape(
+    frozenset({"character", "location", "fallback"}),
+    frozenset({"character", "location"}),
+    '{"character": "tough", "location": 3}',
+    N_("A placement must be an object such as %(example)s."),
+    N_("A placement: unknown field %(value)s; the fields are %(fields)s."),
+    N_("A placement: '%(field)s' is missing, as in %(example)s."),
+)
+_MOVE = _Shape(
+    frozenset({"character", "sprint", "sprint_if_full"}),
+    frozenset({"character"}),
+    '{"character": "pinup"}',
+    N_("A move must be an object such as %(example)s."),
+    N_("A move: unknown field %(value)s; the fields are %(fields)s."),
+    N_("A move: '%(field)s' is missing, as in %(example)s."),
+)
+_TRUCK = _Shape(
+    frozenset({"keep", "give", "to"}),
+    frozenset({"keep", "give", "to"}),
+    '{"keep": "sprint", "give": "axe", "to": "blue"}',
+    N_("A truck answer must be an object such as %(example)s."),
+    N_("A truck answer: unknown field %(value)s; the fields are %(fields)s."),
+    N_("A truck answer: '%(field)s' is missing, as in %(example)s."),
+)
+_CARD_PLAY = _Shape(
+    frozenset({"card", "character", "location", "if_needed"}),
+    frozenset({"card"}),
+    '{"card": "axe"}',
+    N_("A card play must be an object such as %(example)s."),
+    N_("A card play: unknown field %(value)s; the fields are %(fields)s."),
+    N_("A card play: '%(field)s' is missing, as in %(example)s."),
+)
+
+
+def _object(raw: object, shape: _Shape) -> dict[str, Any]:
     if not isinstance(raw, dict):
-        raise IllegalAnswer(f"{what} must be an object such as {_EXAMPLES[what]}.")
-    unknown = sorted(set(raw) - allowed)
+        raise IllegalAnswer(shape.not_object, example=shape.example)
+    unknown = sorted(set(raw) - shape.fields)
     if unknown:
-        raise IllegalAnswer(f"{what}: unknown field {shown(unknown[0])}; the fields are {', '.join(sorted(allowed))}.")
-    missing = sorted(required - set(raw))
+        raise IllegalAnswer(shape.unknown, value=shown(unknown[0]), fields=sorted(shape.fields))
+    missing = sorted(shape.required - set(raw))
     if missing:
-        raise IllegalAnswer(f"{what}: {shown(missing[0])} is missing, as in {_EXAMPLES[what]}.")
+        raise IllegalAnswer(shape.missing, field=missing[0], example=shape.example)
     return raw
-
-
-_EXAMPLES = {
-    "A placement": '{"character": "tough", "location": 3}',
-    "A move": '{"character": "pinup"}',
-    "A truck answer": '{"keep": "sprint", "give": "axe", "to": "blue"}',
-    "A card play": '{"card": "axe"}',
-}
 
 
 # --- parsing ---------------------------------------------------------------------------------------------------
 
 
-def parse(s: State, req: Request, raw: object) -> Any:
+def parse(s: State, req: Request, raw: object) -> ParsedAnswer:
     """Check ``raw`` against the request and the state; return the parsed answer or raise IllegalAnswer."""
     return _PARSERS[req.kind](s, req, raw)
 
@@ -124,7 +167,11 @@ def parse(s: State, req: Request, raw: object) -> Any:
 def _parse_location(s: State, req: Request, raw: object) -> int:
     options: list[int] = req.options or []
     if not _is_int(raw) or raw not in options:
-        raise IllegalAnswer(f"{shown(raw)} is not a location you can choose now; choose one of {_places(options)}.")
+        raise IllegalAnswer(
+            N_("%(value)s is not a location you can choose now; choose one of %(locations)s."),
+            value=shown(raw),
+            locations=options,
+        )
     assert isinstance(raw, int)
     return raw
 
@@ -132,7 +179,9 @@ def _parse_location(s: State, req: Request, raw: object) -> int:
 def _parse_vote(s: State, req: Request, raw: object) -> str:
     options: list[str] = req.options or []
     if raw not in options:
-        raise IllegalAnswer(f"You cannot vote for {shown(raw)} here; vote for one of {', '.join(options)}.")
+        raise IllegalAnswer(
+            N_("You cannot vote for %(value)s here; vote for one of %(colours)s."), value=shown(raw), colours=options
+        )
     assert isinstance(raw, str)
     return raw
 
@@ -140,156 +189,189 @@ def _parse_vote(s: State, req: Request, raw: object) -> str:
 def _parse_victim(s: State, req: Request, raw: object) -> str:
     options: list[str] = req.options or []
     if raw not in options:
-        raise IllegalAnswer(f"{shown(raw)} is not one of your characters who can be eaten here: {_chars(options)}.")
+        raise IllegalAnswer(
+            N_("%(value)s is not one of your characters who can be eaten here: %(characters)s."),
+            value=shown(raw),
+            characters=options,
+        )
     assert isinstance(raw, str)
     return raw
 
 
-def _parse_place(s: State, req: Request, raw: object) -> tuple[str, int, int | None]:
-    obj = _object(raw, "A placement", {"character", "location", "fallback"}, {"character", "location"})
+def _parse_place(s: State, req: Request, raw: object) -> Placement:
+    obj = _object(raw, _PLACEMENT)
     character, loc = obj["character"], obj["location"]
     if character not in req.ctx["unplaced"]:
         raise IllegalAnswer(
-            f"{shown(character)} is not one of your characters still to place: {_chars(req.ctx['unplaced'])}."
+            N_("%(value)s is not one of your characters still to place: %(characters)s."),
+            value=shown(character),
+            characters=req.ctx["unplaced"],
         )
     if {"character": character, "location": loc} not in (req.options or []):
         raise IllegalAnswer(
-            f"You cannot place a character at {shown(loc)}; the dice allow {_places(req.ctx['spots'])}."
+            N_("You cannot place a character at %(value)s; the dice allow %(locations)s."),
+            value=shown(loc),
+            locations=req.ctx["spots"],
         )
     fallback = obj.get("fallback")
     if fallback is not None and (not _is_int(fallback) or fallback not in LOCATIONS or fallback in s.closed):
-        raise IllegalAnswer(f"The fallback must be an open location, not {shown(fallback)}.")
-    return character, loc, fallback
+        raise IllegalAnswer(N_("The fallback must be an open location, not %(value)s."), value=shown(fallback))
+    return Placement(character, loc, fallback)
 
 
-def _parse_move(s: State, req: Request, raw: object) -> tuple[str, int | None, bool]:
-    obj = _object(raw, "A move", {"character", "sprint", "sprint_if_full"}, {"character"})
+def _parse_move(s: State, req: Request, raw: object) -> MoveChoice:
+    obj = _object(raw, _MOVE)
     character = obj["character"]
     movable = [o["character"] for o in req.options or []]
     if character not in movable:
-        raise IllegalAnswer(f"You cannot move {shown(character)}; you can move {_chars(movable)}.")
+        raise IllegalAnswer(
+            N_("You cannot move %(value)s; you can move %(characters)s."), value=shown(character), characters=movable
+        )
     sprint = obj.get("sprint")
     if_full = obj.get("sprint_if_full", False)
     if not isinstance(if_full, bool):
-        raise IllegalAnswer("sprint_if_full must be true or false.")
+        raise IllegalAnswer(N_("sprint_if_full must be true or false."))
     if sprint is None:
         if if_full:
-            raise IllegalAnswer('sprint_if_full needs a Sprint location ("sprint": 3).')
-        return character, None, False
+            raise IllegalAnswer(N_('sprint_if_full needs a Sprint location ("sprint": 3).'))
+        return MoveChoice(character)
     if not req.ctx["can_sprint"]:
         if "sprint" not in s.hands[req.player]:
-            raise IllegalAnswer("You have no Sprint card to play.")
-        raise IllegalAnswer("In this game Sprint cards are played after all moves, not with the move.")
-    if not _is_int(sprint) or sprint not in LOCATIONS or sprint in s.closed:
-        open_ = [loc for loc in LOCATIONS if loc not in s.closed]
-        raise IllegalAnswer(f"A Sprint must go to an open location: {_places(open_)}.")
-    return character, sprint, if_full
+            raise IllegalAnswer(N_("You have no Sprint card to play."))
+        raise IllegalAnswer(N_("In this game Sprint cards are played after all moves, not with the move."))
+    _check_sprint_location(s, sprint)
+    return MoveChoice(character, sprint, if_full)
 
 
-def _parse_truck(s: State, req: Request, raw: object) -> tuple[str, str | None, str | None]:
+def _check_sprint_location(s: State, loc: object) -> None:
+    if not _is_int(loc) or loc not in LOCATIONS or loc in s.closed:
+        raise IllegalAnswer(N_("A Sprint must go to an open location: %(locations)s."), locations=_open_locations(s))
+
+
+def _parse_truck(s: State, req: Request, raw: object) -> TruckChoice:
     cards: list[str] = req.info["cards"]
     recipients: list[str] = req.ctx["recipients"]
-    obj = _object(raw, "A truck answer", {"keep", "give", "to"}, {"keep", "give", "to"})
+    obj = _object(raw, _TRUCK)
     keep, give, to = obj["keep"], obj["give"], obj["to"]
     left = list(cards)
     if keep not in left:
-        raise IllegalAnswer(f"You can only keep one of the cards you drew: {', '.join(cards)}.")
+        raise IllegalAnswer(N_("You can only keep one of the cards you drew: %(cards)s."), cards=cards)
     left.remove(keep)
     if give not in left:
-        raise IllegalAnswer(f"You can only give one of the other cards you drew: {', '.join(left)}.")
+        raise IllegalAnswer(N_("You can only give one of the other cards you drew: %(cards)s."), cards=left)
     if to not in recipients:
         raise IllegalAnswer(
-            f"You must give the card to another player who still has characters: {', '.join(recipients)}."
+            N_("You must give the card to another player who still has characters: %(colours)s."), colours=recipients
         )
-    return keep, give, to
+    return TruckChoice(keep, give, to)
 
 
 def _parse_cards(s: State, req: Request, raw: object) -> list[Play]:
     if not isinstance(raw, list):
-        raise IllegalAnswer('Play a list of cards, such as [{"card": "axe"}], or [] to pass.')
-    playable: list[str] = req.info["playable"]
+        raise IllegalAnswer(N_('Play a list of cards, such as [{"card": "axe"}], or [] to pass.'))
     hand = Counter(s.hands[req.player])
     used: Counter[str] = Counter()
     hidden_now: set[str] = set()
     plays: list[Play] = []
     for item in raw:
-        obj = _object(item, "A card play", {"card", "character", "location", "if_needed"}, {"card"})
-        card = obj["card"]
-        if card not in playable:
-            if not isinstance(card, str) or card not in CARD_NAMES:
-                raise IllegalAnswer(f"{shown(card)} is not a card of this game.")
-            can = ", ".join(CARD_NAMES[c] for c in playable)
-            raise IllegalAnswer(f"{CARD_NAMES[card]} cannot be played now; you may play {can}.")
+        obj = _object(item, _CARD_PLAY)
+        card = _playable_card(req, obj["card"])
         used[card] += 1
         if used[card] > hand[card]:
-            raise IllegalAnswer(f"You do not hold that many {CARD_NAMES[card]} cards.")
-        if_needed = obj.get("if_needed", False)
-        if not isinstance(if_needed, bool):
-            raise IllegalAnswer("if_needed must be true or false.")
-        if if_needed and card not in IF_NEEDED_CARDS:
-            raise IllegalAnswer("Only Weapon, Hardware and Hidden plays can be marked if_needed.")
-        character, loc = obj.get("character"), obj.get("location")
-        if card == "hidden":
-            if character not in req.ctx["can_hide"] or character in hidden_now:
-                raise IllegalAnswer(
-                    f"Hidden must name one of your characters here who is not hidden: {_chars(req.ctx['can_hide'])}."
-                )
-            hidden_now.add(str(character))
-        elif card == "sprint":
-            moved = req.ctx["moved"]
-            if character != moved:
-                raise IllegalAnswer(
-                    f"A Sprint changes the move you just made: name your {CHARACTER_NAMES[moved]} ({moved})."
-                )
-            if used[card] > 1:
-                raise IllegalAnswer("One Sprint per move.")
-            if not _is_int(loc) or loc not in LOCATIONS or loc in s.closed:
-                open_ = [x for x in LOCATIONS if x not in s.closed]
-                raise IllegalAnswer(f"A Sprint must go to an open location: {_places(open_)}.")
-        elif card == "camera" and used[card] > 1:
-            raise IllegalAnswer("One Security Camera is enough to see the dice.")
-        if card not in ("hidden", "sprint") and (character is not None or loc is not None):
-            raise IllegalAnswer(f"{CARD_NAMES[card]} takes no character or location.")
-        plays.append(Play(card, character, loc, if_needed))
+            raise IllegalAnswer(N_("You do not hold that many %(card)s cards."), card=card)
+        play = Play(card, obj.get("character"), obj.get("location"), _if_needed(card, obj))
+        _check_play_target(s, req, play, used[card], hidden_now)
+        plays.append(play)
     return plays
 
 
-_PARSERS = {
-    "place": _parse_place,
-    "cards": _parse_cards,
-    "vote": _parse_vote,
-    "victim": _parse_victim,
-    "truck": _parse_truck,
-    "announce": _parse_location,
-    "destination": _parse_location,
-    "zombie": _parse_location,
-    "move": _parse_move,
+def _playable_card(req: Request, card: object) -> str:
+    """The card named by a play, if it may be played in this window."""
+    playable: list[str] = req.info["playable"]
+    if card not in playable:
+        if not isinstance(card, str) or card not in CARD_NAMES:
+            raise IllegalAnswer(N_("%(value)s is not a card of this game."), value=shown(card))
+        raise IllegalAnswer(N_("%(card)s cannot be played now; you may play %(cards)s."), card=card, cards=playable)
+    assert isinstance(card, str)
+    return card
+
+
+def _if_needed(card: str, obj: dict[str, Any]) -> bool:
+    """H-3: ``if_needed`` is a boolean, allowed on Weapon, Hardware and Hidden plays only."""
+    if_needed = obj.get("if_needed", False)
+    if not isinstance(if_needed, bool):
+        raise IllegalAnswer(N_("if_needed must be true or false."))
+    if if_needed and card not in IF_NEEDED_CARDS:
+        raise IllegalAnswer(N_("Only Weapon, Hardware and Hidden plays can be marked if_needed."))
+    return if_needed
+
+
+def _check_play_target(s: State, req: Request, play: Play, count: int, hidden_now: set[str]) -> None:
+    """The character and location a play names: Hidden names a character, Sprint a character and a location,
+    the other cards neither; ``count`` is how many of this card the answer has played so far."""
+    card, character = play.card, play.character
+    if card == "hidden":
+        if character not in req.ctx["can_hide"] or character in hidden_now:
+            raise IllegalAnswer(
+                N_("Hidden must name one of your characters here who is not hidden: %(characters)s."),
+                characters=req.ctx["can_hide"],
+            )
+        hidden_now.add(str(character))
+    elif card == "sprint":
+        _check_sprint_play(s, req, play, count)
+    elif card == "camera" and count > 1:
+        raise IllegalAnswer(N_("One Security Camera is enough to see the dice."))
+    if card not in ("hidden", "sprint") and (character is not None or play.location is not None):
+        raise IllegalAnswer(N_("%(card)s takes no character or location."), card=card)
+
+
+def _check_sprint_play(s: State, req: Request, play: Play, count: int) -> None:
+    """A Sprint after all moves (option sprint_timing): one, for the character just moved, to an open location."""
+    moved = req.ctx["moved"]
+    if play.character != moved:
+        raise IllegalAnswer(N_("A Sprint changes the move you just made: name your %(character)s."), character=moved)
+    if count > 1:
+        raise IllegalAnswer(N_("One Sprint per move."))
+    _check_sprint_location(s, play.location)
+
+
+_PARSERS: dict[Kind, Callable[[State, Request, object], ParsedAnswer]] = {
+    Kind.PLACE: _parse_place,
+    Kind.CARDS: _parse_cards,
+    Kind.VOTE: _parse_vote,
+    Kind.VICTIM: _parse_victim,
+    Kind.TRUCK: _parse_truck,
+    Kind.ANNOUNCE: _parse_location,
+    Kind.DESTINATION: _parse_location,
+    Kind.ZOMBIE: _parse_location,
+    Kind.MOVE: _parse_move,
 }
 
 
 # --- H-4 defaults and H-2 forced answers ---------------------------------------------------------------------
 
 
-def default(s: State, req: Request, standing: dict[str, list[str]]) -> Any:
+def default(s: State, req: Request, standing: dict[str, list[str]]) -> ParsedAnswer:
     """The answer given when the deadline passes (H-4); logged as defaulted by the caller."""
     kind = req.kind
-    if kind == "cards":
+    if kind == Kind.CARDS:
         return []
-    if kind in ("vote", "zombie"):
+    if kind in (Kind.VOTE, Kind.ZOMBIE):
         return None
-    if kind in ("announce", "destination"):
-        return req.ctx["quietest"]
-    if kind == "victim":
+    if kind in (Kind.ANNOUNCE, Kind.DESTINATION):
+        quietest: int = req.ctx["quietest"]
+        return quietest
+    if kind == Kind.VICTIM:
         return by_standing_order(req.options or [], standing.get(req.player)) or lowest_value(req.options or [])
-    if kind == "move":
-        return lowest_value(o["character"] for o in req.options or []), None, False
-    if kind == "place":
+    if kind == Kind.MOVE:
+        return MoveChoice(lowest_value(o["character"] for o in req.options or []))
+    if kind == Kind.PLACE:
         rank = {ch: i for i, ch in enumerate(BY_VALUE)}
         best = min(req.options or [], key=lambda o: (rank[o["character"]], o["location"]))
-        return best["character"], best["location"], None
-    if kind == "truck":
+        return Placement(best["character"], best["location"])
+    if kind == Kind.TRUCK:
         cards = req.info["cards"]
-        return cards[0], cards[1], req.ctx["recipients"][0]
+        return TruckChoice(cards[0], cards[1], req.ctx["recipients"][0])
     raise AssertionError(kind)
 
 
@@ -301,44 +383,45 @@ def by_standing_order(options: list[str], order: list[str] | None) -> str | None
     return None
 
 
-def forced(s: State, req: Request, standing: dict[str, list[str]]) -> tuple[bool, Any]:
+def forced(s: State, req: Request, standing: dict[str, list[str]]) -> tuple[bool, ParsedAnswer]:
     """H-2 / H-5: ``(True, answer)`` when the request must not be shown to the player."""
     kind = req.kind
     options = req.options or []
-    if kind == "victim":
+    if kind == Kind.VICTIM:
         chosen = by_standing_order(options, standing.get(req.player))
         if chosen is not None:
             return True, chosen
         if len(options) == 1:
             return True, options[0]
     elif len(options) == 1:
-        if kind == "move" and not req.ctx["can_sprint"]:
-            return True, (options[0]["character"], None, False)
-        if kind == "place":
-            return True, (options[0]["character"], options[0]["location"], None)
-        if kind in ("announce", "destination", "zombie", "vote"):
+        if kind == Kind.MOVE and not req.ctx["can_sprint"]:
+            return True, MoveChoice(options[0]["character"])
+        if kind == Kind.PLACE:
+            return True, Placement(options[0]["character"], options[0]["location"])
+        if kind in (Kind.ANNOUNCE, Kind.DESTINATION, Kind.ZOMBIE, Kind.VOTE):
             return True, options[0]
     return False, None
 
 
-def answer_json(kind: str, value: Any) -> Any:
-    """The contract's JSON form of a parsed answer (for events)."""
-    if kind == "cards":
-        return [play_json(p) for p in value]
-    if kind == "place":
-        out = {"character": value[0], "location": value[1]}
-        if value[2] is not None:
-            out["fallback"] = value[2]
+def answer_json(kind: str, value: ParsedAnswer) -> Any:
+    """The contract's JSON form of a parsed answer (for events and replays); the value's type says its shape, so
+    ``kind`` (the request's) is not needed any more and is kept for callers."""
+    if isinstance(value, Placement):
+        out: dict[str, Any] = {"character": value.character, "location": value.location}
+        if value.fallback is not None:
+            out["fallback"] = value.fallback
         return out
-    if kind == "move":
-        out = {"character": value[0]}
-        if value[1] is not None:
-            out["sprint"] = value[1]
-            if value[2]:
+    if isinstance(value, MoveChoice):
+        out = {"character": value.character}
+        if value.sprint is not None:
+            out["sprint"] = value.sprint
+            if value.sprint_if_full:
                 out["sprint_if_full"] = True
         return out
-    if kind == "truck":
-        return {"keep": value[0], "give": value[1], "to": value[2]}
+    if isinstance(value, TruckChoice):
+        return {"keep": value.keep, "give": value.give, "to": value.to}
+    if isinstance(value, list):
+        return [play_json(p) for p in value]
     return value
 
 

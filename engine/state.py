@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .data import LOCATIONS
+from .data import LOCATIONS, Phase
 
 
 class State:
@@ -35,7 +35,7 @@ class State:
     def __init__(self, players: tuple[str, ...]) -> None:
         self.players = players
         self.round = 0
-        self.phase = "setup"
+        self.phase = Phase.SETUP
         self.chief = players[0]
         self.chief_elected = False
         self.closed: set[int] = set()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .data import Phase
 from .game import Game
 
 
@@ -11,9 +12,9 @@ def _public(game: Game) -> dict[str, Any]:
     """The table as everyone sees it: no hand, no unrevealed destination, vote, truck card or die."""
     pos = game.position()
     del pos["hands"], pos["deck"], pos["dice"]
-    if game.phase in ("moves", "attack"):
+    if game.phase in (Phase.MOVES, Phase.ATTACK):
         destinations = dict(game.destinations)  # revealed at E-1
-    elif game.phase == "destinations" and game.chief_elected and game.chief in game.destinations:
+    elif game.phase == Phase.DESTINATIONS and game.chief_elected and game.chief in game.destinations:
         destinations = {game.chief: game.destinations[game.chief]}  # D-1: announced
     else:
         destinations = {}
@@ -34,6 +35,8 @@ def _public(game: Game) -> dict[str, Any]:
 
 
 def _events_for(game: Game, colour: str | None) -> list[dict[str, Any]]:
+    """The events ``colour`` (None: a spectator) may see, in order. The log only grows at its end, so a reader's
+    events only grow at the end too: a reader who has seen ``n`` of them is told ``events[n:]`` next."""
     out = []
     for event in game.events:
         to = event.get("to")

@@ -34,35 +34,45 @@ SIX = ["red", "yellow", "blue", "green", "black", "white"]
 THREE = ["yellow", "red", "blue"]
 
 
-def position(
-    characters: dict[str, dict[str, int]],
-    *,
-    phase: str = "attack",
-    round: int = 3,
-    chief: str | None = None,
-    elected: bool = False,
-    closed: list[int] | None = None,
-    zombies: dict[int | str, int] | None = None,
-    hands: dict[str, list[str]] | None = None,
-    deck: list[str] | None = None,
-    eliminated: dict[str, int] | None = None,
-) -> dict[str, Any]:
-    """A position for the players listed in ``characters`` (in that order); unlisted keys get plain defaults."""
+#: The keys ``position()`` takes besides the characters, with their defaults.
+POSITION_DEFAULTS: dict[str, Any] = {
+    "phase": "attack",
+    "round": 3,
+    "chief": None,  # None: the first player listed
+    "elected": False,
+    "closed": None,  # None: [2] (Cachou) with 3 or 4 players, else []
+    "zombies": None,  # {location: zombies}, keys int or str
+    "hands": None,  # {colour: cards}; unlisted players hold none
+    "deck": None,
+    "eliminated": None,  # None: players without characters, eliminated the round before
+}
+
+
+def position(characters: dict[str, dict[str, int]], **given: Any) -> dict[str, Any]:
+    """A position for the players listed in ``characters`` (in that order); ``given`` sets any key of
+    ``POSITION_DEFAULTS`` (``position(chars, phase="truck", zombies={3: 2})``), the others get plain defaults."""
+    unknown = sorted(set(given) - set(POSITION_DEFAULTS))
+    if unknown:
+        raise TypeError(f"position() got unknown keys {unknown}")
+    o = {**POSITION_DEFAULTS, **given}
     players = list(characters)
+    closed = o["closed"]
     if closed is None:
         closed = [2] if len(players) <= 4 else []
+    eliminated = o["eliminated"]
     if eliminated is None:
-        eliminated = {p: max(1, round - 1) for p, mine in characters.items() if not mine}
+        eliminated = {p: max(1, o["round"] - 1) for p, mine in characters.items() if not mine}
+    hands = o["hands"] or {}
     return {
-        "round": round,
-        "phase": phase,
-        "chief": chief or players[0],
-        "chief_elected": elected,
+        "round": o["round"],
+        "phase": o["phase"],
+        "chief": o["chief"] or players[0],
+        "chief_elected": o["elected"],
         "closed": closed,
         "characters": characters,
-        "zombies": {str(k): v for k, v in (zombies or {}).items()},
-        "hands": {p: list((hands or {}).get(p, [])) for p in players},
-        "deck": list(deck or []),
+        "zombies": {str(k): v for k, v in (o["zombies"] or {}).items()},
+        "hands": {p: list(hands.get(p, [])) for p in players},
+        "deck": list(o["deck"] or []),
         "eliminated": eliminated,
     }
 

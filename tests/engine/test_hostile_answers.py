@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 from engine import IllegalAnswer, new_game
 from engine.bots import RandomBot
 from engine.data import CARDS, CHARACTERS, COLOURS
+from engine.errors import PARAMETERS, render
 from engine.game import Game
 
 NAMES = st.sampled_from([*COLOURS, *CHARACTERS, *CARDS, "x" * 10_000, "<script>alert(1)</script>", ""])
@@ -56,7 +57,8 @@ def advanced(seed: int, steps: int, players: int, order: str) -> Game:
 def test_any_json_answer_is_accepted_or_refused_cleanly(
     seed: int, steps: int, players: int, order: str, answer: Any
 ) -> None:
-    """Whatever JSON a player sends, the engine accepts it or raises IllegalAnswer and changes nothing."""
+    """Whatever JSON a player sends, the engine accepts it or raises IllegalAnswer (a msgid and parameters named
+    by the convention of engine.errors) and changes nothing."""
     game = advanced(seed, steps, players, order)
     if game.over:
         return
@@ -69,6 +71,7 @@ def test_any_json_answer_is_accepted_or_refused_cleanly(
         assert snapshot(game) == before
         assert 0 < len(str(exc)) <= 400
         assert "x" * 100 not in str(exc)
+        assert set(exc.params) <= set(PARAMETERS) and str(exc) == render(exc.msgid, exc.params)
         with pytest.raises(IllegalAnswer):
             game.answer(req.player, req.kind, answer)
         assert snapshot(game) == before

@@ -445,6 +445,13 @@ def check_cards_private(game: Game, viewer: str | None, seen: dict[str, Any]) ->
 def check_table_secrets(game: Game, viewer: str | None, seen: dict[str, Any], observer: Observer) -> None:
     """The zombie dice until E-2 (C-2, C-3), sealed destinations (D-1, D-2, E-1) and sealed votes (VOT-3)."""
     seers = observer.dice_seers if game.dice is not None else set()
+    check_dice_sealed(game, viewer, seen, seers)
+    check_destinations_sealed(game, viewer, seen)
+    check_open_answers_sealed(game, viewer, seen)
+
+
+def check_dice_sealed(game: Game, viewer: str | None, seen: dict[str, Any], seers: set[str]) -> None:
+    """C-2, C-3: the zombie dice only for who may see them, and nowhere else in the view; who looked is public."""
     if viewer is not None:
         expected = list(game.dice["values"]) if game.dice is not None and viewer in seers else None
         assert seen["dice"] == expected, f"{viewer} dice {seen['dice']}, may see: {sorted(seers)}"
@@ -462,7 +469,10 @@ def check_table_secrets(game: Game, viewer: str | None, seen: dict[str, Any], ob
             assert viewer in seers and game.dice is not None and req["dice"] == game.dice["values"]
     if game.dice is not None:
         assert sorted(seen["dice_seen_by"]) == sorted(seers)  # who looked is public at the table
-    # destinations are sealed until E-1, except the elected Chief's announcement (D-1)
+
+
+def check_destinations_sealed(game: Game, viewer: str | None, seen: dict[str, Any]) -> None:
+    """D-1, D-2, E-1: destinations are sealed until E-1, except the elected Chief's announcement."""
     shown = seen["destinations"]
     if game.phase in ("setup", "truck", "chief", "arrival"):
         assert shown == {}
@@ -470,7 +480,10 @@ def check_table_secrets(game: Game, viewer: str | None, seen: dict[str, Any], ob
         assert set(shown) <= ({game.chief} if game.chief_elected else set()), f"{viewer} sees {shown}"
         for colour, loc in shown.items():
             assert game.destinations.get(colour) == loc
-    # sealed answers already given in the open window (votes, destinations) appear nowhere for anyone else
+
+
+def check_open_answers_sealed(game: Game, viewer: str | None, seen: dict[str, Any]) -> None:
+    """VOT-3, D-2: answers given in the open window (votes, destinations) are the answerer's own until it closes."""
     for other in game.players:
         given = game.answered(other)
         if other == viewer or given is None or given["kind"] not in ("vote", "destination"):
@@ -478,7 +491,6 @@ def check_table_secrets(game: Game, viewer: str | None, seen: dict[str, Any], ob
         for path, key, value in _walk_keys(_outside_events(seen)):
             if key == other and value == given["answer"] and not path.startswith((".hand_sizes", ".eliminated")):
                 pytest.fail(f"{viewer} sees {other}'s sealed {given['kind']} at {path}.{key}")
-    # every pending answer of the open window is the answerer's own until the window closes
     if viewer is None:
         assert "answered" not in seen
     else:
@@ -526,3 +538,24 @@ def test_views_never_show_unrevealed_dice_destinations_or_votes(
 ) -> None:
     """B-INFO/H-6: dice only to the elected Chief and camera users until E-2; destinations and votes stay sealed."""
     play_watching(data.draw(setups(count, turn_order)), TABLE)
+
+
+@pytest.mark.rule("H-6")
+@settings(max_examples=25, deadline=None)
+@given(players=st.integers(3, 6), seed=st.integers(0, 10**6), strict=st.booleans())
+def test_a_readers_events_only_grow_at_the_end(players: int, seed: int, strict: bool) -> None:
+    """Mails tell a seat ``view(...)["events"][n:]`` after telling it ``n`` events: that needs each reader's events
+    (a seat's, a spectator's) to be the earlier ones plus new ones at the end, after every window."""
+    game = new_game(list(COLOURS[:players]), seed=seed, options={"turn_order": "strict" if strict else "batched"})
+    bot = RandomBot(seed)
+    seen: dict[str | None, list[dict[str, Any]]] = {}
+    while True:
+        for reader in [None, *game.players]:
+            events = spectator_view(game)["events"] if reader is None else view(game, reader)["events"]
+            earlier = seen.get(reader, [])
+            assert events[: len(earlier)] == earlier
+            seen[reader] = events
+        if game.over:
+            break
+        for req in game.pending():
+            game.answer(req.player, req.kind, bot.decide(game, req))

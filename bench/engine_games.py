@@ -1,17 +1,31 @@
-"""``python -m engine bench``: bot games per second and windows per round, as one JSON object."""
+"""Rules engine: bot games per second and windows per round, as one JSON object.
+
+    python bench/engine_games.py [--games N] [--seed S]
+
+- ``games_per_s`` and ``answers_per_s``: N games of 5 players, ``RandomBot`` in every seat, batched turn order,
+  one process, the bots' own time included;
+- windows (waits for the players) per round, setup excluded, over N games of 3, 4, 5 and 6 players in turn, for
+  both turn orders: with ``SensibleBot`` and the standing victim order a player would set once (H-5), and with
+  ``RandomBot`` (``random_bots_*`` keys).
+
+Prints progress on stderr and the JSON object on stdout (recorded in docs/PERFORMANCE.md).
+"""
 
 from __future__ import annotations
 
+import argparse
+import json
 import random
 import statistics
+import sys
 import time
 from typing import Any, TextIO
 
-from .bots import Bot, RandomBot, SensibleBot
-from .config import Config
-from .data import BY_VALUE, COLOURS
-from .game import Game
-from .options import Options
+from engine.bots import Bot, RandomBot, SensibleBot
+from engine.config import Config
+from engine.data import BY_VALUE, COLOURS
+from engine.game import Game
+from engine.options import Options
 
 
 def _game(players: int, seed: int, turn_order: str) -> Game:
@@ -93,3 +107,15 @@ def run_bench(games: int = 300, seed: int = 1, progress: TextIO | None = None) -
                 out[f"rounds_per_game_median_{order}"] = figures["rounds_median"]
                 out[f"windows_per_game_median_{order}"] = figures["game_median"]
     return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    ap.add_argument("--games", type=int, default=300, help="games per measurement (default 300)")
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    print(json.dumps(run_bench(args.games, args.seed, progress=sys.stderr)))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,105 @@
+"""The after-game replay step by step (H-6): every logged answer with the request it answered, and the public
+board at the end of each round.
+
+``engine.replay(game)`` gives every secret of a finished game at once (events, hands, log); ``replay_steps(game)``
+adds what a page showing the game round by round needs and cannot read from those: when each answer was given,
+the request it answered, the answer a timeout stood for, and the board as it stood between rounds. Both refuse a
+game that is not over.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .config import Config
+from .data import Kind
+from .game import Game
+from .requests import answer_json, default, parse
+from .view import _public
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayAnswer:
+    """One entry of the game's answer log, in the order given.
+
+    A standing-order change (H-5) has ``standing_order`` and no ``kind``, ``request`` or ``answer``; an answer or
+    a timeout has ``kind``, ``request`` (``Request.to_json()`` of the request it answered) and ``answer`` in the
+    contract's JSON form (for a timeout, the H-4 default that was applied; None for an abstention).
+    """
+
+    #: the round (0: the setup) and the window (``Game.window_no``) in which it was given.
+    round: int
+    window: int
+    player: str
+    standing_order: tuple[str, ...] | None = None
+    kind: Kind | None = None
+    request: dict[str, Any] | None = None
+    answer: Any = None
+    timeout: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Replay:
+    """What ``replay_steps`` gives: the answer log step by step and the boards between rounds."""
+
+    answers: tuple[ReplayAnswer, ...]
+    #: the public board (``engine.spectator_view`` without its events) at the end of each round, taken just before
+    #: the next round starts and with ``round`` set to the round that ended: round 0 (the setup) first; the last
+    #: one is the board at the end of the game.
+    boards: tuple[dict[str, Any], ...]
+
+
+def replay_steps(game: Game) -> Replay:
+    """Replay a finished game's log on a fresh game; ValueError unless the game is over (like ``engine.replay``)."""
+    if not game.over:
+        raise ValueError("the replay is shown once the game is over")
+    again = _BoardRecorder(game.config)
+    answers = tuple(_replay_entry(again, entry) for entry in game.log)
+    if again.position() != game.position() or len(again.events) != len(game.events):
+        raise ValueError("the replayed log does not give the game's final state")
+    return Replay(answers, (*again.boards, _board(again, again.round)))
+
+
+def _replay_entry(game: Game, entry: dict[str, Any]) -> ReplayAnswer:
+    """Apply one log entry to ``game``; return it as it was given."""
+    at_round, window, player = game.round, game.window_no, str(entry["player"])
+    if "standing_order" in entry:
+        step = ReplayAnswer(at_round, window, player, standing_order=tuple(entry["standing_order"]))
+    else:
+        kind = Kind(entry["kind"])
+        req = game.request_for(player, kind)
+        timeout = bool(entry.get("timeout"))
+        value = default(game, req, game.standing) if timeout else parse(game, req, entry["answer"])
+        step = ReplayAnswer(
+            at_round,
+            window,
+            player,
+            kind=kind,
+            request=req.to_json(),
+            answer=answer_json(kind, value),
+            timeout=timeout,
+        )
+    game.replay_entry(entry)
+    return step
+
+
+def _board(game: Game, round_: int) -> dict[str, Any]:
+    board = _public(game)
+    board["round"] = round_
+    return board
+
+
+class _BoardRecorder(Game):
+    """A game that keeps the public board each time a round is about to start."""
+
+    __slots__ = ("boards",)
+
+    def __init__(self, config: Config) -> None:
+        self.boards: list[dict[str, Any]] = []
+        super().__init__(config)  # the flow starts here: setup ends and round 1 starts
+
+    def emit(self, type_: str, to: tuple[str, ...] | None = None, **fields: Any) -> None:
+        if type_ == "round_started":
+            self.boards.append(_board(self, int(fields["round"]) - 1))  # the round that just ended
+        super().emit(type_, to, **fields)
