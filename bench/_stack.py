@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # `python bench/NAME.py` from a checkout that is not installed
     sys.path.insert(0, str(ROOT))
 
-from server.processes import stop  # noqa: E402 - needs the path above
+from server.run.processes import stop  # noqa: E402 - needs the path above
 
 SECRET = "bench-secret-key"
 API_TOKEN = "bench-api-token"
@@ -99,14 +99,14 @@ def server_env(data_dir: Path, database_url: str, broker_url: str, base_url: str
 
 
 def start_web(kind: str, env: dict[str, str], port: int, workers: int = 2, threads: int = 1) -> subprocess.Popen[bytes]:
-    """``gunicorn 'server.wsgi:app' -w N`` (production) or ``waitress-serve`` with 8 threads (as ``deadmail up``)."""
+    """``gunicorn 'server.run.wsgi:app' -w N`` (production), or ``waitress-serve`` with 8 threads (``deadmail up``)."""
     if kind == "gunicorn":
-        args = [sys.executable, "-m", "gunicorn", "server.wsgi:app", "-w", str(workers), "-b", f"{LOCAL}:{port}"]
+        args = [sys.executable, "-m", "gunicorn", "server.run.wsgi:app", "-w", str(workers), "-b", f"{LOCAL}:{port}"]
         if threads > 1:
             args += ["--threads", str(threads)]
         args += ["--log-level", "warning"]
     else:
-        args = [sys.executable, "-m", "waitress", f"--listen={LOCAL}:{port}", "--threads=8", "server.wsgi:app"]
+        args = [sys.executable, "-m", "waitress", f"--listen={LOCAL}:{port}", "--threads=8", "server.run.wsgi:app"]
     process = subprocess.Popen(args, env=env, cwd=ROOT, stdout=sys.stderr)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:

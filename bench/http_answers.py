@@ -6,7 +6,7 @@
 What it does, on 127.0.0.1 only:
 
 1. creates a fresh PostgreSQL database ``dm_bench_<random>`` (dropped at the end) and runs the migrations;
-2. for each gunicorn worker count: starts ``gunicorn 'server.wsgi:app' -w N`` as a subprocess;
+2. for each gunicorn worker count: starts ``gunicorn 'server.run.wsgi:app' -w N`` as a subprocess;
 3. (first time only) creates ``--games`` games of ``--seats`` people through POST /api/games, deadlines of 30 days so
    nothing times out, and reads every seat's request with GET /api/seat/<token>; each seat's candidate answers are
    chosen with ``server.demo.bot_answer`` (legal ones, several per seat);
@@ -230,7 +230,7 @@ def groups(master: int, database: str) -> dict[str, Any]:
         return not client or f" {database} " in cmd
 
     return {
-        "gunicorn": lambda pid, cmd: pid == master or ("gunicorn" in cmd and "server.wsgi:app" in cmd),
+        "gunicorn": lambda pid, cmd: pid == master or ("gunicorn" in cmd and "server.run.wsgi:app" in cmd),
         "postgres": postgres,
         "redis": lambda pid, cmd: cmd.startswith("redis-server"),
         "client": lambda pid, cmd: pid == me or _parent(pid) == me,
@@ -321,7 +321,7 @@ def main() -> None:
     if not (3 <= args.seats <= 6 and 1 <= args.games <= 500 and args.duration <= 120 and args.rate_duration <= 120):
         raise SystemExit("--seats 3..6, --games at most 500, phases at most 120 s")
 
-    from server.migrate import upgrade
+    from server.run.migrate import upgrade
 
     runs: list[dict[str, Any]] = []
     with (

@@ -6,7 +6,7 @@
 For each broker, on 127.0.0.1 only:
 
 - ``redis``: a fresh PostgreSQL database ``dm_bench_<random>`` (dropped at the end), Redis database 13 as the
-  broker (emptied before and after), ``gunicorn 'server.wsgi:app' -w 2``;
+  broker (emptied before and after), ``gunicorn 'server.run.wsgi:app' -w 2``;
 - ``embedded``: SQLite (WAL) in a temporary folder, kombu's ``filesystem://`` broker, ``waitress`` with 8 threads
   (the ``deadmail up`` setup);
 
@@ -122,12 +122,16 @@ def installation(broker: str, pg: str, tmp: Path) -> Iterator[tuple[str, str, st
 
 def wait_for_worker(settings: Any, db: Any, worker: Any, limit: float = 60) -> float:
     """Send one sweep task and wait for its heartbeat row: the worker is up and consuming. Returns seconds."""
-    from server.queue import Queue
-    from server.services.heartbeat import last_beat
+    from server.models import Heartbeat
+    from server.run.queue import Queue
+
+    def beaten() -> bool:
+        with db.session() as session:
+            return session.get(Heartbeat, "sweep") is not None
 
     t0 = time.monotonic()
     Queue(settings).celery.send_task("deadmail.sweep", ignore_result=True)
-    while last_beat(db, "sweep") is None:
+    while not beaten():
         if worker.poll() is not None:
             raise RuntimeError(f"the worker exited with status {worker.returncode}")
         if time.monotonic() - t0 > limit:
@@ -157,12 +161,53 @@ def drain(db: Any, game_ids: list[int], limit: float = 90) -> None:
     say(f"  {waiting} complete windows still not advanced after {limit:.0f} s")
 
 
+class Run:
+    """Bots playing the created games over HTTP, one thread each, while the worker (restarted if it exits) advances
+    them; stops once enough windows are measured or the time limit passed."""
+
+    def __init__(self, port: int, args: argparse.Namespace, db: Any, settings: Any, worker: Any) -> None:
+        self.port, self.args, self.db, self.settings, self.worker = port, args, db, settings, worker
+        self.crashes = 0
+        self.seconds = 0.0
+        self.answers = [0]
+        self.calls: dict[str, list[float]] = {"GET": [], "POST": []}
+        self.statuses: dict[int, str] = {}
+
+    def play(self, created: list[dict[str, Any]]) -> None:
+        from server.run.demo import latencies
+        from server.run.processes import start_worker
+
+        t0 = time.monotonic()
+        halt = threading.Event()
+
+        def bot(i: int, game: dict[str, Any]) -> None:
+            seed = self.args.seed * 100 + i
+            self.statuses[game["id"]] = play(self.port, game, seed, halt, self.answers, self.calls)
+
+        threads = [threading.Thread(target=bot, args=(i, g)) for i, g in enumerate(created)]
+        for t in threads:
+            t.start()
+        while any(t.is_alive() for t in threads):
+            time.sleep(1)
+            measured = sum(len(latencies(self.db, g["id"])) for g in created)
+            if self.worker.poll() is not None:  # counted and restarted; its lost message waits for the sweep
+                self.crashes += 1
+                say(f"  the worker exited (status {self.worker.returncode}); restarting it (crash {self.crashes})")
+                self.worker = start_worker(self.settings)
+            if measured >= self.args.max_windows or time.monotonic() - t0 > self.args.limit:
+                halt.set()  # the bots stop after their current window
+        self.seconds = time.monotonic() - t0
+        halt.set()
+        for t in threads:
+            t.join()
+
+
 def measure(broker: str, args: argparse.Namespace) -> dict[str, Any]:
     from server.config import Settings
     from server.db import Database
-    from server.demo import latencies
-    from server.migrate import upgrade
-    from server.processes import start_worker, stop
+    from server.run.demo import latencies
+    from server.run.migrate import upgrade
+    from server.run.processes import start_worker, stop
 
     with tempfile.TemporaryDirectory(prefix="dm-bench-") as folder:
         tmp = Path(folder)
@@ -179,34 +224,11 @@ def measure(broker: str, args: argparse.Namespace) -> dict[str, Any]:
                 say(f"{broker}: {web_kind} on port {port}, worker pid {worker.pid}, broker {broker_url}")
                 say(f"  worker ready after {wait_for_worker(settings, db, worker):.1f} s")
                 created = _stack.create_games(port, args.games, args.players, "1h", args.seed)
-                t0 = time.monotonic()
-                halt = threading.Event()
-                crashes = 0
-                answers = [0]
-                times: dict[str, list[float]] = {"GET": [], "POST": []}
-                statuses: dict[int, str] = {}
-
-                def bot(i: int, game: dict[str, Any]) -> None:
-                    statuses[game["id"]] = play(port, game, args.seed * 100 + i, halt, answers, times)
-
-                threads = [threading.Thread(target=bot, args=(i, g)) for i, g in enumerate(created)]
-                for t in threads:
-                    t.start()
-                while any(t.is_alive() for t in threads):
-                    time.sleep(1)
-                    measured = sum(len(latencies(db, g["id"])) for g in created)
-                    if worker.poll() is not None:  # counted and restarted; its lost message waits for the sweep
-                        crashes += 1
-                        say(f"  the worker exited (status {worker.returncode}); restarting it (crash {crashes})")
-                        worker = start_worker(settings)
-                    if measured >= args.max_windows or time.monotonic() - t0 > args.limit:
-                        halt.set()  # the bots stop after their current window
-                seconds = time.monotonic() - t0
-                halt.set()
-                for t in threads:
-                    t.join()
+                run = Run(port, args, db, settings, worker)
+                run.play(created)
+                worker, seconds, crashes = run.worker, run.seconds, run.crashes
+                answers, calls, statuses = run.answers, run.calls, run.statuses
                 drain(db, [g["id"] for g in created])
-                calls = times
                 times = [x for g in created for x in latencies(db, g["id"])]
             finally:
                 stop(worker)

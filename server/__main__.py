@@ -1,5 +1,5 @@
 """``python -m server …`` is the ``deadmail`` command (for when pip's script folder is not on PATH)."""
 
-from .cli import main
+from .run.cli import main
 
 main(prog_name="deadmail")

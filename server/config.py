@@ -10,12 +10,23 @@
 | ``DEADMAIL_DATA_DIR`` | ``./deadmail-data`` |
 | ``DEADMAIL_SWEEP_SECONDS`` | ``60``: how often the sweep runs |
 | ``DEADMAIL_QUEUE`` | ``deadmail``: the broker queue the web enqueues on and the workers consume |
-| ``DEADMAIL_SMTP_URL`` | empty: files in ``<data dir>/mail``; ``smtp://u:p@host:port``, ``smtps://``, ``?starttls=1`` |
+| ``DEADMAIL_SMTP_URL`` | empty: files in ``<data dir>/mail``; else ``smtp://u:p@host:port`` … (below) |
 | ``DEADMAIL_MAIL_FROM`` | ``deadmail <deadmail@localhost>``: the From of every mail |
 | ``DEADMAIL_REPLY_DOMAIN`` | ``reply.localhost`` with mail in files (replies written on the mailbox page), else empty |
 | ``DEADMAIL_INBOUND_PER_MINUTE`` | ``120``: webhook calls taken per minute and client |
 | ``DEADMAIL_ANSWERS_PER_MINUTE`` | ``30``: answers taken per minute and client (web and API) |
 | ``DEADMAIL_LINKS_PER_MINUTE`` | ``120``: pages opened from links per minute and client |
+
+``DEADMAIL_SMTP_URL`` forms (read by :func:`parse_smtp_url`; the transport is ``server/mail/transports.py``):
+
+| URL | connection | default port |
+|---|---|---|
+| ``smtp://host`` | plain SMTP | 25 |
+| ``smtp://user:pass@host:587?starttls=1`` | plain, then STARTTLS before AUTH | 587 |
+| ``smtps://user:pass@host`` | implicit TLS from the first byte | 465 |
+
+User and password are percent-encoded (``p%40ss`` for ``p@ss``). ``?timeout=`` sets the socket timeout in
+seconds (default 30).
 """
 
 from __future__ import annotations
@@ -25,6 +36,10 @@ import secrets
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import SplitResult, parse_qs, unquote, urlsplit
+
+#: the installation's folder: templates, static files, translations and migrations live there.
+ROOT = Path(__file__).resolve().parent.parent
 
 
 @dataclass(frozen=True)
@@ -60,6 +75,11 @@ class Settings:
     def mail_dir(self) -> Path:
         return self.data_dir / "mail"
 
+    @property
+    def smtp(self) -> SMTPConfig | None:
+        """The SMTP server mail goes to; None: mail is written to files in ``mail_dir``."""
+        return parse_smtp_url(self.smtp_url) if self.smtp_url else None
+
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None, **overrides: Any) -> Settings:
         env = dict(os.environ if env is None else env)
@@ -84,8 +104,6 @@ class Settings:
         if not values["smtp_url"] and not values["reply_domain"]:
             values["reply_domain"] = "reply.localhost"  # mail in files: replies are written on the mailbox page
         if values["smtp_url"]:
-            from .mailer import parse_smtp_url
-
             parse_smtp_url(values["smtp_url"])  # a bad URL stops the start with a ValueError naming the problem
         for key, name in (("secret_key", "secret_key"), ("api_token", "api_token")):
             if not values[key]:
@@ -125,3 +143,105 @@ def _stored_secret(data_dir: Path, name: str) -> str:
         path.write_text(secrets.token_urlsafe(32))
         path.chmod(0o600)
     return path.read_text().strip()
+
+
+# --- DEADMAIL_SMTP_URL -------------------------------------------------------------------------------------------
+
+SMTP_WHERE = "DEADMAIL_SMTP_URL"
+DEFAULT_SMTP_TIMEOUT = 30.0
+_TRUE = {"1", "true", "yes", "on"}
+_FALSE = {"0", "false", "no", "off", ""}
+
+
+@dataclass(frozen=True)
+class SMTPConfig:
+    """What a ``DEADMAIL_SMTP_URL`` says."""
+
+    host: str
+    port: int
+    implicit_tls: bool = False
+    starttls: bool = False
+    user: str = ""
+    password: str = ""
+    timeout: float = DEFAULT_SMTP_TIMEOUT
+
+    def __repr__(self) -> str:  # never print the password
+        scheme = "smtps" if self.implicit_tls else "smtp"
+        who = f"{self.user}:***@" if self.user else ""
+        return f"SMTPConfig({scheme}://{who}{self.host}:{self.port}, starttls={self.starttls}, timeout={self.timeout})"
+
+
+def parse_smtp_url(url: str) -> SMTPConfig:
+    """``smtp://user:pass@host:port[?starttls=1][&timeout=30]`` or ``smtps://…``; ValueError says what is wrong."""
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("smtp", "smtps"):
+        raise ValueError(f"{SMTP_WHERE}: the scheme must be smtp:// or smtps://, not {parts.scheme or 'nothing'!r}")
+    if not parts.hostname:
+        raise ValueError(f"{SMTP_WHERE}: no host (expected smtp://user:pass@host:port)")
+    port = _smtp_port(parts)
+    if parts.path not in ("", "/"):
+        raise ValueError(f"{SMTP_WHERE}: unexpected path {parts.path!r} (expected smtp://user:pass@host:port)")
+    query = _smtp_query(parts.query)
+    implicit = parts.scheme == "smtps"
+    starttls = _smtp_starttls(query)
+    if implicit and starttls:
+        raise ValueError(f"{SMTP_WHERE}: smtps:// is already TLS; starttls=1 is for smtp:// only")
+    timeout = _smtp_timeout(query)
+    user, password = _smtp_credentials(parts)
+    if port is None:
+        port = 465 if implicit else 587 if starttls else 25
+    return SMTPConfig(parts.hostname, port, implicit, starttls, user, password, timeout)
+
+
+def _smtp_port(parts: SplitResult) -> int | None:
+    try:
+        port = parts.port
+    except ValueError:
+        port = 0
+    if port == 0:
+        raise ValueError(f"{SMTP_WHERE}: the port must be a number from 1 to 65535")
+    return port
+
+
+def _smtp_query(text: str) -> dict[str, list[str]]:
+    try:
+        query = parse_qs(text, keep_blank_values=True, strict_parsing=bool(text))
+    except ValueError:
+        raise ValueError(f"{SMTP_WHERE}: cannot read the query {text!r}") from None
+    unknown = sorted(set(query) - {"starttls", "timeout"})
+    if unknown:
+        raise ValueError(f"{SMTP_WHERE}: unknown parameter {unknown[0]!r} (known: starttls, timeout)")
+    return query
+
+
+def _smtp_starttls(query: dict[str, list[str]]) -> bool:
+    if "starttls" not in query:
+        return False
+    value = query["starttls"][-1].lower()
+    if value not in _TRUE | _FALSE:
+        raise ValueError(f"{SMTP_WHERE}: starttls must be 1 or 0, not {value!r}")
+    return value in _TRUE
+
+
+def _smtp_timeout(query: dict[str, list[str]]) -> float:
+    if "timeout" not in query:
+        return DEFAULT_SMTP_TIMEOUT
+    try:
+        timeout = float(query["timeout"][-1])
+    except ValueError:
+        timeout = 0.0
+    if not 0 < timeout <= 3600:
+        raise ValueError(f"{SMTP_WHERE}: timeout must be a number of seconds above 0, not {query['timeout'][-1]!r}")
+    return timeout
+
+
+def _smtp_credentials(parts: SplitResult) -> tuple[str, str]:
+    user = unquote(parts.username) if parts.username else ""
+    password = unquote(parts.password) if parts.password is not None else ""
+    if parts.password is not None and not user:
+        raise ValueError(f"{SMTP_WHERE}: a password is given without a user")
+    if user and parts.password is None:
+        raise ValueError(f"{SMTP_WHERE}: the user {user!r} has no password (smtp://user:pass@host)")
+    if not (user + password).isascii():  # smtplib sends AUTH in ASCII only
+        raise ValueError(f"{SMTP_WHERE}: user and password must be ASCII")
+    return user, password

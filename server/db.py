@@ -1,19 +1,41 @@
-"""The database: one SQLAlchemy engine and session factory, usable from Flask, Celery and the CLI alike."""
+"""The database: one SQLAlchemy engine and session factory, usable from Flask, Celery and the CLI alike.
+
+A transaction may ask for work to be done once it has committed, and only then: kick the advance of a window
+(``advance_after_commit``) or send a mail (``send_after_commit``). The work goes to the :class:`Tasks` the
+database was given (the task queue); without one it is left to the sweep, which finds every due window and
+pending mail in the tables anyway. A transaction that rolls back asks for nothing.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.orm import Session, sessionmaker
 
 
+class Tasks(Protocol):
+    """Where work asked for after a commit goes (``server/run/queue.py``'s ``Queue`` in every process)."""
+
+    def advance(self, window_id: int) -> None: ...
+
+    def send_mail(self, outbox_id: int) -> None: ...
+
+
+@dataclass
+class _AfterCommit:
+    advance: list[int] = field(default_factory=list)
+    mail: list[int] = field(default_factory=list)
+
+
 class Database:
-    def __init__(self, url: str, **engine_options: Any) -> None:
+    def __init__(self, url: str, tasks: Tasks | None = None, **engine_options: Any) -> None:
         self.url = url
+        self.tasks = tasks
         self.is_sqlite = url.startswith("sqlite")
         if self.is_sqlite:
             path = url.split("///", 1)[-1]
@@ -30,14 +52,48 @@ class Database:
             _sqlite_setup(self.engine)
         self.sessions = sessionmaker(self.engine, expire_on_commit=False)
 
+    def with_tasks(self, tasks: Tasks | None) -> Database:
+        """The same database (engine and connections shared) handing its after-commit work to ``tasks``."""
+        other = object.__new__(Database)
+        other.__dict__.update(self.__dict__)
+        other.tasks = tasks
+        return other
+
     @contextmanager
     def session(self) -> Iterator[Session]:
-        """One transaction: committed when the block ends, rolled back on an exception."""
-        with self.sessions() as session, session.begin():
-            yield session
+        """One transaction: committed when the block ends, rolled back on an exception. Once committed, the work
+        it asked for (``advance_after_commit``, ``send_after_commit``) is handed to the tasks."""
+        with self.sessions() as session:
+            with session.begin():
+                yield session
+            later: _AfterCommit | None = session.info.pop("after_commit", None)
+        if later is None or self.tasks is None:
+            return
+        for window_id in later.advance:
+            self.tasks.advance(window_id)
+        for outbox_id in later.mail:
+            self.tasks.send_mail(outbox_id)
 
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+def _after_commit(session: Session) -> _AfterCommit:
+    later: _AfterCommit = session.info.setdefault("after_commit", _AfterCommit())
+    return later
+
+
+def advance_after_commit(session: Session, window_id: int) -> None:
+    """Kick the advance of ``window_id`` once this transaction has committed (once per window)."""
+    later = _after_commit(session)
+    if window_id not in later.advance:
+        later.advance.append(window_id)
+
+
+def send_after_commit(session: Session, outbox_ids: Iterable[int]) -> None:
+    """Send these outbox rows once this transaction has committed."""
+    later = _after_commit(session)
+    later.mail.extend(i for i in outbox_ids if i not in later.mail)
 
 
 def _sqlite_setup(engine: Engine) -> None:

@@ -1,11 +1,13 @@
 """SQLAlchemy 2 models: players, games, seats, windows and their requests, events, the mail outbox, heartbeats.
 
-All times are stored as naive UTC and read back as aware UTC (``UTCDateTime``).
+All times are stored as naive UTC and read back as aware UTC (``UTCDateTime``). Statuses are stored as their
+string values; the ``StrEnum`` classes below name them (a member compares equal to its string).
 """
 
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from enum import StrEnum
 from typing import Any
 
 from sqlalchemy import (
@@ -50,6 +52,59 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+#: the languages deadmail speaks (``Player.language``; catalogs in translations/).
+LANGUAGES = ("en", "it", "pl")
+
+
+def pick_language(value: object) -> str:
+    """One of LANGUAGES from whatever was stored or sent ("it", "IT", "pl-PL", "pl_PL"); "en" otherwise."""
+    if not isinstance(value, str):
+        return "en"
+    lang = value.strip().lower()[:2]
+    return lang if lang in LANGUAGES else "en"
+
+
+class GameStatus(StrEnum):
+    RUNNING = "running"
+    OVER = "over"
+    ABANDONED = "abandoned"
+
+
+class WindowStatus(StrEnum):
+    """open -> resolving (claimed by an advance) -> closed."""
+
+    OPEN = "open"
+    RESOLVING = "resolving"
+    CLOSED = "closed"
+
+
+class OutboxStatus(StrEnum):
+    """pending -> sending -> sent, or back to pending with a later try; failed after too many tries. held: waits
+    for the player's digest (then merged into a digest row); skipped: nothing left to tell when it was due."""
+
+    PENDING = "pending"
+    SENDING = "sending"
+    SENT = "sent"
+    FAILED = "failed"
+    HELD = "held"
+    MERGED = "merged"
+    SKIPPED = "skipped"
+
+
+class MailKind(StrEnum):
+    """What an outbox row tells (``server/mail/compose.py`` writes one kind of mail for each)."""
+
+    TURN = "turn"
+    UPDATE = "update"
+    GAME_OVER = "game_over"
+    REPLY = "reply"
+    LINK = "link"
+    REMINDER = "reminder"
+    DIGEST = "digest"
+    ORGANISER = "organiser"
+    CHAT = "chat"
+
+
 class Base(DeclarativeBase):
     metadata = MetaData(
         naming_convention={
@@ -85,8 +140,8 @@ class Game(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     title: Mapped[str] = mapped_column(String(120), default="")
-    #: running, over, abandoned
-    status: Mapped[str] = mapped_column(String(16), default="running")
+    #: a GameStatus
+    status: Mapped[str] = mapped_column(String(16), default=GameStatus.RUNNING)
     options: Mapped[dict[str, Any]] = mapped_column(JSONType)
     seed: Mapped[int] = mapped_column(Integer)
     #: {"durations": {"default": seconds, kind: seconds}, "timezone": "...", "avoid_quiet_hours": bool}
@@ -131,10 +186,9 @@ class Seat(Base):
     bot: Mapped[str | None] = mapped_column(String(16))
     #: signed links carry this number; raising it revokes every earlier link of the seat.
     link_generation: Mapped[int] = mapped_column(Integer, default=1)
-    #: the last event (``Event.seq``) told to this seat by mail; null: no mail yet (the next one starts the thread).
-    mailed_seq: Mapped[int | None] = mapped_column(Integer)
-    #: RULES.md H-5: the order in which this seat gives up characters; its victim requests are answered from it.
-    standing_order: Mapped[list[str] | None] = mapped_column(JSONType)
+    #: how many events of its own view (``engine.view(...)["events"]``) this seat was told by mail; null: no mail
+    #: yet (the next one starts the thread).
+    told_events: Mapped[int | None] = mapped_column(Integer)
     #: the last table-talk message (``ChatMessage.id``) told to this seat by mail.
     chat_mailed_id: Mapped[int | None] = mapped_column(Integer)
 
@@ -169,8 +223,8 @@ class Window(Base):
     game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
     #: the engine's window number (Game.window_no).
     number: Mapped[int] = mapped_column(Integer)
-    #: open -> resolving -> closed
-    status: Mapped[str] = mapped_column(String(12), default="open")
+    #: a WindowStatus
+    status: Mapped[str] = mapped_column(String(12), default=WindowStatus.OPEN)
     round: Mapped[int] = mapped_column(Integer)
     phase: Mapped[str] = mapped_column(String(16))
     opened_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
@@ -235,12 +289,11 @@ class Outbox(Base):
     game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
     player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
     seat_id: Mapped[int | None] = mapped_column(ForeignKey("seats.id", ondelete="CASCADE"))
+    #: a MailKind
     kind: Mapped[str] = mapped_column(String(32))
     payload: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
-    #: pending -> sending -> sent, or back to pending with a later next_attempt_at; failed after too many tries.
-    #: "held": waits for the player's digest (then "merged" into a ``digest`` row); "skipped": nothing left to
-    #: tell when it was due (a reminder already answered, an update with no news).
-    status: Mapped[str] = mapped_column(String(12), default="pending")
+    #: an OutboxStatus
+    status: Mapped[str] = mapped_column(String(12), default=OutboxStatus.PENDING)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     next_attempt_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     last_error: Mapped[str | None] = mapped_column(Text)

@@ -16,6 +16,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from server.config import Settings
+from server.db import Database
+from server.run.migrate import upgrade
+from server.run.queue import Queue
+from server.web.app import create_app
 
 PG_URL = os.environ.get("DEADMAIL_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 REDIS_URL = os.environ.get("DEADMAIL_TEST_REDIS", "redis://127.0.0.1:6379/15")
@@ -80,21 +88,24 @@ def redis_url() -> Iterator[str]:
 
 @dataclass
 class Stack:
-    """One deadmail installation for a test: settings, a migrated database, the web app and its client."""
+    """One deadmail installation for a test: settings, a migrated database, the web app and its client.
+
+    ``db`` asks for no task after a commit (a service a test calls directly kicks nothing, like a lost message; the
+    sweep or the test advances); the app's database (``web_db``) hands its work to the real task queue."""
 
     name: str
-    settings: Any
-    db: Any
-    app: Any
-    client: Any
+    settings: Settings
+    db: Database
+    app: Flask
+    client: FlaskClient
+
+    @property
+    def web_db(self) -> Database:
+        db: Database = self.app.extensions["deadmail"].db
+        return db
 
 
 def _stack(name: str, tmp_path: Path, database_url: str, broker_url: str, **overrides: Any) -> Stack:
-    from server.app import create_app
-    from server.config import Settings
-    from server.db import Database
-    from server.migrate import upgrade
-
     env = {
         "DEADMAIL_DATA_DIR": str(tmp_path / "data"),
         "DATABASE_URL": database_url,
@@ -107,7 +118,7 @@ def _stack(name: str, tmp_path: Path, database_url: str, broker_url: str, **over
     settings = Settings.from_env(env, **overrides)
     upgrade(settings.database_url)
     db = Database(settings.database_url)
-    app = create_app(settings, db)
+    app = create_app(settings, db.with_tasks(Queue(settings)))
     app.config["TESTING"] = True
     return Stack(name, settings, db, app, app.test_client())
 

@@ -9,15 +9,15 @@ from __future__ import annotations
 from celery import Celery
 from kombu.entity import Queue as KombuQueue
 
-from server import fsbroker
 from server.config import Settings
-from server.queue import SEND, mail_queue
+from server.run import broker
+from server.run.queue import SEND, mail_queue
 
 
 def make_celery(settings: Settings | None = None) -> Celery:
     settings = settings or Settings.from_env()
     if settings.embedded_broker:
-        fsbroker.register()
+        broker.register()
     app = Celery("deadmail", broker=settings.broker_url, include=["worker.tasks"])
     app.conf.update(
         broker_transport_options=settings.broker_options,

@@ -10,9 +10,10 @@ from celery import Task, shared_task
 
 from server.config import Settings
 from server.db import Database
-from server.mailer import transport_for
-from server.queue import ADVANCE, SEND
-from server.services import heartbeat, outbox, reminders, turns
+from server.mail.send import send_due, send_one
+from server.mail.transports import transport_for
+from server.run.queue import ADVANCE, SEND, Queue
+from server.services import heartbeat, reminders, turns
 
 
 def _settings(task: Task) -> Settings:
@@ -26,36 +27,35 @@ def _database(url: str) -> Database:
 
 
 def _db(task: Task) -> Database:
-    return _database(_settings(task).database_url)
-
-
-def _mail(task: Task) -> tuple[outbox.Transport, outbox.MailSettings]:
-    s = _settings(task)
-    return transport_for(s), outbox.MailSettings(s.secret_key, s.base_url, s.mail_from, s.reply_domain)
+    """The database, handing the work its transactions ask for (mail to send, advances) to this worker's app."""
+    settings = _settings(task)
+    return _database(settings.database_url).with_tasks(Queue(settings, task.app))
 
 
 @shared_task(bind=True, name=ADVANCE)
 def advance_window(self: Task, window_id: int) -> None:
-    for outbox_id in turns.advance_window(_db(self), window_id) or ():
-        self.app.send_task(SEND, args=[outbox_id])
+    turns.advance_window(_db(self), window_id)
 
 
 @shared_task(bind=True, name=SEND)
 def send_outbox(self: Task, outbox_id: int) -> str:
-    return outbox.send_one(_db(self), outbox_id, *_mail(self))
+    settings = _settings(self)
+    return send_one(_db(self), outbox_id, transport_for(settings), settings)
 
 
 @shared_task(bind=True, name="deadmail.sweep")
 def sweep(self: Task, now: str | None = None) -> dict[str, Any]:
     """Every minute: advance due windows (also those whose kick was lost), write the reminders and digests that are
-    due, send due mail (theirs included: they are due now), write a heartbeat."""
+    due, send due mail (theirs included: they are due now), write a heartbeat. Its own transactions ask for no
+    task: the mail they write is sent by this same sweep."""
     at = datetime.fromisoformat(now) if now else heartbeat.now()
-    db = _db(self)
-    advanced = turns.sweep_windows(db, at)
-    reminded = len(reminders.plan_reminders(db, at))
-    digests = len(reminders.release_digests(db, at))
-    transport, settings = _mail(self)
-    sent = sum(outbox.send_one(db, i, transport, settings, at) == "sent" for i in outbox.due_rows(db, at))
-    result = {"advanced": advanced, "reminded": reminded, "digests": digests, "sent": sent}
+    settings = _settings(self)
+    db = _database(settings.database_url)
+    result = {
+        "advanced": turns.sweep_windows(db, at),
+        "reminded": len(reminders.plan_reminders(db, at)),
+        "digests": len(reminders.release_digests(db, at)),
+        "sent": send_due(db, transport_for(settings), settings, at),
+    }
     heartbeat.beat(db, "sweep", result)
     return result

@@ -10,14 +10,15 @@ stored that the writer did not see. Pages escape it (Jinja autoescape); mails ar
 Mail: after a post, every other member seat played by a person gets one outbox row ``chat`` per 10-minute slot
 (key ``chat:<seat>:<slot>``, due at the end of the slot), so the messages of a slot go as one digest mail. The mail
 lists the messages after ``Seat.chat_mailed_id`` in the seat's channels; ``Seat.chat_mailed_id`` moves on only once
-the mail is sent (``mails.record_sent``). Its Reply-To is a signed chat address (``reply_address.make_chat``): a
-reply by mail posts to the channel (``reply_by_mail``, called by ``replies.receive``). A chat reply that cannot be
+the mail is sent (``outbox.sent``; the mail itself is ``server/mail/compose.py``'s). Its Reply-To is a signed chat
+address (``reply_address.make_chat``): a reply by mail posts to the channel (``reply_by_mail``, called by
+``mail.replies.receive``). A chat reply that cannot be
 posted (empty, too long, flood, game over, not a member) is recorded on its ``InboundMail`` row (status ``error``)
 and its writer (the seat's registered player, never the raw sender) is told why by a ``reply`` mail (result
 ``chat_error``, at most ``replies.REPLY_LIMITS["chat_error"]`` an hour per seat).
 
 A chat mail due inside the player's quiet hours waits for them to end; a player on the "digest" mail mode gets
-the chat row ``held``, so the table talk joins their digest (``reminders.release_digests``, ``mails.compose``).
+the chat row ``held``, so the table talk joins their digest (``reminders.release_digests``).
 """
 
 from __future__ import annotations
@@ -27,23 +28,17 @@ import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from email.message import EmailMessage
-from email.utils import formatdate, make_msgid
-from typing import TYPE_CHECKING, Any
+from typing import Any, ClassVar
 
-import css_inline
-from babel.dates import format_datetime
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from .. import i18n, narrate
 from ..db import Database
-from ..models import ChatChannel, ChatMessage, Game, Outbox, Seat, utcnow
+from ..models import ChatChannel, ChatMessage, Game, GameStatus, MailKind, Outbox, OutboxStatus, Seat, utcnow
 from . import reply_address
-
-if TYPE_CHECKING:
-    from .mails import Composer
+from .errors import N_, ShownError
+from .tempo import in_quiet_hours
 
 log = logging.getLogger("deadmail.chat")
 
@@ -63,31 +58,31 @@ SLOT = 600
 _BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 
 
-class ChatError(ValueError):
-    """A message that cannot be posted; nothing was stored. ``code`` names the reason, ``text(lang)`` tells it."""
+class ChatError(ShownError):
+    """A message that cannot be posted; nothing was stored. ``code`` names the reason (kept with a reply mail that
+    tells it), the message says it (pages and mails translate it)."""
 
-    def __init__(self, code: str, **values: Any) -> None:
+    MESSAGES: ClassVar[dict[str, tuple[str, dict[str, Any]]]] = {
+        "empty": (N_("Your message is empty."), {}),
+        "too_long": (N_("Your message is too long: at most %(limit)s characters."), {"limit": MAX_CHARS}),
+        "too_many_lines": (N_("Your message has too many lines: at most %(limit)s."), {"limit": MAX_LINES}),
+        "flood": (
+            N_("You have written %(count)s messages in the last %(minutes)s minutes: wait a little and try again."),
+            {"count": FLOOD_COUNT, "minutes": int(FLOOD_WINDOW.total_seconds() // 60)},
+        ),
+        "not_running": (N_("The game is over: the table talk is closed."), {}),
+        "channel": (
+            N_("Choose at least one other player, and not everybody (write to everyone in the public channel)."),
+            {},
+        ),
+        "not_member": (N_("You are not in this conversation."), {}),
+    }
+    OTHER = N_("Your message could not be posted.")
+
+    def __init__(self, code: str) -> None:
+        msgid, params = self.MESSAGES.get(code, (self.OTHER, {}))
+        super().__init__(msgid, **params)
         self.code = code
-        self.values = values
-        super().__init__(self.text("en"))
-
-    def text(self, lang: str) -> str:
-        t = i18n.translations(lang)
-        messages = {
-            "empty": t.gettext("Your message is empty."),
-            "too_long": t.gettext("Your message is too long: at most %(limit)s characters.") % {"limit": MAX_CHARS},
-            "too_many_lines": t.gettext("Your message has too many lines: at most %(limit)s.") % {"limit": MAX_LINES},
-            "flood": t.gettext(
-                "You have written %(count)s messages in the last %(minutes)s minutes: wait a little and try again."
-            )
-            % {"count": FLOOD_COUNT, "minutes": int(FLOOD_WINDOW.total_seconds() // 60)},
-            "not_running": t.gettext("The game is over: the table talk is closed."),
-            "channel": t.gettext(
-                "Choose at least one other player, and not everybody (write to everyone in the public channel)."
-            ),
-            "not_member": t.gettext("You are not in this conversation."),
-        }
-        return messages.get(self.code, t.gettext("Your message could not be posted."))
 
 
 # --- channels ------------------------------------------------------------------------------------------------------
@@ -178,9 +173,7 @@ def _channel(session: Session, game_id: int, key: str) -> ChatChannel:
 
 
 def _queue_mail(session: Session, seat: Seat, now: datetime) -> None:
-    """The seat's chat mail of this 10-minute slot, unless it is already queued."""
-    from .reminders import in_quiet_hours
-
+    """The seat's chat mail of this 10-minute slot, unless it is already queued (sent when the slot ends)."""
     assert seat.player_id is not None and seat.player is not None
     slot = _slot(now)
     key = f"chat:{seat.id}:{slot}"
@@ -199,9 +192,9 @@ def _queue_mail(session: Session, seat: Seat, now: datetime) -> None:
                     game_id=seat.game_id,
                     player_id=seat.player_id,
                     seat_id=seat.id,
-                    kind="chat",
+                    kind=MailKind.CHAT,
                     payload={"slot": slot},
-                    status="held" if held else "pending",
+                    status=OutboxStatus.HELD if held else OutboxStatus.PENDING,
                     created_at=now,
                     next_attempt_at=due,
                 )
@@ -210,8 +203,18 @@ def _queue_mail(session: Session, seat: Seat, now: datetime) -> None:
         pass  # queued meanwhile by another post of the slot
 
 
-def post(db: Database, game_id: int, colour: str, key: str, text: str, now: datetime | None = None) -> int:
-    """Post ``text`` as ``colour`` to the channel ``key`` of a running game; returns the message id.
+def post(
+    db: Database,
+    game_id: int,
+    colour: str,
+    key: str,
+    text: str,
+    now: datetime | None = None,
+    *,
+    to: Iterable[str] = (),
+) -> int:
+    """Post ``text`` as ``colour`` to the channel ``key`` of a running game, or, when ``to`` names colours, to the
+    private channel between them and the writer (never the public one); returns the message id.
 
     ChatError (nothing stored) for a text that is empty, too long or has too many lines, a writer outside the
     channel, a game that is not running, or a writer over the flood limit.
@@ -222,13 +225,16 @@ def post(db: Database, game_id: int, colour: str, key: str, text: str, now: date
         game = session.get(Game, game_id)
         if game is None:
             raise ChatError("not_member")
-        if game.status != "running":
+        if game.status != GameStatus.RUNNING:
             raise ChatError("not_running")
         seats = list(session.execute(select(Seat).where(Seat.game_id == game_id).order_by(Seat.position)).scalars())
         colours = [s.colour for s in seats]
         if colour not in colours:
             raise ChatError("not_member")
-        key = channel_key(str(key).split("+"), colours, colour)
+        chosen = list(to)
+        key = channel_key([*chosen, colour] if chosen else str(key).split("+"), colours, colour)
+        if chosen and key == PUBLIC:  # "private" with everybody: refused rather than posted in public
+            raise ChatError("channel")
         channel_ids = select(ChatChannel.id).where(ChatChannel.game_id == game_id)
         recent = session.execute(
             select(func.count(ChatMessage.id)).where(
@@ -254,24 +260,20 @@ def post(db: Database, game_id: int, colour: str, key: str, text: str, now: date
         return message.id
 
 
-# --- the page ------------------------------------------------------------------------------------------------------
+# --- reading ------------------------------------------------------------------------------------------------------
 
 
-def channel_title(lang: str, key: str, reader: str) -> str:
-    """The channel's name for ``reader``: "Everyone", or "Private: Red and you"."""
-    t = i18n.translations(lang)
-    if key == PUBLIC:
-        return t.gettext("Everyone")
-    others = [narrate.colour_name(lang, c) for c in key.split("+") if c != reader]
-    return t.gettext("Private: %(colours)s and you") % {"colours": ", ".join(others)}
+@dataclass
+class Channel:
+    """A channel a seat is in, with its messages (the last ones asked for), oldest first."""
 
+    key: str
+    id: int | None
+    messages: list[ChatMessage]
 
-def _write_to(lang: str, key: str, reader: str) -> str:
-    t = i18n.translations(lang)
-    if key == PUBLIC:
-        return t.gettext("Write to everyone")
-    others = [narrate.colour_name(lang, c) for c in key.split("+") if c != reader]
-    return t.gettext("Write to %(colours)s only") % {"colours": ", ".join(others)}
+    @property
+    def last(self) -> int:
+        return self.messages[-1].id if self.messages else 0
 
 
 def _channels_of(session: Session, game_id: int, colour: str) -> list[ChatChannel]:
@@ -279,177 +281,46 @@ def _channels_of(session: Session, game_id: int, colour: str) -> list[ChatChanne
     return [ch for ch in rows.scalars() if _is_member(ch.key, colour)]
 
 
-def page_context(db: Database, seat_id: int, lang: str, now: datetime | None = None) -> dict[str, Any]:
-    """What templates/chat.html shows to one seat: only the channels it is a member of, with their last messages
-    (times in the reader's zone), and the other colours to start a private channel with."""
-    now = now or utcnow()
-    lang = i18n.language(lang)
-    with db.session() as session:
-        seat = session.get(Seat, seat_id)
-        assert seat is not None
-        game = seat.game
-        tz = seat.player.timezone if seat.player is not None else "UTC"
-        colours = [s.colour for s in game.seats]
-        found = {ch.key: ch for ch in _channels_of(session, game.id, seat.colour)}
-        keys = [PUBLIC, *sorted(k for k in found if k != PUBLIC)]
-        channels: list[dict[str, Any]] = []
-        for key in keys:
-            messages: list[ChatMessage] = []
-            if key in found:
-                messages = list(
-                    session.execute(
-                        select(ChatMessage)
-                        .where(ChatMessage.channel_id == found[key].id)
-                        .order_by(ChatMessage.id.desc())
-                        .limit(PAGE_MESSAGES)
-                    ).scalars()
-                )
-                messages.reverse()
-            channels.append(
-                {
-                    "key": key,
-                    "title": channel_title(lang, key, seat.colour),
-                    "label": _write_to(lang, key, seat.colour),
-                    "members": [narrate.colour_name(lang, c) for c in members(key, colours)],
-                    "messages": [_message_dict(lang, m, seat.colour, now, tz) for m in messages],
-                    "last": messages[-1].id if messages else 0,
-                }
+def channels(session: Session, seat: Seat, limit: int = PAGE_MESSAGES) -> list[Channel]:
+    """The channels the seat is in, the public one always first (even before anyone wrote), then the private ones
+    by their latest message; each with its last ``limit`` messages."""
+    found = {ch.key: ch for ch in _channels_of(session, seat.game_id, seat.colour)}
+    out = []
+    for key in [PUBLIC, *sorted(k for k in found if k != PUBLIC)]:
+        messages: list[ChatMessage] = []
+        if key in found:
+            messages = list(
+                session.execute(
+                    select(ChatMessage)
+                    .where(ChatMessage.channel_id == found[key].id)
+                    .order_by(ChatMessage.id.desc())
+                    .limit(limit)
+                ).scalars()
             )
-        public, private = channels[0], sorted(channels[1:], key=lambda c: -c["last"])
-        return {
-            "colour": seat.colour,
-            "colour_name": narrate.colour_name(lang, seat.colour),
-            "open": game.status == "running",
-            "channels": [public, *private],
-            "others": [{"colour": c, "name": narrate.colour_name(lang, c)} for c in colours if c != seat.colour],
-            "private_possible": len(colours) > 2,
-            "max_chars": MAX_CHARS,
-            "max_lines": MAX_LINES,
-        }
+            messages.reverse()
+        out.append(Channel(key, found[key].id if key in found else None, messages))
+    return [out[0], *sorted(out[1:], key=lambda c: -c.last)]
 
 
-def _message_dict(lang: str, message: ChatMessage, reader: str, now: datetime, tz: str) -> dict[str, Any]:
-    absolute, relative = i18n.format_when(message.created_at, now, tz, lang)
-    return {
-        "id": message.id,
-        "colour": message.colour,
-        "colour_name": narrate.colour_name(lang, message.colour),
-        "mine": message.colour == reader,
-        "text": message.text,
-        "when": absolute,
-        "relative": relative,
-        "iso": message.created_at.isoformat(),
-    }
-
-
-# --- the digest mail -----------------------------------------------------------------------------------------------
-
-
-@dataclass
-class _Unread:
-    channel: ChatChannel
-    messages: list[ChatMessage]
-
-
-def stamp(instant: datetime, tz: str, lang: str) -> str:
-    zone = i18n.zone(tz)
-    local = instant.astimezone(zone)
-    stamp = format_datetime(local, "short", tzinfo=zone, locale=i18n.DATE_LOCALES[i18n.language(lang)])
-    return f"{stamp} {local.tzname()}"
-
-
-def unread(session: Session, seat: Seat) -> list[_Unread]:
+def unread(session: Session, seat: Seat) -> list[Channel]:
     """The messages after ``Seat.chat_mailed_id`` in the seat's channels (the last MAIL_MESSAGES), by channel."""
-    channels = {ch.id: ch for ch in _channels_of(session, seat.game_id, seat.colour)}
-    if not channels:
+    found = {ch.id: ch for ch in _channels_of(session, seat.game_id, seat.colour)}
+    if not found:
         return []
     rows = list(
         session.execute(
             select(ChatMessage)
-            .where(ChatMessage.channel_id.in_(list(channels)), ChatMessage.id > (seat.chat_mailed_id or 0))
+            .where(ChatMessage.channel_id.in_(list(found)), ChatMessage.id > (seat.chat_mailed_id or 0))
             .order_by(ChatMessage.id.desc())
             .limit(MAIL_MESSAGES)
         ).scalars()
     )
     rows.reverse()
-    grouped: dict[int, _Unread] = {}
+    grouped: dict[int, Channel] = {}
     for message in rows:
-        grouped.setdefault(message.channel_id, _Unread(channels[message.channel_id], [])).messages.append(message)
-    return sorted(grouped.values(), key=lambda u: (u.channel.key != PUBLIC, u.channel.key))
-
-
-def compose_chat(composer: Composer, row: Outbox, seat: Seat | None) -> EmailMessage | None:
-    """The digest mail of a ``chat`` outbox row; None when the seat has no unread message from another colour
-    (told by an earlier mail, or its player left). Records the last message told on the message
-    (``deadmail_chat``), for ``mails.record_sent``."""
-    from . import mails
-
-    if seat is None or seat.player_id != composer.player.id:
-        return None
-    groups = unread(composer.session, seat)
-    news = [m for g in groups for m in g.messages if m.colour != seat.colour]
-    if not news:
-        return None
-    settings, player, lang, t = composer.settings, composer.player, composer.lang, composer.t
-    game = seat.game
-    label = mails.game_label(lang, game.id, game.title)
-    latest = max(news, key=lambda m: m.id)
-    reply_channel = next(g.channel for g in groups if g.channel.id == latest.channel_id)
-    sections = [
-        {
-            "title": channel_title(lang, g.channel.key, seat.colour),
-            "messages": [
-                {
-                    "colour_name": narrate.colour_name(lang, m.colour),
-                    "mine": m.colour == seat.colour,
-                    "when": stamp(m.created_at, player.timezone, lang),
-                    "text": m.text,
-                    "lines": m.text.split("\n"),
-                }
-                for m in g.messages
-            ],
-        }
-        for g in groups
-    ]
-    count = len(news)
-    subject = t.ngettext(
-        "%(game)s: %(num)d new message at the table", "%(game)s: %(num)d new messages at the table", count
-    ) % {"game": label, "num": count}
-    links = composer.links(seat)
-    ctx = {
-        "name": mails._cap(player.display_name, 80),
-        "subject": subject,
-        "label": label,
-        "colour_name": narrate.colour_name(lang, seat.colour),
-        "sections": sections,
-        "reply_to": channel_title(lang, reply_channel.key, seat.colour) if settings.reply_domain else None,
-        "max_lines": MAX_LINES,
-        "seat_url": links.seat,
-        "prefs_url": links.prefs,
-    }
-    text = i18n.render("mail/chat.txt", lang, **ctx)
-    html = css_inline.inline(i18n.render("mail/chat.html", lang, **ctx), load_remote_stylesheets=False)
-    host = mails._host(settings)
-    msg = EmailMessage()
-    msg["From"] = settings.mail_from
-    msg["To"] = f'"{mails._cap(player.display_name, 80).replace(chr(34), "")}" <{player.email}>'
-    msg["Subject"] = mails._cap(subject, 200)
-    msg["Date"] = formatdate(localtime=False)
-    msg["Message-ID"] = make_msgid(idstring=f"deadmail.{row.key.replace(':', '.')}", domain=host)
-    root = mails.thread_root(game.id, seat.id, host)  # the game's thread, started by the seat's first mail
-    msg["In-Reply-To"] = root
-    msg["References"] = root
-    if settings.reply_domain:
-        msg["Reply-To"] = reply_address.make_chat(
-            settings.secret_key, settings.reply_domain, seat.id, reply_channel.id, seat.link_generation
-        )
-    msg["Auto-Submitted"] = "auto-generated"
-    msg["List-Unsubscribe"] = f"<{links.prefs}>"
-    msg.set_content(text)
-    msg.add_alternative(html, subtype="html")
-    msg["Content-Language"] = lang
-    msg.deadmail_chat = {seat.id: max(m.id for g in groups for m in g.messages)}  # type: ignore[attr-defined]
-    return msg
+        channel = found[message.channel_id]
+        grouped.setdefault(channel.id, Channel(channel.key, channel.id, [])).messages.append(message)
+    return sorted(grouped.values(), key=lambda c: (c.key != PUBLIC, c.key))
 
 
 # --- replies by mail -----------------------------------------------------------------------------------------------
@@ -487,3 +358,22 @@ def reply_by_mail(
         log.info("chat reply of seat %s not posted: %s", to.seat_id, exc.code)
         return MailPost("error", f"chat {key}: {exc.code}", to.seat_id, exc.code)
     return MailPost("applied", f"chat {key}", to.seat_id)
+
+
+@dataclass
+class Table:
+    """The table talk a seat may read: its channels (``channels``), the game's colours, whether it is running."""
+
+    colour: str
+    channels: list[Channel]
+    colours: list[str]
+    running: bool
+
+
+def table(db: Database, seat_id: int) -> Table:
+    with db.session() as session:
+        seat = session.get(Seat, seat_id)
+        assert seat is not None
+        game = seat.game
+        colours = [s.colour for s in game.seats]
+        return Table(seat.colour, channels(session, seat), colours, game.status == GameStatus.RUNNING)

@@ -1,17 +1,27 @@
 """Service errors whose messages are shown to people: English for the JSON API and logs, translated on pages.
 
-A message is a msgid (marked with ``N_`` so ``pybabel extract`` finds it) and its parameters: ``str(exc)`` is
-``msgid % params`` in English, ``exc.translated(gettext)`` the same sentence in the reader's language. A message
-passed through from elsewhere (an engine refusal, a TempoError) has no parameters and no catalog entry, so it
-stays as it is. Parameters named in ``terms`` are msgids themselves (a game status) and are translated too.
+A message is a msgid (marked with ``N_`` so ``pybabel extract`` finds it) and its parameters: ``str(exc)`` is the
+English sentence, ``server.text.refusals.refusal(exc, lang)`` the same in the reader's language. Parameters are
+named as the engine names its refusals' (``engine.errors.PARAMETERS``: a ``location`` is a number, a ``colour``
+an id …) and shown by those names; any other parameter is shown as it is. Parameters named in ``terms`` are msgids
+themselves (a game status) and are translated too. A message passed through from elsewhere without parameters
+and catalog entry (an engine's ScenarioError) stays as it is.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["N_", "ShownError"]
+from engine.errors import ENGLISH, PARAMETERS, render_params
+
+__all__ = ["N_", "ShownError", "named"]
+
+
+def named(params: dict[str, Any], names: Any) -> dict[str, Any]:
+    """The parameters with those the engine's table knows named by ``names`` (``engine.errors.Names``)."""
+    known = {k: v for k, v in params.items() if k in PARAMETERS}
+    return {**params, **render_params(known, names)}
 
 
 def N_(message: str) -> str:
@@ -23,14 +33,7 @@ class ShownError(ValueError):
     """A refusal whose message is for a person: ``msgid % params`` in English, ``translated`` in theirs."""
 
     def __init__(self, msgid: str, *, terms: Iterable[str] = (), **params: Any) -> None:
-        super().__init__(msgid % params if params else msgid)
+        super().__init__(msgid % named(params, ENGLISH) if params else msgid)
         self.msgid = msgid
         self.params = params
         self.terms = frozenset(terms)
-
-    def translated(self, gettext: Callable[..., str]) -> str:
-        """The message through ``gettext`` (flask_babel's, or a ``Translations.gettext`` for one language)."""
-        if not self.params:
-            return gettext(self.msgid)
-        params = {k: gettext(v) if k in self.terms else v for k, v in self.params.items()}
-        return gettext(self.msgid) % params

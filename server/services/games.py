@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import secrets
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime
 from email.utils import parseaddr
@@ -14,14 +12,17 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 import engine
-from engine.data import COLOURS
+from engine.data import COLOURS, DEFAULT_WEAPONS
+from engine.options import CHOICES
 
 from ..db import Database
-from ..models import Game, Outbox, Player, RequestRow, Seat, Window, utcnow
+from ..models import Game, GameStatus, MailKind, Player, RequestRow, Seat, Window, WindowStatus, utcnow
+from . import outbox
+from .engines import CACHE
 from .errors import N_, ShownError
+from .links import seat_token
 from .tempo import TempoError, check_timezone, parse_deadlines
-
-BOT_KINDS = ("sensible", "random")
+from .turns import BOT_KINDS, open_windows
 
 
 class GameError(ShownError):
@@ -71,7 +72,65 @@ def spec_from_json(data: dict[str, Any]) -> GameSpec:
     unknown = sorted(set(data) - known)
     if unknown:
         raise GameError(N_("unknown field %(field)s"), field=repr(unknown[0]))
-    players = data.get("players")
+    players = _players(data.get("players"))
+    raw_deadlines = _deadlines(data.get("deadlines", []))
+    options = data.get("options", {})
+    if not isinstance(options, dict):
+        raise GameError(N_('options must be an object such as {"turn_order": "strict"}'))
+    avoid = data.get("avoid_quiet_hours", True)
+    if not isinstance(avoid, bool):
+        raise GameError(N_("avoid_quiet_hours must be true or false"))
+    organiser = _organiser(data.get("organiser") or None)
+    try:
+        deadlines = parse_deadlines(raw_deadlines)
+        timezone = check_timezone(str(data.get("timezone", "UTC")))
+    except TempoError as exc:
+        raise GameError(exc.msgid, **exc.params) from None
+    return GameSpec(
+        players=players,
+        options=options,
+        deadlines=deadlines,
+        timezone=timezone,
+        avoid_quiet_hours=avoid,
+        seed=check_seed(data.get("seed")),
+        title=str(data.get("title", ""))[:120],
+        organiser_email=None if organiser is None else organiser.email,
+        organiser_name=None if organiser is None else organiser.name,
+    )
+
+
+def spec_from_form(form: Any, limit: int) -> dict[str, Any]:
+    """The organiser's new-game form (a multidict of texts, each read up to ``limit`` characters) -> the JSON API's
+    body, for ``spec_from_json``. GameError for a weapon whose zombies killed is not a number."""
+    players = [line.strip() for line in str(form.get("players", ""))[:limit].splitlines() if line.strip()]
+    options: dict[str, Any] = {
+        name: str(form.get(f"option_{name}"))[:32] for name in CHOICES if form.get(f"option_{name}")
+    }
+    if form.get("option_first_chief"):
+        options["first_chief"] = str(form.get("option_first_chief"))[:16]
+    weapons: dict[str, int] = {}
+    for weapon, default in DEFAULT_WEAPONS.items():
+        raw = str(form.get(f"weapon_{weapon}", "") or default)[:3]
+        try:
+            weapons[weapon] = int(raw)
+        except ValueError:
+            raise GameError(N_("%(weapon)s: the zombies killed must be a number."), weapon=weapon) from None
+    if weapons != DEFAULT_WEAPONS:
+        options["weapons"] = weapons
+    deadlines = [str(form.get("deadline", "") or "24h")[:20]]
+    deadlines += [line.strip() for line in str(form.get("deadlines", ""))[:1000].replace(",", "\n").splitlines()]
+    return {
+        "title": str(form.get("title", ""))[:120],
+        "players": players,
+        "options": options,
+        "deadlines": [d for d in deadlines if d],
+        "timezone": str(form.get("timezone", "UTC"))[:64],
+        "avoid_quiet_hours": form.get("avoid_quiet_hours") == "1",
+        "organiser": str(form.get("organiser_email", "")).strip()[:320] or None,
+    }
+
+
+def _players(players: object) -> list[PlayerSpec]:
     if not isinstance(players, list):
         raise GameError(N_("players must be a list of 'Name <email>' or 'bot' (or {name, email} objects)"))
     specs = []
@@ -85,41 +144,28 @@ def spec_from_json(data: dict[str, Any]) -> GameSpec:
             specs.append(parse_player(item))
         else:
             raise GameError(N_("each player is 'Name <email>', 'bot', or an object"))
-    deadlines = data.get("deadlines", [])
+    return specs
+
+
+def _deadlines(deadlines: object) -> list[str]:
     if isinstance(deadlines, str):
         deadlines = [deadlines]
     if isinstance(deadlines, dict):
         deadlines = [f"{k}={v}" if k != "default" else str(v) for k, v in deadlines.items()]
     if not isinstance(deadlines, list) or not all(isinstance(d, str) for d in deadlines):
         raise GameError(N_('deadlines are texts such as "24h" or "vote=6h"'))
-    options = data.get("options", {})
-    if not isinstance(options, dict):
-        raise GameError(N_('options must be an object such as {"turn_order": "strict"}'))
-    avoid = data.get("avoid_quiet_hours", True)
-    if not isinstance(avoid, bool):
-        raise GameError(N_("avoid_quiet_hours must be true or false"))
-    seed = data.get("seed")
-    organiser = data.get("organiser") or None
-    if organiser is not None:
-        if not isinstance(organiser, str):
-            raise GameError("organiser must be 'Name <email>' or an e-mail address")
-        organiser_spec = parse_player(organiser)
-        if organiser_spec.bot:
-            raise GameError("the organiser is a person: 'Name <email>' or an e-mail address")
-    try:
-        return GameSpec(
-            players=specs,
-            options=options,
-            deadlines=parse_deadlines(deadlines),
-            timezone=check_timezone(str(data.get("timezone", "UTC"))),
-            avoid_quiet_hours=avoid,
-            seed=check_seed(seed),
-            title=str(data.get("title", ""))[:120],
-            organiser_email=None if organiser is None else organiser_spec.email,
-            organiser_name=None if organiser is None else organiser_spec.name,
-        )
-    except TempoError as exc:
-        raise GameError(str(exc)) from None
+    return deadlines
+
+
+def _organiser(organiser: object) -> PlayerSpec | None:
+    if organiser is None:
+        return None
+    if not isinstance(organiser, str):
+        raise GameError(N_("organiser must be 'Name <email>' or an e-mail address"))
+    spec = parse_player(organiser)
+    if spec.bot:
+        raise GameError(N_("the organiser is a person: 'Name <email>' or an e-mail address"))
+    return spec
 
 
 def check_seed(seed: object) -> int | None:
@@ -134,50 +180,6 @@ def check_seed(seed: object) -> int | None:
 def colours_for(count: int) -> list[str]:
     """SET-1: the box's three Little Girls are yellow, red and blue, so a 3-player game uses those."""
     return ["yellow", "red", "blue"] if count == 3 else list(COLOURS[:count])
-
-
-# --- the engine state of each game, restored once per process and version --------------------------------------
-
-
-class EngineCache:
-    """Restored engine games by (game id, creation instant, version): the creation instant tells apart games of
-    the same id in different databases (tests, or two installations in one process). Checking an answer never
-    mutates a cached game."""
-
-    def __init__(self, size: int = 256) -> None:
-        self.size = size
-        self._games: OrderedDict[tuple[int, datetime], tuple[int, engine.Game]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    @staticmethod
-    def _key(game: Game) -> tuple[int, datetime]:
-        return game.id, game.created_at
-
-    def get(self, game: Game) -> engine.Game:
-        key = self._key(game)
-        with self._lock:
-            hit = self._games.get(key)
-            if hit is not None and hit[0] == game.version:
-                self._games.move_to_end(key)
-                return hit[1]
-        restored = engine.Game.from_json(game.state)
-        self.put(game, restored)
-        return restored
-
-    def fresh(self, game: Game) -> engine.Game:
-        """A private copy to change (an advance); the cache is untouched until ``put`` after the commit."""
-        return engine.Game.from_json(game.state)
-
-    def put(self, game: Game, eng: engine.Game) -> None:
-        key = self._key(game)
-        with self._lock:
-            self._games[key] = (game.version, eng)
-            self._games.move_to_end(key)
-            while len(self._games) > self.size:
-                self._games.popitem(last=False)
-
-
-CACHE = EngineCache()
 
 
 # --- creating and describing games ------------------------------------------------------------------------------
@@ -196,14 +198,10 @@ def find_or_create_player(session: Session, spec: PlayerSpec) -> Player:
 @dataclass(frozen=True)
 class Created:
     game_id: int
-    #: notifications written with the game, to send after the commit.
-    outbox_ids: list[int]
 
 
 def create_game(db: Database, spec: GameSpec, now: datetime | None = None) -> Created:
-    """Create and start a game: seats, the engine's setup, and its first window."""
-    from .turns import open_windows
-
+    """Create and start a game: seats, the engine's setup, its first window and its mail (sent after the commit)."""
     now = now or utcnow()
     if not 3 <= len(spec.players) <= 6:
         raise GameError(N_("%(count)s players: Mall of Horror takes 3 to 6"), count=len(spec.players))
@@ -216,7 +214,7 @@ def create_game(db: Database, spec: GameSpec, now: datetime | None = None) -> Cr
     try:
         eng = engine.new_game(colours, seed=seed, options=spec.options)
     except engine.ScenarioError as exc:
-        raise GameError(str(exc)) from None
+        raise GameError(str(exc)) from None  # the engine's words (English): an organiser's option is wrong
     with db.session() as session:
         game = Game(
             title=spec.title,
@@ -234,36 +232,19 @@ def create_game(db: Database, spec: GameSpec, now: datetime | None = None) -> Cr
             player = None if pspec.bot else find_or_create_player(session, pspec)
             session.add(Seat(game=game, position=i, colour=colour, player=player, bot=pspec.bot))
         session.flush()
-        mail = open_windows(session, game, eng, events_before=0, now=now)
+        open_windows(session, game, eng, events_before=0, now=now)
         if spec.organiser_email:  # the organiser's link, by mail
-            mail.append(_organiser_mail(session, game, spec, now))
-        session.flush()
-        created = Created(game.id, [m.id for m in mail])
+            player = find_or_create_player(session, PlayerSpec(name=spec.organiser_name, email=spec.organiser_email))
+            row = outbox.player_mail(player.id, MailKind.ORGANISER, f"organiser:{game.id}", {}, now)
+            row.game_id = game.id
+            outbox.add(session, [row])
+        created = Created(game.id)
     CACHE.put(game, eng)
     return created
 
 
-def _organiser_mail(session: Session, game: Game, spec: GameSpec, now: datetime) -> Outbox:
-    """The mail with the organiser link of a new game (kind "organiser", composed by ``mails.compose``)."""
-    player = find_or_create_player(session, PlayerSpec(name=spec.organiser_name, email=spec.organiser_email))
-    row = Outbox(
-        key=f"organiser:{game.id}",
-        game_id=game.id,
-        player_id=player.id,
-        seat_id=None,
-        kind="organiser",
-        payload={},
-        status="pending",
-        created_at=now,
-        next_attempt_at=now,
-    )
-    session.add(row)
-    return row
-
-
 def seat_links(db: Database, game_id: int, secret_key: str, base_url: str) -> list[dict[str, Any]]:
-    from .links import seat_token
-
+    """Each seat's colour, player (name and e-mail) or bot, and signed link (people only)."""
     with db.session() as session:
         seats = session.execute(select(Seat).where(Seat.game_id == game_id).order_by(Seat.position)).scalars()
         out = []
@@ -283,7 +264,7 @@ def game_status(db: Database, game_id: int) -> dict[str, Any]:
         if game is None:
             raise GameError(N_("there is no game %(game)s"), game=game_id)
         window = session.execute(
-            select(Window).where(Window.game_id == game.id, Window.status == "open")
+            select(Window).where(Window.game_id == game.id, Window.status == WindowStatus.OPEN)
         ).scalar_one_or_none()
         owed = []
         if window is not None:
@@ -318,3 +299,27 @@ def game_status(db: Database, game_id: int) -> dict[str, Any]:
             "options": game.options,
             "tempo": game.tempo,
         }
+
+
+@dataclass(frozen=True)
+class Finished:
+    """A finished game, for its replay: the engine's game (every secret may be shown now) and who played."""
+
+    game_id: int
+    title: str
+    engine: engine.Game
+    #: colour -> the person's name (None for a bot), and the colours played by bots.
+    people: dict[str, str | None]
+    bots: frozenset[str]
+
+
+def finished(db: Database, game_id: int) -> Finished | None:
+    """The game once it is over; None while it runs (nothing of its secrets is shown then)."""
+    with db.session() as session:
+        game = session.get(Game, game_id)
+        if game is None or game.status != GameStatus.OVER:
+            return None
+        eng = CACHE.get(game)
+        people = {seat.colour: seat.player.display_name if seat.player else None for seat in game.seats}
+        bots = frozenset(seat.colour for seat in game.seats if seat.bot)
+        return Finished(game.id, game.title, eng, people, bots)

@@ -1,10 +1,11 @@
-"""Signed per-seat links (itsdangerous) with a server-side generation number, so links can be revoked."""
+"""Signed links (itsdangerous): per seat with a server-side generation number, so they can be revoked; per player
+(preferences); per game (organiser); and the embedded mailbox's."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
+from itsdangerous import BadSignature, SignatureExpired, URLSafeSerializer, URLSafeTimedSerializer
 
 from .errors import N_, ShownError
 
@@ -77,3 +78,21 @@ def read_organiser_token(secret_key: str, token: str, max_age: int) -> int:
     """The game id of an organiser link; LinkError for a forged or expired one."""
     expired = N_("This organiser link has expired: log in with the organiser token instead.")
     return _one_id(_load(secret_key, ORGANISER_SALT, token, max_age, expired))
+
+
+MAILBOX_SALT = "deadmail.mailbox"
+
+
+def mailbox_token(secret_key: str) -> str:
+    """The organiser's link token to the embedded mailbox page (mail written to files)."""
+    return URLSafeSerializer(secret_key, salt=MAILBOX_SALT).dumps("mailbox")
+
+
+def read_mailbox_token(secret_key: str, token: str) -> bool:
+    """True for a token made by ``mailbox_token`` with this secret."""
+    if len(token) > 200:
+        return False
+    try:
+        return bool(URLSafeSerializer(secret_key, salt=MAILBOX_SALT).loads(token) == "mailbox")
+    except BadSignature:
+        return False

@@ -11,29 +11,50 @@ The organiser never sees an answer while its window is open: ``owed`` tells only
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from ..db import Database
-from ..models import Game, Outbox, Player, RequestRow, Seat, SeatTenure, Window, utcnow
-from . import turns
+from ..db import Database, advance_after_commit
+from ..models import (
+    Game,
+    GameStatus,
+    MailKind,
+    Outbox,
+    OutboxStatus,
+    Player,
+    RequestRow,
+    Seat,
+    SeatTenure,
+    Window,
+    WindowStatus,
+    utcnow,
+)
+from . import outbox, turns
+from .engines import CACHE
 from .errors import N_, ShownError
-from .games import BOT_KINDS, CACHE, PlayerSpec, find_or_create_player
+from .games import PlayerSpec, find_or_create_player
+from .seats import standing_order
+from .turns import BOT_KINDS
 
 #: the furthest a deadline or a pause may be set, from now.
 MAX_AHEAD = timedelta(days=30)
 #: a resumed window keeps at least this much time before its deadline.
 MIN_LEFT_ON_RESUME = timedelta(minutes=10)
-#: outbox rows not yet handed to a transport.
-UNSENT = ("pending", "held")
 
 
 class OrganiseError(ShownError):
     """An organiser's operation that cannot be done; the message says why (nothing was changed; pages translate it)."""
+
+
+NO_GAME = N_("There is no game %(game)s.")
+BAD_DATE = N_("Give a date and time such as 2030-01-31T18:00.")
+CHOOSE_EXTENSION = N_("Choose how much later, or give the new deadline.")
+CHOOSE_REPLACEMENT = N_("Choose a bot or a person.")
+CONFIRM_ABANDON = N_("Tick the box to confirm that the game ends for everyone.")
 
 
 # --- reading -----------------------------------------------------------------------------------------------------
@@ -45,8 +66,8 @@ def _game(session: Session, game_id: int, *, running: bool = True, lock: bool = 
         query = query.with_for_update()
     game = session.execute(query).scalar_one_or_none()
     if game is None:
-        raise OrganiseError(N_("There is no game %(game)s."), game=game_id)
-    if running and game.status != "running":
+        raise OrganiseError(NO_GAME, game=game_id)
+    if running and game.status != GameStatus.RUNNING:
         raise OrganiseError(
             N_("Game %(game)s is %(status)s: this cannot be done any more."),
             game=game_id,
@@ -59,7 +80,7 @@ def _game(session: Session, game_id: int, *, running: bool = True, lock: bool = 
 def _locked(session: Session, game_id: int, *, running: bool = True) -> tuple[Game, Window | None]:
     """The game and its open window, both locked: the window first, in the order an advance takes them."""
     window = session.execute(
-        select(Window).where(Window.game_id == game_id, Window.status == "open").with_for_update()
+        select(Window).where(Window.game_id == game_id, Window.status == WindowStatus.OPEN).with_for_update()
     ).scalar_one_or_none()
     return _game(session, game_id, running=running), window
 
@@ -69,7 +90,7 @@ def _seat(session: Session, game_id: int, colour: str) -> Seat:
         select(Seat).where(Seat.game_id == game_id, Seat.colour == colour).with_for_update()
     ).scalar_one_or_none()
     if seat is None:
-        raise OrganiseError(N_("Game %(game)s has no %(colour)s seat."), game=game_id, colour=repr(str(colour)[:16]))
+        raise OrganiseError(N_("Game %(game)s has no %(value)s seat."), game=game_id, value=repr(str(colour)[:16]))
     return seat
 
 
@@ -81,7 +102,7 @@ def owed(db: Database, game_id: int, now: datetime | None = None) -> dict[str, A
     with db.session() as session:
         game = _game(session, game_id, running=False, lock=False)
         window = session.execute(
-            select(Window).where(Window.game_id == game_id, Window.status == "open")
+            select(Window).where(Window.game_id == game_id, Window.status == WindowStatus.OPEN)
         ).scalar_one_or_none()
         requests: list[dict[str, Any]] = []
         if window is not None:
@@ -189,15 +210,12 @@ def pause(db: Database, game_id: int, until: datetime, now: datetime | None = No
 class Resumed:
     changed: bool
     deadline: datetime | None
-    #: the open window, when it is complete or due now: kick an advance.
-    due_window: int | None = None
 
 
-def resume(db: Database, game_id: int, now: datetime | None = None, kick: turns.Kick | None = None) -> Resumed:
+def resume(db: Database, game_id: int, now: datetime | None = None) -> Resumed:
     """End a pause early: the deadline comes back by the unused part of the pause, never to less than ten minutes
-    from now. A game that is not paused is left as it is."""
+    from now; a window completed during the pause advances at once. A game that is not paused is left as it is."""
     now = now or utcnow()
-    due = None
     with db.session() as session:
         game, window = _locked(session, game_id)
         if not game.paused_at(now):
@@ -210,11 +228,8 @@ def resume(db: Database, game_id: int, now: datetime | None = None, kick: turns.
             return Resumed(True, None)
         window.deadline = max(window.deadline - unused, now + MIN_LEFT_ON_RESUME)
         if window.completed_at is not None:
-            due = window.id
-        result = Resumed(True, window.deadline, due)
-    if due is not None and kick is not None:
-        kick(due)
-    return result
+            advance_after_commit(session, window.id)
+        return Resumed(True, window.deadline)
 
 
 # --- seats ---------------------------------------------------------------------------------------------------------
@@ -226,10 +241,8 @@ class Replaced:
     changed: bool
     #: the seat's open request was answered at once by the new bot.
     answered: bool = False
-    #: the window is complete: an advance was kicked.
+    #: the window is complete (its advance was kicked).
     complete: bool = False
-    #: outbox rows written (to send after the commit).
-    outbox_ids: list[int] = field(default_factory=list)
 
 
 def _tenure(session: Session, game: Game, seat: Seat) -> SeatTenure:
@@ -251,9 +264,57 @@ def _drop_unsent(session: Session, seat: Seat, player_id: int | None) -> None:
         return
     session.execute(
         update(Outbox)
-        .where(Outbox.seat_id == seat.id, Outbox.player_id == player_id, Outbox.status.in_(UNSENT))
-        .values(status="skipped")
+        .where(Outbox.seat_id == seat.id, Outbox.player_id == player_id, Outbox.status.in_(outbox.UNSENT))
+        .values(status=OutboxStatus.SKIPPED)
     )
+
+
+def _check_replacement(bot: str | None, player: PlayerSpec | None) -> None:
+    if (bot is None) == (player is None):
+        raise OrganiseError(N_("Replace a seat either by a bot or by a person."))
+    if bot is not None and bot not in BOT_KINDS:
+        raise OrganiseError(
+            N_("Unknown bot %(bot)s (bots: %(bots)s)."), bot=repr(str(bot)[:16]), bots=", ".join(BOT_KINDS)
+        )
+    if player is not None and (player.bot is not None or not player.email):
+        raise OrganiseError(N_("A person needs an e-mail address."))
+
+
+def _newcomer(session: Session, game: Game, seat: Seat, player: PlayerSpec) -> Player | None:
+    """The person taking the seat; None when they already play it. OrganiseError when they play another seat."""
+    newcomer = find_or_create_player(session, player)
+    if seat.player_id == newcomer.id:
+        return None
+    taken = session.execute(
+        select(Seat.colour).where(Seat.game_id == game.id, Seat.player_id == newcomer.id)
+    ).scalar_one_or_none()
+    if taken is not None:
+        raise OrganiseError(
+            N_("%(email)s already plays the %(colour)s seat of this game."), email=newcomer.email, colour=taken
+        )
+    return newcomer
+
+
+def _hand_over(
+    session: Session, game: Game, seat: Seat, newcomer: Player | None, bot: str | None, now: datetime
+) -> None:
+    """End the seat's tenure and start the next: old links and reply addresses revoked, unsent mail to the former
+    player dropped, the former player's standing order cleared from the engine (it was their choice)."""
+    former = seat.player_id
+    _tenure(session, game, seat).ended_at = now
+    session.add(
+        SeatTenure(seat_id=seat.id, player_id=None if newcomer is None else newcomer.id, bot=bot, started_at=now)
+    )
+    seat.player = newcomer
+    seat.player_id = None if newcomer is None else newcomer.id
+    seat.bot = bot
+    seat.link_generation += 1
+    _drop_unsent(session, seat, former)
+    session.flush()
+    if standing_order(seat):
+        fresh = CACHE.fresh(game)
+        fresh.set_standing_order(seat.colour, [])  # never answers: the newcomer starts without one
+        turns.store_state(game, fresh, now)
 
 
 def replace_seat(
@@ -263,105 +324,66 @@ def replace_seat(
     *,
     bot: str | None = None,
     player: PlayerSpec | None = None,
-    kick: turns.Kick | None = None,
     now: datetime | None = None,
 ) -> Replaced:
     """Give the seat to a bot (``bot``: "sensible" or "random") or to another person (``player``).
 
-    Ends the seat's tenure and starts a new one, raises the seat's link generation (its old links and reply
-    addresses stop working) and drops mail not yet sent to the former player. A bot answers the seat's open
-    request at once (the window may complete: ``kick`` is called after the commit); a person is sent a ``turn``
-    mail when the seat owes an answer, else a ``link`` mail."""
+    Ends the seat's tenure and starts a new one (``_hand_over``). A bot answers the seat's open request at once
+    (the window may complete: its advance is kicked after the commit); a person is sent a ``turn`` mail when the
+    seat owes an answer, else a ``link`` mail."""
     now = now or utcnow()
-    if (bot is None) == (player is None):
-        raise OrganiseError(N_("Replace a seat either by a bot or by a person."))
-    if bot is not None and bot not in BOT_KINDS:
-        raise OrganiseError(
-            N_("Unknown bot %(bot)s (bots: %(bots)s)."), bot=repr(str(bot)[:16]), bots=", ".join(BOT_KINDS)
-        )
-    if player is not None and (player.bot is not None or not player.email):
-        raise OrganiseError(N_("A person needs an e-mail address."))
-    kicked = None
+    _check_replacement(bot, player)
     with db.session() as session:
         game, window = _locked(session, game_id)
         seat = _seat(session, game.id, colour)
-        newcomer: Player | None = None
+        newcomer = None
         if player is not None:
-            newcomer = find_or_create_player(session, player)
-            if seat.player_id == newcomer.id:
+            newcomer = _newcomer(session, game, seat, player)
+            if newcomer is None:
                 return Replaced(seat.id, changed=False)
-            taken = session.execute(
-                select(Seat.colour).where(Seat.game_id == game.id, Seat.player_id == newcomer.id)
-            ).scalar_one_or_none()
-            if taken is not None:
-                raise OrganiseError(
-                    N_("%(email)s already plays the %(colour)s seat of this game."),
-                    email=newcomer.email,
-                    colour=taken,
-                )
         elif seat.bot == bot:
             return Replaced(seat.id, changed=False)
-        former = seat.player_id
-        _tenure(session, game, seat).ended_at = now
-        session.add(
-            SeatTenure(seat_id=seat.id, player_id=None if newcomer is None else newcomer.id, bot=bot, started_at=now)
-        )
-        seat.player = newcomer
-        seat.player_id = None if newcomer is None else newcomer.id
-        seat.bot = bot
-        seat.link_generation += 1
-        seat.standing_order = None  # the former player's choice, not the newcomer's
-        _drop_unsent(session, seat, former)
-        session.flush()
+        _hand_over(session, game, seat, newcomer, bot, now)
         result = Replaced(seat.id, changed=True)
-        row = None
-        if window is not None:
-            row = session.execute(
-                select(RequestRow).where(RequestRow.window_id == window.id, RequestRow.seat_id == seat.id)
-            ).scalar_one_or_none()
-        owes = window is not None and row is not None and row.answered_at is None
-        mail: list[Outbox] = []
-        if owes and bot is not None:
-            assert window is not None and row is not None
-            eng = CACHE.fresh(game)  # a private copy: a bot's thinking never touches the shared cache
-            req = next((r for r in eng.pending() if r.player == seat.colour and r.kind == row.kind), None)
-            if eng.window_no != window.number or req is None:
-                raise OrganiseError(N_("The game's state does not match its open decision; try again in a moment."))
-            row.answer = turns.bot_answer(game, seat, eng, req)
-            row.answered_at = now
-            result.answered = True
-            rows = session.execute(select(RequestRow.answered_at).where(RequestRow.window_id == window.id)).all()
-            if all(answered_at is not None for (answered_at,) in rows) and window.completed_at is None:
-                window.completed_at = now
-                result.complete = True
-                kicked = window.id
-        elif newcomer is not None:
-            if owes:
-                assert window is not None
-                key = f"turn:{window.id}:{seat.id}:g{seat.link_generation}"
-                mail.append(turns.notice(seat, "turn", key, {"window": window.number}, now))
-            else:
-                mail.append(_link_row(seat, now))
-        session.add_all(mail)
-        session.flush()
-        result.outbox_ids = [m.id for m in mail]
-    if kicked is not None and kick is not None:
-        kick(kicked)
-    return result
+        if bot is not None:
+            result.answered = window is not None and turns.answer_as_bot(session, game, seat, window, now)
+            result.complete = window is not None and window.completed_at is not None
+        else:
+            outbox.add(session, [_newcomer_mail(session, seat, window, now)])
+        return result
+
+
+def _newcomer_mail(session: Session, seat: Seat, window: Window | None, now: datetime) -> Outbox:
+    """A ``turn`` mail when the seat owes an answer in the open window, else a ``link`` mail."""
+    owes = (
+        window is not None
+        and session.execute(
+            select(RequestRow.id).where(
+                RequestRow.window_id == window.id, RequestRow.seat_id == seat.id, RequestRow.answered_at.is_(None)
+            )
+        ).first()
+        is not None
+    )
+    if owes:
+        assert window is not None
+        key = f"turn:{window.id}:{seat.id}:g{seat.link_generation}"
+        return outbox.notice(seat, MailKind.TURN, key, {"window": window.number}, now)
+    return _link_row(seat, now)
 
 
 def _link_row(seat: Seat, now: datetime) -> Outbox:
-    return turns.notice(seat, "link", f"link:{seat.id}:{seat.link_generation}:{secrets.token_hex(6)}", {}, now)
+    return outbox.notice(seat, MailKind.LINK, f"link:{seat.id}:{seat.link_generation}:{secrets.token_hex(6)}", {}, now)
 
 
 def resend_link(db: Database, game_id: int, colour: str, rotate: bool = False, now: datetime | None = None) -> int:
-    """Queue a ``link`` mail (the seat's current situation and its link) to the seat's player; returns its outbox
-    id. ``rotate`` revokes the seat's earlier links and reply addresses first. A link mail still waiting to be
-    sent is reused rather than doubled (unless the links were rotated: then the waiting one is dropped)."""
+    """Queue a ``link`` mail (the seat's current situation and its link) to the seat's player, sent after the
+    commit; returns its outbox id. ``rotate`` revokes the seat's earlier links and reply addresses first. A link mail
+    still waiting to be sent is reused rather than doubled (unless the links were rotated: then the waiting one is
+    dropped)."""
     now = now or utcnow()
     with db.session() as session:
         game = _game(session, game_id, running=False)
-        if game.status == "abandoned":
+        if game.status == GameStatus.ABANDONED:
             raise OrganiseError(N_("Game %(game)s is abandoned: this cannot be done any more."), game=game_id)
         seat = _seat(session, game.id, colour)
         if seat.player_id is None:
@@ -370,19 +392,17 @@ def resend_link(db: Database, game_id: int, colour: str, rotate: bool = False, n
             select(Outbox).where(
                 Outbox.seat_id == seat.id,
                 Outbox.player_id == seat.player_id,
-                Outbox.kind == "link",
-                Outbox.status.in_(UNSENT),
+                Outbox.kind == MailKind.LINK,
+                Outbox.status.in_(outbox.UNSENT),
             )
         ).scalar_one_or_none()
         if rotate:
             seat.link_generation += 1
             if waiting is not None:
-                waiting.status = "skipped"
+                waiting.status = OutboxStatus.SKIPPED
         elif waiting is not None:
             return waiting.id
-        row = _link_row(seat, now)
-        session.add(row)
-        session.flush()
+        (row,) = outbox.add(session, [_link_row(seat, now)])
         return row.id
 
 
@@ -395,24 +415,45 @@ def abandon(db: Database, game_id: int, now: datetime | None = None) -> bool:
     now = now or utcnow()
     with db.session() as session:
         game, _window = _locked(session, game_id, running=False)
-        if game.status == "abandoned":
+        if game.status == GameStatus.ABANDONED:
             return False
-        if game.status != "running":
+        if game.status != GameStatus.RUNNING:
             raise OrganiseError(
                 N_("Game %(game)s is %(status)s: it cannot be abandoned."),
                 game=game_id,
                 status=game.status,
                 terms=("status",),
             )
-        game.status = "abandoned"
+        game.status = GameStatus.ABANDONED
         game.paused_until = None
         game.updated_at = now
         session.execute(
             update(Window)
-            .where(Window.game_id == game.id, Window.status.in_(("open", "resolving")))
-            .values(status="closed", closed_at=now)
+            .where(Window.game_id == game.id, Window.status.in_((WindowStatus.OPEN, WindowStatus.RESOLVING)))
+            .values(status=WindowStatus.CLOSED, closed_at=now)
         )
         session.execute(
-            update(Outbox).where(Outbox.game_id == game.id, Outbox.status.in_(UNSENT)).values(status="skipped")
+            update(Outbox)
+            .where(Outbox.game_id == game.id, Outbox.status.in_(outbox.UNSENT))
+            .values(status=OutboxStatus.SKIPPED)
         )
         return True
+
+
+# --- listing -------------------------------------------------------------------------------------------------------
+
+
+def recent_games(db: Database, limit: int = 100) -> list[dict[str, Any]]:
+    """The newest games: id, title, status, round."""
+    with db.session() as session:
+        rows = session.execute(
+            select(Game.id, Game.title, Game.status, Game.round).order_by(Game.id.desc()).limit(limit)
+        ).all()
+    return [{"id": r.id, "title": r.title, "status": r.status, "round": r.round} for r in rows]
+
+
+def game_zone(db: Database, game_id: int) -> str:
+    """The game's time zone (organisers' dates are read and shown in it); OrganiseError for no such game."""
+    with db.session() as session:
+        game = _game(session, game_id, running=False, lock=False)
+        return str((game.tempo or {}).get("timezone", "UTC"))

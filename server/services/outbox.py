@@ -1,44 +1,72 @@
-"""Sending the outbox: claim a row, build its mail, hand it to a transport; retries with back-off kept in the row."""
+"""The outbox: notifications written in the same transaction as the change they tell about, and their sending
+state (claimed, sent, retried with back-off, failed). Composing and handing a mail to a transport is
+``server/mail/send.py``'s job; this module keeps the rows.
+
+A row is sent once: ``claim`` moves it from pending to sending with a conditional UPDATE, so of two workers (or a
+task and the sweep) only one gets it; a row left in sending by a dead worker is released after ``STUCK_AFTER``.
+"""
 
 from __future__ import annotations
 
 import logging
-import smtplib
-from dataclasses import dataclass
+from collections.abc import Iterable
 from datetime import datetime, timedelta
-from email.message import EmailMessage
-from pathlib import Path
-from typing import Protocol
+from typing import Any
 
 from sqlalchemy import select, update
+from sqlalchemy.orm import Session
 
-from ..db import Database
-from ..models import Outbox, utcnow
-from . import mails
+from ..db import Database, send_after_commit
+from ..models import MailKind, Outbox, OutboxStatus, Seat, utcnow
 
 log = logging.getLogger("deadmail.outbox")
 
 MAX_ATTEMPTS = 10
 #: a row left in "sending" this long (a worker died mid-send) is tried again.
 STUCK_AFTER = timedelta(minutes=10)
+#: notifications a player on a digest receives together (``reminders.release_digests`` sends the digest).
+DIGESTED = frozenset({MailKind.TURN, MailKind.UPDATE, MailKind.GAME_OVER})
+#: kinds told by a seat's own notification; a newer one of these to the same seat covers an older one.
+NOTICES = (MailKind.TURN, MailKind.UPDATE, MailKind.GAME_OVER)
+#: rows not yet handed to a transport.
+UNSENT = (OutboxStatus.PENDING, OutboxStatus.HELD)
+#: rows that will still be sent.
+WAITING = (OutboxStatus.PENDING, OutboxStatus.SENDING, OutboxStatus.HELD)
 
 
-class Transport(Protocol):
-    def send(self, message: EmailMessage) -> None: ...
+def notice(seat: Seat, kind: MailKind, key: str, payload: dict[str, Any], now: datetime) -> Outbox:
+    """A notification for the seat's player; ``key`` makes it unique, so a repeated advance cannot queue it twice.
+    Held for the digest when the player asked for one."""
+    assert seat.player_id is not None and seat.player is not None
+    row = player_mail(seat.player_id, kind, key, payload, now)
+    row.game_id, row.seat_id = seat.game_id, seat.id
+    if kind in DIGESTED and seat.player.mail_mode == "digest":
+        row.status = OutboxStatus.HELD
+    return row
 
 
-class FileTransport:
-    """The embedded default: each mail is written to a file, and a page lists them."""
+def player_mail(player_id: int, kind: MailKind, key: str, payload: dict[str, Any], now: datetime) -> Outbox:
+    """A mail to a player that is not about one seat (a reminder, a digest, an organiser link), due now."""
+    return Outbox(
+        key=key,
+        game_id=None,
+        player_id=player_id,
+        seat_id=None,
+        kind=kind,
+        payload=payload,
+        status=OutboxStatus.PENDING,
+        created_at=now,
+        next_attempt_at=now,
+    )
 
-    def __init__(self, folder: Path) -> None:
-        self.folder = folder
 
-    def send(self, message: EmailMessage) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
-        name = message["Message-ID"].strip("<>").replace("/", "_")
-        tmp = self.folder / f".{name}.tmp"
-        tmp.write_bytes(bytes(message))
-        tmp.rename(self.folder / f"{name}.eml")
+def add(session: Session, rows: Iterable[Outbox]) -> list[Outbox]:
+    """Write the rows; those to send now go out once the transaction has committed (held ones wait)."""
+    rows = list(rows)
+    session.add_all(rows)
+    session.flush()
+    send_after_commit(session, (row.id for row in rows if row.status == OutboxStatus.PENDING))
+    return rows
 
 
 def backoff(attempts: int) -> timedelta:
@@ -46,56 +74,55 @@ def backoff(attempts: int) -> timedelta:
     return timedelta(seconds=min(3600, 30 * 2 ** max(0, attempts - 1)))
 
 
-@dataclass(frozen=True)
-class MailSettings:
-    secret_key: str
-    base_url: str
-    mail_from: str = "deadmail <deadmail@localhost>"
-    #: the domain of signed reply addresses (server/services/reply_address.py); empty: no Reply-To.
-    reply_domain: str = ""
-
-
-def compose(db: Database, row_id: int, settings: MailSettings) -> EmailMessage | None:
-    """The mail for one outbox row (server/services/mails.py); None when nothing is left to tell."""
-    return mails.compose(db, row_id, settings)
-
-
-def send_one(
-    db: Database, row_id: int, transport: Transport, settings: MailSettings, now: datetime | None = None
-) -> str:
-    """Claim a due row, send it, record the result: 'sent', 'retry', 'failed' or 'skipped' (not due or taken)."""
-    now = now or utcnow()
+def claim(db: Database, row_id: int, now: datetime) -> bool:
+    """Take a due pending row for sending; False when it is not due, not pending, or taken by someone else."""
     with db.session() as session:
         claimed: int = session.execute(  # type: ignore[attr-defined]
             update(Outbox)
-            .where(Outbox.id == row_id, Outbox.status == "pending", Outbox.next_attempt_at <= now)
-            .values(status="sending", attempts=Outbox.attempts + 1, next_attempt_at=now)
+            .where(Outbox.id == row_id, Outbox.status == OutboxStatus.PENDING, Outbox.next_attempt_at <= now)
+            .values(status=OutboxStatus.SENDING, attempts=Outbox.attempts + 1, next_attempt_at=now)
         ).rowcount
-    if claimed != 1:
-        return "skipped"
-    try:
-        message = compose(db, row_id, settings)
-        if message is None:  # nothing left to tell (re-checked now): never sent
-            with db.session() as session:
-                session.execute(update(Outbox).where(Outbox.id == row_id).values(status="skipped"))
-            return "skipped"
-        transport.send(message)
-    except (OSError, smtplib.SMTPException) as exc:
-        with db.session() as session:
-            row = session.get(Outbox, row_id)
-            assert row is not None
-            row.last_error = f"{type(exc).__name__}: {exc}"[:2000]
-            if row.attempts >= MAX_ATTEMPTS:
-                row.status = "failed"
-                log.error("outbox %s failed for good: %s", row_id, row.last_error)
-                return "failed"
-            row.status = "pending"
-            row.next_attempt_at = now + backoff(row.attempts)
-            return "retry"
+    return claimed == 1
+
+
+def skipped(db: Database, row_id: int) -> None:
+    """Nothing was left to tell when the row was due: it is never sent."""
     with db.session() as session:
-        session.execute(update(Outbox).where(Outbox.id == row_id).values(status="sent", sent_at=utcnow()))
-        mails.record_sent(session, message)  # the seats told by this mail move their Seat.mailed_seq on
-    return "sent"
+        session.execute(update(Outbox).where(Outbox.id == row_id).values(status=OutboxStatus.SKIPPED))
+
+
+def sent(db: Database, row_id: int, told: dict[int, int], chat: dict[int, int]) -> None:
+    """The transport took the mail: the row is sent, and the seats it told move their ``told_events`` (events of
+    their view) and ``chat_mailed_id`` (table talk) on, so they are not told the same again."""
+    with db.session() as session:
+        session.execute(update(Outbox).where(Outbox.id == row_id).values(status=OutboxStatus.SENT, sent_at=utcnow()))
+        for seat_id, count in told.items():
+            session.execute(
+                update(Seat)
+                .where(Seat.id == seat_id, (Seat.told_events.is_(None)) | (Seat.told_events < count))
+                .values(told_events=count)
+            )
+        for seat_id, last in chat.items():
+            session.execute(
+                update(Seat)
+                .where(Seat.id == seat_id, (Seat.chat_mailed_id.is_(None)) | (Seat.chat_mailed_id < last))
+                .values(chat_mailed_id=last)
+            )
+
+
+def failed(db: Database, row_id: int, error: str, now: datetime) -> str:
+    """The transport refused or could not be reached: 'retry' later with back-off, or 'failed' for good."""
+    with db.session() as session:
+        row = session.get(Outbox, row_id)
+        assert row is not None
+        row.last_error = error[:2000]
+        if row.attempts >= MAX_ATTEMPTS:
+            row.status = OutboxStatus.FAILED
+            log.error("outbox %s failed for good: %s", row_id, row.last_error)
+            return "failed"
+        row.status = OutboxStatus.PENDING
+        row.next_attempt_at = now + backoff(row.attempts)
+        return "retry"
 
 
 def due_rows(db: Database, now: datetime, limit: int = 500) -> list[int]:
@@ -103,13 +130,31 @@ def due_rows(db: Database, now: datetime, limit: int = 500) -> list[int]:
     with db.session() as session:
         session.execute(
             update(Outbox)
-            .where(Outbox.status == "sending", Outbox.next_attempt_at <= now - STUCK_AFTER)
-            .values(status="pending")
+            .where(Outbox.status == OutboxStatus.SENDING, Outbox.next_attempt_at <= now - STUCK_AFTER)
+            .values(status=OutboxStatus.PENDING)
         )
         rows = session.execute(
             select(Outbox.id)
-            .where(Outbox.status == "pending", Outbox.next_attempt_at <= now)
+            .where(Outbox.status == OutboxStatus.PENDING, Outbox.next_attempt_at <= now)
             .order_by(Outbox.id)
             .limit(limit)
         ).scalars()
         return list(rows)
+
+
+def covered(session: Session, row: Outbox) -> bool:
+    """A newer notification to the same seat is still to be sent: it tells everything this one would."""
+    newer = session.execute(
+        select(Outbox.id).where(
+            Outbox.seat_id == row.seat_id,
+            Outbox.id > row.id,
+            Outbox.kind.in_(NOTICES),
+            Outbox.status.in_(WAITING),
+        )
+    ).first()
+    return newer is not None
+
+
+def rows(session: Session, ids: Iterable[int]) -> list[Outbox]:
+    """The outbox rows of ``ids``, in the order they were written (a digest's held rows)."""
+    return list(session.execute(select(Outbox).where(Outbox.id.in_(list(ids))).order_by(Outbox.id)).scalars())

@@ -9,22 +9,20 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
-from zoneinfo import available_timezones
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from engine.data import CHARACTERS
-from engine.requests import by_standing_order
 
 from ..db import Database
-from ..i18n import LANGUAGES
-from ..models import Game, Player, RequestRow, Seat, Window
+from ..models import LANGUAGES, Game, GameStatus, Player, Seat
+from . import turns
 from .errors import N_, ShownError
 from .links import LinkError
-from .turns import AnswerError, Kick, submit_answer
+from .seats import standing_order
+from .tempo import timezones
 
 MAIL_MODES = ("each", "digest")
 DIGEST_HOURS = (1, 4, 12, 24)
@@ -32,26 +30,13 @@ _CLOCK = re.compile(r"(?:[01]\d|2[0-3]):[0-5]\d")
 
 
 class PrefsError(ShownError):
-    """A preference refused; ``msgid % params`` is the English message, pages show ``exc.translated(gettext)``."""
+    """A preference refused; the message says which (pages translate it)."""
 
 
 @dataclass(frozen=True)
 class Saved:
     #: seats whose unanswered victim request a new standing order answered at once.
     answered: list[int]
-
-
-@cache
-def timezones() -> frozenset[str]:
-    return frozenset(available_timezones())
-
-
-@cache
-def zone_choices(common: tuple[str, ...]) -> tuple[list[str], list[str]]:  # cached: callers only read
-    """A time zone select's two groups: the ``common`` zones that exist, then every other zone, sorted."""
-    zones = timezones()
-    first = [z for z in common if z in zones]
-    return first, sorted(zones - set(first))
 
 
 def shown(value: object) -> str:
@@ -69,7 +54,7 @@ def get_prefs(db: Database, player_id: int) -> dict[str, Any]:
         seats = session.execute(
             select(Seat, Game)
             .join(Seat.game)
-            .where(Seat.player_id == player_id, Game.status == "running")
+            .where(Seat.player_id == player_id, Game.status == GameStatus.RUNNING)
             .order_by(Game.id, Seat.position)
         ).all()
         return {
@@ -87,7 +72,7 @@ def get_prefs(db: Database, player_id: int) -> dict[str, Any]:
                     "title": game.title,
                     "seat_id": seat.id,
                     "colour": seat.colour,
-                    "standing_order": list(seat.standing_order or []),
+                    "standing_order": standing_order(seat),
                 }
                 for seat, game in seats
             ],
@@ -161,7 +146,7 @@ def _own_running_seat(session: Session, seat_id: int, player_id: int | None) -> 
     seat = session.get(Seat, seat_id)
     if seat is None or (player_id is not None and seat.player_id != player_id) or seat.bot is not None:
         raise PrefsError(N_("That seat is not yours."))
-    if seat.game.status != "running":
+    if seat.game.status != GameStatus.RUNNING:
         raise PrefsError(N_("Game %(game)s is over: its standing order can no longer change."), game=seat.game_id)
     return seat
 
@@ -170,64 +155,35 @@ def _own_running_seat(session: Session, seat_id: int, player_id: int | None) -> 
 
 
 def save_prefs(
-    db: Database,
-    player_id: int,
-    values: Mapping[str, Any],
-    orders: Mapping[int, Sequence[str]] | None = None,
-    kick: Kick | None = None,
+    db: Database, player_id: int, values: Mapping[str, Any], orders: Mapping[int, Sequence[str]] | None = None
 ) -> Saved:
-    """Store the player's settings and standing orders (by seat id) together, or nothing (PrefsError).
-    A new standing order answers its seat's unanswered victim request at once (``kick`` as for web answers)."""
+    """Store the player's settings and standing orders (by seat id), or nothing (PrefsError). A changed standing
+    order goes to the engine, which answers the seat's open victim request from it at once (H-5)."""
     checked = check_prefs(values)
     checked_orders = {seat_id: check_order(order) for seat_id, order in (orders or {}).items()}
     with db.session() as session:
         player = session.get(Player, player_id)
         if player is None:
             raise LinkError(N_("This link is not valid."))
-        seats = [(_own_running_seat(session, sid, player_id), order) for sid, order in checked_orders.items()]
+        changed = [sid for sid, order in checked_orders.items() if _changes(session, sid, player_id, order)]
         for key, value in checked.items():
             setattr(player, key, value)
-        for seat, order in seats:
-            seat.standing_order = order or None
-    answered = [sid for sid, order in checked_orders.items() if order and _answer_pending(db, sid, order, kick)]
+    answered = [sid for sid in changed if turns.set_standing_order(db, sid, checked_orders[sid])]
     return Saved(answered)
 
 
-def set_standing_order(
-    db: Database, seat_id: int, order: Sequence[str], kick: Kick | None = None, *, player_id: int | None = None
-) -> bool:
-    """RULES.md H-5: store (an empty order clears) the seat's standing victim order; if the seat owes a victim
-    answer in its game's open window, answer it now from the order. True when it did."""
+def set_standing_order(db: Database, seat_id: int, order: Sequence[str], *, player_id: int | None = None) -> bool:
+    """RULES.md H-5: the seat's standing victim order (an empty order clears it), kept by the engine; it answers
+    the seat's open victim request at once. True when it did."""
     checked = check_order(order)
     with db.session() as session:
-        seat = _own_running_seat(session, seat_id, player_id)
-        seat.standing_order = checked or None
-    return bool(checked) and _answer_pending(db, seat_id, checked, kick)
+        if not _changes(session, seat_id, player_id, checked):
+            return False
+    return turns.set_standing_order(db, seat_id, checked)
 
 
-def _answer_pending(db: Database, seat_id: int, order: list[str], kick: Kick | None) -> bool:
-    """Answer the seat's unanswered victim request from ``order``, through the same path as web answers."""
-    with db.session() as session:
-        found = session.execute(
-            select(RequestRow.payload, Window.number)
-            .join(Window, Window.id == RequestRow.window_id)
-            .join(Seat, Seat.id == RequestRow.seat_id)
-            .where(
-                RequestRow.seat_id == seat_id,
-                RequestRow.kind == "victim",
-                RequestRow.answered_at.is_(None),
-                Window.status == "open",
-                Window.game_id == Seat.game_id,
-            )
-        ).first()
-    if found is None:
-        return False
-    payload, window_number = found
-    victim = by_standing_order(payload.get("options") or [], order)
-    if victim is None:
-        return False
-    try:
-        submit_answer(db, seat_id, "victim", victim, window_number=window_number, kick=kick)
-    except AnswerError:  # the window closed meanwhile: the game has moved on
-        return False
-    return True
+def _changes(session: Session, seat_id: int, player_id: int | None, order: list[str]) -> bool:
+    """Whether ``order`` differs from the seat's standing order now; PrefsError unless the seat is the player's own
+    and its game is running."""
+    seat = _own_running_seat(session, seat_id, player_id)
+    return order != standing_order(seat)

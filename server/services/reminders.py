@@ -15,7 +15,6 @@
 
 from __future__ import annotations
 
-import logging
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -25,11 +24,10 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from ..db import Database
-from ..models import Game, Outbox, Player, RequestRow, Seat, Window
-from .tempo import Quiet, TempoError, check_timezone, parse_clock
-
-log = logging.getLogger("deadmail.reminders")
+from ..db import Database, send_after_commit
+from ..models import Game, GameStatus, MailKind, Outbox, OutboxStatus, Player, RequestRow, Seat, Window, WindowStatus
+from . import outbox
+from .tempo import in_quiet_hours
 
 #: the ladder's steps, as fractions of the window's length: 1/2, 1/12, 1/72.
 FRACTIONS = (2, 12, 72)
@@ -64,24 +62,6 @@ def due_step(opened_at: datetime, deadline: datetime, now: datetime) -> int:
     return max((i for i, lead in enumerate(leads, start=1) if now >= deadline - lead), default=0)
 
 
-def quiet_of(player: Player) -> Quiet | None:
-    """The player's quiet hours; None when they have none or the stored values cannot be read."""
-    if not (player.quiet_start and player.quiet_end):
-        return None
-    try:
-        zone = check_timezone(player.timezone or "UTC")
-        return Quiet(zone, parse_clock(player.quiet_start), parse_clock(player.quiet_end))
-    except TempoError:
-        log.warning("player %s: unreadable quiet hours or time zone; ignoring them", player.id)
-        return None
-
-
-def in_quiet_hours(player: Player, now: datetime) -> datetime | None:
-    """When the player's quiet hours end, if ``now`` is inside them; else None."""
-    quiet = quiet_of(player)
-    return None if quiet is None else quiet.end_of_quiet(now)
-
-
 # --- reminders ---------------------------------------------------------------------------------------------------
 
 
@@ -104,11 +84,11 @@ def plan_reminders(db: Database, now: datetime) -> list[int]:
             .join(Player, Seat.player_id == Player.id)
             .join(Game, Window.game_id == Game.id)
             .where(
-                Window.status == "open",
+                Window.status == WindowStatus.OPEN,
                 Window.deadline > now,
                 RequestRow.answered_at.is_(None),
                 Seat.bot.is_(None),
-                Game.status == "running",
+                Game.status == GameStatus.RUNNING,
                 Game.unpaused_at(now),  # no reminders while paused
             )
             .order_by(RequestRow.id)
@@ -136,26 +116,16 @@ def plan_reminders(db: Database, now: datetime) -> list[int]:
             )
             if taken.rowcount == 1:  # type: ignore[attr-defined]
                 claimed[player.id].append(owed)
-        mail = [_reminder(player_id, items, now) for player_id, items in claimed.items()]
-        session.add_all(mail)
-        session.flush()
+        mail = outbox.add(session, (_reminder(player_id, items, now) for player_id, items in claimed.items()))
         return [m.id for m in mail]
 
 
 def _reminder(player_id: int, items: list[_Owed], now: datetime) -> Outbox:
     # each (request, step) is claimed once, so the first one names this mail uniquely and the same in every sweep
     first = min(items, key=lambda o: o.request_id)
-    return Outbox(
-        key=f"remind:{player_id}:{first.request_id}:{first.step}",
-        game_id=None,
-        player_id=player_id,
-        seat_id=None,
-        kind="reminder",
-        payload={"items": [{"seat": o.seat_id, "window": o.window, "step": o.step} for o in items]},
-        status="pending",
-        created_at=now,
-        next_attempt_at=now,
-    )
+    items_json = [{"seat": o.seat_id, "window": o.window, "step": o.step} for o in items]
+    key = f"remind:{player_id}:{first.request_id}:{first.step}"
+    return outbox.player_mail(player_id, MailKind.REMINDER, key, {"items": items_json}, now)
 
 
 def still_owed(session: Session, items: Iterable[Any]) -> list[dict[str, Any]]:
@@ -176,7 +146,7 @@ def still_owed(session: Session, items: Iterable[Any]) -> list[dict[str, Any]]:
                 Seat.bot.is_(None),
                 Window.game_id == Seat.game_id,
                 Window.number == number,
-                Window.status == "open",
+                Window.status == WindowStatus.OPEN,
                 RequestRow.answered_at.is_(None),
             )
         ).first()
@@ -199,7 +169,7 @@ def release_digests(db: Database, now: datetime) -> list[int]:
         held = session.execute(
             select(Outbox, Player)
             .join(Player, Outbox.player_id == Player.id)
-            .where(Outbox.status == "held")
+            .where(Outbox.status == OutboxStatus.HELD)
             .order_by(Outbox.id)
             .with_for_update(skip_locked=True, of=Outbox)
         ).all()
@@ -214,17 +184,17 @@ def release_digests(db: Database, now: datetime) -> list[int]:
             player = players[player_id]
             if player.mail_mode != "digest":
                 for row in rows:
-                    row.status = "pending"
+                    row.status = OutboxStatus.PENDING
                     row.next_attempt_at = now
                 out.extend(row.id for row in rows)
             elif _digest_due(session, player, rows, now):
                 digests.append((rows, _digest(player_id, rows, now)))
-        for rows, digest in digests:
+        for rows, _ in digests:
             for row in rows:
-                row.status = "merged"
-            session.add(digest)
-        session.flush()
-        return [digest.id for _, digest in digests] + out
+                row.status = OutboxStatus.MERGED
+        added = outbox.add(session, (digest for _, digest in digests))
+        send_after_commit(session, out)
+        return [digest.id for digest in added] + out
 
 
 def _digest_due(session: Session, player: Player, rows: list[Outbox], now: datetime) -> bool:
@@ -244,7 +214,7 @@ def _soonest_deadline(session: Session, rows: list[Outbox], now: datetime) -> da
     deadlines = []
     for row in rows:
         number = row.payload.get("window") if isinstance(row.payload, dict) else None
-        if row.kind != "turn" or row.seat_id is None or not _is_int(number):
+        if row.kind != MailKind.TURN or row.seat_id is None or not _is_int(number):
             continue
         deadline = session.execute(
             select(Window.deadline)
@@ -252,7 +222,7 @@ def _soonest_deadline(session: Session, rows: list[Outbox], now: datetime) -> da
             .where(
                 Window.game_id == row.game_id,
                 Window.number == number,
-                Window.status == "open",
+                Window.status == WindowStatus.OPEN,
                 RequestRow.seat_id == row.seat_id,
                 RequestRow.answered_at.is_(None),
             )
@@ -264,14 +234,5 @@ def _soonest_deadline(session: Session, rows: list[Outbox], now: datetime) -> da
 
 def _digest(player_id: int, rows: list[Outbox], now: datetime) -> Outbox:
     # a held row is merged once, so the first one names this digest uniquely
-    return Outbox(
-        key=f"digest:{player_id}:{rows[0].id}",
-        game_id=None,
-        player_id=player_id,
-        seat_id=None,
-        kind="digest",
-        payload={"rows": [row.id for row in rows]},
-        status="pending",
-        created_at=now,
-        next_attempt_at=now,
-    )
+    key = f"digest:{player_id}:{rows[0].id}"
+    return outbox.player_mail(player_id, MailKind.DIGEST, key, {"rows": [row.id for row in rows]}, now)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select
@@ -10,9 +11,9 @@ from sqlalchemy.orm import Session
 import engine
 
 from ..db import Database
-from ..models import Game, RequestRow, Seat, Window
+from ..models import RequestRow, Seat, Window, WindowStatus, pick_language
+from .engines import CACHE
 from .errors import N_
-from .games import CACHE
 from .links import LinkError, read_token
 
 
@@ -24,21 +25,37 @@ def check_generation(seat: Seat, generation: int) -> None:
         raise LinkError(N_("This link has been replaced by a newer one: use the link in your latest e-mail."))
 
 
-def seat_from_token(db: Database, secret_key: str, token: str, max_age: int) -> int:
-    """The seat id a link opens; LinkError for a forged, expired or revoked link."""
+@dataclass(frozen=True)
+class SeatLink:
+    """A seat opened by its signed link, with its reader: the language and time zone of the seat's player."""
+
+    seat_id: int
+    generation: int
+    game_id: int
+    colour: str
+    language: str
+    timezone: str
+
+
+def open_seat(db: Database, secret_key: str, token: str, max_age: int) -> SeatLink:
+    """The seat a link opens; LinkError for a forged, expired or revoked link."""
     seat_id, generation = read_token(secret_key, token, max_age)
     with db.session() as session:
         seat = session.get(Seat, seat_id)
         if seat is None:
             raise LinkError(N_("This link is not valid."))
         check_generation(seat, generation)
-        return seat.id
+        player = seat.player
+        assert player is not None  # check_generation: a person's seat
+        return SeatLink(
+            seat.id, generation, seat.game_id, seat.colour, pick_language(player.language), player.timezone or "UTC"
+        )
 
 
 def open_request(session: Session, game_id: int, seat_id: int) -> tuple[Window | None, RequestRow | None]:
     """The game's open window, and the seat's request in it (None when the seat owes nothing there)."""
     window = session.execute(
-        select(Window).where(Window.game_id == game_id, Window.status == "open")
+        select(Window).where(Window.game_id == game_id, Window.status == WindowStatus.OPEN)
     ).scalar_one_or_none()
     if window is None:
         return None, None
@@ -48,33 +65,57 @@ def open_request(session: Session, game_id: int, seat_id: int) -> tuple[Window |
     return window, mine
 
 
-def seat_view(db: Database, seat_id: int) -> dict[str, Any]:
+def answer_in(session: Session, seat: Seat, window_number: object) -> tuple[dict[str, Any], Any] | None:
+    """The seat's own request and answer in its game's window ``window_number``; None when it gave none there."""
+    row = session.execute(
+        select(RequestRow)
+        .join(Window, Window.id == RequestRow.window_id)
+        .where(RequestRow.seat_id == seat.id, Window.game_id == seat.game_id, Window.number == window_number)
+    ).scalar_one_or_none()
+    if row is None or row.answered_at is None:
+        return None
+    return row.payload, row.answer
+
+
+def view_of(session: Session, seat: Seat) -> dict[str, Any]:
+    """The seat's view (``engine.view``): every page, mail and API answer about a seat is built from it."""
+    return engine.view(CACHE.get(seat.game), seat.colour)
+
+
+def standing_order(seat: Seat) -> list[str]:
+    """The seat's standing victim order (H-5), as the engine keeps it (empty: none)."""
+    return list(engine.view(CACHE.get(seat.game), seat.colour)["standing_order"] or [])
+
+
+def seat_state(session: Session, seat: Seat) -> dict[str, Any]:
     """Everything the seat's player may know now: the engine's view, plus the open window and their own answer."""
+    game = seat.game
+    window, mine = open_request(session, game.id, seat.id)
+    return {
+        "game": {"id": game.id, "title": game.title, "status": game.status, "tempo": game.tempo},
+        "seat": {
+            "colour": seat.colour,
+            "player": seat.player.display_name if seat.player else None,
+            "timezone": seat.player.timezone if seat.player else "UTC",
+        },
+        "window": None
+        if window is None
+        else {
+            "number": window.number,
+            "deadline": window.deadline.isoformat(),
+            "request": None if mine is None else mine.payload,
+            "answer": None if mine is None or mine.answered_at is None else mine.answer,
+        },
+        "view": view_of(session, seat),
+    }
+
+
+def seat_view(db: Database, seat_id: int) -> dict[str, Any]:
+    """``seat_state`` of one seat, in its own transaction."""
     with db.session() as session:
         seat = session.get(Seat, seat_id)
         assert seat is not None
-        game = session.get(Game, seat.game_id)
-        assert game is not None
-        eng = CACHE.get(game)
-        view = engine.replay(eng) if eng.over else engine.view(eng, seat.colour)
-        window, mine = open_request(session, game.id, seat.id)
-        return {
-            "game": {"id": game.id, "title": game.title, "status": game.status, "tempo": game.tempo},
-            "seat": {
-                "colour": seat.colour,
-                "player": seat.player.display_name if seat.player else None,
-                "timezone": seat.player.timezone if seat.player else "UTC",
-            },
-            "window": None
-            if window is None
-            else {
-                "number": window.number,
-                "deadline": window.deadline.isoformat(),
-                "request": None if mine is None else mine.payload,
-                "answer": None if mine is None or mine.answered_at is None else mine.answer,
-            },
-            "view": view,
-        }
+        return seat_state(session, seat)
 
 
 def rotate_link(db: Database, game_id: int, colour: str) -> int:
@@ -83,7 +124,7 @@ def rotate_link(db: Database, game_id: int, colour: str) -> int:
         seat = session.execute(select(Seat).where(Seat.game_id == game_id, Seat.colour == colour)).scalar_one_or_none()
         if seat is None or seat.player_id is None:
             raise LinkError(
-                N_("game %(game)s has no seat %(colour)s played by a person"), game=game_id, colour=repr(colour)
+                N_("game %(game)s has no seat %(value)s played by a person"), game=game_id, value=repr(colour)
             )
         seat.link_generation += 1
         return seat.id

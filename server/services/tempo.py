@@ -2,32 +2,39 @@
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
+from functools import cache
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from engine.data import KINDS
+
+from ..models import Player
+from .errors import N_, ShownError
+
+log = logging.getLogger("deadmail.tempo")
 
 DEFAULT_DURATION = 24 * 3600
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*$")
 _UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "": 3600}
 
 
-class TempoError(ValueError):
-    """A tempo setting that cannot be used; the message says which."""
+class TempoError(ShownError):
+    """A tempo setting that cannot be used; the message says which (pages translate it)."""
 
 
 def parse_duration(text: str) -> int:
     """``"24h"``, ``"90m"``, ``"2d"``, ``"30s"`` (a bare number means hours) -> seconds."""
     match = _DURATION.match(text)
     if not match:
-        raise TempoError(f"{text!r} is not a duration such as 24h, 90m, 2d or 30s")
+        raise TempoError(N_("%(value)s is not a duration such as 24h, 90m, 2d or 30s"), value=repr(text))
     seconds = round(float(match.group(1)) * _UNITS[match.group(2)])
     if not 1 <= seconds <= 30 * 86400:
-        raise TempoError(f"{text!r}: a deadline must be between 1 second and 30 days")
+        raise TempoError(N_("%(value)s: a deadline must be between 1 second and 30 days"), value=repr(text))
     return seconds
 
 
@@ -41,23 +48,63 @@ def parse_deadlines(specs: Iterable[str]) -> dict[str, int]:
             continue
         kind = kind.strip()
         if kind not in KINDS:
-            raise TempoError(f"{kind!r} is not a request kind ({', '.join(KINDS)})")
+            raise TempoError(
+                N_("%(value)s is not a request kind (%(choices)s)"), value=repr(kind), choices=", ".join(KINDS)
+            )
         durations[kind] = parse_duration(value)
     return durations
+
+
+#: offered first wherever a time zone is chosen (those this system's tz database knows).
+COMMON_ZONES = (
+    "UTC",
+    "Europe/London",
+    "Europe/Dublin",
+    "Europe/Lisbon",
+    "Europe/Paris",
+    "Europe/Berlin",
+    "Europe/Rome",
+    "Europe/Madrid",
+    "Europe/Warsaw",
+    "Europe/Athens",
+    "Europe/Kyiv",
+    "America/New_York",
+    "America/Chicago",
+    "America/Denver",
+    "America/Los_Angeles",
+    "America/Sao_Paulo",
+    "Asia/Kolkata",
+    "Asia/Shanghai",
+    "Asia/Tokyo",
+    "Australia/Sydney",
+)
+
+
+@cache
+def timezones() -> frozenset[str]:
+    return frozenset(available_timezones())
+
+
+@cache
+def zone_choices() -> tuple[list[str], list[str]]:  # cached: callers only read
+    """A time zone select's two groups: the common zones that exist, then every other zone, sorted."""
+    zones = timezones()
+    first = [z for z in COMMON_ZONES if z in zones]
+    return first, sorted(zones - set(first))
 
 
 def check_timezone(name: str) -> str:
     try:
         ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError):
-        raise TempoError(f"{name!r} is not an IANA time zone such as Europe/Rome") from None
+        raise TempoError(N_("%(value)s is not an IANA time zone such as Europe/Rome"), value=repr(name)) from None
     return name
 
 
 def parse_clock(text: str) -> time:
     match = re.fullmatch(r"([01]?\d|2[0-3]):([0-5]\d)", text.strip())
     if not match:
-        raise TempoError(f"{text!r} is not a time of day such as 22:30")
+        raise TempoError(N_("%(value)s is not a time of day such as 22:30"), value=repr(text))
     return time(int(match.group(1)), int(match.group(2)))
 
 
@@ -87,6 +134,24 @@ class Quiet:
         if end <= at:  # the end's wall time repeats (clocks going back) and ``at`` is in its second pass
             end = end.replace(fold=1)
         return end.astimezone(at.tzinfo)
+
+
+def quiet_of(player: Player) -> Quiet | None:
+    """The player's quiet hours; None when they have none or the stored values cannot be read."""
+    if not (player.quiet_start and player.quiet_end):
+        return None
+    try:
+        zone = check_timezone(player.timezone or "UTC")
+        return Quiet(zone, parse_clock(player.quiet_start), parse_clock(player.quiet_end))
+    except TempoError:
+        log.warning("player %s: unreadable quiet hours or time zone; ignoring them", player.id)
+        return None
+
+
+def in_quiet_hours(player: Player, now: datetime) -> datetime | None:
+    """When the player's quiet hours end, if ``now`` is inside them; else None."""
+    quiet = quiet_of(player)
+    return None if quiet is None else quiet.end_of_quiet(now)
 
 
 def window_deadline(

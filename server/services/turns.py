@@ -1,17 +1,20 @@
-"""The async loop: secret answers per window, and advancing a window exactly once (docs/DESIGN.md).
+"""The async loop: secret answers per window, and advancing a window exactly once (docs/ARCHITECTURE.md).
 
 - ``submit_answer`` stores one seat's answer (checked by the engine) while its window is open; it may be changed
-  until the window closes; the caller kicks an advance when it was the last one owed.
+  until the window closes. The answer that completes the window kicks its advance once the transaction commits.
 - ``advance_window`` claims an open window that is complete or past its deadline (a conditional claim on the
   window row), applies its answers through the engine (H-4 defaults for the missing ones), and stores in the same
   transaction the new state, the events, the next window and the outbox rows. A duplicate or concurrent call finds
   the window no longer open and does nothing; a lost call is made again by the sweep.
+- ``set_standing_order`` gives the engine a seat's standing victim order (H-5), which answers the seat's open
+  victim request at once.
+
+Whether a window is complete is decided in one place, ``_store``, for people's and bots' answers alike.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -21,29 +24,44 @@ from sqlalchemy.orm import Session, load_only
 
 import engine
 from engine.bots import RandomBot, SensibleBot
-from engine.requests import by_standing_order
 
-from ..db import Database
-from ..models import Event, Game, Outbox, RequestRow, Seat, Window, utcnow
+from ..db import Database, advance_after_commit
+from ..models import (
+    Event,
+    Game,
+    GameStatus,
+    MailKind,
+    Outbox,
+    RequestRow,
+    Seat,
+    Window,
+    WindowStatus,
+    utcnow,
+)
+from . import outbox
+from .engines import CACHE
 from .errors import N_, ShownError
-from .games import CACHE
 from .links import LinkError
-from .reminders import quiet_of
 from .seats import check_generation
-from .tempo import window_deadline
+from .tempo import quiet_of, window_deadline
 
 log = logging.getLogger("deadmail.turns")
 
-Kick = Callable[[int], None]
+BOT_KINDS = ("sensible", "random")
 
 
 class AnswerError(ShownError):
     """An answer refused; ``status`` is the HTTP status that fits, the message is for the player (pages translate
-    it; an engine refusal passes through in English)."""
+    it, engine refusals included)."""
 
     def __init__(self, message: str, status: int = 422, **params: Any) -> None:
         super().__init__(message, **params)
         self.status = status
+
+    @classmethod
+    def refused_by_engine(cls, exc: engine.IllegalAnswer) -> AnswerError:
+        """The engine's refusal, its msgid and parameters kept (pages translate it like any other)."""
+        return cls(exc.msgid, **exc.params)
 
 
 @dataclass(frozen=True)
@@ -51,67 +69,78 @@ class Submitted:
     window_id: int
     window_number: int
     changed: bool
-    #: every request of the window is answered: the caller kicks an advance after the commit.
+    #: every request of the window is answered (its advance was kicked by the answer that completed it).
     complete: bool
+
+
+# --- bots ------------------------------------------------------------------------------------------------------
+
+
+def bot_answer(game: Game, seat: Seat, eng: engine.Game, req: engine.Request) -> Any:
+    """The answer of the seat's bot (``engine.bots``), the same for the same game, window and seat."""
+    return decide_as_bot(seat.bot or "sensible", game.seed * 1_000_003 + eng.window_no * 7 + seat.position, eng, req)
+
+
+def decide_as_bot(kind: str, seed: int, eng: engine.Game, req: engine.Request) -> Any:
+    bot = RandomBot(seed) if kind == "random" else SensibleBot(seed)
+    return bot.decide(eng, req)
 
 
 # --- storing what the engine did -------------------------------------------------------------------------------
 
 
-def bot_answer(game: Game, seat: Seat, eng: engine.Game, req: engine.Request) -> Any:
-    seed = game.seed * 1_000_003 + eng.window_no * 7 + seat.position
-    bot = RandomBot(seed) if seat.bot == "random" else SensibleBot(seed)
-    return bot.decide(eng, req)
-
-
-#: notifications a player on a digest receives together (server/services/reminders.py sends the digest).
-DIGESTED = frozenset({"turn", "update", "game_over"})
-
-
-def notice(seat: Seat, kind: str, key: str, payload: dict[str, Any], now: datetime) -> Outbox:
-    """A notification for the seat's player; ``key`` makes it unique, so a repeated advance cannot queue it twice.
-    Held for the digest when the player asked for one."""
-    assert seat.player_id is not None and seat.player is not None
-    held = kind in DIGESTED and seat.player.mail_mode == "digest"
-    return Outbox(
-        status="held" if held else "pending",
-        key=key,
-        game_id=seat.game_id,
-        player_id=seat.player_id,
-        seat_id=seat.id,
-        kind=kind,
-        payload=payload,
-        created_at=now,
-        next_attempt_at=now,
-    )
-
-
-def _standing_answer(seat: Seat, req: engine.Request) -> str | None:
-    """RULES.md H-5: the victim a seat's standing order gives up, if it has one that fits."""
-    if req.kind != "victim" or not seat.standing_order:
-        return None
-    return by_standing_order(req.options or [], seat.standing_order)
-
-
-def _automatic(game: Game, seat: Seat, eng: engine.Game, req: engine.Request) -> Any:
-    """The answer given without asking (a bot's, or a standing order's), else None."""
-    if seat.bot is not None:
-        return bot_answer(game, seat, eng, req)
-    return _standing_answer(seat, req)
-
-
-def open_windows(session: Session, game: Game, eng: engine.Game, events_before: int, now: datetime) -> list[Outbox]:
-    """After the engine moved: let bots and standing orders answer what nobody else owes, then store events,
-    state, the next window and the notifications; returns the outbox rows added (to be sent after the commit)."""
-    mail: list[Outbox] = []
+def open_windows(session: Session, game: Game, eng: engine.Game, events_before: int, now: datetime) -> None:
+    """After the engine moved: let bots answer what nobody else owes, then store events, state, the next window and
+    the notifications (sent once the transaction has committed)."""
     seats = {seat.colour: seat for seat in game.seats}
-    automatic: list[tuple[engine.Request, Any]] = []  # the open requests, each with its automatic answer or None
+    automatic = _answer_for_bots(game, seats, eng)
+    _store_events(session, game, eng, events_before, now)
+    store_state(game, eng, now)
+    if eng.over:
+        game.status = GameStatus.OVER
+        game.outcome = eng.outcome
+        people = [seat for seat in game.seats if seat.bot is None]
+        outbox.add(session, (outbox.notice(s, MailKind.GAME_OVER, f"over:{game.id}:{s.id}", {}, now) for s in people))
+        return
+    window = _new_window(session, game, eng, [req for req, _ in automatic], now)
+    mail: list[Outbox] = []
+    for i, (req, value) in enumerate(automatic):
+        seat = seats[req.player]
+        row = RequestRow(window_id=window.id, seat_id=seat.id, position=i, kind=req.kind, payload=req.to_json())
+        if value is not None:  # bots answer through the same rows as people, at once
+            row.answer = value
+            row.answered_at = now
+        else:
+            mail.append(
+                outbox.notice(seat, MailKind.TURN, f"turn:{window.id}:{seat.id}", {"window": window.number}, now)
+            )
+        session.add(row)
+    owes = {req.player for req, _ in automatic}
+    for seat in game.seats:  # the others hear what changed, if they saw anything change
+        if seat.bot is None and seat.colour not in owes and _saw_news(eng.events[events_before:], seat.colour):
+            mail.append(
+                outbox.notice(seat, MailKind.UPDATE, f"update:{window.id}:{seat.id}", {"window": window.number}, now)
+            )
+    outbox.add(session, mail)
+
+
+def _answer_for_bots(game: Game, seats: dict[str, Seat], eng: engine.Game) -> list[tuple[engine.Request, Any]]:
+    """Apply bots' answers while only bots are asked; return the open requests, each with its bot's answer (None
+    for a person's)."""
+    automatic: list[tuple[engine.Request, Any]] = []
     while not eng.over:
-        automatic = [(req, _automatic(game, seats[req.player], eng, req)) for req in eng.pending()]
+        automatic = [
+            (req, bot_answer(game, seats[req.player], eng, req) if seats[req.player].bot else None)
+            for req in eng.pending()
+        ]
         if any(value is None for _, value in automatic):
             break
         for req, value in automatic:
             eng.answer(req.player, req.kind, value)
+    return automatic
+
+
+def _store_events(session: Session, game: Game, eng: engine.Game, events_before: int, now: datetime) -> None:
     current = game.round
     for seq, event in enumerate(eng.events[events_before:], start=events_before):
         if event["type"] == "round_started":
@@ -128,48 +157,33 @@ def open_windows(session: Session, game: Game, eng: engine.Game, events_before: 
                 created_at=now,
             )
         )
+
+
+def store_state(game: Game, eng: engine.Game, now: datetime) -> None:
     game.state = eng.to_json()
     game.version += 1
     game.round = eng.round
     game.phase = eng.phase
     game.updated_at = now
-    if eng.over:
-        game.status = "over"
-        game.outcome = eng.outcome
-        mail = [
-            notice(seat, "game_over", f"over:{game.id}:{seat.id}", {}, now) for seat in game.seats if seat.bot is None
-        ]
-        session.add_all(mail)
-        return mail
-    pending = [req for req, _ in automatic]
+
+
+def _new_window(session: Session, game: Game, eng: engine.Game, pending: list[engine.Request], now: datetime) -> Window:
+    seats = {seat.colour: seat for seat in game.seats}
     owing = [seats[r.player].player for r in pending if seats[r.player].bot is None]
     quiet = [q for p in owing if p is not None and (q := quiet_of(p)) is not None]
+    start = game.paused_until if game.paused_at(now) and game.paused_until is not None else now  # counts after a pause
     window = Window(
         game_id=game.id,
         number=eng.window_no,
-        status="open",
+        status=WindowStatus.OPEN,
         round=eng.round,
         phase=eng.phase,
         opened_at=now,
-        deadline=window_deadline(now, [r.kind for r in pending], game.tempo, quiet),
+        deadline=window_deadline(start, [r.kind for r in pending], game.tempo, quiet),
     )
     session.add(window)
     session.flush()
-    for i, (req, value) in enumerate(automatic):
-        seat = seats[req.player]
-        row = RequestRow(window_id=window.id, seat_id=seat.id, position=i, kind=req.kind, payload=req.to_json())
-        if value is not None:  # bots and standing orders answer through the same rows as people, at once
-            row.answer = value
-            row.answered_at = now
-        else:
-            mail.append(notice(seat, "turn", f"turn:{window.id}:{seat.id}", {"window": window.number}, now))
-        session.add(row)
-    owes = {req.player for req in pending}
-    for seat in game.seats:  # the others hear what changed, if they saw anything change
-        if seat.bot is None and seat.colour not in owes and _saw_news(eng.events[events_before:], seat.colour):
-            mail.append(notice(seat, "update", f"update:{window.id}:{seat.id}", {"window": window.number}, now))
-    session.add_all(mail)
-    return mail
+    return window
 
 
 def _saw_news(events: list[dict[str, Any]], colour: str) -> bool:
@@ -186,12 +200,29 @@ _SEAT_AND_GAME = (
     .options(load_only(Game.id, Game.version, Game.created_at))
     .where(Seat.id == bindparam("seat_id"))
 )
-_OPEN_WINDOW = select(Window).where(Window.game_id == bindparam("game_id"), Window.status == "open").with_for_update()
+_OPEN_WINDOW = (
+    select(Window).where(Window.game_id == bindparam("game_id"), Window.status == WindowStatus.OPEN).with_for_update()
+)
 _WINDOW_ROWS = (
     select(RequestRow)
     .options(load_only(RequestRow.seat_id, RequestRow.kind, RequestRow.answer, RequestRow.answered_at))
     .where(RequestRow.window_id == bindparam("window_id"))
 )
+
+
+def _store(
+    session: Session, window: Window, rows: list[RequestRow], row: RequestRow, answer: Any, now: datetime
+) -> bool:
+    """Store an answer (already checked by the engine) on its row; the one place that decides that a window is
+    complete, and kicks its advance once the transaction commits. True when the answer changed anything."""
+    changed = row.answered_at is None or row.answer != answer
+    if changed:
+        row.answer = answer
+        row.answered_at = now
+    if window.completed_at is None and all(r.answered_at is not None for r in rows):
+        window.completed_at = now
+        advance_after_commit(session, window.id)
+    return changed
 
 
 def submit_answer(
@@ -203,12 +234,11 @@ def submit_answer(
     generation: int | None = None,
     window_number: int | None = None,
     now: datetime | None = None,
-    kick: Kick | None = None,
 ) -> Submitted:
     """Store a seat's answer to its open request; AnswerError (nothing changed) when it cannot be taken.
 
-    ``generation``: the link generation the answer came with (LinkError when the link was revoked). ``kick`` is
-    called after the commit when this answer completed the window (once per window; the sweep covers a lost one).
+    ``generation``: the link generation the answer came with (LinkError when the link was revoked). The answer that
+    completes the window kicks its advance after the commit (once per window; the sweep covers a lost kick).
     """
     now = now or utcnow()
     with db.session() as session:
@@ -223,82 +253,135 @@ def submit_answer(
             raise AnswerError(
                 N_("This decision is closed: the game has moved on. Open your link to see what is new."), 409
             )
-        rows = session.execute(_WINDOW_ROWS, {"window_id": window.id}).scalars().all()
+        rows = list(session.execute(_WINDOW_ROWS, {"window_id": window.id}).scalars())
         row = next((r for r in rows if r.seat_id == seat.id), None)
         if row is None:
             raise AnswerError(N_("There is nothing for you to decide right now."), 409)
         if row.kind != kind:
             raise AnswerError(
-                N_("You are asked for a %(asked)s now, not a %(given)s."), 409, asked=row.kind, given=kind
+                N_("You are asked for a %(asked)s now, not a %(given)s."), 409, asked=row.kind, given=str(kind)[:20]
             )
         try:
             CACHE.get(game).check(seat.colour, kind, answer)
         except engine.IllegalAnswer as exc:
-            raise AnswerError(str(exc)) from None
-        changed = row.answered_at is None or row.answer != answer
-        if changed:
-            row.answer = answer
+            raise AnswerError.refused_by_engine(exc) from None
+        changed = _store(session, window, rows, row, answer, now)
+        return Submitted(window.id, window.number, changed, window.completed_at is not None)
+
+
+def answer_as_bot(session: Session, game: Game, seat: Seat, window: Window, now: datetime) -> bool:
+    """A seat just given to a bot answers its open request at once, through ``_store`` like a person's answer.
+    False when the seat owes nothing unanswered in the window."""
+    rows = list(session.execute(select(RequestRow).where(RequestRow.window_id == window.id)).scalars())
+    row = next((r for r in rows if r.seat_id == seat.id and r.answered_at is None), None)
+    if row is None:
+        return False
+    eng = CACHE.get(game)
+    req = next((r for r in eng.pending() if r.player == seat.colour and r.kind == row.kind), None)
+    if eng.window_no != window.number or req is None:
+        raise ShownError(N_("The game's state does not match its open decision; try again in a moment."))
+    answer = bot_answer(game, seat, eng, req)
+    eng.check(seat.colour, row.kind, answer)  # a bot's answer is checked like anyone's
+    _store(session, window, rows, row, answer, now)
+    return True
+
+
+# --- standing orders (H-5) -------------------------------------------------------------------------------------
+
+
+def set_standing_order(db: Database, seat_id: int, order: list[str], now: datetime | None = None) -> bool:
+    """RULES.md H-5: give the engine the seat's standing victim order (an empty one clears it). When the seat owes
+    the open victim request, the engine answers it from the order at once and the window closes (also during a
+    pause; the next window's deadline then counts from the end of the pause). True when it answered.
+
+    Checked by the caller (``prefs``): the seat is a person's and its game is running."""
+    now = now or utcnow()
+    with db.session() as session:
+        seat = session.get(Seat, seat_id)
+        assert seat is not None
+        window = session.execute(_OPEN_WINDOW, {"game_id": seat.game_id}).scalar_one_or_none()
+        game = session.get(Game, seat.game_id)
+        assert game is not None
+        eng = CACHE.fresh(game)
+        before, number = len(eng.events), eng.window_no
+        eng.set_standing_order(seat.colour, order)
+        answered = window is not None and (eng.over or eng.window_no != number)
+        if answered:
+            assert window is not None
+            _answered_by_order(session, window, seat, eng.events[before:], now)
+            open_windows(session, game, eng, before, now)
+        else:
+            store_state(game, eng, now)
+    CACHE.put(game, eng)
+    return answered
+
+
+def _answered_by_order(
+    session: Session, window: Window, seat: Seat, events: list[dict[str, Any]], now: datetime
+) -> None:
+    """The seat's victim request was answered by its standing order (the engine's ``answer_auto``): its row says
+    so, and the window is closed."""
+    auto = next(e for e in events if e["type"] == "answer_auto" and e["player"] == seat.colour)
+    for row in window.requests:
+        if row.seat_id == seat.id:
+            row.answer = auto["answer"]
             row.answered_at = now
-        complete = all(r.answered_at is not None for r in rows)
-        completed_now = complete and window.completed_at is None
-        if completed_now:
-            window.completed_at = now
-        result = Submitted(window.id, window.number, changed, complete)
-    if completed_now and kick is not None:
-        kick(result.window_id)
-    return result
+    window.completed_at = window.completed_at or now
+    window.status = WindowStatus.CLOSED
+    window.closed_at = now
 
 
 # --- advancing ---------------------------------------------------------------------------------------------------
 
 
-def advance_window(db: Database, window_id: int, now: datetime | None = None, wait: bool = True) -> list[int] | None:
-    """Close the window if it is open and complete or due. None when this call did nothing (not open, not due,
-    or, with ``wait=False``, locked by someone else); else the ids of the outbox rows it added, to send after the
-    commit. A kicked advance waits for the row lock (a submit holds it briefly); the sweep skips locked windows."""
+def advance_window(db: Database, window_id: int, now: datetime | None = None, wait: bool = True) -> bool:
+    """Close the window if it is open and complete or due, and open the next one; False when this call did nothing
+    (not open, not due, paused, or, with ``wait=False``, locked by someone else). A kicked advance waits for the
+    row lock (a submit holds it briefly); the sweep skips locked windows."""
     now = now or utcnow()
     with db.session() as session:
         window = session.execute(
-            select(Window).where(Window.id == window_id, Window.status == "open").with_for_update(skip_locked=not wait)
+            select(Window)
+            .where(Window.id == window_id, Window.status == WindowStatus.OPEN)
+            .with_for_update(skip_locked=not wait)
         ).scalar_one_or_none()
         if window is None:
-            return None
+            return False
         rows = list(window.requests)
         if any(r.answered_at is None for r in rows) and window.deadline > now:
-            return None
+            return False
         game = session.get(Game, window.game_id)
         assert game is not None
         if game.paused_at(now):
-            return None  # paused by the organiser: the sweep advances it once the pause is over
-        window.status = "resolving"
+            return False  # paused by the organiser: the sweep advances it once the pause is over
+        window.status = WindowStatus.RESOLVING
         session.flush()
         eng = CACHE.fresh(game)
         events_before = len(eng.events)
-        if eng.window_no != window.number:  # should never happen: resynchronise rather than leave the game stuck
+        if eng.window_no == window.number:
+            _apply(game, window, rows, eng)
+        else:  # should never happen: resynchronise rather than leave the game stuck
             log.error("game %s: window %s does not match the engine's window %s", game.id, window.number, eng.window_no)
-            window.status = "closed"
-            window.closed_at = now
             session.execute(delete(Window).where(Window.game_id == game.id, Window.number == eng.window_no))
-            mail = open_windows(session, game, eng, events_before, now)
-            session.flush()
-            return [m.id for m in mail]
-        for row in rows:
-            colour = row.seat.colour
-            if row.answered_at is not None:
-                try:
-                    eng.answer(colour, row.kind, row.answer)
-                    continue
-                except engine.IllegalAnswer:  # checked when stored, against this same state: should not happen
-                    log.exception("game %s: stored answer of %s no longer applies; defaulting", game.id, colour)
-            eng.timeout(colour, row.kind)
-            row.defaulted = True
-        window.status = "closed"
+        window.status = WindowStatus.CLOSED
         window.closed_at = now
-        mail = open_windows(session, game, eng, events_before, now)
-        session.flush()
-        mail_ids = [m.id for m in mail]
+        open_windows(session, game, eng, events_before, now)
     CACHE.put(game, eng)  # committed: later checks start from the new state
-    return mail_ids
+    return True
+
+
+def _apply(game: Game, window: Window, rows: list[RequestRow], eng: engine.Game) -> None:
+    """The window's answers through the engine, in order; an H-4 default for each one missing."""
+    for row in rows:
+        colour = row.seat.colour
+        if row.answered_at is not None:
+            try:
+                eng.answer(colour, row.kind, row.answer)
+                continue
+            except engine.IllegalAnswer:  # checked when stored, against this same state: should not happen
+                log.exception("game %s: stored answer of %s no longer applies; defaulting", game.id, colour)
+        eng.timeout(colour, row.kind)
+        row.defaulted = True
 
 
 def due_windows(db: Database, now: datetime, limit: int = 200) -> list[int]:
@@ -308,7 +391,7 @@ def due_windows(db: Database, now: datetime, limit: int = 200) -> list[int]:
             select(Window.id)
             .join(Game, Game.id == Window.game_id)
             .where(
-                Window.status == "open",
+                Window.status == WindowStatus.OPEN,
                 (Window.deadline <= now) | Window.completed_at.is_not(None),
                 Game.unpaused_at(now),  # a paused game's window is due once the pause is over
             )
@@ -319,7 +402,17 @@ def due_windows(db: Database, now: datetime, limit: int = 200) -> list[int]:
 
 
 def sweep_windows(db: Database, now: datetime | None = None) -> int:
-    """Advance every due window; returns how many were applied by this call (their mail is left to the sweep's
-    own outbox pass)."""
+    """Advance every due window; returns how many were applied by this call."""
     now = now or utcnow()
-    return sum(advance_window(db, wid, now, wait=False) is not None for wid in due_windows(db, now))
+    return sum(advance_window(db, wid, now, wait=False) for wid in due_windows(db, now))
+
+
+def bot_choice(db: Database, seat_id: int, kind: str, seed: int) -> Any:
+    """The answer a bot of ``kind`` would give to the seat's open request now (None when it owes none): the demo's
+    bots answer through the web like people, deciding with ``engine.bots`` like every bot of the server."""
+    with db.session() as session:
+        seat = session.get(Seat, seat_id)
+        assert seat is not None
+        eng = CACHE.get(seat.game)
+        req = next((r for r in eng.pending() if r.player == seat.colour), None)
+        return None if req is None else decide_as_bot(kind, seed, eng, req)

@@ -9,15 +9,20 @@ opens it, and runs a real in-process worker that advances the games.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
+from celery import Celery
+from flask import Flask
 from werkzeug.serving import make_server
 
 from ..conftest import Stack, need
+
+if TYPE_CHECKING:  # Playwright is a test extra: without it the tests skip (or, on CI, fail)
+    from playwright.sync_api import Browser, BrowserContext, Page
 
 CHROMIUM = "/usr/bin/chromium"
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
@@ -33,9 +38,10 @@ class _Late:
     """A WSGI app given after the server is bound (the app's settings need the server's port)."""
 
     def __init__(self) -> None:
-        self.app: Any = None
+        self.app: Flask | None = None
 
     def __call__(self, environ: Any, start_response: Any) -> Any:
+        assert self.app is not None
         return self.app(environ, start_response)
 
 
@@ -45,21 +51,23 @@ class Live:
 
     stack: Stack
     url: str
-    worker: Any = None
+    worker: Celery | None = None
 
 
 @pytest.fixture
 def served(stack: Stack) -> Iterator[Live]:
-    """The stack's app on a free port, built from settings whose base URL is that server (no worker: answers are
-    stored, nothing advances; for the tests of single pages)."""
-    from server.app import create_app
+    """The stack's app on a free port, built from settings whose base URL is that server. Its database hands the
+    work of its transactions to the task queue, but no worker runs (answers are stored, nothing advances; for the
+    tests of single pages) unless the test also asks for ``live``."""
+    from server.run.queue import Queue
+    from server.web.app import create_app
 
     late = _Late()
     server = make_server("127.0.0.1", 0, late, threaded=True)
     url = f"http://127.0.0.1:{server.server_port}"
     # settings first, then the app (and any worker) built from them: links in pages and mails open this server
     stack.settings = replace(stack.settings, base_url=url)
-    stack.app = create_app(stack.settings, stack.db)
+    stack.app = create_app(stack.settings, stack.db.with_tasks(Queue(stack.settings)))
     stack.client = stack.app.test_client()
     late.app = stack.app
     thread = threading.Thread(target=server.serve_forever, name="live-server", daemon=True)
@@ -81,7 +89,7 @@ def live(served: Live, request: pytest.FixtureRequest) -> Live:
 
 
 @pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
+def browser() -> Iterator[Browser]:
     """Debian's Chromium, headless, for the whole session."""
     error: Exception | None = None
     if not Path(CHROMIUM).exists():
@@ -97,7 +105,7 @@ def browser() -> Iterator[Any]:
         launched.close()
 
 
-def _context(browser: Any, **options: Any) -> Iterator[Any]:
+def _context(browser: Browser, **options: Any) -> Iterator[BrowserContext]:
     context = browser.new_context(**options)
     context.set_default_timeout(TIMEOUT_MS)
     yield context
@@ -105,13 +113,13 @@ def _context(browser: Any, **options: Any) -> Iterator[Any]:
 
 
 @pytest.fixture
-def desktop(browser: Any) -> Iterator[Any]:
+def desktop(browser: Browser) -> Iterator[BrowserContext]:
     """A desktop browser window (1280 x 900)."""
     yield from _context(browser, viewport={"width": 1280, "height": 900})
 
 
 @pytest.fixture
-def phone(browser: Any) -> Iterator[Any]:
+def phone(browser: Browser) -> Iterator[BrowserContext]:
     """A phone (390 x 844, mobile, touch)."""
     yield from _context(
         browser, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, device_scale_factor=2
@@ -119,17 +127,17 @@ def phone(browser: Any) -> Iterator[Any]:
 
 
 @pytest.fixture
-def nojs(browser: Any) -> Iterator[Any]:
+def nojs(browser: Browser) -> Iterator[BrowserContext]:
     """A browser with JavaScript turned off: pages must still answer with plain forms."""
     yield from _context(browser, viewport={"width": 1280, "height": 900}, java_script_enabled=False)
 
 
 @pytest.fixture
-def new_context(browser: Any) -> Iterator[Any]:
+def new_context(browser: Browser) -> Iterator[Callable[[], BrowserContext]]:
     """More desktop windows, each with its own cookies (one per player in a game)."""
-    made: list[Any] = []
+    made: list[BrowserContext] = []
 
-    def make() -> Any:
+    def make() -> BrowserContext:
         context = browser.new_context(viewport={"width": 1280, "height": 900})
         context.set_default_timeout(TIMEOUT_MS)
         made.append(context)
@@ -140,7 +148,7 @@ def new_context(browser: Any) -> Iterator[Any]:
         context.close()
 
 
-def screenshot(page: Any, name: str) -> Path:
+def screenshot(page: Page, name: str) -> Path:
     """Save the whole page as tests/browser/screenshots/<name>.png (kept out of git)."""
     SCREENSHOTS.mkdir(exist_ok=True)
     path = SCREENSHOTS / f"{name}.png"

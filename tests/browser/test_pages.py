@@ -5,9 +5,10 @@ is shown as text and never runs."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from html.parser import HTMLParser
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 import pytest
@@ -24,17 +25,19 @@ except ImportError:  # the test extras hold it; on CI (REQUIRED) its absence fai
 
 import engine
 from engine.bots import RandomBot
-from server import narrate
-from server.commands import commands_for
-from server.mailbox import mailbox_token
-from server.models import Game, Player, RequestRow, Seat, Window, utcnow
-from server.queue import Queue
-from server.services import games, mails, turns
-from server.services.links import player_token, seat_token
+from server.models import Player, RequestRow, Seat, Window, utcnow
+from server.run.queue import Queue
+from server.services import games, turns
+from server.services.links import mailbox_token, player_token
+from server.text import glossary, sentences
+from server.text.grammar import commands_for
+from tests.support import engine_of, open_window, play_window, request_of, seat_ids
 
-from ..server.test_mails import play_window
 from ..waiting import wait_for
 from .conftest import EMBEDDED, Live, screenshot
+
+if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext, Dialog, Page
 
 pytestmark = EMBEDDED
 
@@ -57,58 +60,36 @@ class Made:
 
 
 def make_game(live: Live, seed: int, names: list[str] | None = None, tag: str = "") -> Made:
-    """A game of people only (3 by default), created as the API does; its first mails go through the worker."""
+    """A game of people only (3 by default), created as the API does: its first mails are queued for the worker
+    (sent once one runs)."""
     names = names or ["Ann", "Bruno", "Ola"]
     tag = tag or str(seed)
     players = [games.PlayerSpec(name=name, email=f"p{i}.{tag}@example.org") for i, name in enumerate(names)]
-    created = games.create_game(live.stack.db, games.GameSpec(players=players, seed=seed))
-    sender = Queue(live.stack.settings)
-    for outbox_id in created.outbox_ids:
-        sender.send_mail(outbox_id)
-    s = live.stack.settings
-    with live.stack.db.session() as session:
-        rows = session.execute(select_seats(created.game_id)).scalars()
-        found = {
-            seat.colour: (seat.id, f"{live.url}/s/{seat_token(s.secret_key, seat.id, seat.link_generation)}")
-            for seat in rows
-        }
+    settings = live.stack.settings
+    created = games.create_game(live.stack.db.with_tasks(Queue(settings)), games.GameSpec(players=players, seed=seed))
+    ids = seat_ids(live.stack.db, created.game_id)
+    links = games.seat_links(live.stack.db, created.game_id, settings.secret_key, live.url)
+    found = {seat["colour"]: (ids[seat["colour"]], seat["link"]) for seat in links}
     return Made(created.game_id, found, list(found))
 
 
-def select_seats(game_id: int) -> Any:
-    return sa.select(Seat).where(Seat.game_id == game_id).order_by(Seat.position)
-
-
-def engine_of(live: Live, game_id: int) -> engine.Game:
-    with live.stack.db.session() as session:
-        game = session.get(Game, game_id)
-        assert game is not None
-        return games.CACHE.get(game)
-
-
 def window_number(live: Live, game_id: int) -> int | None:
-    with live.stack.db.session() as session:
-        return session.execute(
-            sa.select(Window.number).where(Window.game_id == game_id, Window.status == "open")
-        ).scalar_one_or_none()
+    """The number of the game's open window (None once the game is over)."""
+    window = open_window(live.stack.db, game_id)
+    return None if window is None else window.number
 
 
 def stored_answer(live: Live, seat_id: int) -> Any:
     """The seat's answer in the open window (None while unanswered)."""
-    with live.stack.db.session() as session:
-        row = session.execute(
-            sa.select(RequestRow)
-            .join(Window, Window.id == RequestRow.window_id)
-            .where(RequestRow.seat_id == seat_id, Window.status == "open")
-        ).scalar_one_or_none()
-        return None if row is None or row.answered_at is None else row.answer
+    found = request_of(live.stack.db, seat_id)
+    return None if found is None or found[1].answered_at is None else found[1].answer
 
 
-def no_dialogs(page: Any) -> list[str]:
+def no_dialogs(page: Page) -> list[str]:
     """Collect every alert/confirm/prompt the page opens (a script that ran); the test asserts the list is empty."""
     opened: list[str] = []
 
-    def record(dialog: Any) -> None:
+    def record(dialog: Dialog) -> None:
         opened.append(dialog.message)
         dialog.dismiss()
 
@@ -116,7 +97,7 @@ def no_dialogs(page: Any) -> list[str]:
     return opened
 
 
-def no_horizontal_scroll(page: Any) -> None:
+def no_horizontal_scroll(page: Page) -> None:
     width = page.evaluate("() => document.documentElement.scrollWidth")
     assert width <= page.viewport_size["width"], f"the page is {width} px wide"
 
@@ -127,7 +108,7 @@ def no_horizontal_scroll(page: Any) -> None:
 def one_tap_url(live: Live, made: Made, colour: str) -> tuple[str, str]:
     """A one-tap link of the seat (as its mail has them) and the command it answers."""
     link = made.seats[colour][1]
-    eng = engine_of(live, made.game_id)
+    eng = engine_of(live.stack.db, made.game_id)
     view = engine.view(eng, colour)
     request = next(r.to_json() for r in eng.pending() if r.player == colour)
     command = commands_for(request, view, "en")[-1]
@@ -135,7 +116,7 @@ def one_tap_url(live: Live, made: Made, colour: str) -> tuple[str, str]:
 
 
 def test_a_one_tap_link_confirms_then_answers_with_and_without_javascript(
-    served: Live, desktop: Any, nojs: Any
+    served: Live, desktop: BrowserContext, nojs: BrowserContext
 ) -> None:
     made = make_game(served, seed=5)
     for context, colour in ((desktop, "red"), (nojs, "blue")):
@@ -149,13 +130,13 @@ def test_a_one_tap_link_confirms_then_answers_with_and_without_javascript(
         page.wait_for_url(re.compile(r"/s/[^/]+\?saved=\d+$"))
         answer = stored_answer(served, seat_id)
         assert answer is not None
-        eng = engine_of(served, made.game_id)
+        eng = engine_of(served.stack.db, made.game_id)
         request = next(r.to_json() for r in eng.pending() if r.player == colour)
-        meaning = mails.describe_answer("en", request, answer)
-        assert meaning in page.locator("body").inner_text() or page.get_by_role("status").count() == 1
+        expect(page.get_by_role("status")).to_contain_text("Your answer is saved")
+        expect(page.locator("p.current-answer")).to_contain_text(sentences.describe_answer("en", request, answer))
 
 
-def test_forms_posted_with_a_broken_or_missing_csrf_token_are_refused(served: Live, desktop: Any) -> None:
+def test_forms_posted_with_a_broken_or_missing_csrf_token_are_refused(served: Live, desktop: BrowserContext) -> None:
     made = make_game(served, seed=6)
     url, _command = one_tap_url(served, made, "red")
     page = desktop.new_page()
@@ -207,7 +188,7 @@ def test_forms_posted_with_a_broken_or_missing_csrf_token_are_refused(served: Li
     assert stored_answer(served, made.seats["red"][0]) is not None
 
 
-def test_forged_and_revoked_links_say_so(served: Live, desktop: Any) -> None:
+def test_forged_and_revoked_links_say_so(served: Live, desktop: BrowserContext) -> None:
     made = make_game(served, seed=7)
     page = desktop.new_page()
     seat_id, link = made.seats["red"]
@@ -240,7 +221,7 @@ def test_forged_and_revoked_links_say_so(served: Live, desktop: Any) -> None:
     assert stored_answer(served, seat_id) is None
 
 
-def test_a_hostile_display_name_is_shown_as_text_and_never_runs(served: Live, desktop: Any) -> None:
+def test_a_hostile_display_name_is_shown_as_text_and_never_runs(served: Live, desktop: BrowserContext) -> None:
     made = make_game(served, seed=8, names=[HOSTILE, "Bruno", "Ola"])
     with served.stack.db.session() as session:
         player = session.execute(sa.select(Player).where(Player.display_name == HOSTILE)).scalar_one()
@@ -262,7 +243,7 @@ def test_a_hostile_display_name_is_shown_as_text_and_never_runs(served: Live, de
     assert opened == []
 
 
-def test_the_mailbox_lists_the_mails_and_their_links_open_the_pages(live: Live, desktop: Any) -> None:
+def test_the_mailbox_lists_the_mails_and_their_links_open_the_pages(live: Live, desktop: BrowserContext) -> None:
     made = make_game(live, seed=9)
     page = desktop.new_page()
     opened = no_dialogs(page)
@@ -314,14 +295,14 @@ class _Tokens(HTMLParser):
             self.stack.pop()
 
 
-def board_tokens(page: Any) -> set[tuple[str, str, str | None]]:
+def board_tokens(page: Page) -> set[tuple[str, str, str | None]]:
     expect(page.locator("svg.board")).to_have_count(1)
     parser = _Tokens()
     parser.feed(page.content())
     return parser.found
 
 
-def seat_colours(page: Any) -> dict[str, str]:
+def seat_colours(page: Page) -> dict[str, str]:
     """colour -> link, from the organiser's list of seats (inputs ``link-<colour>``)."""
     out = {}
     for field in page.locator("input[id^=link-]").all():
@@ -329,20 +310,20 @@ def seat_colours(page: Any) -> dict[str, str]:
     return out
 
 
-def check_no_secrets(live: Live, game_id: int, colour: str, page: Any, links: dict[str, str]) -> None:
+def check_no_secrets(live: Live, game_id: int, colour: str, page: Page, links: dict[str, str]) -> None:
     """The page of ``colour`` holds nothing of another player's: their links, their cards (in the hand and the
     decision), and their stored answers in the open window (unless the same words are one of this seat's choices)."""
     html = page.content()
     for other, link in links.items():
         if other != colour:
             assert link.rsplit("/", 1)[1] not in html, f"{colour}'s page holds {other}'s link"
-    eng = engine_of(live, game_id)
-    mine = {narrate.card_name("en", c) for c in eng.hands[colour]}
+    eng = engine_of(live.stack.db, game_id)
+    mine = {glossary.card_name("en", c) for c in eng.hands[colour]}
     hand = page.locator("section.hand").inner_text()
     assert all(name in hand for name in mine), f"{colour}'s own cards {mine} are not all shown"
     requests = {r.player: r.to_json() for r in eng.pending()}
     for card in {c for p, hand in eng.hands.items() if p != colour for c in hand}:
-        name = narrate.card_name("en", card)
+        name = glossary.card_name("en", card)
         if name in mine or card in (requests.get(colour, {}).get("cards") or []):
             continue
         for region in ("section.hand", "section.decision"):
@@ -358,14 +339,14 @@ def check_no_secrets(live: Live, game_id: int, colour: str, page: Any, links: di
         ).all()
         answers = [(c, row.payload, row.answer) for row, c in rows if c != colour]
     for other, payload, answer in answers:
-        said = mails.describe_answer("en", payload, answer)
+        said = sentences.describe_answer("en", payload, answer)
         if not any(said in label for label in own):
             assert said not in html, f"{colour}'s page shows {other}'s answer: {said}"
     if eng.dice is not None and colour not in eng.dice["seen_by"]:
         assert page.locator("p.dice").count() == 0
 
 
-def answer_by_clicking(page: Any, index: int) -> str:
+def answer_by_clicking(page: Page, index: int) -> str:
     """Pick the ``index``-th choice of the decision form (wrapping) and answer; returns the choice's words."""
     form = page.locator("form.decision-form")
     choices = form.locator("label.choice")
@@ -382,7 +363,11 @@ def answer_by_clicking(page: Any, index: int) -> str:
 
 
 def test_an_organiser_creates_a_game_and_the_players_play_a_round_by_clicking(
-    live: Live, desktop: Any, phone: Any, nojs: Any, new_context: Any
+    live: Live,
+    desktop: BrowserContext,
+    phone: BrowserContext,
+    nojs: BrowserContext,
+    new_context: Callable[[], BrowserContext],
 ) -> None:
     organiser = desktop.new_page()
     opened = no_dialogs(organiser)
@@ -429,7 +414,7 @@ def test_an_organiser_creates_a_game_and_the_players_play_a_round_by_clicking(
         after = board_tokens(page)
         assert after != before[colour], "the board picture did not change"
         check_no_secrets(live, game_id, colour, page, links)
-    eng = engine_of(live, game_id)
+    eng = engine_of(live.stack.db, game_id)
     table = eng.position()["characters"]
     placed = {(c, ch, str(loc)) for c, chars in table.items() for ch, loc in chars.items() if loc is not None}
     assert board_tokens(pages[colours[0]]) == placed  # the picture is the table
@@ -443,7 +428,9 @@ def test_an_organiser_creates_a_game_and_the_players_play_a_round_by_clicking(
 HOSTILE_CHAT = "<script>alert('chat')</script><img src=x onerror=alert(2)> & <b>bold</b>"
 
 
-def test_a_hostile_chat_message_is_shown_as_text_and_never_runs(served: Live, desktop: Any, new_context: Any) -> None:
+def test_a_hostile_chat_message_is_shown_as_text_and_never_runs(
+    served: Live, desktop: BrowserContext, new_context: Callable[[], BrowserContext]
+) -> None:
     made = make_game(served, seed=11)
     author, reader = made.colours[0], made.colours[1]
     page = desktop.new_page()
@@ -464,7 +451,9 @@ def test_a_hostile_chat_message_is_shown_as_text_and_never_runs(served: Live, de
     assert opened == []
 
 
-def test_the_replay_steps_round_by_round_once_the_game_is_over(served: Live, desktop: Any, nojs: Any) -> None:
+def test_the_replay_steps_round_by_round_once_the_game_is_over(
+    served: Live, desktop: BrowserContext, nojs: BrowserContext
+) -> None:
     made = make_game(served, seed=12)
     link = made.seats[made.colours[0]][1]
     page = desktop.new_page()
@@ -476,7 +465,7 @@ def test_the_replay_steps_round_by_round_once_the_game_is_over(served: Live, des
     windows, dice_checked = 0, False
     links = {colour: seat_link for colour, (_seat_id, seat_link) in made.seats.items()}
     while window_number(served, made.game_id) is not None:  # everyone answers like a random bot, to the end
-        eng = engine_of(served, made.game_id)
+        eng = engine_of(served.stack.db, made.game_id)
         if not dice_checked and eng.dice is not None and set(eng.players) - set(eng.dice["seen_by"]):
             # the zombie dice are rolled: only who saw them sees them; a secret destination stays with its author
             dice_checked = True
@@ -495,7 +484,7 @@ def test_the_replay_steps_round_by_round_once_the_game_is_over(served: Live, des
         windows += 1
         assert windows < 400
     assert dice_checked
-    assert engine_of(served, made.game_id).over
+    assert engine_of(served.stack.db, made.game_id).over
 
     page = nojs.new_page()  # plain links: no script needed to step through it
     page.goto(f"{link}/replay")

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ..waiting import wait_for
 from .conftest import PRODUCTION, Live
 from .test_pages import WORKER_S, answer_by_clicking, board_tokens, check_no_secrets, make_game, window_number
 
+if TYPE_CHECKING:
+    from playwright.sync_api import BrowserContext
+
 
 @PRODUCTION
-def test_a_round_is_played_by_clicking_on_production(live: Live, new_context: Any) -> None:
+def test_a_round_is_played_by_clicking_on_production(live: Live, new_context: Callable[[], BrowserContext]) -> None:
     made = make_game(live, seed=21)
     links = {colour: link for colour, (_seat_id, link) in made.seats.items()}
     pages = {colour: new_context().new_page() for colour in links}

@@ -447,7 +447,7 @@ def test_truck_revote_tie_means_no_search() -> None:
 
 
 @pytest.mark.rule("VOT-8", "VOT-7", "B-3")
-def test_chief_revote_tie_keeps_the_incumbent_not_elected() -> None:
+def test_a_tied_chief_revote_in_a_five_player_game_keeps_the_incumbent_not_elected() -> None:
     """Phase B: a tied re-vote leaves the incumbent Chief in place, not elected (nobody sees the dice)."""
     layout = {
         "red": {"pinup": 5, "tough": 1, "gunman": 3},

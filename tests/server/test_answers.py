@@ -5,21 +5,25 @@ stale; timeouts apply the H-4 defaults; bots answer by themselves. No worker: th
 from __future__ import annotations
 
 import html
-import json
 import re
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 import sqlalchemy as sa
+from werkzeug.test import TestResponse
 
 import engine
 from engine.bots import SensibleBot
-from server.commands import commands_for, parse_reply
-from server.models import Base, Event, Game, RequestRow, Seat, Window
+from server.db import Database
+from server.models import Event, Game, RequestRow, Seat, Window
 from server.services import games, turns
+from server.text.grammar import commands_for, parse_reply
+from tests.conftest import Stack
+from tests.support import AUTH, all_rows, api_game, engine_of, open_window, recording, seat_ids, stop_signing_clock
 
-AUTH = {"Authorization": "Bearer test-api-token"}
 PEOPLE = ["Ann <ann@example.org>", "Bob <bob@example.org>", "Cy <cy@example.org>"]
 CLOSED = "This decision is closed: the game has moved on. Open your link to see what is new."
 MALFORMED = 'Send a JSON object {"kind": ..., "answer": ...} (and optionally "window").'
@@ -28,35 +32,31 @@ MALFORMED = 'Send a JSON object {"kind": ..., "answer": ...} (and optionally "wi
 # --- helpers -----------------------------------------------------------------------------------------------------
 
 
-def new_game(stack: Any, players: list[str] = PEOPLE, seed: int = 7) -> tuple[int, dict[str, str]]:
+def new_game(stack: Stack, players: list[str] = PEOPLE, seed: int = 7) -> tuple[int, dict[str, str]]:
     """A game created through the API; returns its id and each person's token by colour."""
-    reply = stack.client.post("/api/games", json={"players": players, "seed": seed}, headers=AUTH)
-    assert reply.status_code == 201, reply.json
-    tokens = {s["colour"]: s["link"].rsplit("/", 1)[1] for s in reply.json["seats"] if s["link"]}
-    return reply.json["id"], tokens
+    game = api_game(stack.client, players, seed)
+    return game.id, game.tokens
 
 
-def open_window(db: Any, game_id: int) -> dict[str, Any]:
+def decision(db: Database, game_id: int) -> dict[str, Any]:
     """The open window: id, number, deadline, and its requests by colour."""
-    with db.session() as session:
-        window = session.execute(
-            sa.select(Window).where(Window.game_id == game_id, Window.status == "open")
-        ).scalar_one()
-        rows = {
-            r.seat.colour: {
-                "kind": r.kind,
-                "options": r.payload["options"],
-                "answer": r.answer,
-                "answered_at": r.answered_at,
-                "defaulted": r.defaulted,
-                "bot": r.seat.bot,
-            }
-            for r in window.requests
+    window = open_window(db, game_id)
+    assert window is not None
+    rows = {
+        r.seat.colour: {
+            "kind": r.kind,
+            "options": r.payload["options"],
+            "answer": r.answer,
+            "answered_at": r.answered_at,
+            "defaulted": r.defaulted,
+            "bot": r.seat.bot,
         }
-        return {"id": window.id, "number": window.number, "deadline": window.deadline, "requests": rows}
+        for r in window.requests
+    }
+    return {"id": window.id, "number": window.number, "deadline": window.deadline, "requests": rows}
 
 
-def request_row(db: Any, window_id: int, colour: str) -> dict[str, Any]:
+def request_row(db: Database, window_id: int, colour: str) -> dict[str, Any]:
     with db.session() as session:
         row = session.execute(
             sa.select(RequestRow)
@@ -66,47 +66,26 @@ def request_row(db: Any, window_id: int, colour: str) -> dict[str, Any]:
         return {"answer": row.answer, "answered_at": row.answered_at, "defaulted": row.defaulted}
 
 
-def seat_id(db: Any, game_id: int, colour: str) -> int:
-    with db.session() as session:
-        return session.execute(sa.select(Seat.id).where(Seat.game_id == game_id, Seat.colour == colour)).scalar_one()
-
-
-def time_out_until(db: Any, game_id: int, wanted: Any, limit: int = 40) -> dict[str, Any]:
+def time_out_until(
+    db: Database, game_id: int, wanted: Callable[[dict[str, Any]], bool], limit: int = 40
+) -> dict[str, Any]:
     """Let windows pass their deadlines (H-4 defaults) until the open window satisfies ``wanted``."""
     for _ in range(limit):
-        window = open_window(db, game_id)
+        window = decision(db, game_id)
         if wanted(window):
             return window
-        assert turns.advance_window(db, window["id"], now=window["deadline"]) is not None
+        assert turns.advance_window(db, window["id"], now=window["deadline"]) is True
     raise AssertionError("no such window")
 
 
-def snapshot(db: Any) -> dict[str, list[tuple[Any, ...]]]:
-    """Every row of every table, in primary-key order."""
-    with db.session() as session:
-        return {
-            table.name: [
-                tuple(row) for row in session.execute(sa.select(table).order_by(*table.primary_key.columns)).all()
-            ]
-            for table in Base.metadata.sorted_tables
-        }
-
-
-def engine_of(db: Any, game_id: int) -> engine.Game:
-    with db.session() as session:
-        game = session.get(Game, game_id)
-        assert game is not None
-        return engine.Game.from_json(game.state)
-
-
-def legal_answer(db: Any, game_id: int, colour: str) -> tuple[str, Any]:
+def legal_answer(db: Database, game_id: int, colour: str) -> tuple[str, Any]:
     """A legal answer for ``colour``'s open request, chosen by the engine's sensible bot."""
     eng = engine_of(db, game_id)
     req = next(r for r in eng.pending() if r.player == colour)
     return req.kind, SensibleBot(3).decide(eng, req)
 
 
-def post_answer(stack: Any, token: str, body: Any) -> Any:
+def post_answer(stack: Stack, token: str, body: Any) -> TestResponse:
     return stack.client.post(f"/api/seat/{token}/answer", json=body)
 
 
@@ -118,32 +97,32 @@ def two_voters(window: dict[str, Any]) -> bool:
 # --- checked, stored, changed, repeated ----------------------------------------------------------------------------
 
 
-def test_an_illegal_answer_is_refused_with_the_engines_message_and_nothing_is_stored(stack: Any) -> None:
+def test_an_illegal_answer_is_refused_with_the_engines_message_and_nothing_is_stored(stack: Stack) -> None:
     game_id, tokens = new_game(stack)
-    window = open_window(stack.db, game_id)
+    window = decision(stack.db, game_id)
     illegal = {"character": "pinup", "location": 2}  # location 2 is not among yellow's dice
     with pytest.raises(engine.IllegalAnswer) as expected:
         engine_of(stack.db, game_id).check("yellow", "place", illegal)
-    before = snapshot(stack.db)
+    before = all_rows(stack.db)
 
     reply = post_answer(stack, tokens["yellow"], {"kind": "place", "answer": illegal})
 
     assert reply.status_code == 422
     assert reply.json == {"ok": False, "error": str(expected.value)}
     assert str(expected.value).startswith("You cannot place a character at 2; the dice allow")
-    assert snapshot(stack.db) == before
+    assert all_rows(stack.db) == before
     assert request_row(stack.db, window["id"], "yellow")["answered_at"] is None
 
     with pytest.raises(turns.AnswerError) as refused:
-        turns.submit_answer(stack.db, seat_id(stack.db, game_id, "yellow"), "place", "anywhere")
+        turns.submit_answer(stack.db, seat_ids(stack.db, game_id)["yellow"], "place", "anywhere")
     assert refused.value.status == 422
     assert str(refused.value) == 'A placement must be an object such as {"character": "tough", "location": 3}.'
-    assert snapshot(stack.db) == before
+    assert all_rows(stack.db) == before
 
 
-def test_an_answer_is_stored_may_be_changed_and_repeating_it_changes_nothing(stack: Any) -> None:
+def test_an_answer_is_stored_may_be_changed_and_repeating_it_changes_nothing(stack: Stack) -> None:
     game_id, tokens = new_game(stack)
-    window = open_window(stack.db, game_id)
+    window = decision(stack.db, game_id)
     first, second = window["requests"]["yellow"]["options"][:2]
 
     reply = post_answer(stack, tokens["yellow"], {"kind": "place", "answer": first, "window": window["number"]})
@@ -158,46 +137,45 @@ def test_an_answer_is_stored_may_be_changed_and_repeating_it_changes_nothing(sta
     assert request_row(stack.db, window["id"], "yellow")["answer"] == second
     assert stack.client.get(f"/api/seat/{tokens['yellow']}").json["window"]["answer"] == second
 
-    before = snapshot(stack.db)
+    before = all_rows(stack.db)
     reply = post_answer(stack, tokens["yellow"], {"kind": "place", "answer": second})
     assert reply.json == {"ok": True, "window": window["number"], "changed": False, "complete": False}
-    assert snapshot(stack.db) == before  # not even answered_at moved
+    assert all_rows(stack.db) == before  # not even answered_at moved
 
-    result = turns.submit_answer(stack.db, seat_id(stack.db, game_id, "yellow"), "place", second)
+    result = turns.submit_answer(stack.db, seat_ids(stack.db, game_id)["yellow"], "place", second)
     assert result == turns.Submitted(window["id"], window["number"], changed=False, complete=False)
-    assert snapshot(stack.db) == before
+    assert all_rows(stack.db) == before
 
 
-def test_the_last_owed_answer_completes_the_window_and_kicks_one_advance(stack: Any) -> None:
+def test_the_last_owed_answer_completes_the_window_and_asks_for_one_advance(stack: Stack) -> None:
     game_id, _ = new_game(stack)
-    window = open_window(stack.db, game_id)
-    kicked: list[int] = []
+    window = decision(stack.db, game_id)
+    seats = seat_ids(stack.db, game_id)
+    db, tasks = recording(stack.db)
     results = []
     for colour in ("yellow", "red", "blue"):
         option = window["requests"][colour]["options"][0]
-        sid = seat_id(stack.db, game_id, colour)
-        results.append(turns.submit_answer(stack.db, sid, "place", option, kick=kicked.append))
+        results.append(turns.submit_answer(db, seats[colour], "place", option))
+        assert tasks.advanced == ([window["id"]] if colour == "blue" else [])  # asked for once the last one is in
     assert [r.complete for r in results] == [False, False, True]
-    assert kicked == [window["id"]]
-    # repeating the last answer is a no-op, but the window is still complete (and the kick is repeated harmlessly)
-    again = turns.submit_answer(
-        stack.db, seat_id(stack.db, game_id, "blue"), "place", window["requests"]["blue"]["options"][0]
-    )
+    # repeating the last answer is a no-op: the window is still complete, and its advance is not asked for again
+    again = turns.submit_answer(db, seats["blue"], "place", window["requests"]["blue"]["options"][0])
     assert (again.changed, again.complete) == (False, True)
+    assert tasks.advanced == [window["id"]]
 
 
 # --- refused: closed windows, stale forms, wrong kinds -------------------------------------------------------------
 
 
-def test_answers_are_refused_once_the_window_is_closed(stack: Any) -> None:
+def test_answers_are_refused_once_the_window_is_closed(stack: Stack) -> None:
     game_id, tokens = new_game(stack)
-    window = open_window(stack.db, game_id)
+    window = decision(stack.db, game_id)
     option = window["requests"]["yellow"]["options"][0]
     assert post_answer(stack, tokens["yellow"], {"kind": "place", "answer": option}).status_code == 200
 
-    assert turns.advance_window(stack.db, window["id"], now=window["deadline"]) is not None
+    assert turns.advance_window(stack.db, window["id"], now=window["deadline"]) is True
     closed = request_row(stack.db, window["id"], "yellow")
-    before = snapshot(stack.db)
+    before = all_rows(stack.db)
 
     other = window["requests"]["yellow"]["options"][1]
     reply = post_answer(stack, tokens["yellow"], {"kind": "place", "answer": other, "window": window["number"]})
@@ -205,68 +183,71 @@ def test_answers_are_refused_once_the_window_is_closed(stack: Any) -> None:
     assert reply.json == {"ok": False, "error": CLOSED}
     with pytest.raises(turns.AnswerError) as refused:
         turns.submit_answer(
-            stack.db, seat_id(stack.db, game_id, "yellow"), "place", other, window_number=window["number"]
+            stack.db, seat_ids(stack.db, game_id)["yellow"], "place", other, window_number=window["number"]
         )
     assert refused.value.status == 409
     assert str(refused.value) == CLOSED
-    assert snapshot(stack.db) == before
+    assert all_rows(stack.db) == before
     assert request_row(stack.db, window["id"], "yellow") == closed
     assert closed["answer"] == option
 
 
-def test_a_stale_window_number_is_refused_even_when_the_same_kind_is_asked_again(stack: Any) -> None:
+def test_a_stale_window_number_is_refused_even_when_the_same_kind_is_asked_again(stack: Stack) -> None:
     game_id, tokens = new_game(stack)
-    old = open_window(stack.db, game_id)
-    assert turns.advance_window(stack.db, old["id"], now=old["deadline"]) is not None
-    new = open_window(stack.db, game_id)
+    old = decision(stack.db, game_id)
+    assert turns.advance_window(stack.db, old["id"], now=old["deadline"]) is True
+    new = decision(stack.db, game_id)
     assert new["number"] == old["number"] + 1
     assert new["requests"]["yellow"]["kind"] == "place"  # the old form's kind would fit the new request
     option = new["requests"]["yellow"]["options"][0]
-    before = snapshot(stack.db)
+    before = all_rows(stack.db)
 
     reply = post_answer(stack, tokens["yellow"], {"kind": "place", "answer": option, "window": old["number"]})
     assert reply.status_code == 409
     assert reply.json["error"] == CLOSED
     future = post_answer(stack, tokens["yellow"], {"kind": "place", "answer": option, "window": new["number"] + 1})
     assert future.status_code == 409
-    assert snapshot(stack.db) == before
+    assert all_rows(stack.db) == before
 
     reply = post_answer(stack, tokens["yellow"], {"kind": "place", "answer": option, "window": new["number"]})
     assert reply.status_code == 200
     assert reply.json["window"] == new["number"]
 
 
-def test_a_wrong_kind_is_refused(stack: Any) -> None:
+def test_a_wrong_kind_is_refused(stack: Stack) -> None:
     game_id, tokens = new_game(stack)
-    window = open_window(stack.db, game_id)
-    before = snapshot(stack.db)
+    window = decision(stack.db, game_id)
+    before = all_rows(stack.db)
     reply = post_answer(stack, tokens["yellow"], {"kind": "vote", "answer": "red"})
     assert reply.status_code == 409
     assert reply.json == {"ok": False, "error": "You are asked for a place now, not a vote."}
     with pytest.raises(turns.AnswerError) as refused:
         turns.submit_answer(
-            stack.db, seat_id(stack.db, game_id, "yellow"), "move", {"character": "pinup"}, window_number=1
+            stack.db, seat_ids(stack.db, game_id)["yellow"], "move", {"character": "pinup"}, window_number=1
         )
     assert (refused.value.status, str(refused.value)) == (409, "You are asked for a place now, not a move.")
-    assert snapshot(stack.db) == before
+    assert all_rows(stack.db) == before
     assert window["requests"]["yellow"]["answered_at"] is None
 
 
-def test_a_player_with_nothing_to_decide_is_told_so(stack: Any) -> None:
+def test_a_player_with_nothing_to_decide_is_told_so(stack: Stack) -> None:
     game_id, tokens = new_game(stack)
     window = time_out_until(stack.db, game_id, two_voters)
     (idle,) = {"yellow", "red", "blue"} - set(window["requests"])
-    before = snapshot(stack.db)
+    before = all_rows(stack.db)
     reply = post_answer(stack, tokens[idle], {"kind": "vote", "answer": "red"})
     assert reply.status_code == 409
     assert reply.json == {"ok": False, "error": "There is nothing for you to decide right now."}
-    assert snapshot(stack.db) == before
+    assert all_rows(stack.db) == before
 
 
 # --- secrecy -----------------------------------------------------------------------------------------------------
 
 
-def test_nobody_sees_another_players_answer_before_the_window_closes(stack: Any) -> None:
+def test_nobody_sees_another_players_answer_before_the_window_closes(
+    stack: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    stop_signing_clock(monkeypatch)  # the pages' CSRF tokens are the same on every rendering: compared too
     game_id, tokens = new_game(stack)
     window = time_out_until(stack.db, game_id, two_voters)
     first, second = sorted(window["requests"])
@@ -274,8 +255,7 @@ def test_nobody_sees_another_players_answer_before_the_window_closes(stack: Any)
     client = stack.client
 
     def seen_by(colour: str) -> tuple[bytes, bytes]:
-        page = client.get(f"/s/{tokens[colour]}").data  # the CSRF token is time-stamped (to the second): masked
-        return client.get(f"/api/seat/{tokens[colour]}").data, re.sub(rb'name="csrf_token" value="[^"]*"', b"", page)
+        return client.get(f"/api/seat/{tokens[colour]}").data, client.get(f"/s/{tokens[colour]}").data
 
     before = {colour: seen_by(colour) for colour in (second, idle)}
     vote = window["requests"][first]["options"][-1]
@@ -292,7 +272,7 @@ def test_nobody_sees_another_players_answer_before_the_window_closes(stack: Any)
     other_vote = window["requests"][second]["options"][0]
     done = post_answer(stack, tokens[second], {"kind": "vote", "answer": other_vote})
     assert done.json["complete"] is True
-    assert turns.advance_window(stack.db, window["id"]) is not None  # complete: no need to wait for the deadline
+    assert turns.advance_window(stack.db, window["id"]) is True  # complete: no need to wait for the deadline
 
     # closed: the votes are public events, seen by everyone, including the player who did not vote
     expected = {first: changed_vote, second: other_vote}
@@ -307,7 +287,7 @@ def test_nobody_sees_another_players_answer_before_the_window_closes(stack: Any)
         assert expected in [e["votes"] for e in events if e["type"] == "votes_revealed"]
 
 
-def test_votes_are_not_in_any_other_seats_view_while_open(stack: Any) -> None:
+def test_votes_are_not_in_any_other_seats_view_while_open(stack: Stack) -> None:
     game_id, tokens = new_game(stack)
     window = time_out_until(stack.db, game_id, two_voters)
     first, second = sorted(window["requests"])
@@ -327,28 +307,29 @@ def test_votes_are_not_in_any_other_seats_view_while_open(stack: Any) -> None:
 # --- a GET never changes anything ---------------------------------------------------------------------------------
 
 
-def test_gets_never_change_anything_even_past_a_deadline(stack: Any) -> None:
+def test_gets_never_change_anything_even_past_a_deadline(stack: Stack) -> None:
     game_id, tokens = new_game(stack)
-    window = open_window(stack.db, game_id)
+    window = decision(stack.db, game_id)
     option = window["requests"]["red"]["options"][0]
     assert post_answer(stack, tokens["red"], {"kind": "place", "answer": option}).status_code == 200
     with stack.db.session() as session:  # the deadline has passed, and no sweep has run yet
         session.get(Window, window["id"]).deadline = window["deadline"] - timedelta(days=2)
-    before = snapshot(stack.db)
+    before = all_rows(stack.db)
 
     client = stack.client
-    for token in tokens.values():
+    for colour, token in tokens.items():
         assert client.get(f"/api/seat/{token}").status_code == 200
         assert client.get(f"/s/{token}").status_code == 200
         assert client.get(f"/s/{token}?saved={window['number']}").status_code == 200
-        assert client.get(f"/s/{token}/answer").status_code == 405
+        command = commands_for(window["requests"][colour], client.get(f"/api/seat/{token}").json["view"], "en")[0]
+        assert client.get(f"/s/{token}/do?w={window['number']}&c={quote(command)}").status_code == 200  # confirm page
         assert client.get(f"/api/seat/{token}/answer").status_code == 405
         assert client.head(f"/s/{token}").status_code == 200
     assert client.get(f"/api/games/{game_id}", headers=AUTH).status_code == 200
     assert client.get("/healthz").status_code == 200
 
-    assert snapshot(stack.db) == before
-    assert open_window(stack.db, game_id)["id"] == window["id"]
+    assert all_rows(stack.db) == before
+    assert decision(stack.db, game_id)["id"] == window["id"]
 
 
 # --- the HTML form ------------------------------------------------------------------------------------------------
@@ -364,10 +345,10 @@ def form_of(page: str) -> dict[str, Any]:
     return {"hidden": hidden, "radios": radios, "checked": checked}
 
 
-def test_the_html_form_saves_an_answer_and_the_page_then_shows_it(stack: Any) -> None:
+def test_the_html_form_saves_an_answer_and_the_page_then_shows_it(stack: Stack) -> None:
     game_id, tokens = new_game(stack)
     token = tokens["blue"]
-    window = open_window(stack.db, game_id)
+    window = decision(stack.db, game_id)
     page = stack.client.get(f"/s/{token}").get_data(as_text=True)
     form = form_of(page)
     assert form["hidden"]["csrf_token"]
@@ -393,48 +374,39 @@ def test_the_html_form_saves_an_answer_and_the_page_then_shows_it(stack: Any) ->
     assert "Your answer is saved" not in later
 
 
-def test_the_html_form_refuses_stale_illegal_and_unreadable_posts(stack: Any) -> None:
+def test_the_html_form_refuses_stale_illegal_and_unreadable_posts(stack: Stack) -> None:
+    """The seat page's form posts to /s/<token>/do (a window number ``w`` and a reply command ``c``)."""
     game_id, tokens = new_game(stack)
     token = tokens["blue"]
-    old = open_window(stack.db, game_id)
+    old = decision(stack.db, game_id)
     stale_form = form_of(stack.client.get(f"/s/{token}").get_data(as_text=True))
-    assert turns.advance_window(stack.db, old["id"], now=old["deadline"]) is not None
-    before = snapshot(stack.db)
+    assert turns.advance_window(stack.db, old["id"], now=old["deadline"]) is True
+    current = form_of(stack.client.get(f"/s/{token}").get_data(as_text=True))
+    assert current["radios"], "blue owes nothing in the second window"
+    before = all_rows(stack.db)
 
-    stale = stack.client.post(
-        f"/s/{token}/answer",
-        data={
-            "csrf_token": stale_form["hidden"]["csrf_token"],
-            "kind": "place",
-            "window": str(old["number"]),
-            "answer": json.dumps(old["requests"]["blue"]["options"][0]),
-        },
-    )
-    assert stale.status_code == 409
-    assert html.escape(CLOSED, quote=True) in stale.get_data(as_text=True)
-    assert "Answer not taken" in stale.get_data(as_text=True)
+    def refused(fields: dict[str, str], status: int, says: str) -> None:
+        reply = stack.client.post(f"/s/{token}/do", data=fields)
+        assert reply.status_code == status, fields
+        assert says in html.unescape(reply.get_data(as_text=True)), fields
 
-    window = str(old["number"] + 1)
-    csrf = {"csrf_token": stale_form["hidden"]["csrf_token"]}
-    illegal = stack.client.post(
-        f"/s/{token}/answer", data={"kind": "place", "window": window, "answer": '{"character": "pinup"}', **csrf}
-    )
-    assert illegal.status_code == 422
-    assert "A placement: &#39;location&#39; is missing" in illegal.get_data(as_text=True)
-
-    for data in (
-        {"kind": "place", "window": window, "answer": "{not json"},
-        {"kind": "place", "window": "", "answer": "[]"},
-        {"kind": "place", "window": "two", "answer": "[]"},
-        {"kind": "place", "window": window},
-    ):
-        unreadable = stack.client.post(f"/s/{token}/answer", data={**data, **csrf})
-        assert unreadable.status_code == 400, data
-        assert "The answer could not be read." in unreadable.get_data(as_text=True)
-    without_token = {"kind": "place", "window": window, "answer": "{}"}
-    forged = stack.client.post(f"/s/{token}/answer", data=without_token)
-    assert forged.status_code == 400
-    assert snapshot(stack.db) == before
+    closed = "This decision is closed: the game has moved on. Nothing was changed."
+    # the form of a closed decision, and window numbers that are not the open one's
+    refused({**stale_form["hidden"], "c": stale_form["radios"][0]}, 409, closed)
+    for number in ("", "two", str(old["number"] + 2)):
+        refused({**current["hidden"], "w": number, "c": current["radios"][0]}, 409, closed)
+    # commands that are not an answer to the open request, and fields that hold none
+    for command in ("DANCE", "VOTE RED", "PLACE PINUP 9"):
+        refused({**current["hidden"], "c": command}, 400, f"“{command}” is not an answer you can give now.")
+    for command in ("", "   ", "X" * 400, current["radios"][0] + "\nVOTE RED"):
+        refused({**current["hidden"], "c": command}, 400, "This link does not hold an answer.")
+    refused({k: v for k, v in current["hidden"].items() if k != "c"}, 400, "This link does not hold an answer.")
+    # without the CSRF token: refused before anything is read
+    without_token = {"w": current["hidden"]["w"], "c": current["radios"][0]}
+    refused(without_token, 400, "This form has expired or did not come from this site.")
+    assert all_rows(stack.db) == before
+    # the open decision's form is taken (the refusals above were about what they said)
+    assert stack.client.post(f"/s/{token}/do", data={**current["hidden"], "c": current["radios"][0]}).status_code == 303
 
 
 # --- malformed bodies ----------------------------------------------------------------------------------------------
@@ -455,32 +427,34 @@ def test_the_html_form_refuses_stale_illegal_and_unreadable_posts(stack: Any) ->
         (b'{"kind": "place", "answer": 1, "window": 1.0}', "window must be the window number of your request."),
     ],
 )
-def test_a_malformed_body_is_a_400_with_a_message_and_changes_nothing(embedded: Any, body: bytes, message: str) -> None:
+def test_a_malformed_body_is_a_400_with_a_message_and_changes_nothing(
+    embedded: Stack, body: bytes, message: str
+) -> None:
     stack = embedded
     _, tokens = new_game(stack)
-    before = snapshot(stack.db)
+    before = all_rows(stack.db)
     reply = stack.client.post(f"/api/seat/{tokens['yellow']}/answer", data=body, content_type="application/json")
     assert reply.status_code == 400
     assert reply.json == {"ok": False, "error": message}
-    assert snapshot(stack.db) == before
+    assert all_rows(stack.db) == before
 
 
 @pytest.mark.parametrize("kind", [5, None, ["place"]])
-def test_a_kind_that_is_not_a_string_is_a_malformed_body(embedded: Any, kind: Any) -> None:
+def test_a_kind_that_is_not_a_string_is_a_malformed_body(embedded: Stack, kind: Any) -> None:
     stack = embedded
     _, tokens = new_game(stack)
-    before = snapshot(stack.db)
+    before = all_rows(stack.db)
     reply = post_answer(stack, tokens["yellow"], {"kind": kind, "answer": {"character": "tough", "location": 1}})
     assert reply.status_code == 400, reply.json
     assert reply.json["ok"] is False
     assert "kind" in reply.json["error"]
-    assert snapshot(stack.db) == before
+    assert all_rows(stack.db) == before
 
 
-def test_huge_strings_get_a_short_message_and_change_nothing(stack: Any) -> None:
+def test_huge_strings_get_a_short_message_and_change_nothing(stack: Stack) -> None:
     game_id, tokens = new_game(stack)
     token = tokens["yellow"]
-    before = snapshot(stack.db)
+    before = all_rows(stack.db)
 
     huge_answer = post_answer(stack, token, {"kind": "place", "answer": "x" * 60_000})
     assert huge_answer.status_code == 422
@@ -494,16 +468,16 @@ def test_huge_strings_get_a_short_message_and_change_nothing(stack: Any) -> None
     huge_kind = post_answer(stack, token, {"kind": "k" * 60_000, "answer": 1})
     assert huge_kind.status_code == 409
     assert huge_kind.json["error"] == f"You are asked for a place now, not a {'k' * 20}."
-    assert snapshot(stack.db) == before
-    assert open_window(stack.db, game_id)["requests"]["yellow"]["answered_at"] is None
+    assert all_rows(stack.db) == before
+    assert decision(stack.db, game_id)["requests"]["yellow"]["answered_at"] is None
 
 
-def test_a_body_over_the_size_limit_is_refused_with_a_json_message(stack: Any) -> None:
+def test_a_body_over_the_size_limit_is_refused_with_a_json_message(stack: Stack) -> None:
     _, tokens = new_game(stack)
-    before = snapshot(stack.db)
+    before = all_rows(stack.db)
     reply = post_answer(stack, tokens["yellow"], {"kind": "place", "answer": "x" * 100_000})
     assert reply.status_code == 413
-    assert snapshot(stack.db) == before
+    assert all_rows(stack.db) == before
     assert reply.is_json, reply.get_data(as_text=True)[:200]
     assert reply.json["ok"] is False
 
@@ -511,26 +485,25 @@ def test_a_body_over_the_size_limit_is_refused_with_a_json_message(stack: Any) -
 # --- deadlines: the H-4 defaults ---------------------------------------------------------------------------------
 
 
-def test_at_the_deadline_missing_answers_get_the_h4_defaults_and_are_logged_defaulted(stack: Any) -> None:
+def test_at_the_deadline_missing_answers_get_the_h4_defaults_and_are_logged_defaulted(stack: Stack) -> None:
     game_id, tokens = new_game(stack)
-    window = open_window(stack.db, game_id)
+    window = decision(stack.db, game_id)
     answer = window["requests"]["yellow"]["options"][-1]
     assert post_answer(stack, tokens["yellow"], {"kind": "place", "answer": answer}).status_code == 200
-    expected = engine_of(stack.db, game_id)
+    expected = engine.Game.from_json(engine_of(stack.db, game_id).to_json())  # a copy to play ahead on
     events_before = len(expected.events)
     expected.answer("yellow", "place", answer)
     expected.timeout("red", "place")
     expected.timeout("blue", "place")
 
     deadline: datetime = window["deadline"]
-    assert turns.advance_window(stack.db, window["id"], now=deadline - timedelta(microseconds=1)) is None
-    assert open_window(stack.db, game_id)["id"] == window["id"]
+    assert turns.advance_window(stack.db, window["id"], now=deadline - timedelta(microseconds=1)) is False
+    assert decision(stack.db, game_id)["id"] == window["id"]
     assert turns.due_windows(stack.db, deadline - timedelta(seconds=1)) == []
     assert turns.due_windows(stack.db, deadline) == [window["id"]]
 
-    mail = turns.advance_window(stack.db, window["id"], now=deadline)
-    assert mail is not None
-    assert turns.advance_window(stack.db, window["id"], now=deadline) is None  # applied once
+    assert turns.advance_window(stack.db, window["id"], now=deadline) is True
+    assert turns.advance_window(stack.db, window["id"], now=deadline) is False  # applied once
 
     assert request_row(stack.db, window["id"], "yellow") == {
         "answer": answer,
@@ -552,35 +525,35 @@ def test_at_the_deadline_missing_answers_get_the_h4_defaults_and_are_logged_defa
     defaulted = [(data, to) for kind, data, to in rows if kind == "answer_defaulted"]
     assert defaulted == [({"player": "red", "kind": "place"}, None), ({"player": "blue", "kind": "place"}, None)]
     assert [r[0] for r in rows] == [e["type"] for e in expected.events[events_before:]]
-    nxt = open_window(stack.db, game_id)
+    nxt = decision(stack.db, game_id)
     assert nxt["number"] == window["number"] + 1
     assert nxt["deadline"] == deadline + timedelta(hours=24)
 
 
-def test_the_sweep_applies_defaults_only_to_due_windows(stack: Any) -> None:
+def test_the_sweep_applies_defaults_only_to_due_windows(stack: Stack) -> None:
     first_id, _ = new_game(stack, seed=7)
     second_id, _ = new_game(stack, players=["Di <di@example.org>", "Ed <ed@example.org>", "Flo <flo@example.org>"])
-    early = open_window(stack.db, first_id)
-    later = open_window(stack.db, second_id)
+    early = decision(stack.db, first_id)
+    later = decision(stack.db, second_id)
     with stack.db.session() as session:
         session.get(Window, later["id"]).deadline = later["deadline"] + timedelta(hours=1)
 
     assert turns.sweep_windows(stack.db, now=early["deadline"]) == 1
-    assert open_window(stack.db, first_id)["number"] == early["number"] + 1
-    assert open_window(stack.db, second_id)["id"] == later["id"]
+    assert decision(stack.db, first_id)["number"] == early["number"] + 1
+    assert decision(stack.db, second_id)["id"] == later["id"]
     assert turns.sweep_windows(stack.db, now=early["deadline"]) == 0
 
 
 # --- bots ----------------------------------------------------------------------------------------------------------
 
 
-def test_bot_seats_answer_by_themselves_and_the_game_waits_only_for_the_human(stack: Any) -> None:
+def test_bot_seats_answer_by_themselves_and_the_game_waits_only_for_the_human(stack: Stack) -> None:
     game_id, tokens = new_game(stack, players=["bot", "Ann <ann@example.org>", "bot:random"], seed=11)
     (human,) = tokens
     assert human == "red"
     bots_answered = 0
     for _ in range(12):
-        window = open_window(stack.db, game_id)
+        window = decision(stack.db, game_id)
         status = games.game_status(stack.db, game_id)
         assert [o["colour"] for o in status["owed"]] == [human]
         for colour, req in window["requests"].items():
@@ -592,6 +565,6 @@ def test_bot_seats_answer_by_themselves_and_the_game_waits_only_for_the_human(st
         reply = post_answer(stack, tokens[human], {"kind": kind, "answer": answer, "window": window["number"]})
         assert reply.status_code == 200, reply.json
         assert reply.json["complete"] is True
-        assert turns.advance_window(stack.db, window["id"]) is not None
+        assert turns.advance_window(stack.db, window["id"]) is True
     assert bots_answered > 0
     assert games.game_status(stack.db, game_id)["round"] >= 1

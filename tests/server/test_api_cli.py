@@ -12,25 +12,20 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 from click.testing import CliRunner, Result
+from werkzeug.test import TestResponse
 
-from server.cli import main
-from server.models import Base, Game, Window
+from server.models import Game, Window
+from server.run.cli import main
 from server.services import turns
+from tests.conftest import Stack
+from tests.support import AUTH, all_rows
 
-AUTH = {"Authorization": "Bearer test-api-token"}
 PEOPLE = ["Ann <ann@example.org>", "Bob <bob@example.org>", "Cy <cy@example.org>"]
 NEEDS_TOKEN = "This call needs the organiser's API token (Authorization: Bearer …)."
 
 
-def counts(db: Any) -> dict[str, int]:
-    with db.session() as session:
-        return {
-            t.name: session.execute(sa.select(sa.func.count()).select_from(t)).scalar_one()
-            for t in Base.metadata.sorted_tables
-        }
-
-
-def create(stack: Any, body: Any, headers: dict[str, str] | None = AUTH) -> Any:
+def post_game(stack: Stack, body: Any, headers: dict[str, str] | None = AUTH) -> TestResponse:
+    """``POST /api/games`` with ``body`` (any JSON, also a bad one), by default with the organiser's token."""
     return stack.client.post("/api/games", json=body, headers=headers or {})
 
 
@@ -47,11 +42,11 @@ def create(stack: Any, body: Any, headers: dict[str, str] | None = AUTH) -> Any:
         {"Authorization": "Bearer test-api-token-and-more"},
     ],
 )
-def test_creating_a_game_needs_the_api_token(embedded: Any, headers: dict[str, str] | None) -> None:
-    before = counts(embedded.db)
-    reply = create(embedded, {"players": PEOPLE}, headers)
+def test_creating_a_game_needs_the_api_token(embedded: Stack, headers: dict[str, str] | None) -> None:
+    before = all_rows(embedded.db)
+    reply = post_game(embedded, {"players": PEOPLE}, headers)
     assert (reply.status_code, reply.json) == (401, {"ok": False, "error": NEEDS_TOKEN})
-    assert counts(embedded.db) == before
+    assert all_rows(embedded.db) == before
     shown = embedded.client.get("/api/games/1", headers=headers or {})
     assert (shown.status_code, shown.json) == (401, {"ok": False, "error": NEEDS_TOKEN})
 
@@ -94,14 +89,14 @@ def test_creating_a_game_needs_the_api_token(embedded: Any, headers: dict[str, s
     ],
 )
 def test_a_bad_game_is_a_400_with_a_message_and_creates_nothing(
-    embedded: Any, body: dict[str, Any], message: str
+    embedded: Stack, body: dict[str, Any], message: str
 ) -> None:
-    before = counts(embedded.db)
-    reply = create(embedded, body)
+    before = all_rows(embedded.db)
+    reply = post_game(embedded, body)
     assert reply.status_code == 400
     assert reply.json["ok"] is False
     assert reply.json["error"].startswith(message), reply.json["error"]
-    assert counts(embedded.db) == before
+    assert all_rows(embedded.db) == before
 
 
 @pytest.mark.parametrize(
@@ -113,26 +108,31 @@ def test_a_bad_game_is_a_400_with_a_message_and_creates_nothing(
         ({"players": PEOPLE, "avoid_quiet_hours": "no"}, "avoid_quiet_hours"),
     ],
 )
-def test_values_of_the_wrong_type_are_refused_not_ignored(embedded: Any, body: dict[str, Any], word: str) -> None:
-    before = counts(embedded.db)
-    reply = create(embedded, body)
+def test_values_of_the_wrong_type_are_refused_not_ignored(embedded: Stack, body: dict[str, Any], word: str) -> None:
+    before = all_rows(embedded.db)
+    reply = post_game(embedded, body)
     assert reply.status_code == 400, reply.json
     assert word in reply.json["error"]
-    assert counts(embedded.db) == before
+    assert all_rows(embedded.db) == before
 
 
-def test_a_body_that_is_not_json_is_a_400(embedded: Any) -> None:
+def test_a_body_that_is_not_json_is_a_400(embedded: Stack) -> None:
     reply = embedded.client.post("/api/games", data="players=Ann", headers=AUTH, content_type="text/plain")
     assert reply.status_code == 400
     assert reply.json["error"].startswith("players must be a list")
 
 
-def test_a_seed_out_of_the_databases_range_is_not_a_server_error(stack: Any) -> None:
-    reply = create(stack, {"players": PEOPLE, "seed": 2**40})
-    assert reply.status_code in (201, 400), reply.get_data(as_text=True)[:300]
+def test_a_seed_out_of_the_databases_range_is_not_a_server_error(stack: Stack) -> None:
+    before = all_rows(stack.db)
+    reply = post_game(stack, {"players": PEOPLE, "seed": 2**40})
+    assert (reply.status_code, reply.json) == (
+        400,
+        {"ok": False, "error": "seed must be an integer from 0 to 2147483647"},
+    ), reply.get_data(as_text=True)[:300]
+    assert all_rows(stack.db) == before
 
 
-def test_a_game_is_created_with_colours_links_options_and_tempo(stack: Any) -> None:
+def test_a_game_is_created_with_colours_links_options_and_tempo(stack: Stack) -> None:
     body = {
         "players": [PEOPLE[0], {"name": "Bob", "email": "bob@example.org"}, "bot:random"],
         "options": {"turn_order": "strict", "weapons": {"axe": 2}},
@@ -142,7 +142,7 @@ def test_a_game_is_created_with_colours_links_options_and_tempo(stack: Any) -> N
         "seed": 5,
         "title": "Friday game",
     }
-    reply = create(stack, body)
+    reply = post_game(stack, body)
     assert reply.status_code == 201, reply.json
     game_id = reply.json["id"]
     assert isinstance(game_id, int)
@@ -176,9 +176,9 @@ def test_a_game_is_created_with_colours_links_options_and_tempo(stack: Any) -> N
     ("count", "colours"),
     [(4, ["red", "yellow", "blue", "green"]), (6, ["red", "yellow", "blue", "green", "black", "white"])],
 )
-def test_colours_for_larger_games(embedded: Any, count: int, colours: list[str]) -> None:
+def test_colours_for_larger_games(embedded: Stack, count: int, colours: list[str]) -> None:
     players = [f"P{i} <p{i}@example.org>" for i in range(count)]
-    reply = create(embedded, {"players": players, "seed": 1})
+    reply = post_game(embedded, {"players": players, "seed": 1})
     assert reply.status_code == 201
     assert [s["colour"] for s in reply.json["seats"]] == colours
 
@@ -186,8 +186,8 @@ def test_colours_for_larger_games(embedded: Any, count: int, colours: list[str])
 # --- GET /api/games/<id> ------------------------------------------------------------------------------------------
 
 
-def test_game_status_round_phase_owed_and_outcome(stack: Any) -> None:
-    reply = create(stack, {"players": [PEOPLE[0], "bot", PEOPLE[1]], "seed": 7})
+def test_game_status_round_phase_owed_and_outcome(stack: Stack) -> None:
+    reply = post_game(stack, {"players": [PEOPLE[0], "bot", PEOPLE[1]], "seed": 7})
     game_id, seats = reply.json["id"], reply.json["seats"]
     status = stack.client.get(f"/api/games/{game_id}", headers=AUTH)
     assert status.status_code == 200
@@ -219,8 +219,8 @@ def test_game_status_round_phase_owed_and_outcome(stack: Any) -> None:
     assert (missing.status_code, missing.json) == (404, {"ok": False, "error": "there is no game 999999"})
 
 
-def test_game_status_of_a_finished_game_has_its_outcome(stack: Any) -> None:
-    reply = create(stack, {"players": ["bot", "bot:random", "bot"], "seed": 4})
+def test_game_status_of_a_finished_game_has_its_outcome(stack: Stack) -> None:
+    reply = post_game(stack, {"players": ["bot", "bot:random", "bot"], "seed": 4})
     assert reply.status_code == 201
     assert [s["link"] for s in reply.json["seats"]] == [None, None, None]
     data = stack.client.get(f"/api/games/{reply.json['id']}", headers=AUTH).json
@@ -233,7 +233,7 @@ def test_game_status_of_a_finished_game_has_its_outcome(stack: Any) -> None:
 # --- the deadmail command -----------------------------------------------------------------------------------------
 
 
-def cli_env(stack: Any) -> dict[str, str | None]:
+def cli_env(stack: Stack) -> dict[str, str | None]:
     s = stack.settings
     return {
         "DEADMAIL_DATA_DIR": str(s.data_dir),
@@ -288,7 +288,7 @@ CREATE = [
 ]
 
 
-def test_cli_game_create_and_show_print_one_json_object(stack: Any) -> None:
+def test_cli_game_create_and_show_print_one_json_object(stack: Stack) -> None:
     env = cli_env(stack)
     created = run(env, *CREATE, "--json", "--seed", "7")
     assert created.exit_code == 0, created.output
@@ -335,14 +335,14 @@ def test_cli_game_create_and_show_print_one_json_object(stack: Any) -> None:
         wid, deadline = session.execute(
             sa.select(Window.id, Window.deadline).where(Window.game_id == game_id, Window.number == window["number"])
         ).one()
-    assert turns.advance_window(stack.db, wid, now=deadline) is not None
+    assert turns.advance_window(stack.db, wid, now=deadline) is True
     later = json.loads(run(env, "game", "show", str(game_id), "--json").stdout)
     # the bot's own placement window (2) was answered at once: Bob's is next
     assert later["window"]["number"] == window["number"] + 2
     assert [(o["colour"], o["player"], o["kind"]) for o in later["owed"]] == [("blue", "Bob", "place")]
 
 
-def test_cli_shows_a_finished_games_outcome_and_plain_text(stack: Any) -> None:
+def test_cli_shows_a_finished_games_outcome_and_plain_text(stack: Stack) -> None:
     env = cli_env(stack)
     created = run(env, "game", "create", "--player", "bot", "--player", "bot", "--player", "bot:random", "--json")
     assert created.exit_code == 0, created.output
@@ -398,16 +398,16 @@ def test_cli_with_only_a_data_dir_uses_the_embedded_defaults(tmp_path: Path) -> 
         (["game", "frobnicate"], 2, "No such command 'frobnicate'"),
     ],
 )
-def test_cli_errors_are_one_clear_line(stack: Any, args: list[str], code: int, message: str) -> None:
-    before = counts(stack.db)
+def test_cli_errors_are_one_clear_line(stack: Stack, args: list[str], code: int, message: str) -> None:
+    before = all_rows(stack.db)
     result = run(cli_env(stack), *args)
     assert_clean_error(result, code, message)
     if code == 1:
         assert len([line for line in result.stderr.splitlines() if line.strip()]) == 1
-    assert counts(stack.db) == before
+    assert all_rows(stack.db) == before
 
 
-def test_cli_option_with_broken_json_is_a_clear_error(embedded: Any) -> None:
+def test_cli_option_with_broken_json_is_a_clear_error(embedded: Stack) -> None:
     result = run(cli_env(embedded), *CREATE, "--option", "weapons={axe: 2")
     assert_clean_error(result, 1, "weapons")
 
@@ -422,7 +422,7 @@ def test_cli_with_an_unreachable_database_is_a_clear_error(tmp_path: Path) -> No
     assert_clean_error(result, 1, "Error: ")
 
 
-def test_cli_closes_its_database_connections(stack: Any) -> None:
+def test_cli_closes_its_database_connections(stack: Stack) -> None:
     env = cli_env(stack)
     LEAKS.clear()
     created = run(env, "game", "create", "--player", "bot", "--player", "bot", "--player", "bot", "--json")

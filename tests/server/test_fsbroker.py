@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
 
 import pytest
 from kombu import Connection
 from kombu.transport.virtual import Empty
 
-from server import fsbroker
+from server.run import broker
 
 
-def channel(folder: Path) -> Any:
-    fsbroker.register()
+def channel(folder: Path) -> broker.Channel:
+    broker.register()
     options = {
         "data_folder_in": str(folder),
         "data_folder_out": str(folder),
@@ -22,8 +21,10 @@ def channel(folder: Path) -> Any:
         "control_folder": str(folder / "control"),
     }
     conn = Connection("filesystem://", transport_options=options)
-    assert isinstance(conn.transport, fsbroker.Transport)
-    return conn.channel()
+    assert isinstance(conn.transport, broker.Transport)
+    opened = conn.channel()
+    assert isinstance(opened, broker.Channel)
+    return opened
 
 
 def test_a_message_is_invisible_until_it_is_complete(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -38,7 +39,7 @@ def test_a_message_is_invisible_until_it_is_complete(tmp_path: Path, monkeypatch
         checked.append(src)
         real_replace(src, dst)
 
-    monkeypatch.setattr(fsbroker.os, "replace", replace_after_looking)
+    monkeypatch.setattr(broker.os, "replace", replace_after_looking)
     ch._put("deadmail", {"body": "advance 7"})
     assert len(checked) == 1
     assert ch._get("deadmail") == {"body": "advance 7"}

@@ -1,4 +1,5 @@
-"""server/i18n.py and the catalogs: rendering per language, Polish plurals, dates across DST changes, Flask-Babel."""
+"""server/text/i18n.py and the catalogs: rendering per language, Polish plurals, dates across DST changes,
+Flask-Babel."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import io
 import os
 import re
 import shutil
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -18,7 +20,7 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from flask import Flask, g, render_template_string
 
-from server import i18n
+from server.text import i18n
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOGS = {lang: ROOT / "translations" / lang / "LC_MESSAGES" / "messages.po" for lang in ("it", "pl")}
@@ -184,7 +186,7 @@ TEMPLATE = (
 
 
 @pytest.fixture
-def templates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def templates(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     (tmp_path / "mail").mkdir()
     for suffix in ("html", "txt"):
         (tmp_path / "mail" / f"probe.{suffix}").write_text(TEMPLATE, encoding="utf-8")

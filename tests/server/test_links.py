@@ -4,19 +4,17 @@ the right message, by the JSON API and the pages alike; bots have no link."""
 from __future__ import annotations
 
 import html
-import time
 from typing import Any
 
 import pytest
-import sqlalchemy as sa
 from itsdangerous import TimestampSigner, URLSafeTimedSerializer
 
-from server.models import Base, Seat
+from server.models import Seat
 from server.services import games
 from server.services.links import SALT, LinkError, read_token, seat_token
-from tests.server.forms import csrf_token
+from tests.conftest import Stack
+from tests.support import all_rows, api_game, csrf_token, seat_ids, stop_signing_clock
 
-AUTH = {"Authorization": "Bearer test-api-token"}
 SECRET = "test-secret-key"
 NOT_VALID = "This link is not valid."
 BAD_SIGNATURE = "This link is not valid: check that you copied all of it."
@@ -34,50 +32,34 @@ def signed_at(timestamp: int, secret: str = SECRET) -> URLSafeTimedSerializer:
     return URLSafeTimedSerializer(secret, salt=SALT, signer=FixedClock)
 
 
-def new_game(stack: Any) -> tuple[int, list[dict[str, Any]]]:
-    players = ["Ann <ann@example.org>", "bot", "Cy <cy@example.org>"]
-    reply = stack.client.post("/api/games", json={"players": players, "seed": 3}, headers=AUTH)
-    assert reply.status_code == 201, reply.json
-    return reply.json["id"], reply.json["seats"]
+def new_game(stack: Stack) -> tuple[int, list[dict[str, Any]]]:
+    game = api_game(stack.client, ["Ann <ann@example.org>", "bot", "Cy <cy@example.org>"], seed=3)
+    return game.id, game.seats
 
 
-def seat_ids(db: Any, game_id: int) -> dict[str, int]:
-    with db.session() as session:
-        rows = session.execute(sa.select(Seat.colour, Seat.id).where(Seat.game_id == game_id)).all()
-        return {colour: sid for colour, sid in rows}
-
-
-def snapshot(db: Any) -> dict[str, list[tuple[Any, ...]]]:
-    with db.session() as session:
-        return {
-            t.name: [tuple(r) for r in session.execute(sa.select(t).order_by(*t.primary_key.columns)).all()]
-            for t in Base.metadata.sorted_tables
-        }
-
-
-def refused_everywhere(stack: Any, token: str, message: str) -> None:
+def refused_everywhere(stack: Stack, token: str, message: str) -> None:
     """The API and the page refuse ``token`` with ``message`` (403), for reading and for answering, and change
     nothing."""
-    before = snapshot(stack.db)
+    before = all_rows(stack.db)
     api = stack.client.get(f"/api/seat/{token}")
     assert (api.status_code, api.json) == (403, {"ok": False, "error": message})
     posted = stack.client.post(f"/api/seat/{token}/answer", json={"kind": "place", "answer": {}})
     assert (posted.status_code, posted.json) == (403, {"ok": False, "error": message})
+    answer = {"w": "1", "c": "PLACE PINUP 1", "csrf_token": csrf_token(stack.client, stack.app)}
     for reply in (
         stack.client.get(f"/s/{token}"),
-        stack.client.post(
-            f"/s/{token}/answer",
-            data={"kind": "place", "window": "1", "answer": "{}", "csrf_token": csrf_token(stack.client, stack.app)},
-        ),
+        stack.client.get(f"/s/{token}/live"),
+        stack.client.get(f"/s/{token}/do?w=1&c=PLACE+PINUP+1"),
+        stack.client.post(f"/s/{token}/do", data=answer),
     ):
         assert reply.status_code == 403
         page = reply.get_data(as_text=True)
         assert "Link not valid" in page
         assert html.escape(message) in page
-    assert snapshot(stack.db) == before
+    assert all_rows(stack.db) == before
 
 
-def test_a_signed_link_opens_its_own_seat(stack: Any) -> None:
+def test_a_signed_link_opens_its_own_seat(stack: Stack) -> None:
     game_id, seats = new_game(stack)
     assert [s["link"] is not None for s in seats] == [True, False, True]
     for seat in seats[::2]:
@@ -104,7 +86,7 @@ def test_a_signed_link_opens_its_own_seat(stack: Any) -> None:
     ],
 )
 def test_the_seat_page_speaks_its_players_language(
-    stack: Any, language: str, header: str, expected: tuple[str, str]
+    stack: Stack, language: str, header: str, expected: tuple[str, str]
 ) -> None:
     """The player's language wins over the browser's; <html lang> names the language the page is in."""
     _, seats = new_game(stack)
@@ -118,14 +100,14 @@ def test_the_seat_page_speaks_its_players_language(
     assert all(part in text for part in expected), text[:400]
 
 
-def test_a_refused_link_follows_the_browser(stack: Any) -> None:
+def test_a_refused_link_follows_the_browser(stack: Stack) -> None:
     page = stack.client.get("/s/not-a-token", headers={"Accept-Language": "it"})
     assert page.status_code == 403
     text = page.get_data(as_text=True)
     assert '<html lang="it">' in text and "Link non valido" in text
 
 
-def test_forged_foreign_and_truncated_links_are_refused(stack: Any) -> None:
+def test_forged_foreign_and_truncated_links_are_refused(stack: Stack) -> None:
     game_id, seats = new_game(stack)
     token = seats[0]["link"].rsplit("/", 1)[1]
     ann = seat_ids(stack.db, game_id)["yellow"]
@@ -140,7 +122,7 @@ def test_forged_foreign_and_truncated_links_are_refused(stack: Any) -> None:
     refused_everywhere(stack, "x" * 600, NOT_VALID)
 
 
-def test_well_signed_links_to_no_seat_or_with_another_payload_are_refused(stack: Any) -> None:
+def test_well_signed_links_to_no_seat_or_with_another_payload_are_refused(stack: Stack) -> None:
     game_id, _ = new_game(stack)
     serializer = URLSafeTimedSerializer(SECRET, salt=SALT)
     refused_everywhere(stack, seat_token(SECRET, 999_999, 1), NOT_VALID)
@@ -150,28 +132,30 @@ def test_well_signed_links_to_no_seat_or_with_another_payload_are_refused(stack:
     refused_everywhere(stack, URLSafeTimedSerializer(SECRET, salt="other").dumps([1, 1]), BAD_SIGNATURE)
 
 
-def test_an_expired_link_is_refused_and_one_just_inside_its_lifetime_works(stack: Any) -> None:
+def test_an_expired_link_is_refused_and_one_just_inside_its_lifetime_works(
+    stack: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
     game_id, _ = new_game(stack)
     ann = seat_ids(stack.db, game_id)["yellow"]
     lifetime = stack.settings.link_max_age
     assert lifetime == 60 * 24 * 3600
-    now = int(time.time())
+    now = stop_signing_clock(monkeypatch)
 
-    old = signed_at(now - lifetime - 60).dumps([ann, 1])
+    old = signed_at(now - lifetime - 1).dumps([ann, 1])  # a second too old
     refused_everywhere(stack, old, EXPIRED)
     with pytest.raises(LinkError, match="expired"):
         read_token(SECRET, old, lifetime)
 
-    fresh_enough = signed_at(now - lifetime + 60).dumps([ann, 1])
+    fresh_enough = signed_at(now - lifetime).dumps([ann, 1])  # exactly as old as a link may be
     assert read_token(SECRET, fresh_enough, lifetime) == (ann, 1)
     assert stack.client.get(f"/api/seat/{fresh_enough}").json["seat"]["colour"] == "yellow"
     assert stack.client.get(f"/s/{fresh_enough}").status_code == 200
 
     # stamped in the future (a clock that cannot be trusted): refused too
-    refused_everywhere(stack, signed_at(now + 3600).dumps([ann, 1]), EXPIRED)
+    refused_everywhere(stack, signed_at(now + 1).dumps([ann, 1]), EXPIRED)
 
 
-def test_a_revoked_link_is_refused_and_the_new_one_works(stack: Any) -> None:
+def test_a_revoked_link_is_refused_and_the_new_one_works(stack: Stack) -> None:
     game_id, seats = new_game(stack)
     old = seats[0]["link"].rsplit("/", 1)[1]
     cy = seats[2]["link"].rsplit("/", 1)[1]
@@ -191,18 +175,20 @@ def test_a_revoked_link_is_refused_and_the_new_one_works(stack: Any) -> None:
     refused_everywhere(stack, seat_token(SECRET, seat_ids(stack.db, game_id)["yellow"], 3), REPLACED)
 
 
-def test_bots_have_no_link_and_a_signed_token_for_a_bot_seat_opens_nothing(stack: Any) -> None:
+def test_bots_have_no_link_and_a_signed_token_for_a_bot_seat_opens_nothing(stack: Stack) -> None:
     game_id, seats = new_game(stack)
     assert seats[1] == {"colour": "red", "player": None, "bot": "sensible", "link": None}
     bot = seat_ids(stack.db, game_id)["red"]
     refused_everywhere(stack, seat_token(SECRET, bot, 1), NOT_VALID)
 
 
-def test_read_token_itself() -> None:
+def test_read_token_itself(monkeypatch: pytest.MonkeyPatch) -> None:
+    now = stop_signing_clock(monkeypatch)
     token = seat_token(SECRET, 12, 4)
     assert read_token(SECRET, token, 60) == (12, 4)
+    assert read_token(SECRET, signed_at(now - 60).dumps([12, 4]), 60) == (12, 4)
     with pytest.raises(LinkError) as expired:
-        read_token(SECRET, signed_at(int(time.time()) - 61).dumps([12, 4]), 60)
+        read_token(SECRET, signed_at(now - 61).dumps([12, 4]), 60)
     assert str(expired.value) == EXPIRED
     with pytest.raises(LinkError) as foreign:
         read_token("not-the-key", token, 60)
@@ -212,7 +198,7 @@ def test_read_token_itself() -> None:
     assert str(long.value) == NOT_VALID
 
 
-def test_the_home_page_says_how_players_and_organisers_get_in(embedded: Any) -> None:
+def test_the_home_page_says_how_players_and_organisers_get_in(embedded: Stack) -> None:
     page = embedded.client.get("/", headers={"Accept-Language": "pl"})
     assert page.status_code == 200
     text = page.get_data(as_text=True)

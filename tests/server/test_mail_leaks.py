@@ -14,93 +14,89 @@ from __future__ import annotations
 import datetime as dt
 import random
 import re
-from types import SimpleNamespace
+from email.message import EmailMessage
 from typing import Any
-
-import sqlalchemy as sa
 
 import engine
 from engine.bots import RandomBot
 from engine.data import CARDS
-from server import narrate
-from server.models import Event, Game, Outbox, RequestRow, Seat, Window
-from server.services import games, mails, turns
-
-from .test_mails import T0, create, html_of, settings_of, text_of
+from server.config import Settings
+from server.db import Database
+from server.mail.compose import compose as compose_mail
+from server.models import Game, Outbox
+from server.services import outbox, turns
+from server.services.engines import CACHE
+from server.text.sentences import event_text
+from tests.conftest import Stack
+from tests.support import (
+    T0,
+    compose,
+    create_tagged,
+    engine_of,
+    html_of,
+    mail_settings,
+    open_window,
+    outbox_ids,
+    play_window,
+    request_of,
+    rows_of,
+    seat_of,
+    text_of,
+)
 
 GAMES = [(3, "strict", 101), (4, "batched", 102), (5, "strict", 103), (6, "batched", 104), (4, "strict", 105)]
 LINK = re.compile(r"/(s|p)/[\w.-]+")
 
 
-def _normal(message: Any) -> tuple[str, str, str]:
+def _normal(message: EmailMessage) -> tuple[str, str, str]:
     """What a reader sees, without the parts that change with the clock (signed links' timestamps)."""
     return (message["Subject"], LINK.sub("/<token>", text_of(message)), LINK.sub("/<token>", html_of(message)))
 
 
-def _state(db: Any, game_id: int) -> tuple[Any, engine.Game]:
-    with db.session() as session:
-        game = session.get(Game, game_id)
-        assert game is not None
-        return SimpleNamespace(id=game.id, version=game.version, created_at=game.created_at), games.CACHE.get(game)
+def _visible(event: dict[str, Any], colour: str) -> bool:
+    to = event.get("to")
+    return to is None or colour in to
 
 
-def _open_rows(db: Any, game_id: int) -> tuple[Window | None, list[tuple[int, str, str, Any, bool]]]:
-    with db.session() as session:
-        window = session.execute(
-            sa.select(Window).where(Window.game_id == game_id, Window.status == "open")
-        ).scalar_one_or_none()
-        if window is None:
-            return None, []
-        rows = session.execute(
-            sa.select(RequestRow.seat_id, Seat.colour, RequestRow.kind, RequestRow.payload, RequestRow.answered_at)
-            .join(Seat, Seat.id == RequestRow.seat_id)
-            .where(RequestRow.window_id == window.id)
-            .order_by(RequestRow.position)
-        ).all()
-        session.expunge(window)
-        return window, [(r[0], r[1], r[2], r[3], r[4] is not None) for r in rows]
+def _since(eng: engine.Game, colour: str, told: int) -> list[dict[str, Any]]:
+    """The game's events (hidden ones too) after the ``told``-th event C may see: what C was not told yet."""
+    count = 0
+    for index, event in enumerate(eng.events):
+        if count == told:
+            return list(eng.events[index:])
+        count += _visible(event, colour)
+    return []
 
 
-def _check(db: Any, row: Outbox, message: Any, eng: engine.Game, after: int) -> None:
-    """The mail to colour C against the full engine state (``after``: the last event told to C before)."""
-    with db.session() as session:
-        seat = session.get(Seat, row.seat_id)
-        assert seat is not None
-        colour = seat.colour
-        events = list(
-            session.execute(sa.select(Event).where(Event.game_id == seat.game_id, Event.seq > after)).scalars()
-        )
-        mine = session.execute(
-            sa.select(RequestRow)
-            .join(Window, Window.id == RequestRow.window_id)
-            .where(RequestRow.seat_id == seat.id, Window.status == "open")
-        ).scalar_one_or_none()
-        request = None if mine is None else mine.payload
-        hidden = [ev for ev in events if ev.visible_to is not None and colour not in ev.visible_to]
-        seen = [{"type": ev.type, **ev.data} for ev in events if ev.visible_to is None or colour in ev.visible_to]
+def _check(message: EmailMessage, eng: engine.Game, colour: str, told: int, request: dict[str, Any] | None) -> None:
+    """The mail to colour C against the full engine state (``told``: how many events of C's view C was told)."""
     html, text = html_of(message), text_of(message)
     assert re.findall(r'data-card="(\w+)"', html) == list(eng.hands[colour])
     saw = eng.dice is not None and colour in eng.dice["seen_by"]
     dice = re.findall(r'data-dice="([\d,]+)"', html)
-    assert dice == ([",".join(str(v) for v in eng.dice["values"])] if saw else [])
+    assert dice == ([",".join(str(v) for v in eng.dice["values"])] if saw and eng.dice is not None else [])
     assert ("The zombie dice you saw" in text) == saw
     truck = re.findall(r'data-truck="(\w+)"', html)
     if request is not None and request["kind"] == "truck":
         assert truck == list(request["cards"])
     else:
         assert truck == [] and "The truck cards you drew" not in text
-    told = {narrate.event_text("en", ev, colour) for ev in seen}
+    new = [({k: v for k, v in ev.items() if k != "to"}, _visible(ev, colour)) for ev in _since(eng, colour, told)]
+    said = {event_text("en", ev, colour) for ev, visible in new if visible}
     lines = {line[4:] for line in text.splitlines() if line.startswith("  - ")}
-    for ev in hidden:
-        secret = narrate.event_text("en", {"type": ev.type, **ev.data}, colour)
-        assert not secret or secret in told or secret not in lines, (colour, ev.type)
+    for ev, visible in new:
+        secret = "" if visible else event_text("en", ev, colour)
+        assert not secret or secret in said or secret not in lines, (colour, ev["type"])
 
 
 def _other_hands_replaced(
-    db: Any, row: Outbox, settings: Any, colour: str, now: dt.datetime, rng: random.Random
-) -> Any:
+    db: Database, row: Outbox, settings: Settings, colour: str, now: dt.datetime, rng: random.Random
+) -> EmailMessage | None:
     """The mail built from an engine state where everything C may not know is different."""
-    key, eng = _state(db, row.game_id)  # type: ignore[arg-type]
+    with db.session() as session:  # the cache is keyed on the game's row (still readable after the session)
+        game = session.get(Game, row.game_id)
+        assert game is not None
+        eng = CACHE.get(game)
     twin = engine.Game.from_json(eng.to_json())
     for other in twin.players:
         if other != colour:
@@ -109,102 +105,86 @@ def _other_hands_replaced(
     if twin.dice is not None and colour not in twin.dice["seen_by"]:
         twin.dice["values"] = [rng.randint(1, 6) for _ in twin.dice["values"]]
     assert engine.view(twin, colour) == engine.view(eng, colour)
-    games.CACHE.put(key, twin)
+    CACHE.put(game, twin)
     try:
-        return mails.compose(db, row.id, settings, now=now)
+        return compose(db, row.id, settings, now=now)
     finally:
-        games.CACHE.put(key, eng)
+        CACHE.put(game, eng)
 
 
-def _compose_and_check(db: Any, settings: Any, ids: list[int], now: dt.datetime, rng: random.Random) -> int:
+def _compose_and_check(db: Database, settings: Settings, ids: list[int], now: dt.datetime, rng: random.Random) -> int:
     checked = 0
-    with db.session() as session:
-        rows = list(session.execute(sa.select(Outbox).where(Outbox.id.in_(ids)).order_by(Outbox.id)).scalars())
-        for r in rows:
-            session.expunge(r)
-    for row in rows:
-        message = mails.compose(db, row.id, settings, now=now)
-        if message is None:
+    for row in rows_of(db, ids):
+        mail = compose_mail(db, row.id, settings, now=now)
+        if mail is None:
             continue
-        _, eng = _state(db, row.game_id)  # type: ignore[arg-type]
-        colour, after = _colour_of(db, row)
-        _check(db, row, message, eng, after)
+        assert row.game_id is not None and row.seat_id is not None
+        eng = engine_of(db, row.game_id)
+        seat = seat_of(db, row.seat_id)
+        found = request_of(db, seat.id)
+        _check(mail.message, eng, seat.colour, seat.told_events or 0, None if found is None else found[1].payload)
         if rng.random() < 0.4:  # (a sample, for time) the mail from a state where C's secrets are all different
-            twin = _other_hands_replaced(db, row, settings, colour, now, rng)
-            assert twin is not None and _normal(twin) == _normal(message)
-        with db.session() as session:  # as if sent: the next mail tells what happens next
-            mails.record_sent(session, message)
+            twin = _other_hands_replaced(db, row, settings, seat.colour, now, rng)
+            assert twin is not None and _normal(twin) == _normal(mail.message)
+        outbox.sent(db, row.id, mail.told, mail.chat)  # as if sent: the next mail tells what happens next
         checked += 1
     return checked
 
 
-def _colour_of(db: Any, row: Outbox) -> tuple[str, int]:
-    with db.session() as session:
-        seat = session.get(Seat, row.seat_id)
-        assert seat is not None
-        return seat.colour, -1 if seat.mailed_seq is None else seat.mailed_seq
-
-
-def _secret_answers_do_not_show(db: Any, settings: Any, game_id: int, now: dt.datetime, rng: random.Random) -> bool:
+def _secret_answers_do_not_show(
+    db: Database, settings: Settings, game_id: int, now: dt.datetime, rng: random.Random
+) -> bool:
     """All but the last owing seat answer; the last one's mail is the same whatever the others answered."""
-    window, rows = _open_rows(db, game_id)
-    owing = [r for r in rows if not r[4]]
-    if window is None or len(owing) < 2:
+    window = open_window(db, game_id)
+    if window is None:
         return False
-    *others, (last_seat, last_colour, *_rest) = owing
-    _, eng = _state(db, game_id)
-    with db.session() as session:
-        turn = session.execute(
-            sa.select(Outbox.id).where(Outbox.key == f"turn:{window.id}:{last_seat}")
-        ).scalar_one_or_none()
+    owing = [r for r in window.requests if r.answered_at is None]
+    if len(owing) < 2:
+        return False
+    *others, last = owing
+    turn = next(
+        (r.id for r in rows_of(db, outbox_ids(db, game_id)) if r.key == f"turn:{window.id}:{last.seat_id}"), None
+    )
     if turn is None:
         return False
+    eng = engine_of(db, game_id)
     versions = []
     for attempt in range(2):
-        for seat_id, colour, kind, _payload, _answered in others:
-            req = next(r for r in eng.pending() if r.player == colour)
+        for row in others:
+            req = next(r for r in eng.pending() if r.player == row.seat.colour)
             value = RandomBot(rng.randrange(10**6) + attempt).decide(eng, req)
-            turns.submit_answer(db, seat_id, kind, value, window_number=window.number, now=now)
-        message = mails.compose(db, turn, settings, now=now)
+            turns.submit_answer(db, row.seat_id, row.kind, value, window_number=window.number, now=now)
+        message = compose(db, turn, settings, now=now)
         assert message is not None
         versions.append(_normal(message))
-    assert versions[0] == versions[1], last_colour
+    assert versions[0] == versions[1], last.seat.colour
     return True
 
 
-def _answer_rest_and_advance(db: Any, game_id: int, seed: int, now: dt.datetime) -> list[int] | None:
-    window, rows = _open_rows(db, game_id)
-    if window is None:
-        return None
-    _, eng = _state(db, game_id)
-    for seat_id, colour, kind, _payload, answered in rows:
-        if not answered:
-            req = next(r for r in eng.pending() if r.player == colour)
-            value = RandomBot(seed + window.number).decide(eng, req)
-            turns.submit_answer(db, seat_id, kind, value, window_number=window.number, now=now)
-    return turns.advance_window(db, window.id, now=now)
-
-
-def test_no_mail_of_a_random_game_tells_a_player_what_they_may_not_see(embedded: Any) -> None:
-    settings = settings_of(embedded)
+def test_no_mail_of_a_random_game_tells_a_player_what_they_may_not_see(embedded: Stack) -> None:
+    db = embedded.db
+    settings = mail_settings(embedded.settings)
     mails_checked = secrets_checked = 0
     kinds: set[str] = set()
     for people, order, seed in GAMES:
         rng = random.Random(seed)
-        created = create(embedded.db, people, seed=seed, options={"turn_order": order})
+        created = create_tagged(db, people, seed=seed, options={"turn_order": order})
         now = T0
-        ids: list[int] | None = created.outbox_ids
+        ids = outbox_ids(db, created.game_id)
         windows = 0
-        while ids is not None:
-            mails_checked += _compose_and_check(embedded.db, settings, ids, now, rng)
-            _window, rows = _open_rows(embedded.db, created.game_id)
-            kinds.update(r[2] for r in rows)
+        while True:
+            mails_checked += _compose_and_check(db, settings, ids, now, rng)
+            window = open_window(db, created.game_id)
+            if window is None:
+                break
+            kinds.update(r.kind for r in window.requests)
             if windows % 3 == 0:
-                secrets_checked += _secret_answers_do_not_show(embedded.db, settings, created.game_id, now, rng)
+                secrets_checked += _secret_answers_do_not_show(db, settings, created.game_id, now, rng)
             now += dt.timedelta(minutes=30)
-            ids = _answer_rest_and_advance(embedded.db, created.game_id, seed, now)
+            ids = play_window(db, created.game_id, seed, now)
             windows += 1
-        with embedded.db.session() as session:
-            assert session.get(Game, created.game_id).status == "over"  # type: ignore[union-attr]
+        with db.session() as session:
+            game = session.get(Game, created.game_id)
+            assert game is not None and game.status == "over"
     assert mails_checked > 200 and secrets_checked > 10
     assert {"place", "vote", "cards", "move", "truck"} <= kinds, kinds

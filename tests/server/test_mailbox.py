@@ -1,4 +1,4 @@
-"""The embedded default's mailbox (/mail/<token>): the mail files written by outbox.FileTransport, listed newest
+"""The embedded default's mailbox (/mail/<token>): the mail files written by the FileTransport, listed newest
 first and shown (HTML sandboxed, plain text escaped); organiser token required, only files of the folder reachable,
 off when mail goes by SMTP; ``deadmail up`` prints its address."""
 
@@ -7,47 +7,51 @@ from __future__ import annotations
 import os
 import re
 import subprocess
-import time
 import urllib.request
 from dataclasses import replace
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 from email.utils import formatdate, make_msgid
 from pathlib import Path
-from typing import Any
 
 import pytest
 from markupsafe import escape
+from sqlalchemy import select
 
-from server.app import create_app
-from server.mailbox import SANDBOX, mailbox_token
-from server.services import outbox
-from server.services.links import player_token
-from tests.server.test_commands import DEADMAIL, clean_env, free_port
-from tests.worker.support import T0, create
+from server.mail.send import send_one
+from server.mail.transports import FileTransport
+from server.models import InboundMail, RequestRow
+from server.services.links import mailbox_token, player_token
+from server.services.seats import seat_view
+from server.text.grammar import commands_for
+from server.web.app import create_app
+from server.web.mailbox import SANDBOX
+from tests.conftest import Stack
+from tests.support import DEADMAIL, T0, clean_env, create, csrf_token, free_port, outbox_ids, rows_of
+from tests.waiting import wait_for
 
 HOSTILE_SUBJECT = '<script>alert("subject")</script> & more'
 
 
-def mailbox_url(stack: Any) -> str:
+def mailbox_url(stack: Stack) -> str:
     return f"/mail/{mailbox_token(stack.settings.secret_key)}"
 
 
-def send_game_mail(stack: Any) -> list[Path]:
+def send_game_mail(stack: Stack) -> list[Path]:
     """A new game's notifications, sent through the outbox to the file transport; the files, oldest first."""
     created = create(stack.db, 3, seed=3)
-    settings = outbox.MailSettings(stack.settings.secret_key, stack.settings.base_url)
-    transport = outbox.FileTransport(stack.settings.mail_dir)
-    for i, outbox_id in enumerate(created.outbox_ids):
-        assert outbox.send_one(stack.db, outbox_id, transport, settings, now=T0) == "sent"
+    ids = outbox_ids(stack.db, created.game_id)
+    transport = FileTransport(stack.settings.mail_dir)
+    for i, outbox_id in enumerate(ids):
+        assert send_one(stack.db, outbox_id, transport, stack.settings, now=T0) == "sent"
         written = max(stack.settings.mail_dir.glob("*.eml"), key=lambda p: p.stat().st_mtime_ns)
         os.utime(written, ns=(10**18 + i * 10**9, 10**18 + i * 10**9))  # distinct times: a defined order
     files = sorted(stack.settings.mail_dir.glob("*.eml"), key=lambda p: p.stat().st_mtime_ns)
-    assert len(files) == len(created.outbox_ids) == 3
+    assert len(files) == len(ids) == 3
     return files
 
 
-def hostile_mail(stack: Any) -> Path:
+def hostile_mail(stack: Stack) -> Path:
     """A mail with script in every part, written by the file transport (newest of all)."""
     message = EmailMessage()
     message["From"] = "deadmail <deadmail@localhost>"
@@ -61,11 +65,11 @@ def hostile_mail(stack: Any) -> Path:
         '<a href="http://deadmail.test/s/abc">play</a></body></html>',
         subtype="html",
     )
-    outbox.FileTransport(stack.settings.mail_dir).send(message)
+    FileTransport(stack.settings.mail_dir).send(message)
     return next(p for p in stack.settings.mail_dir.glob("*.eml") if "hostile" in p.name)
 
 
-def test_the_mailbox_lists_the_mail_files_newest_first(stack: Any) -> None:
+def test_the_mailbox_lists_the_mail_files_newest_first(stack: Stack) -> None:
     files = send_game_mail(stack)
 
     page = stack.client.get(mailbox_url(stack))
@@ -80,7 +84,7 @@ def test_the_mailbox_lists_the_mail_files_newest_first(stack: Any) -> None:
         assert str(escape(str(mail["To"]))) in body and str(escape(str(mail["Subject"]))) in body
 
 
-def test_a_mail_is_shown_with_its_plain_text_escaped_and_its_html_sandboxed(embedded: Any) -> None:
+def test_a_mail_is_shown_with_its_plain_text_escaped_and_its_html_sandboxed(embedded: Stack) -> None:
     send_game_mail(embedded)
     path = hostile_mail(embedded)
 
@@ -106,7 +110,7 @@ def test_a_mail_is_shown_with_its_plain_text_escaped_and_its_html_sandboxed(embe
     assert '<head><base target="_top"><title>' in html.get_data(as_text=True)
 
 
-def test_a_game_mail_is_shown_with_clickable_links_and_its_html_part_framed(embedded: Any) -> None:
+def test_a_game_mail_is_shown_with_clickable_links_and_its_html_part_framed(embedded: Stack) -> None:
     newest = send_game_mail(embedded)[-1]
     mail = message_from_bytes(newest.read_bytes(), policy=policy.default)
     plain = mail.get_body(preferencelist=("plain",))
@@ -134,7 +138,7 @@ def test_a_game_mail_is_shown_with_clickable_links_and_its_html_part_framed(embe
         "x" * 400 + ".eml",
     ],
 )
-def test_only_mail_files_listed_in_the_folder_can_be_opened(embedded: Any, name: str) -> None:
+def test_only_mail_files_listed_in_the_folder_can_be_opened(embedded: Stack, name: str) -> None:
     send_game_mail(embedded)
     (embedded.settings.mail_dir / ".hidden.eml").write_text("Subject: hidden\n\nsecret\n")
     (embedded.settings.data_dir / "outside.eml").write_text("Subject: outside\n\nsecret\n")
@@ -148,7 +152,7 @@ def test_only_mail_files_listed_in_the_folder_can_be_opened(embedded: Any, name:
 
 
 @pytest.mark.parametrize("kind", ["forged", "player link", "other secret", "huge"])
-def test_a_bad_token_opens_nothing(embedded: Any, kind: str) -> None:
+def test_a_bad_token_opens_nothing(embedded: Stack, kind: str) -> None:
     name = send_game_mail(embedded)[0].name
     token = mailbox_token(embedded.settings.secret_key)
     bad = {
@@ -164,7 +168,7 @@ def test_a_bad_token_opens_nothing(embedded: Any, kind: str) -> None:
         assert name not in reply.get_data(as_text=True)
 
 
-def test_the_mailbox_is_off_when_mail_goes_by_smtp(embedded: Any) -> None:
+def test_the_mailbox_is_off_when_mail_goes_by_smtp(embedded: Stack) -> None:
     name = send_game_mail(embedded)[0].name
     settings = replace(embedded.settings, smtp_url="smtp://127.0.0.1:2525")
     client = create_app(settings, embedded.db).test_client()
@@ -175,6 +179,15 @@ def test_the_mailbox_is_off_when_mail_goes_by_smtp(embedded: Any) -> None:
         assert reply.status_code == 404
         assert "sends its mail by SMTP" in reply.get_data(as_text=True)
         assert name not in reply.get_data(as_text=True)
+
+
+def _page(url: str) -> str:
+    """The page at ``url``, or "" while the server does not answer."""
+    try:
+        with urllib.request.urlopen(url, timeout=5) as page:
+            return str(page.read().decode())
+    except OSError:
+        return ""
 
 
 def test_deadmail_up_prints_the_mailbox_address_and_it_lists_the_demo_mail(tmp_path: Path) -> None:
@@ -191,40 +204,22 @@ def test_deadmail_up_prints_the_mailbox_address_and_it_lists_the_demo_mail(tmp_p
         subprocess.run(
             [*DEADMAIL, "demo", "--email", "box@example.org"], cwd=tmp_path, env=env, check=True, capture_output=True
         )
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(url, timeout=5) as page:
-                    if "box@example.org" in page.read().decode():
-                        break
-            except OSError:
-                pass
-            assert time.monotonic() < deadline, "the demo's mail was not listed"
-            time.sleep(0.2)
+        wait_for(lambda: "box@example.org" in _page(url), timeout=60, what="the demo's mail listed")
     finally:
         up.terminate()
         up.communicate(timeout=30)
 
 
-def test_a_reply_written_on_the_mailbox_page_is_taken_like_one_by_mail(embedded: Any) -> None:
+def test_a_reply_written_on_the_mailbox_page_is_taken_like_one_by_mail(embedded: Stack) -> None:
     """With mail in files, reply addresses use reply.localhost and the page sends the reply through the same path
     as a mail: a command is applied, anything else gets the error mail, and neither needs a mail server."""
-    from sqlalchemy import select
-
-    from server.commands import commands_for
-    from server.models import InboundMail, RequestRow
-    from server.services.seats import seat_view
-    from tests.server.forms import csrf_token
-
     assert embedded.settings.reply_domain == "reply.localhost"
     created = create(embedded.db, 3, seed=3)
-    settings = outbox.MailSettings(
-        embedded.settings.secret_key, embedded.settings.base_url, reply_domain=embedded.settings.reply_domain
-    )
-    transport = outbox.FileTransport(embedded.settings.mail_dir)
-    with embedded.db.session() as session:
-        seat_id = session.get(outbox.Outbox, created.outbox_ids[0]).seat_id  # type: ignore[union-attr]
-    assert outbox.send_one(embedded.db, created.outbox_ids[0], transport, settings, now=T0) == "sent"
+    first = rows_of(embedded.db, outbox_ids(embedded.db, created.game_id))[0]
+    seat_id = first.seat_id
+    assert seat_id is not None
+    transport = FileTransport(embedded.settings.mail_dir)
+    assert send_one(embedded.db, first.id, transport, embedded.settings, now=T0) == "sent"
     [path] = embedded.settings.mail_dir.glob("*.eml")
     page = embedded.client.get(f"{mailbox_url(embedded)}/{path.name}").get_data(as_text=True)
     assert "Send the reply" in page

@@ -1,15 +1,19 @@
 """The Alembic migrations, checked by pytest-alembic's standard tests on SQLite (batch mode) and PostgreSQL:
 one head, upgrade from nothing to head, the models match what the migrations build, and every step goes down and
-up again."""
+up again; and the data a migration moves is carried (0004: standing orders into the engine's log, the last event
+mailed to a seat into the count of events of its view)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from alembic.config import Config
+from pytest_alembic import MigrationContext
 from pytest_alembic.tests import (
     test_model_definitions_match_ddl,
     test_single_head_revision,
@@ -17,7 +21,9 @@ from pytest_alembic.tests import (
     test_upgrade,
 )
 
-from server.migrate import alembic_config as make_alembic_config
+import engine
+from engine.bots import RandomBot, play_game
+from server.run.migrate import alembic_config as make_alembic_config
 
 __all__ = [
     "test_model_definitions_match_ddl",
@@ -36,7 +42,7 @@ def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
 
 
 @pytest.fixture
-def alembic_config(database_url: str) -> Any:
+def alembic_config(database_url: str) -> Config:
     return make_alembic_config(database_url)
 
 
@@ -53,7 +59,7 @@ def test_the_engine_under_test_is_empty_and_of_its_kind(alembic_engine: sa.Engin
     assert sa.inspect(alembic_engine).get_table_names() == []
 
 
-def test_head_builds_every_table_of_the_models(alembic_runner: Any, alembic_engine: sa.Engine) -> None:
+def test_head_builds_every_table_of_the_models(alembic_runner: MigrationContext, alembic_engine: sa.Engine) -> None:
     from server.models import Base
 
     alembic_runner.migrate_up_to("heads")
@@ -61,3 +67,135 @@ def test_head_builds_every_table_of_the_models(alembic_runner: Any, alembic_engi
     assert tables == set(Base.metadata.tables) | {"alembic_version"}
     alembic_runner.migrate_down_to("base")
     assert set(sa.inspect(alembic_engine).get_table_names()) <= {"alembic_version"}
+
+
+# --- 0004: standing orders move into the engine's log; seats count the events of their view they were told -------
+
+T = datetime(2030, 5, 6, 7, 8)
+ORDER = ["pinup", "gunman", "tough", "girl"]
+
+
+def after_each_window(seed: int, windows: int) -> list[engine.Game]:
+    """A 3-player game of random bots, as it stood after each of its first ``windows`` windows (copies)."""
+    eng = engine.new_game(["yellow", "red", "blue"], seed=seed)
+    bots = {colour: RandomBot(i) for i, colour in enumerate(eng.players)}
+    states = []
+    for _ in range(windows):
+        for req in eng.pending():
+            eng.answer(req.player, req.kind, bots[req.player].decide(eng, req))
+        states.append(engine.Game.from_json(eng.to_json()))
+    return states
+
+
+def insert_game(conn: sa.Connection, tables: sa.MetaData, eng: engine.Game, status: str) -> int:
+    """A game row as the server of revision 0003 stored it: its engine state and every event, with who sees it."""
+    games, events = tables.tables["games"], tables.tables["events"]
+    game_id: int = conn.execute(
+        games.insert()
+        .values(
+            title="",
+            status=status,
+            options={},
+            seed=eng.config.seed,
+            tempo={},
+            state=eng.to_json(),
+            version=eng.window_no,
+            round=eng.round,
+            phase=eng.phase,
+            created_at=T,
+            updated_at=T,
+        )
+        .returning(games.c.id)
+    ).scalar_one()
+    conn.execute(
+        events.insert(),
+        [
+            {
+                "game_id": game_id,
+                "seq": seq,
+                "round": 0,
+                "type": event["type"],
+                "data": {k: v for k, v in event.items() if k not in ("type", "to")},
+                "visible_to": event.get("to"),
+                "created_at": T,
+            }
+            for seq, event in enumerate(eng.events)
+        ],
+    )
+    return game_id
+
+
+def insert_seats(conn: sa.Connection, tables: sa.MetaData, game_id: int, seats: dict[str, dict[str, Any]]) -> None:
+    rows = [
+        {"game_id": game_id, "position": i, "colour": colour, "link_generation": 1, **columns}
+        for i, (colour, columns) in enumerate(seats.items())
+    ]
+    conn.execute(tables.tables["seats"].insert(), rows)
+
+
+def seats_of(conn: sa.Connection, game_id: int, *columns: str) -> dict[str, tuple[Any, ...]]:
+    found = conn.execute(sa.text(f"SELECT colour, {', '.join(columns)} FROM seats WHERE game_id = :g"), {"g": game_id})
+    return {colour: tuple(rest) for colour, *rest in found}
+
+
+def state_of(conn: sa.Connection, game_id: int) -> tuple[dict[str, Any], int]:
+    games = sa.Table("games", sa.MetaData(), autoload_with=conn)
+    state, version = conn.execute(sa.select(games.c.state, games.c.version).where(games.c.id == game_id)).one()
+    return state, version
+
+
+def test_0004_gives_stored_orders_to_the_engine_and_counts_the_events_each_seat_was_told(
+    alembic_runner: MigrationContext, alembic_engine: sa.Engine
+) -> None:
+    alembic_runner.migrate_up_to("0003")
+    states = after_each_window(seed=5, windows=8)
+    told_at, running = states[2], states[-1]  # mails went out after window 3; the game went on to window 9
+    last = len(told_at.events) - 1
+    assert told_at.events[last].get("to") == ["blue"]  # the last event mailed is blue's alone
+    assert not any(r.kind == "victim" for r in running.pending())  # no order can answer anything here
+    finished = engine.new_game(["yellow", "red", "blue"], seed=6)
+    play_game(finished, {colour: RandomBot(i) for i, colour in enumerate(finished.players)})
+    with alembic_engine.begin() as conn:
+        tables = sa.MetaData()
+        tables.reflect(conn)
+        game_id = insert_game(conn, tables, running, "running")
+        orders = {"yellow": None, "red": ORDER, "blue": []}  # blue cleared its order
+        insert_seats(conn, tables, game_id, {c: {"standing_order": o, "mailed_seq": last} for c, o in orders.items()})
+        over_id = insert_game(conn, tables, finished, "over")
+        insert_seats(conn, tables, over_id, {c: {"standing_order": ORDER, "mailed_seq": None} for c in orders})
+
+    alembic_runner.migrate_up_one()
+
+    # each seat was told the events its own view held when the mail went out: fewer than the game's, not the same
+    told = {colour: (len(engine.view(told_at, colour)["events"]),) for colour in orders}
+    assert all(count < last + 1 for (count,) in told.values()) and len(set(told.values())) > 1
+    with alembic_engine.connect() as conn:
+        assert seats_of(conn, game_id, "told_events") == told
+        assert seats_of(conn, over_id, "told_events") == {c: (None,) for c in orders}  # never mailed
+        state, version = state_of(conn, game_id)
+        assert version == running.window_no + 1
+        eng = engine.Game.from_json(state)  # replays the log, the order included
+        assert {c: engine.view(eng, c)["standing_order"] for c in orders} == {
+            "yellow": None,
+            "red": ORDER,
+            "blue": None,
+        }
+        assert state["log"] == [*running.to_json()["log"], {"player": "red", "standing_order": ORDER}]
+        assert eng.events == running.events and eng.window_no == running.window_no  # nothing was answered
+        assert state_of(conn, over_id) == (finished.to_json(), finished.window_no)  # a finished game is left alone
+        columns = {c["name"] for c in sa.inspect(conn).get_columns("seats")}
+    assert "told_events" in columns and not columns & {"mailed_seq", "standing_order"}
+
+    alembic_runner.migrate_down_to("0003")
+
+    with alembic_engine.connect() as conn:
+        restored = seats_of(conn, game_id, "mailed_seq", "standing_order")
+        assert state_of(conn, game_id)[0] == state  # the orders stay in the engine's log
+    assert restored["blue"] == (last, None)  # blue saw the last event it was mailed up to
+    for colour in ("yellow", "red"):  # they had not: the last event they saw before it
+        seq, order = restored[colour]
+        assert seq < last and order is None
+        assert running.events[seq].get("to") is None or colour in running.events[seq]["to"]
+    alembic_runner.migrate_up_one()  # and up again: the same counts
+    with alembic_engine.connect() as conn:
+        assert seats_of(conn, game_id, "told_events") == told

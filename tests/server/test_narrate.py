@@ -1,4 +1,5 @@
-"""server/narrate.py: names as the rulebooks give them, and a sentence for every event and request of real games."""
+"""server/text/glossary.py and sentences.py: names as the rulebooks give them, and a sentence for every event and
+request of real games."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 import engine
 from engine.bots import RandomBot, play_game
 from engine.data import CARDS, CHARACTERS, COLOURS, DEFAULT_WEAPONS, KINDS, LOCATIONS, WEAPONS
-from server import commands, narrate
+from server.text import glossary, grammar, sentences
 
 ROOT = Path(__file__).resolve().parents[2]
 LANGS = ("en", "it", "pl")
@@ -105,9 +106,9 @@ def _emitted_types() -> set[str]:
 
 _RAW_WORDS = {
     lang: sorted(
-        {c for c in COLOURS if narrate.colour_name(lang, c).lower() != c}
-        | {c for c in CHARACTERS if narrate.character_name(lang, c).lower() != c}
-        | {c for c in CARDS if narrate.card_name(lang, c).lower() != c}
+        {c for c in COLOURS if glossary.colour_name(lang, c).lower() != c}
+        | {c for c in CHARACTERS if glossary.character_name(lang, c).lower() != c}
+        | {c for c in CARDS if glossary.card_name(lang, c).lower() != c}
     )
     for lang in LANGS
 }
@@ -131,7 +132,7 @@ def _check(text: str, lang: str, what: object) -> None:
 def test_every_event_type_the_engine_emits_has_a_sentence(played: tuple[list[Sample], list[Sample]]) -> None:
     emitted = _emitted_types()
     assert len(emitted) >= 35  # the regex still finds the engine's events
-    assert emitted <= narrate.EVENT_TYPES, f"no sentence for {sorted(emitted - narrate.EVENT_TYPES)}"
+    assert emitted <= sentences.EVENT_TYPES, f"no sentence for {sorted(emitted - sentences.EVENT_TYPES)}"
     seen = {event["type"] for event, _ in played[0]}
     assert emitted <= seen, f"the games and scenarios never produced {sorted(emitted - seen)}"
 
@@ -147,33 +148,34 @@ def test_the_games_cover_every_variant(played: tuple[list[Sample], list[Sample]]
 @pytest.mark.parametrize("lang", LANGS)
 def test_every_event_reads_well(played: tuple[list[Sample], list[Sample]], lang: str) -> None:
     for event, reader in played[0]:
-        text = narrate.event_text(lang, event, reader)
+        text = sentences.event_text(lang, event, reader)
         _check(text, lang, event)
         if lang != "en":
-            assert text != narrate.event_text("en", event, reader), f"{lang}: not translated: {text!r}"
+            assert text != sentences.event_text("en", event, reader), f"{lang}: not translated: {text!r}"
 
 
 def test_the_reader_is_you() -> None:
     eaten = {"type": "eaten", "player": "red", "character": "pinup", "location": 4}
-    assert narrate.event_text("en", eaten, "red") == "The zombies eat your Pin-Up at Parking Lot (4)."
-    assert narrate.event_text("en", eaten, "blue") == "The zombies eat Red's Pin-Up at Parking Lot (4)."
-    assert narrate.event_text("it", eaten, "blue") == (
+    assert sentences.event_text("en", eaten, "red") == "The zombies eat your Pin-Up at Parking Lot (4)."
+    assert sentences.event_text("en", eaten, "blue") == "The zombies eat Red's Pin-Up at Parking Lot (4)."
+    assert sentences.event_text("it", eaten, "blue") == (
         "Gli zombie mangiano il personaggio Bionda di Rosso nella locazione 4 (Parcheggio)."
     )
     assert (
-        narrate.event_text("pl", eaten, "red") == "Zombie pożerają Twoją postać Śliczna lalunia w lokacji 4 (Parking)."
+        sentences.event_text("pl", eaten, "red")
+        == "Zombie pożerają Twoją postać Śliczna lalunia w lokacji 4 (Parking)."
     )
     gift = {"type": "gift_received", "player": "blue", "card": "axe", "giver": "red"}
-    assert narrate.event_text("en", gift, "blue") == "Red gives you a card from the truck: Axe."
-    assert narrate.event_text("en", gift, "red") == "You give Axe to Blue."
+    assert sentences.event_text("en", gift, "blue") == "Red gives you a card from the truck: Axe."
+    assert sentences.event_text("en", gift, "red") == "You give Axe to Blue."
 
 
 def test_an_event_says_only_what_it_holds() -> None:
     """The view hides the dice from who may not see them: the sentence about a roll with no values shows none."""
-    public = narrate.event_text("en", {"type": "zombie_dice_revealed", "values": [3, 4], "ignored": []}, None)
+    public = sentences.event_text("en", {"type": "zombie_dice_revealed", "values": [3, 4], "ignored": []}, None)
     assert "3 and 4" in public and "ignored" not in public
     moved = {"type": "moved", "player": "red", "character": "tough", "origin": 1, "target": 3, "location": 4}
-    assert narrate.event_text("pl", moved, None) == (
+    assert sentences.event_text("pl", moved, None) == (
         "Czerwony: postać Twardziel nie może wejść do lokacji 3 (Megatoys) i zamiast tego idzie z lokacji "
         "1 (Toalety) do lokacji 4 (Parking)."
     )
@@ -181,7 +183,7 @@ def test_an_event_says_only_what_it_holds() -> None:
 
 def test_polish_plurals_in_events() -> None:
     def left(n: int) -> str:
-        return narrate.event_text("pl", {"type": "zombies_left", "location": 1, "zombies": n}, None)
+        return sentences.event_text("pl", {"type": "zombies_left", "location": 1, "zombies": n}, None)
 
     assert [left(n) for n in (1, 2, 5, 22)] == [
         "1 zombie opuszcza lokację 1 (Toalety).",
@@ -193,7 +195,7 @@ def test_polish_plurals_in_events() -> None:
 
 def test_an_unknown_event_still_gets_a_sentence() -> None:
     for lang in LANGS:
-        _check(narrate.event_text(lang, {"type": "something_new"}, None), lang, "unknown")
+        _check(sentences.event_text(lang, {"type": "something_new"}, None), lang, "unknown")
 
 
 # --- requests ---------------------------------------------------------------------------------------------------
@@ -210,18 +212,18 @@ def test_the_games_ask_every_kind(played: tuple[list[Sample], list[Sample]]) -> 
 def test_every_request_reads_well(played: tuple[list[Sample], list[Sample]], lang: str) -> None:
     for request, phase in played[1]:
         for given in (phase, None):
-            text = narrate.request_text(lang, request, given)
+            text = sentences.request_text(lang, request, given)
             _check(text, lang, request)
             if lang != "en":
-                assert text != narrate.request_text("en", request, given), f"{lang}: not translated: {text!r}"
+                assert text != sentences.request_text("en", request, given), f"{lang}: not translated: {text!r}"
 
 
 def test_a_vote_says_what_it_decides() -> None:
     vote = {"player": "red", "kind": "vote", "location": 4, "revote": False, "weight": 2, "options": ["red", "blue"]}
-    assert narrate.request_text("en", vote, "truck") == (
+    assert sentences.request_text("en", vote, "truck") == (
         "Vote at Parking Lot (4) with 2 votes: who searches the truck? Choose among Red and Blue."
     )
-    assert narrate.request_text("pl", {**vote, "weight": 5}, "attack") == (
+    assert sentences.request_text("pl", {**vote, "weight": 5}, "attack") == (
         "Głosowanie w lokacji 4 (Parking), masz 5 głosów: czyją postać zjedzą zombie? "
         "Wybierz spośród: Czerwony i Niebieski."
     )
@@ -239,29 +241,29 @@ def _rules_table(heading: str) -> list[list[str]]:
 
 def test_character_names_are_the_rulebooks() -> None:
     rows = {row[0]: row for row in _rules_table("### A2. Characters")}
-    for character, english in narrate.CHARACTER_NAMES["en"].items():
+    for character, english in glossary.CHARACTER_NAMES["en"].items():
         _, en, it, pl, *_ = rows[english]
-        assert [narrate.character_name(lang, character) for lang in LANGS] == [en, it, pl]
+        assert [glossary.character_name(lang, character) for lang in LANGS] == [en, it, pl]
 
 
 def test_card_names_are_the_rulebooks() -> None:
     rows = [row[0].split(" / ") for row in _rules_table("### A3. Action cards")]
     by_english = {row[0]: row for row in rows}
     for card in set(CARDS) - set(WEAPONS):
-        names = by_english[narrate.card_name("en", card)]
+        names = by_english[glossary.card_name("en", card)]
         for lang, name in zip(LANGS, names, strict=True):
-            assert narrate.card_name(lang, card).startswith(name)
+            assert glossary.card_name(lang, card).startswith(name)
 
 
 def test_locations_are_the_rulebooks() -> None:
     for row in _rules_table("### A1. Locations"):
         number, en, it, pl, capacity = int(row[0]), row[1], row[2], row[3], row[4]
-        assert narrate.location_name("en", number).split()[0] in en
+        assert glossary.location_name("en", number).split()[0] in en
         for lang, cell in (("it", it), ("pl", pl)):
             if not cell.startswith(("not named", "–", "one of", '"')):
-                assert narrate.location_name(lang, number) in cell
+                assert glossary.location_name(lang, number) in cell
         expected = None if "unlimited" in capacity else int(capacity.strip("*"))
-        assert narrate.location_capacity(number) == expected
+        assert glossary.location_capacity(number) == expected
 
 
 @pytest.mark.parametrize("lang", LANGS)
@@ -269,29 +271,29 @@ def test_names_are_words_the_reply_grammar_reads(lang: str) -> None:
     """A player who copies a name from a mail into a reply is understood."""
 
     def words(table: dict[str, dict[Any, list[str]]], key: Any) -> set[str]:
-        return {commands.normalise(w) for w in table[lang][key]}
+        return {grammar.normalise(w) for w in table[lang][key]}
 
     for colour in COLOURS:
-        assert commands.normalise(narrate.colour_name(lang, colour)) in words(commands.COLOUR_WORDS, colour)
+        assert grammar.normalise(glossary.colour_name(lang, colour)) in words(grammar.COLOUR_WORDS, colour)
     for character in CHARACTERS:
-        assert commands.normalise(narrate.character_name(lang, character)) in words(commands.CHARACTER_WORDS, character)
+        assert grammar.normalise(glossary.character_name(lang, character)) in words(grammar.CHARACTER_WORDS, character)
     for card in CARDS:
-        assert commands.normalise(narrate.card_name(lang, card)) in words(commands.CARD_WORDS, card)
+        assert grammar.normalise(glossary.card_name(lang, card)) in words(grammar.CARD_WORDS, card)
     for loc in LOCATIONS:
-        assert commands.normalise(narrate.location_name(lang, loc)) in words(commands.LOCATION_WORDS, loc)
+        assert grammar.normalise(glossary.location_name(lang, loc)) in words(grammar.LOCATION_WORDS, loc)
 
 
 @pytest.mark.parametrize("lang", LANGS)
 def test_every_card_says_what_it_does(lang: str) -> None:
     for card in CARDS:
-        text = narrate.card_text(lang, card)
+        text = glossary.card_text(lang, card)
         _check(text, lang, card)
         if card in WEAPONS:
             assert str(DEFAULT_WEAPONS[card]) in text
         if lang != "en":
-            assert text != narrate.card_text("en", card)
+            assert text != glossary.card_text("en", card)
 
 
 def test_phase_names() -> None:
-    assert narrate.phase_name("it", "attack") == "F. Attacco degli zombie"
-    assert narrate.phase_name("pl", "truck") == "a) Przeszukiwanie auta"
+    assert glossary.phase_name("it", "attack") == "F. Attacco degli zombie"
+    assert glossary.phase_name("pl", "truck") == "a) Przeszukiwanie auta"

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import replace
 from email.message import EmailMessage
 from email.utils import make_msgid
 from typing import Any
@@ -14,25 +13,64 @@ from zoneinfo import ZoneInfo
 
 import pytest
 import sqlalchemy as sa
+from celery import Celery
+from werkzeug.test import TestResponse
 
 from engine.bots import RandomBot
+from server.db import Database
+from server.mail.replies import receive
 from server.models import Game, Outbox, Player, RequestRow, Seat, SeatTenure, Window
-from server.queue import Queue
-from server.services import games, mails, organise, reminders, replies, reply_address, turns
+from server.services import games, organise, reminders, reply_address, turns
 from server.services.links import LinkError, organiser_token, read_organiser_token, read_token, seat_token
-
-from ..waiting import wait_for
-from .forms import csrf_token
-from .test_mails import T0, create, engine_of, open_window, settings_of
+from server.web import organiser as organiser_pages
+from tests.conftest import Stack
+from tests.support import (
+    REPLY_DOMAIN,
+    T0,
+    Recorder,
+    compose,
+    create_tagged,
+    engine_of,
+    log_in_as_organiser,
+    mail_settings,
+    open_window,
+    outbox_ids,
+    post_form,
+    recording,
+    rows_of,
+    stop_signing_clock,
+    text_of,
+)
+from tests.waiting import wait_for
 
 HOUR = dt.timedelta(hours=1)
-DOMAIN = "reply.deadmail.test"
+#: the clock of the organiser's pages and operations in the tests that freeze it: an hour into games made at T0.
+NOW = T0 + HOUR
 
 
 # --- helpers -------------------------------------------------------------------------------------------------------
 
 
-def seats_of(db: Any, game_id: int) -> dict[str, Seat]:
+@pytest.fixture
+def still(organiser: Stack, monkeypatch: pytest.MonkeyPatch) -> Stack:
+    """The organiser's stack with its clocks stopped: the organiser's pages and operations read the time as NOW, and
+    every signed token (the seat links a page lists, its CSRF tokens, the session cookie) is stamped at NOW, so two
+    renderings of a page differ only where what it shows changed."""
+    stop_signing_clock(monkeypatch, NOW)
+    monkeypatch.setattr(organiser_pages, "utcnow", lambda: NOW)
+    monkeypatch.setattr(organise, "utcnow", lambda: NOW)
+    log_in_as_organiser(organiser.client)  # again: the session cookie is read with the stopped clock
+    return organiser
+
+
+def app_tasks(stack: Stack) -> Recorder:
+    """The web app's after-commit work recorded instead of queued: the mails and advances its pages asked for."""
+    db, tasks = recording(stack.web_db)
+    stack.app.extensions["deadmail"].db = db
+    return tasks
+
+
+def seats_of(db: Database, game_id: int) -> dict[str, Seat]:
     with db.session() as session:
         rows = session.execute(sa.select(Seat).where(Seat.game_id == game_id).order_by(Seat.position)).scalars()
         out = {}
@@ -43,7 +81,7 @@ def seats_of(db: Any, game_id: int) -> dict[str, Seat]:
         return out
 
 
-def answer(db: Any, game_id: int, colour: str, now: dt.datetime = T0, seed: int = 1) -> Any:
+def answer(db: Database, game_id: int, colour: str, now: dt.datetime = T0, seed: int = 1) -> Any:
     """The seat answers its open request as a random bot would; returns the answer."""
     eng = engine_of(db, game_id)
     req = next(r for r in eng.pending() if r.player == colour)
@@ -52,7 +90,19 @@ def answer(db: Any, game_id: int, colour: str, now: dt.datetime = T0, seed: int 
     return value
 
 
-def requests_of(db: Any, window_id: int) -> dict[str, RequestRow]:
+def open_window_id(db: Database, game_id: int) -> int:
+    window = open_window(db, game_id)
+    assert window is not None
+    return window.id
+
+
+def deadline_of(db: Database, game_id: int) -> dt.datetime:
+    window = open_window(db, game_id)
+    assert window is not None
+    return window.deadline
+
+
+def requests_of(db: Database, window_id: int) -> dict[str, RequestRow]:
     with db.session() as session:
         rows = session.execute(sa.select(RequestRow).where(RequestRow.window_id == window_id)).scalars().all()
         out = {}
@@ -62,57 +112,34 @@ def requests_of(db: Any, window_id: int) -> dict[str, RequestRow]:
         return out
 
 
-def outbox_rows(db: Any, game_id: int) -> list[Outbox]:
+def outbox_rows(db: Database, game_id: int) -> list[Outbox]:
+    return rows_of(db, outbox_ids(db, game_id))
+
+
+def game_row(db: Database, game_id: int) -> Game:
     with db.session() as session:
-        rows = list(session.execute(sa.select(Outbox).where(Outbox.game_id == game_id).order_by(Outbox.id)).scalars())
-        for row in rows:
-            session.expunge(row)
-        return rows
+        return session.execute(sa.select(Game).where(Game.id == game_id)).scalar_one()
 
 
-def game_row(db: Any, game_id: int) -> Game:
-    with db.session() as session:
-        game = session.get(Game, game_id)
-        assert game is not None
-        session.expunge(game)
-        return game
-
-
-def page_without_tokens(stack: Any, path: str) -> str:
-    """A page without its CSRF tokens and clock-based defaults (which differ on every request)."""
-    page = stack.client.get(path).get_data(as_text=True)
-    page = re.sub(r'name="csrf_token" value="[^"]*"', "", page)
-    return re.sub(r'id="pause-until" name="until" required value="[^"]*"', "", page)
-
-
-def links_in(stack: Any, message: EmailMessage | None) -> set[tuple[int, int]]:
+def links_in(stack: Stack, message: EmailMessage | None) -> set[tuple[int, int]]:
     """(seat id, link generation) of every seat link in a mail's text."""
     assert message is not None
-    body = message.get_body(("plain",)).get_content()  # type: ignore[union-attr]
-    tokens = re.findall(r"/s/([A-Za-z0-9_.-]+)", body)
+    tokens = re.findall(r"/s/([A-Za-z0-9_.-]+)", text_of(message))
     assert tokens
     return {read_token(stack.settings.secret_key, t, 60) for t in tokens}
 
 
-def login(stack: Any) -> None:
-    with stack.client.session_transaction() as session:
-        session["organiser"] = True
-
-
-def post(stack: Any, path: str, data: dict[str, Any] | None = None, csrf: bool = True) -> Any:
-    form = dict(data or {})
-    if csrf:
-        form["csrf_token"] = csrf_token(stack.client, stack.app)
-    return stack.client.post(path, data=form)
+def post(stack: Stack, path: str, data: dict[str, Any] | None = None, csrf: bool = True) -> TestResponse:
+    return post_form(stack.client, stack.app, path, data, csrf)
 
 
 # --- owed ----------------------------------------------------------------------------------------------------------
 
 
-def test_owed_tells_who_answered_but_never_the_answer(stack: Any) -> None:
-    created = create(stack.db, 3, seed=7)
-    given = answer(stack.db, created.game_id, "red")
-    data = organise.owed(stack.db, created.game_id, now=T0)
+def test_owed_tells_who_answered_but_never_the_answer(still: Stack) -> None:
+    created = create_tagged(still.db, 3, seed=7)
+    given = answer(still.db, created.game_id, "red")
+    data = organise.owed(still.db, created.game_id, now=T0)
     assert data["status"] == "running" and data["window"]["number"] == 1
     assert [(r["colour"], r["kind"], r["answered"]) for r in data["requests"]] == [
         ("yellow", "place", False),
@@ -121,38 +148,38 @@ def test_owed_tells_who_answered_but_never_the_answer(stack: Any) -> None:
     ]
     assert all(set(r) == {"colour", "player", "bot", "kind", "answered"} for r in data["requests"])
     assert repr(given) not in repr(data)
-    # the page is the same whatever red answered: it cannot tell the answer
-    login(stack)
+    # the page is the same, byte for byte, whatever red answered: it cannot tell the answer. The clock and the
+    # signatures' stamps are frozen, so the page's seat links and CSRF tokens are compared too, not masked.
     path = f"/o/games/{created.game_id}"
-    first = page_without_tokens(stack, path)
+    first = still.client.get(path).get_data(as_text=True)
     assert first.count("answered") == 1 and first.count("waiting") == 2
+    assert first.count("http://deadmail.test/s/") == 3 and 'name="csrf_token" value="' in first
     other = next(
-        value for seed in range(2, 200) if (value := answer(stack.db, created.game_id, "red", seed=seed)) != given
+        value for seed in range(2, 200) if (value := answer(still.db, created.game_id, "red", seed=seed)) != given
     )
-    assert other != given and requests_of(stack.db, open_window(stack.db, created.game_id).id)["red"].answer == other
-    assert page_without_tokens(stack, path) == first
+    assert requests_of(still.db, open_window_id(still.db, created.game_id))["red"].answer == other
+    assert still.client.get(path).get_data(as_text=True) == first
 
 
 # --- deadlines and pauses ------------------------------------------------------------------------------------------
 
 
-def test_extend_deadline_only_later(stack: Any) -> None:
-    created = create(stack.db, 3, seed=7)
-    before = open_window(stack.db, created.game_id)
-    assert before is not None
+def test_extend_deadline_only_later(stack: Stack) -> None:
+    created = create_tagged(stack.db, 3, seed=7)
+    before = deadline_of(stack.db, created.game_id)
     new = organise.extend_deadline(stack.db, created.game_id, by=2 * HOUR, now=T0)
-    assert new == before.deadline + 2 * HOUR == open_window(stack.db, created.game_id).deadline
+    assert new == before + 2 * HOUR == deadline_of(stack.db, created.game_id)
     for kwargs in ({"until": new - HOUR}, {"until": new}, {"by": -HOUR}, {"until": T0 + dt.timedelta(days=31)}, {}):
         with pytest.raises(organise.OrganiseError):
             organise.extend_deadline(stack.db, created.game_id, now=T0, **kwargs)
-    assert open_window(stack.db, created.game_id).deadline == new
+    assert deadline_of(stack.db, created.game_id) == new
     later = organise.extend_deadline(stack.db, created.game_id, until=new + 3 * HOUR, now=T0)
-    assert open_window(stack.db, created.game_id).deadline == later == new + 3 * HOUR
+    assert deadline_of(stack.db, created.game_id) == later == new + 3 * HOUR
 
 
-def test_pause_moves_the_deadline_and_resume_gives_back_the_unused_part(stack: Any) -> None:
-    created = create(stack.db, 3, seed=7)
-    deadline = open_window(stack.db, created.game_id).deadline  # T0 + 24 h
+def test_pause_moves_the_deadline_and_resume_gives_back_the_unused_part(stack: Stack) -> None:
+    created = create_tagged(stack.db, 3, seed=7)
+    deadline = deadline_of(stack.db, created.game_id)  # T0 + 24 h
     assert organise.pause(stack.db, created.game_id, T0 + 5 * HOUR, now=T0) == deadline + 5 * HOUR
     assert game_row(stack.db, created.game_id).paused_until == T0 + 5 * HOUR
     # the same pause again changes nothing; a shorter one is refused; a longer one adds only the extra part
@@ -164,16 +191,16 @@ def test_pause_moves_the_deadline_and_resume_gives_back_the_unused_part(stack: A
     resumed = organise.resume(stack.db, created.game_id, now=T0 + 2 * HOUR)
     assert resumed.changed and resumed.deadline == deadline + 2 * HOUR
     assert game_row(stack.db, created.game_id).paused_until is None
-    assert open_window(stack.db, created.game_id).deadline == deadline + 2 * HOUR
+    assert deadline_of(stack.db, created.game_id) == deadline + 2 * HOUR
     assert not organise.resume(stack.db, created.game_id, now=T0 + 3 * HOUR).changed  # not paused: nothing
     for until in (T0, T0 - HOUR, T0 + dt.timedelta(days=31)):
         with pytest.raises(organise.OrganiseError):
             organise.pause(stack.db, created.game_id, until, now=T0 + 3 * HOUR)
 
 
-def test_resume_never_leaves_less_than_ten_minutes(stack: Any) -> None:
-    created = create(stack.db, 3, seed=7)
-    deadline = open_window(stack.db, created.game_id).deadline
+def test_resume_never_leaves_less_than_ten_minutes(stack: Stack) -> None:
+    created = create_tagged(stack.db, 3, seed=7)
+    deadline = deadline_of(stack.db, created.game_id)
     minute = dt.timedelta(minutes=1)
     organise.pause(stack.db, created.game_id, deadline + HOUR, now=deadline - 5 * minute)  # deadline: D + 65 min
     # resumed a minute later: giving back the 64 unused minutes would leave only 5 minutes
@@ -182,36 +209,40 @@ def test_resume_never_leaves_less_than_ten_minutes(stack: Any) -> None:
     assert resumed.deadline == now + organise.MIN_LEFT_ON_RESUME
 
 
-def test_a_paused_game_does_not_advance_until_the_pause_ends(stack: Any) -> None:
-    created = create(stack.db, 3, seed=7)
-    window = open_window(stack.db, created.game_id)
+def test_a_paused_game_does_not_advance_until_the_pause_ends(stack: Stack) -> None:
+    created = create_tagged(stack.db, 3, seed=7)
+    window_id = open_window_id(stack.db, created.game_id)
     organise.pause(stack.db, created.game_id, T0 + 6 * HOUR, now=T0)
-    kicks: list[int] = []
+    db, tasks = recording(stack.db)
     for colour in ("yellow", "red", "blue"):
-        answer(stack.db, created.game_id, colour, now=T0 + HOUR)
-    assert turns.advance_window(stack.db, window.id, now=T0 + 2 * HOUR) is None  # complete, but paused
+        answer(db, created.game_id, colour, now=T0 + HOUR)
+    assert tasks.advanced == [window_id]  # complete: its advance is asked for as always…
+    assert turns.advance_window(stack.db, window_id, now=T0 + 2 * HOUR) is False  # …and does nothing while paused
     assert turns.sweep_windows(stack.db, now=T0 + 5 * HOUR) == 0
-    assert open_window(stack.db, created.game_id).id == window.id
-    assert kicks == []
+    assert open_window_id(stack.db, created.game_id) == window_id
     assert turns.sweep_windows(stack.db, now=T0 + 6 * HOUR) == 1  # the pause is over: the sweep takes it
     now_open = open_window(stack.db, created.game_id)
     assert now_open is not None and now_open.number == 2
 
 
-def test_resume_kicks_a_complete_window(stack: Any) -> None:
-    created = create(stack.db, 3, seed=7)
-    window = open_window(stack.db, created.game_id)
+def test_resume_asks_for_the_advance_of_a_complete_window(stack: Stack) -> None:
+    created = create_tagged(stack.db, 3, seed=7)
+    window_id = open_window_id(stack.db, created.game_id)
     organise.pause(stack.db, created.game_id, T0 + 6 * HOUR, now=T0)
-    for colour in ("yellow", "red", "blue"):
+    db, tasks = recording(stack.db)
+    answer(db, created.game_id, "yellow", now=T0 + HOUR)
+    organise.resume(db, created.game_id, now=T0 + HOUR)  # not complete yet: nothing to advance
+    assert tasks.advanced == []
+    organise.pause(stack.db, created.game_id, T0 + 6 * HOUR, now=T0 + HOUR)
+    for colour in ("red", "blue"):
         answer(stack.db, created.game_id, colour, now=T0 + HOUR)
-    kicks: list[int] = []
-    organise.resume(stack.db, created.game_id, now=T0 + 2 * HOUR, kick=kicks.append)
-    assert kicks == [window.id]
-    assert turns.advance_window(stack.db, window.id, now=T0 + 2 * HOUR) is not None
+    organise.resume(db, created.game_id, now=T0 + 2 * HOUR)
+    assert tasks.advanced == [window_id]
+    assert turns.advance_window(stack.db, window_id, now=T0 + 2 * HOUR) is True
 
 
-def test_no_reminders_while_paused(stack: Any) -> None:
-    created = create(stack.db, 3, seed=7)
+def test_no_reminders_while_paused(stack: Stack) -> None:
+    created = create_tagged(stack.db, 3, seed=7)
     # paused from 11 h to 14 h: the deadline moves to T0 + 27 h, the first reminder step to 13.5 h before it
     organise.pause(stack.db, created.game_id, T0 + 14 * HOUR, now=T0 + 11 * HOUR)
     assert reminders.plan_reminders(stack.db, T0 + 13 * HOUR + 40 * dt.timedelta(minutes=1)) == []
@@ -222,56 +253,60 @@ def test_no_reminders_while_paused(stack: Any) -> None:
 # --- replacing a seat ----------------------------------------------------------------------------------------------
 
 
-def tenures(db: Any, seat_id: int) -> list[tuple[int | None, str | None, dt.datetime, dt.datetime | None]]:
+def tenures(db: Database, seat_id: int) -> list[tuple[int | None, str | None, dt.datetime, dt.datetime | None]]:
     with db.session() as session:
         rows = session.execute(sa.select(SeatTenure).where(SeatTenure.seat_id == seat_id).order_by(SeatTenure.id))
         return [(t.player_id, t.bot, t.started_at, t.ended_at) for t in rows.scalars()]
 
 
-def test_replace_by_a_bot_answers_at_once_and_the_window_completes(stack: Any) -> None:
-    created = create(stack.db, 3, seed=7)
-    window = open_window(stack.db, created.game_id)
+def test_replace_by_a_bot_answers_at_once_and_the_window_completes(stack: Stack) -> None:
+    created = create_tagged(stack.db, 3, seed=7)
+    window_id = open_window_id(stack.db, created.game_id)
     answer(stack.db, created.game_id, "yellow")
     answer(stack.db, created.game_id, "red")
     blue = seats_of(stack.db, created.game_id)["blue"]
-    kicks: list[int] = []
+    db, tasks = recording(stack.db)
     now = T0 + HOUR
-    result = organise.replace_seat(stack.db, created.game_id, "blue", bot="sensible", kick=kicks.append, now=now)
-    assert result.changed and result.answered and result.complete and kicks == [window.id]
+    result = organise.replace_seat(db, created.game_id, "blue", bot="sensible", now=now)
+    assert result.changed and result.answered and result.complete and tasks.advanced == [window_id]
     after = seats_of(stack.db, created.game_id)["blue"]
     assert after.bot == "sensible" and after.player_id is None
     assert after.link_generation == blue.link_generation + 1
     assert tenures(stack.db, blue.id) == [(blue.player_id, None, T0, now), (None, "sensible", now, None)]
-    row = requests_of(stack.db, window.id)["blue"]
+    row = requests_of(stack.db, window_id)["blue"]
     assert row.answered_at == now and row.answer is not None
-    assert turns.advance_window(stack.db, window.id, now=now) is not None
+    assert turns.advance_window(stack.db, window_id, now=now) is True
     # the same replacement again changes nothing
     again = organise.replace_seat(stack.db, created.game_id, "blue", bot="sensible", now=now)
     assert not again.changed and len(tenures(stack.db, blue.id)) == 2
     # the blue player's unsent mail (their first turn notice) is not sent: it would carry the new state
-    assert all(r.status == "skipped" for r in outbox_rows(stack.db, created.game_id) if r.player_id == blue.player_id)
+    dropped = [r.status for r in outbox_rows(stack.db, created.game_id) if r.player_id == blue.player_id]
+    assert dropped and all(status == "skipped" for status in dropped)
 
 
-def test_replace_by_a_bot_through_the_page_is_processed_by_the_worker(stack: Any, worker: Any) -> None:
-    created = create(stack.db, 3, seed=7)
-    window = open_window(stack.db, created.game_id)
-    answer(stack.db, created.game_id, "yellow")
-    answer(stack.db, created.game_id, "red")
-    login(stack)
-    reply = post(stack, f"/o/games/{created.game_id}/replace", {"colour": "blue", "by": "random"})
+def test_replace_by_a_bot_through_the_page_is_processed_by_the_worker(organiser: Stack, worker: Celery) -> None:
+    created = create_tagged(organiser.db, 3, seed=7)
+    window_id = open_window_id(organiser.db, created.game_id)
+    answer(organiser.db, created.game_id, "yellow")
+    answer(organiser.db, created.game_id, "red")
+    reply = post(organiser, f"/o/games/{created.game_id}/replace", {"colour": "blue", "by": "random"})
     assert reply.status_code == 303 and "done=replaced" in reply.headers["Location"]
-    wait_for(lambda: (w := open_window(stack.db, created.game_id)) is not None and w.id != window.id, 30, "advance")
+    wait_for(lambda: (w := open_window(organiser.db, created.game_id)) is not None and w.id != window_id, 30, "advance")
 
 
-def test_replace_by_a_person_revokes_old_links_and_mails_the_newcomer(stack: Any) -> None:
-    created = create(stack.db, 3, seed=7)
+def test_replace_by_a_person_revokes_old_links_and_mails_the_newcomer(stack: Stack) -> None:
+    created = create_tagged(stack.db, 3, seed=7)
     window = open_window(stack.db, created.game_id)
+    assert window is not None
     red = seats_of(stack.db, created.game_id)["red"]
-    old_token = seat_token(stack.settings.secret_key, red.id, red.link_generation)
-    old_address = reply_address.make(stack.settings.secret_key, DOMAIN, red.id, window.number, red.link_generation)
+    assert red.player is not None
+    secret = stack.settings.secret_key
+    old_token = seat_token(secret, red.id, red.link_generation)
+    old_address = reply_address.make(secret, REPLY_DOMAIN, red.id, window.number, red.link_generation)
     newcomer = games.PlayerSpec(name="Dee", email="dee@example.org")
-    result = organise.replace_seat(stack.db, created.game_id, "red", player=newcomer, now=T0 + HOUR)
-    assert result.changed and not result.answered and len(result.outbox_ids) == 1
+    db, tasks = recording(stack.db)
+    result = organise.replace_seat(db, created.game_id, "red", player=newcomer, now=T0 + HOUR)
+    assert result.changed and not result.answered and len(tasks.mails) == 1 and tasks.advanced == []
     after = seats_of(stack.db, created.game_id)["red"]
     assert after.player is not None and after.player.email == "dee@example.org" and after.bot is None
     assert tenures(stack.db, red.id)[-1][0] == after.player_id
@@ -285,33 +320,29 @@ def test_replace_by_a_person_revokes_old_links_and_mails_the_newcomer(stack: Any
     mail["Subject"] = "Re: game"
     mail["Message-ID"] = make_msgid(domain="mail.example.org")
     mail.set_content("place 1")
-    got = replies.receive(
-        stack.db, replace(stack.settings, reply_domain=DOMAIN), mail.as_bytes(), [old_address], None, now=T0 + HOUR
-    )
+    got = receive(stack.db, mail_settings(stack.settings), mail.as_bytes(), [old_address], now=T0 + HOUR)
     assert got.status == "forged"
     assert requests_of(stack.db, window.id)["red"].answered_at is None
     # the newcomer's turn mail carries the new link; the former player's unsent one is dropped
     rows = {r.id: r for r in outbox_rows(stack.db, created.game_id)}
-    turn = rows[result.outbox_ids[0]]
+    turn = rows[tasks.mails[0]]
     assert turn.kind == "turn" and turn.player_id == after.player_id and turn.status == "pending"
     assert all(r.status == "skipped" for r in rows.values() if r.player_id == red.player_id)
-    message = mails.compose(stack.db, turn.id, settings_of(stack), now=T0 + HOUR)
+    message = compose(stack.db, turn.id, mail_settings(stack.settings), now=T0 + HOUR)
     assert message is not None and "dee@example.org" in message["To"]
     assert links_in(stack, message) == {(red.id, after.link_generation)}
     # the new link works; a person already seated elsewhere in the game is refused
-    assert (
-        stack.client.get(f"/s/{seat_token(stack.settings.secret_key, red.id, after.link_generation)}").status_code
-        == 200
-    )
+    assert stack.client.get(f"/s/{seat_token(secret, red.id, after.link_generation)}").status_code == 200
     yellow = seats_of(stack.db, created.game_id)["yellow"]
+    assert yellow.player is not None
     with pytest.raises(organise.OrganiseError):
         organise.replace_seat(
             stack.db, created.game_id, "red", player=games.PlayerSpec(name="Y", email=yellow.player.email)
         )
 
 
-def test_replace_refusals_change_nothing(stack: Any) -> None:
-    created = create(stack.db, 3, seed=7)
+def test_replace_refusals_change_nothing(stack: Stack) -> None:
+    created = create_tagged(stack.db, 3, seed=7)
     before = seats_of(stack.db, created.game_id)
     for kwargs in (
         {"bot": "genius"},
@@ -332,9 +363,11 @@ def test_replace_refusals_change_nothing(stack: Any) -> None:
 # --- resending links -----------------------------------------------------------------------------------------------
 
 
-def test_resend_link_makes_one_mail_and_rotate_revokes(stack: Any) -> None:
-    created = create(stack.db, 3, seed=7)
+def test_resend_link_makes_one_mail_and_rotate_revokes(stack: Stack) -> None:
+    created = create_tagged(stack.db, 3, seed=7)
     yellow = seats_of(stack.db, created.game_id)["yellow"]
+    assert yellow.player is not None
+    settings = mail_settings(stack.settings)
     old = seat_token(stack.settings.secret_key, yellow.id, yellow.link_generation)
     first = organise.resend_link(stack.db, created.game_id, "yellow", rotate=False, now=T0)
     assert organise.resend_link(stack.db, created.game_id, "yellow", rotate=False, now=T0) == first  # not doubled
@@ -342,7 +375,7 @@ def test_resend_link_makes_one_mail_and_rotate_revokes(stack: Any) -> None:
     assert [(r.id, r.player_id, r.seat_id, r.status) for r in links] == [
         (first, yellow.player_id, yellow.id, "pending")
     ]
-    message = mails.compose(stack.db, first, settings_of(stack), now=T0)
+    message = compose(stack.db, first, settings, now=T0)
     assert message is not None and message["To"].endswith(f"<{yellow.player.email}>")
     assert links_in(stack, message) == {(yellow.id, yellow.link_generation)}
     assert stack.client.get(f"/s/{old}").status_code == 200
@@ -351,13 +384,11 @@ def test_resend_link_makes_one_mail_and_rotate_revokes(stack: Any) -> None:
     rows = {r.id: r for r in outbox_rows(stack.db, created.game_id)}
     assert rows[first].status == "skipped" and rows[rotated].status == "pending"
     assert stack.client.get(f"/s/{old}").status_code == 403
-    assert links_in(stack, mails.compose(stack.db, rotated, settings_of(stack), now=T0)) == {
-        (yellow.id, yellow.link_generation + 1)
-    }
+    assert links_in(stack, compose(stack.db, rotated, settings, now=T0)) == {(yellow.id, yellow.link_generation + 1)}
 
 
-def test_resend_link_refuses_bots(stack: Any) -> None:
-    created = create(stack.db, 3, seed=7, bots=1)
+def test_resend_link_refuses_bots(stack: Stack) -> None:
+    created = create_tagged(stack.db, 2, seed=7, bots=1)
     bot = next(s for s in seats_of(stack.db, created.game_id).values() if s.bot)
     with pytest.raises(organise.OrganiseError):
         organise.resend_link(stack.db, created.game_id, bot.colour)
@@ -366,15 +397,15 @@ def test_resend_link_refuses_bots(stack: Any) -> None:
 # --- abandoning ----------------------------------------------------------------------------------------------------
 
 
-def test_abandon_stops_everything(stack: Any) -> None:
-    created = create(stack.db, 3, seed=7)
-    window = open_window(stack.db, created.game_id)
+def test_abandon_stops_everything(stack: Stack) -> None:
+    created = create_tagged(stack.db, 3, seed=7)
+    window_id = open_window_id(stack.db, created.game_id)
     yellow = seats_of(stack.db, created.game_id)["yellow"]
     assert organise.abandon(stack.db, created.game_id, now=T0 + HOUR)
     assert game_row(stack.db, created.game_id).status == "abandoned"
     assert open_window(stack.db, created.game_id) is None
     with stack.db.session() as session:
-        closed = session.get(Window, window.id)
+        closed = session.get(Window, window_id)
         assert closed is not None and closed.status == "closed" and closed.closed_at == T0 + HOUR
     assert all(r.status == "skipped" for r in outbox_rows(stack.db, created.game_id))
     assert not organise.abandon(stack.db, created.game_id)  # again: nothing more
@@ -396,8 +427,8 @@ def test_abandon_stops_everything(stack: Any) -> None:
 # --- the pages -----------------------------------------------------------------------------------------------------
 
 
-def test_login_is_required(stack: Any) -> None:
-    created = create(stack.db, 3, seed=7)
+def test_login_is_required(stack: Stack) -> None:
+    created = create_tagged(stack.db, 3, seed=7)
     for path in ("/o/", "/o/new", f"/o/games/{created.game_id}"):
         assert stack.client.get(path).status_code == 401
     assert post(stack, f"/o/games/{created.game_id}/abandon", {"confirm": "1"}).status_code == 401
@@ -414,14 +445,14 @@ def test_login_is_required(stack: Any) -> None:
     assert stack.client.get(f"/o/games/{created.game_id}").status_code == 401
 
 
-def test_login_is_rate_limited(embedded: Any) -> None:
+def test_login_is_rate_limited(embedded: Stack) -> None:
     codes = [post(embedded, "/o/login", {"token": f"guess-{i}"}).status_code for i in range(12)]
     assert codes[:10] == [401] * 10 and codes[10:] == [429, 429]
 
 
-def test_an_organiser_link_opens_its_game_only(stack: Any) -> None:
-    a = create(stack.db, 3, seed=7)
-    b = create(stack.db, 3, seed=8)
+def test_an_organiser_link_opens_its_game_only(stack: Stack) -> None:
+    a = create_tagged(stack.db, 3, seed=7)
+    b = create_tagged(stack.db, 3, seed=8)
     token = organiser_token(stack.settings.secret_key, a.game_id)
     assert read_organiser_token(stack.settings.secret_key, token, 60) == a.game_id
     opened = stack.client.get(f"/o/link/{token}")
@@ -452,48 +483,37 @@ FORMS = {
 }
 
 
+def changeable(db: Database, game_id: int) -> tuple[Any, ...]:
+    """What an organiser's form may change in a game: its status and pause, the seats, the deadline, the mail."""
+    game = game_row(db, game_id)
+    seats = [(s.colour, s.player_id, s.bot, s.link_generation) for s in seats_of(db, game_id).values()]
+    mail = [(r.id, r.status) for r in outbox_rows(db, game_id)]
+    return game.status, game.paused_until, seats, deadline_of(db, game_id), mail
+
+
 @pytest.mark.parametrize("form", sorted(FORMS))
-def test_every_form_refuses_a_post_without_csrf(stack: Any, form: str) -> None:
-    created = create(stack.db, 3, seed=7)
-    login(stack)
-    before = (game_row(stack.db, created.game_id).status, seats_of(stack.db, created.game_id)["red"].link_generation)
-    outbox_before = len(outbox_rows(stack.db, created.game_id))
-    refused = post(stack, f"/o/games/{created.game_id}/{form}", FORMS[form], csrf=False)
+def test_every_form_refuses_a_post_without_csrf(still: Stack, form: str) -> None:
+    created = create_tagged(still.db, 3, seed=7)
+    # the same form with its CSRF token is taken: the refusal below is the missing token's
+    accepted = create_tagged(still.db, 3, seed=8)
+    assert post(still, f"/o/games/{accepted.game_id}/{form}", FORMS[form]).status_code == 303
+    before = changeable(still.db, created.game_id)
+    refused = post(still, f"/o/games/{created.game_id}/{form}", FORMS[form], csrf=False)
     assert refused.status_code == 400
-    after = (game_row(stack.db, created.game_id).status, seats_of(stack.db, created.game_id)["red"].link_generation)
-    assert after == before and len(outbox_rows(stack.db, created.game_id)) == outbox_before
-    assert open_window(stack.db, created.game_id).deadline == T0 + 24 * HOUR
-    assert game_row(stack.db, created.game_id).paused_until is None
+    assert changeable(still.db, created.game_id) == before
 
 
-def test_login_and_create_refuse_a_post_without_csrf(stack: Any) -> None:
+def test_login_and_create_refuse_a_post_without_csrf(stack: Stack) -> None:
     assert post(stack, "/o/login", {"token": "test-api-token"}, csrf=False).status_code == 400
-    login(stack)
+    log_in_as_organiser(stack.client)
     assert post(stack, "/o/new", {"players": "bot\nbot\nbot"}, csrf=False).status_code == 400
     with stack.db.session() as session:
         assert session.execute(sa.select(sa.func.count(Game.id))).scalar_one() == 0
 
 
-class Recorder:
-    """The real queue, recording the mail it was asked to send."""
-
-    def __init__(self, settings: Any) -> None:
-        self.inner = Queue(settings)
-        self.mails: list[int] = []
-        self.kicks: list[int] = []
-
-    def advance(self, window_id: int) -> None:
-        self.kicks.append(window_id)
-
-    def send_mail(self, outbox_id: int) -> None:
-        self.mails.append(outbox_id)
-
-
-def test_create_a_game_with_the_form(stack: Any) -> None:
-    recorder = Recorder(stack.settings)
-    stack.app.extensions["deadmail"].queue = recorder
-    login(stack)
-    assert stack.client.get("/o/new").status_code == 200
+def test_create_a_game_with_the_form(organiser: Stack) -> None:
+    tasks = app_tasks(organiser)
+    assert organiser.client.get("/o/new").status_code == 200
     form = {
         "title": "Friday <b>night</b>",
         "players": "Ann <ann@example.org>\nbob@example.org\nbot:random\nbot",
@@ -505,10 +525,10 @@ def test_create_a_game_with_the_form(stack: Any) -> None:
         "timezone": "Europe/Rome",
         "avoid_quiet_hours": "1",
     }
-    reply = post(stack, "/o/new", form)
+    reply = post(organiser, "/o/new", form)
     page = reply.get_data(as_text=True)
     assert reply.status_code == 201, page
-    with stack.db.session() as session:
+    with organiser.db.session() as session:
         game = session.execute(sa.select(Game)).scalar_one()
         assert game.title == "Friday <b>night</b>"
         assert game.options["turn_order"] == "strict" and game.options["first_chief"] == "blue"
@@ -516,14 +536,13 @@ def test_create_a_game_with_the_form(stack: Any) -> None:
         assert game.tempo["durations"] == {"default": 12 * 3600, "vote": 6 * 3600, "cards": 3 * 3600}
         assert game.tempo["timezone"] == "Europe/Rome"
         game_id = game.id
-        pending = session.execute(sa.select(Outbox.id).where(Outbox.game_id == game_id)).scalars().all()
-    assert sorted(recorder.mails) == sorted(pending) and recorder.mails
+    assert tasks.mails and sorted(tasks.mails) == outbox_ids(organiser.db, game_id)
     link = re.search(r'id="organiser-link" readonly value="([^"]+)"', page)
     assert link is not None and "/o/link/" in link.group(1)
     assert len(re.findall(r'value="http://deadmail.test/s/', page)) == 2  # the two people's seat links
     # the organiser link works in another browser with no login
-    other = stack.app.test_client()
-    path = link.group(1).removeprefix(stack.settings.base_url)
+    other = organiser.app.test_client()
+    path = link.group(1).removeprefix(organiser.settings.base_url)
     assert other.get(path).status_code == 303
     assert other.get(f"/o/games/{game_id}").status_code == 200
 
@@ -541,9 +560,9 @@ def test_create_a_game_with_the_form(stack: Any) -> None:
     ],
 )
 def test_create_errors_are_shown_and_nothing_is_created(
-    embedded: Any, players: str, extra: dict[str, str], says: str
+    embedded: Stack, players: str, extra: dict[str, str], says: str
 ) -> None:
-    login(embedded)
+    log_in_as_organiser(embedded.client)
     reply = post(embedded, "/o/new", {"players": players, **extra})
     page = reply.get_data(as_text=True)
     assert reply.status_code == 400 and "Not created" in page and says in page.replace("&#39;", "'")
@@ -552,7 +571,7 @@ def test_create_errors_are_shown_and_nothing_is_created(
         assert session.execute(sa.select(sa.func.count(Game.id))).scalar_one() == 0
 
 
-def test_hostile_names_are_escaped_on_the_pages(stack: Any) -> None:
+def test_hostile_names_are_escaped_on_the_pages(organiser: Stack) -> None:
     hostile = '<script>alert("x")</script>'
     spec = games.GameSpec(
         players=[
@@ -563,69 +582,62 @@ def test_hostile_names_are_escaped_on_the_pages(stack: Any) -> None:
         seed=3,
         title="<i>title</i>",
     )
-    created = games.create_game(stack.db, spec, now=T0)
-    login(stack)
-    page = stack.client.get(f"/o/games/{created.game_id}").get_data(as_text=True)
+    created = games.create_game(organiser.db, spec, now=T0)
+    page = organiser.client.get(f"/o/games/{created.game_id}").get_data(as_text=True)
     assert hostile not in page and "<img src=x" not in page and "<i>title</i>" not in page
     assert "&lt;script&gt;alert(" in page and "&lt;img src=x" in page
-    listing = stack.client.get("/o/").get_data(as_text=True)
+    listing = organiser.client.get("/o/").get_data(as_text=True)
     assert "<i>title</i>" not in listing and "&lt;i&gt;title&lt;/i&gt;" in listing
 
 
-def test_the_forms_work(stack: Any) -> None:
-    recorder = Recorder(stack.settings)
-    stack.app.extensions["deadmail"].queue = recorder
-    created = create(stack.db, 3, seed=7)
+def test_the_forms_work(still: Stack) -> None:
+    tasks = app_tasks(still)
+    created = create_tagged(still.db, 3, seed=7)
     game_id = created.game_id
-    window_id = open_window(stack.db, game_id).id
-    with stack.db.session() as session:
+    with still.db.session() as session:
         game = session.get(Game, game_id)
         assert game is not None
         game.tempo = {**game.tempo, "timezone": "Europe/Rome"}
-        window = session.get(Window, window_id)
-        assert window is not None
-        window.deadline = dt.datetime.now(dt.UTC).replace(microsecond=0) + dt.timedelta(days=1)  # the pages' clock
-    login(stack)
     base = f"/o/games/{game_id}"
-    deadline = open_window(stack.db, game_id).deadline
-    assert post(stack, f"{base}/extend", {"hours": "6"}).status_code == 303
-    assert open_window(stack.db, game_id).deadline == deadline + 6 * HOUR
-    assert post(stack, f"{base}/extend", {"hours": "5"}).status_code == 409  # not a choice offered
-    refused = post(stack, f"{base}/extend", {"until": "2020-01-01T13:00"})  # earlier than the deadline
+    deadline = deadline_of(still.db, game_id)
+    assert post(still, f"{base}/extend", {"hours": "6"}).status_code == 303
+    assert deadline_of(still.db, game_id) == deadline + 6 * HOUR
+    assert post(still, f"{base}/extend", {"hours": "5"}).status_code == 409  # not a choice offered
+    refused = post(still, f"{base}/extend", {"until": "2020-01-01T13:00"})  # earlier than the deadline
     assert refused.status_code == 409 and "later" in refused.get_data(as_text=True)
-    local = (dt.datetime.now(dt.UTC) + dt.timedelta(days=2)).strftime("%Y-%m-%dT%H:%M")
-    assert post(stack, f"{base}/pause", {"until": local}).status_code == 303
-    paused_until = game_row(stack.db, game_id).paused_until
-    assert paused_until is not None
+    local = (NOW + dt.timedelta(days=2)).strftime("%Y-%m-%dT%H:%M")
+    assert post(still, f"{base}/pause", {"until": local}).status_code == 303
     rome = ZoneInfo("Europe/Rome")  # the form's time is read in the game's zone
-    assert paused_until == dt.datetime.strptime(local, "%Y-%m-%dT%H:%M").replace(tzinfo=rome)
-    page = stack.client.get(base).get_data(as_text=True)
+    assert game_row(still.db, game_id).paused_until == dt.datetime.strptime(local, "%Y-%m-%dT%H:%M").replace(
+        tzinfo=rome
+    )
+    page = still.client.get(base).get_data(as_text=True)
     assert "Paused until" in page and "Resume now" in page
-    assert post(stack, f"{base}/pause", {"until": "tomorrow"}).status_code == 409
-    assert post(stack, f"{base}/resume").status_code == 303
-    assert game_row(stack.db, game_id).paused_until is None
+    assert post(still, f"{base}/pause", {"until": "tomorrow"}).status_code == 409
+    assert post(still, f"{base}/resume").status_code == 303
+    assert game_row(still.db, game_id).paused_until is None
     # replace by a person, resend, abandon
-    replaced = post(stack, f"{base}/replace", {"colour": "red", "by": "person", "name": "Dee", "email": "dee@ex.org"})
-    assert replaced.status_code == 303
-    assert seats_of(stack.db, game_id)["red"].player.email == "dee@ex.org"
-    assert post(stack, f"{base}/replace", {"colour": "red", "by": "person", "email": "nope"}).status_code == 409
-    assert post(stack, f"{base}/replace", {"colour": "red", "by": "wizard"}).status_code == 409
-    sent = len(recorder.mails)
-    assert post(stack, f"{base}/resend", {"colour": "yellow"}).status_code == 303
-    assert len(recorder.mails) == sent + 1
-    with stack.db.session() as session:
-        row = session.get(Outbox, recorder.mails[-1])
-        assert row is not None and row.kind == "link"
-    no = post(stack, f"{base}/abandon", {})
-    assert no.status_code == 409 and game_row(stack.db, game_id).status == "running"
-    assert post(stack, f"{base}/abandon", {"confirm": "1"}).status_code == 303
-    assert game_row(stack.db, game_id).status == "abandoned"
-    page = stack.client.get(f"{base}?done=abandoned").get_data(as_text=True)
+    person = {"colour": "red", "by": "person", "name": "Dee", "email": "dee@ex.org"}
+    assert post(still, f"{base}/replace", person).status_code == 303
+    red = seats_of(still.db, game_id)["red"]
+    assert red.player is not None and red.player.email == "dee@ex.org"
+    assert post(still, f"{base}/replace", {"colour": "red", "by": "person", "email": "nope"}).status_code == 409
+    assert post(still, f"{base}/replace", {"colour": "red", "by": "wizard"}).status_code == 409
+    sent = len(tasks.mails)
+    assert post(still, f"{base}/resend", {"colour": "yellow"}).status_code == 303
+    assert len(tasks.mails) == sent + 1
+    (row,) = rows_of(still.db, tasks.mails[-1:])
+    assert row.kind == "link"
+    no = post(still, f"{base}/abandon", {})
+    assert no.status_code == 409 and game_row(still.db, game_id).status == "running"
+    assert post(still, f"{base}/abandon", {"confirm": "1"}).status_code == 303
+    assert game_row(still.db, game_id).status == "abandoned"
+    page = still.client.get(f"{base}?done=abandoned").get_data(as_text=True)
     assert "The game is abandoned." in page and "/abandon" not in page and "/pause" not in page
 
 
-def test_player_rows_are_not_created_by_refusals(embedded: Any) -> None:
-    created = create(embedded.db, 3, seed=7)
+def test_player_rows_are_not_created_by_refusals(embedded: Stack) -> None:
+    created = create_tagged(embedded.db, 3, seed=7)
     with pytest.raises(organise.OrganiseError):
         organise.replace_seat(
             embedded.db, created.game_id, "purple", player=games.PlayerSpec(name="Z", email="z@x.org")
@@ -634,24 +646,25 @@ def test_player_rows_are_not_created_by_refusals(embedded: Any) -> None:
         assert session.execute(sa.select(Player).where(Player.email == "z@x.org")).scalar_one_or_none() is None
 
 
-def test_a_bot_seat_given_to_a_person_sends_them_their_link(stack: Any) -> None:
-    created = create(stack.db, 2, seed=7, bots=1)
+def test_a_bot_seat_given_to_a_person_sends_them_their_link(stack: Stack) -> None:
+    created = create_tagged(stack.db, 2, seed=7, bots=1)
     bot = next(s for s in seats_of(stack.db, created.game_id).values() if s.bot)
     newcomer = games.PlayerSpec(name="Dee", email="dee@example.org")
-    result = organise.replace_seat(stack.db, created.game_id, bot.colour, player=newcomer, now=T0 + HOUR)
-    assert result.changed and len(result.outbox_ids) == 1  # the bot had answered: nothing owed, the link is sent
-    row = {r.id: r for r in outbox_rows(stack.db, created.game_id)}[result.outbox_ids[0]]
+    db, tasks = recording(stack.db)
+    result = organise.replace_seat(db, created.game_id, bot.colour, player=newcomer, now=T0 + HOUR)
+    assert result.changed
+    (row,) = rows_of(stack.db, tasks.mails)  # the bot had answered: nothing owed, the link is sent
     after = seats_of(stack.db, created.game_id)[bot.colour]
     assert row.kind == "link" and row.player_id == after.player_id and after.bot is None
     assert tenures(stack.db, bot.id) == [(None, "random", T0, T0 + HOUR), (after.player_id, None, T0 + HOUR, None)]
-    message = mails.compose(stack.db, row.id, settings_of(stack), now=T0 + HOUR)
+    message = compose(stack.db, row.id, mail_settings(stack.settings), now=T0 + HOUR)
     assert links_in(stack, message) == {(bot.id, after.link_generation)}
 
 
 # --- the organiser link by mail ------------------------------------------------------------------------------------
 
 
-def organiser_mails(db: Any) -> list[Outbox]:
+def organiser_mails(db: Database) -> list[Outbox]:
     with db.session() as session:
         rows = list(session.execute(sa.select(Outbox).where(Outbox.kind == "organiser")).scalars())
         for row in rows:
@@ -659,7 +672,7 @@ def organiser_mails(db: Any) -> list[Outbox]:
         return rows
 
 
-def test_the_organiser_gets_the_organiser_link_by_mail(stack: Any) -> None:
+def test_the_organiser_gets_the_organiser_link_by_mail(stack: Stack) -> None:
     headers = {"Authorization": f"Bearer {stack.settings.api_token}"}
     body = {"players": ["Ann <ann@example.org>", "bot", "bot"], "title": "Friday", "organiser": "Olga <olga@x.org>"}
     reply = stack.client.post("/api/games", json=body, headers=headers)
@@ -670,12 +683,11 @@ def test_the_organiser_gets_the_organiser_link_by_mail(stack: Any) -> None:
     with stack.db.session() as session:
         player = session.get(Player, row.player_id)
         assert player is not None and player.email == "olga@x.org" and player.display_name == "Olga"
-        assert session.get(Game, game_id).organiser_email == "olga@x.org"  # type: ignore[union-attr]
-    message = mails.compose(stack.db, row.id, settings_of(stack), now=T0)
+    assert game_row(stack.db, game_id).organiser_email == "olga@x.org"
+    message = compose(stack.db, row.id, mail_settings(stack.settings), now=T0)
     assert message is not None and message["To"].endswith("<olga@x.org>")
     assert "Friday" in message["Subject"] and "organiser link" in message["Subject"]
-    text = message.get_body(preferencelist=("plain",)).get_content()  # type: ignore[union-attr]
-    found = re.search(r"(http://\S+/o/link/\S+)", text)
+    found = re.search(r"(http://\S+/o/link/\S+)", text_of(message))
     assert found is not None
     assert read_organiser_token(stack.settings.secret_key, found.group(1).rsplit("/", 1)[1], 3600) == game_id
     other = stack.app.test_client()  # the link opens the game's organiser page, without logging in
@@ -690,14 +702,13 @@ def test_the_organiser_gets_the_organiser_link_by_mail(stack: Any) -> None:
     assert refused.status_code == 400
 
 
-def test_the_create_form_takes_the_organisers_email(stack: Any) -> None:
-    recorder = Recorder(stack.settings)
-    stack.app.extensions["deadmail"].queue = recorder
-    login(stack)
-    assert 'name="organiser_email"' in stack.client.get("/o/new").get_data(as_text=True)
-    reply = post(stack, "/o/new", {"players": "bot\nbot\nbot", "deadline": "24h", "organiser_email": "oz@x.org"})
+def test_the_create_form_takes_the_organisers_email(organiser: Stack) -> None:
+    tasks = app_tasks(organiser)
+    assert 'name="organiser_email"' in organiser.client.get("/o/new").get_data(as_text=True)
+    form = {"players": "bot\nbot\nbot", "deadline": "24h", "organiser_email": "oz@x.org"}
+    reply = post(organiser, "/o/new", form)
     assert reply.status_code == 201, reply.get_data(as_text=True)
-    (row,) = organiser_mails(stack.db)
-    assert row.id in recorder.mails  # queued with the game's other mail
-    assert post(stack, "/o/new", {"players": "bot\nbot\nbot", "deadline": "24h"}).status_code == 201
-    assert len(organiser_mails(stack.db)) == 1
+    (row,) = organiser_mails(organiser.db)
+    assert row.id in tasks.mails  # queued with the game's other mail
+    assert post(organiser, "/o/new", {"players": "bot\nbot\nbot", "deadline": "24h"}).status_code == 201
+    assert len(organiser_mails(organiser.db)) == 1

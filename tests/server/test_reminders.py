@@ -6,43 +6,38 @@ decision would be missed. The services are called directly, with injected clocks
 from __future__ import annotations
 
 import threading
-from datetime import UTC, datetime, time, timedelta
+from datetime import datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
 import sqlalchemy as sa
 
+from server.db import Database
 from server.models import Outbox, Player, RequestRow, Seat, Window
 from server.services import games, turns
 from server.services.reminders import ladder, plan_reminders, release_digests, still_owed
+from tests.conftest import Stack
+from tests.support import T0, add_player, request_of, utc
 
 ANN, BOB, CY = "ann@example.org", "bob@example.org", "cy@example.org"
 PEOPLE = ("Ann <ann@example.org>", "Bob <bob@example.org>", "Cy <cy@example.org>")
-T0 = datetime(2031, 3, 4, 12, 0, tzinfo=UTC)
 H, M, S = timedelta(hours=1), timedelta(minutes=1), timedelta(seconds=1)
-
-
-def utc(*args: int) -> datetime:
-    return datetime(*args, tzinfo=UTC)  # type: ignore[misc]
 
 
 # --- helpers -----------------------------------------------------------------------------------------------------
 
 
-def add_player(db: Any, email: str, **fields: Any) -> None:
-    with db.session() as session:
-        session.add(Player(email=email, display_name=email.split("@", maxsplit=1)[0], **fields))
-
-
-def set_player(db: Any, email: str, **fields: Any) -> None:
+def set_player(db: Database, email: str, **fields: Any) -> None:
     with db.session() as session:
         player = session.execute(sa.select(Player).where(Player.email == email)).scalar_one()
         for name, value in fields.items():
             setattr(player, name, value)
 
 
-def new_game(db: Any, now: datetime, window: timedelta = 24 * H, people: tuple[str, ...] = PEOPLE) -> dict[str, int]:
+def new_game(
+    db: Database, now: datetime, window: timedelta = 24 * H, people: tuple[str, ...] = PEOPLE
+) -> dict[str, int]:
     """A game whose first window (placements, owed by every person) closes exactly ``window`` after ``now``;
     returns the seat ids by player e-mail (and by "bot<position>" for bots)."""
     spec = games.GameSpec(
@@ -57,7 +52,7 @@ def new_game(db: Any, now: datetime, window: timedelta = 24 * H, people: tuple[s
         return {seat.player.email if seat.player else f"bot{seat.position}": seat.id for seat in seats}
 
 
-def reminders(db: Any, ids: list[int]) -> dict[str, list[dict[str, Any]]]:
+def reminders(db: Database, ids: list[int]) -> dict[str, list[dict[str, Any]]]:
     """The reminder rows ``ids`` by player e-mail (checking each is a player-level, pending reminder)."""
     out: dict[str, list[dict[str, Any]]] = {}
     with db.session() as session:
@@ -70,25 +65,24 @@ def reminders(db: Any, ids: list[int]) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
-def steps(db: Any, ids: list[int]) -> dict[str, list[int]]:
+def steps(db: Database, ids: list[int]) -> dict[str, list[int]]:
     return {email: [item["step"] for item in items] for email, items in reminders(db, ids).items()}
 
 
-def answer(db: Any, seat_id: int, now: datetime) -> None:
-    with db.session() as session:
-        row = session.execute(
-            sa.select(RequestRow).join(Window).where(RequestRow.seat_id == seat_id, Window.status == "open")
-        ).scalar_one()
-        kind, option = row.kind, row.payload["options"][0]
-    turns.submit_answer(db, seat_id, kind, option, now=now)
+def answer(db: Database, seat_id: int, now: datetime) -> None:
+    """The seat answers its open request with its first option."""
+    found = request_of(db, seat_id)
+    assert found is not None
+    _, row = found
+    turns.submit_answer(db, seat_id, row.kind, row.payload["options"][0], now=now)
 
 
-def outbox_count(db: Any, kind: str) -> int:
+def outbox_count(db: Database, kind: str) -> int:
     with db.session() as session:
         return session.execute(sa.select(sa.func.count()).where(Outbox.kind == kind)).scalar_one()
 
 
-def held_rows(db: Any, email: str) -> list[int]:
+def held_rows(db: Database, email: str) -> list[int]:
     with db.session() as session:
         return list(
             session.execute(
@@ -97,7 +91,7 @@ def held_rows(db: Any, email: str) -> list[int]:
         )
 
 
-def row(db: Any, row_id: int) -> dict[str, Any]:
+def row(db: Database, row_id: int) -> dict[str, Any]:
     """An outbox row's fields (and its player's e-mail)."""
     with db.session() as session:
         found = session.get(Outbox, row_id)
@@ -129,7 +123,7 @@ def test_the_ladder_is_scaled_to_the_window(window: timedelta, expected: list[ti
 # --- reminders ---------------------------------------------------------------------------------------------------
 
 
-def test_each_step_goes_out_at_its_instant_once(stack: Any) -> None:
+def test_each_step_goes_out_at_its_instant_once(stack: Stack) -> None:
     db = stack.db
     seats = new_game(db, T0)
     assert plan_reminders(db, T0 + 12 * H - S) == []
@@ -150,7 +144,7 @@ def test_each_step_goes_out_at_its_instant_once(stack: Any) -> None:
         assert len(set(session.execute(sa.select(Outbox.key).where(Outbox.kind == "reminder")).scalars())) == 9
 
 
-def test_missed_steps_are_skipped_only_the_latest_is_sent(stack: Any) -> None:
+def test_missed_steps_are_skipped_only_the_latest_is_sent(stack: Stack) -> None:
     db = stack.db
     new_game(db, T0)
     assert steps(db, plan_reminders(db, T0 + 23 * H)) == {ANN: [2], BOB: [2], CY: [2]}
@@ -159,7 +153,7 @@ def test_missed_steps_are_skipped_only_the_latest_is_sent(stack: Any) -> None:
     assert outbox_count(db, "reminder") == 6
 
 
-def test_no_reminder_for_a_decision_answered_meanwhile(stack: Any) -> None:
+def test_no_reminder_for_a_decision_answered_meanwhile(stack: Stack) -> None:
     db = stack.db
     seats = new_game(db, T0)
     first = reminders(db, plan_reminders(db, T0 + 12 * H))
@@ -174,7 +168,7 @@ def test_no_reminder_for_a_decision_answered_meanwhile(stack: Any) -> None:
     assert steps(db, plan_reminders(db, T0 + 23 * H + 40 * M)) == {CY: [3]}
 
 
-def test_still_owed_drops_closed_windows_and_malformed_items(stack: Any) -> None:
+def test_still_owed_drops_closed_windows_and_malformed_items(stack: Stack) -> None:
     db = stack.db
     seats = new_game(db, T0)
     items = reminders(db, plan_reminders(db, T0 + 12 * H))[CY]
@@ -190,12 +184,12 @@ def test_still_owed_drops_closed_windows_and_malformed_items(stack: Any) -> None
         ]
         assert still_owed(session, junk + items) == items
         window_id = session.execute(sa.select(Window.id).where(Window.status == "open")).scalar_one()
-    assert turns.advance_window(db, window_id, now=T0 + 24 * H) is not None  # the deadline: closed with defaults
+    assert turns.advance_window(db, window_id, now=T0 + 24 * H) is True  # the deadline: closed with defaults
     with db.session() as session:
         assert still_owed(session, items) == []
 
 
-def test_no_reminder_to_bots(stack: Any) -> None:
+def test_no_reminder_to_bots(stack: Stack) -> None:
     db = stack.db
     seats = new_game(db, T0, people=("bot", *PEOPLE[1:]))
     with db.session() as session:  # Cy's seat is handed to a bot before it answered
@@ -209,7 +203,7 @@ def test_no_reminder_to_bots(stack: Any) -> None:
     assert steps(db, plan_reminders(db, T0 + 12 * H)) == {BOB: [1]}
 
 
-def test_one_mail_per_player_across_their_games(stack: Any) -> None:
+def test_one_mail_per_player_across_their_games(stack: Stack) -> None:
     db = stack.db
     one = new_game(db, T0)
     two = new_game(db, T0 + 5 * M, people=(PEOPLE[0], "Dee <dee@example.org>", PEOPLE[2]))
@@ -224,7 +218,7 @@ def test_one_mail_per_player_across_their_games(stack: Any) -> None:
     assert found["dee@example.org"] == [{"seat": two["dee@example.org"], "window": 1, "step": 2}]
 
 
-def test_concurrent_sweeps_write_each_reminder_once(stack: Any) -> None:
+def test_concurrent_sweeps_write_each_reminder_once(stack: Stack) -> None:
     db = stack.db
     new_game(db, T0)
     new_game(db, T0 + M, people=(PEOPLE[2], PEOPLE[0], "Dee <dee@example.org>"))
@@ -336,7 +330,7 @@ DST = {
 
 @pytest.mark.parametrize("case", DST.values(), ids=DST.keys())
 def test_never_inside_quiet_hours_then_at_the_first_sweep_after_them(
-    stack: Any, case: tuple[str, datetime, list[tuple[datetime, int | None]]]
+    stack: Stack, case: tuple[str, datetime, list[tuple[datetime, int | None]]]
 ) -> None:
     zone, deadline, sweeps = case
     db = stack.db
@@ -352,7 +346,7 @@ def test_never_inside_quiet_hours_then_at_the_first_sweep_after_them(
         assert time(7) <= local < time(22), (at, local)  # the player's own clock says it is daytime
 
 
-def test_quiet_hours_are_each_players_own(stack: Any) -> None:
+def test_quiet_hours_are_each_players_own(stack: Stack) -> None:
     db = stack.db
     add_player(db, ANN, timezone="Europe/Rome", quiet_start="22:00", quiet_end="07:00")
     add_player(db, BOB, timezone="America/New_York", quiet_start="22:00", quiet_end="07:00")
@@ -369,7 +363,7 @@ def test_quiet_hours_are_each_players_own(stack: Any) -> None:
 # --- digests -----------------------------------------------------------------------------------------------------
 
 
-def test_a_digest_merges_the_held_rows_once_when_the_oldest_is_old_enough(stack: Any) -> None:
+def test_a_digest_merges_the_held_rows_once_when_the_oldest_is_old_enough(stack: Stack) -> None:
     db = stack.db
     add_player(db, ANN, mail_mode="digest", digest_hours=4)
     new_game(db, T0)
@@ -393,7 +387,7 @@ def test_a_digest_merges_the_held_rows_once_when_the_oldest_is_old_enough(stack:
     assert outbox_count(db, "digest") == 1
 
 
-def test_a_digest_goes_sooner_when_a_decision_closes_within_two_hours(stack: Any) -> None:
+def test_a_digest_goes_sooner_when_a_decision_closes_within_two_hours(stack: Stack) -> None:
     db = stack.db
     add_player(db, ANN, mail_mode="digest", digest_hours=4)
     add_player(db, BOB, mail_mode="digest", digest_hours=4)
@@ -406,7 +400,7 @@ def test_a_digest_goes_sooner_when_a_decision_closes_within_two_hours(stack: Any
     assert [row(db, i)["email"] for i in release_digests(db, T0 + 4 * H)] == [BOB]
 
 
-def test_a_digest_waits_for_the_end_of_quiet_hours(stack: Any) -> None:
+def test_a_digest_waits_for_the_end_of_quiet_hours(stack: Stack) -> None:
     db = stack.db
     add_player(
         db, ANN, mail_mode="digest", digest_hours=4, timezone="Europe/Rome", quiet_start="22:00", quiet_end="07:00"
@@ -427,7 +421,7 @@ def test_a_digest_waits_for_the_end_of_quiet_hours(stack: Any) -> None:
     ],
 )
 def test_inside_quiet_hours_a_digest_goes_only_if_waiting_would_miss_a_deadline(
-    stack: Any, window: timedelta, not_yet: datetime, released: datetime
+    stack: Stack, window: timedelta, not_yet: datetime, released: datetime
 ) -> None:
     db = stack.db
     add_player(db, ANN, mail_mode="digest", digest_hours=4, timezone="UTC", quiet_start="22:00", quiet_end="07:00")
@@ -437,7 +431,7 @@ def test_inside_quiet_hours_a_digest_goes_only_if_waiting_would_miss_a_deadline(
     assert len(release_digests(db, released)) == 1
 
 
-def test_held_rows_of_a_player_who_left_the_digest_go_as_ordinary_mail(stack: Any) -> None:
+def test_held_rows_of_a_player_who_left_the_digest_go_as_ordinary_mail(stack: Stack) -> None:
     db = stack.db
     add_player(db, ANN, mail_mode="digest", digest_hours=4)
     new_game(db, T0)

@@ -14,16 +14,18 @@ from markupsafe import escape
 
 import engine
 from engine.data import CARD_NAMES, characters_for
-from server import narrate
-from server.services import games, replay, seats, turns
+from server.db import Database
+from server.present import replay
+from server.services import games, seats, turns
 from server.services.links import seat_token
-
-from .test_mails import T0, create, engine_of, open_window, play_window
+from server.text import glossary, sentences
+from tests.conftest import Stack
+from tests.support import T0, create_tagged, engine_of, open_window, play_window
 
 PUBLIC_KEYS = {"characters", "zombies", "closed", "chief", "chief_elected", "hidden", "players", "round", "phase"}
 
 
-def finish(db: Any, game_id: int, seed: int, miss_every: int = 0) -> engine.Game:
+def finish(db: Database, game_id: int, seed: int, miss_every: int = 0) -> engine.Game:
     """Play the game to its end: people answer like random bots, except every ``miss_every``-th window, where
     nobody answers and the deadline passes (the engine's defaults are used)."""
     now = T0
@@ -36,19 +38,19 @@ def finish(db: Any, game_id: int, seed: int, miss_every: int = 0) -> engine.Game
         now += dt.timedelta(minutes=1)
         if miss_every and step % miss_every == 0:
             now = max(now, window.deadline) + dt.timedelta(seconds=1)
-            assert turns.advance_window(db, window.id, now=now) is not None
+            assert turns.advance_window(db, window.id, now=now) is True
         else:
             play_window(db, game_id, seed=seed * 1000 + step, now=now)
     raise AssertionError("the game did not end")
 
 
-def link(stack: Any, game_id: int, colour: str) -> str:
+def link(stack: Stack, game_id: int, colour: str) -> str:
     seat = next(s for s in games.seat_links(stack.db, game_id, stack.settings.secret_key, "") if s["colour"] == colour)
     assert seat["link"] is not None
     return str(seat["link"])
 
 
-def page(stack: Any, path: str) -> tuple[int, str]:
+def page(stack: Stack, path: str) -> tuple[int, str]:
     response = stack.client.get(path)
     return response.status_code, response.get_data(as_text=True)
 
@@ -58,8 +60,8 @@ def shown(text: str) -> str:
     return str(escape(text))
 
 
-def test_the_replay_lists_every_event_in_order_grouped_by_round_with_who_saw_it(embedded: Any) -> None:
-    created = create(embedded.db, 3, seed=41, bots=1)
+def test_the_replay_lists_every_event_in_order_grouped_by_round_with_who_saw_it(embedded: Stack) -> None:
+    created = create_tagged(embedded.db, 3, seed=41, bots=1)
     eng = finish(embedded.db, created.game_id, seed=41, miss_every=7)
     full = engine.replay(eng)
     steps = replay.rounds(eng, "en")
@@ -72,20 +74,20 @@ def test_the_replay_lists_every_event_in_order_grouped_by_round_with_who_saw_it(
         assert step.events[0].type == "round_started"
         assert full["events"][step.events[0].index]["round"] == step.round
 
-    # every event of the full log, once, in order, private ones too with who saw them, told as narrate tells it
+    # every event of the full log, once, in order, private ones too with who saw them, told as the sentences tell it
     flat = [e for s in steps for e in s.events]
     assert [e.index for e in flat] == list(range(len(full["events"])))
     for shown_event, event in zip(flat, full["events"], strict=True):
         assert shown_event.type == event["type"]
         assert shown_event.seen_by == event.get("to")
         public = {k: v for k, v in event.items() if k != "to"}
-        told = narrate.event_text("en", public, None)
+        told = sentences.event_text("en", public, None)
         if event["type"] == "answer_auto":  # with the answer given, revealed
             assert shown_event.text.startswith(told + " (") and shown_event.text.endswith(")")
         else:
             assert shown_event.text == told
         if event.get("to"):
-            names = ", ".join(narrate.colour_name("en", c) for c in event["to"])
+            names = ", ".join(glossary.colour_name("en", c) for c in event["to"])
             assert shown_event.seen_by_text == f"seen by {names}"
         elif "to" in event:
             assert shown_event.seen_by_text == "seen by nobody until now"
@@ -105,11 +107,11 @@ def test_the_replay_lists_every_event_in_order_grouped_by_round_with_who_saw_it(
     for step in steps:
         assert all(a.kind == "place" for a in step.answers) if step.round == 0 else True
     votes = [a for a in answers if a.kind == "vote" and not a.timeout]
-    assert votes and all(a.text == f"vote for {narrate.colour_name('en', a.answer)}" for a in votes)
+    assert votes and all(a.text == f"vote for {glossary.colour_name('en', a.answer)}" for a in votes)
 
 
-def test_the_board_of_each_round_is_the_public_board_at_its_end(embedded: Any) -> None:
-    created = create(embedded.db, 4, seed=42, bots=1)
+def test_the_board_of_each_round_is_the_public_board_at_its_end(embedded: Stack) -> None:
+    created = create_tagged(embedded.db, 4, seed=42, bots=1)
     eng = finish(embedded.db, created.game_id, seed=42)
     steps = replay.rounds(eng, "en")
     final = engine.spectator_view(eng)
@@ -132,16 +134,15 @@ def test_the_board_of_each_round_is_the_public_board_at_its_end(embedded: Any) -
     assert [s.board_view["zombies"] for s in steps] != [steps[0].board_view["zombies"]] * len(steps)
 
 
-def test_a_running_game_is_refused_and_its_page_reveals_nothing(stack: Any) -> None:
-    created = create(stack.db, 3, seed=43)
+def test_a_running_game_is_refused_and_its_page_reveals_nothing(stack: Stack) -> None:
+    created = create_tagged(stack.db, 3, seed=43)
     for step in range(6):
         play_window(stack.db, created.game_id, seed=step, now=T0 + dt.timedelta(minutes=step + 1))
     eng = engine_of(stack.db, created.game_id)
     assert not eng.over
-    with pytest.raises(replay.ReplayRefused):
+    with pytest.raises(ValueError):  # the engine refuses to replay a running game
         replay.rounds(eng, "en")
-    with pytest.raises(replay.ReplayRefused):
-        replay.replay_page_context(stack.db, created.game_id, None, "en")
+    assert games.finished(stack.db, created.game_id) is None  # so no replay page can be built for it
     status, text = page(stack, link(stack, created.game_id, "red") + "/replay?round=1")
     assert status == 409
     assert "once the game is over" in text
@@ -151,8 +152,8 @@ def test_a_running_game_is_refused_and_its_page_reveals_nothing(stack: Any) -> N
     assert "seen by" not in text and "Round 1" not in text and "vote for" not in text
 
 
-def test_the_page_steps_round_by_round_with_plain_links(stack: Any) -> None:
-    created = create(stack.db, 3, seed=44)
+def test_the_page_steps_round_by_round_with_plain_links(stack: Stack) -> None:
+    created = create_tagged(stack.db, 3, seed=44)
     eng = finish(stack.db, created.game_id, seed=44)
     steps = replay.rounds(eng, "en")
     base = link(stack, created.game_id, "yellow") + "/replay"
@@ -163,10 +164,10 @@ def test_the_page_steps_round_by_round_with_plain_links(stack: Any) -> None:
     for number in range(1, len(steps)):
         assert f'href="{base}?round={number}"' in text  # the list of rounds
     assert 'rel="prev"' not in text  # the setup comes first
-    winners = [narrate.colour_name("en", c) for c in eng.outcome["winners"]]  # type: ignore[index]
+    winners = [glossary.colour_name("en", c) for c in eng.outcome["winners"]]  # type: ignore[index]
     assert f"Winners: {', '.join(winners)}" in text
     for colour, points in eng.outcome["scores"].items():  # type: ignore[index]
-        assert re.search(rf"{narrate.colour_name('en', colour)}.*?</td>\s*<td>{points}</td>", text)
+        assert re.search(rf"{glossary.colour_name('en', colour)}.*?</td>\s*<td>{points}</td>", text)
 
     # follow the "next" links from the setup to the last round; each page shows its round, all of it
     visited = []
@@ -201,8 +202,8 @@ def test_the_page_steps_round_by_round_with_plain_links(stack: Any) -> None:
 
 
 @pytest.mark.parametrize("lang", ["it", "pl"])
-def test_the_replay_speaks_the_language_of_the_seat(embedded: Any, lang: str) -> None:
-    created = create(embedded.db, 3, seed=45, prefs={0: {"language": lang}})
+def test_the_replay_speaks_the_language_of_the_seat(embedded: Stack, lang: str) -> None:
+    created = create_tagged(embedded.db, 3, seed=45, prefs={0: {"language": lang}})
     eng = finish(embedded.db, created.game_id, seed=45)
     steps = replay.rounds(eng, lang)
     status, text = page(embedded, link(embedded, created.game_id, "yellow") + "/replay?round=1")
@@ -210,8 +211,10 @@ def test_the_replay_speaks_the_language_of_the_seat(embedded: Any, lang: str) ->
     assert f'<html lang="{lang}"' in text
     for event in steps[1].events:
         assert shown(event.text) in text
-        assert event.text.startswith(narrate.event_text(lang, {"type": event.type, **_fields(eng, event.index)}, None))
-    assert shown(narrate.location_name(lang, 5)) in text
+        assert event.text.startswith(
+            sentences.event_text(lang, {"type": event.type, **_fields(eng, event.index)}, None)
+        )
+    assert shown(glossary.location_name(lang, 5)) in text
     english = replay.rounds(eng, "en")[1].events
     assert any(e.text != en.text for e, en in zip(steps[1].events, english, strict=True))
 
@@ -220,8 +223,8 @@ def _fields(eng: engine.Game, index: int) -> dict[str, Any]:
     return {k: v for k, v in eng.events[index].items() if k not in ("to", "type")}
 
 
-def test_forged_or_revoked_links_hostile_names_and_the_organiser_context(embedded: Any) -> None:
-    created = create(embedded.db, 3, seed=46, prefs={1: {"display_name": "<b>Mallory</b>" + "x" * 200}})
+def test_forged_or_revoked_links_hostile_names_and_the_organiser_context(embedded: Stack) -> None:
+    created = create_tagged(embedded.db, 3, seed=46, prefs={1: {"display_name": "<b>Mallory</b>" + "x" * 200}})
     eng = finish(embedded.db, created.game_id, seed=46)
     good = link(embedded, created.game_id, "red")
     status, text = page(embedded, good + "/replay")
@@ -240,10 +243,11 @@ def test_forged_or_revoked_links_hostile_names_and_the_organiser_context(embedde
     fresh = seat_token(embedded.settings.secret_key, seat_id, 2)
     assert page(embedded, f"/s/{fresh}/replay")[0] == 200
 
-    # an organiser's page reuses the same context
-    context = replay.replay_page_context(embedded.db, created.game_id, 2, "en")
-    assert context["round"] == 2 and context["previous"] == 1
+    # what the page shows of a round is the replay's round
+    game = games.finished(embedded.db, created.game_id)
+    assert game is not None and game.engine.to_json() == eng.to_json()
+    context = replay.replay_page("en", game, 2)
+    assert context["round"] == 2 and context["previous"] == 1 and context["next"] == 3
     assert context["step"].events == replay.rounds(eng, "en")[2].events
     assert context["board"] == replay.rounds(eng, "en")[2].board_view
-    with pytest.raises(LookupError):
-        replay.replay_page_context(embedded.db, created.game_id + 99, None, "en")
+    assert games.finished(embedded.db, created.game_id + 99) is None

@@ -1,14 +1,12 @@
-"""Replies by mail (server/services/replies.py) against real games: a reply is applied exactly as the web applies
-an answer, once however often it is delivered; quoted text and signatures are ignored; Italian and Polish players
-use their own words; forged, revoked, wrong-sender, late, automatic and hostile mail changes nothing."""
+"""Replies by mail (server/mail/replies.py) against real games: a reply is applied exactly as the web applies an
+answer, once however often it is delivered, and asks for its answer mail (and, when it was the last one owed, the
+window's advance) only after its commit; quoted text and signatures are ignored; Italian and Polish players use
+their own words; forged, revoked, wrong-sender, late, automatic and hostile mail changes nothing."""
 
 from __future__ import annotations
 
 import logging
-import unicodedata
-from dataclasses import dataclass, replace
-from email.message import EmailMessage
-from email.utils import make_msgid
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -16,32 +14,46 @@ import sqlalchemy as sa
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from server.commands import CommandError, commands_for, parse_reply
-from server.models import Game, InboundMail, Outbox, Player, RequestRow, Seat, Window
-from server.services import games, replies, reply_address, turns
+from server.config import Settings
+from server.db import Database
+from server.mail import replies
+from server.models import InboundMail, MailKind, Outbox, Player, Window
+from server.services import games, reply_address, turns
 from server.services.links import seat_token
 from server.services.seats import rotate_link, seat_view
+from server.text.grammar import CommandError, commands_for, parse_reply
+from tests.conftest import Stack
+from tests.support import (
+    REPLY_DOMAIN,
+    T0,
+    Recorder,
+    bare,
+    create_tagged,
+    letter,
+    mail_settings,
+    outbox_ids,
+    player_of,
+    recording,
+    request_of,
+    rows_of,
+    seat_ids,
+    snapshot,
+)
 
-DOMAIN = "reply.deadmail.test"
-PEOPLE = [("Ann", "ann@example.org"), ("Bob", "bob@example.org"), ("Cy", "cy@example.org")]
-AUTH = {"Authorization": "Bearer test-api-token"}
 SECRET_BODY = "the-body-must-never-be-logged"
 
 
 @dataclass
 class Table:
-    """A game of three people and what a test needs to reply in it."""
+    """A game of three people (yellow, red, blue) and what a test needs to reply in it: ``db`` records the work
+    its transactions ask for after their commit in ``tasks``."""
 
-    stack: Any
-    settings: Any
+    db: Database
+    tasks: Recorder
+    settings: Settings
     game_id: int
     seats: dict[str, int]
     emails: dict[str, str]
-    kicks: list[int]
-
-    @property
-    def db(self) -> Any:
-        return self.stack.db
 
     def owed(self, colour: str) -> tuple[int, dict[str, Any], dict[str, Any]]:
         """The open window's number, the seat's request and the seat's view."""
@@ -51,109 +63,71 @@ class Table:
 
     def address(self, colour: str, window: int | None = None, generation: int = 1) -> str:
         number = window if window is not None else self.owed(colour)[0]
-        return reply_address.make(self.settings.secret_key, DOMAIN, self.seats[colour], number, generation)
+        return reply_address.make(self.settings.secret_key, REPLY_DOMAIN, self.seats[colour], number, generation)
 
-    def receive(self, raw: bytes, recipients: list[str], **kw: Any) -> replies.Received:
-        return replies.receive(self.db, self.settings, raw, recipients, self.kicks.append, **kw)
-
-
-def new_table(stack: Any, seed: int = 7, languages: dict[str, str] | None = None, prefix: str = "") -> Table:
-    spec = games.GameSpec(
-        players=[games.PlayerSpec(name=n, email=f"{prefix}{e}") for n, e in PEOPLE],
-        seed=seed,
-    )
-    created = games.create_game(stack.db, spec)
-    with stack.db.session() as session:
-        seats = session.execute(sa.select(Seat).where(Seat.game_id == created.game_id)).scalars().all()
-        for seat in seats:
-            assert seat.player is not None
-            seat.player.language = (languages or {}).get(seat.colour, "en")
-        by_colour = {s.colour: s.id for s in seats}
-        emails = {s.colour: s.player.email for s in seats if s.player is not None}
-    return Table(stack, replace(stack.settings, reply_domain=DOMAIN), created.game_id, by_colour, emails, [])
+    def receive(self, raw: bytes, recipients: list[str], mail_from: str | None = None) -> replies.Received:
+        """The message received at T0, when the game was created."""
+        return replies.receive(self.db, self.settings, raw, recipients, T0, mail_from=mail_from)
 
 
-def letter(
-    sender: str,
-    to: str,
-    body: str,
-    *,
-    message_id: str | None = None,
-    headers: dict[str, str] | None = None,
-    html: str | None = None,
-) -> bytes:
-    message = EmailMessage()
-    message["From"] = sender
-    message["To"] = to
-    message["Subject"] = "Re: Mall of Horror"
-    message["Message-ID"] = message_id or make_msgid(domain="mail.example.org")
-    for name, value in (headers or {}).items():
-        message[name] = value
-    if html is None:
-        message.set_content(body)
-    else:
-        message.set_content(html, subtype="html")
-    return message.as_bytes()
+def new_table(stack: Stack, seed: int = 7, languages: dict[str, str] | None = None, tag: int | None = None) -> Table:
+    """A game of three people; ``languages`` gives some colours' players another language than English."""
+    colours = games.colours_for(3)
+    prefs = {colours.index(colour): {"language": lang} for colour, lang in (languages or {}).items()}
+    created = create_tagged(stack.db, 3, seed=seed, prefs=prefs, tag=tag)
+    seats = seat_ids(stack.db, created.game_id)
+    emails = {colour: player_of(stack.db, seat_id).email for colour, seat_id in seats.items()}
+    db, tasks = recording(stack.db)
+    return Table(db, tasks, mail_settings(stack.settings), created.game_id, seats, emails)
 
 
-def snapshot(db: Any, game_id: int) -> dict[str, Any]:
-    """Everything a reply could change in a game: its version, windows, answers and outbox rows."""
-    with db.session() as session:
-        game = session.get(Game, game_id)
-        assert game is not None
-        windows = session.execute(sa.select(Window.id, Window.status).where(Window.game_id == game_id)).all()
-        rows = session.execute(
-            sa.select(RequestRow.id, RequestRow.answer, RequestRow.answered_at)
-            .join(Window, Window.id == RequestRow.window_id)
-            .where(Window.game_id == game_id)
-        ).all()
-        mail = session.execute(sa.select(Outbox.id).order_by(Outbox.id)).scalars().all()
-        return {"version": game.version, "windows": sorted(windows), "rows": sorted(rows), "outbox": list(mail)}
+def answer_of(db: Database, seat_id: int) -> Any:
+    """The answer stored on the seat's request in the open window (None: not answered yet)."""
+    found = request_of(db, seat_id)
+    assert found is not None
+    _, row = found
+    return row.answer if row.answered_at is not None else None
 
 
-def answer_of(db: Any, seat_id: int) -> Any:
-    with db.session() as session:
-        row = session.execute(
-            sa.select(RequestRow)
-            .join(Window, Window.id == RequestRow.window_id)
-            .where(RequestRow.seat_id == seat_id, Window.status == "open")
-        ).scalar_one()
-        return row.answer if row.answered_at is not None else None
+def reply_rows(db: Database) -> list[Outbox]:
+    """The answers to replies by mail written so far."""
+    return [row for row in rows_of(db, outbox_ids(db)) if row.kind == MailKind.REPLY]
 
 
-def reply_rows(db: Any) -> list[Outbox]:
-    with db.session() as session:
-        return list(session.execute(sa.select(Outbox).where(Outbox.kind == "reply").order_by(Outbox.id)).scalars())
-
-
-def inbound(db: Any, inbound_id: int) -> InboundMail:
+def inbound(db: Database, inbound_id: int | None) -> InboundMail:
     with db.session() as session:
         row = session.get(InboundMail, inbound_id)
         assert row is not None
+        session.expunge(row)
         return row
 
 
-def player_id(db: Any, seat_id: int) -> int:
+def window_id(db: Database, game_id: int, number: int) -> int:
     with db.session() as session:
-        seat = session.get(Seat, seat_id)
-        assert seat is not None and seat.player_id is not None
-        return seat.player_id
+        found: int = session.execute(
+            sa.select(Window.id).where(Window.game_id == game_id, Window.number == number)
+        ).scalar_one()
+        return found
+
+
+def keys(state: dict[str, Any]) -> list[str]:
+    """The keys of a snapshot's outbox rows."""
+    return [key for (key,) in state["outbox"]]
 
 
 # --- applied --------------------------------------------------------------------------------------------------------
 
 
-def test_a_reply_applies_the_answer_exactly_as_the_web_path_would(stack: Any) -> None:
+def test_a_reply_applies_the_answer_exactly_as_the_web_path_would(stack: Stack) -> None:
     by_mail = new_table(stack, seed=11)
-    by_web = new_table(stack, seed=11, prefix="web-")
+    by_web = new_table(stack, seed=11, tag=111)
     number, request, view = by_mail.owed("yellow")
     command = commands_for(request, view, "en")[-1]
     expected = parse_reply(command, request, view, "en")
     before = snapshot(stack.db, by_mail.game_id)
 
-    got = by_mail.receive(
-        letter("Ann <ANN@Example.ORG>", by_mail.address("yellow"), f"{command.lower()}\n"), [by_mail.address("yellow")]
-    )
+    to = by_mail.address("yellow")
+    got = by_mail.receive(letter(f"P0 <{by_mail.emails['yellow'].upper()}>", to, f"{command.lower()}\n"), [to])
 
     assert got.status == "applied"
     # the web path, on a twin game: the same request answered through the API
@@ -164,33 +138,33 @@ def test_a_reply_applies_the_answer_exactly_as_the_web_path_would(stack: Any) ->
     after = snapshot(stack.db, by_mail.game_id)
     assert after["version"] == before["version"] and after["windows"] == before["windows"]  # stored, not advanced
     [row] = reply_rows(stack.db)
-    assert got.outbox_ids == [row.id]
+    assert by_mail.tasks.mails == [row.id]  # its answer mail, sent once the reply is stored
+    assert by_mail.tasks.advanced == []  # the others still owe
     assert row.key == f"reply:{got.inbound_id}"
-    assert row.player_id == player_id(stack.db, by_mail.seats["yellow"]) and row.seat_id == by_mail.seats["yellow"]
+    assert row.player_id == player_of(stack.db, by_mail.seats["yellow"]).id
+    assert row.seat_id == by_mail.seats["yellow"]
     assert row.payload == {"inbound": got.inbound_id, "result": "applied", "window": number, "command": command.lower()}
-    record = inbound(stack.db, got.inbound_id or 0)
+    record = inbound(stack.db, got.inbound_id)
     assert (record.status, record.seat_id, record.window_number) == ("applied", by_mail.seats["yellow"], number)
-    assert record.sender == "ann@example.org"
-    assert by_mail.kicks == []  # the others still owe
+    assert record.sender == by_mail.emails["yellow"]
 
 
-def test_the_last_reply_owed_kicks_one_advance(stack: Any) -> None:
+def test_the_last_reply_owed_asks_for_one_advance(stack: Stack) -> None:
     table = new_table(stack)
-    window_id = None
+    number = table.owed("yellow")[0]
     for colour in ("yellow", "red", "blue"):
-        number, request, view = table.owed(colour)
+        assert table.tasks.advanced == []  # not while someone still owes
+        _, request, view = table.owed(colour)
         to = table.address(colour)
         got = table.receive(letter(table.emails[colour], to, commands_for(request, view, "en")[0]), [to])
         assert got.status == "applied"
-    with stack.db.session() as session:
-        window_id = session.execute(
-            sa.select(Window.id).where(Window.game_id == table.game_id, Window.number == number)
-        ).scalar_one()
-    assert table.kicks == [window_id]
-    assert turns.advance_window(stack.db, window_id) is not None
+    window = window_id(stack.db, table.game_id, number)
+    assert table.tasks.advanced == [window]
+    assert table.tasks.mails == [row.id for row in reply_rows(stack.db)]  # one answer mail per reply
+    assert turns.advance_window(stack.db, window) is True
 
 
-def test_a_second_delivery_changes_nothing_and_is_not_answered_twice(stack: Any) -> None:
+def test_a_second_delivery_changes_nothing_and_is_not_answered_twice(stack: Stack) -> None:
     table = new_table(stack)
     _, request, view = table.owed("yellow")
     options = commands_for(request, view, "en")
@@ -201,16 +175,18 @@ def test_a_second_delivery_changes_nothing_and_is_not_answered_twice(stack: Any)
     web = parse_reply(options[1], request, view, "en")
     turns.submit_answer(stack.db, table.seats["yellow"], request["kind"], web)
     before = snapshot(stack.db, table.game_id)
+    asked = list(table.tasks.mails)
 
     again = table.receive(raw, [to])
 
-    assert again.status == "duplicate" and again.outbox_ids == []
+    assert again.status == "duplicate" and again.inbound_id is None
+    assert table.tasks.mails == asked
     assert snapshot(stack.db, table.game_id) == before
     assert answer_of(stack.db, table.seats["yellow"]) == web
     assert len(reply_rows(stack.db)) == 1
 
 
-def test_a_message_without_message_id_is_deduplicated_by_its_content(embedded: Any) -> None:
+def test_a_message_without_message_id_is_deduplicated_by_its_content(embedded: Stack) -> None:
     table = new_table(embedded)
     _, request, view = table.owed("red")
     to = table.address("red")
@@ -272,7 +248,7 @@ On Sun, 23 Nov 2031 at 14:00, deadmail &lt;games@deadmail.example&gt; wrote:<br>
     ],
 )
 def test_quoted_replies_with_signatures_apply_the_players_own_line(
-    embedded: Any, name: str, template: str, html: bool
+    embedded: Stack, name: str, template: str, html: bool
 ) -> None:
     table = new_table(embedded)
     _, request, view = table.owed("blue")
@@ -289,14 +265,8 @@ def test_quoted_replies_with_signatures_apply_the_players_own_line(
     assert reply_rows(embedded.db)[0].payload["command"] == command
 
 
-def bare(text: str) -> str:
-    """Lower case without accents, as a player on a phone might type it."""
-    text = text.replace("ł", "l").replace("Ł", "L")
-    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c)).lower()
-
-
 @pytest.mark.parametrize("language", ["it", "pl"])
-def test_italian_and_polish_players_reply_in_their_own_words(stack: Any, language: str) -> None:
+def test_italian_and_polish_players_reply_in_their_own_words(stack: Stack, language: str) -> None:
     table = new_table(stack, languages={"yellow": language, "red": language})
     for colour, spell in (("yellow", str), ("red", bare)):
         _, request, view = table.owed(colour)
@@ -316,7 +286,7 @@ def test_italian_and_polish_players_reply_in_their_own_words(stack: Any, languag
     assert answer_of(stack.db, table.seats["blue"]) is None
 
 
-def test_an_unreadable_command_gets_an_error_reply_and_changes_nothing(stack: Any) -> None:
+def test_an_unreadable_command_gets_an_error_reply_and_changes_nothing(stack: Stack) -> None:
     table = new_table(stack)
     to = table.address("yellow")
     before = snapshot(stack.db, table.game_id)
@@ -326,7 +296,8 @@ def test_an_unreadable_command_gets_an_error_reply_and_changes_nothing(stack: An
     assert {k: v for k, v in after.items() if k != "outbox"} == {k: v for k, v in before.items() if k != "outbox"}
     [row] = reply_rows(stack.db)
     assert row.payload["result"] == "error" and row.payload["command"] == "PLACE NOBODY 99"
-    assert after["outbox"] == [*before["outbox"], row.id]
+    assert keys(after) == [*keys(before), row.key]
+    assert table.tasks.mails == [row.id] and table.tasks.advanced == []
 
 
 # --- refused ---------------------------------------------------------------------------------------------------------
@@ -336,13 +307,13 @@ def _forged(table: Table, how: str) -> str:
     good = table.address("yellow")
     local, _, _ = good.partition("@")
     if how == "wrong mac":
-        return f"{local[:-1]}{'a' if local[-1] != 'a' else 'b'}@{DOMAIN}"
+        return f"{local[:-1]}{'a' if local[-1] != 'a' else 'b'}@{REPLY_DOMAIN}"
     if how == "wrong domain":
         return f"{local}@elsewhere.example"
     if how == "other seat":  # the red seat's id with the yellow seat's signature
         parts = local.split("-")
         parts[1] = str(table.seats["red"])
-        return "-".join(parts) + f"@{DOMAIN}"
+        return "-".join(parts) + f"@{REPLY_DOMAIN}"
     assert how == "revoked"
     rotate_link(table.db, table.game_id, "yellow")
     return good
@@ -350,7 +321,7 @@ def _forged(table: Table, how: str) -> str:
 
 @pytest.mark.parametrize("how", ["wrong mac", "wrong domain", "other seat", "revoked"])
 def test_a_forged_address_changes_nothing_gets_no_mail_and_is_logged(
-    stack: Any, how: str, caplog: pytest.LogCaptureFixture
+    stack: Stack, how: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     table = new_table(stack)
     _, request, view = table.owed("yellow")
@@ -360,15 +331,16 @@ def test_a_forged_address_changes_nothing_gets_no_mail_and_is_logged(
         got = table.receive(
             letter(table.emails["yellow"], to, f"{commands_for(request, view, 'en')[0]}\n{SECRET_BODY}"), [to]
         )
-    assert got.status == "forged" and got.outbox_ids == []
+    assert got.status == "forged"
+    assert table.tasks.mails == [] and table.tasks.advanced == []
     assert snapshot(stack.db, table.game_id) == before
     warnings = [r for r in caplog.records if r.levelno == logging.WARNING]
     assert warnings and to in warnings[0].getMessage()
     assert SECRET_BODY not in caplog.text
-    assert inbound(stack.db, got.inbound_id or 0).status == "forged"
+    assert inbound(stack.db, got.inbound_id).status == "forged"
 
 
-def test_a_reply_from_another_sender_changes_nothing_and_tells_the_registered_player(stack: Any) -> None:
+def test_a_reply_from_another_sender_changes_nothing_and_tells_the_registered_player(stack: Stack) -> None:
     table = new_table(stack)
     number, request, view = table.owed("yellow")
     to = table.address("yellow")
@@ -376,21 +348,21 @@ def test_a_reply_from_another_sender_changes_nothing_and_tells_the_registered_pl
     got = table.receive(letter("Mallory <mallory@example.net>", to, commands_for(request, view, "en")[0]), [to])
     assert got.status == "wrong_sender"
     [row] = reply_rows(stack.db)
-    assert got.outbox_ids == [row.id]
-    assert row.player_id == player_id(stack.db, table.seats["yellow"])  # never the sender: no backscatter
+    assert table.tasks.mails == [row.id]
+    assert row.player_id == player_of(stack.db, table.seats["yellow"]).id  # never the sender: no backscatter
     assert row.payload["result"] == "wrong_sender" and row.payload["window"] == number
     assert answer_of(stack.db, table.seats["yellow"]) is None
     after = snapshot(stack.db, table.game_id)
-    assert after["rows"] == before["rows"] and after["version"] == before["version"]
+    assert after["requests"] == before["requests"] and after["version"] == before["version"]
     with stack.db.session() as session:
         assert session.execute(sa.select(Player).where(Player.email == "mallory@example.net")).first() is None
     # a flood of such mail tells the player once per window
     again = table.receive(letter("mallory@example.net", to, "PASS"), [to])
-    assert again.status == "wrong_sender" and again.outbox_ids == []
+    assert again.status == "wrong_sender" and table.tasks.mails == [row.id]
     assert len(reply_rows(stack.db)) == 1
 
 
-def test_a_reply_to_a_closed_window_changes_nothing_and_is_answered_closed(stack: Any) -> None:
+def test_a_reply_to_a_closed_window_changes_nothing_and_is_answered_closed(stack: Stack) -> None:
     table = new_table(stack)
     old, request, view = table.owed("yellow")
     old_address = table.address("yellow")
@@ -399,11 +371,7 @@ def test_a_reply_to_a_closed_window_changes_nothing_and_is_answered_closed(stack
         turns.submit_answer(
             stack.db, table.seats[colour], req["kind"], parse_reply(commands_for(req, v, "en")[0], req, v, "en")
         )
-    with stack.db.session() as session:
-        window_id = session.execute(
-            sa.select(Window.id).where(Window.game_id == table.game_id, Window.number == old)
-        ).scalar_one()
-    turns.advance_window(stack.db, window_id)
+    assert turns.advance_window(stack.db, window_id(stack.db, table.game_id, old)) is True
     assert table.owed("yellow")[0] != old
     before = snapshot(stack.db, table.game_id)
     got = table.receive(
@@ -412,8 +380,9 @@ def test_a_reply_to_a_closed_window_changes_nothing_and_is_answered_closed(stack
     assert got.status == "closed"
     [row] = reply_rows(stack.db)
     assert row.payload["result"] == "closed" and row.payload["window"] == old
+    assert table.tasks.mails == [row.id] and table.tasks.advanced == []
     after = snapshot(stack.db, table.game_id)
-    assert after["rows"] == before["rows"] and after["version"] == before["version"]
+    assert after["requests"] == before["requests"] and after["version"] == before["version"]
 
 
 AUTOMATIC = [
@@ -428,17 +397,18 @@ AUTOMATIC = [
 
 
 @pytest.mark.parametrize("headers", AUTOMATIC)
-def test_auto_replies_are_ignored_and_never_answered(embedded: Any, headers: dict[str, str]) -> None:
+def test_auto_replies_are_ignored_and_never_answered(embedded: Stack, headers: dict[str, str]) -> None:
     table = new_table(embedded)
     _, request, view = table.owed("yellow")
     to = table.address("yellow")
     before = snapshot(embedded.db, table.game_id)
     got = table.receive(letter(table.emails["yellow"], to, commands_for(request, view, "en")[0], headers=headers), [to])
-    assert got.status == "ignored" and got.outbox_ids == []
+    assert got.status == "ignored"
+    assert table.tasks.mails == [] and table.tasks.advanced == []
     assert snapshot(embedded.db, table.game_id) == before
 
 
-def test_bounces_are_ignored_and_auto_submitted_no_is_a_person(embedded: Any) -> None:
+def test_bounces_are_ignored_and_auto_submitted_no_is_a_person(embedded: Stack) -> None:
     table = new_table(embedded)
     _, request, view = table.owed("yellow")
     to = table.address("yellow")
@@ -466,15 +436,21 @@ HOSTILE = settings(
 )
 
 
+@pytest.fixture
+def shared_table(embedded: Stack) -> Table:
+    """One game per test function, reused by every hypothesis example."""
+    return new_table(embedded)
+
+
 @HOSTILE
 @given(raw=st.binary(max_size=3000))
-def test_garbage_bytes_never_raise_and_never_change_anything(embedded: Any, raw: bytes) -> None:
-    table = _shared_table(embedded)
+def test_garbage_bytes_never_raise_and_never_change_anything(shared_table: Table, raw: bytes) -> None:
+    table = shared_table
     to = table.address("yellow")
-    before = snapshot(embedded.db, table.game_id)
+    before = snapshot(table.db, table.game_id)
     got = table.receive(raw, [to])
     assert got.status in {"ignored", "forged", "wrong_sender", "error", "duplicate"}
-    assert snapshot(embedded.db, table.game_id)["rows"] == before["rows"]
+    assert snapshot(table.db, table.game_id)["requests"] == before["requests"]
 
 
 @HOSTILE
@@ -483,9 +459,9 @@ def test_garbage_bytes_never_raise_and_never_change_anything(embedded: Any, raw:
     subject=st.text(max_size=300),
 )
 def test_hostile_bodies_from_the_player_never_raise_and_never_change_anything(
-    embedded: Any, text: str, subject: str
+    shared_table: Table, text: str, subject: str
 ) -> None:
-    table = _shared_table(embedded)
+    table = shared_table
     _, request, view = table.owed("yellow")
     try:
         parse_reply(text, request, view, "en")
@@ -495,19 +471,10 @@ def test_hostile_bodies_from_the_player_never_raise_and_never_change_anything(
     to = table.address("yellow")
     head = f"From: {table.emails['yellow']}\r\nTo: {to}\r\nSubject: {subject}\r\n".encode("utf-8", "surrogateescape")
     raw = head + b"Content-Type: text/plain; charset=utf-8\r\n\r\n" + text.encode("utf-8", "surrogatepass")
-    before = snapshot(embedded.db, table.game_id)
+    before = snapshot(table.db, table.game_id)
     got = table.receive(raw, [to])
     assert got.status in {"ignored", "error", "duplicate"}
-    assert snapshot(embedded.db, table.game_id)["rows"] == before["rows"]
-
-
-def _shared_table(stack: Any) -> Table:
-    """One game per test function, reused by every hypothesis example."""
-    found: Table | None = getattr(stack, "_replies_table", None)
-    if found is None:
-        found = new_table(stack)
-        stack._replies_table = found
-    return found
+    assert snapshot(table.db, table.game_id)["requests"] == before["requests"]
 
 
 @pytest.mark.parametrize(
@@ -521,7 +488,7 @@ def _shared_table(stack: Any) -> Table:
         "many headers",
     ],
 )
-def test_hostile_messages_never_raise_and_never_change_anything(embedded: Any, build: str) -> None:
+def test_hostile_messages_never_raise_and_never_change_anything(embedded: Stack, build: str) -> None:
     table = new_table(embedded)
     _, request, view = table.owed("yellow")
     to = table.address("yellow")
@@ -546,18 +513,16 @@ def test_hostile_messages_never_raise_and_never_change_anything(embedded: Any, b
     before = snapshot(embedded.db, table.game_id)
     got = table.receive(raw, [to])
     assert got.status in {"ignored", "error"}
-    assert snapshot(embedded.db, table.game_id)["rows"] == before["rows"]
+    assert snapshot(embedded.db, table.game_id)["requests"] == before["requests"]
     assert answer_of(embedded.db, table.seats["yellow"]) is None
 
 
-def test_a_database_failure_is_reported_as_unavailable(embedded: Any) -> None:
-    from server.db import Database
-
+def test_a_database_failure_is_reported_as_unavailable(embedded: Stack) -> None:
     table = new_table(embedded)
     to = table.address("yellow")
     down = Database("postgresql+psycopg://postgres@127.0.0.1:9/nowhere", connect_args={"connect_timeout": 2})
     try:
         with pytest.raises(replies.Unavailable):
-            replies.receive(down, table.settings, letter(table.emails["yellow"], to, "PASS"), [to], None)
+            replies.receive(down, table.settings, letter(table.emails["yellow"], to, "PASS"), [to])
     finally:
         down.dispose()

@@ -1,4 +1,4 @@
-"""The reply grammar (server/commands.py): every listed command, in English, Italian and Polish, parses back to an
+"""The reply grammar (server/text/grammar.py): every listed command, in English, Italian and Polish, parses back to an
 answer the engine accepts, and the listed commands cover every option of every request met in real bot games;
 optional forms (AND, IF NEEDED, ELSE, IF FULL, names, missing accents, lower case) parse; hostile input only ever
 raises CommandError; quoted text and signatures from the usual mail clients are stripped."""
@@ -6,7 +6,6 @@ raises CommandError; quoted text and signatures from the usual mail clients are 
 from __future__ import annotations
 
 import json
-import unicodedata
 from typing import Any
 
 import pytest
@@ -15,7 +14,8 @@ from hypothesis import strategies as st
 
 import engine
 from engine.bots import RandomBot
-from server.commands import CommandError, commands_for, hints_for, parse_reply, strip_reply
+from server.text.grammar import CommandError, commands_for, hints_for, parse_reply, strip_reply
+from tests.support import bare
 
 LANGS = ("en", "it", "pl")
 KINDS = {"place", "cards", "vote", "victim", "truck", "announce", "destination", "move", "zombie"}
@@ -46,12 +46,6 @@ GAMES = [
     for order in ("strict", "batched")
     for options in ({}, {"sprint_timing": "after_moves", "attack_cards": "everyone"})
 ]
-
-
-def bare(text: str) -> str:
-    """Lower case without accents, as a player on a phone might type it."""
-    text = text.replace("ł", "l").replace("Ł", "L")
-    return "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c)).lower()
 
 
 def key(answer: Any) -> str:
@@ -114,7 +108,9 @@ def check_optional_forms(
     if kind == "cards":
         hand = view["hand"]
         simple = [c for c in request["playable"] if c in CARD[lang]]
+        hints = " ".join(hints_for(request, view, lang))
         if len(simple) >= 2:
+            assert f" {AND[lang]} {PLAY[lang]} " in hints  # the hint shows how to play two cards
             a, b = simple[:2]
             text = f"{PLAY[lang]} {CARD[lang][a]} {AND[lang]} {PLAY[lang]} {CARD[lang][b]}"
             answer = parse_reply(text, request, view, lang)
@@ -129,12 +125,12 @@ def check_optional_forms(
                 answer = parse_reply(f"{PLAY[lang].lower()} {CARD[lang][card]} {IF_NEEDED[lang]}", request, view, lang)
                 assert answer == [{"card": card, "if_needed": True}]
                 accepted(game, req, answer)
+                assert IF_NEEDED[lang] in hints
                 tried.add("if needed")
             if hand.count(card) == 1:
                 with pytest.raises(CommandError):  # the second copy is not in hand
                     parse_reply(f"{PLAY[lang]} {CARD[lang][card]} {AND[lang]} {CARD[lang][card]}", request, view, lang)
                 tried.add("one copy")
-        assert hints_for(request, view, lang) is not None
     elif kind == "place" and view["options"]["turn_order"] == "batched":
         option = request["options"][0]
         command = commands_for(request, view, lang)[0]
@@ -142,13 +138,14 @@ def check_optional_forms(
         assert answer == {**option, "fallback": 4}
         accepted(game, req, answer)
         tried.add("else")
-        assert hints_for(request, view, lang)
+        assert f" {ELSE[lang]} " in " ".join(hints_for(request, view, lang))
     elif kind == "move" and view["options"]["sprint_timing"] == "on_move" and "sprint" in view["hand"]:
         command = commands_for(request, view, lang)[0]
         answer = parse_reply(f"{command} SPRINT 4 {IF_FULL[lang]}", request, view, lang)
         assert answer == {**request["options"][0], "sprint": 4, "sprint_if_full": True}
         accepted(game, req, answer)
         tried.add("if full")
+        assert IF_FULL[lang] in " ".join(hints_for(request, view, lang))
     elif kind in ("announce", "destination"):
         loc = request["options"][-1]
         assert parse_reply(f"go to {loc}", request, view, lang) == loc
@@ -184,7 +181,7 @@ def test_every_listed_command_parses_to_an_accepted_answer_covering_every_option
 # --- fixed requests for the tests below ---------------------------------------------------------------------------
 
 
-def request_of(kind: str, window: str | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
+def first_request(kind: str, window: str | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
     """The first request of ``kind`` (and card ``window``) met in a 4-player bot game, with its player's view."""
     for seed in range(20):
         game = engine.new_game(["red", "yellow", "blue", "green"], seed=seed, options={"turn_order": "strict"})
@@ -199,12 +196,12 @@ def request_of(kind: str, window: str | None = None) -> tuple[dict[str, Any], di
 
 @pytest.fixture(scope="module")
 def vote() -> tuple[dict[str, Any], dict[str, Any]]:
-    return request_of("vote")
+    return first_request("vote")
 
 
 @pytest.fixture(scope="module")
 def truck() -> tuple[dict[str, Any], dict[str, Any]]:
-    return request_of("truck")
+    return first_request("truck")
 
 
 def test_names_and_spellings(vote: tuple[dict[str, Any], dict[str, Any]]) -> None:

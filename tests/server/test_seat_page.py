@@ -16,14 +16,18 @@ import sqlalchemy as sa
 import engine
 from engine.bots import RandomBot
 from engine.data import CAPACITY, CHARACTERS
-from server import narrate
-from server.board import board_svg, letters
-from server.commands import commands_for, parse_reply
+from server.db import Database
 from server.models import Player, RequestRow, Seat
-from server.pages import history
-from server.security import CSP
+from server.present.board import board_svg
+from server.present.seat import history, newest_first
 from server.services import games
-from tests.server.test_mails import T0, create, engine_of, open_window, play_window
+from server.text import glossary, sentences
+from server.text.glossary import letters
+from server.text.grammar import commands_for, parse_reply
+from server.text.sentences import describe_answer
+from server.web.access import CSP
+from tests.conftest import Stack
+from tests.support import T0, create, engine_of, open_window, play_window, stop_signing_clock
 
 ROOT = Path(__file__).resolve().parents[2]
 SVG = "{http://www.w3.org/2000/svg}"
@@ -69,7 +73,7 @@ def test_the_board_shows_locations_tokens_zombies_closed_hidden_and_the_chief() 
     assert hidden  # the state has a hidden character
     for loc, group in locations.items():
         title = group.find(f"{SVG}title").text or ""
-        assert narrate.location_label("en", loc) in title
+        assert glossary.location_label("en", loc) in title
         assert ("no limit" if CAPACITY[loc] is None else f"holds {CAPACITY[loc]}") in title
         # zombies: the number and one icon each (up to 12)
         zombies = view["zombies"][str(loc)]
@@ -89,7 +93,7 @@ def test_the_board_shows_locations_tokens_zombies_closed_hidden_and_the_chief() 
         assert {(t.get("data-colour"), t.get("data-character")) for t in tokens} == expected
         for token in tokens:
             colour, character = token.get("data-colour") or "", token.get("data-character") or ""
-            label = f"{narrate.colour_name('en', colour)} {narrate.character_name('en', character)}"
+            label = f"{glossary.colour_name('en', colour)} {glossary.character_name('en', character)}"
             assert (token.get("aria-label") or "").startswith(label)
             assert (token.find(f"{SVG}title").text or "").startswith(label)
             assert token.find(f"{SVG}text").text == marks[character]
@@ -110,16 +114,16 @@ def test_the_board_speaks_italian_and_polish() -> None:
         root = svg_of(view, lang, "blue")
         texts = " ".join(root.itertext())
         for loc in range(1, 7):
-            assert narrate.location_name(lang, loc) in texts
+            assert glossary.location_name(lang, loc) in texts
         for token in groups(root, "token"):
             assert token.find(f"{SVG}text").text == letters(lang)[token.get("data-character") or ""]
-            assert narrate.character_name(lang, token.get("data-character") or "") in (token.get("aria-label") or "")
+            assert glossary.character_name(lang, token.get("data-character") or "") in (token.get("aria-label") or "")
 
 
 # --- pages of real games ----------------------------------------------------------------------------------------
 
 
-def links(stack: Any, game_id: int) -> dict[str, str]:
+def links(stack: Stack, game_id: int) -> dict[str, str]:
     rows = games.seat_links(stack.db, game_id, stack.settings.secret_key, stack.settings.base_url)
     return {r["colour"]: r["link"].rsplit("/", 1)[1] for r in rows if r["link"]}
 
@@ -135,12 +139,7 @@ def decision_form(page: str) -> dict[str, Any]:
     }
 
 
-def masked(page: bytes) -> bytes:
-    """A page without its CSRF token (signed with the time, to the second)."""
-    return re.sub(rb'name="csrf_token" value="[^"]*"', b"", page)
-
-
-def test_the_decision_form_lists_exactly_the_legal_commands_and_posting_one_stores_it(stack: Any) -> None:
+def test_the_decision_form_lists_exactly_the_legal_commands_and_posting_one_stores_it(stack: Stack) -> None:
     game_id = create(stack.db, 3, seed=5).game_id
     tokens = links(stack, game_id)
     kinds = set()
@@ -162,7 +161,7 @@ def test_the_decision_form_lists_exactly_the_legal_commands_and_posting_one_stor
             for command in form["radios"]:
                 meaning = parse_reply(command, request_json, seat["view"], "en")
                 assert html.escape(command) in page
-                assert html.escape(narrate_answer(request_json, meaning)) in page
+                assert html.escape(describe_answer("en", request_json, meaning)) in page
         # one seat answers by the form: the answer stored is what its command means
         owing = [c for c, t in tokens.items() if stack.client.get(f"/api/seat/{t}").json["window"]["request"]]
         if owing:
@@ -183,13 +182,7 @@ def test_the_decision_form_lists_exactly_the_legal_commands_and_posting_one_stor
     assert {"place", "cards", "vote"} <= kinds
 
 
-def narrate_answer(request_json: dict[str, Any], answer: Any) -> str:
-    from server.services.mails import describe_answer
-
-    return describe_answer("en", request_json, answer)
-
-
-def request_answer(db: Any, window_id: int, colour: str) -> Any:
+def request_answer(db: Database, window_id: int, colour: str) -> Any:
     with db.session() as session:
         return session.execute(
             sa.select(RequestRow.answer)
@@ -198,7 +191,7 @@ def request_answer(db: Any, window_id: int, colour: str) -> Any:
         ).scalar_one()
 
 
-def test_a_typed_command_combining_cards_is_taken(embedded: Any) -> None:
+def test_a_typed_command_combining_cards_is_taken(embedded: Stack) -> None:
     stack = embedded
     game_id = create(stack.db, 3, seed=5).game_id
     tokens = links(stack, game_id)
@@ -224,7 +217,7 @@ def test_a_typed_command_combining_cards_is_taken(embedded: Any) -> None:
     raise AssertionError("no card window came")
 
 
-def test_history_is_newest_first_grouped_by_round_and_only_the_readers_events(embedded: Any) -> None:
+def test_history_is_newest_first_grouped_by_round_and_only_the_readers_events(embedded: Stack) -> None:
     stack = embedded
     game_id = create(stack.db, 3, seed=9).game_id
     tokens = links(stack, game_id)
@@ -243,19 +236,21 @@ def test_history_is_newest_first_grouped_by_round_and_only_the_readers_events(em
         titles[:3] == [f"Round {eng.round}", *([f"Round {eng.round - 1}"] if eng.round > 1 else []), "Setting up"][:3]
     )
     shown = [html.unescape(x) for x in re.findall(r"<li>(.*?)</li>", section, re.S)]
-    groups_ = history("en", view["events"], colour)
-    assert shown == [line for group in groups_ for line in group["lines"]]
+    rounds = newest_first(history("en", view["events"], colour))
+    assert titles == [r.title for r in rounds]
+    assert shown == [line for r in rounds for line in r.lines]
     # newest first: the page lists the view's events in reverse within each round, the last event on top
-    assert shown[0] == narrate.event_text("en", view["events"][-1], colour)
+    assert shown[0] == sentences.event_text("en", view["events"][-1], colour)
     # nothing the reader may not see: another player's dealt card, the deck order
     for event in eng.events:
         to = event.get("to")
         if to is not None and colour not in to:
-            line = narrate.event_text("en", {k: v for k, v in event.items() if k != "to"}, colour)
+            line = sentences.event_text("en", {k: v for k, v in event.items() if k != "to"}, colour)
             assert html.escape(line) not in page, line
 
 
-def test_a_page_never_shows_another_players_hand_or_answer(stack: Any) -> None:
+def test_a_page_never_shows_another_players_hand_or_answer(stack: Stack, monkeypatch: pytest.MonkeyPatch) -> None:
+    stop_signing_clock(monkeypatch)  # the pages' CSRF tokens are the same on every rendering: compared too
     game_id = create(stack.db, 3, seed=11).game_id
     tokens = links(stack, game_id)
     for _ in range(30):
@@ -266,14 +261,14 @@ def test_a_page_never_shows_another_players_hand_or_answer(stack: Any) -> None:
             break
         play_window(stack.db, game_id, 11, T0)
     first, other = owing[0], owing[1]
-    before = {c: masked(stack.client.get(f"/s/{t}").data) for c, t in tokens.items() if c != first}
+    before = {c: stack.client.get(f"/s/{t}").data for c, t in tokens.items() if c != first}
     # the first seat answers, then changes its answer: nobody else's page changes by a byte
     hidden = decision_form(stack.client.get(f"/s/{tokens[first]}").get_data(as_text=True))
     for command in (hidden["radios"][0], hidden["radios"][-1]):
         assert stack.client.post(f"/s/{tokens[first]}/do", data={**hidden["hidden"], "c": command}).status_code == 303
         for colour, token in tokens.items():
             if colour != first:
-                assert masked(stack.client.get(f"/s/{token}").data) == before[colour]
+                assert stack.client.get(f"/s/{token}").data == before[colour]
     # the hands: what each card does is shown for the reader's own cards only
     eng = engine_of(stack.db, game_id)
     page = stack.client.get(f"/s/{tokens[other]}").get_data(as_text=True)
@@ -282,16 +277,17 @@ def test_a_page_never_shows_another_players_hand_or_answer(stack: Any) -> None:
     for colour in eng.players:
         for card in eng.hands[colour]:
             if colour != other and card not in own | truck:
-                assert html.escape(narrate.card_text("en", card)) not in page, (colour, card)
+                assert html.escape(glossary.card_text("en", card)) not in page, (colour, card)
     for card in own:
-        assert html.escape(narrate.card_text("en", card)) in page
+        assert html.escape(glossary.card_text("en", card)) in page
 
 
 # --- the fragment, headers, limits, languages ------------------------------------------------------------------
 
 
-def test_the_live_fragment_is_the_changing_part_of_the_page(embedded: Any) -> None:
+def test_the_live_fragment_is_the_changing_part_of_the_page(embedded: Stack, monkeypatch: pytest.MonkeyPatch) -> None:
     stack = embedded
+    stop_signing_clock(monkeypatch)  # the CSRF tokens of the fragment and of the page are the same
     game_id = create(stack.db, 3, seed=5).game_id
     token = next(iter(links(stack, game_id).values()))
     page = stack.client.get(f"/s/{token}").get_data(as_text=True)
@@ -303,7 +299,7 @@ def test_the_live_fragment_is_the_changing_part_of_the_page(embedded: Any) -> No
     assert f'hx-get="/s/{token}/live"' in fragment and 'hx-trigger="every 30s"' in fragment
     for part in ('<svg class="board"', '<form id="decision-', '<section class="history"'):
         assert part in fragment and part in page
-    assert masked(fragment.encode()).strip() in masked(page.encode())
+    assert fragment.strip() in page
     assert stack.client.get("/s/forged.token.here/live").status_code == 403
     # htmx is loaded deferred from our own static folder, pinned, and the file is the one recorded
     assert '<script src="/static/vendor/htmx-2.0.4.min.js" defer></script>' in page
@@ -315,7 +311,7 @@ def test_the_live_fragment_is_the_changing_part_of_the_page(embedded: Any) -> No
     assert 'href="/static/deadmail.css"' in page and ' style="' not in page and "<style" not in page
 
 
-def test_every_html_response_has_the_content_security_policy(embedded: Any) -> None:
+def test_every_html_response_has_the_content_security_policy(embedded: Stack) -> None:
     stack = embedded
     game_id = create(stack.db, 3, seed=5).game_id
     token = next(iter(links(stack, game_id).values()))
@@ -331,7 +327,7 @@ def test_every_html_response_has_the_content_security_policy(embedded: Any) -> N
     css.close()
 
 
-def test_answering_too_often_gets_429_and_a_friendly_page(stack: Any) -> None:
+def test_answering_too_often_gets_429_and_a_friendly_page(stack: Stack) -> None:
     game_id = create(stack.db, 3, seed=5).game_id
     token = next(iter(links(stack, game_id).values()))
     page = stack.client.get(f"/s/{token}").get_data(as_text=True)
@@ -351,7 +347,7 @@ def test_answering_too_often_gets_429_and_a_friendly_page(stack: Any) -> None:
     assert stack.client.get(f"/s/{token}").status_code == 200  # reading is counted apart
 
 
-def test_opening_link_pages_too_often_gets_429(embedded: Any) -> None:
+def test_opening_link_pages_too_often_gets_429(embedded: Stack) -> None:
     stack = embedded
     stack.app.config["DEADMAIL_LINKS_PER_MINUTE"] = 5
     for _ in range(5):
@@ -366,7 +362,7 @@ def test_opening_link_pages_too_often_gets_429(embedded: Any) -> None:
         ("pl", ["Grasz kolorem <strong>", "Toalety"]),
     ],
 )
-def test_the_page_works_in_italian_and_polish(embedded: Any, lang: str, words: list[str]) -> None:
+def test_the_page_works_in_italian_and_polish(embedded: Stack, lang: str, words: list[str]) -> None:
     stack = embedded
     game_id = create(stack.db, 3, seed=5).game_id
     tokens = links(stack, game_id)
@@ -389,4 +385,4 @@ def test_the_page_works_in_italian_and_polish(embedded: Any, lang: str, words: l
     assert window is not None
     assert request_answer(stack.db, window.id, colour) is not None
     for character in CHARACTERS[:3]:
-        assert narrate.character_name(lang, character) in page
+        assert glossary.character_name(lang, character) in page

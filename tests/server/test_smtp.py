@@ -1,7 +1,7 @@
-"""Mail over real SMTP (issue 4): the outbox sends through ``server.mailer.SMTPTransport`` to an aiosmtpd server
-running in the test, plain, with AUTH, with STARTTLS and with implicit TLS (a self-signed certificate made here).
-A server that refuses, is down, or drops the connection mid-session leaves the row pending with its back-off; once
-the server accepts, the mail arrives exactly once. Time is injected (``now=``), never slept."""
+"""Mail over real SMTP (issue 4): the outbox sends through ``server.mail.transports.SMTPTransport`` to an aiosmtpd
+server running in the test, plain, with AUTH, with STARTTLS and with implicit TLS (a self-signed certificate made
+here). A server that refuses, is down, or drops the connection mid-session leaves the row pending with its back-off;
+once the server accepts, the mail arrives exactly once. Time is injected (``now=``), never slept."""
 
 from __future__ import annotations
 
@@ -9,9 +9,7 @@ import asyncio
 import datetime as dt
 import ipaddress
 import re
-import socket
 import ssl
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from email import message_from_bytes, policy
@@ -29,23 +27,25 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from sqlalchemy import select
 
-from server.config import Settings
-from server.mailer import SMTPTransport, parse_smtp_url, transport_for
-from server.models import Outbox, Player
-from server.services import games, outbox
+from server.config import Settings, parse_smtp_url
+from server.db import Database
+from server.mail.send import send_one
+from server.mail.transports import FileTransport, SMTPTransport, transport_for
+from server.models import Outbox, OutboxStatus, Player
 from server.services.links import read_token
-from server.services.outbox import FileTransport
+from server.services.outbox import due_rows
+from tests.conftest import Stack
+from tests.support import FROM, T0, compose, create, free_port, mail_settings, outbox_ids, rows_of, text_of
+from tests.waiting import wait_for
 
-T0 = dt.datetime(2031, 3, 4, 12, 0, tzinfo=dt.UTC)
 HOST = "127.0.0.1"
 USER = "mailer@example.org"
 PASSWORD = "p@ss/w:rd %"  # needs percent-encoding in the URL
-FROM = "Dead Mail <games@deadmail.example>"
 LINK = re.compile(r"http://deadmail\.test/[sp]/(?P<token>[\w.-]+)")  # seat and preferences links
 ERROR_REFUSED = "SMTPDataError: (451, b'4.3.0 try later')"
 
 
-class Recorder:
+class SmtpHandler:
     """An aiosmtpd handler that keeps what it accepted; ``mode`` makes it refuse or drop the connection."""
 
     def __init__(self) -> None:
@@ -82,12 +82,6 @@ def check_password(server: Any, session: Any, envelope: Any, mechanism: str, aut
     return AuthResult(success=ok, handled=False)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
-
-
 @dataclass
 class Certificate:
     cert: Path
@@ -108,7 +102,7 @@ def certificate(tmp_path_factory: pytest.TempPathFactory) -> Certificate:
     """A self-signed certificate for 127.0.0.1 and localhost."""
     key = ec.generate_private_key(ec.SECP256R1())
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "deadmail test smtp")])
-    now = dt.datetime.now(dt.UTC)
+    now = dt.datetime.now(dt.UTC)  # TLS checks a certificate against the real clock
     cert = (
         x509.CertificateBuilder()
         .subject_name(name)
@@ -138,8 +132,8 @@ class Servers:
     def __init__(self) -> None:
         self.running: list[Controller] = []
 
-    def start(self, port: int | None = None, **kwargs: Any) -> tuple[Recorder, int]:
-        handler = Recorder()
+    def start(self, port: int | None = None, **kwargs: Any) -> tuple[SmtpHandler, int]:
+        handler = SmtpHandler()
         port = port or free_port()
         controller = Controller(handler, hostname=HOST, port=port, **kwargs)
         controller.start()
@@ -158,33 +152,22 @@ def servers() -> Iterator[Servers]:
     running.stop_all()
 
 
-def mail_settings(stack: Any) -> outbox.MailSettings:
-    return outbox.MailSettings(stack.settings.secret_key, stack.settings.base_url, FROM)
+def new_game(db: Database, seed: int) -> tuple[int, list[int]]:
+    """A game of three people (P0 <p0@example.org> …) created at T0: its id and its first mails' outbox rows."""
+    game_id = create(db, 3, seed=seed).game_id
+    ids = outbox_ids(db, game_id)
+    assert len(ids) == 3
+    return game_id, ids
 
 
-def new_game(stack: Any, seed: int) -> games.Created:
-    players = [games.parse_player(p) for p in ("Ann <ann@example.org>", "Bob <bob@example.org>", "Cy <cy@example.org>")]
-    created = games.create_game(stack.db, games.GameSpec(players=players, seed=seed), now=T0)
-    assert created.outbox_ids
-    return created
+def row_state(db: Database, row_id: int) -> tuple[str, int, dt.datetime, str | None]:
+    """The row's status, attempts, next attempt and last error."""
+    (r,) = rows_of(db, [row_id])
+    return r.status, r.attempts, r.next_attempt_at, r.last_error
 
 
-def row(stack: Any, row_id: int) -> tuple[str, int, dt.datetime, str | None]:
-    with stack.db.session() as session:
-        r = session.get(Outbox, row_id)
-        assert r is not None
-        return r.status, r.attempts, r.next_attempt_at, r.last_error
-
-
-def row_key(stack: Any, row_id: int) -> str:
-    with stack.db.session() as session:
-        r = session.get(Outbox, row_id)
-        assert r is not None
-        return r.key
-
-
-def recipient(stack: Any, row_id: int) -> str:
-    with stack.db.session() as session:
+def recipient(db: Database, row_id: int) -> str:
+    with db.session() as session:
         email: str = session.execute(
             select(Player.email).join(Outbox, Outbox.player_id == Player.id).where(Outbox.id == row_id)
         ).scalar_one()
@@ -197,58 +180,52 @@ def parse(raw: bytes) -> EmailMessage:
     return parsed
 
 
-def test_a_mail_from_the_outbox_arrives_once_with_its_headers_and_body(embedded: Any, servers: Servers) -> None:
+def test_a_mail_from_the_outbox_arrives_once_with_its_headers_and_body(embedded: Stack, servers: Servers) -> None:
+    db = embedded.db
     handler, port = servers.start()
-    created = new_game(embedded, seed=41)
+    game_id, ids = new_game(db, seed=41)
     transport = SMTPTransport.from_url(f"smtp://{HOST}:{port}")
-    settings = mail_settings(embedded)
-    expected = {i: outbox.compose(embedded.db, i, settings) for i in created.outbox_ids}
+    settings = mail_settings(embedded.settings)
+    expected = {i: compose(db, i, settings, now=T0) for i in ids}
 
-    results = [outbox.send_one(embedded.db, i, transport, settings, T0) for i in created.outbox_ids]
+    results = [send_one(db, i, transport, settings, T0) for i in ids]
 
-    assert results == ["sent"] * len(created.outbox_ids)
-    assert len(handler.accepted) == len(created.outbox_ids)
-    for row_id, (mail_from, rcpt_tos, raw, authenticated) in zip(created.outbox_ids, handler.accepted, strict=True):
-        to = recipient(embedded, row_id)
+    assert results == ["sent"] * len(ids)
+    assert len(handler.accepted) == len(ids)
+    for row, (mail_from, rcpt_tos, raw, authenticated) in zip(rows_of(db, ids), handler.accepted, strict=True):
+        to = recipient(db, row.id)
         assert (mail_from, rcpt_tos, authenticated) == ("games@deadmail.example", [to], False)
-        got, want = parse(raw), expected[row_id]
+        got, want = parse(raw), expected[row.id]
         assert want is not None
         assert got["From"] == FROM
         assert got["To"] == want["To"]
         assert to in got["To"]
         assert got["Subject"] == want["Subject"]
-        assert got["Subject"].startswith(f"Mall of Horror, game {created.game_id}: your ")
-        with embedded.db.session() as session:  # a seat's first mail starts its thread (server/services/mails.py)
-            seat_id = session.get(Outbox, row_id).seat_id  # type: ignore[union-attr]
-        assert got["Message-ID"] == f"<deadmail.game-{created.game_id}.seat-{seat_id}@deadmail.example>"
-        body, want_body = got.get_body(("plain",)), want.get_body(("plain",))
-        assert body is not None and want_body is not None
+        assert got["Subject"].startswith(f"Mall of Horror, game {game_id}: your ")
+        # a seat's first mail starts its thread (server/mail/compose.py)
+        assert got["Message-ID"] == f"<deadmail.game-{game_id}.seat-{row.seat_id}@deadmail.example>"
         # the seat link is signed with a timestamp, so it may differ from the one composed above: compare it apart
-        text, link = LINK.sub("<link>", body.get_content()), LINK.search(body.get_content())
-        assert text == LINK.sub("<link>", want_body.get_content())
+        text, link = LINK.sub("<link>", text_of(got)), LINK.search(text_of(got))
+        assert text == LINK.sub("<link>", text_of(want))
         assert link is not None
-        with embedded.db.session() as session:
-            seat_id = session.get(Outbox, row_id).seat_id  # type: ignore[union-attr]
-        assert read_token(embedded.settings.secret_key, link["token"], 3600)[0] == seat_id
-        assert row(embedded, row_id)[:2] == ("sent", 1)
+        assert read_token(embedded.settings.secret_key, link["token"], 3600)[0] == row.seat_id
+        assert row_state(db, row.id)[:2] == ("sent", 1)
     # sent rows are never sent again
-    again = [
-        outbox.send_one(embedded.db, i, transport, settings, T0 + dt.timedelta(hours=1)) for i in created.outbox_ids
-    ]
-    assert again == ["skipped"] * len(created.outbox_ids)
-    assert len(handler.accepted) == len(created.outbox_ids)
+    again = [send_one(db, i, transport, settings, T0 + dt.timedelta(hours=1)) for i in ids]
+    assert again == ["skipped"] * len(ids)
+    assert len(handler.accepted) == len(ids)
 
 
 @pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS:UserWarning")
-def test_auth_with_a_percent_encoded_user_and_password(embedded: Any, servers: Servers) -> None:
+def test_auth_with_a_percent_encoded_user_and_password(embedded: Stack, servers: Servers) -> None:
+    db = embedded.db
     handler, port = servers.start(auth_required=True, auth_require_tls=False, authenticator=check_password)
-    created = new_game(embedded, seed=42)
-    row_id = created.outbox_ids[0]
-    settings = mail_settings(embedded)
+    row_id = new_game(db, seed=42)[1][0]
+    settings = mail_settings(embedded.settings)
 
     wrong = SMTPTransport.from_url(f"smtp://{quote(USER, safe='')}:wrong@{HOST}:{port}")
-    assert outbox.send_one(embedded.db, row_id, wrong, settings, T0) == "retry"
-    status, attempts, next_at, error = row(embedded, row_id)
+    assert send_one(db, row_id, wrong, settings, T0) == "retry"
+    status, attempts, next_at, error = row_state(db, row_id)
     assert (status, attempts, next_at) == ("pending", 1, T0 + dt.timedelta(seconds=30))
     assert error is not None and error.startswith("SMTPAuthenticationError: (535, ")
     assert handler.accepted == []
@@ -256,41 +233,42 @@ def test_auth_with_a_percent_encoded_user_and_password(embedded: Any, servers: S
     url = f"smtp://{quote(USER, safe='')}:{quote(PASSWORD, safe='')}@{HOST}:{port}"
     assert (parse_smtp_url(url).user, parse_smtp_url(url).password) == (USER, PASSWORD)
     right = SMTPTransport.from_url(url)
-    assert outbox.send_one(embedded.db, row_id, right, settings, T0 + dt.timedelta(seconds=30)) == "sent"
-    assert [(a[1], a[3]) for a in handler.accepted] == [([recipient(embedded, row_id)], True)]
+    assert send_one(db, row_id, right, settings, T0 + dt.timedelta(seconds=30)) == "sent"
+    assert [(a[1], a[3]) for a in handler.accepted] == [([recipient(db, row_id)], True)]
 
 
-def test_starttls_with_a_self_signed_certificate(embedded: Any, servers: Servers, certificate: Certificate) -> None:
+def test_starttls_with_a_self_signed_certificate(embedded: Stack, servers: Servers, certificate: Certificate) -> None:
+    db = embedded.db
     handler, port = servers.start(
         tls_context=certificate.server_context(),
         require_starttls=True,
         auth_required=True,
         authenticator=check_password,  # auth_require_tls stays on: AUTH only after STARTTLS
     )
-    created = new_game(embedded, seed=43)
-    first, second = created.outbox_ids[:2]
-    settings = mail_settings(embedded)
+    first, second = new_game(db, seed=43)[1][:2]
+    settings = mail_settings(embedded.settings)
     url = f"smtp://{quote(USER, safe='')}:{quote(PASSWORD, safe='')}@{HOST}:{port}?starttls=1"
 
     untrusted = SMTPTransport.from_url(url)  # the system's CAs do not know this certificate
-    assert outbox.send_one(embedded.db, first, untrusted, settings, T0) == "retry"
-    assert row(embedded, first)[3].startswith("SSLCertVerificationError: ")  # type: ignore[union-attr]
+    assert send_one(db, first, untrusted, settings, T0) == "retry"
+    assert str(row_state(db, first)[3]).startswith("SSLCertVerificationError: ")
     plain = SMTPTransport.from_url(url.replace("?starttls=1", ""))  # the server requires STARTTLS
-    assert outbox.send_one(embedded.db, second, plain, settings, T0) == "retry"
-    assert row(embedded, second)[:2] == ("pending", 1)
+    assert send_one(db, second, plain, settings, T0) == "retry"
+    assert row_state(db, second)[:2] == ("pending", 1)
     assert handler.accepted == []
 
     trusted = SMTPTransport.from_url(url, ssl_context=certificate.client_context())
     later = T0 + dt.timedelta(seconds=30)
-    assert [outbox.send_one(embedded.db, i, trusted, settings, later) for i in (first, second)] == ["sent", "sent"]
+    assert [send_one(db, i, trusted, settings, later) for i in (first, second)] == ["sent", "sent"]
     assert [(a[1], a[3]) for a in handler.accepted] == [
-        ([recipient(embedded, first)], True),
-        ([recipient(embedded, second)], True),
+        ([recipient(db, first)], True),
+        ([recipient(db, second)], True),
     ]
 
 
 @pytest.mark.filterwarnings("ignore:Requiring AUTH while not requiring TLS:UserWarning")
-def test_implicit_tls(embedded: Any, servers: Servers, certificate: Certificate) -> None:
+def test_implicit_tls(embedded: Stack, servers: Servers, certificate: Certificate) -> None:
+    db = embedded.db
     # aiosmtpd counts only STARTTLS as TLS for auth_require_tls; the whole connection is TLS here
     handler, port = servers.start(
         ssl_context=certificate.server_context(),
@@ -298,36 +276,36 @@ def test_implicit_tls(embedded: Any, servers: Servers, certificate: Certificate)
         auth_require_tls=False,
         authenticator=check_password,
     )
-    created = new_game(embedded, seed=44)
-    row_id = created.outbox_ids[0]
+    game_id, ids = new_game(db, seed=44)
+    row_id = ids[0]
+    settings = mail_settings(embedded.settings)
     url = f"smtps://{quote(USER, safe='')}:{quote(PASSWORD, safe='')}@{HOST}:{port}"
     transport = SMTPTransport.from_url(url, ssl_context=certificate.client_context())
 
     plain = SMTPTransport.from_url(url.replace("smtps://", "smtp://") + "?timeout=1")  # waits for a greeting
-    assert outbox.send_one(embedded.db, row_id, plain, mail_settings(embedded), T0) == "retry"
-    assert row(embedded, row_id)[3] == "SMTPServerDisconnected: Connection unexpectedly closed: timed out"
+    assert send_one(db, row_id, plain, settings, T0) == "retry"
+    assert row_state(db, row_id)[3] == "SMTPServerDisconnected: Connection unexpectedly closed: timed out"
     later = T0 + dt.timedelta(seconds=30)
-    assert outbox.send_one(embedded.db, row_id, transport, mail_settings(embedded), later) == "sent"
-    assert [(a[1], a[3]) for a in handler.accepted] == [([recipient(embedded, row_id)], True)]
-    assert parse(handler.accepted[0][2])["Subject"].startswith(f"Mall of Horror, game {created.game_id}: ")
+    assert send_one(db, row_id, transport, settings, later) == "sent"
+    assert [(a[1], a[3]) for a in handler.accepted] == [([recipient(db, row_id)], True)]
+    assert parse(handler.accepted[0][2])["Subject"].startswith(f"Mall of Horror, game {game_id}: ")
 
 
 @pytest.mark.parametrize("mode", ["refuse_rcpt", "refuse_data", "drop"])
-def test_a_refusing_or_dropping_server_gets_the_mail_once_it_accepts(
-    embedded: Any, servers: Servers, mode: str
-) -> None:
+def test_a_refusing_or_dropping_server_gets_the_mail_once_it_accepts(stack: Stack, servers: Servers, mode: str) -> None:
+    db = stack.db
     handler, port = servers.start()
     handler.mode = mode
-    created = new_game(embedded, seed=45)
-    row_id = created.outbox_ids[0]
+    ids = new_game(db, seed=45)[1]
+    row_id = ids[0]
     transport = SMTPTransport.from_url(f"smtp://{HOST}:{port}?timeout=5")
-    settings = mail_settings(embedded)
+    settings = mail_settings(stack.settings)
 
-    assert outbox.send_one(embedded.db, row_id, transport, settings, T0) == "retry"
-    status, attempts, next_at, error = row(embedded, row_id)
+    assert send_one(db, row_id, transport, settings, T0) == "retry"
+    status, attempts, next_at, error = row_state(db, row_id)
     assert (status, attempts, next_at) == ("pending", 1, T0 + dt.timedelta(seconds=30))
     expected_error = {
-        "refuse_rcpt": f"SMTPRecipientsRefused: {{'{recipient(embedded, row_id)}': (451, b'4.3.0 try later')}}",
+        "refuse_rcpt": f"SMTPRecipientsRefused: {{'{recipient(db, row_id)}': (451, b'4.3.0 try later')}}",
         "refuse_data": ERROR_REFUSED,
         "drop": "SMTPServerDisconnected: Connection unexpectedly closed",
     }
@@ -335,75 +313,76 @@ def test_a_refusing_or_dropping_server_gets_the_mail_once_it_accepts(
     assert handler.data_seen == (0 if mode == "refuse_rcpt" else 1)
     # still refusing at the second try: the back-off doubles
     at = T0 + dt.timedelta(seconds=30)
-    assert outbox.send_one(embedded.db, row_id, transport, settings, at - dt.timedelta(seconds=1)) == "skipped"
-    assert outbox.send_one(embedded.db, row_id, transport, settings, at) == "retry"
-    assert row(embedded, row_id)[:3] == ("pending", 2, at + dt.timedelta(seconds=60))
+    assert send_one(db, row_id, transport, settings, at - dt.timedelta(seconds=1)) == "skipped"
+    assert send_one(db, row_id, transport, settings, at) == "retry"
+    assert row_state(db, row_id)[:3] == ("pending", 2, at + dt.timedelta(seconds=60))
     assert handler.accepted == []
 
     handler.mode = "accept"
     at += dt.timedelta(seconds=60)
-    assert row_id in outbox.due_rows(embedded.db, at)
-    assert outbox.send_one(embedded.db, row_id, transport, settings, at) == "sent"
-    assert row(embedded, row_id)[:2] == ("sent", 3)
+    assert row_id in due_rows(db, at)
+    assert send_one(db, row_id, transport, settings, at) == "sent"
+    assert row_state(db, row_id)[:2] == ("sent", 3)
     assert len(handler.accepted) == 1
-    assert parse(handler.accepted[0][2])["To"].endswith(f"<{recipient(embedded, row_id)}>")
-    assert outbox.due_rows(embedded.db, at + dt.timedelta(days=1)) == sorted(set(created.outbox_ids) - {row_id})
-    assert outbox.send_one(embedded.db, row_id, transport, settings, at + dt.timedelta(days=1)) == "skipped"
+    assert parse(handler.accepted[0][2])["To"].endswith(f"<{recipient(db, row_id)}>")
+    assert due_rows(db, at + dt.timedelta(days=1)) == sorted(set(ids) - {row_id})
+    assert send_one(db, row_id, transport, settings, at + dt.timedelta(days=1)) == "skipped"
     assert len(handler.accepted) == 1
 
 
-def test_a_mail_accepted_before_the_connection_drops_is_sent_and_never_again(embedded: Any, servers: Servers) -> None:
+def test_a_mail_accepted_before_the_connection_drops_is_sent_and_never_again(embedded: Stack, servers: Servers) -> None:
+    db = embedded.db
     handler, port = servers.start()
     handler.mode = "drop_after_accept"
-    created = new_game(embedded, seed=48)
-    row_id = created.outbox_ids[0]
+    row_id = new_game(db, seed=48)[1][0]
     transport = SMTPTransport.from_url(f"smtp://{HOST}:{port}?timeout=5")
-    settings = mail_settings(embedded)
+    settings = mail_settings(embedded.settings)
 
-    assert outbox.send_one(embedded.db, row_id, transport, settings, T0) == "sent"
-    assert row(embedded, row_id)[:2] == ("sent", 1)
-    assert outbox.send_one(embedded.db, row_id, transport, settings, T0 + dt.timedelta(hours=1)) == "skipped"
+    assert send_one(db, row_id, transport, settings, T0) == "sent"
+    assert row_state(db, row_id)[:2] == ("sent", 1)
+    assert send_one(db, row_id, transport, settings, T0 + dt.timedelta(hours=1)) == "skipped"
     assert len(handler.accepted) == 1
 
 
-def test_a_server_that_is_down_gets_the_mail_once_it_is_back(embedded: Any, servers: Servers) -> None:
+def test_a_server_that_is_down_gets_the_mail_once_it_is_back(embedded: Stack, servers: Servers) -> None:
+    db = embedded.db
     port = free_port()  # nobody listens there yet
-    created = new_game(embedded, seed=46)
-    row_id = created.outbox_ids[0]
+    row_id = new_game(db, seed=46)[1][0]
     transport = SMTPTransport.from_url(f"smtp://{HOST}:{port}?timeout=5")
-    settings = mail_settings(embedded)
+    settings = mail_settings(embedded.settings)
 
-    assert outbox.send_one(embedded.db, row_id, transport, settings, T0) == "retry"
-    status, attempts, next_at, error = row(embedded, row_id)
+    assert send_one(db, row_id, transport, settings, T0) == "retry"
+    status, attempts, next_at, error = row_state(db, row_id)
     assert (status, attempts, next_at) == ("pending", 1, T0 + dt.timedelta(seconds=30))
     assert error == "ConnectionRefusedError: [Errno 111] Connection refused"
 
     handler, _ = servers.start(port=port)
     at = T0 + dt.timedelta(seconds=30)
-    assert outbox.send_one(embedded.db, row_id, transport, settings, at) == "sent"
-    assert outbox.send_one(embedded.db, row_id, transport, settings, at + dt.timedelta(hours=1)) == "skipped"
+    assert send_one(db, row_id, transport, settings, at) == "sent"
+    assert send_one(db, row_id, transport, settings, at + dt.timedelta(hours=1)) == "skipped"
     assert len(handler.accepted) == 1
-    assert row(embedded, row_id)[:2] == ("sent", 2)
+    assert row_state(db, row_id)[:2] == ("sent", 2)
 
 
-def test_the_worker_sends_the_outbox_through_smtp_with_the_configured_sender(embedded: Any, servers: Servers) -> None:
+def test_the_worker_sends_the_outbox_through_smtp_with_the_configured_sender(stack: Stack, servers: Servers) -> None:
     """worker/tasks.py builds its transport with transport_for and its From from DEADMAIL_MAIL_FROM."""
     from celery.contrib.testing.worker import start_worker
 
     from worker.app import make_celery
 
+    db = stack.db
     handler, port = servers.start()
-    settings = replace(embedded.settings, smtp_url=f"smtp://{HOST}:{port}", mail_from=FROM)
-    created = new_game(embedded, seed=47)
+    settings = replace(stack.settings, smtp_url=f"smtp://{HOST}:{port}", mail_from=FROM)
+    ids = new_game(db, seed=47)[1]
     app = make_celery(settings)
     with start_worker(app, pool="threads", concurrency=1, perform_ping_check=False, loglevel="WARNING"):
         app.send_task("deadmail.sweep", kwargs={"now": T0.isoformat()})
-        deadline = time.monotonic() + 20
-        while len(handler.accepted) < len(created.outbox_ids) and time.monotonic() < deadline:
-            time.sleep(0.05)  # waiting for the worker, not for a clock
-    assert sorted(a[1][0] for a in handler.accepted) == sorted(recipient(embedded, i) for i in created.outbox_ids)
+        wait_for(
+            lambda: all(r.status == OutboxStatus.SENT for r in rows_of(db, ids)), timeout=20, what="the sweep's mail"
+        )
+    assert sorted(a[1][0] for a in handler.accepted) == sorted(recipient(db, i) for i in ids)
     assert {parse(a[2])["From"] for a in handler.accepted} == {FROM}
-    assert [row(embedded, i)[:2] for i in created.outbox_ids] == [("sent", 1)] * len(created.outbox_ids)
+    assert [row_state(db, i)[:2] for i in ids] == [("sent", 1)] * len(ids)
     assert list(settings.mail_dir.glob("*.eml")) == []
 
 

@@ -3,13 +3,14 @@ players who owe an answer, across midnight, time zones and daylight-saving chang
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, time, timedelta
+from datetime import datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
 import sqlalchemy as sa
 
+from server.db import Database
 from server.models import Player, Window
 from server.services import games, turns
 from server.services.tempo import (
@@ -20,14 +21,12 @@ from server.services.tempo import (
     parse_duration,
     window_deadline,
 )
+from tests.conftest import Stack
+from tests.support import add_player, open_window, utc
 
 ROME = "Europe/Rome"
 NEW_YORK = "America/New_York"
 NIGHT = (time(22, 0), time(7, 0))
-
-
-def utc(*args: int) -> datetime:
-    return datetime(*args, tzinfo=UTC)  # type: ignore[misc]
 
 
 def night(zone: str) -> Quiet:
@@ -235,24 +234,11 @@ def test_rome_and_new_york_across_their_different_change_dates() -> None:
 # --- through the server ----------------------------------------------------------------------------------------
 
 
-def add_player(db: Any, email: str, zone: str, quiet: tuple[str, str] | None) -> None:
-    with db.session() as session:
-        session.add(
-            Player(
-                email=email,
-                display_name=email.split("@", maxsplit=1)[0],
-                timezone=zone,
-                quiet_start=quiet[0] if quiet else None,
-                quiet_end=quiet[1] if quiet else None,
-            )
-        )
-
-
-def first_deadline(db: Any, game_id: int) -> datetime:
-    with db.session() as session:
-        return session.execute(
-            sa.select(Window.deadline).where(Window.game_id == game_id, Window.status == "open")
-        ).scalar_one()
+def current(db: Database, game_id: int) -> Window:
+    """The game's open window, with its request rows."""
+    window = open_window(db, game_id)
+    assert window is not None
+    return window
 
 
 def spec(*people: str, avoid: bool = True, deadlines: tuple[str, ...] = ()) -> games.GameSpec:
@@ -264,54 +250,44 @@ def spec(*people: str, avoid: bool = True, deadlines: tuple[str, ...] = ()) -> g
     )
 
 
-def test_create_game_pushes_the_first_deadline_out_of_a_players_quiet_hours(embedded: Any) -> None:
+def test_create_game_pushes_the_first_deadline_out_of_a_players_quiet_hours(embedded: Stack) -> None:
     db = embedded.db
-    add_player(db, "ann@example.org", ROME, ("22:00", "07:00"))
+    add_player(db, "ann@example.org", timezone=ROME, quiet_start="22:00", quiet_end="07:00")
     now = utc(2026, 6, 9, 19, 30)  # + 2h for placements = 23:30 in Rome
     people = ("Ann <ann@example.org>", "bot", "Bob <bob@example.org>")
 
     pushed = games.create_game(db, spec(*people, deadlines=("place=2h",)), now=now)
-    assert first_deadline(db, pushed.game_id) == utc(2026, 6, 10, 5)  # 07:00 in Rome
+    assert current(db, pushed.game_id).deadline == utc(2026, 6, 10, 5)  # 07:00 in Rome
 
     raw = games.create_game(db, spec(*people, avoid=False, deadlines=("place=2h",)), now=now)
-    assert first_deadline(db, raw.game_id) == now + timedelta(hours=2)
+    assert current(db, raw.game_id).deadline == now + timedelta(hours=2)
 
     # a bot's seat and a player without quiet hours never move a deadline
     bots = games.create_game(db, spec("bot", "Bob <bob@example.org>", "bot", deadlines=("place=2h",)), now=now)
-    assert first_deadline(db, bots.game_id) == now + timedelta(hours=2)
+    assert current(db, bots.game_id).deadline == now + timedelta(hours=2)
 
 
-def test_only_the_quiet_hours_of_players_who_owe_an_answer_count(stack: Any) -> None:
+def test_only_the_quiet_hours_of_players_who_owe_an_answer_count(stack: Stack) -> None:
     db = stack.db
     for email in ("ann@example.org", "bob@example.org", "cy@example.org"):
-        add_player(db, email, "UTC", None)
+        add_player(db, email, timezone="UTC")
     start = utc(2026, 6, 1, 10)
     game_id = games.create_game(
         db, spec("Ann <ann@example.org>", "Bob <bob@example.org>", "Cy <cy@example.org>"), now=start
     ).game_id
     for _ in range(3):  # windows 1-3: placements, timed out at 10:00 each day
-        with db.session() as session:
-            window = session.execute(
-                sa.select(Window).where(Window.game_id == game_id, Window.status == "open")
-            ).scalar_one()
-            wid, deadline = window.id, window.deadline
-        assert turns.advance_window(db, wid, now=deadline) is not None
+        window = current(db, game_id)
+        assert turns.advance_window(db, window.id, now=window.deadline) is True
+    window = current(db, game_id)
+    assert (window.number, window.deadline) == (4, utc(2026, 6, 5, 10))
     with db.session() as session:
-        window = session.execute(
-            sa.select(Window).where(Window.game_id == game_id, Window.status == "open")
-        ).scalar_one()
-        assert (window.number, window.deadline) == (4, utc(2026, 6, 5, 10))
-        wid = window.id
         # before window 5 opens: Ann (yellow) and Bob (red) get quiet hours around its raw deadline (06-06 10:00)
         for email, end in (("ann@example.org", "11:00"), ("bob@example.org", "10:30")):
             player = session.execute(sa.select(Player).where(Player.email == email)).scalar_one()
             player.quiet_start, player.quiet_end = "09:00", end
-    assert turns.advance_window(db, wid, now=utc(2026, 6, 5, 10)) is not None
-    with db.session() as session:
-        window = session.execute(
-            sa.select(Window).where(Window.game_id == game_id, Window.status == "open")
-        ).scalar_one()
-        owing = sorted(r.seat.colour for r in window.requests)
-        assert (window.number, owing, {r.kind for r in window.requests}) == (5, ["blue", "red"], {"vote"})
-        # Bob owes a vote: out of his quiet hours; Ann owes nothing: hers do not count
-        assert window.deadline == utc(2026, 6, 6, 10, 30)
+    assert turns.advance_window(db, window.id, now=utc(2026, 6, 5, 10)) is True
+    window = current(db, game_id)
+    owing = sorted(r.seat.colour for r in window.requests)
+    assert (window.number, owing, {r.kind for r in window.requests}) == (5, ["blue", "red"], {"vote"})
+    # Bob owes a vote: out of his quiet hours; Ann owes nothing: hers do not count
+    assert window.deadline == utc(2026, 6, 6, 10, 30)

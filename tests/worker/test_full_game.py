@@ -3,65 +3,68 @@
 
 from __future__ import annotations
 
-import random
-import time
+from functools import partial
 from typing import Any
 
 import pytest
+from celery import Celery
 from sqlalchemy import func, select
 
 from engine.rules import scores, winners
-from server.demo import bot_answer
 from server.models import Event, Game, Outbox, RequestRow, Window
+from server.services import turns
+from tests.conftest import Stack
+from tests.support import AUTH, api_game, check_game, people, seat_ids
 
 from ..waiting import wait_for
 from .conftest import TaskLog
-from .support import AUTH, check_game, people
 
-LIMIT_S = 240
+#: how long the worker may take to advance one window (seconds)
+ADVANCE_S = 30.0
 
 
-def play(stack: Any, players: int, seed: int) -> tuple[int, int]:
-    """Create a game of ``players`` people by the API and answer every request of every seat by HTTP until the
-    game is over; returns the game id and the number of answers the server took."""
+def status_of(stack: Stack, game_id: int) -> dict[str, Any]:
+    """The organiser's view of the game (``GET /api/games/<id>``): status, open window, who owes what."""
+    shown = stack.client.get(f"/api/games/{game_id}", headers=AUTH).json
+    assert shown is not None
+    return shown
+
+
+def moved_on(stack: Stack, game_id: int, number: int) -> dict[str, Any] | None:
+    """The game's status once its window ``number`` is closed (None before)."""
+    shown = status_of(stack, game_id)
+    return shown if shown["status"] != "running" or shown["window"]["number"] != number else None
+
+
+def play(stack: Stack, players: int, seed: int) -> tuple[int, int]:
+    """Create a game of ``players`` people by the API and answer every request of every seat by HTTP, window after
+    window, each answer a random bot's (``turns.bot_choice``), until the game is over; returns the game id and the
+    number of answers the server took."""
     client = stack.client
     stack.app.config["DEADMAIL_ANSWERS_PER_MINUTE"] = 100_000  # bots answer at machine speed from one address
-    reply = client.post("/api/games", json={"players": people(players), "seed": seed}, headers=AUTH)
-    assert reply.status_code == 201, reply.json
-    game_id = reply.json["id"]
-    tokens = [seat["link"].rsplit("/", 1)[1] for seat in reply.json["seats"]]
-    rng = random.Random(seed)
-    answered: set[tuple[str, int]] = set()
+    made = api_game(client, people(players), seed=seed)
+    ids = seat_ids(stack.db, made.id)
     taken = 0
-    status = "running"
-    started = time.monotonic()
-    while status == "running":
-        assert time.monotonic() - started < LIMIT_S, f"game {game_id} not over after {LIMIT_S} s"
-        acted = False
-        for token in tokens:
-            view = client.get(f"/api/seat/{token}").json
-            status = view["game"]["status"]
+    shown = status_of(stack, made.id)
+    while shown["status"] == "running":
+        number = shown["window"]["number"]
+        for owed in shown["owed"]:
+            view = client.get(f"/api/seat/{made.tokens[owed['colour']]}").json
+            assert view is not None
             window = view["window"]
-            if window is None or window["request"] is None or (token, window["number"]) in answered:
-                continue
-            assert window["answer"] is None
-            body = {
-                "kind": window["request"]["kind"],
-                "window": window["number"],
-                "answer": bot_answer(window["request"], view["view"], rng),
-            }
-            result = client.post(f"/api/seat/{token}/answer", json=body)
-            assert result.status_code in {200, 409}, (body, result.json)  # 409: the window closed meanwhile
-            taken += result.status_code == 200
-            answered.add((token, window["number"]))
-            acted = True
-        if not acted:
-            time.sleep(0.01)
-    assert status == "over"
-    return game_id, taken
+            assert (window["number"], window["answer"]) == (number, None)
+            seat_id = ids[owed["colour"]]
+            answer = turns.bot_choice(stack.db, seat_id, "random", seed * 1009 + number * 7 + seat_id)
+            body = {"kind": window["request"]["kind"], "window": number, "answer": answer}
+            result = client.post(f"/api/seat/{made.tokens[owed['colour']]}/answer", json=body)
+            assert result.status_code == 200, (body, result.json)
+            taken += 1
+        shown = wait_for(partial(moved_on, stack, made.id, number), ADVANCE_S, f"the worker to close window {number}")
+    assert shown["status"] == "over"
+    return made.id, taken
 
 
-def check_finished(stack: Any, game_id: int, players: int, taken: int) -> None:
+def check_finished(stack: Stack, game_id: int, players: int, taken: int) -> None:
     eng = check_game(stack.db, game_id)  # every window closed once, in order; the log is the stored answers
     assert eng.over
     outcome = eng.outcome
@@ -90,20 +93,20 @@ def check_finished(stack: Any, game_id: int, players: int, taken: int) -> None:
             select(func.count()).select_from(Outbox).where(Outbox.game_id == game_id, Outbox.kind == "game_over")
         ).scalar()
         assert over_mail == players
-    shown = stack.client.get(f"/api/games/{game_id}", headers=AUTH).json
+    shown = status_of(stack, game_id)
     assert (shown["status"], shown["window"], shown["owed"], shown["outcome"]) == ("over", None, [], outcome)
 
 
-def all_mail_sent(stack: Any, game_id: int) -> bool:
+def all_mail_sent(stack: Stack, game_id: int) -> bool:
     with stack.db.session() as session:
         statuses = session.execute(select(Outbox.status).where(Outbox.game_id == game_id)).scalars().all()
-    # "skipped": a mail for a window already closed, whose news a newer mail to the same seat tells (mails.py)
+    # "skipped": a mail for a window already closed, whose news a newer mail to the same seat tells (mail/send.py)
     return "sent" in statuses and set(statuses) <= {"sent", "skipped"}
 
 
 @pytest.mark.parametrize("stack", ["production"], indirect=True)
 def test_a_five_player_game_of_bots_is_played_to_the_end_on_postgresql_and_redis(
-    stack: Any, worker: Any, task_log: TaskLog
+    stack: Stack, worker: Celery, task_log: TaskLog
 ) -> None:
     assert stack.db.engine.dialect.name == "postgresql"
     assert stack.settings.broker_url.startswith("redis://")
@@ -115,8 +118,10 @@ def test_a_five_player_game_of_bots_is_played_to_the_end_on_postgresql_and_redis
 
 @pytest.mark.parametrize("stack", ["embedded"], indirect=True)
 def test_a_four_player_game_of_bots_is_played_to_the_end_on_the_embedded_setup(
-    stack: Any, worker: Any, task_log: TaskLog
+    stack: Stack, worker: Celery, task_log: TaskLog
 ) -> None:
+    assert stack.db.engine.dialect.name == "sqlite"
+    assert stack.settings.embedded_broker
     game_id, taken = play(stack, players=4, seed=42)
     check_finished(stack, game_id, 4, taken)
     wait_for(lambda: all_mail_sent(stack, game_id), 30, "every mail to be sent")

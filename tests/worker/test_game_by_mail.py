@@ -1,16 +1,17 @@
 """A whole game played by mail (issue 4): three people, writing in English, Italian and Polish, make every decision
 by replying to the notification they received. Real SMTP both ways: the worker sends through ``DEADMAIL_SMTP_URL``
-to an aiosmtpd server kept by the test, and each reply goes over SMTP to deadmail's own listener (server/inbound.py),
-which applies it through the same path as a web answer; the real worker advances the game."""
+to an aiosmtpd server kept by the test, and each reply goes over SMTP to deadmail's own listener
+(server/mail/inbound.py), which applies it through the same path as a web answer; the real worker advances the game
+and sends the next mails, each asked for after the commit that wrote it (no sweep is needed)."""
 
 from __future__ import annotations
 
 import queue
 import random
 import smtplib
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from email import message_from_bytes, policy
 from email.message import EmailMessage
 from email.utils import parseaddr
@@ -20,25 +21,25 @@ import pytest
 from aiosmtpd.controller import Controller
 from sqlalchemy import func, select
 
-from server import i18n, inbound
+from server.db import Database
+from server.mail import inbound
 from server.models import Game, InboundMail, Outbox, RequestRow, Seat, Window
-from server.queue import Queue
-from server.services import games
-from tests.server.test_inbound import free_port
-
-from .support import check_game
+from server.run.queue import Queue
+from server.text import i18n
+from tests.conftest import Stack
+from tests.support import check_game, create_tagged, free_port, mail_settings
+from tests.waiting import wait_for
 
 HOST = "127.0.0.1"
-DOMAIN = "reply.deadmail.test"
-FROM = "deadmail <games@deadmail.test>"
-LANGUAGES = {"ann@example.org": "en", "bruno@example.org": "it", "ola@example.org": "pl"}
-LIMIT_S = 240
-#: with no mail for this long, the test does what beat does every minute in production: a sweep, which resends
-#: mail whose task was lost and advances windows whose kick was lost.
-IDLE_S = 5
+SEED = 11
+#: the people of the game, by index, and the language each one reads and writes.
+LANGUAGES = ("en", "it", "pl")
+#: the longest wait for deadmail's next mail, and the most mails a game may take.
+MAIL_WAIT_S = 60
+MAX_MAILS = 2000
 
 
-class Sink:
+class Inbox:
     """The mail server deadmail sends to: it keeps every message it accepts."""
 
     def __init__(self) -> None:
@@ -48,30 +49,37 @@ class Sink:
         self.messages.put((list(envelope.rcpt_tos), envelope.content))
         return "250 OK"
 
+    def taken(self) -> tuple[list[str], bytes] | None:
+        try:
+            return self.messages.get_nowait()
+        except queue.Empty:
+            return None
+
 
 @dataclass
 class ByMail:
-    stack: Any
-    sink: Sink
+    """The stack set up to play by mail: ``db`` hands its after-commit work to the real task queue."""
+
+    stack: Stack
+    db: Database
+    inbox: Inbox
     inbound_port: int
     lines: list[str]
-    worker: Any
 
 
 @pytest.fixture
-def by_mail(stack: Any, request: pytest.FixtureRequest) -> Iterator[ByMail]:
-    sink = Sink()
-    outgoing = Controller(sink, hostname=HOST, port=free_port())
+def by_mail(stack: Stack, request: pytest.FixtureRequest) -> Iterator[ByMail]:
+    inbox = Inbox()
+    outgoing = Controller(inbox, hostname=HOST, port=free_port())
     outgoing.start()
-    stack.settings = replace(
-        stack.settings, smtp_url=f"smtp://{HOST}:{outgoing.port}", reply_domain=DOMAIN, mail_from=FROM
-    )
-    worker = request.getfixturevalue("worker")  # started after the settings changed: it sends over SMTP to the sink
+    stack.settings = replace(mail_settings(stack.settings), smtp_url=f"smtp://{HOST}:{outgoing.port}")
+    request.getfixturevalue("worker")  # started after the settings changed: it sends over SMTP to the inbox
+    db = stack.db.with_tasks(Queue(stack.settings))
     lines: list[str] = []
     port = free_port()
-    listener = inbound.controller(stack.settings, HOST, port, False, db=stack.db, progress=lines.append)
+    listener = inbound.controller(stack.settings, db, (HOST, port), progress=lines.append)
     listener.start()
-    yield ByMail(stack, sink, port, lines, worker)
+    yield ByMail(stack, db, inbox, port, lines)
     listener.stop()
     outgoing.stop()
 
@@ -106,20 +114,7 @@ def reply_to(mail: EmailMessage, command: str) -> EmailMessage:
     return reply
 
 
-def create_game(stack: Any, seed: int) -> int:
-    players = [games.PlayerSpec(name=email.split("@")[0].title(), email=email) for email in LANGUAGES]
-    with stack.db.session() as session:
-        for spec in players:
-            assert spec.email is not None
-            games.find_or_create_player(session, spec).language = LANGUAGES[spec.email]
-    created = games.create_game(stack.db, games.GameSpec(players=players, seed=seed))
-    sender = Queue(stack.settings)
-    for outbox_id in created.outbox_ids:
-        sender.send_mail(outbox_id)
-    return created.game_id
-
-
-def stuck(db: Any, game_id: int) -> dict[str, Any]:
+def stuck(db: Database, game_id: int) -> dict[str, Any]:
     """What a game that does not end is waiting for (shown when the test fails)."""
     with db.session() as session:
         mail = session.execute(
@@ -136,7 +131,19 @@ def stuck(db: Any, game_id: int) -> dict[str, Any]:
     return {"mail": mail, "windows": windows, "inbound": inbound_mail}
 
 
-def status_of(db: Any, game_id: int) -> str:
+def next_mail(by_mail: ByMail, game_id: int) -> EmailMessage:
+    """The next mail deadmail sends, checked to go to the one address it names."""
+    try:
+        rcpts, raw = wait_for(by_mail.inbox.taken, timeout=MAIL_WAIT_S, what="deadmail's next mail")
+    except AssertionError:
+        raise AssertionError(f"no mail for {MAIL_WAIT_S} s: {stuck(by_mail.db, game_id)}") from None
+    mail = message_from_bytes(raw, policy=policy.default)
+    assert isinstance(mail, EmailMessage)
+    assert rcpts == [parseaddr(str(mail["To"]))[1]]
+    return mail
+
+
+def status_of(db: Database, game_id: int) -> str:
     with db.session() as session:
         game = session.get(Game, game_id)
         assert game is not None
@@ -145,27 +152,18 @@ def status_of(db: Any, game_id: int) -> str:
 
 def test_a_whole_game_is_played_by_replying_to_mails(by_mail: ByMail) -> None:
     stack = by_mail.stack
-    game_id = create_game(stack, seed=11)
-    rng = random.Random(11)
+    prefs = {i: {"language": language} for i, language in enumerate(LANGUAGES)}
+    # created now (the worker sends what is due by the clock), its first mails sent once it is stored
+    game_id = create_tagged(by_mail.db, len(LANGUAGES), seed=SEED, prefs=prefs, now=datetime.now(UTC)).game_id
+    language_of = {f"p{i}.{SEED}@example.org": language for i, language in enumerate(LANGUAGES)}
+    rng = random.Random(SEED)
     answered: set[str] = set()  # reply addresses already used: one per seat and window
     received = 0
-    started = last_mail = time.monotonic()
     while status_of(stack.db, game_id) != "over":
-        assert time.monotonic() - started < LIMIT_S, f"not over after {LIMIT_S} s: {stuck(stack.db, game_id)}"
-        try:
-            rcpts, raw = by_mail.sink.messages.get(timeout=1)
-        except queue.Empty:
-            if time.monotonic() - last_mail > IDLE_S:
-                by_mail.worker.send_task("deadmail.sweep")
-                last_mail = time.monotonic()
-            continue
+        assert received < MAX_MAILS, f"not over after {MAX_MAILS} mails: {stuck(stack.db, game_id)}"
+        mail = next_mail(by_mail, game_id)
         received += 1
-        last_mail = time.monotonic()
-        mail = message_from_bytes(raw, policy=policy.default)
-        assert isinstance(mail, EmailMessage)
-        address = parseaddr(str(mail["To"]))[1]
-        assert rcpts == [address]
-        language = LANGUAGES[address]
+        language = language_of[parseaddr(str(mail["To"]))[1]]
         assert mail["Content-Language"] == language
         body = mail.get_body(("plain",))
         assert body is not None

@@ -4,94 +4,86 @@ rows stuck in "sending" are released; and the sweep writes a heartbeat. Time is 
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from email.message import EmailMessage
-from pathlib import Path
-from typing import Any
 
 import pytest
+from celery import Celery
 from sqlalchemy import select
 
-from server.models import Event, Heartbeat, Outbox, Window, utcnow
-from server.services import outbox, turns
+from server.db import Database
+from server.mail.send import send_one
+from server.models import Event, Heartbeat, Outbox, Window
+from server.services import heartbeat, outbox, turns
+from tests.conftest import Stack
+from tests.support import IDLE, T0, check_game, create, mail_files, open_window, outbox_ids, seat_ids, snapshot, sweep
 
 from .conftest import TaskLog
-from .support import T0, check_game, create, open_window, seat_ids, snapshot
-
-SWEEP = "deadmail.sweep"
 
 
-def mail_files(folder: Path) -> list[Path]:
-    return sorted(folder.glob("*.eml")) if folder.is_dir() else []
-
-
-def sweep(worker: Any, task_log: TaskLog, at: Any) -> dict[str, int]:
-    """One sweep through the broker and the real worker, at the injected instant ``at``."""
-    done = len(task_log.of(SWEEP))
-    worker.send_task(SWEEP, kwargs={"now": at.isoformat()})
-    result: dict[str, int] = task_log.wait(SWEEP, done + 1)[-1].retval
-    return result
-
-
-def outbox_rows(db: Any, game_id: int) -> dict[int, tuple[str, int, Any, Any]]:
+def outbox_rows(db: Database, game_id: int) -> dict[int, tuple[str, int, datetime, str | None]]:
     with db.session() as session:
         rows = session.execute(select(Outbox).where(Outbox.game_id == game_id)).scalars()
         return {r.id: (r.status, r.attempts, r.next_attempt_at, r.last_error) for r in rows}
 
 
-def test_a_lost_advance_is_recovered_by_the_next_sweep(stack: Any, worker: Any, task_log: TaskLog) -> None:
+def test_a_lost_advance_is_recovered_by_the_next_sweep(
+    stack: Stack, worker: Celery, task_log: TaskLog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    beat_at = T0 + timedelta(days=3)  # the heartbeat's own clock (the wall clock in production)
+    monkeypatch.setattr(heartbeat, "utcnow", lambda: beat_at)
     created = create(stack.db, 3, seed=31)
     window = open_window(stack.db, created.game_id)
+    assert window is not None
     ids = seat_ids(stack.db, created.game_id)
     answered_at = T0 + timedelta(minutes=5)
-    for row in window.requests:  # the last answer's kick is lost: no task is ever sent for it
+    for row in window.requests:  # the advance the last answer asks for is lost: stack.db has no task queue
         done = turns.submit_answer(stack.db, ids[row.seat.colour], row.kind, row.payload["options"][0], now=answered_at)
     assert done.complete
-    assert open_window(stack.db, created.game_id).id == window.id
+    assert turns.due_windows(stack.db, answered_at) == [window.id]  # complete: due before its deadline
     period = timedelta(seconds=stack.settings.sweep_every)
-    before_beat = utcnow()
 
     result = sweep(worker, task_log, answered_at + period)
 
     new = open_window(stack.db, created.game_id)
-    assert new.number == 2
+    assert new is not None and new.number == 2
     assert new.opened_at == answered_at + period
     eng = check_game(stack.db, created.game_id)
     assert not any(e["type"] == "answer_defaulted" for e in eng.events)
     # the three creation mails and one per request of the new window, all due at the sweep's instant; a creation
-    # mail whose window closed before it went out is skipped when a newer mail to the same seat waits (mails.py)
+    # mail whose window closed before it went out is skipped when a newer mail to the same seat waits (mail/send.py)
     statuses = [status for status, *_ in outbox_rows(stack.db, created.game_id).values()]
     assert len(statuses) == 3 + len(new.requests) and statuses.count("pending") == 0
     sent = statuses.count("sent")
     assert sent >= len(new.requests) and statuses.count("skipped") == 3 + len(new.requests) - sent
-    assert result == {"advanced": 1, "reminded": 0, "digests": 0, "sent": sent}
+    assert result == IDLE | {"advanced": 1, "sent": sent}
     assert len(mail_files(stack.settings.mail_dir)) == sent
     with stack.db.session() as session:
         beat = session.get(Heartbeat, "sweep")
         assert beat is not None
-        assert beat.info == result
-        assert before_beat <= beat.beat_at <= utcnow()
+        assert (beat.info, beat.beat_at) == (result, beat_at)
     assert task_log.of("deadmail.advance_window") == []  # recovered by the sweep itself
 
     # the next sweep finds nothing to do, and sends nothing twice
     after = snapshot(stack.db, created.game_id)
-    assert sweep(worker, task_log, answered_at + 2 * period) == {"advanced": 0, "reminded": 0, "digests": 0, "sent": 0}
+    assert sweep(worker, task_log, answered_at + 2 * period) == IDLE
     assert snapshot(stack.db, created.game_id) == after
     assert len(mail_files(stack.settings.mail_dir)) == sent
 
 
-def test_the_sweep_defaults_missing_answers_at_the_deadline_and_leaves_other_windows(stack: Any) -> None:
+def test_the_sweep_defaults_missing_answers_at_the_deadline_and_leaves_other_windows(stack: Stack) -> None:
     late = create(stack.db, 3, seed=32, deadlines={"default": 3600}, avoid_quiet_hours=False)
     other = create(stack.db, 3, seed=33, deadlines={"default": 7200}, avoid_quiet_hours=False)
-    window = open_window(stack.db, late.game_id)
+    window, others_window = open_window(stack.db, late.game_id), open_window(stack.db, other.game_id)
+    assert window is not None and others_window is not None
     assert window.deadline == T0 + timedelta(hours=1)
-    assert open_window(stack.db, other.game_id).deadline == T0 + timedelta(hours=2)
+    assert others_window.deadline == T0 + timedelta(hours=2)
     ids = seat_ids(stack.db, late.game_id)
     rows = list(window.requests)
     assert len(rows) == 3
     missing = rows[1].seat.colour
     for row in (rows[0], rows[2]):
-        turns.submit_answer(stack.db, ids[row.seat.colour], row.kind, row.payload["options"][0], now=T0, kick=None)
+        turns.submit_answer(stack.db, ids[row.seat.colour], row.kind, row.payload["options"][0], now=T0)
     before = {g: snapshot(stack.db, g) for g in (late.game_id, other.game_id)}
 
     assert turns.due_windows(stack.db, T0 + timedelta(minutes=59, seconds=59)) == []
@@ -113,7 +105,8 @@ def test_the_sweep_defaults_missing_answers_at_the_deadline_and_leaves_other_win
         assert list(defaulted) == [{"player": missing, "kind": rows[1].kind}]
     assert got == [(r.seat.colour, r.seat.colour == missing, r.seat.colour == missing) for r in rows]
     assert eng.log[1] == {"player": missing, "kind": rows[1].kind, "timeout": True}
-    assert open_window(stack.db, late.game_id).deadline == T0 + timedelta(hours=2)
+    second = open_window(stack.db, late.game_id)
+    assert second is not None and second.deadline == T0 + timedelta(hours=2)
 
     # two hours in, both games' windows are due: the other game's is closed with every answer defaulted
     assert turns.sweep_windows(stack.db, T0 + timedelta(hours=2)) == 2
@@ -137,83 +130,75 @@ class Flaky:
         self.sent.append(message)
 
 
-def test_mail_is_retried_with_back_off_kept_in_the_row_and_sent_once(stack: Any) -> None:
+def test_mail_is_retried_with_back_off_kept_in_the_row_and_sent_once(stack: Stack) -> None:
     created = create(stack.db, 3, seed=34)
-    row_id = created.outbox_ids[0]
-    settings = outbox.MailSettings(stack.settings.secret_key, stack.settings.base_url)
+    row_id = outbox_ids(stack.db, created.game_id)[0]
+    settings = stack.settings
     transport = Flaky(failures=2)
 
-    assert outbox.send_one(stack.db, row_id, transport, settings, T0) == "retry"
+    assert send_one(stack.db, row_id, transport, settings, T0) == "retry"
     error = "ConnectionRefusedError: mail server down"
     assert outbox_rows(stack.db, created.game_id)[row_id] == ("pending", 1, T0 + timedelta(seconds=30), error)
     assert row_id not in outbox.due_rows(stack.db, T0 + timedelta(seconds=29))
-    assert outbox.send_one(stack.db, row_id, transport, settings, T0 + timedelta(seconds=29)) == "skipped"
+    assert send_one(stack.db, row_id, transport, settings, T0 + timedelta(seconds=29)) == "skipped"
 
     at = T0 + timedelta(seconds=30)
     assert row_id in outbox.due_rows(stack.db, at)
-    assert outbox.send_one(stack.db, row_id, transport, settings, at) == "retry"
+    assert send_one(stack.db, row_id, transport, settings, at) == "retry"
     assert outbox_rows(stack.db, created.game_id)[row_id] == ("pending", 2, at + timedelta(seconds=60), error)
 
     at += timedelta(seconds=60)
-    assert outbox.send_one(stack.db, row_id, transport, settings, at) == "sent"
+    assert send_one(stack.db, row_id, transport, settings, at) == "sent"
     status, attempts, _, _ = outbox_rows(stack.db, created.game_id)[row_id]
     assert (status, attempts) == ("sent", 3)
     assert len(transport.sent) == 1
-    assert outbox.send_one(stack.db, row_id, transport, settings, at + timedelta(hours=2)) == "skipped"
+    assert send_one(stack.db, row_id, transport, settings, at + timedelta(hours=2)) == "skipped"
     assert row_id not in outbox.due_rows(stack.db, at + timedelta(days=1))
     assert len(transport.sent) == 1
 
 
-def test_mail_failing_every_time_is_given_up_after_the_last_attempt(stack: Any) -> None:
+def test_mail_failing_every_time_is_given_up_after_the_last_attempt(stack: Stack) -> None:
     created = create(stack.db, 3, seed=35)
-    row_id = created.outbox_ids[0]
-    settings = outbox.MailSettings(stack.settings.secret_key, stack.settings.base_url)
+    row_id = outbox_ids(stack.db, created.game_id)[0]
+    settings = stack.settings
     transport = Flaky(failures=outbox.MAX_ATTEMPTS)
     at = T0
     for attempt in range(1, outbox.MAX_ATTEMPTS):
-        assert outbox.send_one(stack.db, row_id, transport, settings, at) == "retry"
+        assert send_one(stack.db, row_id, transport, settings, at) == "retry"
         status, attempts, next_at, _ = outbox_rows(stack.db, created.game_id)[row_id]
         assert (status, attempts, next_at) == ("pending", attempt, at + outbox.backoff(attempt))
         at = next_at
     assert outbox.backoff(1) == timedelta(seconds=30)
     assert outbox.backoff(outbox.MAX_ATTEMPTS) == timedelta(hours=1)
-    assert outbox.send_one(stack.db, row_id, transport, settings, at) == "failed"
+    assert send_one(stack.db, row_id, transport, settings, at) == "failed"
     assert outbox_rows(stack.db, created.game_id)[row_id][:2] == ("failed", outbox.MAX_ATTEMPTS)
     assert row_id not in outbox.due_rows(stack.db, at + timedelta(days=30))
     assert transport.sent == []
 
 
-def test_the_sweep_retries_mail_through_the_worker_until_it_works(stack: Any, worker: Any, task_log: TaskLog) -> None:
+def test_the_sweep_retries_mail_through_the_worker_until_it_works(
+    stack: Stack, worker: Celery, task_log: TaskLog
+) -> None:
     created = create(stack.db, 3, seed=36)
     folder = stack.settings.mail_dir
     folder.parent.mkdir(parents=True, exist_ok=True)
     folder.write_text("a file where the mail folder should be: every delivery fails")
 
-    assert sweep(worker, task_log, T0) == {"advanced": 0, "reminded": 0, "digests": 0, "sent": 0}
+    assert sweep(worker, task_log, T0) == IDLE
     rows = outbox_rows(stack.db, created.game_id)
-    assert sorted(rows) == sorted(created.outbox_ids)
+    assert sorted(rows) == outbox_ids(stack.db, created.game_id)
     for status, attempts, next_at, error in rows.values():
         assert (status, attempts, next_at) == ("pending", 1, T0 + timedelta(seconds=30))
         assert error is not None and error.startswith("FileExistsError")
 
-    assert sweep(worker, task_log, T0 + timedelta(seconds=29)) == {
-        "advanced": 0,
-        "reminded": 0,
-        "digests": 0,
-        "sent": 0,
-    }
+    assert sweep(worker, task_log, T0 + timedelta(seconds=29)) == IDLE
     assert {r[1] for r in outbox_rows(stack.db, created.game_id).values()} == {1}
 
     folder.unlink()  # the mail server is back
-    assert sweep(worker, task_log, T0 + timedelta(seconds=30)) == {
-        "advanced": 0,
-        "reminded": 0,
-        "digests": 0,
-        "sent": 3,
-    }
+    assert sweep(worker, task_log, T0 + timedelta(seconds=30)) == IDLE | {"sent": 3}
     assert {r[:2] for r in outbox_rows(stack.db, created.game_id).values()} == {("sent", 2)}
     assert len(mail_files(folder)) == 3
-    assert sweep(worker, task_log, T0 + timedelta(hours=1)) == {"advanced": 0, "reminded": 0, "digests": 0, "sent": 0}
+    assert sweep(worker, task_log, T0 + timedelta(hours=1)) == IDLE
     assert len(mail_files(folder)) == 3
 
 
@@ -224,24 +209,23 @@ class Crash:
         raise RuntimeError("worker lost")
 
 
-def test_rows_stuck_in_sending_are_released_after_ten_minutes(stack: Any) -> None:
+def test_rows_stuck_in_sending_are_released_after_ten_minutes(stack: Stack) -> None:
     created = create(stack.db, 3, seed=37)
-    row_id = created.outbox_ids[0]
-    settings = outbox.MailSettings(stack.settings.secret_key, stack.settings.base_url)
+    row_id, *others = outbox_ids(stack.db, created.game_id)
+    settings = stack.settings
     with pytest.raises(RuntimeError):
-        outbox.send_one(stack.db, row_id, Crash(), settings, T0)
+        send_one(stack.db, row_id, Crash(), settings, T0)
     assert outbox_rows(stack.db, created.game_id)[row_id][:2] == ("sending", 1)
-    others = sorted(created.outbox_ids[1:])
 
     assert outbox.due_rows(stack.db, T0 + timedelta(minutes=9, seconds=59)) == others
     assert outbox_rows(stack.db, created.game_id)[row_id][:2] == ("sending", 1)
-    assert outbox.send_one(stack.db, row_id, Flaky(0), settings, T0 + timedelta(minutes=9)) == "skipped"
+    assert send_one(stack.db, row_id, Flaky(0), settings, T0 + timedelta(minutes=9)) == "skipped"
 
     at = T0 + timedelta(minutes=10)
     assert outbox.due_rows(stack.db, at) == sorted([row_id, *others])
     assert outbox_rows(stack.db, created.game_id)[row_id][:2] == ("pending", 1)
     transport = Flaky(0)
-    assert outbox.send_one(stack.db, row_id, transport, settings, at) == "sent"
+    assert send_one(stack.db, row_id, transport, settings, at) == "sent"
     assert outbox_rows(stack.db, created.game_id)[row_id][:2] == ("sent", 2)
-    assert outbox.send_one(stack.db, row_id, transport, settings, at + timedelta(hours=1)) == "skipped"
+    assert send_one(stack.db, row_id, transport, settings, at + timedelta(hours=1)) == "skipped"
     assert len(transport.sent) == 1

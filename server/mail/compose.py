@@ -1,0 +1,455 @@
+"""The mails: one outbox row -> one translated mail (plain text and HTML with inlined CSS), a composer per kind.
+
+Every seat section is what ``present.seat`` shows that seat (built from ``engine.view``, the one redaction), plus
+its links; subjects and opening sentences are in templates/mail/words.txt, the bodies in templates/mail/.
+
+Stale notifications: a mail always tells the *current* situation when it is composed (what happened since the
+seat's last mail, and the decision owed now). A ``turn``/``update`` row whose window is no longer the open one is
+skipped (None) when a newer notification to the same seat is still to be sent: that one tells everything. A mail
+with nothing to tell (no new event, no decision, no outcome) is skipped too.
+
+``Seat.told_events`` (how many events of its own view a seat was told) is moved on only once the mail is sent:
+``compose`` returns what it told with the message (:class:`Mail`), and ``send.send_one`` records it after the
+transport accepted the mail.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from email.message import EmailMessage
+from email.utils import formatdate, make_msgid, parseaddr
+from typing import Any
+from urllib.parse import quote, urlencode, urlsplit
+
+import css_inline
+from sqlalchemy.orm import Session
+
+from ..config import Settings
+from ..db import Database
+from ..models import Game, InboundMail, MailKind, Outbox, Player, Seat, utcnow
+from ..present import board
+from ..present.chat import channel_title, mail_sections
+from ..present.seat import Round, SeatShown, cap, game_label, seat_shown
+from ..services import chat, outbox, reminders, reply_address
+from ..services.links import organiser_token, player_token, seat_token
+from ..services.seats import answer_in, open_request, seat_state
+from ..text import i18n
+from ..text.glossary import colour_name
+from ..text.refusals import refusal
+from ..text.sentences import describe_answer
+
+log = logging.getLogger("deadmail.mail")
+
+#: the longest user-given text (a name, a reply's sender or command) put into a mail.
+MAX_USER_TEXT = 80
+
+
+@dataclass(frozen=True)
+class Links:
+    base_url: str
+    seat_token: str
+    player_token: str
+
+    @property
+    def seat(self) -> str:
+        return f"{self.base_url}/s/{self.seat_token}"
+
+    @property
+    def prefs(self) -> str:
+        return f"{self.base_url}/p/{self.player_token}"
+
+    def one_tap(self, window: int, command: str) -> str:
+        return f"{self.seat}/do?" + urlencode({"w": window, "c": command}, quote_via=quote)
+
+
+@dataclass
+class Mail:
+    """A composed mail, and what it tells: recorded on the seats once it is sent."""
+
+    message: EmailMessage
+    #: seat id -> how many events of its view the seat has been told, with this mail.
+    told: dict[int, int] = field(default_factory=dict)
+    #: seat id -> the last table-talk message told.
+    chat: dict[int, int] = field(default_factory=dict)
+
+
+@dataclass
+class Draft:
+    """A mail being built: its sections, what it tells and its thread."""
+
+    variant: str = ""
+    #: the values of the subject and intro (templates/mail/words.txt).
+    words: dict[str, Any] = field(default_factory=dict)
+    sections: list[dict[str, Any]] = field(default_factory=list)
+    told: dict[int, int] = field(default_factory=dict)
+    #: (seat id, window number, link generation) of each decision listed.
+    replies: list[tuple[int, int, int]] = field(default_factory=list)
+    #: (game id, seat id, the seat had a mail before) of each seat the mail speaks about.
+    seats: list[tuple[int, int, bool]] = field(default_factory=list)
+    #: paragraphs after the intro, and links to follow ({"text", "url"}), for mails that are not about a seat.
+    notes: list[str] = field(default_factory=list)
+    actions: list[dict[str, str]] = field(default_factory=list)
+    chat: dict[int, int] = field(default_factory=dict)
+
+
+class Composer:
+    def __init__(self, session: Session, settings: Settings, player: Player, now: datetime) -> None:
+        self.session = session
+        self.settings = settings
+        self.player = player
+        self.now = now
+        self.lang = i18n.language(player.language)
+        self.t = i18n.translations(self.lang)
+        self.ptoken = player_token(settings.secret_key, player.id)
+
+    def links(self, seat: Seat) -> Links:
+        token = seat_token(self.settings.secret_key, seat.id, seat.link_generation)
+        return Links(self.settings.base_url, token, self.ptoken)
+
+    def section(
+        self,
+        draft: Draft,
+        seat: Seat,
+        *,
+        events: bool = True,
+        with_board: bool = True,
+        only_window: int | None = None,
+        always: bool = False,
+    ) -> dict[str, Any] | None:
+        """The seat's current situation; None when there is nothing to tell (or, with ``only_window``, when the
+        seat owes nothing in that window any more). ``always``: even with nothing new (a link mail). Never for a
+        seat its reader no longer plays (replaced: the mail would carry the seat's new link)."""
+        if seat.player_id != self.player.id:
+            return None
+        state = seat_state(self.session, seat)
+        window = state["window"]
+        owes = window is not None and window["request"] is not None
+        if only_window is not None and not (owes and window is not None and window["number"] == only_window):
+            return None
+        told = seat.told_events or 0
+        shown = seat_shown(self.lang, state, self.now, told=told)
+        rounds = shown.history if events else []
+        if not always and not rounds and shown.decision is None and shown.outcome is None:
+            return None
+        links = self.links(seat)
+        ctx = _section(self.lang, shown, links, rounds, with_board)
+        if events:
+            draft.told[seat.id] = max(told, len(shown.view.get("events") or []))
+        if shown.decision is not None:
+            draft.replies.append((seat.id, shown.decision.window, seat.link_generation))
+        draft.seats.append((seat.game_id, seat.id, seat.told_events is not None))
+        draft.sections.append(ctx)
+        return ctx
+
+    # -- each kind: fills the draft, or None when nothing is left to tell --
+
+    def notice(self, row: Outbox, seat: Seat) -> Draft | None:
+        """turn, update, game_over: the seat's current situation."""
+        window, _mine = open_request(self.session, seat.game_id, seat.id)
+        stale = row.kind != MailKind.GAME_OVER and (window is None or window.number != row.payload.get("window"))
+        if stale and outbox.covered(self.session, row):
+            return None
+        draft = Draft()
+        ctx = self.section(draft, seat)
+        if ctx is None:
+            return None
+        draft.words = {"label": ctx["label"], "round": ctx["round_title"]}
+        if ctx["outcome"] is not None:
+            draft.variant = "over"
+            draft.words["winners"] = ctx["outcome"]["winners"]
+        else:
+            draft.variant = "decision" if ctx["decision"] is not None else "update"
+        return draft
+
+    def link(self, row: Outbox, seat: Seat) -> Draft | None:
+        """The seat's link, resent by the organiser (or for a new player of the seat), with its situation now."""
+        draft = Draft("link")
+        ctx = self.section(draft, seat, always=True)
+        if ctx is None:
+            return None
+        draft.words = {"label": ctx["label"]}
+        return draft
+
+    def reply(self, row: Outbox, seat: Seat) -> Draft:
+        """The answer to a reply by mail: applied, error, closed, wrong_sender or chat_error."""
+        result = str(row.payload.get("result"))
+        command = cap(row.payload.get("command", ""), 120)
+        draft = Draft(result, {"label": game_label(self.lang, seat.game.id, seat.game.title), "command": command})
+        if result == "wrong_sender":
+            inbound = self.session.get(InboundMail, row.payload.get("inbound") or 0)
+            draft.words["sender"] = cap(inbound.sender if inbound else "?", MAX_USER_TEXT)
+        elif result == "chat_error":
+            draft.words["refusal"] = refusal(chat.ChatError(str(row.payload.get("command") or "")), self.lang)
+            draft.notes.append(
+                self.t.gettext(
+                    "Your reply to the table talk was not posted. You can write again, or use your game page."
+                )
+            )
+        elif result == "applied":
+            draft.words["meaning"] = self._applied_meaning(seat, row.payload.get("window")) or command
+        else:
+            draft.variant = result if result == "closed" else "error"
+        self.section(draft, seat, events=False, with_board=False, always=result == "chat_error")
+        return draft
+
+    def _applied_meaning(self, seat: Seat, window_number: Any) -> str | None:
+        found = answer_in(self.session, seat, window_number)
+        return None if found is None else describe_answer(self.lang, *found)
+
+    def organiser(self, row: Outbox) -> Draft | None:
+        """The organiser's link to a game they created (player-level row, ``game_id`` set)."""
+        game = self.session.get(Game, row.game_id or 0)
+        if game is None:
+            return None
+        draft = Draft("organiser", {"label": game_label(self.lang, game.id, game.title)})
+        url = f"{self.settings.base_url}/o/link/{organiser_token(self.settings.secret_key, game.id)}"
+        draft.notes.append(
+            self.t.gettext(
+                "With this link you can follow the game, extend a deadline, pause and resume it, resend a "
+                "player's link, replace a player or end the game. Keep it to yourself: it needs no password."
+            )
+        )
+        draft.actions.append({"text": self.t.gettext("Open the organiser page of the game"), "url": url})
+        return draft
+
+    def reminder(self, row: Outbox) -> Draft | None:
+        draft = Draft("reminder")
+        for item in reminders.still_owed(self.session, list(row.payload.get("items") or [])):
+            seat = self.session.get(Seat, item["seat"])
+            if seat is not None:
+                self.section(draft, seat, events=False, with_board=False, only_window=item["window"])
+        if not draft.sections:
+            return None
+        draft.words = {"label": draft.sections[0]["label"], "count": len(draft.sections)}
+        return draft
+
+    def digest(self, row: Outbox) -> Draft | None:
+        ids = [int(i) for i in row.payload.get("rows") or [] if isinstance(i, int)]
+        held = outbox.rows(self.session, ids)
+        draft = Draft("digest")
+        done: set[int] = set()
+        chatty = {item.seat_id for item in held if item.kind == MailKind.CHAT}
+        for item in held:
+            if item.seat_id is None or item.seat_id in done or item.player_id != self.player.id:
+                continue
+            done.add(item.seat_id)
+            seat = self.session.get(Seat, item.seat_id)
+            if seat is None:
+                continue
+            talk = self._chat(seat) if seat.id in chatty else None
+            ctx = self.section(draft, seat, always=talk is not None)
+            if ctx is not None and talk is not None:
+                ctx["chat"], draft.chat[seat.id] = talk
+        if not draft.sections:
+            return None
+        draft.words = {"count": len(draft.sections)}
+        return draft
+
+    def _chat(self, seat: Seat) -> tuple[list[dict[str, Any]], int] | None:
+        """The seat's unread table talk for a digest: (sections by channel, the last message id); None when there
+        is nothing from another colour to tell."""
+        if seat.player_id != self.player.id:
+            return None
+        unread = chat.unread(self.session, seat)
+        if not any(m.colour != seat.colour for c in unread for m in c.messages):
+            return None
+        sections = mail_sections(self.lang, unread, seat.colour, self.player.timezone)
+        return sections, max(m.id for c in unread for m in c.messages)
+
+    def chat(self, row: Outbox, seat: Seat) -> Mail | None:
+        """The table-talk mail of a ``chat`` row; None when the seat has no unread message from another colour
+        (told by an earlier mail, or its player left)."""
+        if seat.player_id != self.player.id:
+            return None
+        unread = chat.unread(self.session, seat)
+        news = [m for c in unread for m in c.messages if m.colour != seat.colour]
+        if not news:
+            return None
+        latest = max(news, key=lambda m: m.id)
+        channel = next(c for c in unread if c.id == latest.channel_id)
+        links = self.links(seat)
+        label = game_label(self.lang, seat.game_id, seat.game.title)
+        words = words_of(self.lang, "chat", {"label": label, "count": len(news)})
+        ctx = {
+            "name": cap(self.player.display_name, MAX_USER_TEXT),
+            "subject": words.subject,
+            "label": label,
+            "colour_name": colour_name(self.lang, seat.colour),
+            "sections": mail_sections(self.lang, unread, seat.colour, self.player.timezone),
+            "reply_to": channel_title(self.lang, channel.key, seat.colour) if self.settings.reply_domain else None,
+            "max_lines": chat.MAX_LINES,
+            "seat_url": links.seat,
+            "prefs_url": links.prefs,
+        }
+        reply_to = None
+        if self.settings.reply_domain:
+            assert channel.id is not None
+            reply_to = reply_address.make_chat(
+                self.settings.secret_key, self.settings.reply_domain, seat.id, channel.id, seat.link_generation
+            )
+        message = envelope(self, row, "mail/chat", ctx, reply_to)
+        _thread(message, seat.game_id, seat.id, _host(self.settings), starts=False)
+        return Mail(message, chat={seat.id: max(m.id for c in unread for m in c.messages)})
+
+
+def _section(lang: str, shown: SeatShown, links: Links, rounds: list[Round], with_board: bool) -> dict[str, Any]:
+    """A seat's section of a mail, as templates/mail/notice.* read it."""
+    decision = shown.decision
+    return {
+        "label": shown.label,
+        "colour": shown.colour,
+        "colour_name": shown.colour_name,
+        "round": shown.round,
+        "round_title": shown.round_title,
+        "rounds": [{"round": r.round, "title": r.title, "lines": r.lines} for r in rounds],
+        "decision": None
+        if decision is None
+        else {
+            "window": decision.window,
+            "text": decision.text,
+            "commands": [
+                {"line": c.command, "url": links.one_tap(decision.window, c.command)} for c in decision.choices
+            ],
+            "hints": decision.hints,
+            "deadline": decision.deadline,
+            "relative": decision.relative,
+            "answer": decision.answer,
+        },
+        "hand": shown.hand,
+        "dice": shown.dice,
+        "truck": None if decision is None else decision.truck,
+        "board": board.table(lang, shown.view) if with_board else None,
+        "outcome": None
+        if shown.outcome is None
+        else {
+            "winners": ", ".join(shown.outcome.winners),
+            "scores": shown.outcome.scores,
+            "won": shown.outcome.won,
+        },
+        "seat_url": links.seat,
+    }
+
+
+# --- the envelope -------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Words:
+    subject: str
+    intro: str
+
+
+def words_of(lang: str, variant: str, values: dict[str, Any]) -> Words:
+    """The subject and intro of a mail (templates/mail/words.txt)."""
+    module = i18n.environment(lang).get_template("mail/words.txt").module
+    return Words(str(module.subject(variant, values)).strip(), str(module.intro(variant, values)).strip())  # type: ignore[attr-defined]
+
+
+def _host(settings: Settings) -> str:
+    address = parseaddr(settings.mail_from)[1]
+    if "@" in address:
+        return address.rsplit("@", 1)[1].strip().lower() or "deadmail"
+    return urlsplit(settings.base_url).hostname or "deadmail"
+
+
+def thread_root(game_id: int, seat_id: int, host: str) -> str:
+    """The Message-ID of a seat's first mail: every later mail of the seat points at it (one thread per game)."""
+    return f"<deadmail.game-{game_id}.seat-{seat_id}@{host}>"
+
+
+def _thread(message: EmailMessage, game_id: int, seat_id: int, host: str, starts: bool) -> None:
+    root = thread_root(game_id, seat_id, host)
+    if starts:
+        message.replace_header("Message-ID", root)
+    else:
+        message["In-Reply-To"] = root
+        message["References"] = root
+
+
+def envelope(composer: Composer, row: Outbox, template: str, ctx: dict[str, Any], reply_to: str | None) -> EmailMessage:
+    """A mail to the composer's player: ``template``.txt and .html rendered with ``ctx`` (its "subject" included),
+    the headers every deadmail mail carries, and ``reply_to`` when replying to it does something."""
+    settings, player, lang = composer.settings, composer.player, composer.lang
+    text = i18n.render(f"{template}.txt", lang, **ctx)
+    html = css_inline.inline(i18n.render(f"{template}.html", lang, **ctx), load_remote_stylesheets=False)
+    message = EmailMessage()
+    message["From"] = settings.mail_from
+    message["To"] = f'"{cap(player.display_name, MAX_USER_TEXT).replace(chr(34), "")}" <{player.email}>'
+    message["Subject"] = cap(ctx["subject"], 200)
+    message["Date"] = formatdate(localtime=False)
+    message["Message-ID"] = make_msgid(idstring=f"deadmail.{row.key.replace(':', '.')}", domain=_host(settings))
+    if reply_to:
+        message["Reply-To"] = reply_to
+    message["Auto-Submitted"] = "auto-generated"
+    message["List-Unsubscribe"] = f"<{settings.base_url}/p/{composer.ptoken}>"
+    message.set_content(text)
+    message.add_alternative(html, subtype="html")
+    message["Content-Language"] = lang  # after the content: set_content clears the Content-* headers
+    return message
+
+
+def _notice_mail(composer: Composer, row: Outbox, draft: Draft) -> Mail:
+    settings = composer.settings
+    words = words_of(composer.lang, draft.variant, draft.words)
+    ctx = {
+        "kind": row.kind,
+        "name": cap(composer.player.display_name, MAX_USER_TEXT),
+        "intro": words.intro,
+        "sections": draft.sections,
+        "notes": draft.notes,
+        "actions": draft.actions,
+        "prefs_url": f"{settings.base_url}/p/{composer.ptoken}",
+        "subject": words.subject,
+        #: one decision: replying to this mail answers it (the reply address is the seat's and window's)
+        "can_reply": len(draft.replies) == 1,
+    }
+    reply_to = None
+    if settings.reply_domain and len(draft.replies) == 1:
+        seat_id, window, generation = draft.replies[0]
+        reply_to = reply_address.make(settings.secret_key, settings.reply_domain, seat_id, window, generation)
+    message = envelope(composer, row, "mail/notice", ctx, reply_to)
+    if len(draft.seats) == 1:
+        game_id, seat_id, had_mail = draft.seats[0]
+        _thread(message, game_id, seat_id, _host(settings), starts=not had_mail and seat_id in draft.told)
+    return Mail(message, dict(draft.told), dict(draft.chat))
+
+
+_SEAT_KINDS: dict[str, Callable[[Composer, Outbox, Seat], Draft | None]] = {
+    MailKind.TURN: Composer.notice,
+    MailKind.UPDATE: Composer.notice,
+    MailKind.GAME_OVER: Composer.notice,
+    MailKind.REPLY: Composer.reply,
+    MailKind.LINK: Composer.link,
+}
+_PLAYER_KINDS: dict[str, Callable[[Composer, Outbox], Draft | None]] = {
+    MailKind.REMINDER: Composer.reminder,
+    MailKind.DIGEST: Composer.digest,
+    MailKind.ORGANISER: Composer.organiser,
+}
+
+
+def compose(db: Database, row_id: int, settings: Settings, now: datetime | None = None) -> Mail | None:
+    """The mail for one outbox row, or None when nothing is left to tell (the row is then skipped)."""
+    now = now or utcnow()
+    with db.session() as session:
+        row = session.get(Outbox, row_id)
+        if row is None:
+            return None
+        composer = Composer(session, settings, row.player, now)
+        seat = session.get(Seat, row.seat_id) if row.seat_id else None
+        draft: Draft | None = None
+        if row.kind == MailKind.CHAT:
+            return None if seat is None else composer.chat(row, seat)
+        if row.kind in _SEAT_KINDS and seat is not None:
+            draft = _SEAT_KINDS[row.kind](composer, row, seat)
+        elif row.kind in _PLAYER_KINDS:
+            draft = _PLAYER_KINDS[row.kind](composer, row)
+        else:
+            log.warning("outbox %s: cannot compose a %r mail", row.id, row.kind)
+        return None if draft is None else _notice_mail(composer, row, draft)
+
+
+__all__ = ["Composer", "Links", "Mail", "compose", "envelope", "thread_root"]

@@ -1,0 +1,174 @@
+"""The after-game replay: every event of a finished game, private ones included with who saw them, grouped by
+round, with the answers given and the public board at the end of each round.
+
+Built from the engine's final view (``engine.replay``) and its step-by-step replay (``engine.replay_steps``); both
+refuse a game that is not over, and so does ``services.games.finished``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import engine
+
+from ..services.games import Finished
+from ..text import glossary
+from ..text.i18n import translations
+from ..text.sentences import describe_answer, event_text
+from .board import board_svg, table
+from .seat import game_label
+
+__all__ = ["ReplayAnswer", "ReplayEvent", "RoundReplay", "replay_page", "rounds"]
+
+
+@dataclass
+class ReplayEvent:
+    index: int
+    type: str
+    text: str
+    #: who saw it when it happened: None for a public event, else the colours (empty: nobody, the replay only).
+    seen_by: list[str] | None
+    #: "seen by Red, Blue" / "seen by nobody until now"; None for a public event.
+    seen_by_text: str | None
+
+
+@dataclass
+class ReplayAnswer:
+    window: int
+    player: str
+    kind: str
+    #: the answer in the contract's JSON form (the default one for a timeout; None for a standing order).
+    answer: Any
+    timeout: bool
+    text: str
+    #: the player's colour as a name ("Red", "Rosso").
+    who: str = ""
+
+
+@dataclass
+class RoundReplay:
+    round: int
+    events: list[ReplayEvent] = field(default_factory=list)
+    answers: list[ReplayAnswer] = field(default_factory=list)
+    #: the public board at the end of the round, shaped like the public part of ``engine.view``.
+    board_view: dict[str, Any] = field(default_factory=dict)
+
+
+def _seen_by(lang: str, to: list[str] | None) -> str | None:
+    if to is None:
+        return None
+    t = translations(lang)
+    if not to:
+        return str(t.gettext("seen by nobody until now"))
+    names = ", ".join(glossary.colour_name(lang, c) for c in to)
+    return str(t.gettext("seen by %(players)s") % {"players": names})
+
+
+def _answer_text(lang: str, request: dict[str, Any] | None, answer: Any, timeout: bool) -> str:
+    t = translations(lang)
+    if timeout:
+        said = str(t.gettext("no answer in time: the default answer was used"))
+        if request is not None and answer is not None:
+            said += " (" + describe_answer(lang, request, answer) + ")"
+        return said
+    if request is None or answer is None:
+        return str(t.gettext("no answer"))
+    return describe_answer(lang, request, answer)
+
+
+def _answer(lang: str, step: engine.ReplayAnswer) -> ReplayAnswer:
+    who = glossary.colour_name(lang, step.player)
+    if step.standing_order is not None:
+        order = ", ".join(glossary.character_name(lang, c) for c in step.standing_order)
+        text = str(translations(lang).gettext("sets the standing order: %(characters)s") % {"characters": order})
+        return ReplayAnswer(step.window, step.player, "standing_order", None, False, text, who)
+    text = _answer_text(lang, step.request, step.answer, step.timeout)
+    return ReplayAnswer(step.window, step.player, str(step.kind), step.answer, step.timeout, text, who)
+
+
+def _events(lang: str, events: list[dict[str, Any]]) -> list[list[ReplayEvent]]:
+    """The full event log as sentences, one list per round (``round_started`` opens one)."""
+    out: list[list[ReplayEvent]] = [[]]
+    for index, event in enumerate(events):
+        if event["type"] == "round_started":
+            out.append([])
+        to = event.get("to")
+        text = event_text(lang, {k: v for k, v in event.items() if k != "to"}, None)
+        if event["type"] == "answer_auto" and event.get("answer") is not None:  # what was answered, revealed
+            text += " (" + describe_answer(lang, {"kind": event.get("kind")}, event["answer"]) + ")"
+        out[-1].append(
+            ReplayEvent(index, str(event["type"]), text, None if to is None else list(to), _seen_by(lang, to))
+        )
+    return out
+
+
+def rounds(eng: engine.Game, lang: str) -> list[RoundReplay]:
+    """The replay of a finished game, round by round (round 0 is the setup); ValueError while it runs."""
+    full = engine.replay(eng)  # the engine's own guarantee: no secret of a running game
+    steps = engine.replay_steps(eng)
+    out = [
+        RoundReplay(round=int(board["round"]), events=events, board_view=board)
+        for board, events in zip(steps.boards, _events(lang, full["events"]), strict=True)
+    ]
+    by_round = {r.round: r for r in out}
+    for step in steps.answers:
+        if step.round in by_round:
+            by_round[step.round].answers.append(_answer(lang, step))
+    return out
+
+
+# --- pages ---------------------------------------------------------------------------------------------------------
+
+
+def _scores(lang: str, outcome: dict[str, Any] | None, players: list[str]) -> list[dict[str, Any]]:
+    if not outcome:
+        return []
+    scores = outcome.get("scores") or {}
+    cards = outcome.get("cards") or {}
+    winners = set(outcome.get("winners") or [])
+    rows = [
+        {
+            "colour": colour,
+            "name": glossary.colour_name(lang, colour),
+            "points": int(scores.get(colour) or 0),
+            "cards": int(cards.get(colour) or 0),
+            "winner": colour in winners,
+        }
+        for colour in players
+    ]
+    return sorted(rows, key=lambda r: (-r["points"], -r["cards"], players.index(r["colour"])))
+
+
+def replay_page(lang: str, game: Finished, round_no: int | None) -> dict[str, Any]:
+    """What templates/replay.html shows of round ``round_no`` (the first when absent or unknown) of a finished game."""
+    eng = game.engine
+    steps = rounds(eng, lang)
+    numbers = [r.round for r in steps]
+    chosen = round_no if round_no in numbers else numbers[0]
+    pos = numbers.index(chosen)
+    step = steps[pos]
+    players = list(eng.players)
+    return {
+        "game": {"id": game.game_id, "title": game.title, "label": game_label(lang, game.game_id, game.title or "")},
+        "players": [
+            {
+                "colour": c,
+                "name": glossary.colour_name(lang, c),
+                "player": (game.people.get(c) or "")[:80],
+                "bot": c in game.bots,
+            }
+            for c in players
+        ],
+        "rounds": numbers,
+        "round": chosen,
+        "previous": numbers[pos - 1] if pos > 0 else None,
+        "next": numbers[pos + 1] if pos + 1 < len(numbers) else None,
+        "step": step,
+        "board": step.board_view,
+        "table": table(lang, step.board_view),
+        "svg": board_svg(step.board_view, lang, None),
+        "phase": glossary.phase_name(lang, str(step.board_view.get("phase"))),
+        "scores": _scores(lang, eng.outcome, players),
+        "winners": [glossary.colour_name(lang, c) for c in (eng.outcome or {}).get("winners") or []],
+    }

@@ -1,0 +1,216 @@
+"""What a seat's player is shown, built once for the seat page and for every mail about the seat.
+
+Everything comes from ``services.seats.seat_state``: the engine's view of the seat (``engine.view``, the one
+redaction), the open window's deadline, and the seat's own request and answer in it. Nothing here reads the
+database or knows another seat's secrets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from ..text import glossary
+from ..text.grammar import CommandError, commands_for, hints_for, parse_reply
+from ..text.i18n import format_when, translations
+from ..text.sentences import describe_answer, event_text, request_text
+
+#: the longest game title shown in a label.
+MAX_TITLE = 60
+
+
+def cap(text: object, limit: int) -> str:
+    """User text for a page or mail line: one line, at most ``limit`` characters (escaping does the rest)."""
+    flat = " ".join(str(text or "").split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def game_label(lang: str, game_id: int, title: str) -> str:
+    """ "Mall of Horror, game 7 (Friday night)"."""
+    label = translations(lang).gettext("Mall of Horror, game %(number)s") % {"number": game_id}
+    return f"{label} ({cap(title, MAX_TITLE)})" if str(title or "").strip() else label
+
+
+def round_title(lang: str, number: int) -> str:
+    t = translations(lang)
+    return t.gettext("Setting up") if not number else t.gettext("Round %(number)s") % {"number": number}
+
+
+def card_entry(lang: str, card: str) -> dict[str, str]:
+    """A card in a hand or in the truck: its engine name, its name in ``lang`` and what it does."""
+    return {"card": card, "name": glossary.card_name(lang, card), "text": glossary.card_text(lang, card)}
+
+
+# --- the history --------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Round:
+    round: int
+    title: str
+    lines: list[str] = field(default_factory=list)
+
+
+def history(lang: str, events: list[dict[str, Any]], reader: str | None, told: int = 0) -> list[Round]:
+    """The view's events as sentences, grouped by round (``round_started`` opens one; it is public), in the order
+    they happened. ``told``: the first ``told`` events are left out (a mail tells only what is new to its reader);
+    rounds without any line are left out."""
+    rounds = [Round(0, round_title(lang, 0))]
+    for index, event in enumerate(events):
+        if event.get("type") == "round_started":
+            number = int(event.get("round") or 0)
+            rounds.append(Round(number, round_title(lang, number)))
+        if index < told:
+            continue
+        line = event_text(lang, event, reader)
+        if line:
+            rounds[-1].lines.append(line)
+    return [r for r in rounds if r.lines]
+
+
+def newest_first(rounds: list[Round]) -> list[Round]:
+    """The history as the seat page shows it: the newest round first, and in each round the newest line first."""
+    return [Round(r.round, r.title, list(reversed(r.lines))) for r in reversed(rounds)]
+
+
+# --- the decision -------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Choice:
+    #: the reply command (what a one-tap link or a reply by mail sends).
+    command: str
+    #: what it means, in words.
+    meaning: str
+    #: the answer given so far.
+    checked: bool
+
+
+@dataclass
+class Decision:
+    window: int
+    text: str
+    choices: list[Choice]
+    #: sentences about the optional forms of commands (AND, IF NEEDED, ELSE, IF FULL).
+    hints: list[str]
+    #: the truck cards drawn, when the decision is the truck's.
+    truck: list[dict[str, str]] | None
+    #: the answer given so far, in words.
+    answer: str | None
+    deadline: str
+    relative: str
+
+
+def decision(lang: str, view: dict[str, Any], window: dict[str, Any], now: datetime, tz: str) -> Decision | None:
+    """The seat's open request as choices: each legal command with what it means; None when it owes nothing."""
+    request, stored = window["request"], window["answer"]
+    if request is None:
+        return None
+    choices = []
+    for line in commands_for(request, view, lang):
+        try:
+            meaning = parse_reply(line, request, view, lang)
+        except CommandError:  # commands_for lists only legal commands; never shown without a meaning
+            continue
+        choices.append(Choice(line, describe_answer(lang, request, meaning), stored is not None and meaning == stored))
+    truck = None
+    if request.get("kind") == "truck":
+        truck = [card_entry(lang, c) for c in request.get("cards") or []]
+    deadline, relative = format_when(datetime.fromisoformat(window["deadline"]), now, tz, lang)
+    return Decision(
+        window=int(window["number"]),
+        text=request_text(lang, request, view.get("phase")),
+        choices=choices,
+        hints=hints_for(request, view, lang),
+        truck=truck,
+        answer=None if stored is None else describe_answer(lang, request, stored),
+        deadline=deadline,
+        relative=relative,
+    )
+
+
+# --- the outcome ----------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    winners: list[str]
+    #: each player with a score, in seating order: {"name", "score"}.
+    scores: list[dict[str, Any]]
+    #: the reader is among the winners.
+    won: bool
+
+
+def outcome(lang: str, view: dict[str, Any]) -> Outcome | None:
+    result = view.get("outcome")
+    if not result:
+        return None
+    scores = result.get("scores") or {}
+    winners = list(result.get("winners") or [])
+    return Outcome(
+        winners=[glossary.colour_name(lang, c) for c in winners],
+        scores=[{"name": glossary.colour_name(lang, c), "score": scores[c]} for c in view["players"] if c in scores],
+        won=view.get("you") in winners,
+    )
+
+
+# --- the whole seat ---------------------------------------------------------------------------------------------
+
+
+@dataclass
+class SeatShown:
+    """Everything a seat's page or mail section shows (the board is drawn from ``view``)."""
+
+    label: str
+    colour: str
+    colour_name: str
+    round: int
+    round_title: str
+    phase: str
+    view: dict[str, Any]
+    #: the open window's number and deadline, when a window is open (the seat may owe nothing in it).
+    window: int | None
+    deadline: str | None
+    relative: str | None
+    decision: Decision | None
+    hand: list[dict[str, str]]
+    dice: list[int] | None
+    history: list[Round]
+    outcome: Outcome | None
+    #: the colours still deciding in the open window, by name.
+    owing: list[str]
+
+
+def seat_shown(lang: str, state: dict[str, Any], now: datetime, *, told: int = 0) -> SeatShown:
+    """The seat of ``services.seats.seat_state`` for a reader in ``lang`` (times in the seat player's zone).
+    ``told``: the history without the first ``told`` events of the seat's view (what a mail told already)."""
+    view, window, game = state["view"], state["window"], state["game"]
+    colour, tz = view["you"], state["seat"]["timezone"]
+    deadline = relative = None
+    if window is not None:
+        deadline, relative = format_when(datetime.fromisoformat(window["deadline"]), now, tz, lang)
+    owing: list[str] = []
+    for item in view.get("waiting_for") or []:
+        name = glossary.colour_name(lang, item["player"])
+        if name not in owing:
+            owing.append(name)
+    number = int(view.get("round") or 0)
+    return SeatShown(
+        label=game_label(lang, game["id"], game["title"] or ""),
+        colour=colour,
+        colour_name=glossary.colour_name(lang, colour),
+        round=number,
+        round_title=round_title(lang, number),
+        phase=glossary.phase_name(lang, str(view.get("phase") or "setup")),
+        view=view,
+        window=None if window is None else int(window["number"]),
+        deadline=deadline,
+        relative=relative,
+        decision=None if window is None else decision(lang, view, window, now, tz),
+        hand=[card_entry(lang, c) for c in view.get("hand") or []],
+        dice=None if view.get("dice") is None else [int(v) for v in view["dice"]],
+        history=history(lang, view.get("events") or [], colour, told),
+        outcome=outcome(lang, view),
+        owing=owing,
+    )

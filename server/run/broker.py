@@ -1,0 +1,40 @@
+"""kombu's filesystem transport, made safe for the embedded default.
+
+The stock transport creates a message file and then writes it; a consumer polling at that moment can take the
+empty file and the worker dies on it (kombu issue 1551). Here a message is written under a hidden name, which
+the consumer ignores, and renamed into place, which is atomic within a folder.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from time import monotonic
+from typing import Any
+
+from kombu.exceptions import ChannelError
+from kombu.transport import TRANSPORT_ALIASES, filesystem
+from kombu.utils.encoding import str_to_bytes
+from kombu.utils.json import dumps
+
+
+class Channel(filesystem.Channel):
+    def _put(self, queue: Any, payload: Any, **kwargs: Any) -> None:  # type: ignore[override]
+        name = f"{round(monotonic() * 1000)}_{uuid.uuid4()}.{queue}.msg"
+        final = os.path.join(self.data_folder_out, name)
+        hidden = os.path.join(self.data_folder_out, f".{name}.part")  # _get only takes "<stamp>.<queue>.msg"
+        try:
+            with open(hidden, "wb") as handle:
+                handle.write(str_to_bytes(dumps(payload)))
+            os.replace(hidden, final)
+        except OSError as exc:
+            raise ChannelError(f"Cannot add file {final!r} to directory") from exc
+
+
+class Transport(filesystem.Transport):
+    Channel = Channel
+
+
+def register() -> None:
+    """Make ``filesystem://`` URLs use this transport, in this process."""
+    TRANSPORT_ALIASES["filesystem"] = "server.run.broker:Transport"

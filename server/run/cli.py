@@ -1,0 +1,269 @@
+"""The ``deadmail`` command."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from typing import Any
+
+import click
+import waitress
+from flask import Flask
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
+
+from ..config import Settings, remember_served_url
+from ..db import Database
+from ..mail.inbound import serve
+from ..services import games
+from ..services.errors import ShownError
+from ..services.links import LinkError, mailbox_token
+from ..services.seats import rotate_link
+from ..services.tempo import check_timezone, parse_deadlines
+from ..web.app import create_app
+from .demo import run_auto
+from .migrate import upgrade
+from .processes import Supervised
+from .queue import Queue
+
+
+def web_app(settings: Settings | None = None) -> Flask:
+    """The web app of this installation's settings, its database handing work to the task queue."""
+    settings = settings or Settings.from_env()
+    return create_app(settings, Database(settings.database_url, tasks=Queue(settings)))
+
+
+def _settings() -> Settings:
+    try:
+        return Settings.from_env()
+    except ValueError as exc:  # e.g. a malformed DEADMAIL_SMTP_URL: one line, not a traceback
+        raise click.ClickException(str(exc)) from None
+
+
+@click.group()
+def main() -> None:
+    """deadmail: Mall of Horror by e-mail and web links."""
+
+
+@main.command()
+def migrate() -> None:
+    """Create the database or bring it to the latest schema."""
+    settings = _settings()
+    upgrade(settings.database_url)
+    click.echo(f"database ready: {settings.database_url}")
+
+
+@main.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8080, show_default=True, type=int)
+def up(host: str, port: int) -> None:
+    """Start everything on this machine: database, web server, worker and beat (the embedded default)."""
+    settings = _settings()
+    if not os.environ.get("DEADMAIL_BASE_URL"):  # links, made here or by other commands, point where we listen
+        settings = replace(settings, base_url=f"http://{host}:{port}")
+        remember_served_url(settings.data_dir, settings.base_url)
+    click.echo("preparing the database …", err=True)
+    upgrade(settings.database_url)
+    click.echo("starting the worker …", err=True)
+    worker = Supervised(settings)
+    signal.signal(signal.SIGTERM, _interrupt)  # stopped by a service manager: like Ctrl+C, the worker too
+    try:
+        click.echo(f"deadmail is running at http://{host}:{port}/  (links use {settings.base_url})")
+        click.echo(f"data: {settings.data_dir}   mail is written to {settings.mail_dir}")
+        if not settings.smtp_url:
+            click.echo(f"Mail (files): {settings.base_url}/mail/{mailbox_token(settings.secret_key)}")
+        click.echo(
+            f"organisers: {settings.base_url}/o/  (token in {settings.data_dir / 'api_token'}, or DEADMAIL_API_TOKEN)"
+        )
+        click.echo("create a game to play:  deadmail demo --email you@example.org      stop: Ctrl+C")
+        sys.stdout.flush()
+        waitress.serve(web_app(settings), host=host, port=port, threads=8)
+    except KeyboardInterrupt:
+        click.echo("stopping …", err=True)
+    finally:
+        worker.stop()
+
+
+def _interrupt(_signum: int, _frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+@main.command()
+@click.option("--port", default=2525, show_default=True, type=int)
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--lmtp", is_flag=True, help="speak LMTP (behind Postfix or another MTA) instead of SMTP")
+def inbound(port: int, host: str, lmtp: bool) -> None:
+    """Listen for replies by mail (to signed addresses at DEADMAIL_REPLY_DOMAIN) and apply them."""
+    settings = _settings()
+    if not settings.reply_domain:
+        raise click.ClickException("set DEADMAIL_REPLY_DOMAIN: replies are taken only at that domain")
+
+    def progress(line: str) -> None:
+        click.echo(line)
+        sys.stdout.flush()
+
+    signal.signal(signal.SIGTERM, _interrupt)
+    with database(settings) as db:
+        try:
+            serve(settings, db, (host, port), lmtp, progress)
+        except KeyboardInterrupt:
+            click.echo("stopping …", err=True)
+        except OSError as exc:
+            raise click.ClickException(f"cannot listen on {host}:{port}: {exc}") from None
+
+
+@main.group()
+def game() -> None:
+    """Create and inspect games."""
+
+
+@game.command("create")
+@click.option("--player", "players", multiple=True, required=True, help="'Name <email>' or 'bot' (3 to 6 times)")
+@click.option("--option", "options", multiple=True, help="a RULES.md section G option, key=value")
+@click.option("--deadline", "deadlines", multiple=True, help="24h for every request, or kind=6h")
+@click.option("--timezone", default="UTC", show_default=True, help="the game's IANA time zone")
+@click.option("--no-quiet-hours", is_flag=True, help="deadlines may fall in players' quiet hours")
+@click.option("--seed", type=int, default=None)
+@click.option("--title", default="")
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+def game_create(
+    *,
+    players: tuple[str, ...],
+    options: tuple[str, ...],
+    deadlines: tuple[str, ...],
+    timezone: str,
+    no_quiet_hours: bool,
+    seed: int | None,
+    title: str,
+    as_json: bool,
+) -> None:
+    """Create and start a game; prints its id and each seat's colour, player and signed link."""
+    settings = _settings()
+    try:
+        spec = games.GameSpec(
+            players=[games.parse_player(p) for p in players],
+            options=_options(options),
+            deadlines=parse_deadlines(deadlines),
+            timezone=check_timezone(timezone),
+            avoid_quiet_hours=not no_quiet_hours,
+            seed=seed,
+            title=title,
+        )
+    except ShownError as exc:
+        raise click.ClickException(str(exc)) from None
+    with database(settings) as db:
+        try:
+            created = games.create_game(db, spec)
+        except games.GameError as exc:
+            raise click.ClickException(str(exc)) from None
+        seats = games.seat_links(db, created.game_id, settings.secret_key, settings.base_url)
+    if as_json:
+        click.echo(json.dumps({"id": created.game_id, "seats": seats}))
+        return
+    click.echo(f"game {created.game_id} started")
+    for seat in seats:
+        who = f"{seat['player']['name']} <{seat['player']['email']}>" if seat["player"] else f"bot ({seat['bot']})"
+        click.echo(f"  {seat['colour']:7} {who}\n          {seat['link'] or ''}")
+
+
+@game.command("show")
+@click.argument("game_id", type=int)
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+def game_show(game_id: int, as_json: bool) -> None:
+    """A game's status, round, phase, who still owes what, and the outcome."""
+    with database(_settings()) as db:
+        try:
+            status = games.game_status(db, game_id)
+        except games.GameError as exc:
+            raise click.ClickException(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps(status))
+        return
+    click.echo(f"game {status['id']}: {status['status']}, round {status['round']}, phase {status['phase']}")
+    for owed in status["owed"]:
+        click.echo(f"  waiting for {owed['colour']} ({owed['player']}): {owed['kind']}")
+    if status["outcome"]:
+        click.echo(f"  winners: {', '.join(status['outcome']['winners'])}")
+
+
+@game.command("link")
+@click.argument("game_id", type=int)
+@click.argument("colour")
+@click.option("--rotate", is_flag=True, help="revoke the seat's earlier links and print a new one")
+def game_link(game_id: int, colour: str, rotate: bool) -> None:
+    """Print a seat's signed link (with --rotate, after revoking every earlier one)."""
+    settings = _settings()
+    with database(settings) as db:
+        try:
+            if rotate:
+                rotate_link(db, game_id, colour)
+            seats = games.seat_links(db, game_id, settings.secret_key, settings.base_url)
+        except LinkError as exc:
+            raise click.ClickException(str(exc)) from None
+    link = next((s["link"] for s in seats if s["colour"] == colour and s["link"]), None)
+    if link is None:
+        raise click.ClickException(f"game {game_id} has no seat {colour!r} played by a person")
+    click.echo(link)
+
+
+@main.command()
+@click.option("--email", default="you@example.org", show_default=True, help="your e-mail: the mail goes there")
+@click.option("--name", default="You", show_default=True)
+@click.option("--players", default=4, show_default=True, type=click.IntRange(3, 6))
+@click.option("--auto", is_flag=True, help="play a whole game of bots through HTTP, broker, worker and database")
+@click.option("--deadline", default="5s", show_default=True, help="with --auto: every request's deadline")
+@click.option("--seed", type=int, default=None)
+def demo(email: str, name: str, players: int, auto: bool, deadline: str, seed: int | None) -> None:
+    """Start a game against bots at once (or, with --auto, watch bots play one through the whole system)."""
+    settings = _settings()
+    if auto:
+        click.echo(json.dumps(run_auto(settings, players, deadline, seed, progress=sys.stderr)))
+        return
+    spec = games.GameSpec(
+        players=[games.PlayerSpec(name=name, email=email.lower())]
+        + [games.PlayerSpec(bot="sensible") for _ in range(players - 1)],
+        seed=seed,
+    )
+    with database(settings) as db:
+        try:
+            created = games.create_game(db, spec)
+        except games.GameError as exc:
+            raise click.ClickException(str(exc)) from None
+        link = games.seat_links(db, created.game_id, settings.secret_key, settings.base_url)[0]["link"]
+    click.echo(f"game {created.game_id}: you play against {players - 1} bots. Open your seat:\n\n    {link}\n")
+    click.echo(f"(with `deadmail up` running; your mail is also written to {settings.mail_dir})")
+
+
+def _options(pairs: tuple[str, ...]) -> dict[str, Any]:
+    options: dict[str, Any] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep:
+            raise games.GameError(f"--option {pair!r}: write key=value, e.g. turn_order=strict")
+        value = value.strip()
+        try:
+            options[key.strip()] = json.loads(value) if value.startswith("{") else value
+        except json.JSONDecodeError:
+            raise games.GameError(f"--option {key.strip()}: {value!r} is not valid JSON") from None
+    return options
+
+
+@contextmanager
+def database(settings: Settings) -> Iterator[Database]:
+    """The migrated database for one command, closed afterwards; a clear message when it cannot be reached. Its
+    after-commit work (a new game's mail, a reply's advance) goes to the task queue."""
+    try:
+        upgrade(settings.database_url)
+    except OperationalError as exc:
+        where = make_url(settings.database_url).render_as_string(hide_password=True)
+        raise click.ClickException(f"cannot reach the database {where}: {str(exc.orig).splitlines()[0]}") from None
+    db = Database(settings.database_url, tasks=Queue(settings))
+    try:
+        yield db
+    finally:
+        db.dispose()

@@ -1,0 +1,829 @@
+"""Sentences for players in English, Italian and Polish: what happened (one line per engine event), what a
+request asks, what an answer means. Names come from the glossary, words from the catalogs.
+
+``event_text`` and ``request_text`` say only what is in the event or request they are given: pass them what
+``engine.view(game, colour)`` shows that reader.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from babel.lists import format_list
+from babel.support import Translations
+
+from engine.data import WEAPONS
+
+from ..models import pick_language
+from .glossary import card_name, character_name, colour_name, kind_name, location_label, location_name
+from .i18n import DATE_LOCALES, translations
+
+__all__ = ["EVENT_TYPES", "describe_answer", "event_text", "request_text"]
+
+
+# --- sentences --------------------------------------------------------------------------------------------------
+
+
+class _Say:
+    """The pieces of a sentence for one language."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = pick_language(lang)
+        self.t: Translations = translations(self.lang)
+
+    def who(self, colour: Any) -> str:
+        return colour_name(self.lang, str(colour))
+
+    def char(self, character: Any) -> str:
+        return character_name(self.lang, str(character))
+
+    def card(self, card: Any) -> str:
+        return card_name(self.lang, str(card))
+
+    def place(self, number: Any) -> str:
+        return location_label(self.lang, number)
+
+    def join(self, items: Iterable[str]) -> str:
+        items = list(items)
+        return format_list(items, locale=DATE_LOCALES[self.lang]) if items else "—"
+
+    def dice(self, values: Any) -> str:
+        return self.join(str(v) for v in values or [])
+
+    def places(self, numbers: Any) -> str:
+        return self.join(self.place(n) for n in numbers or [])
+
+    def cards(self, cards: Any) -> str:
+        return self.join(self.card(c) for c in cards or [])
+
+    def colours(self, colours: Any) -> str:
+        return self.join(self.who(c) for c in colours or [])
+
+
+Event = dict[str, Any]
+
+
+def _first_chief(s: _Say, e: Event, you: bool) -> str:
+    if e.get("drawn"):
+        return s.t.gettext("%(chief)s was drawn to be the first Chief of Security.") % {"chief": s.who(e.get("chief"))}
+    return s.t.gettext("%(chief)s is the first Chief of Security.") % {"chief": s.who(e.get("chief"))}
+
+
+def _deck_shuffled(s: _Say, e: Event, you: bool) -> str:
+    return s.t.gettext("The action cards are shuffled.")
+
+
+def _card_dealt(s: _Say, e: Event, you: bool) -> str:
+    if you:
+        return s.t.gettext("You are dealt a card: %(card)s.") % {"card": s.card(e.get("card"))}
+    return s.t.gettext("%(player)s is dealt a card: %(card)s.") % {
+        "player": s.who(e.get("player")),
+        "card": s.card(e.get("card")),
+    }
+
+
+def _placement_dice(s: _Say, e: Event, you: bool) -> str:
+    return s.t.gettext("%(player)s rolls %(dice)s to place a character.") % {
+        "player": s.who(e.get("player")),
+        "dice": s.dice(e.get("dice")),
+    }
+
+
+def _placed(s: _Say, e: Event, you: bool) -> str:
+    values = {
+        "player": s.who(e.get("player")),
+        "character": s.char(e.get("character")),
+        "place": s.place(e.get("location")),
+    }
+    if you:
+        return s.t.gettext("You place your %(character)s at %(place)s.") % values
+    return s.t.gettext("%(player)s places the %(character)s at %(place)s.") % values
+
+
+def _initial_zombies(s: _Say, e: Event, you: bool) -> str:
+    text = s.t.gettext("The first zombies arrive: the dice show %(dice)s.") % {"dice": s.dice(e.get("dice"))}
+    if e.get("ignored"):
+        text += " " + s.t.gettext("Dice showing a closed location are ignored: %(dice)s.") % {
+            "dice": s.dice(e.get("ignored"))
+        }
+    return text
+
+
+def _round_started(s: _Say, e: Event, you: bool) -> str:
+    return s.t.gettext("Round %(round)s begins.") % {"round": e.get("round")}
+
+
+def _truck_skipped(s: _Say, e: Event, you: bool) -> str:
+    reason = e.get("reason")
+    if reason == "deck_empty":
+        return s.t.gettext("Nobody searches the truck: there are no cards left in it.")
+    if reason == "parking_empty":
+        return s.t.gettext("Nobody searches the truck: there is nobody at the Parking Lot.")
+    return s.t.gettext("Nobody searches the truck: the re-vote was tied.")
+
+
+def _auto_truck(s: _Say, answer: Any) -> str:
+    return s.t.gettext("You keep %(card)s, the only card in the truck.") % {"card": s.card(answer.get("keep"))}
+
+
+def _auto_victim(s: _Say, answer: Any) -> str:
+    return s.t.gettext(
+        "Your %(character)s was given up to the zombies by your standing order or as your only choice."
+    ) % {"character": s.char(answer)}
+
+
+def _auto_vote(s: _Say, answer: Any) -> str:
+    return s.t.gettext("Your vote went to %(colour)s, the only possible choice.") % {"colour": s.who(answer)}
+
+
+def _auto_destination(s: _Say, answer: Any) -> str:
+    return s.t.gettext("Your destination is %(place)s, the only possible choice.") % {"place": s.place(answer)}
+
+
+def _auto_zombie(s: _Say, answer: Any) -> str:
+    return s.t.gettext("Your zombie goes to %(place)s, the only possible choice.") % {"place": s.place(answer)}
+
+
+def _auto_move(s: _Say, answer: Any) -> str:
+    return s.t.gettext("You move your %(character)s, the only character you could move.") % {
+        "character": s.char(answer.get("character"))
+    }
+
+
+def _auto_place(s: _Say, answer: Any) -> str:
+    return s.t.gettext("Your %(character)s is placed at %(place)s, the only possible choice.") % {
+        "character": s.char(answer.get("character")),
+        "place": s.place(answer.get("location")),
+    }
+
+
+#: request kind -> (the type its answer has, the sentence telling the reader their automatic answer).
+_AUTO: dict[str, tuple[type | tuple[type, ...], Callable[[_Say, Any], str]]] = {
+    "truck": (dict, _auto_truck),
+    "victim": (object, _auto_victim),
+    "vote": (object, _auto_vote),
+    "announce": (object, _auto_destination),
+    "destination": (object, _auto_destination),
+    "zombie": (object, _auto_zombie),
+    "move": (dict, _auto_move),
+    "place": (dict, _auto_place),
+}
+
+
+def _answer_auto(s: _Say, e: Event, you: bool) -> str:
+    if not you:
+        return s.t.gettext("%(player)s had only one possible answer; it was given automatically.") % {
+            "player": s.who(e.get("player"))
+        }
+    found = _AUTO.get(str(e.get("kind")))
+    answer = e.get("answer")
+    if found is None or not isinstance(answer, found[0]):
+        return s.t.gettext("You had only one possible answer; it was given automatically.")
+    return found[1](s, answer)
+
+
+def _answer_defaulted(s: _Say, e: Event, you: bool) -> str:
+    values = {"player": s.who(e.get("player")), "what": kind_name(s.lang, e.get("kind"))}
+    if you:
+        return s.t.gettext("You did not answer in time (%(what)s): the default answer was used.") % values
+    return s.t.gettext("%(player)s did not answer in time (%(what)s): the default answer was used.") % values
+
+
+def _gift_received(s: _Say, e: Event, reader: str | None) -> str:
+    values = {"player": s.who(e.get("player")), "giver": s.who(e.get("giver")), "card": s.card(e.get("card"))}
+    if reader is not None and reader == e.get("player"):
+        return s.t.gettext("%(giver)s gives you a card from the truck: %(card)s.") % values
+    if reader is not None and reader == e.get("giver"):
+        return s.t.gettext("You give %(card)s to %(player)s.") % values
+    return s.t.gettext("%(giver)s gives %(player)s a card from the truck: %(card)s.") % values
+
+
+def _truck_searched(s: _Say, e: Event, you: bool) -> str:
+    drew = int(e.get("drew") or 0)
+    values = {"player": s.who(e.get("player")), "num": drew, "to": s.who(e.get("gave_to"))}
+    if e.get("gave_to"):
+        return (
+            s.t.ngettext(
+                "%(player)s searches the truck, draws %(num)d card and gives one to %(to)s.",
+                "%(player)s searches the truck, draws %(num)d cards and gives one to %(to)s.",
+                drew,
+            )
+            % values
+        )
+    return (
+        s.t.ngettext(
+            "%(player)s searches the truck and draws %(num)d card.",
+            "%(player)s searches the truck and draws %(num)d cards.",
+            drew,
+        )
+        % values
+    )
+
+
+def _truck_cards(s: _Say, e: Event, you: bool) -> str:
+    values = {
+        "player": s.who(e.get("player")),
+        "cards": s.cards(e.get("cards")),
+        "kept": s.card(e.get("kept")),
+        "gave": s.card(e.get("gave")),
+        "bottom": s.cards(e.get("bottom")),
+    }
+    if you:
+        parts = [s.t.gettext("In the truck you found %(cards)s and kept %(kept)s.") % values]
+        if e.get("gave"):
+            parts.append(s.t.gettext("You gave away %(gave)s.") % values)
+    else:
+        parts = [s.t.gettext("In the truck %(player)s found %(cards)s and kept %(kept)s.") % values]
+        if e.get("gave"):
+            parts.append(s.t.gettext("%(player)s gave away %(gave)s.") % values)
+    if e.get("bottom"):
+        parts.append(s.t.gettext("Back to the bottom of the deck: %(bottom)s.") % values)
+    return " ".join(parts)
+
+
+def _no_election(s: _Say, e: Event, you: bool) -> str:
+    values = {"chief": s.who(e.get("chief"))}
+    if e.get("reason") == "tie":
+        return (
+            s.t.gettext("The vote for Chief was tied twice: %(chief)s stays Chief of Security, not elected.") % values
+        )
+    return (
+        s.t.gettext(
+            "No vote for Chief: nobody is at the Security HQ, or it is closed. %(chief)s stays Chief of Security."
+        )
+        % values
+    )
+
+
+def _chief_elected(s: _Say, e: Event, reader: str | None) -> str:
+    if reader is not None and reader == e.get("chief"):
+        return s.t.gettext("You are elected Chief of Security.")
+    return s.t.gettext("%(chief)s is elected Chief of Security.") % {"chief": s.who(e.get("chief"))}
+
+
+def _zombie_dice_rolled(s: _Say, e: Event, you: bool) -> str:
+    return s.t.gettext("The Chief rolls the zombie dice in secret; they show %(dice)s.") % {
+        "dice": s.dice(e.get("values"))
+    }
+
+
+def _destination_announced(s: _Say, e: Event, you: bool) -> str:
+    values = {"player": s.who(e.get("player")), "place": s.place(e.get("location"))}
+    if you:
+        return s.t.gettext("As the elected Chief you announce your destination: %(place)s.") % values
+    return s.t.gettext("%(player)s, the elected Chief, announces the destination %(place)s.") % values
+
+
+def _zombie_not_placed(s: _Say, e: Event, you: bool) -> str:
+    return s.t.gettext("%(player)s places no zombie.") % {"player": s.who(e.get("player"))}
+
+
+def _zombie_placed(s: _Say, e: Event, you: bool) -> str:
+    values = {"player": s.who(e.get("player")), "place": s.place(e.get("location"))}
+    if you:
+        return s.t.gettext("As a zombie player you add a zombie at %(place)s.") % values
+    return s.t.gettext("%(player)s, a zombie player, adds a zombie at %(place)s.") % values
+
+
+def _no_destination(s: _Say, e: Event, you: bool) -> str:
+    return s.t.gettext("%(player)s has no location to go to and skips the move.") % {"player": s.who(e.get("player"))}
+
+
+def _destinations_revealed(s: _Say, e: Event, you: bool) -> str:
+    chosen = e.get("destinations") or {}
+    pairs = [
+        s.t.gettext("%(player)s → %(place)s") % {"player": s.who(p), "place": s.place(loc)} for p, loc in chosen.items()
+    ]
+    return s.t.gettext("Destinations revealed: %(list)s.") % {"list": s.join(pairs)}
+
+
+def _zombie_dice_revealed(s: _Say, e: Event, you: bool) -> str:
+    text = s.t.gettext("The zombie dice are revealed: %(dice)s; a zombie arrives at each location shown.") % {
+        "dice": s.dice(e.get("values"))
+    }
+    if e.get("ignored"):
+        text += " " + s.t.gettext("Dice showing a closed location are ignored: %(dice)s.") % {
+            "dice": s.dice(e.get("ignored"))
+        }
+    return text
+
+
+def _condemned(s: _Say, e: Event, you: bool) -> str:
+    n = int(e.get("zombies_removed") or 0)
+    return s.t.ngettext(
+        "%(place)s is condemned and closed for the rest of the game; its %(num)d zombie is removed.",
+        "%(place)s is condemned and closed for the rest of the game; its %(num)d zombies are removed.",
+        n,
+    ) % {"place": s.place(e.get("location")), "num": n}
+
+
+def _card_played(s: _Say, e: Event, you: bool) -> str:
+    card = e.get("card")
+    values = {
+        "player": s.who(e.get("player")),
+        "card": s.card(card),
+        "character": s.char(e.get("character")),
+        "place": s.place(e.get("location")),
+    }
+    t = s.t
+    if card == "threat":
+        if e.get("location") is None:
+            return t.gettext("%(player)s plays a Threat: one extra vote.") % values
+        return t.gettext("%(player)s plays a Threat at %(place)s: one extra vote.") % values
+    if card == "camera":
+        return t.gettext("%(player)s uses a Security Camera to look at the zombie dice.") % values
+    if card == "sprint":
+        return t.gettext("%(player)s plays a Sprint: the %(character)s runs to %(place)s instead.") % values
+    if card == "hardware":
+        return t.gettext("%(player)s plays Hardware at %(place)s: one more zombie is held off.") % values
+    if card == "hidden":
+        return t.gettext("%(player)s plays Hidden: the %(character)s hides at %(place)s.") % values
+    if card in WEAPONS:
+        n = int(e.get("killed") or 0)
+        return t.ngettext(
+            "%(player)s uses the %(card)s at %(place)s and kills %(num)d zombie.",
+            "%(player)s uses the %(card)s at %(place)s and kills %(num)d zombies.",
+            n,
+        ) % {**values, "num": n}
+    return t.gettext("%(player)s plays %(card)s.") % values
+
+
+def _card_kept(s: _Say, e: Event, you: bool) -> str:
+    values = {"player": s.who(e.get("player")), "card": s.card(e.get("card"))}
+    if e.get("reason") == "destination_has_room":
+        if you:
+            return s.t.gettext("You keep your %(card)s: your destination had room.") % values
+        return s.t.gettext("%(player)s keeps the %(card)s: the destination had room.") % values
+    if you:
+        return s.t.gettext("You keep your %(card)s: the zombies were already held off.") % values
+    return s.t.gettext("%(player)s keeps the %(card)s: the zombies were already held off.") % values
+
+
+def _moved(s: _Say, e: Event, you: bool) -> str:
+    origin, target, end = e.get("origin"), e.get("target"), e.get("location")
+    values = {
+        "player": s.who(e.get("player")),
+        "character": s.char(e.get("character")),
+        "origin": s.place(origin),
+        "target": s.place(target),
+        "place": s.place(end),
+    }
+    if end == target and origin == end:
+        return s.t.gettext("%(player)s: the %(character)s stays at %(place)s.") % values
+    if end == target:
+        return s.t.gettext("%(player)s moves the %(character)s from %(origin)s to %(place)s.") % values
+    if origin == end:
+        return s.t.gettext("%(player)s: the %(character)s cannot get into %(target)s and stays at %(place)s.") % values
+    return (
+        s.t.gettext(
+            "%(player)s: the %(character)s cannot get into %(target)s and goes from %(origin)s to %(place)s instead."
+        )
+        % values
+    )
+
+
+def _extra_zombies(s: _Say, e: Event, you: bool) -> str:
+    most, pinups = e.get("most_characters"), e.get("most_pinups")
+    if most is None and pinups is None:
+        return s.t.gettext("No extra zombies: the most characters and the most Pin-Ups are tied, or nobody is there.")
+    parts = []
+    if most is not None:
+        parts.append(
+            s.t.gettext("An extra zombie comes to %(place)s, the location with the most characters.")
+            % {"place": s.place(most)}
+        )
+    if pinups is not None:
+        parts.append(
+            s.t.gettext("An extra zombie comes to %(place)s, the location with the most Pin-Ups.")
+            % {"place": s.place(pinups)}
+        )
+    return " ".join(parts)
+
+
+def _attack(s: _Say, e: Event, you: bool) -> str:
+    n = int(e.get("zombies") or 0)
+    values = {"place": s.place(e.get("location")), "num": n, "strength": e.get("strength")}
+    if e.get("location") == 4:
+        return (
+            s.t.ngettext(
+                "%(num)d zombie feeds at %(place)s: the characters there vote who is eaten.",
+                "%(num)d zombies feed at %(place)s: the characters there vote who is eaten, one vote per zombie.",
+                n,
+            )
+            % values
+        )
+    return (
+        s.t.ngettext(
+            "%(num)d zombie attacks %(place)s, held by a strength of %(strength)s: it gets in unless the defenders "
+            "stop it.",
+            "%(num)d zombies attack %(place)s, held by a strength of %(strength)s: they get in unless the defenders "
+            "stop them.",
+            n,
+        )
+        % values
+    )
+
+
+def _attack_held(s: _Say, e: Event, you: bool) -> str:
+    n = int(e.get("zombies") or 0)
+    return s.t.ngettext(
+        "%(place)s holds: %(num)d zombie is not enough against a strength of %(threshold)s.",
+        "%(place)s holds: %(num)d zombies are not enough against a strength of %(threshold)s.",
+        n,
+    ) % {"place": s.place(e.get("location")), "num": n, "threshold": e.get("threshold")}
+
+
+def _attack_no_target(s: _Say, e: Event, you: bool) -> str:
+    return s.t.gettext("At %(place)s everyone is hidden: nobody is eaten and the zombies stay outside.") % {
+        "place": s.place(e.get("location"))
+    }
+
+
+def _zombies_left(s: _Say, e: Event, you: bool) -> str:
+    n = int(e.get("zombies") or 0)
+    return s.t.ngettext(
+        "%(num)d zombie leaves %(place)s.",
+        "%(num)d zombies leave %(place)s.",
+        n,
+    ) % {"place": s.place(e.get("location")), "num": n}
+
+
+def _vote_uncontested(s: _Say, e: Event, you: bool) -> str:
+    return s.t.gettext("No vote needed at %(place)s: %(colour)s is the only colour that can be chosen.") % {
+        "place": s.place(e.get("location")),
+        "colour": s.who(e.get("colour")),
+    }
+
+
+def _random_colour(s: _Say, e: Event, you: bool) -> str:
+    return s.t.gettext("The re-vote at %(place)s is tied again: %(colour)s is drawn at random among %(pool)s.") % {
+        "place": s.place(e.get("location")),
+        "colour": s.who(e.get("colour")),
+        "pool": s.colours(e.get("pool")),
+    }
+
+
+def _eaten(s: _Say, e: Event, you: bool) -> str:
+    values = {
+        "player": s.who(e.get("player")),
+        "character": s.char(e.get("character")),
+        "place": s.place(e.get("location")),
+    }
+    if you:
+        return s.t.gettext("The zombies eat your %(character)s at %(place)s.") % values
+    return s.t.gettext("The zombies eat %(player)s's %(character)s at %(place)s.") % values
+
+
+def _eliminated(s: _Say, e: Event, you: bool) -> str:
+    if you:
+        return s.t.gettext("You have no characters left: you still vote in re-votes and come back as a zombie.")
+    return s.t.gettext("%(player)s has no characters left and becomes a zombie player.") % {
+        "player": s.who(e.get("player"))
+    }
+
+
+def _chief_passed(s: _Say, e: Event, reader: str | None) -> str:
+    if reader is not None and reader == e.get("chief"):
+        return s.t.gettext("The Chief of Security is gone: you are the Chief now.")
+    return s.t.gettext("The Chief of Security is gone: %(chief)s is the Chief now.") % {"chief": s.who(e.get("chief"))}
+
+
+def _votes_revealed(s: _Say, e: Event, you: bool) -> str:
+    weights = e.get("weights") or {}
+    ballots = []
+    for voter, choice in (e.get("votes") or {}).items():
+        n = int(weights.get(voter) or 0)
+        values = {"voter": s.who(voter), "colour": s.who(choice), "num": n}
+        if choice is None:
+            ballots.append(
+                s.t.ngettext("%(voter)s abstains (%(num)d vote)", "%(voter)s abstains (%(num)d votes)", n) % values
+            )
+        else:
+            ballots.append(
+                s.t.ngettext("%(voter)s → %(colour)s (%(num)d vote)", "%(voter)s → %(colour)s (%(num)d votes)", n)
+                % values
+            )
+    totals = [
+        s.t.gettext("%(colour)s %(num)s") % {"colour": s.who(c), "num": n} for c, n in (e.get("totals") or {}).items()
+    ]
+    values = {"place": s.place(e.get("location")), "ballots": s.join(ballots), "totals": s.join(totals)}
+    if e.get("revote"):
+        return s.t.gettext("Re-vote at %(place)s: %(ballots)s. Totals: %(totals)s.") % values
+    return s.t.gettext("Vote at %(place)s: %(ballots)s. Totals: %(totals)s.") % values
+
+
+def _dice_seen(s: _Say, e: Event, you: bool) -> str:
+    values = {"player": s.who(e.get("player")), "dice": s.dice(e.get("values"))}
+    if you:
+        return s.t.gettext("You look at the zombie dice: %(dice)s.") % values
+    return s.t.gettext("%(player)s looks at the zombie dice: %(dice)s.") % values
+
+
+def _zombie_supply_exceeded(s: _Say, e: Event, you: bool) -> str:
+    n = int(e.get("zombies") or 0)
+    return s.t.ngettext(
+        "The board holds %(num)d zombie, more than the 30 in the box.",
+        "The board holds %(num)d zombies, more than the 30 in the box.",
+        n,
+    ) % {"num": n}
+
+
+def _game_over(s: _Say, e: Event, you: bool) -> str:
+    winners = list(e.get("winners") or [])
+    cards = e.get("cards") or {}
+    parts = []
+    if winners:
+        parts.append(
+            s.t.ngettext(
+                "The game is over. Winner: %(winners)s.", "The game is over. Winners: %(winners)s.", len(winners)
+            )
+            % {"winners": s.colours(winners)}
+        )
+    else:
+        parts.append(s.t.gettext("The game is over."))
+    scores = []
+    for colour, points in (e.get("scores") or {}).items():
+        p, c = int(points or 0), int(cards.get(colour) or 0)
+        score = s.t.ngettext("%(player)s %(num)d point", "%(player)s %(num)d points", p) % {
+            "player": s.who(colour),
+            "num": p,
+        }
+        if colour in cards:
+            score += " " + s.t.ngettext("(%(num)d card)", "(%(num)d cards)", c) % {"num": c}
+        scores.append(score)
+    if scores:
+        parts.append(s.t.gettext("Scores: %(scores)s.") % {"scores": s.join(scores)})
+    return " ".join(parts)
+
+
+#: Event type -> sentence. Entries whose function takes ``reader`` compare it with a field other than ``player``.
+_EVENTS: dict[str, Callable[[_Say, Event, bool], str]] = {
+    "first_chief": _first_chief,
+    "deck_shuffled": _deck_shuffled,
+    "card_dealt": _card_dealt,
+    "placement_dice": _placement_dice,
+    "placed": _placed,
+    "initial_zombies": _initial_zombies,
+    "round_started": _round_started,
+    "truck_skipped": _truck_skipped,
+    "answer_auto": _answer_auto,
+    "answer_defaulted": _answer_defaulted,
+    "truck_searched": _truck_searched,
+    "truck_cards": _truck_cards,
+    "no_election": _no_election,
+    "zombie_dice_rolled": _zombie_dice_rolled,
+    "destination_announced": _destination_announced,
+    "zombie_not_placed": _zombie_not_placed,
+    "zombie_placed": _zombie_placed,
+    "no_destination": _no_destination,
+    "destinations_revealed": _destinations_revealed,
+    "zombie_dice_revealed": _zombie_dice_revealed,
+    "condemned": _condemned,
+    "card_played": _card_played,
+    "card_kept": _card_kept,
+    "moved": _moved,
+    "extra_zombies": _extra_zombies,
+    "attack": _attack,
+    "attack_held": _attack_held,
+    "attack_no_target": _attack_no_target,
+    "zombies_left": _zombies_left,
+    "vote_uncontested": _vote_uncontested,
+    "random_colour": _random_colour,
+    "eaten": _eaten,
+    "eliminated": _eliminated,
+    "votes_revealed": _votes_revealed,
+    "dice_seen": _dice_seen,
+    "zombie_supply_exceeded": _zombie_supply_exceeded,
+    "game_over": _game_over,
+}
+_READER_EVENTS: dict[str, Callable[[_Say, Event, str | None], str]] = {
+    "gift_received": _gift_received,
+    "chief_elected": _chief_elected,
+    "chief_passed": _chief_passed,
+}
+EVENT_TYPES = frozenset(_EVENTS) | frozenset(_READER_EVENTS)
+
+
+def event_text(lang: str, event: dict[str, Any], reader: str | None) -> str:
+    """One line for an engine event (as ``engine.view`` shows it to ``reader``, a colour, or None)."""
+    s = _Say(lang)
+    kind = event.get("type")
+    if kind in _READER_EVENTS:
+        return _READER_EVENTS[kind](s, event, reader)
+    if kind in _EVENTS:
+        you = reader is not None and event.get("player") == reader
+        return _EVENTS[kind](s, event, you)
+    return s.t.gettext("Something happened in the game.")
+
+
+# --- requests ---------------------------------------------------------------------------------------------------
+
+
+def _vote_request(s: _Say, request: dict[str, Any], phase: str | None) -> str:
+    t, num = s.t, int(request.get("weight") or 0)
+    values = {"place": s.place(request.get("location")), "options": s.colours(request.get("options")), "num": num}
+    if request.get("revote"):
+        text = t.ngettext(
+            "Re-vote at %(place)s with %(num)d vote: choose one of the tied colours, %(options)s.",
+            "Re-vote at %(place)s with %(num)d votes: choose one of the tied colours, %(options)s.",
+            num,
+        )
+    elif phase == "truck":
+        text = t.ngettext(
+            "Vote at %(place)s with %(num)d vote: who searches the truck? Choose among %(options)s.",
+            "Vote at %(place)s with %(num)d votes: who searches the truck? Choose among %(options)s.",
+            num,
+        )
+    elif phase == "chief":
+        text = t.ngettext(
+            "Vote at %(place)s with %(num)d vote: who becomes Chief of Security? Choose among %(options)s.",
+            "Vote at %(place)s with %(num)d votes: who becomes Chief of Security? Choose among %(options)s.",
+            num,
+        )
+    elif phase == "attack":
+        text = t.ngettext(
+            "Vote at %(place)s with %(num)d vote: whose character do the zombies eat? Choose among %(options)s.",
+            "Vote at %(place)s with %(num)d votes: whose character do the zombies eat? Choose among %(options)s.",
+            num,
+        )
+    else:
+        text = t.ngettext(
+            "Vote at %(place)s with %(num)d vote: choose among %(options)s.",
+            "Vote at %(place)s with %(num)d votes: choose among %(options)s.",
+            num,
+        )
+    return text % values
+
+
+def _victim_request(s: _Say, request: dict[str, Any], phase: str | None) -> str:
+    return s.t.gettext("Your colour lost the vote at %(place)s: choose which of your characters the zombies eat.") % {
+        "place": s.place(request.get("location"))
+    }
+
+
+def _place_request(s: _Say, request: dict[str, Any], phase: str | None) -> str:
+    return s.t.gettext("Place one of your characters: your dice show %(dice)s.") % {"dice": s.dice(request.get("dice"))}
+
+
+def _announce_request(s: _Say, request: dict[str, Any], phase: str | None) -> str:
+    return s.t.gettext("You are the elected Chief: choose your destination; it is announced to everyone.")
+
+
+def _destination_request(s: _Say, request: dict[str, Any], phase: str | None) -> str:
+    text = s.t.gettext("Choose in secret the location where one of your characters will go.")
+    if request.get("dice"):
+        text += " " + s.t.gettext("The zombie dice you saw show %(dice)s.") % {"dice": s.dice(request.get("dice"))}
+    return text
+
+
+def _move_request(s: _Say, request: dict[str, Any], phase: str | None) -> str:
+    return s.t.gettext("Move one of your characters to %(destination)s, your revealed destination.") % {
+        "destination": s.place(request.get("destination"))
+    }
+
+
+def _zombie_request(s: _Say, request: dict[str, Any], phase: str | None) -> str:
+    return s.t.gettext("You are a zombie player: choose the location where your zombie appears.")
+
+
+def _truck_request(s: _Say, request: dict[str, Any], phase: str | None) -> str:
+    return s.t.gettext(
+        "You search the truck and find %(cards)s: keep one, give one to another player; the last one goes "
+        "to the bottom of the deck."
+    ) % {"cards": s.cards(request.get("cards") or request.get("playable"))}
+
+
+def _cards_request(s: _Say, request: dict[str, Any], phase: str | None) -> str:
+    t = s.t
+    values = {
+        "cards": s.cards(request.get("cards") or request.get("playable")),
+        "place": s.place(request.get("location")),
+    }
+    texts = {
+        "truck": t.gettext("Before the vote for the truck you may play %(cards)s, or pass."),
+        "chief": t.gettext("Before the vote for Chief of Security you may play %(cards)s, or pass."),
+        "arrival": t.gettext("You may use %(cards)s to look at the zombie dice, or pass."),
+        "sprint": t.gettext("You may play %(cards)s to change the move you just made, or pass."),
+    }
+    text = texts.get(
+        str(request.get("window")), t.gettext("Zombies attack %(place)s: you may play %(cards)s, or pass.")
+    )
+    return text % values
+
+
+_REQUESTS: dict[str, Callable[[_Say, dict[str, Any], str | None], str]] = {
+    "vote": _vote_request,
+    "victim": _victim_request,
+    "place": _place_request,
+    "announce": _announce_request,
+    "destination": _destination_request,
+    "move": _move_request,
+    "zombie": _zombie_request,
+    "truck": _truck_request,
+    "cards": _cards_request,
+}
+
+
+def request_text(lang: str, request: dict[str, Any], phase: str | None = None) -> str:
+    """What the player must decide now, for one of their requests (``view["requests"]``).
+
+    ``phase`` (the view's phase) says what a vote is for; without it the sentence names only the location.
+    """
+    s = _Say(lang)
+    sentence = _REQUESTS.get(str(request.get("kind")))
+    return s.t.gettext("You have a decision to make.") if sentence is None else sentence(s, request, phase)
+
+
+# --- answers ----------------------------------------------------------------------------------------------------
+
+
+def _spot(s: _Say, loc: Any) -> str:
+    """A location in an answer's words: "Megatoys (3)"."""
+    return f"{location_name(s.lang, int(loc))} ({int(loc)})"
+
+
+def _vote_answer(s: _Say, answer: Any) -> str:
+    return s.t.gettext("vote for %(colour)s") % {"colour": s.who(answer)}
+
+
+def _go_answer(s: _Say, answer: Any) -> str:
+    return s.t.gettext("go to %(location)s") % {"location": _spot(s, answer)}
+
+
+def _zombie_answer(s: _Say, answer: Any) -> str:
+    return s.t.gettext("put your zombie at %(location)s") % {"location": _spot(s, answer)}
+
+
+def _victim_answer(s: _Say, answer: Any) -> str:
+    return s.t.gettext("give up your %(character)s") % {"character": s.char(answer)}
+
+
+def _place_answer(s: _Say, answer: Any) -> str:
+    text = s.t.gettext("place your %(character)s at %(location)s") % {
+        "character": s.char(answer["character"]),
+        "location": _spot(s, answer["location"]),
+    }
+    if answer.get("fallback") is not None:
+        text += " " + s.t.gettext("(or at %(location)s if it is full)") % {"location": _spot(s, answer["fallback"])}
+    return text
+
+
+def _move_answer(s: _Say, answer: Any) -> str:
+    text = s.t.gettext("move your %(character)s") % {"character": s.char(answer["character"])}
+    if answer.get("sprint") is not None:
+        sprint = (
+            s.t.gettext("and play Sprint to %(location)s only if the destination is full or closed")
+            if answer.get("sprint_if_full")
+            else s.t.gettext("and play Sprint to %(location)s")
+        )
+        text += " " + sprint % {"location": _spot(s, answer["sprint"])}
+    return text
+
+
+def _truck_answer(s: _Say, answer: Any) -> str:
+    if answer.get("give") is None:
+        return s.t.gettext("keep %(card)s") % {"card": s.card(answer["keep"])}
+    return s.t.gettext("keep %(keep)s and give %(give)s to %(colour)s") % {
+        "keep": s.card(answer["keep"]),
+        "give": s.card(answer["give"]),
+        "colour": s.who(answer["to"]),
+    }
+
+
+def _cards_answer(s: _Say, answer: Any) -> str:
+    if not answer:
+        return s.t.gettext("play no card")
+    plays = []
+    for play in answer:
+        words = s.card(play["card"])
+        if play.get("character"):
+            words += f" ({s.char(play['character'])}"
+            words += f", {_spot(s, play['location'])})" if play.get("location") else ")"
+        if play.get("if_needed"):
+            words += " " + s.t.gettext("(only if needed)")
+        plays.append(words)
+    return s.t.gettext("play %(cards)s") % {"cards": ", ".join(plays)}
+
+
+#: request kind -> (the JSON type its answer has, its words).
+_ANSWERS: dict[str, tuple[type | tuple[type, ...], Callable[[_Say, Any], str]]] = {
+    "vote": (object, _vote_answer),
+    "announce": (object, _go_answer),
+    "destination": (object, _go_answer),
+    "zombie": (object, _zombie_answer),
+    "victim": (object, _victim_answer),
+    "place": (dict, _place_answer),
+    "move": (dict, _move_answer),
+    "truck": (dict, _truck_answer),
+    "cards": (list, _cards_answer),
+}
+
+
+def describe_answer(lang: str, request: dict[str, Any], answer: Any) -> str:
+    """What an answer means, in words (``You are about to: …``, ``We understood: …``)."""
+    found = _ANSWERS.get(str(request.get("kind")))
+    if found is None or not isinstance(answer, found[0]):
+        flat = " ".join(str(answer or "").split())
+        return flat if len(flat) <= 200 else flat[:199] + "…"
+    return found[1](_Say(lang), answer)

@@ -1,0 +1,91 @@
+"""The JSON API: organisers create and inspect games; players read their seat and answer."""
+
+from __future__ import annotations
+
+import hmac
+from typing import Any
+
+from flask import Blueprint, Response, g, jsonify, request
+
+from ..services import games, seats, turns
+from .access import dm, seat_link
+
+bp = Blueprint("api", __name__, url_prefix="/api")
+
+
+def error(message: str, status: int) -> tuple[Response, int]:
+    return jsonify({"ok": False, "error": message}), status
+
+
+def organiser() -> tuple[Response, int] | None:
+    """Organisers' calls carry ``Authorization: Bearer <DEADMAIL_API_TOKEN>``."""
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    token = token.strip()
+    if scheme != "Bearer" or not token or not hmac.compare_digest(token, dm().settings.api_token):
+        return error("This call needs the organiser's API token (Authorization: Bearer …).", 401)
+    return None
+
+
+@bp.post("/games")
+def create_game() -> Any:
+    if (denied := organiser()) is not None:
+        return denied
+    try:
+        spec = games.spec_from_json(request.get_json(silent=True) or {})
+        created = games.create_game(dm().db, spec)
+    except games.GameError as exc:
+        return error(str(exc), 400)
+    s = dm().settings
+    body = {
+        "ok": True,
+        "id": created.game_id,
+        "seats": games.seat_links(dm().db, created.game_id, s.secret_key, s.base_url),
+    }
+    return jsonify(body), 201
+
+
+@bp.get("/games/<int:game_id>")
+def show_game(game_id: int) -> Any:
+    if (denied := organiser()) is not None:
+        return denied
+    try:
+        return jsonify(games.game_status(dm().db, game_id))
+    except games.GameError as exc:
+        return error(str(exc), 404)
+
+
+@bp.app_errorhandler(413)
+def too_large(_exc: Exception) -> Any:
+    return error("The request is too large (at most 64 KiB).", 413)
+
+
+@bp.get("/seat/<token>")
+@seat_link
+def seat(token: str) -> Any:
+    """What the seat's player may know now (``seats.seat_state``: the engine's view and the open request)."""
+    return jsonify(seats.seat_view(dm().db, g.seat.seat_id))
+
+
+@bp.post("/seat/<token>/answer")
+@seat_link
+def answer(token: str) -> Any:
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict) or "kind" not in body or "answer" not in body:
+        return error('Send a JSON object {"kind": ..., "answer": ...} (and optionally "window").', 400)
+    if not isinstance(body["kind"], str):
+        return error('kind must be a string such as "vote".', 400)
+    window = body.get("window")
+    if window is not None and (not isinstance(window, int) or isinstance(window, bool)):
+        return error("window must be the window number of your request.", 400)
+    try:
+        result = turns.submit_answer(
+            dm().db,
+            g.seat.seat_id,
+            body["kind"][:20],
+            body["answer"],
+            generation=g.seat.generation,
+            window_number=window,
+        )
+    except turns.AnswerError as exc:
+        return error(str(exc), exc.status)
+    return jsonify({"ok": True, "window": result.window_number, "changed": result.changed, "complete": result.complete})

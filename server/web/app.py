@@ -1,0 +1,53 @@
+"""The Flask application factory."""
+
+from __future__ import annotations
+
+from flask import Flask
+from flask_wtf.csrf import CSRFProtect
+
+from ..config import ROOT, Settings
+from ..db import Database
+from ..text import i18n
+from . import access, api, chat, mailbox, organiser, prefs, replay, seat, webhook
+
+
+def create_app(settings: Settings, db: Database) -> Flask:
+    """The web app of one installation. ``db`` hands its after-commit work (advances, mail) to the task queue
+    (``server.run.queue.Queue``); without tasks it is left to the sweep."""
+    app = Flask(
+        __name__, template_folder=str(ROOT / "templates"), static_folder=str(ROOT / "static"), static_url_path="/static"
+    )
+    app.config.update(
+        SECRET_KEY=settings.secret_key,
+        MAX_CONTENT_LENGTH=64 * 1024,
+        JSON_SORT_KEYS=False,
+        # signed links open pages for weeks; a form's CSRF token lives as long as the browser session
+        WTF_CSRF_TIME_LIMIT=None,
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        SESSION_COOKIE_SECURE=settings.base_url.startswith("https://"),
+        DEADMAIL_INBOUND_PER_MINUTE=settings.inbound_per_minute,
+        DEADMAIL_ANSWERS_PER_MINUTE=settings.answers_per_minute,
+        DEADMAIL_LINKS_PER_MINUTE=settings.links_per_minute,
+    )
+    app.extensions["deadmail"] = access.Deadmail(settings, db)
+    i18n.init_app(app)
+    csrf = CSRFProtect(app)
+    # the JSON API and the mail webhook authenticate each call by its token, not by a cookie
+    csrf.exempt(api.bp)
+    csrf.exempt(webhook.bp)
+    limiter = access.init_limits(app, settings, {webhook.bp: webhook.rate, chat.bp: "30/minute"})
+    for blueprint in (
+        api.bp,
+        seat.bp,  # the seat page, one-tap answers, the home page
+        webhook.bp,  # POST /inbound/mail
+        prefs.bp,  # /p/<token>: preferences
+        mailbox.bp,  # /mail/<token>: mail written to files
+        chat.bp,  # POST /s/<token>/chat: table talk
+        replay.bp,  # /s/<token>/replay
+        organiser.bp,  # /o/…
+    ):
+        app.register_blueprint(blueprint)
+    access.limit_endpoints(app, limiter)  # answering and link pages, once every route is registered
+    access.init_app(app)  # one handler for invalid links and refused forms; CSP, nosniff, referrer policy
+    return app

@@ -1,0 +1,264 @@
+"""The organiser's pages (/o/…): create a game, see who owes what, extend, pause, replace, resend, abandon.
+
+Access (``access.organiser_required``): logging in with the organiser API token (``session["organiser"]``) opens
+every game; a game's organiser link (/o/link/<token>, shown when it is created) opens that game only. Every change
+is one call of server/services/organise.py; the pages are built by server/present/organiser.py. A GET never
+changes anything.
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from typing import Any
+
+from flask import Blueprint, abort, g, redirect, render_template, request, session, url_for
+from flask_babel import gettext as _
+
+from ..models import utcnow
+from ..present import organiser as shown
+from ..services import games, organise, turns
+from ..services.errors import ShownError
+from ..services.links import organiser_token
+from .access import (
+    dm,
+    login_allowed,
+    message,
+    organiser_link,
+    organiser_required,
+    reader_language,
+    remember_game,
+    say,
+)
+
+bp = Blueprint("organiser", __name__, url_prefix="/o")
+
+#: the longest text taken from a form field.
+MAX_FIELD = 4000
+
+
+@bp.after_request
+def no_store(response: Any) -> Any:
+    """The organiser's pages show secret links: never kept by a browser or proxy cache."""
+    response.headers["Cache-Control"] = "no-store"
+    return response
+
+
+def _field(name: str, limit: int = MAX_FIELD) -> str:
+    return str(request.form.get(name, ""))[:limit]
+
+
+# --- logging in ----------------------------------------------------------------------------------------------------
+
+
+def _next_url() -> str:
+    target = str(request.values.get("next", ""))[:300]
+    return target if target.startswith("/o/") and not target.startswith("//") else ""
+
+
+@bp.get("/login")
+def login_form() -> Any:
+    return render_template("organiser/login.html", error=None, next=_next_url())
+
+
+@bp.post("/login")
+def login() -> Any:
+    if not login_allowed():
+        return message(_("Too many attempts"), _("Too many login attempts: wait a minute and try again."), 429)
+    token = _field("token", 512).strip()
+    expected = dm().settings.api_token
+    if not token or not expected or not hmac.compare_digest(token.encode(), expected.encode()):
+        error = _("This is not the organiser token.")
+        return render_template("organiser/login.html", error=error, next=_next_url()), 401
+    session["organiser"] = True
+    return redirect(_next_url() or url_for("organiser.index"), code=303)
+
+
+@bp.get("/logout")
+def logout_form() -> Any:
+    return render_template("organiser/logout.html")
+
+
+@bp.post("/logout")
+def logout() -> Any:
+    session.pop("organiser", None)
+    session.pop("organiser_games", None)
+    return redirect(url_for("organiser.login_form"), code=303)
+
+
+@bp.get("/link/<token>")
+@organiser_link
+def organiser_game_link(token: str) -> Any:
+    remember_game(g.game_id)
+    return redirect(url_for("organiser.game", game_id=g.game_id), code=303)
+
+
+# --- creating a game -----------------------------------------------------------------------------------------------
+
+
+@bp.get("/")
+@organiser_required
+def index() -> Any:
+    listed = shown.games_list(reader_language(), organise.recent_games(dm().db))
+    return render_template("organiser/index.html", games=listed)
+
+
+@bp.get("/new")
+@organiser_required
+def new_game() -> Any:
+    return render_template("organiser/new.html", **shown.new_game_form(reader_language(), {}, None))
+
+
+@bp.post("/new")
+@organiser_required
+def create() -> Any:
+    values = {k: str(v)[:MAX_FIELD] for k, v in request.form.items() if k != "csrf_token"}
+    try:
+        spec = games.spec_from_json(games.spec_from_form(request.form, MAX_FIELD))
+        created = games.create_game(dm().db, spec)
+    except games.GameError as exc:
+        return render_template("organiser/new.html", **shown.new_game_form(reader_language(), values, say(exc))), 400
+    s = dm().settings
+    link = (
+        f"{s.base_url}{url_for('organiser.organiser_game_link', token=organiser_token(s.secret_key, created.game_id))}"
+    )
+    seats = shown.seats(reader_language(), games.seat_links(dm().db, created.game_id, s.secret_key, s.base_url))
+    page = render_template("organiser/created.html", game_id=created.game_id, organiser_link=link, seats=seats)
+    return page, 201
+
+
+# --- one game ------------------------------------------------------------------------------------------------------
+
+
+def _notice(done: str) -> str | None:
+    return {
+        "extended": _("The deadline was moved."),
+        "paused": _("The game is paused."),
+        "resumed": _("The game goes on."),
+        "replaced": _("The seat has a new player."),
+        "unchanged": _("Nothing changed: the seat already has that player."),
+        "resent": _("The link will be sent by e-mail."),
+        "abandoned": _("The game is abandoned."),
+    }.get(done)
+
+
+def _game_page(game_id: int, *, error: str | None = None, status: int = 200) -> Any:
+    try:
+        data = organise.owed(dm().db, game_id)
+    except organise.OrganiseError:
+        abort(404)
+    g.timezone = str(data["timezone"])
+    s = dm().settings
+    links = games.seat_links(dm().db, game_id, s.secret_key, s.base_url)
+    context = shown.game_page(reader_language(), data, links, utcnow())
+    notice = _notice(str(request.args.get("done", ""))[:20])
+    return render_template("organiser/game.html", error=error, notice=notice, **context), status
+
+
+@bp.get("/games/<int:game_id>")
+@organiser_required
+def game(game_id: int) -> Any:
+    return _game_page(game_id)
+
+
+def _done(game_id: int, what: str) -> Any:
+    return redirect(url_for("organiser.game", game_id=game_id, done=what), code=303)
+
+
+def _operation(game_id: int, run: Callable[[str], str]) -> Any:
+    """One organiser operation of a POSTed form, given the game's time zone: the game page says it was done, or
+    shows why not (nothing changed)."""
+    try:
+        return _done(game_id, run(organise.game_zone(dm().db, game_id)))
+    except organise.OrganiseError as exc:
+        if exc.msgid == organise.NO_GAME:
+            abort(404)
+        return _game_page(game_id, error=say(exc), status=409)
+    except ShownError as exc:
+        return _game_page(game_id, error=say(exc), status=409)
+
+
+def _when(text: str, tz: str) -> datetime:
+    """A datetime-local value of the form, read in the game's zone; OrganiseError when it is not one."""
+    instant = shown.from_local(text, tz)
+    if instant is None:
+        raise organise.OrganiseError(organise.BAD_DATE)
+    return instant
+
+
+@bp.post("/games/<int:game_id>/extend")
+@organiser_required
+def extend(game_id: int) -> Any:
+    def run(tz: str) -> str:
+        until = _field("until", 40).strip()
+        if until:
+            organise.extend_deadline(dm().db, game_id, until=_when(until, tz))
+            return "extended"
+        hours = int(_field("hours", 4)) if _field("hours", 4).isdigit() else 0
+        if hours not in shown.EXTEND_HOURS:
+            raise organise.OrganiseError(organise.CHOOSE_EXTENSION)
+        organise.extend_deadline(dm().db, game_id, by=timedelta(hours=hours))
+        return "extended"
+
+    return _operation(game_id, run)
+
+
+@bp.post("/games/<int:game_id>/pause")
+@organiser_required
+def pause(game_id: int) -> Any:
+    def run(tz: str) -> str:
+        organise.pause(dm().db, game_id, _when(_field("until", 40), tz))
+        return "paused"
+
+    return _operation(game_id, run)
+
+
+@bp.post("/games/<int:game_id>/resume")
+@organiser_required
+def resume(game_id: int) -> Any:
+    def run(_tz: str) -> str:
+        organise.resume(dm().db, game_id)
+        return "resumed"
+
+    return _operation(game_id, run)
+
+
+@bp.post("/games/<int:game_id>/replace")
+@organiser_required
+def replace(game_id: int) -> Any:
+    def run(_tz: str) -> str:
+        colour, by = _field("colour", 16), _field("by", 16)
+        if by == "person":
+            name, email = _field("name", 80).strip(), _field("email", 320).strip()
+            person = games.parse_player(f"{name} <{email}>" if name else email)
+            result = organise.replace_seat(dm().db, game_id, colour, player=person)
+        elif by in turns.BOT_KINDS:
+            result = organise.replace_seat(dm().db, game_id, colour, bot=by)
+        else:
+            raise organise.OrganiseError(organise.CHOOSE_REPLACEMENT)
+        return "replaced" if result.changed else "unchanged"
+
+    return _operation(game_id, run)
+
+
+@bp.post("/games/<int:game_id>/resend")
+@organiser_required
+def resend(game_id: int) -> Any:
+    def run(_tz: str) -> str:
+        organise.resend_link(dm().db, game_id, _field("colour", 16), rotate=_field("rotate", 4) == "1")
+        return "resent"
+
+    return _operation(game_id, run)
+
+
+@bp.post("/games/<int:game_id>/abandon")
+@organiser_required
+def abandon(game_id: int) -> Any:
+    def run(_tz: str) -> str:
+        if _field("confirm", 4) != "1":
+            raise organise.OrganiseError(organise.CONFIRM_ABANDON)
+        organise.abandon(dm().db, game_id)
+        return "abandoned"
+
+    return _operation(game_id, run)

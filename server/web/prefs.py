@@ -1,0 +1,126 @@
+"""The preferences page, reached from the link in every mail (/p/<token>): shown in the player's language."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, g, redirect, render_template, request, url_for
+from flask_babel import gettext as _
+from flask_babel import ngettext
+from flask_wtf import FlaskForm
+from wtforms import RadioField, SelectChoice, SelectField, StringField
+from wtforms.widgets import TimeInput
+
+from engine.data import CHARACTERS
+
+from ..services import prefs
+from ..services.tempo import zone_choices
+from ..text import glossary
+from .access import dm, player_link, say
+
+bp = Blueprint("prefs", __name__)
+
+#: each language in its own name: a reader must find theirs whatever the page's language.
+LANGUAGE_NAMES = {"en": "English", "it": "Italiano", "pl": "Polski"}
+FIELDS = ("language", "timezone", "quiet_start", "quiet_end", "mail_mode", "digest_hours")
+
+
+def _order_field(seat_id: int, i: int) -> str:
+    return f"order_{seat_id}_{i}"
+
+
+def prefs_form(data: dict[str, Any], formdata: Any = None) -> FlaskForm:
+    """The form for ``data`` (get_prefs); built per request so its labels are in the page's language."""
+    lang = g.language
+    common, all_zones = zone_choices()
+    characters = [SelectChoice("", _("(none)"))]
+    characters += [SelectChoice(c, glossary.character_name(lang, c)) for c in CHARACTERS]
+    hours = prefs.DIGEST_HOURS
+
+    class PrefsForm(FlaskForm):  # type: ignore[misc]  # flask-wtf has no types
+        language = SelectField(
+            _("Language"), choices=[SelectChoice(*item) for item in LANGUAGE_NAMES.items()], validate_choice=False
+        )
+        timezone = SelectField(
+            _("Time zone"),
+            choices=[SelectChoice(z, optgroup=_("Common")) for z in common]
+            + [SelectChoice(z, optgroup=_("All time zones")) for z in all_zones],
+            validate_choice=False,
+        )
+        quiet_start = StringField(_("Quiet hours start"), widget=TimeInput())
+        quiet_end = StringField(_("Quiet hours end"), widget=TimeInput())
+        mail_mode = RadioField(
+            _("Mail"),
+            choices=[
+                SelectChoice("each", _("A mail for every event")),
+                SelectChoice("digest", _("A digest of everything, now and then")),
+            ],
+            validate_choice=False,
+        )
+        digest_hours = SelectField(
+            _("Digest interval"),
+            choices=[SelectChoice(str(n), ngettext("every %(num)d hour", "every %(num)d hours", n)) for n in hours],
+            validate_choice=False,
+        )
+
+    for game in data["games"]:
+        for i in range(len(CHARACTERS)):
+            label = _("Choice %(n)d", n=i + 1)
+            setattr(
+                PrefsForm,
+                _order_field(game["seat_id"], i),
+                SelectField(label, choices=characters, validate_choice=False),
+            )
+    initial: dict[str, Any] = {key: data[key] for key in FIELDS}
+    initial["digest_hours"] = str(data["digest_hours"])
+    for game in data["games"]:
+        order = game["standing_order"]
+        for i in range(len(CHARACTERS)):
+            initial[_order_field(game["seat_id"], i)] = order[i] if i < len(order) else ""
+    return PrefsForm(formdata=formdata, data=initial)
+
+
+def _render(form: FlaskForm, data: dict[str, Any], token: str, error: str | None = None, status: int = 200) -> Any:
+    lang = g.language
+    games = [
+        {
+            **game,
+            "colour_name": glossary.colour_name(lang, game["colour"]),
+            "fields": [form[_order_field(game["seat_id"], i)] for i in range(len(CHARACTERS))],
+        }
+        for game in data["games"]
+    ]
+    notice = None
+    if request.args.get("saved") == "1":
+        notice = _("Your preferences are saved.")
+        if request.args.get("answered") == "1":
+            notice += " " + _("Your standing order has answered a victim choice you still owed.")
+    page = render_template("prefs.html", form=form, data=data, games=games, token=token, error=error, notice=notice)
+    return page, status
+
+
+@bp.get("/p/<token>")
+@player_link
+def show(token: str) -> Any:
+    data = prefs.get_prefs(dm().db, g.player_id)
+    g.language = data["language"]
+    return _render(prefs_form(data), data, token)
+
+
+@bp.post("/p/<token>")
+@player_link
+def save(token: str) -> Any:
+    data = prefs.get_prefs(dm().db, g.player_id)
+    g.language = data["language"]
+    form = prefs_form(data, formdata=request.form)
+    values = {key: form[key].data for key in FIELDS}
+    orders = {
+        game["seat_id"]: [form[_order_field(game["seat_id"], i)].data or "" for i in range(len(CHARACTERS))]
+        for game in data["games"]
+    }
+    try:
+        saved = prefs.save_prefs(dm().db, g.player_id, values, orders)
+    except prefs.PrefsError as exc:
+        return _render(form, data, token, error=say(exc), status=422)
+    args: dict[str, Any] = {"token": token, "saved": "1"} | ({"answered": "1"} if saved.answered else {})
+    return redirect(url_for("prefs.show", **args), code=303)

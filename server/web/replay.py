@@ -1,0 +1,40 @@
+"""The after-game replay page, reached by the signed link of any seat of the finished game."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, g, render_template, request, url_for
+from flask_babel import gettext
+
+from ..present.replay import replay_page
+from ..services import games
+from .access import dm, message, seat_link
+
+bp = Blueprint("replay", __name__)
+
+MAX_ROUND = 10_000
+
+
+def _round_arg() -> int | None:
+    raw = request.args.get("round", "")
+    if not raw or len(raw) > 6 or not raw.isdigit():
+        return None
+    return min(int(raw), MAX_ROUND)
+
+
+@bp.get("/s/<token>/replay")
+@seat_link
+def seat_replay(token: str) -> Any:
+    """One round of the replay, with links to the other rounds; a running game shows nothing of it (409)."""
+    game = games.finished(dm().db, g.seat.game_id)
+    if game is None:
+        text = gettext("The replay, with every secret revealed, can be seen once the game is over.")
+        return message(gettext("Game still running"), text, 409, token)
+
+    def round_url(number: int) -> str:
+        return url_for("replay.seat_replay", token=token, round=number)
+
+    return render_template(
+        "replay.html", token=token, round_url=round_url, **replay_page(g.language, game, _round_arg())
+    )

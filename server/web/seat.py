@@ -1,0 +1,159 @@
+"""The seat pages, reached by signed links: the game page, its live fragment, and one-tap answers from mails.
+A GET never changes anything; answers are POSTed by forms (the page's, or a one-tap link's confirm page)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import wraps
+from typing import Any
+
+from flask import Blueprint, g, redirect, render_template, request, url_for
+from flask_babel import gettext
+
+from ..models import utcnow
+from ..present import board
+from ..present.chat import page as chat_page
+from ..present.seat import newest_first, seat_shown
+from ..services import chat, seats, turns
+from ..text.grammar import CommandError, parse_reply
+from ..text.sentences import describe_answer
+from .access import dm, message, say, seat_link
+
+bp = Blueprint("pages", __name__)
+
+#: the longest command a one-tap link or the page's command field may carry.
+MAX_COMMAND = 300
+
+
+@bp.get("/healthz")
+def health() -> Any:
+    return {"ok": True}
+
+
+@bp.get("/")
+def home() -> Any:
+    """Where ``deadmail up`` sends people: how players and organisers get in."""
+    return render_template("home.html")
+
+
+def _page(token: str) -> dict[str, Any]:
+    """Everything seat.html and seat_live.html show, from the seat's own view and request only."""
+    state = seats.seat_view(dm().db, g.seat.seat_id)
+    shown = seat_shown(g.language, state, utcnow())
+    return {
+        "token": token,
+        "shown": shown,
+        "history": newest_first(shown.history),
+        "board": board.board_svg(shown.view, g.language, shown.colour),
+        "max_command": MAX_COMMAND,
+    }
+
+
+@bp.get("/s/<token>")
+@seat_link
+def seat(token: str) -> Any:
+    page = _page(token)
+    # the notice belongs to the decision it saved: a reload after the game moved on does not repeat it
+    notice = page["shown"].window is not None and request.args.get("saved") == str(page["shown"].window)
+    table = chat.table(dm().db, g.seat.seat_id)
+    talk = chat_page(
+        g.language, table.channels, table.colour, table.colours, running=table.running, tz=g.timezone, now=utcnow()
+    )
+    return render_template("seat.html", notice=notice, chat=talk, **page)
+
+
+@bp.get("/s/<token>/live")
+@seat_link
+def live(token: str) -> Any:
+    """The changing part of the seat page (decision, board, history) as a fragment, polled by htmx."""
+    return render_template("seat_live.html", **_page(token))
+
+
+# --- one-tap answers from mails: a GET shows what the link would answer, only the POSTed form answers ------------
+
+
+class _Refused(Exception):
+    """A one-tap link that cannot answer; carries the page to show (nothing was changed)."""
+
+    def __init__(self, title: str, text: str, status: int, token: str | None = None) -> None:
+        super().__init__(text)
+        self.page = message(title, text, status, token)
+
+
+@dataclass(frozen=True)
+class _Tap:
+    state: dict[str, Any]
+    window: dict[str, Any]
+    command: str
+    answer: Any
+
+
+def _one_tap(token: str, values: Any) -> _Tap:
+    """What a one-tap link (or its confirm form) answers, checked against the seat's open request now."""
+    state = seats.seat_view(dm().db, g.seat.seat_id)
+    window = state["window"]
+    if window is None or window["request"] is None or str(values.get("w", "")).strip() != str(window["number"]):
+        closed = gettext("This decision is closed: the game has moved on. Nothing was changed.")
+        raise _Refused(gettext("Decision closed"), closed, 409, token)
+    command = str(values.get("c", ""))
+    if not command.strip() or len(command) > MAX_COMMAND or "\n" in command or "\r" in command:
+        raise _Refused(gettext("Not understood"), gettext("This link does not hold an answer."), 400, token)
+    try:
+        answer = parse_reply(command, window["request"], state["view"], g.language)
+    except CommandError:
+        text = gettext("“%(command)s” is not an answer you can give now. Nothing was changed.", command=command)
+        raise _Refused(gettext("Not understood"), text, 400, token) from None
+    return _Tap(state, window, command, answer)
+
+
+def _tapped(view: Callable[[str, _Tap], Any]) -> Callable[[str], Any]:
+    """A one-tap view, given what its link (GET) or form (POST) answers; the page of a refusal otherwise."""
+
+    @wraps(view)
+    def checked(token: str) -> Any:
+        try:
+            tap = _one_tap(token, request.args if request.method == "GET" else request.form)
+        except _Refused as refused:
+            return refused.page
+        return view(token, tap)
+
+    return checked
+
+
+@bp.get("/s/<token>/do")
+@seat_link
+@_tapped
+def one_tap(token: str, tap: _Tap) -> Any:
+    """The confirm page of a one-tap link: what the link would answer; opening it changes nothing."""
+    shown = seat_shown(g.language, tap.state, utcnow())
+    assert shown.decision is not None
+    previous = tap.window["answer"]
+    return render_template(
+        "confirm.html",
+        token=token,
+        shown=shown,
+        meaning=describe_answer(g.language, tap.window["request"], tap.answer),
+        previous=None if previous is None else describe_answer(g.language, tap.window["request"], previous),
+        command=tap.command,
+    )
+
+
+@bp.post("/s/<token>/do")
+@seat_link
+@_tapped
+def one_tap_confirm(token: str, tap: _Tap) -> Any:
+    """The confirmed answer (a one-tap link's, or the page's form), stored like every answer."""
+    number = tap.window["number"]
+    try:
+        turns.submit_answer(
+            dm().db,
+            g.seat.seat_id,
+            tap.window["request"]["kind"],
+            tap.answer,
+            generation=g.seat.generation,
+            window_number=number,
+        )
+    except turns.AnswerError as exc:
+        return message(gettext("Answer not taken"), say(exc), exc.status, token)
+    return redirect(url_for("pages.seat", token=token, saved=number), code=303)

@@ -1,0 +1,70 @@
+"""Replies by mail over HTTP: ``POST /inbound/mail``, for mail providers that forward inbound mail to a URL.
+
+Authorised by ``Authorization: Bearer <DEADMAIL_API_TOKEN>``. The body is either the raw message
+(``Content-Type: message/rfc822``; the recipient in an ``X-Original-To`` header or ``?to=``) or JSON
+``{"to", "from", "subject", "text", "html", "message_id", "headers"}`` (``mail.webhook``). Answers
+``{"ok": true, "status": ...}`` (the statuses of ``mail.replies.receive``); 503 when the database is unavailable,
+so the provider retries.
+"""
+
+from __future__ import annotations
+
+import hmac
+from typing import Any
+
+from flask import Blueprint, Response, current_app, jsonify, request
+from werkzeug.exceptions import RequestEntityTooLarge
+
+from ..mail import replies
+from ..mail.webhook import message_from_json
+from .access import dm
+from .api import error
+
+bp = Blueprint("webhook", __name__, url_prefix="/inbound")
+
+
+def rate() -> str:
+    """Calls per minute and client (DEADMAIL_INBOUND_PER_MINUTE; more: 429, the provider retries later)."""
+    return f"{int(current_app.config['DEADMAIL_INBOUND_PER_MINUTE'])}/minute"
+
+
+@bp.errorhandler(429)
+def too_many(_exc: Exception) -> tuple[Response, int]:
+    return error("Too many messages: try again in a minute.", 429)
+
+
+def _authorised() -> bool:
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    token = token.strip()
+    return (
+        scheme.lower() == "bearer"
+        and bool(token)
+        and hmac.compare_digest(token.encode(), dm().settings.api_token.encode())
+    )
+
+
+@bp.post("/mail")
+def inbound_mail() -> Any:
+    if not _authorised():
+        return error("This call needs the API token (Authorization: Bearer …).", 401)
+    request.max_content_length = replies.MAX_MESSAGE
+    try:
+        body = request.get_data(cache=False)
+    except RequestEntityTooLarge:
+        return error("The message is too large (at most 1 MiB).", 413)
+    kind = (request.mimetype or "").lower()
+    if kind == "message/rfc822":
+        recipients = request.args.getlist("to") + request.headers.getlist("X-Original-To")
+        raw = body
+    elif kind == "application/json":
+        try:
+            raw, recipients = message_from_json(current_app.json.loads(body or b"null"))
+        except ValueError as exc:
+            return error(f"Malformed message: {str(exc)[:200]}", 400)
+    else:
+        return error("Send message/rfc822 (the raw message) or application/json.", 415)
+    try:
+        received = replies.receive(dm().db, dm().settings, raw, recipients[:20])
+    except replies.Unavailable:
+        return error("Temporarily unavailable: try again later.", 503)
+    return jsonify({"ok": True, "status": received.status})
