@@ -20,7 +20,36 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # `python bench/NAME.py` from a checkout that is not installed
     sys.path.insert(0, str(ROOT))
 
-from server.run.processes import stop  # noqa: E402 - needs the path above
+from server.db import Database  # noqa: E402 - needs the path above
+from server.run.demo import percentile  # noqa: E402 - the benchmarks' percentile
+from server.run.migrate import upgrade  # noqa: E402
+from server.run.processes import stop  # noqa: E402
+
+__all__ = [
+    "API_TOKEN",
+    "LOCAL",
+    "ROOT",
+    "SECRET",
+    "Client",
+    "bot_answer",
+    "check_local",
+    "cpu_by_group",
+    "cpu_snapshot",
+    "create_games",
+    "free_port",
+    "machine_busy",
+    "measure_cpu",
+    "migrated",
+    "percentile",
+    "postgres_database",
+    "redis_db",
+    "say",
+    "server_env",
+    "start_web",
+    "stop",
+    "token_of",
+    "wait_quiet",
+]
 
 SECRET = "bench-secret-key"
 API_TOKEN = "bench-api-token"
@@ -255,7 +284,16 @@ def wait_quiet(max_other: float, limit_s: float) -> float:
     return round(waited, 1)
 
 
-def percentile(values: list[float], q: float) -> float:
-    """Nearest-rank percentile (the same as ``server.demo.percentile``)."""
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
+def migrated(database_url: str) -> Database:
+    """The database at ``database_url``, brought to the latest schema."""
+    upgrade(database_url)
+    return Database(database_url)
+
+
+def bot_answer(db: Any, token: str, seed: int) -> Any:
+    """A legal answer to the open request of the seat a link opens, decided by the engine's random bot (as every bot
+    of deadmail decides, ``services.turns.bot_choice``); None when the seat owes nothing."""
+    from server.services.links import read_token
+    from server.services.turns import bot_choice
+
+    return bot_choice(db, read_token(SECRET, token, 10**9)[0], "random", seed)

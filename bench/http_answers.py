@@ -9,7 +9,7 @@ What it does, on 127.0.0.1 only:
 2. for each gunicorn worker count: starts ``gunicorn 'server.run.wsgi:app' -w N`` as a subprocess;
 3. (first time only) creates ``--games`` games of ``--seats`` people through POST /api/games, deadlines of 30 days so
    nothing times out, and reads every seat's request with GET /api/seat/<token>; each seat's candidate answers are
-   chosen with ``server.demo.bot_answer`` (legal ones, several per seat);
+   chosen by the engine's random bot (``_stack.bot_answer``: legal ones, several per seat);
 4. warms up, then (a) ``--clients`` processes POST answers as fast as they can for ``--duration`` seconds ->
    ``answers_per_s``; (b) answers on an open-loop schedule of ``--rate`` per second for ``--rate-duration`` seconds;
    latency is measured from each answer's *scheduled* send time to its reply (so a late server is not hidden by
@@ -49,16 +49,13 @@ from _stack import Client, say
 
 
 def prepare(
-    port: int, games: int, seats: int, seed: int, choices: int, incomplete: bool = False
+    port: int, db: Any, games: int, seats: int, seed: int, *, choices: int, incomplete: bool = False
 ) -> list[tuple[str, list[bytes]]]:
     """Create the games; for every seat with a request, a few legal answers as ready JSON bodies. ``incomplete``:
     leave each game's last seat out, so no window is ever complete and no answer kicks an advance."""
-    from server.demo import bot_answer
-
     t0 = time.monotonic()
     created = _stack.create_games(port, games, seats, "30d", seed)
     say(f"created {games} games x {seats} seats in {time.monotonic() - t0:.1f} s")
-    rng = random.Random(seed)
     client = Client(port)
     targets: list[tuple[str, list[bytes]]] = []
     for game in created:
@@ -76,10 +73,10 @@ def prepare(
                     {
                         "kind": request["kind"],
                         "window": window["number"],
-                        "answer": bot_answer(request, data["view"], rng),
+                        "answer": _stack.bot_answer(db, token, seed * 1009 + k),
                     }
                 ).encode()
-                for _ in range(choices)
+                for k in range(choices)
             }
             targets.append((f"/api/seat/{token}/answer", sorted(bodies)))
     client.close()
@@ -321,15 +318,13 @@ def main() -> None:
     if not (3 <= args.seats <= 6 and 1 <= args.games <= 500 and args.duration <= 120 and args.rate_duration <= 120):
         raise SystemExit("--seats 3..6, --games at most 500, phases at most 120 s")
 
-    from server.run.migrate import upgrade
-
     runs: list[dict[str, Any]] = []
     with (
         _stack.postgres_database(args.pg) as database_url,
         _stack.redis_db(args.redis) as broker_url,
         tempfile.TemporaryDirectory(prefix="dm-bench-") as tmp,
     ):
-        upgrade(database_url)
+        db = _stack.migrated(database_url)
         targets: list[tuple[str, list[bytes]]] = []
         for workers in counts:
             port = _stack.free_port()
@@ -338,7 +333,9 @@ def main() -> None:
             web = _stack.start_web("gunicorn", env, port, workers, args.threads)
             try:
                 if not targets:
-                    targets = prepare(port, args.games, args.seats, args.seed, 6, args.incomplete)
+                    targets = prepare(
+                        port, db, args.games, args.seats, args.seed, choices=6, incomplete=args.incomplete
+                    )
                 hammer(port, targets, args.clients, args.warmup, 10_000)  # every process restores every game once
                 who = groups(web.pid, database_url.rsplit("/", 1)[1])
 

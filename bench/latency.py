@@ -10,14 +10,15 @@ For each broker, on 127.0.0.1 only:
 - ``embedded``: SQLite (WAL) in a temporary folder, kombu's ``filesystem://`` broker, ``waitress`` with 8 threads
   (the ``deadmail up`` setup);
 
-and in both a real worker subprocess (``server.processes.start_worker``: ``celery worker --pool=solo -B``, the
+and in both a real worker subprocess (``server.run.processes.start_worker``: ``celery worker --pool=solo -B``, the
 sweep every 60 s as in production, so it cannot hide a lost kick within the measured figures). Once the worker
 answers a task, ``--games`` games of ``--players`` people are created through POST /api/games (deadlines of one
 hour, so no window closes by its deadline), and one bot thread per game plays it over HTTP: GET /api/seat/<token>
-for every seat, a legal answer (``server.demo.bot_answer``) POSTed for every request, then it polls one seat every
-50 ms until the next window is open. The latencies come from the database rows, as ``server.demo.latencies``
-computes them: ``windows.completed_at`` (the commit of the last answer, set by the web process) to the next
-window's ``opened_at`` (set by the worker), so the bots' polling does not enter the figures.
+for every seat, a legal answer (the engine's random bot, ``_stack.bot_answer``) POSTed for every request, then it
+polls one seat every 50 ms until the next window is open. The latencies come from the database rows, as
+``server.run.demo.latencies`` computes them: ``windows.completed_at`` (the commit of the last answer, set by the
+web process) to the next window's ``opened_at`` (set by the worker), so the bots' polling does not enter the
+figures.
 
 Prints progress on stderr and one JSON object on stdout: per broker the number of windows measured, median,
 p95 and max in seconds, how many games reached their end, and how often the worker exited (it is restarted, and
@@ -29,7 +30,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import json
-import random
 import statistics
 import tempfile
 import threading
@@ -62,12 +62,16 @@ class Timed(Client):
 
 
 def play(
-    port: int, game: dict[str, Any], seed: int, halt: threading.Event, answers: list[int], times: dict[str, list[float]]
+    port: int,
+    game: dict[str, Any],
+    *,
+    seed: int,
+    halt: threading.Event,
+    db: Any,
+    answers: list[int],
+    times: dict[str, list[float]],
 ) -> str:
     """One game's bots, over HTTP, until the game is over or ``halt`` is set; returns the last status seen."""
-    from server.demo import bot_answer
-
-    rng = random.Random(seed)
     client = Timed(port, times)
     tokens = [_stack.token_of(seat) for seat in game["seats"]]
     status = "running"
@@ -87,7 +91,7 @@ def play(
                 body = {
                     "kind": window["request"]["kind"],
                     "window": window["number"],
-                    "answer": bot_answer(window["request"], data["view"], rng),
+                    "answer": _stack.bot_answer(db, token, seed * 1009 + window["number"]),
                 }
                 code, reply = client.json("POST", f"/api/seat/{token}/answer", body)
                 if code == 409:  # the window closed meanwhile (by the last answer of another seat)
@@ -182,7 +186,9 @@ class Run:
 
         def bot(i: int, game: dict[str, Any]) -> None:
             seed = self.args.seed * 100 + i
-            self.statuses[game["id"]] = play(self.port, game, seed, halt, self.answers, self.calls)
+            self.statuses[game["id"]] = play(
+                self.port, game, seed=seed, halt=halt, db=self.db, answers=self.answers, times=self.calls
+            )
 
         threads = [threading.Thread(target=bot, args=(i, g)) for i, g in enumerate(created)]
         for t in threads:

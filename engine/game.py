@@ -166,15 +166,33 @@ class Game(State):
         self.emit("answer_defaulted", player=player, kind=kind)
         self._accept(req, value)
 
-    def set_standing_order(self, player: str, order: list[str]) -> None:
-        """H-5: the order in which ``player`` gives up characters; answers a pending victim request at once."""
+    def set_standing_order(self, player: str, order: list[str], *, answer_open: bool = True) -> None:
+        """H-5: the order in which ``player`` gives up characters, for every victim request from now on. A pending
+        victim request of the player is answered from it at once, unless ``answer_open`` is False: then the caller
+        answers it (``standing_answer`` says with what), as a server does that collects a window's answers before
+        applying them. The log keeps which it was, so a replay does the same."""
         self._check_player(player)
         if not isinstance(order, list) or not all(c in CHARACTERS for c in order) or len(set(order)) != len(order):
             raise IllegalAnswer(
                 N_("The standing order must list distinct characters: %(characters)s."), characters=list(CHARACTERS)
             )
-        self.log.append({"player": player, "standing_order": list(order)})
+        entry: dict[str, Any] = {"player": player, "standing_order": list(order)}
+        if not answer_open:
+            entry["answer_open"] = False
+        self.log.append(entry)
         self.standing[player] = list(order)
+        if answer_open:
+            self._answer_from_order(player, order)
+
+    def standing_answer(self, player: str) -> str | None:
+        """H-5: the character ``player``'s standing order gives up for their pending victim request; None when they
+        have no such request, no order, or an order that names none of the candidates."""
+        for req in self.pending():
+            if req.player == player and req.kind == Kind.VICTIM:
+                return by_standing_order(req.options or [], self.standing.get(player))
+        return None
+
+    def _answer_from_order(self, player: str, order: list[str]) -> None:
         for req in self.pending():
             if req.player == player and req.kind == Kind.VICTIM:
                 chosen = by_standing_order(req.options or [], order)
@@ -231,7 +249,9 @@ class Game(State):
 
     def replay_entry(self, entry: dict[str, Any]) -> None:
         if "standing_order" in entry:
-            self.set_standing_order(entry["player"], entry["standing_order"])
+            self.set_standing_order(
+                entry["player"], entry["standing_order"], answer_open=entry.get("answer_open", True) is not False
+            )
         elif entry.get("timeout"):
             self.timeout(entry["player"], entry["kind"])
         else:

@@ -56,7 +56,7 @@ class Settings:
     sweep_every: float = 60.0
     broker_options: dict[str, Any] = field(default_factory=dict)
     queue: str = "deadmail"
-    #: empty: mail goes to files in ``mail_dir``; else where to send it (see ``server/mailer.py``).
+    #: empty: mail goes to files in ``mail_dir``; else where to send it (``parse_smtp_url``, server/mail/transports.py).
     smtp_url: str = ""
     mail_from: str = "deadmail <deadmail@localhost>"
     #: the domain of the signed reply addresses; empty: no reply addresses.

@@ -3,9 +3,9 @@
 Two columns of ``seats`` change meaning and are replaced:
 
 - ``standing_order`` (RULES.md H-5): the engine keeps a seat's standing victim order in the game's answer log
-  (``engine.Game.set_standing_order``). Each running game's stored orders are given to its engine here (an order
-  never answers an open request here: a victim request with an order that fits was answered when it opened), then
-  the column goes. A downgrade brings the column back empty (the orders stay in the games' logs).
+  (``engine.Game.set_standing_order``). Each running game's stored orders are given to its engine here, without
+  answering anything (an open window keeps the answers stored on its rows, applied when it closes), then the column
+  goes. A downgrade fills the column again from the engines' orders (they stay in the games' logs).
 - ``mailed_seq`` (the last event, numbered in the whole game, told to a seat by mail) becomes ``told_events``: how
   many events of the seat's own view it was told, so that a mail never needs the numbering of events the seat
   cannot see. The count is the number of events up to ``mailed_seq`` that the seat's colour may see.
@@ -70,7 +70,7 @@ def _orders_to_engine(conn: sa.Connection) -> None:
         state, version = conn.execute(sa.select(games.c.state, games.c.version).where(games.c.id == game_id)).one()
         eng = engine.Game.from_json(state)
         for colour, order in orders:
-            eng.set_standing_order(colour, order)
+            eng.set_standing_order(colour, order, answer_open=False)
         conn.execute(games.update().where(games.c.id == game_id).values(state=eng.to_json(), version=version + 1))
 
 
@@ -96,11 +96,28 @@ def upgrade() -> None:
         batch_op.drop_column("standing_order")
 
 
+def _orders_from_engine(conn: sa.Connection) -> None:
+    import engine
+
+    running = conn.execute(sa.select(games.c.id, games.c.state).where(games.c.status == "running")).all()
+    for game_id, state in running:
+        eng = engine.Game.from_json(state)
+        for colour in eng.players:
+            order = engine.view(eng, colour)["standing_order"]
+            if order:
+                conn.execute(
+                    seats.update()
+                    .where(seats.c.game_id == game_id, seats.c.colour == colour)
+                    .values(standing_order=list(order))
+                )
+
+
 def downgrade() -> None:
     with op.batch_alter_table("seats", schema=None) as batch_op:
         batch_op.add_column(sa.Column("standing_order", sa.JSON(), nullable=True))
         batch_op.add_column(sa.Column("mailed_seq", sa.Integer(), nullable=True))
     conn = op.get_bind()
+    _orders_from_engine(conn)
     told = conn.execute(
         sa.select(seats.c.id, seats.c.game_id, seats.c.colour, seats.c.told_events).where(
             seats.c.told_events.is_not(None)

@@ -158,7 +158,7 @@ def save_prefs(
     db: Database, player_id: int, values: Mapping[str, Any], orders: Mapping[int, Sequence[str]] | None = None
 ) -> Saved:
     """Store the player's settings and standing orders (by seat id), or nothing (PrefsError). A changed standing
-    order goes to the engine, which answers the seat's open victim request from it at once (H-5)."""
+    order goes to the engine, and answers the seat's open victim request if it still owes it (H-5)."""
     checked = check_prefs(values)
     checked_orders = {seat_id: check_order(order) for seat_id, order in (orders or {}).items()}
     with db.session() as session:
@@ -168,18 +168,25 @@ def save_prefs(
         changed = [sid for sid, order in checked_orders.items() if _changes(session, sid, player_id, order)]
         for key, value in checked.items():
             setattr(player, key, value)
-    answered = [sid for sid in changed if turns.set_standing_order(db, sid, checked_orders[sid])]
+    answered = [sid for sid in changed if _give_to_engine(db, sid, checked_orders[sid])]
     return Saved(answered)
 
 
 def set_standing_order(db: Database, seat_id: int, order: Sequence[str], *, player_id: int | None = None) -> bool:
     """RULES.md H-5: the seat's standing victim order (an empty order clears it), kept by the engine; it answers
-    the seat's open victim request at once. True when it did."""
+    the seat's open victim request if the seat still owes it. True when it did."""
     checked = check_order(order)
     with db.session() as session:
         if not _changes(session, seat_id, player_id, checked):
             return False
-    return turns.set_standing_order(db, seat_id, checked)
+    return _give_to_engine(db, seat_id, checked)
+
+
+def _give_to_engine(db: Database, seat_id: int, order: list[str]) -> bool:
+    try:
+        return turns.set_standing_order(db, seat_id, order)
+    except turns.AnswerError as exc:  # an advance was closing the window: nothing changed
+        raise PrefsError(exc.msgid, **exc.params) from None
 
 
 def _changes(session: Session, seat_id: int, player_id: int | None, order: list[str]) -> bool:

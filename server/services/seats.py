@@ -77,7 +77,7 @@ def answer_in(session: Session, seat: Seat, window_number: object) -> tuple[dict
     return row.payload, row.answer
 
 
-def view_of(session: Session, seat: Seat) -> dict[str, Any]:
+def view_of(seat: Seat) -> dict[str, Any]:
     """The seat's view (``engine.view``): every page, mail and API answer about a seat is built from it."""
     return engine.view(CACHE.get(seat.game), seat.colour)
 
@@ -106,7 +106,7 @@ def seat_state(session: Session, seat: Seat) -> dict[str, Any]:
             "request": None if mine is None else mine.payload,
             "answer": None if mine is None or mine.answered_at is None else mine.answer,
         },
-        "view": view_of(session, seat),
+        "view": view_of(seat),
     }
 
 

@@ -6,8 +6,8 @@
   window row), applies its answers through the engine (H-4 defaults for the missing ones), and stores in the same
   transaction the new state, the events, the next window and the outbox rows. A duplicate or concurrent call finds
   the window no longer open and does nothing; a lost call is made again by the sweep.
-- ``set_standing_order`` gives the engine a seat's standing victim order (H-5), which answers the seat's open
-  victim request at once.
+- ``set_standing_order`` gives the engine a seat's standing victim order (H-5); it answers the seat's open victim
+  request like any answer.
 
 Whether a window is complete is decided in one place, ``_store``, for people's and bots' answers alike.
 """
@@ -276,12 +276,15 @@ def answer_as_bot(session: Session, game: Game, seat: Seat, window: Window, now:
     row = next((r for r in rows if r.seat_id == seat.id and r.answered_at is None), None)
     if row is None:
         return False
-    eng = CACHE.get(game)
+    eng = CACHE.fresh(game)  # a private copy: this transaction may still roll back
     req = next((r for r in eng.pending() if r.player == seat.colour and r.kind == row.kind), None)
     if eng.window_no != window.number or req is None:
-        raise ShownError(N_("The game's state does not match its open decision; try again in a moment."))
+        raise AnswerError(MOVING_ON, 409)
     answer = bot_answer(game, seat, eng, req)
-    eng.check(seat.colour, row.kind, answer)  # a bot's answer is checked like anyone's
+    try:
+        eng.check(seat.colour, row.kind, answer)  # a bot's answer is checked like anyone's
+    except engine.IllegalAnswer as exc:
+        raise AnswerError.refused_by_engine(exc) from None
     _store(session, window, rows, row, answer, now)
     return True
 
@@ -289,10 +292,15 @@ def answer_as_bot(session: Session, game: Game, seat: Seat, window: Window, now:
 # --- standing orders (H-5) -------------------------------------------------------------------------------------
 
 
+#: a change that found the game between two windows (an advance was closing the one it locked).
+MOVING_ON = N_("The game is moving on right now: try again in a moment.")
+
+
 def set_standing_order(db: Database, seat_id: int, order: list[str], now: datetime | None = None) -> bool:
-    """RULES.md H-5: give the engine the seat's standing victim order (an empty one clears it). When the seat owes
-    the open victim request, the engine answers it from the order at once and the window closes (also during a
-    pause; the next window's deadline then counts from the end of the pause). True when it answered.
+    """RULES.md H-5: give the engine the seat's standing victim order (an empty one clears it), for every victim
+    request from now on. When the seat owes the open window's victim request and has not answered it yet, the order
+    answers it: its choice is stored like any answer (``_store``: the window completes, and advances as after any
+    answer, not during a pause). True when it answered. AnswerError (409) when an advance was closing the window.
 
     Checked by the caller (``prefs``): the seat is a person's and its game is running."""
     now = now or utcnow()
@@ -303,32 +311,17 @@ def set_standing_order(db: Database, seat_id: int, order: list[str], now: dateti
         game = session.get(Game, seat.game_id)
         assert game is not None
         eng = CACHE.fresh(game)
-        before, number = len(eng.events), eng.window_no
-        eng.set_standing_order(seat.colour, order)
-        answered = window is not None and (eng.over or eng.window_no != number)
-        if answered:
-            assert window is not None
-            _answered_by_order(session, window, seat, eng.events[before:], now)
-            open_windows(session, game, eng, before, now)
-        else:
-            store_state(game, eng, now)
+        if window is None or window.number != eng.window_no:
+            raise AnswerError(MOVING_ON, 409)
+        eng.set_standing_order(seat.colour, order, answer_open=False)  # the window's answers apply when it closes
+        store_state(game, eng, now)
+        rows = list(session.execute(_WINDOW_ROWS, {"window_id": window.id}).scalars())
+        row = next((r for r in rows if r.seat_id == seat.id and r.answered_at is None), None)
+        choice = None if row is None else eng.standing_answer(seat.colour)
+        if row is not None and choice is not None:
+            _store(session, window, rows, row, choice, now)
     CACHE.put(game, eng)
-    return answered
-
-
-def _answered_by_order(
-    session: Session, window: Window, seat: Seat, events: list[dict[str, Any]], now: datetime
-) -> None:
-    """The seat's victim request was answered by its standing order (the engine's ``answer_auto``): its row says
-    so, and the window is closed."""
-    auto = next(e for e in events if e["type"] == "answer_auto" and e["player"] == seat.colour)
-    for row in window.requests:
-        if row.seat_id == seat.id:
-            row.answer = auto["answer"]
-            row.answered_at = now
-    window.completed_at = window.completed_at or now
-    window.status = WindowStatus.CLOSED
-    window.closed_at = now
+    return choice is not None
 
 
 # --- advancing ---------------------------------------------------------------------------------------------------
@@ -378,8 +371,11 @@ def _apply(game: Game, window: Window, rows: list[RequestRow], eng: engine.Game)
             try:
                 eng.answer(colour, row.kind, row.answer)
                 continue
-            except engine.IllegalAnswer:  # checked when stored, against this same state: should not happen
-                log.exception("game %s: stored answer of %s no longer applies; defaulting", game.id, colour)
+            except engine.IllegalAnswer as exc:  # checked when stored, against this same state: should not happen
+                # the message id only: the refusal's parameters may name the (secret) answer
+                log.error(
+                    "game %s: a stored answer of %s no longer applies (%s); defaulted", game.id, colour, exc.msgid
+                )
         eng.timeout(colour, row.kind)
         row.defaulted = True
 

@@ -20,7 +20,8 @@ from flask_babel import gettext as _
 from markupsafe import Markup, escape
 
 from ..mail import replies
-from ..services.links import read_mailbox_token
+from ..services.errors import N_
+from ..services.links import LinkError, read_mailbox_token
 from . import access
 from .access import dm
 
@@ -35,16 +36,14 @@ _URL = re.compile(r"https?://[^\s<>\"']+")
 
 
 def _closed(token: str) -> Any:
-    """None when the mailbox may be shown; else the page that says why not."""
+    """None when the mailbox may be shown; else the page that says why not (LinkError for a link not valid)."""
     s = dm().settings
     if s.smtp_url:
         return access.message(
             _("No mailbox here"), _("This server sends its mail by SMTP: there is no mailbox page."), 404
         )
-    if not read_mailbox_token(s.secret_key, token):
-        return access.message(
-            _("Link not valid"), _("This mailbox link is not valid: use the one `deadmail up` printed."), 403
-        )
+    if not read_mailbox_token(s.secret_key, token):  # answered by the one handler of invalid links
+        raise LinkError(N_("This mailbox link is not valid: use the one `deadmail up` printed."))
     return None
 
 

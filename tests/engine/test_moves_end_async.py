@@ -1230,6 +1230,28 @@ def test_setting_a_standing_order_answers_a_pending_victim_request() -> None:
     assert view(g, "yellow").get("standing_order") is None
 
 
+@pytest.mark.rule("H-5")
+def test_a_standing_order_set_without_answering_leaves_the_victim_request_to_its_answer() -> None:
+    """H-5, for a server that applies a window's answers when it closes: the order is kept for later victim
+    requests, the pending one stays pending and ``standing_answer`` says what the order gives; the answer that
+    follows applies, and the log replays exactly (the entry records that it answered nothing)."""
+    g = game_at(position(VICTIM, phase="attack", zombies={1: 4}))
+    g.answer("red", "vote", "red")
+    g.answer("yellow", "vote", "red")
+    g.set_standing_order("red", ["tough", "pinup", "gunman"], answer_open=False)
+    assert pending_kinds(g) == ["red:victim"]
+    assert g.standing_answer("red") == "tough"
+    assert g.standing_answer("yellow") is None
+    assert view(g, "red")["standing_order"] == ["tough", "pinup", "gunman"]
+    g.answer("red", "victim", g.standing_answer("red"))
+    assert g.position()["characters"]["red"] == {"pinup": 1, "gunman": 6}
+    again = Game.from_json(g.to_json())
+    assert again.position() == g.position() and again.log == g.log
+    assert [e for e in g.log if "standing_order" in e] == [
+        {"player": "red", "standing_order": ["tough", "pinup", "gunman"], "answer_open": False}
+    ]
+
+
 @pytest.mark.rule("H-4", "D-5")
 def test_timeout_zombie_places_nothing() -> None:
     """H-4: a zombie-player timeout places no zombie."""

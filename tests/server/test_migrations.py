@@ -5,6 +5,7 @@ mailed to a seat into the count of events of its view)."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
@@ -180,7 +181,8 @@ def test_0004_gives_stored_orders_to_the_engine_and_counts_the_events_each_seat_
             "red": ORDER,
             "blue": None,
         }
-        assert state["log"] == [*running.to_json()["log"], {"player": "red", "standing_order": ORDER}]
+        order_entry = {"player": "red", "standing_order": ORDER, "answer_open": False}
+        assert state["log"] == [*running.to_json()["log"], order_entry]
         assert eng.events == running.events and eng.window_no == running.window_no  # nothing was answered
         assert state_of(conn, over_id) == (finished.to_json(), finished.window_no)  # a finished game is left alone
         columns = {c["name"] for c in sa.inspect(conn).get_columns("seats")}
@@ -192,10 +194,57 @@ def test_0004_gives_stored_orders_to_the_engine_and_counts_the_events_each_seat_
         restored = seats_of(conn, game_id, "mailed_seq", "standing_order")
         assert state_of(conn, game_id)[0] == state  # the orders stay in the engine's log
     assert restored["blue"] == (last, None)  # blue saw the last event it was mailed up to
+    orders_back = {c: json.loads(o) if isinstance(o, str) else o for c, (_, o) in restored.items()}  # SQLite: text
+    assert orders_back == {"yellow": None, "red": ORDER, "blue": None}  # the engine's orders are back in the column
     for colour in ("yellow", "red"):  # they had not: the last event they saw before it
-        seq, order = restored[colour]
-        assert seq < last and order is None
+        seq = restored[colour][0]
+        assert seq < last
         assert running.events[seq].get("to") is None or colour in running.events[seq]["to"]
     alembic_runner.migrate_up_one()  # and up again: the same counts
     with alembic_engine.connect() as conn:
         assert seats_of(conn, game_id, "told_events") == told
+
+
+def a_pending_victim_request() -> engine.Game:
+    """A random-bot game stopped at a window holding a victim request."""
+    for seed in range(200):
+        eng = engine.new_game(["yellow", "red", "blue"], seed=seed)
+        bots = {colour: RandomBot(i) for i, colour in enumerate(eng.players)}
+        while not eng.over:
+            if any(r.kind == "victim" for r in eng.pending()):
+                return eng
+            for req in eng.pending():
+                eng.answer(req.player, req.kind, bots[req.player].decide(eng, req))
+    raise AssertionError("no game reached a victim request")
+
+
+@pytest.mark.rule("H-5")
+def test_0004_never_answers_a_victim_request_waiting_in_an_open_window(
+    alembic_runner: MigrationContext, alembic_engine: sa.Engine
+) -> None:
+    """A stored order that fits a victim request still open when the migration runs (the window's answers apply
+    when it closes) is given to the engine without answering it: the engine's window and events stay as they were,
+    so the open window and its rows still match the engine."""
+    alembic_runner.migrate_up_to("0003")
+    waiting = a_pending_victim_request()
+    (victim,) = [r for r in waiting.pending() if r.kind == "victim"]
+    order = [c for c in ORDER if c in (victim.options or [])]
+    assert order, "the order names a candidate: with answer_open it would answer at once"
+    with alembic_engine.begin() as conn:
+        tables = sa.MetaData()
+        tables.reflect(conn)
+        game_id = insert_game(conn, tables, waiting, "running")
+        insert_seats(
+            conn,
+            tables,
+            game_id,
+            {c: {"standing_order": order if c == victim.player else None} for c in waiting.players},
+        )
+
+    alembic_runner.migrate_up_one()
+
+    with alembic_engine.connect() as conn:
+        eng = engine.Game.from_json(state_of(conn, game_id)[0])
+    assert (eng.window_no, eng.events) == (waiting.window_no, waiting.events)
+    assert [r.to_json() for r in eng.pending()] == [r.to_json() for r in waiting.pending()]
+    assert eng.standing_answer(victim.player) == order[0]

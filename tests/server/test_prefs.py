@@ -303,29 +303,37 @@ def victim_pending_game(db: Database) -> tuple[Window, RequestRow]:
 
 
 def answered_by_order(db: Database, window: Window, row: RequestRow, order: list[str]) -> None:
-    """The victim request was answered from ``order`` by the engine, at once: the row holds the answer (not a
-    default), the window is closed, the next one open (or the game over), and the engine told only that seat."""
+    """The victim request was answered from ``order`` like any answer: the row holds the order's choice (not a
+    default), the window is complete (its advance asked for; it has not closed yet), and the engine keeps the order
+    in its log without having answered (the answer applies when the window closes)."""
     expected = by_standing_order(row.payload["options"], order)
     assert expected is not None
     with db.session() as session:
         answered = session.get(RequestRow, row.id)
-        closed = session.get(Window, window.id)
+        complete = session.get(Window, window.id)
         game = session.get(Game, window.game_id)
-        assert answered is not None and closed is not None and game is not None
+        assert answered is not None and complete is not None and game is not None
         assert (answered.answer, answered.answered_at is not None, answered.defaulted) == (expected, True, False)
-        assert closed.status == "closed" and closed.closed_at is not None
+        assert complete.status == "open" and complete.completed_at is not None
         colour = answered.seat.colour
         log = game.state["log"]
-    assert log[-1] == {"player": colour, "standing_order": order}  # the victim was not logged as an answer
-    later = open_window(db, window.game_id)
-    assert later is None or later.number == window.number + 1
+    assert log[-1] == {"player": colour, "standing_order": order, "answer_open": False}
     eng = engine_of(db, window.game_id)
-    auto = [e for e in eng.events if e["type"] == "answer_auto" and e["kind"] == "victim" and e["player"] == colour]
-    assert auto[-1]["answer"] == expected and auto[-1]["to"] == [colour]
     assert engine.view(eng, colour)["standing_order"] == order
 
 
-def test_a_new_standing_order_on_the_page_answers_a_pending_victim_request_at_once(stack: Stack) -> None:
+def closed_with_the_orders_choice(db: Database, window: Window, row: RequestRow, order: list[str]) -> None:
+    """Once advanced: the window closed, the victim the order chose was eaten."""
+    expected = by_standing_order(row.payload["options"], order)
+    with db.session() as session:
+        closed = session.get(Window, window.id)
+        assert closed is not None and closed.status == "closed"
+    eng = engine_of(db, window.game_id)
+    eaten = [e for e in engine.view(eng, row.seat.colour)["events"] if e["type"] == "eaten"]
+    assert eaten[-1]["character"] == expected and eaten[-1]["player"] == row.seat.colour
+
+
+def test_a_new_standing_order_on_the_page_answers_a_pending_victim_request(stack: Stack) -> None:
     window, row = victim_pending_game(stack.db)
     assert len(row.payload["options"]) >= 2  # else the engine would have answered it
     order = list(reversed(CHARACTERS))
@@ -341,7 +349,8 @@ def test_a_new_standing_order_on_the_page_answers_a_pending_victim_request_at_on
     assert said in shown  # in the player's language, now Italian
 
 
-def test_set_standing_order_answers_at_once_and_closes_the_window_without_an_advance(stack: Stack) -> None:
+@pytest.mark.rule("H-5")
+def test_set_standing_order_answers_the_owed_victim_and_asks_for_the_advance(stack: Stack) -> None:
     window, row = victim_pending_game(stack.db)
     options = row.payload["options"]
     order = [c for c in CHARACTERS if c in options][::-1]
@@ -351,13 +360,41 @@ def test_set_standing_order_answers_at_once_and_closes_the_window_without_an_adv
     assert prefs.set_standing_order(db, row.seat_id, [c for c in CHARACTERS if c not in options]) is False
     still = open_window(stack.db, window.game_id)
     assert still is not None and still.id == window.id and owed_victim(still) is not None
+    assert tasks.advanced == []
     assert prefs.set_standing_order(db, row.seat_id, order) is True
 
     answered_by_order(stack.db, window, row, order)
-    assert tasks.advanced == []  # nothing left to advance: the engine moved on already
+    assert tasks.advanced == [window.id]  # the answer completed the window, like any answer
+    assert turns.advance_window(stack.db, window.id, now=T0) is True
+    closed_with_the_orders_choice(stack.db, window, row, order)
 
 
-def test_a_standing_order_given_during_a_pause_opens_the_next_window_after_the_pause(stack: Stack) -> None:
+@pytest.mark.rule("H-5")
+def test_a_standing_order_never_replaces_an_answer_already_given(stack: Stack) -> None:
+    """The player answered the victim request by hand, then saved an order that would choose another character:
+    the order is kept for later victims, the answer given stays and is the one applied."""
+    window, row = victim_pending_game(stack.db)
+    options = row.payload["options"]
+    given, other = options[0], options[1]
+    turns.submit_answer(stack.db, row.seat_id, "victim", given, now=T0)
+    order = [other, given]
+
+    assert prefs.set_standing_order(stack.db, row.seat_id, order) is False
+
+    with stack.db.session() as session:
+        kept = session.get(RequestRow, row.id)
+        assert kept is not None and kept.answer == given
+    assert turns.advance_window(stack.db, window.id, now=T0) is True
+    eng = engine_of(stack.db, window.game_id)
+    eaten = [e for e in engine.view(eng, row.seat.colour)["events"] if e["type"] == "eaten"]
+    assert eaten[-1]["character"] == given
+    assert engine.view(eng, row.seat.colour)["standing_order"] == order
+
+
+@pytest.mark.rule("H-5")
+def test_a_standing_order_given_during_a_pause_waits_for_the_end_of_the_pause(stack: Stack) -> None:
+    """The order answers the owed victim at once, but a paused game does not move: the window closes when the
+    pause is over, like after any answer."""
     window, row = victim_pending_game(stack.db)
     end = T0 + dt.timedelta(days=5)
     organise.pause(stack.db, window.game_id, end, now=T0)
@@ -366,14 +403,9 @@ def test_a_standing_order_given_during_a_pause_opens_the_next_window_after_the_p
     assert prefs.set_standing_order(stack.db, row.seat_id, order) is True
 
     answered_by_order(stack.db, window, row, order)
-    later = open_window(stack.db, window.game_id)
-    assert later is not None, "the game ended on this victim: no next window to check"
-    with stack.db.session() as session:
-        tempo = session.get(Game, window.game_id).tempo  # type: ignore[union-attr]
-    kinds = {r.kind for r in later.requests if r.answered_at is None}
-    durations = tempo["durations"]
-    longest = max(durations.get(kind, durations["default"]) for kind in kinds)
-    assert (later.deadline - end).total_seconds() == longest  # counted from the end of the pause
+    assert turns.advance_window(stack.db, window.id, now=T0 + dt.timedelta(hours=1)) is False  # paused
+    assert turns.sweep_windows(stack.db, now=end) == 1  # the pause is over: the sweep takes it
+    closed_with_the_orders_choice(stack.db, window, row, order)
 
 
 def test_later_victim_requests_are_answered_from_the_standing_order_without_asking(stack: Stack) -> None:
