@@ -32,7 +32,7 @@ from ..db import Database
 from ..models import Game, InboundMail, MailKind, Outbox, Player, Seat, utcnow
 from ..present import board
 from ..present.chat import channel_title, mail_sections
-from ..present.seat import Round, SeatShown, cap, game_label, seat_shown
+from ..present.seat import SeatShown, cap, game_label, seat_shown
 from ..services import chat, outbox, reminders, reply_address
 from ..services.links import organiser_token, player_token, seat_token
 from ..services.seats import answer_in, open_request, seat_state
@@ -127,17 +127,16 @@ class Composer:
         state = seat_state(self.session, seat)
         window = state["window"]
         owes = window is not None and window["request"] is not None
-        if only_window is not None and not (owes and window is not None and window["number"] == only_window):
+        if only_window is not None and not (owes and window["number"] == only_window):
             return None
-        told = seat.told_events or 0
+        seen = len(state["view"].get("events") or [])
+        told = (seat.told_events or 0) if events else seen  # without events: no history to tell (nor to build)
         shown = seat_shown(self.lang, state, self.now, told=told)
-        rounds = shown.history if events else []
-        if not always and not rounds and shown.decision is None and shown.outcome is None:
+        if not always and not shown.history and shown.decision is None and shown.outcome is None:
             return None
-        links = self.links(seat)
-        ctx = _section(self.lang, shown, links, rounds, with_board)
+        ctx = _section(self.lang, shown, self.links(seat), with_board)
         if events:
-            draft.told[seat.id] = max(told, len(shown.view.get("events") or []))
+            draft.told[seat.id] = max(told, seen)
         if shown.decision is not None:
             draft.replies.append((seat.id, shown.decision.window, seat.link_generation))
         draft.seats.append((seat.game_id, seat.id, seat.told_events is not None))
@@ -295,7 +294,7 @@ class Composer:
         return Mail(message, chat={seat.id: max(m.id for c in unread for m in c.messages)})
 
 
-def _section(lang: str, shown: SeatShown, links: Links, rounds: list[Round], with_board: bool) -> dict[str, Any]:
+def _section(lang: str, shown: SeatShown, links: Links, with_board: bool) -> dict[str, Any]:
     """A seat's section of a mail, as templates/mail/notice.* read it."""
     decision = shown.decision
     return {
@@ -304,7 +303,7 @@ def _section(lang: str, shown: SeatShown, links: Links, rounds: list[Round], wit
         "colour_name": shown.colour_name,
         "round": shown.round,
         "round_title": shown.round_title,
-        "rounds": [{"round": r.round, "title": r.title, "lines": r.lines} for r in rounds],
+        "rounds": [{"round": r.round, "title": r.title, "lines": r.lines} for r in shown.history],
         "decision": None
         if decision is None
         else {

@@ -171,7 +171,6 @@ def _new_window(session: Session, game: Game, eng: engine.Game, pending: list[en
     seats = {seat.colour: seat for seat in game.seats}
     owing = [seats[r.player].player for r in pending if seats[r.player].bot is None]
     quiet = [q for p in owing if p is not None and (q := quiet_of(p)) is not None]
-    start = game.paused_until if game.paused_at(now) and game.paused_until is not None else now  # counts after a pause
     window = Window(
         game_id=game.id,
         number=eng.window_no,
@@ -179,7 +178,7 @@ def _new_window(session: Session, game: Game, eng: engine.Game, pending: list[en
         round=eng.round,
         phase=eng.phase,
         opened_at=now,
-        deadline=window_deadline(start, [r.kind for r in pending], game.tempo, quiet),
+        deadline=window_deadline(now, [r.kind for r in pending], game.tempo, quiet),
     )
     session.add(window)
     session.flush()
