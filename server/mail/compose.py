@@ -29,7 +29,7 @@ from sqlalchemy.orm import Session
 
 from ..config import Settings
 from ..db import Database
-from ..models import Game, InboundMail, MailKind, Outbox, Player, Seat, utcnow
+from ..models import ChatMessage, Game, InboundMail, MailKind, Outbox, Player, Seat, utcnow
 from ..present import board
 from ..present.chat import channel_title, mail_sections
 from ..present.seat import SeatShown, cap, game_label, seat_shown
@@ -51,15 +51,10 @@ MAX_USER_TEXT = 80
 class Links:
     base_url: str
     seat_token: str
-    player_token: str
 
     @property
     def seat(self) -> str:
         return f"{self.base_url}/s/{self.seat_token}"
-
-    @property
-    def prefs(self) -> str:
-        return f"{self.base_url}/p/{self.player_token}"
 
     def one_tap(self, window: int, command: str) -> str:
         return f"{self.seat}/do?" + urlencode({"w": window, "c": command}, quote_via=quote)
@@ -103,11 +98,12 @@ class Composer:
         self.now = now
         self.lang = i18n.language(player.language)
         self.t = i18n.translations(self.lang)
-        self.ptoken = player_token(settings.secret_key, player.id)
+        #: the player's preferences page (also the mail's List-Unsubscribe).
+        self.prefs_url = f"{settings.base_url}/p/{player_token(settings.secret_key, player.id)}"
 
     def links(self, seat: Seat) -> Links:
         token = seat_token(self.settings.secret_key, seat.id, seat.link_generation)
-        return Links(self.settings.base_url, token, self.ptoken)
+        return Links(self.settings.base_url, token)
 
     def section(
         self,
@@ -247,26 +243,30 @@ class Composer:
         draft.words = {"count": len(draft.sections)}
         return draft
 
-    def _chat(self, seat: Seat) -> tuple[list[dict[str, Any]], int] | None:
-        """The seat's unread table talk for a digest: (sections by channel, the last message id); None when there
-        is nothing from another colour to tell."""
-        if seat.player_id != self.player.id:
-            return None
-        unread = chat.unread(self.session, seat)
-        if not any(m.colour != seat.colour for c in unread for m in c.messages):
-            return None
-        sections = mail_sections(self.lang, unread, seat.colour, self.player.timezone)
-        return sections, max(m.id for c in unread for m in c.messages)
-
-    def chat(self, row: Outbox, seat: Seat) -> Mail | None:
-        """The table-talk mail of a ``chat`` row; None when the seat has no unread message from another colour
-        (told by an earlier mail, or its player left)."""
+    def _unread(self, seat: Seat) -> tuple[list[chat.Channel], list[ChatMessage]] | None:
+        """The seat's unread table talk, and in it the messages of the other colours; None when there are none (told
+        by an earlier mail, or the seat's player left)."""
         if seat.player_id != self.player.id:
             return None
         unread = chat.unread(self.session, seat)
         news = [m for c in unread for m in c.messages if m.colour != seat.colour]
-        if not news:
+        return (unread, news) if news else None
+
+    def _chat(self, seat: Seat) -> tuple[list[dict[str, Any]], int] | None:
+        """The seat's unread table talk for a digest: (sections by channel, the last message id); None when there
+        is nothing from another colour to tell."""
+        found = self._unread(seat)
+        if found is None:
             return None
+        unread, _news = found
+        return mail_sections(self.lang, unread, seat.colour, self.player.timezone), max(c.last for c in unread)
+
+    def chat(self, row: Outbox, seat: Seat) -> Mail | None:
+        """The table-talk mail of a ``chat`` row; None when the seat has no unread message from another colour."""
+        found = self._unread(seat)
+        if found is None:
+            return None
+        unread, news = found
         latest = max(news, key=lambda m: m.id)
         channel = next(c for c in unread if c.id == latest.channel_id)
         links = self.links(seat)
@@ -281,7 +281,7 @@ class Composer:
             "reply_to": channel_title(self.lang, channel.key, seat.colour) if self.settings.reply_domain else None,
             "max_lines": chat.MAX_LINES,
             "seat_url": links.seat,
-            "prefs_url": links.prefs,
+            "prefs_url": self.prefs_url,
         }
         reply_to = None
         if self.settings.reply_domain:
@@ -291,7 +291,7 @@ class Composer:
             )
         message = envelope(self, row, "mail/chat", ctx, reply_to)
         _thread(message, seat.game_id, seat.id, _host(self.settings), starts=False)
-        return Mail(message, chat={seat.id: max(m.id for c in unread for m in c.messages)})
+        return Mail(message, chat={seat.id: max(c.last for c in unread)})
 
 
 def _section(lang: str, shown: SeatShown, links: Links, with_board: bool) -> dict[str, Any]:
@@ -383,7 +383,7 @@ def envelope(composer: Composer, row: Outbox, template: str, ctx: dict[str, Any]
     if reply_to:
         message["Reply-To"] = reply_to
     message["Auto-Submitted"] = "auto-generated"
-    message["List-Unsubscribe"] = f"<{settings.base_url}/p/{composer.ptoken}>"
+    message["List-Unsubscribe"] = f"<{composer.prefs_url}>"
     message.set_content(text)
     message.add_alternative(html, subtype="html")
     message["Content-Language"] = lang  # after the content: set_content clears the Content-* headers
@@ -400,7 +400,7 @@ def _notice_mail(composer: Composer, row: Outbox, draft: Draft) -> Mail:
         "sections": draft.sections,
         "notes": draft.notes,
         "actions": draft.actions,
-        "prefs_url": f"{settings.base_url}/p/{composer.ptoken}",
+        "prefs_url": composer.prefs_url,
         "subject": words.subject,
         #: one decision: replying to this mail answers it (the reply address is the seat's and window's)
         "can_reply": len(draft.replies) == 1,

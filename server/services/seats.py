@@ -84,7 +84,7 @@ def view_of(seat: Seat) -> dict[str, Any]:
 
 def standing_order(seat: Seat) -> list[str]:
     """The seat's standing victim order (H-5), as the engine keeps it (empty: none)."""
-    return list(engine.view(CACHE.get(seat.game), seat.colour)["standing_order"] or [])
+    return list(view_of(seat)["standing_order"] or [])
 
 
 def seat_state(session: Session, seat: Seat) -> dict[str, Any]:

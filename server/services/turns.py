@@ -102,7 +102,7 @@ def open_windows(session: Session, game: Game, eng: engine.Game, events_before: 
         people = [seat for seat in game.seats if seat.bot is None]
         outbox.add(session, (outbox.notice(s, MailKind.GAME_OVER, f"over:{game.id}:{s.id}", {}, now) for s in people))
         return
-    window = _new_window(session, game, eng, [req for req, _ in automatic], now)
+    window = _new_window(session, game, seats, eng, [req for req, _ in automatic], now)
     mail: list[Outbox] = []
     for i, (req, value) in enumerate(automatic):
         seat = seats[req.player]
@@ -167,8 +167,9 @@ def store_state(game: Game, eng: engine.Game, now: datetime) -> None:
     game.updated_at = now
 
 
-def _new_window(session: Session, game: Game, eng: engine.Game, pending: list[engine.Request], now: datetime) -> Window:
-    seats = {seat.colour: seat for seat in game.seats}
+def _new_window(
+    session: Session, game: Game, seats: dict[str, Seat], eng: engine.Game, pending: list[engine.Request], now: datetime
+) -> Window:
     owing = [seats[r.player].player for r in pending if seats[r.player].bot is None]
     quiet = [q for p in owing if p is not None and (q := quiet_of(p)) is not None]
     window = Window(
@@ -207,6 +208,12 @@ _WINDOW_ROWS = (
     .options(load_only(RequestRow.seat_id, RequestRow.kind, RequestRow.answer, RequestRow.answered_at))
     .where(RequestRow.window_id == bindparam("window_id"))
 )
+
+
+def _unanswered(session: Session, window: Window, seat: Seat) -> tuple[list[RequestRow], RequestRow | None]:
+    """The window's request rows, and the seat's among them while it is unanswered (else None)."""
+    rows = list(session.execute(_WINDOW_ROWS, {"window_id": window.id}).scalars())
+    return rows, next((r for r in rows if r.seat_id == seat.id and r.answered_at is None), None)
 
 
 def _store(
@@ -271,8 +278,7 @@ def submit_answer(
 def answer_as_bot(session: Session, game: Game, seat: Seat, window: Window, now: datetime) -> bool:
     """A seat just given to a bot answers its open request at once, through ``_store`` like a person's answer.
     False when the seat owes nothing unanswered in the window."""
-    rows = list(session.execute(select(RequestRow).where(RequestRow.window_id == window.id)).scalars())
-    row = next((r for r in rows if r.seat_id == seat.id and r.answered_at is None), None)
+    rows, row = _unanswered(session, window, seat)
     if row is None:
         return False
     eng = CACHE.fresh(game)  # a private copy: this transaction may still roll back
@@ -314,8 +320,7 @@ def set_standing_order(db: Database, seat_id: int, order: list[str], now: dateti
             raise AnswerError(MOVING_ON, 409)
         eng.set_standing_order(seat.colour, order, answer_open=False)  # the window's answers apply when it closes
         store_state(game, eng, now)
-        rows = list(session.execute(_WINDOW_ROWS, {"window_id": window.id}).scalars())
-        row = next((r for r in rows if r.seat_id == seat.id and r.answered_at is None), None)
+        rows, row = _unanswered(session, window, seat)
         choice = None if row is None else eng.standing_answer(seat.colour)
         if row is not None and choice is not None:
             _store(session, window, rows, row, choice, now)
