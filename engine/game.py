@@ -181,8 +181,10 @@ class Game(State):
             entry["answer_open"] = False
         self.log.append(entry)
         self.standing[player] = list(order)
-        if answer_open:
-            self._answer_from_order(player, order)
+        chosen = self.standing_answer(player) if answer_open else None
+        if chosen is not None:
+            self.emit("answer_auto", to=(player,), player=player, kind=Kind.VICTIM, answer=chosen)
+            self._accept(self.request_for(player, Kind.VICTIM), chosen)
 
     def standing_answer(self, player: str) -> str | None:
         """H-5: the character ``player``'s standing order gives up for their pending victim request; None when they
@@ -191,15 +193,6 @@ class Game(State):
             if req.player == player and req.kind == Kind.VICTIM:
                 return by_standing_order(req.options or [], self.standing.get(player))
         return None
-
-    def _answer_from_order(self, player: str, order: list[str]) -> None:
-        for req in self.pending():
-            if req.player == player and req.kind == Kind.VICTIM:
-                chosen = by_standing_order(req.options or [], order)
-                if chosen is not None:
-                    self.emit("answer_auto", to=(player,), player=player, kind=Kind.VICTIM, answer=chosen)
-                    self._accept(req, chosen)
-                break
 
     def _accept(self, req: Request, value: ParsedAnswer) -> None:
         self._answers[req.player] = value
