@@ -14,7 +14,7 @@ from .errors import IllegalAnswer, ScenarioError
 from .game import Game
 from .options import Options
 from .replay import Replay, ReplayAnswer, replay_steps
-from .requests import MoveChoice, ParsedAnswer, Placement, Play, Request, TruckChoice
+from .requests import MoveChoice, ParsedAnswer, Placement, Play, Request, TruckChoice, asked_in_secret
 from .scenario import run_scenario
 from .view import replay, spectator_view, view
 
@@ -34,6 +34,7 @@ __all__ = [
     "Request",
     "ScenarioError",
     "TruckChoice",
+    "asked_in_secret",
     "new_game",
     "replay",
     "replay_steps",

@@ -13,7 +13,7 @@ from . import flow
 from .config import Config
 from .data import CACHOU, CHARACTERS, KINDS, Kind, Phase, characters_for, full_deck
 from .errors import N_, IllegalAnswer, ScenarioError
-from .requests import ParsedAnswer, Request, answer_json, by_standing_order, default, parse, shown
+from .requests import ParsedAnswer, Request, answer_json, asked_in_secret, by_standing_order, default, parse, shown
 from .state import State
 
 FORMAT = "deadmail-engine/1"
@@ -163,7 +163,8 @@ class Game(State):
         req = self.request_for(player, kind)
         value = default(self, req, self.standing)
         self.log.append({"player": player, "kind": kind, "timeout": True})
-        self.emit("answer_defaulted", player=player, kind=kind)
+        secret = asked_in_secret(req.to_json())  # being asked at all tells what the player holds (H-2)
+        self.emit("answer_defaulted", to=(player,) if secret else None, player=player, kind=kind)
         self._accept(req, value)
 
     def set_standing_order(self, player: str, order: list[str], *, answer_open: bool = True) -> None:

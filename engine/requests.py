@@ -82,6 +82,15 @@ class Request:
         return out
 
 
+def asked_in_secret(request: dict[str, Any]) -> bool:
+    """Whether being asked ``request`` (its contract JSON) tells what the player holds (B-INFO, H-2): a card window
+    asks only players holding a card they may play, and a move with one movable character is asked only of a
+    player holding a Sprint. Nothing public names such a request's player before the game is over."""
+    if request["kind"] == Kind.CARDS:
+        return True
+    return request["kind"] == Kind.MOVE and len(request.get("options") or []) == 1
+
+
 # --- user input in messages ------------------------------------------------------------------------------------
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from .data import Phase
 from .game import Game
+from .requests import asked_in_secret
 
 
 def _public(game: Game) -> dict[str, Any]:
@@ -27,7 +28,11 @@ def _public(game: Game) -> dict[str, Any]:
         "deck_size": len(game.deck),
         "dice_seen_by": None if game.dice is None else list(game.dice["seen_by"]),
         "destinations": destinations,
-        "waiting_for": [{"player": r.player, "kind": r.kind} for r in game.pending()],
+        # who still owes an answer, except those whose being asked tells what they hold (H-2): nobody is named in
+        # a card window, nor for a move only a Sprint makes a question
+        "waiting_for": [
+            {"player": r.player, "kind": r.kind} for r in game.pending() if not asked_in_secret(r.to_json())
+        ],
         "window_no": game.window_no,
         "over": game.over,
         "outcome": game.outcome,
