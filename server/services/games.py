@@ -16,11 +16,12 @@ from engine.data import COLOURS, DEFAULT_WEAPONS
 from engine.options import CHOICES
 
 from ..db import Database
-from ..models import Game, GameStatus, MailKind, Player, RequestRow, Seat, Window, WindowStatus, utcnow
+from ..models import Game, GameStatus, MailKind, Player, Seat, Window, WindowStatus, utcnow
 from . import outbox
 from .engines import CACHE
 from .errors import N_, ShownError
 from .links import seat_token
+from .seats import public_requests
 from .tempo import TempoError, check_timezone, parse_deadlines
 from .turns import BOT_KINDS, open_windows
 
@@ -258,7 +259,8 @@ def seat_links(db: Database, game_id: int, secret_key: str, base_url: str) -> li
 
 
 def game_status(db: Database, game_id: int) -> dict[str, Any]:
-    """Public facts of a game: status, round, phase, who still owes what, and the outcome."""
+    """Public facts of a game: status, round, phase, who still owes what (never who is asked in a card window:
+    ``seats.public_requests``), and the outcome."""
     with db.session() as session:
         game = session.get(Game, game_id)
         if game is None:
@@ -266,20 +268,15 @@ def game_status(db: Database, game_id: int) -> dict[str, Any]:
         window = session.execute(
             select(Window).where(Window.game_id == game.id, Window.status == WindowStatus.OPEN)
         ).scalar_one_or_none()
-        owed = []
-        if window is not None:
-            rows = session.execute(
-                select(RequestRow).where(RequestRow.window_id == window.id).order_by(RequestRow.position)
-            ).scalars()
-            for row in rows:
-                owed.append(
-                    {
-                        "colour": row.seat.colour,
-                        "player": row.seat.player.display_name if row.seat.player else f"bot ({row.seat.bot})",
-                        "kind": row.kind,
-                        "answered": row.answered_at is not None,
-                    }
-                )
+        owed = [
+            {
+                "colour": row.seat.colour,
+                "player": row.seat.player.display_name if row.seat.player else f"bot ({row.seat.bot})",
+                "kind": row.kind,
+                "answered": row.answered_at is not None,
+            }
+            for row in ([] if window is None else public_requests(session, window))
+        ]
         return {
             "id": game.id,
             "title": game.title,

@@ -37,7 +37,7 @@ from . import outbox, turns
 from .engines import CACHE
 from .errors import N_, ShownError
 from .games import PlayerSpec, find_or_create_player
-from .seats import standing_order
+from .seats import public_requests, standing_order
 from .turns import BOT_KINDS
 
 #: the furthest a deadline or a pause may be set, from now.
@@ -97,31 +97,24 @@ def _seat(session: Session, game_id: int, colour: str) -> Seat:
 def owed(db: Database, game_id: int, now: datetime | None = None) -> dict[str, Any]:
     """The game's state and its open window: each request's seat, player, kind and whether it is answered.
 
-    Never the answers themselves: they stay secret until the window closes."""
+    Never the answers themselves: they stay secret until the window closes; nor who is asked in a card window
+    (``seats.public_requests``): the organiser may be a player too."""
     now = now or utcnow()
     with db.session() as session:
         game = _game(session, game_id, running=False, lock=False)
         window = session.execute(
             select(Window).where(Window.game_id == game_id, Window.status == WindowStatus.OPEN)
         ).scalar_one_or_none()
-        requests: list[dict[str, Any]] = []
-        if window is not None:
-            rows = session.execute(
-                select(RequestRow.kind, RequestRow.answered_at, Seat)
-                .join(Seat, RequestRow.seat_id == Seat.id)
-                .where(RequestRow.window_id == window.id)
-                .order_by(RequestRow.position)
-            ).all()
-            for kind, answered_at, seat in rows:
-                requests.append(
-                    {
-                        "colour": seat.colour,
-                        "player": seat.player.display_name if seat.player is not None else None,
-                        "bot": seat.bot,
-                        "kind": kind,
-                        "answered": answered_at is not None,
-                    }
-                )
+        requests = [
+            {
+                "colour": row.seat.colour,
+                "player": row.seat.player.display_name if row.seat.player is not None else None,
+                "bot": row.seat.bot,
+                "kind": row.kind,
+                "answered": row.answered_at is not None,
+            }
+            for row in ([] if window is None else public_requests(session, window))
+        ]
         seats = [
             {
                 "colour": seat.colour,

@@ -65,6 +65,26 @@ def open_request(session: Session, game_id: int, seat_id: int) -> tuple[Window |
     return window, mine
 
 
+def public_requests(session: Session, window: Window) -> list[RequestRow]:
+    """The window's requests that anyone may be told of, in order: not those whose being asked tells what their
+    player holds (a card window, a move only a Sprint makes a question: ``engine.asked_in_secret``, B-INFO)."""
+    rows = session.execute(
+        select(RequestRow).where(RequestRow.window_id == window.id).order_by(RequestRow.position)
+    ).scalars()
+    return [row for row in rows if not engine.asked_in_secret(row.payload)]
+
+
+def still_deciding(session: Session, window: Window | None) -> list[dict[str, str]]:
+    """The public "still deciding" list of the open window: colour and kind of every public request not answered."""
+    if window is None:
+        return []
+    return [
+        {"player": row.seat.colour, "kind": row.kind}
+        for row in public_requests(session, window)
+        if row.answered_at is None
+    ]
+
+
 def answer_in(session: Session, seat: Seat, window_number: object) -> tuple[dict[str, Any], Any] | None:
     """The seat's own request and answer in its game's window ``window_number``; None when it gave none there."""
     row = session.execute(
@@ -106,7 +126,8 @@ def seat_state(session: Session, seat: Seat) -> dict[str, Any]:
             "request": None if mine is None else mine.payload,
             "answer": None if mine is None or mine.answered_at is None else mine.answer,
         },
-        "view": view_of(seat),
+        # the engine collects a window's answers only when it closes: who still owes one is in the rows
+        "view": {**view_of(seat), "waiting_for": still_deciding(session, window)},
     }
 
 

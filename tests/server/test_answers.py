@@ -5,6 +5,7 @@ stale; timeouts apply the H-4 defaults; bots answer by themselves. No worker: th
 from __future__ import annotations
 
 import html
+import json
 import re
 from collections.abc import Callable
 from datetime import datetime, timedelta
@@ -257,15 +258,24 @@ def test_nobody_sees_another_players_answer_before_the_window_closes(
     def seen_by(colour: str) -> tuple[bytes, bytes]:
         return client.get(f"/api/seat/{tokens[colour]}").data, client.get(f"/s/{tokens[colour]}").data
 
+    def unlisted(seen: tuple[bytes, bytes]) -> tuple[Any, str]:
+        """What a seat sees but the list of who still decides (which stops naming a player who answered, H-1)."""
+        data = json.loads(seen[0])
+        del data["view"]["waiting_for"]
+        return data, re.sub(r'<p class="waiting">.*?</p>', "", seen[1].decode(), flags=re.S)
+
     before = {colour: seen_by(colour) for colour in (second, idle)}
     vote = window["requests"][first]["options"][-1]
     assert post_answer(stack, tokens[first], {"kind": "vote", "answer": vote}).status_code == 200
+    # what they saw before, but that the first has answered: never the vote
+    answered = {colour: seen_by(colour) for colour in (second, idle)}
+    for colour in (second, idle):
+        assert unlisted(answered[colour]) == unlisted(before[colour])
     changed_vote = window["requests"][first]["options"][0]
     assert post_answer(stack, tokens[first], {"kind": "vote", "answer": changed_vote}).status_code == 200
-
-    # byte for byte what they saw before: neither the vote nor that one was cast
+    # byte for byte: changing an answer shows nowhere
     for colour in (second, idle):
-        assert seen_by(colour) == before[colour]
+        assert seen_by(colour) == answered[colour]
     mine = client.get(f"/api/seat/{tokens[first]}").json
     assert mine["window"]["answer"] == changed_vote
 
@@ -301,7 +311,7 @@ def test_votes_are_not_in_any_other_seats_view_while_open(stack: Stack) -> None:
     view = stack.client.get(f"/api/seat/{tokens[second]}").json
     assert view["window"]["answer"] is None
     assert [e for e in view["view"]["events"] if e["type"] == "votes_revealed"] == revealed_before
-    assert view["view"]["waiting_for"] == [{"player": c, "kind": "vote"} for c in window["requests"]]
+    assert view["view"]["waiting_for"] == [{"player": c, "kind": "vote"} for c in window["requests"] if c != first]
 
 
 # --- a GET never changes anything ---------------------------------------------------------------------------------
@@ -555,7 +565,9 @@ def test_bot_seats_answer_by_themselves_and_the_game_waits_only_for_the_human(st
     for _ in range(12):
         window = decision(stack.db, game_id)
         status = games.game_status(stack.db, game_id)
-        assert [o["colour"] for o in status["owed"]] == [human]
+        mine = window["requests"][human]
+        secret = engine.asked_in_secret(mine)  # a card window names nobody (B-INFO)
+        assert [o["colour"] for o in status["owed"]] == ([] if secret else [human])
         for colour, req in window["requests"].items():
             if colour != human:
                 assert req["bot"] is not None

@@ -261,14 +261,26 @@ def test_a_page_never_shows_another_players_hand_or_answer(stack: Stack, monkeyp
             break
         play_window(stack.db, game_id, 11, T0)
     first, other = owing[0], owing[1]
-    before = {c: stack.client.get(f"/s/{t}").data for c, t in tokens.items() if c != first}
-    # the first seat answers, then changes its answer: nobody else's page changes by a byte
+
+    def pages() -> dict[str, str]:
+        return {c: stack.client.get(f"/s/{t}").get_data(as_text=True) for c, t in tokens.items() if c != first}
+
+    before = pages()
+    # the first seat answers: the others' pages only stop listing it as still deciding (H-1)
     hidden = decision_form(stack.client.get(f"/s/{tokens[first]}").get_data(as_text=True))
-    for command in (hidden["radios"][0], hidden["radios"][-1]):
-        assert stack.client.post(f"/s/{tokens[first]}/do", data={**hidden["hidden"], "c": command}).status_code == 303
-        for colour, token in tokens.items():
-            if colour != first:
-                assert stack.client.get(f"/s/{token}").data == before[colour]
+    answer = {**hidden["hidden"], "c": hidden["radios"][0]}
+    assert stack.client.post(f"/s/{tokens[first]}/do", data=answer).status_code == 303
+    after = pages()
+    name = first.capitalize()
+    for colour, page in after.items():
+        waiting = re.compile(r'<p class="waiting">.*?</p>', re.S)
+        assert name in waiting.search(before[colour]).group(0)  # type: ignore[union-attr]
+        assert name not in (m.group(0) if (m := waiting.search(page)) else "")
+        assert waiting.sub("", page) == waiting.sub("", before[colour])
+    # then changes its answer: nobody else's page changes by a byte
+    answer["c"] = hidden["radios"][-1]
+    assert stack.client.post(f"/s/{tokens[first]}/do", data=answer).status_code == 303
+    assert pages() == after
     # the hands: what each card does is shown for the reader's own cards only
     eng = engine_of(stack.db, game_id)
     page = stack.client.get(f"/s/{tokens[other]}").get_data(as_text=True)
