@@ -31,8 +31,10 @@ seconds (default 30).
 
 from __future__ import annotations
 
+import logging
 import os
 import secrets
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -111,7 +113,7 @@ class Settings:
         if values["broker_url"].startswith("filesystem://") and not values.get("broker_options"):
             folder = data_dir / "broker"
             for sub in ("queue", "processed", "control"):
-                (folder / sub).mkdir(parents=True, exist_ok=True)
+                private_dir(data_dir, "broker", sub)
             values["broker_options"] = {
                 "data_folder_in": str(folder / "queue"),
                 "data_folder_out": str(folder / "queue"),
@@ -131,18 +133,63 @@ def _served_url(data_dir: Path) -> str | None:
 
 def remember_served_url(data_dir: Path, url: str) -> None:
     """``deadmail up`` without DEADMAIL_BASE_URL: links made by other commands on this folder point here."""
-    data_dir.mkdir(parents=True, exist_ok=True)
-    (data_dir / "served_url").write_text(url)
+    write_private(private_dir(data_dir) / "served_url", url.encode())
 
 
 def _stored_secret(data_dir: Path, name: str) -> str:
     """The embedded default: one random value per installation, kept so links survive restarts."""
-    data_dir.mkdir(parents=True, exist_ok=True)
-    path = data_dir / name
+    path = private_dir(data_dir) / name
     if not path.exists():
-        path.write_text(secrets.token_urlsafe(32))
-        path.chmod(0o600)
+        write_private(path, secrets.token_urlsafe(32).encode())
     return path.read_text().strip()
+
+
+# --- the data folder: only its owner may read it ------------------------------------------------------------------
+
+#: the data folder and every folder deadmail makes in it; every file deadmail writes there.
+PRIVATE_DIR = 0o700
+PRIVATE_FILE = 0o600
+log = logging.getLogger("deadmail.config")
+
+
+def private_dir(data_dir: Path, *parts: str) -> Path:
+    """The data folder (or the folder ``parts`` inside it), made 0700 when missing. A data folder that others may
+    open (made by an earlier release, or by hand) is closed first: every folder in it becomes 0700 and every file
+    0600, with a warning that says so (a folder deadmail cannot change is left as it is, with a warning)."""
+    if data_dir.is_dir():
+        if stat.S_IMODE(data_dir.stat().st_mode) & 0o077:
+            _close(data_dir)
+    else:
+        data_dir.mkdir(mode=PRIVATE_DIR, parents=True, exist_ok=True)
+    folder = data_dir
+    for part in parts:  # one by one: mkdir(parents=True) would make the ones between with the umask's mode
+        folder = folder / part
+        folder.mkdir(mode=PRIVATE_DIR, exist_ok=True)
+    return folder
+
+
+def _close(data_dir: Path) -> None:
+    try:
+        for folder, _dirs, files in os.walk(data_dir):
+            os.chmod(folder, PRIVATE_DIR)
+            for name in files:
+                path = os.path.join(folder, name)
+                if not os.path.islink(path):
+                    os.chmod(path, PRIVATE_FILE)
+    except OSError as exc:
+        log.warning(
+            "the data folder %s can be read by others and cannot be closed (%s): chmod -R go= it", data_dir, exc
+        )
+        return
+    log.warning("the data folder %s could be read by others: made 0700, its files 0600", data_dir)
+
+
+def write_private(path: Path, data: bytes) -> None:
+    """Write ``path`` (replaced if it exists) readable by its owner only (0600, whatever the umask)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE)
+    with os.fdopen(fd, "wb") as handle:
+        os.fchmod(handle.fileno(), PRIVATE_FILE)  # an existing file keeps its mode on open
+        handle.write(data)
 
 
 # --- DEADMAIL_SMTP_URL -------------------------------------------------------------------------------------------

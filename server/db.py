@@ -8,13 +8,14 @@ pending mail in the tables anyway. A transaction that rolls back asks for nothin
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 
@@ -32,15 +33,25 @@ class _AfterCommit:
     mail: list[int] = field(default_factory=list)
 
 
+def private_sqlite_file(url: str) -> None:
+    """A SQLite database file (it holds every hand) is made readable by its owner only, before SQLite makes it:
+    0600 in a 0700 folder when missing. SQLite gives its WAL and shared-memory files the database file's mode."""
+    path = make_url(url).database if url.startswith("sqlite") else None
+    if not path or path == ":memory:" or path.startswith("file:"):
+        return
+    folder = Path(path).parent
+    if not folder.exists():
+        folder.mkdir(mode=0o700, parents=True)
+    os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))  # an empty file is an empty database
+
+
 class Database:
     def __init__(self, url: str, tasks: Tasks | None = None, **engine_options: Any) -> None:
         self.url = url
         self.tasks = tasks
         self.is_sqlite = url.startswith("sqlite")
         if self.is_sqlite:
-            path = url.split("///", 1)[-1]
-            if path and path != ":memory:":
-                Path(path).parent.mkdir(parents=True, exist_ok=True)
+            private_sqlite_file(url)
             engine_options.setdefault("connect_args", {"timeout": 30, "check_same_thread": False})
         else:
             # no ping per checkout (a round trip per request); connections are recycled instead

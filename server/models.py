@@ -132,6 +132,8 @@ class Player(Base):
     #: "each": a mail per notification; "digest": notifications are held and sent together every ``digest_hours``.
     mail_mode: Mapped[str] = mapped_column(String(8), default="each", server_default="each")
     digest_hours: Mapped[int] = mapped_column(Integer, default=4, server_default="4")
+    #: preferences links carry this number; raising it (when a seat's links are revoked) revokes every earlier one.
+    link_generation: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
@@ -351,3 +353,19 @@ class Heartbeat(Base):
     name: Mapped[str] = mapped_column(String(64), primary_key=True)
     beat_at: Mapped[datetime] = mapped_column(UTCDateTime)
     info: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
+
+
+class OrganiserSession(Base):
+    """A browser session of an organiser, on the server side: the session cookie carries only its ``id``, so logging
+    out (which deletes the row) ends it for every copy of the cookie. ``token`` is the keyed fingerprint of the
+    organiser token it was made with: a new token ends it."""
+
+    __tablename__ = "organiser_sessions"
+
+    #: random, URL-safe; the signed session cookie carries it.
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    token: Mapped[str] = mapped_column(String(64))
+    #: logged in with the organiser token: every game; else only ``games`` (opened by their organiser links).
+    every_game: Mapped[bool] = mapped_column(Boolean, default=False)
+    games: Mapped[list[int]] = mapped_column(JSONType, default=list)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)

@@ -34,7 +34,7 @@ from server.db import Database
 from server.mail.compose import compose as compose_mail
 from server.models import Base, Event, Game, Outbox, Player, RequestRow, Seat, Window
 from server.run.queue import Queue
-from server.services import games, turns
+from server.services import games, organisers, turns
 from server.services.engines import CACHE
 
 if TYPE_CHECKING:
@@ -374,9 +374,11 @@ def post_form(client: FlaskClient, app: Flask, path: str, data: dict[str, Any] |
 
 
 def log_in_as_organiser(client: FlaskClient) -> None:
-    """The client's session is an organiser's, as after logging in with the API token."""
+    """The client's session is an organiser's, as after logging in with the API token (a server-side session)."""
+    state = client.application.extensions["deadmail"]
+    token = organisers.fingerprint(state.settings.secret_key, state.settings.api_token)
     with client.session_transaction() as session:
-        session["organiser"] = True
+        session["organiser_session"] = organisers.start(state.db, token)
 
 
 # --- moved from the test files that shared them --------------------------------------------------

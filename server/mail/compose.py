@@ -99,7 +99,7 @@ class Composer:
         self.lang = i18n.language(player.language)
         self.t = i18n.translations(self.lang)
         #: the player's preferences page (also the mail's List-Unsubscribe).
-        self.prefs_url = f"{settings.base_url}/p/{player_token(settings.secret_key, player.id)}"
+        self.prefs_url = f"{settings.base_url}/p/{player_token(settings.secret_key, player.id, player.link_generation)}"
 
     def links(self, seat: Seat) -> Links:
         token = seat_token(self.settings.secret_key, seat.id, seat.link_generation)

@@ -13,7 +13,7 @@ from email.message import EmailMessage
 from pathlib import Path
 from typing import Protocol
 
-from ..config import Settings, SMTPConfig, parse_smtp_url
+from ..config import Settings, SMTPConfig, parse_smtp_url, private_dir, write_private
 
 log = logging.getLogger("deadmail.mailer")
 
@@ -29,10 +29,10 @@ class FileTransport:
         self.folder = folder
 
     def send(self, message: EmailMessage) -> None:
-        self.folder.mkdir(parents=True, exist_ok=True)
+        private_dir(self.folder.parent, self.folder.name)  # the mail folder of the data folder: 0700
         name = message["Message-ID"].strip("<>").replace("/", "_")
         tmp = self.folder / f".{name}.tmp"
-        tmp.write_bytes(bytes(message))
+        write_private(tmp, bytes(message))  # 0600: a mail holds working links
         tmp.rename(self.folder / f"{name}.eml")
 
 

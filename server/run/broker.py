@@ -2,7 +2,8 @@
 
 The stock transport creates a message file and then writes it; a consumer polling at that moment can take the
 empty file and the worker dies on it (kombu issue 1551). Here a message is written under a hidden name, which
-the consumer ignores, and renamed into place, which is atomic within a folder.
+the consumer ignores, and renamed into place, which is atomic within a folder. Messages and exchange tables are 0600,
+readable by their owner only (the broker's folders are in the data folder).
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from kombu.transport import TRANSPORT_ALIASES, filesystem
 from kombu.utils.encoding import str_to_bytes
 from kombu.utils.json import dumps
 
+from ..config import PRIVATE_FILE
+
 
 class Channel(filesystem.Channel):
     def _put(self, queue: Any, payload: Any, **kwargs: Any) -> None:  # type: ignore[override]
@@ -24,11 +27,15 @@ class Channel(filesystem.Channel):
         final = os.path.join(self.data_folder_out, name)
         hidden = os.path.join(self.data_folder_out, f".{name}.part")  # _get only takes "<stamp>.<queue>.msg"
         try:
-            with open(hidden, "wb") as handle:
-                handle.write(str_to_bytes(dumps(payload)))
+            with os.fdopen(os.open(hidden, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE), "wb") as handle:
+                handle.write(str_to_bytes(dumps(payload)))  # 0600, as every file of the data folder
             os.replace(hidden, final)
         except OSError as exc:
             raise ChannelError(f"Cannot add file {final!r} to directory") from exc
+
+    def _queue_bind(self, exchange: Any, routing_key: Any, pattern: Any, queue: Any) -> None:
+        super()._queue_bind(exchange, routing_key, pattern, queue)
+        os.chmod(self._exchange_file(exchange), PRIVATE_FILE)  # kombu writes the exchange's table with the umask
 
 
 class Transport(filesystem.Transport):

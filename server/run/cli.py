@@ -28,7 +28,7 @@ from ..services.tempo import check_timezone, parse_deadlines
 from ..web.app import create_app
 from .demo import run_auto
 from .migrate import upgrade
-from .processes import Supervised
+from .processes import Supervised, private_umask
 from .queue import Queue
 
 
@@ -63,6 +63,7 @@ def migrate() -> None:
 @click.option("--port", default=8080, show_default=True, type=int)
 def up(host: str, port: int) -> None:
     """Start everything on this machine: database, web server, worker and beat (the embedded default)."""
+    private_umask()  # the data folder's files are the owner's only, the worker's too
     settings = _settings()
     if not os.environ.get("DEADMAIL_BASE_URL"):  # links, made here or by other commands, point where we listen
         settings = replace(settings, base_url=f"http://{host}:{port}")
@@ -222,6 +223,7 @@ def demo(email: str, name: str, players: int, auto: bool, deadline: str, seed: i
     """Start a game against bots at once (or, with --auto, watch bots play one through the whole system)."""
     settings = _settings()
     if auto:
+        private_umask()  # as ``deadmail up``: it starts a web server and a worker on the data folder
         click.echo(json.dumps(run_auto(settings, players, deadline, seed, progress=sys.stderr)))
         return
     spec = games.GameSpec(

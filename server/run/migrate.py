@@ -6,6 +6,7 @@ from alembic import command
 from alembic.config import Config
 
 from ..config import ROOT
+from ..db import private_sqlite_file
 
 
 def alembic_config(url: str) -> Config:
@@ -17,4 +18,5 @@ def alembic_config(url: str) -> Config:
 
 def upgrade(url: str) -> None:
     """Create the database or bring it to the latest schema."""
+    private_sqlite_file(url)  # SQLite: made 0600 before SQLite makes it with the umask's mode
     command.upgrade(alembic_config(url), "head")

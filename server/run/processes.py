@@ -7,11 +7,21 @@ import subprocess
 import sys
 import threading
 
-from ..config import Settings
+from ..config import Settings, private_dir
+
+#: the umask of the embedded processes (``deadmail up``, ``deadmail demo --auto``) and of the worker they start
+#: (it inherits it): whatever they or their libraries create (the SQLite database and its WAL, beat's schedule, the
+#: broker's files, mail files) is their owner's only. Files deadmail writes itself get 0600 whatever the umask.
+PRIVATE_UMASK = 0o077
+
+
+def private_umask() -> None:
+    """Everything this process and its children create from now on is readable by their owner only."""
+    os.umask(PRIVATE_UMASK)
 
 
 def start_worker(settings: Settings, beat: bool = True, loglevel: str = "warning") -> subprocess.Popen[bytes]:
-    settings.data_dir.mkdir(parents=True, exist_ok=True)  # beat keeps its schedule there
+    private_dir(settings.data_dir)  # beat keeps its schedule there
     env = {
         **os.environ,
         "DEADMAIL_DATA_DIR": str(settings.data_dir),

@@ -55,15 +55,20 @@ def read_token(secret_key: str, token: str, max_age: int) -> tuple[int, int]:
 PLAYER_SALT = "deadmail.player"
 
 
-def player_token(secret_key: str, player_id: int) -> str:
-    """The link to a player's preferences page (language, time zone, quiet hours, mail mode, standing orders)."""
-    return serializer(secret_key, PLAYER_SALT).dumps(player_id)
+def player_token(secret_key: str, player_id: int, generation: int) -> str:
+    """The link to a player's preferences page (language, time zone, quiet hours, mail mode, standing orders), of the
+    player's current link generation (``Player.link_generation``)."""
+    return serializer(secret_key, PLAYER_SALT).dumps([player_id, generation])
 
 
-def read_player_token(secret_key: str, token: str, max_age: int) -> int:
-    """The player id of a preferences link; LinkError for a forged or expired one."""
+def read_player_token(secret_key: str, token: str, max_age: int) -> tuple[int, int]:
+    """``(player id, generation)`` of a preferences link; LinkError for a forged or expired one. A link made before
+    players had generations (a bare id) is of generation 1."""
     expired = N_("This link has expired: use the link in your latest e-mail.")
-    return _one_id(_load(secret_key, PLAYER_SALT, token, max_age, expired))
+    data = _load(secret_key, PLAYER_SALT, token, max_age, expired)
+    if isinstance(data, list) and len(data) == 2:
+        return _one_id(data[0]), _one_id(data[1])
+    return _one_id(data), 1
 
 
 ORGANISER_SALT = "deadmail.organiser"

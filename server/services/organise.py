@@ -37,7 +37,7 @@ from . import outbox, turns
 from .engines import CACHE
 from .errors import N_, ShownError
 from .games import PlayerSpec, find_or_create_player
-from .seats import public_requests, standing_order
+from .seats import public_requests, revoke_links, standing_order
 from .turns import BOT_KINDS
 
 #: the furthest a deadline or a pause may be set, from now.
@@ -370,7 +370,8 @@ def _link_row(seat: Seat, now: datetime) -> Outbox:
 
 def resend_link(db: Database, game_id: int, colour: str, rotate: bool = False, now: datetime | None = None) -> int:
     """Queue a ``link`` mail (the seat's current situation and its link) to the seat's player, sent after the
-    commit; returns its outbox id. ``rotate`` revokes the seat's earlier links and reply addresses first. A link mail
+    commit; returns its outbox id. ``rotate`` revokes the seat's earlier links and reply addresses, and its player's
+    preferences links, first. A link mail
     still waiting to be sent is reused rather than doubled (unless the links were rotated: then the waiting one is
     dropped)."""
     now = now or utcnow()
@@ -390,7 +391,7 @@ def resend_link(db: Database, game_id: int, colour: str, rotate: bool = False, n
             )
         ).scalar_one_or_none()
         if rotate:
-            seat.link_generation += 1
+            revoke_links(seat)
             if waiting is not None:
                 waiting.status = OutboxStatus.SKIPPED
         elif waiting is not None:

@@ -20,7 +20,7 @@ from ..db import Database
 from ..models import LANGUAGES, Game, GameStatus, Player, Seat
 from . import turns
 from .errors import N_, ShownError
-from .links import LinkError
+from .links import LinkError, read_player_token
 from .seats import standing_order
 from .tempo import timezones
 
@@ -43,6 +43,19 @@ def shown(value: object) -> str:
     """A refused value as it may appear in a message: short."""
     text = str(value)
     return text if len(text) <= 40 else text[:37] + "..."
+
+
+def open_player(db: Database, secret_key: str, token: str, max_age: int) -> int:
+    """The player a preferences link opens; LinkError for a forged, expired or revoked link (one of an earlier
+    generation than the player's: ``seats.revoke_links``)."""
+    player_id, generation = read_player_token(secret_key, token, max_age)
+    with db.session() as session:
+        player = session.get(Player, player_id)
+        if player is None:
+            raise LinkError(N_("This link is not valid."))
+        if player.link_generation != generation:
+            raise LinkError(N_("This link has been replaced by a newer one: use the link in your latest e-mail."))
+        return player.id
 
 
 def get_prefs(db: Database, player_id: int) -> dict[str, Any]:

@@ -140,12 +140,21 @@ def seat_view(db: Database, seat_id: int) -> dict[str, Any]:
 
 
 def rotate_link(db: Database, game_id: int, colour: str) -> int:
-    """Revoke every link of a seat by raising its generation; returns the seat id (make its new link after)."""
+    """Revoke every link of a seat (``revoke_links``); returns the seat id (make its new link after)."""
     with db.session() as session:
         seat = session.execute(select(Seat).where(Seat.game_id == game_id, Seat.colour == colour)).scalar_one_or_none()
         if seat is None or seat.player_id is None:
             raise LinkError(
                 N_("game %(game)s has no seat %(value)s played by a person"), game=game_id, value=repr(colour)
             )
-        seat.link_generation += 1
+        revoke_links(seat)
         return seat.id
+
+
+def revoke_links(seat: Seat) -> None:
+    """Revoke every link of a person's seat: its links and reply addresses (the seat's generation) and the
+    preferences links sent with them (its player's generation, for all their games: the next mail carries a new
+    one)."""
+    seat.link_generation += 1
+    if seat.player is not None:
+        seat.player.link_generation += 1

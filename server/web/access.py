@@ -4,7 +4,9 @@
   (``g.player_id``), ``organiser_link`` a game's organiser link (``g.game_id``); a link that opens nothing raises
   ``LinkError``, and one error handler answers it: a translated page (403), or JSON under /api/.
 - ``organiser_required``: organiser pages, for an organiser logged in with the API token (every game) or who opened
-  the game's organiser link (that game only, ``game_id`` in the route).
+  the game's organiser link (that game only, ``game_id`` in the route). The session lives on the server
+  (``services.organisers``; the cookie names it): logging out ends it for every copy of the cookie, and a new
+  organiser token ends every session made with the old one.
 - Rate limits (Flask-Limiter), one limiter per app, counted in memory in the embedded default and in Redis when the
   broker is Redis (so every web process shares the counts). Per client address: answering
   ``DEADMAIL_ANSWERS_PER_MINUTE`` (default 30), the pages a link opens ``DEADMAIL_LINKS_PER_MINUTE`` (default 120);
@@ -30,9 +32,9 @@ from limits import parse as parse_limit
 from ..config import Settings
 from ..db import Database
 from ..models import pick_language
-from ..services import seats
+from ..services import organisers, prefs, seats
 from ..services.errors import ShownError
-from ..services.links import LinkError, read_organiser_token, read_player_token
+from ..services.links import LinkError, read_organiser_token
 from ..text.refusals import refusal
 
 
@@ -96,7 +98,7 @@ def _seat(token: str) -> seats.SeatLink:
 seat_link = _link(_seat, "seat")
 #: the view's ``token`` is a player's preferences link: ``g.player_id``.
 player_link = _link(
-    lambda token: read_player_token(dm().settings.secret_key, token, dm().settings.link_max_age), "player_id"
+    lambda token: prefs.open_player(dm().db, dm().settings.secret_key, token, dm().settings.link_max_age), "player_id"
 )
 #: the view's ``token`` is a game's organiser link: ``g.game_id``.
 organiser_link = _link(
@@ -114,19 +116,54 @@ def link_refused(exc: LinkError) -> Any:
 # --- organisers -----------------------------------------------------------------------------------------------------
 
 
+#: the session cookie's key naming the organiser's server-side session (``services.organisers``).
+ORGANISER_SESSION = "organiser_session"
+
+
+def _token_print() -> str:
+    return organisers.fingerprint(dm().settings.secret_key, dm().settings.api_token)
+
+
+def organiser_session() -> organisers.Opened | None:
+    """This browser's live organiser session (read once per request); None when it has none, or it was logged out,
+    has expired, or was made with an earlier organiser token."""
+    if "organiser_session" not in g:
+        g.organiser_session = organisers.find(dm().db, session.get(ORGANISER_SESSION), _token_print())
+    opened: organisers.Opened | None = g.organiser_session
+    return opened
+
+
 def logged_in() -> bool:
-    return session.get("organiser") is True
+    opened = organiser_session()
+    return opened is not None and opened.every_game
 
 
 def may_open(game_id: int) -> bool:
-    return logged_in() or game_id in (session.get("organiser_games") or [])
+    opened = organiser_session()
+    return opened is not None and opened.may_open(game_id)
+
+
+def log_in() -> None:
+    """The organiser token was given: a new session that opens every game (any earlier one of this browser ends)."""
+    organisers.end(dm().db, session.get(ORGANISER_SESSION))
+    session[ORGANISER_SESSION] = organisers.start(dm().db, _token_print())
+    g.pop("organiser_session", None)
+
+
+def log_out() -> None:
+    """End this browser's organiser session on the server: a copy of its cookie opens nothing any more."""
+    organisers.end(dm().db, session.pop(ORGANISER_SESSION, None))
+    g.pop("organiser_session", None)
 
 
 def remember_game(game_id: int) -> None:
-    """An organiser link was opened in this browser session: that game's pages open (at most the last 20)."""
-    opened = [i for i in (session.get("organiser_games") or []) if isinstance(i, int)][-19:]
-    if game_id not in opened:
-        session["organiser_games"] = [*opened, game_id]
+    """An organiser link was opened in this browser: that game's pages open (at most the last 20 games)."""
+    opened = organiser_session()
+    if opened is None:
+        session[ORGANISER_SESSION] = organisers.start(dm().db, _token_print(), game_id)
+    else:
+        organisers.add_game(dm().db, opened.id, game_id)
+    g.pop("organiser_session", None)
 
 
 def organiser_required(view: View) -> View:

@@ -8,7 +8,7 @@ from flask_wtf.csrf import CSRFProtect
 from ..config import ROOT, Settings
 from ..db import Database
 from ..text import i18n
-from . import access, api, chat, mailbox, organiser, prefs, replay, seat, webhook
+from . import access, api, chat, logs, mailbox, organiser, prefs, replay, seat, webhook
 
 
 def create_app(settings: Settings, db: Database) -> Flask:
@@ -50,4 +50,5 @@ def create_app(settings: Settings, db: Database) -> Flask:
         app.register_blueprint(blueprint)
     access.limit_endpoints(app, limiter)  # answering and link pages, once every route is registered
     access.init_app(app)  # one handler for invalid links and refused forms; CSP, nosniff, referrer policy
+    logs.init_app(app)  # request paths in log lines with their link tokens cut
     return app

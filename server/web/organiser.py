@@ -1,7 +1,8 @@
 """The organiser's pages (/o/…): create a game, see who owes what, extend, pause, replace, resend, abandon.
 
-Access (``access.organiser_required``): logging in with the organiser API token (``session["organiser"]``) opens
-every game; a game's organiser link (/o/link/<token>, shown when it is created) opens that game only. Every change
+Access (``access.organiser_required``): logging in with the organiser API token opens every game; a game's organiser
+link (/o/link/<token>, shown when it is created) opens that game only. Both make a server-side session
+(``services.organisers``) that logout ends. Every change
 is one call of server/services/organise.py; the pages are built by server/present/organiser.py. A GET never
 changes anything.
 """
@@ -13,7 +14,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
-from flask import Blueprint, abort, g, redirect, render_template, request, session, url_for
+from flask import Blueprint, abort, g, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 
 from ..models import utcnow
@@ -23,6 +24,8 @@ from ..services.errors import ShownError
 from ..services.links import organiser_token
 from .access import (
     dm,
+    log_in,
+    log_out,
     login_allowed,
     message,
     organiser_link,
@@ -71,7 +74,7 @@ def login() -> Any:
     if not token or not expected or not hmac.compare_digest(token.encode(), expected.encode()):
         error = _("This is not the organiser token.")
         return render_template("organiser/login.html", error=error, next=_next_url()), 401
-    session["organiser"] = True
+    log_in()
     return redirect(_next_url() or url_for("organiser.index"), code=303)
 
 
@@ -82,8 +85,7 @@ def logout_form() -> Any:
 
 @bp.post("/logout")
 def logout() -> Any:
-    session.pop("organiser", None)
-    session.pop("organiser_games", None)
+    log_out()
     return redirect(url_for("organiser.login_form"), code=303)
 
 

@@ -225,7 +225,7 @@ def test_a_hostile_display_name_is_shown_as_text_and_never_runs(served: Live, de
     made = make_game(served, seed=8, names=[HOSTILE, "Bruno", "Ola"])
     with served.stack.db.session() as session:
         player = session.execute(sa.select(Player).where(Player.display_name == HOSTILE)).scalar_one()
-        token = player_token(served.stack.settings.secret_key, player.id)
+        token = player_token(served.stack.settings.secret_key, player.id, player.link_generation)
     page = desktop.new_page()
     opened = no_dialogs(page)
     page.goto(f"{served.url}/p/{token}")

@@ -157,7 +157,7 @@ def test_a_bad_token_opens_nothing(embedded: Stack, kind: str) -> None:
     token = mailbox_token(embedded.settings.secret_key)
     bad = {
         "forged": token[:-2] + ("xy" if not token.endswith("xy") else "zw"),
-        "player link": player_token(embedded.settings.secret_key, 1),
+        "player link": player_token(embedded.settings.secret_key, 1, 1),
         "other secret": mailbox_token("another-secret"),
         "huge": "a" * 3000,
     }[kind]

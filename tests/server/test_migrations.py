@@ -248,3 +248,48 @@ def test_0004_never_answers_a_victim_request_waiting_in_an_open_window(
     assert (eng.window_no, eng.events) == (waiting.window_no, waiting.events)
     assert [r.to_json() for r in eng.pending()] == [r.to_json() for r in waiting.pending()]
     assert eng.standing_answer(victim.player) == order[0]
+
+
+# --- 0005: players get a link generation; organiser sessions are kept on the server ----------------------------------
+
+
+def test_0005_gives_every_player_generation_1_so_earlier_preferences_links_keep_working(
+    alembic_runner: MigrationContext, alembic_engine: sa.Engine, database_url: str
+) -> None:
+    from server.db import Database
+    from server.services import prefs
+    from server.services.links import PLAYER_SALT, serializer
+
+    alembic_runner.migrate_up_to("0004")
+    with alembic_engine.begin() as conn:
+        players = sa.Table("players", sa.MetaData(), autoload_with=conn)
+        player_id = conn.execute(
+            players.insert()
+            .values(email="ann@example.org", display_name="Ann", language="en", timezone="UTC", created_at=T)
+            .returning(players.c.id)
+        ).scalar_one()
+    earlier = serializer("secret", PLAYER_SALT).dumps(player_id)  # a link of the release before: a bare id
+
+    alembic_runner.migrate_up_one()
+
+    with alembic_engine.connect() as conn:
+        assert conn.execute(sa.text("SELECT link_generation FROM players")).scalar_one() == 1
+    db = Database(database_url)
+    try:
+        assert prefs.open_player(db, "secret", earlier, 3600) == player_id
+    finally:
+        db.dispose()
+    with alembic_engine.begin() as conn:
+        conn.execute(
+            sa.text(
+                "INSERT INTO organiser_sessions (id, token, every_game, games, created_at)"
+                " VALUES ('s', 't', true, '[]', :t)"
+            ),
+            {"t": T},
+        )
+
+    alembic_runner.migrate_down_one()  # every organiser logs in again
+
+    inspector = sa.inspect(alembic_engine)
+    assert "organiser_sessions" not in inspector.get_table_names()
+    assert "link_generation" not in {c["name"] for c in inspector.get_columns("players")}

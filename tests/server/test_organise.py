@@ -4,6 +4,7 @@ addresses refused), resending links, abandoning; login, organiser links, CSRF an
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import re
 from email.message import EmailMessage
@@ -14,15 +15,18 @@ from zoneinfo import ZoneInfo
 import pytest
 import sqlalchemy as sa
 from celery import Celery
+from flask import Flask
+from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
 from engine.bots import RandomBot
 from server.db import Database
 from server.mail.replies import receive
-from server.models import Game, Outbox, Player, RequestRow, Seat, SeatTenure, Window
+from server.models import Game, OrganiserSession, Outbox, Player, RequestRow, Seat, SeatTenure, Window
 from server.services import games, organise, reminders, reply_address, turns
 from server.services.links import LinkError, organiser_token, read_organiser_token, read_token, seat_token
 from server.web import organiser as organiser_pages
+from server.web.app import create_app
 from tests.conftest import Stack
 from tests.support import (
     REPLY_DOMAIN,
@@ -471,6 +475,76 @@ def test_an_organiser_link_opens_its_game_only(stack: Stack) -> None:
     with pytest.raises(LinkError):
         read_organiser_token(stack.settings.secret_key, seat_token(stack.settings.secret_key, 1, 1), 60)
     assert stack.client.get(f"/o/games/{b.game_id}").status_code == 401
+
+
+# --- organiser sessions end on the server ---------------------------------------------------------------------------
+
+
+def open_as_organiser(stack: Stack, client: FlaskClient, way: str, game_id: int) -> None:
+    """``client`` becomes an organiser's browser: logged in with the organiser token, or by the game's link."""
+    if way == "login":
+        reply = post_form(client, stack.app, "/o/login", {"token": "test-api-token"})
+    else:
+        reply = client.get(f"/o/link/{organiser_token(stack.settings.secret_key, game_id)}")
+    assert reply.status_code == 303
+
+
+def replayed(app: Flask, cookie: str) -> FlaskClient:
+    """Another browser holding a copy of a session cookie."""
+    client = app.test_client()
+    client.set_cookie("session", cookie)
+    return client
+
+
+def session_cookie(client: FlaskClient) -> str:
+    cookie = client.get_cookie("session")
+    assert cookie is not None
+    return cookie.value
+
+
+@pytest.mark.parametrize("way", ["login", "organiser link"])
+def test_logout_ends_the_organiser_session_for_every_copy_of_its_cookie(stack: Stack, way: str) -> None:
+    created = create_tagged(stack.db, 3, seed=7)
+    page = f"/o/games/{created.game_id}"
+    open_as_organiser(stack, stack.client, way, created.game_id)
+    cookie = session_cookie(stack.client)
+    assert replayed(stack.app, cookie).get(page).status_code == 200  # a copy of the cookie opens the game
+
+    assert post(stack, "/o/logout").status_code == 303
+
+    for client in (stack.client, replayed(stack.app, cookie)):
+        assert client.get(page).status_code == 401
+        assert post_form(client, stack.app, f"{page}/abandon", {"confirm": "1"}).status_code == 401
+        assert client.get("/o/").status_code == 401
+    assert game_row(stack.db, created.game_id).status == "running"
+    with stack.db.session() as session:  # nothing is left of the session on the server
+        assert session.execute(sa.select(sa.func.count()).select_from(OrganiserSession)).scalar_one() == 0
+
+
+def test_a_new_organiser_token_ends_every_session_made_with_the_old_one(stack: Stack) -> None:
+    created = create_tagged(stack.db, 3, seed=7)
+    page = f"/o/games/{created.game_id}"
+    browsers = {way: stack.app.test_client() for way in ("login", "organiser link")}
+    for way, client in browsers.items():
+        open_as_organiser(stack, client, way, created.game_id)
+        assert client.get(page).status_code == 200
+    cookies = [session_cookie(client) for client in browsers.values()]
+
+    # the token is changed and the server restarted (the same secret key: every player's link still works)
+    restarted = create_app(dataclasses.replace(stack.settings, api_token="a-new-token"), stack.web_db)
+    restarted.config["TESTING"] = True
+
+    for cookie in cookies:
+        copy = replayed(restarted, cookie)
+        assert copy.get(page).status_code == 401
+        assert post_form(copy, restarted, f"{page}/abandon", {"confirm": "1"}).status_code == 401
+    assert game_row(stack.db, created.game_id).status == "running"
+    fresh = restarted.test_client()
+    assert post_form(fresh, restarted, "/o/login", {"token": "test-api-token"}).status_code == 401
+    assert post_form(fresh, restarted, "/o/login", {"token": "a-new-token"}).status_code == 303
+    assert fresh.get(page).status_code == 200
+    with stack.db.session() as session:  # the sessions of the old token are gone from the table
+        assert session.execute(sa.select(sa.func.count()).select_from(OrganiserSession)).scalar_one() == 1
 
 
 FORMS = {

@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import random
 from collections.abc import Callable
+from email.message import EmailMessage
 from typing import Any
 
 import flask
@@ -26,10 +27,24 @@ from engine.requests import by_standing_order
 from server.db import Database
 from server.models import Game, Player, RequestRow, Seat, Window
 from server.services import organise, prefs, turns
-from server.services.links import LinkError, player_token, read_player_token, seat_token
+from server.services.links import PLAYER_SALT, LinkError, player_token, read_player_token, seat_token, serializer
+from server.services.seats import rotate_link
 from server.text.i18n import translations
 from tests.conftest import Stack
-from tests.support import T0, all_rows, create, engine_of, open_window, player_of, post_form, recording, seat_ids
+from tests.support import (
+    T0,
+    all_rows,
+    compose,
+    create,
+    engine_of,
+    mail_settings,
+    open_window,
+    player_of,
+    post_form,
+    recording,
+    seat_ids,
+    text_of,
+)
 
 GOOD = {
     "language": "it",
@@ -59,7 +74,7 @@ def one_player(stack: Stack, seed: int = 5) -> tuple[int, int, str, int]:
     created = create(stack.db, 3, seed)
     seat = seat_ids(stack.db, created.game_id)["yellow"]
     player_id = player_of(stack.db, seat).id
-    return created.game_id, player_id, player_token(stack.settings.secret_key, player_id), seat
+    return created.game_id, player_id, player_token(stack.settings.secret_key, player_id, 1), seat
 
 
 def post(stack: Stack, token: str, values: dict[str, Any], csrf: bool = True) -> TestResponse:
@@ -247,7 +262,7 @@ def test_a_forged_link_is_refused_and_changes_nothing(embedded: Stack, kind: str
     forged = {
         "forged": token[:-3] + ("AAA" if not token.endswith("AAA") else "BBB"),
         "seat link": seat_token(embedded.settings.secret_key, seat, 1),
-        "other secret": player_token("another-secret", player_id),
+        "other secret": player_token("another-secret", player_id, 1),
         "huge": "x" * 5000,
     }[kind]
     before = all_rows(embedded.db)
@@ -262,6 +277,64 @@ def test_a_forged_link_is_refused_and_changes_nothing(embedded: Stack, kind: str
         assert "Link not valid" in page and str(escape(str(refused.value))) in page
         assert 'name="language"' not in page
     assert all_rows(embedded.db) == before
+
+
+# --- revoking: a seat's links revoked revoke the preferences link sent with them ----------------------------------
+
+
+def prefs_token_in(message: EmailMessage | None) -> str:
+    """The preferences link of a mail (its List-Unsubscribe, the same as in its text)."""
+    assert message is not None
+    url = str(message["List-Unsubscribe"]).strip("<>")
+    assert f"/p/{url.rsplit('/p/', 1)[1]}" in text_of(message)
+    return url.rsplit("/p/", 1)[1]
+
+
+def test_revoked_seat_link_revokes_its_player_link(stack: Stack) -> None:
+    """Resend with revoke: the preferences link sent with the old seat link, and one made before players had link
+    generations (a bare player id), no longer open the page (the translated invalid-link page, 403) nor change
+    anything; the link in the new mail works."""
+    game_id, player_id, _token, _seat = one_player(stack)
+    settings = mail_settings(stack.settings)
+    old = prefs_token_in(compose(stack.db, organise.resend_link(stack.db, game_id, "yellow", now=T0), settings, T0))
+    bare = serializer(stack.settings.secret_key, PLAYER_SALT).dumps(player_id)
+    for token in (old, bare):
+        assert stack.client.get(f"/p/{token}").status_code == 200
+
+    rotated = organise.resend_link(stack.db, game_id, "yellow", rotate=True, now=T0)
+
+    new = prefs_token_in(compose(stack.db, rotated, settings, T0))
+    assert new not in (old, bare)
+    before = all_rows(stack.db)
+    italian = translations("it")
+    replaced = italian.gettext("This link has been replaced by a newer one: use the link in your latest e-mail.")
+    for token in (old, bare):
+        shown = stack.client.get(f"/p/{token}", headers={"Accept-Language": "it"})
+        posted = post_form(stack.client, stack.app, f"/p/{token}", GOOD | {"mail_mode": "each"})
+        assert shown.status_code == posted.status_code == 403
+        said = shown.get_data(as_text=True)
+        assert italian.gettext("Link not valid") in said and str(escape(replaced)) in said  # the reader's language
+        assert "Link not valid" in posted.get_data(as_text=True)
+        for page in (said, posted.get_data(as_text=True)):
+            assert 'name="language"' not in page and "p0@example.org" not in page
+    assert all_rows(stack.db) == before
+    assert stack.client.get(f"/p/{new}").status_code == 200
+    assert post(stack, new, GOOD).status_code == 303
+    assert stored(stack.db, player_id)["language"] == "it"
+
+
+def test_a_seat_link_rotated_from_the_command_line_revokes_its_player_link(stack: Stack) -> None:
+    game_id, player_id, token, _seat = one_player(stack)
+    s = stack.settings
+    assert prefs.open_player(stack.db, s.secret_key, token, s.link_max_age) == player_id
+
+    rotate_link(stack.db, game_id, "yellow")
+
+    with pytest.raises(LinkError, match="replaced by a newer one"):
+        prefs.open_player(stack.db, s.secret_key, token, s.link_max_age)
+    assert prefs.open_player(stack.db, s.secret_key, player_token(s.secret_key, player_id, 2), s.link_max_age) == (
+        player_id
+    )
 
 
 # --- standing victim orders (RULES.md H-5) -------------------------------------------------------------------------
@@ -337,7 +410,7 @@ def test_a_new_standing_order_on_the_page_answers_a_pending_victim_request(stack
     window, row = victim_pending_game(stack.db)
     assert len(row.payload["options"]) >= 2  # else the engine would have answered it
     order = list(reversed(CHARACTERS))
-    token = player_token(stack.settings.secret_key, player_of(stack.db, row.seat_id).id)
+    token = player_token(stack.settings.secret_key, player_of(stack.db, row.seat_id).id, 1)
 
     reply = post(stack, token, GOOD | order_fields(row.seat_id, order))
 

@@ -1,0 +1,140 @@
+"""The data folder (the SQLite database with every hand, mail files with working links, the organiser token and the
+secret key, the broker's messages) is its owner's only: folders 0700, files 0600, whether ``deadmail up`` made them
+or the app factory and the services did; one that others can read is closed at start."""
+
+from __future__ import annotations
+
+import logging
+import os
+import stat
+import subprocess
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from server.config import Settings
+from server.db import Database
+from server.mail.send import send_one
+from server.mail.transports import FileTransport
+from server.run.migrate import upgrade
+from server.run.queue import Queue
+from server.web.app import create_app
+from tests.server.test_commands import health
+from tests.support import DEADMAIL, clean_env, free_port, outbox_ids, people
+from tests.waiting import wait_for
+
+
+def modes(folder: Path) -> dict[str, int]:
+    """The permission bits of the folder and of everything in it (by path inside it)."""
+    found = {".": stat.S_IMODE(folder.stat().st_mode)}
+    for path in folder.rglob("*"):
+        if not path.is_symlink():
+            found[str(path.relative_to(folder))] = stat.S_IMODE(path.lstat().st_mode)
+    return found
+
+
+def not_private(folder: Path) -> dict[str, str]:
+    """What in the folder others may read: folders not 0700, files not 0600."""
+    wrong = {}
+    for name, mode in modes(folder).items():
+        if mode != (0o700 if (folder / name).is_dir() else 0o600):
+            wrong[name] = oct(mode)
+    return wrong
+
+
+@pytest.fixture
+def umask_022() -> Iterator[None]:
+    """The usual umask of a shell, whatever the test process had: only deadmail's own modes can make files private."""
+    before = os.umask(0o022)
+    yield
+    os.umask(before)
+
+
+def test_deadmail_up_keeps_its_data_folder_private(tmp_path: Path) -> None:
+    """``deadmail up`` from a shell with umask 022, on a fresh folder: the data folder, the database and its WAL, the
+    tokens, the broker's folders and messages, beat's schedule and the mail written by its worker are the owner's
+    only, while it runs and after it stops."""
+    port = free_port()
+    env = clean_env(tmp_path)
+    shell = 'umask 022 && exec "$@"'
+    up = subprocess.Popen(
+        ["sh", "-c", shell, "sh", *DEADMAIL, "up", "--port", str(port)],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    data = tmp_path / "deadmail-data"
+    try:
+        assert wait_for(lambda: health(port), timeout=30, what="deadmail up to answer") == {"ok": True}
+        made = subprocess.run(
+            ["sh", "-c", shell, "sh", *DEADMAIL, "demo", "--email", "new@example.org"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+            timeout=120,
+        )
+        link = next(line.strip() for line in made.stdout.splitlines() if "/s/" in line)
+        with urllib.request.urlopen(link, timeout=5) as page:
+            assert page.status == 200
+        wait_for(lambda: sorted((data / "mail").glob("*.eml")), timeout=60, what="the worker to write the mail")
+        running = modes(data)
+        wrong = not_private(data)
+    finally:
+        up.terminate()
+        up.communicate(timeout=30)
+    for name in ("deadmail.db", "deadmail.db-wal", "deadmail.db-shm", "api_token", "secret_key", "broker/queue"):
+        assert name in running, sorted(running)
+    assert any(name.startswith("beat-schedule") for name in running) and any(n.endswith(".eml") for n in running)
+    assert wrong == {}
+    assert not_private(data) == {}
+
+
+def test_the_app_factory_and_the_services_keep_the_data_folder_private(tmp_path: Path, umask_022: None) -> None:
+    """In a process with umask 022 (a gunicorn or a celery started by hand): the settings, the migrations, the app,
+    a game made through the API (its tasks are broker messages) and its mail written to files."""
+    env = clean_env(tmp_path) | {"DEADMAIL_DATA_DIR": str(tmp_path / "data"), "DEADMAIL_QUEUE": "private-test"}
+    settings = Settings.from_env(env)
+    upgrade(settings.database_url)
+    db = Database(settings.database_url, tasks=Queue(settings))
+    try:
+        client = create_app(settings, db).test_client()
+        organiser = {"Authorization": f"Bearer {settings.api_token}"}  # the token the settings stored
+        assert client.post("/api/games", json={"players": people(3), "seed": 3}, headers=organiser).status_code == 201
+        rows = outbox_ids(db)
+        assert rows and all(send_one(db, row, FileTransport(settings.mail_dir), settings) == "sent" for row in rows)
+        found = modes(settings.data_dir)
+    finally:
+        db.dispose()
+    assert "deadmail.db" in found and "secret_key" in found and "api_token" in found
+    assert any(name.startswith("broker/queue/") for name in found)  # the game's kicks, waiting for a worker
+    assert len([name for name in found if name.endswith(".eml")]) == len(rows)
+    assert not_private(settings.data_dir) == {}
+
+
+def test_a_data_folder_others_can_read_is_closed_at_start(
+    tmp_path: Path, umask_022: None, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A data folder made by an earlier release (0755, files 0644): the first start closes it, and says so."""
+    data = tmp_path / "data"
+    (data / "mail").mkdir(parents=True)
+    for name in ("secret_key", "api_token", "deadmail.db", "mail/0001.eml"):
+        (data / name).write_text("x")
+        (data / name).chmod(0o644)
+    (data / "mail").chmod(0o755)
+    data.chmod(0o755)
+    assert not_private(data)
+
+    with caplog.at_level(logging.WARNING, logger="deadmail.config"):
+        Settings.from_env(clean_env(tmp_path) | {"DEADMAIL_DATA_DIR": str(data)})
+
+    assert not_private(data) == {}
+    assert f"the data folder {data} could be read by others: made 0700, its files 0600" in caplog.text
+    caplog.clear()
+    Settings.from_env(clean_env(tmp_path) | {"DEADMAIL_DATA_DIR": str(data)})
+    assert caplog.text == ""  # closed once
