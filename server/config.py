@@ -13,9 +13,11 @@
 | ``DEADMAIL_SMTP_URL`` | empty: files in ``<data dir>/mail``; else ``smtp://u:p@host:port`` … (below) |
 | ``DEADMAIL_MAIL_FROM`` | ``deadmail <deadmail@localhost>``: the From of every mail |
 | ``DEADMAIL_REPLY_DOMAIN`` | ``reply.localhost`` with mail in files (replies written on the mailbox page), else empty |
-| ``DEADMAIL_INBOUND_PER_MINUTE`` | ``120``: webhook calls taken per minute and client |
+| ``DEADMAIL_INBOUND_PER_MINUTE`` | ``120``: webhook calls and listener messages taken per minute and client |
+| ``DEADMAIL_INBOUND_PER_SENDER`` | ``20``: messages the SMTP/LMTP listener takes per minute from one sender address |
 | ``DEADMAIL_ANSWERS_PER_MINUTE`` | ``30``: answers taken per minute and client (web and API) |
-| ``DEADMAIL_LINKS_PER_MINUTE`` | ``120``: pages opened from links per minute and client |
+| ``DEADMAIL_LINKS_PER_MINUTE`` | ``120``: pages opened from links (and the JSON seat view) per minute and client |
+| ``DEADMAIL_TRUSTED_PROXIES`` | ``0``: reverse proxies in front of the web whose ``X-Forwarded-*`` are believed |
 
 ``DEADMAIL_SMTP_URL`` forms (read by :func:`parse_smtp_url`; the transport is ``server/mail/transports.py``):
 
@@ -63,11 +65,15 @@ class Settings:
     mail_from: str = "deadmail <deadmail@localhost>"
     #: the domain of the signed reply addresses; empty: no reply addresses.
     reply_domain: str = ""
-    #: webhook calls (POST /inbound/mail) taken per minute and client.
+    #: webhook calls (POST /inbound/mail), and messages the SMTP listener takes, per minute and client.
     inbound_per_minute: int = 120
+    #: messages the SMTP/LMTP listener takes per minute from one sender address (MAIL FROM).
+    inbound_per_sender: int = 20
     #: answers (web and API) taken per minute and client, and pages opened from links.
     answers_per_minute: int = 30
     links_per_minute: int = 120
+    #: reverse proxies trusted to say who the client is (``X-Forwarded-*``, Werkzeug's ``ProxyFix``); 0: none.
+    trusted_proxies: int = 0
 
     @property
     def embedded_broker(self) -> bool:
@@ -101,10 +107,14 @@ class Settings:
             "inbound_per_minute": int(env.get("DEADMAIL_INBOUND_PER_MINUTE") or 120),
             "answers_per_minute": int(env.get("DEADMAIL_ANSWERS_PER_MINUTE") or 30),
             "links_per_minute": int(env.get("DEADMAIL_LINKS_PER_MINUTE") or 120),
+            "inbound_per_sender": int(env.get("DEADMAIL_INBOUND_PER_SENDER") or 20),
+            "trusted_proxies": int(env.get("DEADMAIL_TRUSTED_PROXIES") or 0),
         }
         values.update(overrides)
         if not values["smtp_url"] and not values["reply_domain"]:
             values["reply_domain"] = "reply.localhost"  # mail in files: replies are written on the mailbox page
+        if values["trusted_proxies"] < 0:
+            raise ValueError("DEADMAIL_TRUSTED_PROXIES: the number of reverse proxies in front of the web, 0 or more")
         if values["smtp_url"]:
             parse_smtp_url(values["smtp_url"])  # a bad URL stops the start with a ValueError naming the problem
         for key, name in (("secret_key", "secret_key"), ("api_token", "api_token")):

@@ -4,6 +4,11 @@ Only addresses at ``DEADMAIL_REPLY_DOMAIN`` are accepted (550 for any other). Ea
 ``mail.replies.receive``; its answer mail and the advance it may complete go to the database's tasks once stored.
 The sender hears 250 for every message handled, refused or not (the answer goes by mail, forgeries get none), and
 451 when the database is unavailable, so it tries again later. Progress lines say the status only: never a body.
+
+Each client address (``DEADMAIL_INBOUND_PER_MINUTE``, default 120) and each sender address
+(``DEADMAIL_INBOUND_PER_SENDER``, default 20) may start so many messages a minute, counted in the listener's memory;
+beyond, ``MAIL FROM`` is answered ``451 4.7.1`` and the sending server tries again later. Over LMTP the client is the
+MTA in front (Postfix), which limits its own clients: only senders are counted there.
 """
 
 from __future__ import annotations
@@ -17,6 +22,9 @@ from typing import Any
 from aiosmtpd.controller import Controller
 from aiosmtpd.lmtp import LMTP
 from aiosmtpd.smtp import SMTP
+from limits import parse as parse_limit
+from limits.storage import MemoryStorage
+from limits.strategies import MovingWindowRateLimiter
 
 from ..config import Settings
 from ..db import Database
@@ -27,6 +35,7 @@ log = logging.getLogger("deadmail.inbound")
 MAX_RECIPIENTS = 20
 OK = "250 2.0.0 OK"
 TRY_LATER = "451 4.3.0 temporarily unable to take the message, try again later"
+SLOW_DOWN = "451 4.7.1 too many messages, try again later"
 
 
 class Handler:
@@ -39,6 +48,26 @@ class Handler:
         self.db = db
         self.lmtp = lmtp
         self.progress = progress
+        self.counts = MovingWindowRateLimiter(MemoryStorage())
+        self.per_client = parse_limit(f"{settings.inbound_per_minute}/minute")
+        self.per_sender = parse_limit(f"{settings.inbound_per_sender}/minute")
+
+    async def handle_MAIL(self, server: Any, session: Any, envelope: Any, address: str, options: list[str]) -> str:
+        """A message begins: counted for its sender address and (over SMTP) its client address; over either limit,
+        451 and nothing is taken."""
+        counted = [(self.per_sender, "sender", address.strip().lower() or "<>")]
+        if not self.lmtp:
+            peer = session.peer[0] if isinstance(session.peer, tuple) else session.peer
+            counted.append((self.per_client, "client", str(peer)))
+        if not all(self.counts.test(limit, kind, key) for limit, kind, key in counted):
+            if self.progress is not None:
+                self.progress("inbound: too many messages (451, the sender will try again)")
+            return SLOW_DOWN
+        for limit, kind, key in counted:
+            self.counts.hit(limit, kind, key)
+        envelope.mail_from = address
+        envelope.mail_options.extend(options)
+        return "250 OK"
 
     async def handle_RCPT(self, server: Any, session: Any, envelope: Any, address: str, options: list[str]) -> str:
         domain = address.rpartition("@")[2].strip().lower()

@@ -1,6 +1,7 @@
 """Enqueuing worker tasks by name (the server never imports the worker): the ``Tasks`` every process gives its
 ``Database``, so work asked for after a commit reaches the workers. A lost message is not lost work: the sweep finds
-every due window and pending mail in the database."""
+every due window and pending mail in the database, so a broker that is down costs a request no error and at most
+about two seconds (one retry, short timeouts): the failure is logged and the work left to the sweep."""
 
 from __future__ import annotations
 
@@ -15,10 +16,21 @@ log = logging.getLogger("deadmail.queue")
 
 ADVANCE = "deadmail.advance_window"
 SEND = "deadmail.send_outbox"
+#: how long a client waits for the broker (seconds), to connect and for each answer.
+PUBLISH_TIMEOUT = 1.0
+#: one retry (a connection the broker dropped is opened again), then the work is left to the sweep.
+PUBLISH_RETRY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.2, "interval_max": 0.2}
 
 
 def mail_queue(settings: Settings) -> str:
     return f"{settings.queue}.mail"
+
+
+def client_options(settings: Settings) -> dict[str, object]:
+    """The broker's transport options for a client that only publishes: short socket timeouts on Redis."""
+    if settings.broker_url.startswith(("redis://", "rediss://")):
+        return {"socket_connect_timeout": PUBLISH_TIMEOUT, "socket_timeout": PUBLISH_TIMEOUT, **settings.broker_options}
+    return settings.broker_options
 
 
 class Queue:
@@ -30,7 +42,9 @@ class Queue:
                 broker.register()
             celery = Celery("deadmail-client", broker=settings.broker_url, set_as_current=False)
             celery.conf.update(
-                broker_transport_options=settings.broker_options,
+                broker_transport_options=client_options(settings),
+                broker_connection_timeout=PUBLISH_TIMEOUT,
+                task_publish_retry_policy=PUBLISH_RETRY,
                 task_serializer="json",
                 accept_content=["json"],
                 broker_connection_retry_on_startup=True,

@@ -9,14 +9,22 @@
   organiser token ends every session made with the old one.
 - Rate limits (Flask-Limiter), one limiter per app, counted in memory in the embedded default and in Redis when the
   broker is Redis (so every web process shares the counts). Per client address: answering
-  ``DEADMAIL_ANSWERS_PER_MINUTE`` (default 30), the pages a link opens ``DEADMAIL_LINKS_PER_MINUTE`` (default 120);
-  beyond, 429: a friendly page (JSON under /api/).
+  ``DEADMAIL_ANSWERS_PER_MINUTE`` (default 30), the pages a link opens and the JSON seat view
+  ``DEADMAIL_LINKS_PER_MINUTE`` (default 120), wrong organiser tokens (login form, API and webhook together) 10;
+  beyond, 429: a friendly page (JSON under /api/) with ``Retry-After``. The client is the connection's address, or
+  what ``DEADMAIL_TRUSTED_PROXIES`` reverse proxies say it is (``ProxyFix``, app.py). When the counts' storage (the
+  broker's Redis) fails, the limiter counts in this process's memory until it is back: answering and reading never
+  depend on the broker.
 - Security headers on every response: a Content-Security-Policy on HTML (unless the view set its own, as the
-  mailbox does for the mail it frames), nosniff and a same-origin referrer everywhere; CSRF refusals as a page.
+  mailbox does for the mail it frames), nosniff and a same-origin referrer everywhere, ``Cache-Control: no-store``
+  on everything a link token opens; CSRF refusals as a page.
+- Errors: under /api/ every HTTP error (an unhandled exception too, as 500) is JSON; a service that is down (the
+  database, the broker) is a 503 with ``Retry-After``, a page or JSON.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import wraps
@@ -27,7 +35,12 @@ from flask_babel import get_locale, gettext  # type: ignore[import-untyped,unuse
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
 from flask_wtf.csrf import CSRFError
-from limits import parse as parse_limit
+from kombu.exceptions import OperationalError as BrokerError
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+from sqlalchemy.exc import OperationalError as DatabaseError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
+from werkzeug.exceptions import HTTPException
 
 from ..config import Settings
 from ..db import Database
@@ -35,7 +48,10 @@ from ..models import pick_language
 from ..services import organisers, prefs, seats
 from ..services.errors import ShownError
 from ..services.links import LinkError, read_organiser_token
+from ..services.replies import Unavailable
 from ..text.refusals import refusal
+
+log = logging.getLogger("deadmail.web")
 
 
 @dataclass
@@ -185,19 +201,30 @@ def organiser_required(view: View) -> View:
 
 #: endpoints that store an answer.
 ANSWERING = ("pages.one_tap_confirm", "api.answer")
-#: endpoints that open a page from a link.
-LINK_PAGES = ("pages.seat", "pages.live", "pages.one_tap", "prefs.show", "replay.seat_replay")
-#: login attempts taken per client and minute.
-LOGIN_LIMIT = "10 per minute"
+#: endpoints that open a page (or the JSON seat view) from a link.
+LINK_PAGES = ("pages.seat", "pages.live", "pages.one_tap", "prefs.show", "replay.seat_replay", "api.seat")
+#: endpoints that check the organiser's token (the login form, the API's and the webhook's ``Bearer``): wrong tokens
+#: are counted.
+TOKEN_CHECKS = ("organiser.login", "api.create_game", "api.show_game", "webhook.inbound_mail")
+#: wrong organiser tokens taken per client and minute, across ``TOKEN_CHECKS``; beyond, every try is a 429.
+TOKEN_GUESSES = "10/minute"
+#: how long to wait, when a service is down, before trying again (seconds).
+RETRY_UNAVAILABLE = 30
 
 
 def init_limits(app: Flask, settings: Settings, limited: dict[Blueprint, object]) -> Limiter:
     """A limiter for ``app``; ``limited`` maps blueprints to their limit (a string or a callable giving one)."""
     redis = settings.broker_url.startswith(("redis://", "rediss://"))
     app.config.setdefault("RATELIMIT_STORAGE_URI", settings.broker_url if redis else "memory://")
+    if redis:  # a Redis that does not answer costs a request one second at most, then the limiter counts in memory
+        app.config.setdefault("RATELIMIT_STORAGE_OPTIONS", {"socket_connect_timeout": 1, "socket_timeout": 1})
     app.config.setdefault("RATELIMIT_KEY_PREFIX", settings.queue)  # installations sharing a Redis never meet
     app.config.setdefault("RATELIMIT_HEADERS_ENABLED", True)
     app.config.setdefault("RATELIMIT_STRATEGY", "moving-window")  # exact: no burst, no slack at a minute edge
+    # the storage fails (the broker's Redis is down): count in this process's memory until it answers again (checked
+    # with a back-off), and never fail a request over a count
+    app.config.setdefault("RATELIMIT_IN_MEMORY_FALLBACK_ENABLED", True)
+    app.config.setdefault("RATELIMIT_SWALLOW_ERRORS", True)
     limiter = Limiter(get_remote_address, app=app)
     for blueprint, limit in limited.items():
         limiter.limit(limit)(blueprint)  # type: ignore[arg-type]
@@ -213,23 +240,26 @@ def links_rate() -> str:
     return f"{int(current_app.config['DEADMAIL_LINKS_PER_MINUTE'])}/minute"
 
 
+def _refused_token(response: Response) -> bool:
+    return response.status_code == 401
+
+
 def limit_endpoints(app: Flask, limiter: Limiter) -> None:
-    """Answering and link pages get their limits, each counted across its endpoints; call once every blueprint is
-    registered."""
-    for endpoints, rate, scope in ((ANSWERING, answers_rate, "answers"), (LINK_PAGES, links_rate, "links")):
+    """Answering and link pages get their limits, each counted across its endpoints, and the organiser's token
+    checks count the wrong tokens (only those: an organiser using the right one is never slowed); call once every
+    blueprint is registered."""
+    shared = {
+        ANSWERING: limiter.shared_limit(answers_rate, scope="answers"),
+        LINK_PAGES: limiter.shared_limit(links_rate, scope="links"),
+        TOKEN_CHECKS: limiter.shared_limit(
+            TOKEN_GUESSES, scope="organiser-token", deduct_when=_refused_token, override_defaults=False
+        ),  # on top of the webhook's own limit
+    }
+    for endpoints, limit in shared.items():
         for endpoint in endpoints:
             view = app.view_functions.get(endpoint)
             if view is not None:
-                app.view_functions[endpoint] = limiter.shared_limit(rate, scope=scope)(view)  # type: ignore[assignment]
-
-
-def login_allowed() -> bool:
-    """One more organiser login attempt from this client; Flask-Limiter's storage counts them."""
-    for limiter in current_app.extensions.get("limiter") or ():
-        return bool(
-            limiter.limiter.hit(parse_limit(LOGIN_LIMIT), dm().settings.queue, "organiser-login", get_remote_address())
-        )
-    return True
+                app.view_functions[endpoint] = limit(view)  # type: ignore[assignment]
 
 
 def too_many(_exc: Exception) -> Any:
@@ -265,6 +295,8 @@ def headers(response: Response) -> Response:
         response.headers["Content-Security-Policy"] = CSP
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
     response.headers.setdefault("Referrer-Policy", "same-origin")
+    if request.view_args and "token" in request.view_args:  # a link opened it: kept by no browser or proxy cache
+        response.headers["Cache-Control"] = "no-store"
     return response
 
 
@@ -273,8 +305,44 @@ def csrf_refused(_exc: CSRFError) -> Any:
     return message(gettext("Form not accepted"), text, 400)
 
 
+# --- errors ---------------------------------------------------------------------------------------------------------
+
+#: a service the request needed is down (the database, the broker): 503, try again soon.
+UNAVAILABLE = (DatabaseError, PoolTimeout, Unavailable, RedisConnectionError, RedisTimeoutError, BrokerError)
+
+
+def http_error(exc: HTTPException) -> Any:
+    """Under /api/, an HTTP error (an unhandled exception is a 500) as JSON; elsewhere Flask's page."""
+    if not request.path.startswith("/api/") or exc.code is None or exc.code < 400:
+        return exc
+    reply = jsonify({"ok": False, "error": exc.description or exc.name})
+    reply.status_code = exc.code
+    for name, value in exc.get_headers():
+        if name.lower() != "content-type":  # e.g. the Allow of a 405
+            reply.headers[name] = value
+    return reply
+
+
+def unavailable(exc: Exception) -> Any:
+    """A service is down: 503 with ``Retry-After``, a page or JSON; nothing of the request is kept."""
+    log.warning("503: a service is unavailable (%s)", type(getattr(exc, "orig", None) or exc).__name__)
+    text = gettext("The game server cannot reach its database or queue just now: try again in a minute.")
+    if request.path.startswith("/api/"):
+        reply = jsonify({"ok": False, "error": "A service is unavailable: try again in a minute."})
+    else:
+        reply = current_app.make_response(
+            render_template("message.html", title=gettext("Try again soon"), message=text)
+        )
+    reply.status_code = 503
+    reply.headers["Retry-After"] = str(RETRY_UNAVAILABLE)
+    return reply
+
+
 def init_app(app: Flask) -> None:
-    """The error handlers for links and forms, and the security headers."""
+    """The error handlers for links, forms, HTTP errors and services that are down, and the security headers."""
     app.register_error_handler(LinkError, link_refused)
     app.register_error_handler(CSRFError, csrf_refused)
+    app.register_error_handler(HTTPException, http_error)
+    for kind in UNAVAILABLE:
+        app.register_error_handler(kind, unavailable)
     app.after_request(headers)

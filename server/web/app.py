@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from flask import Flask
 from flask_wtf.csrf import CSRFProtect
+from werkzeug.middleware.proxy_fix import ProxyFix
 
 from ..config import ROOT, Settings
 from ..db import Database
@@ -30,6 +31,9 @@ def create_app(settings: Settings, db: Database) -> Flask:
         DEADMAIL_ANSWERS_PER_MINUTE=settings.answers_per_minute,
         DEADMAIL_LINKS_PER_MINUTE=settings.links_per_minute,
     )
+    if settings.trusted_proxies:  # behind reverse proxies: the client (rate limits), scheme and host they were told
+        n = settings.trusted_proxies
+        app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n)  # type: ignore[method-assign]
     app.extensions["deadmail"] = access.Deadmail(settings, db)
     i18n.init_app(app)
     csrf = CSRFProtect(app)

@@ -42,6 +42,7 @@ def play(stack: Stack, players: int, seed: int) -> tuple[int, int]:
     number of answers the server took."""
     client = stack.client
     stack.app.config["DEADMAIL_ANSWERS_PER_MINUTE"] = 100_000  # bots answer at machine speed from one address
+    stack.app.config["DEADMAIL_LINKS_PER_MINUTE"] = 100_000  # and read their seat (GET /api/seat) as fast
     made = api_game(client, people(players), seed=seed)
     ids = seat_ids(stack.db, made.id)
     taken = 0
