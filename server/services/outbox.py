@@ -117,6 +117,8 @@ def failed(db: Database, row_id: int, error: str, now: datetime) -> str:
     with db.session() as session:
         row = session.get(Outbox, row_id)
         assert row is not None
+        if row.status != OutboxStatus.SENDING:  # marked sent before the failure (say, of QUIT): nothing to try again
+            return str(row.status)
         row.last_error = error[:2000]
         if row.attempts >= MAX_ATTEMPTS:
             row.status = OutboxStatus.FAILED

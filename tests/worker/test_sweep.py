@@ -252,3 +252,25 @@ def test_a_row_that_keeps_dying_in_sending_fails_after_the_attempt_limit(stack: 
     assert row_id not in outbox.due_rows(stack.db, at)
     assert outbox_rows(stack.db, created.game_id)[row_id][::3] == ("failed", outbox.STUCK_ERROR)
     assert send_one(stack.db, row_id, Flaky(0), stack.settings, at + timedelta(days=1)) == "skipped"
+
+
+class FailsAfterTheMark:
+    """A transport that fails after it reported the mail taken (say, its connection breaks at QUIT)."""
+
+    def __init__(self) -> None:
+        self.sent: list[EmailMessage] = []
+
+    def send(self, message: EmailMessage, accepted: Callable[[], None]) -> None:
+        self.sent.append(message)
+        accepted()
+        raise ConnectionResetError("gone after the mail was accepted")
+
+
+def test_a_failure_after_the_mark_leaves_the_row_sent(stack: Stack) -> None:
+    created = create(stack.db, 3, seed=39)
+    row_id = outbox_ids(stack.db, created.game_id)[0]
+    transport = FailsAfterTheMark()
+    assert send_one(stack.db, row_id, transport, stack.settings, T0) == "sent"
+    assert outbox_rows(stack.db, created.game_id)[row_id][::3] == ("sent", None)
+    assert row_id not in outbox.due_rows(stack.db, T0 + timedelta(days=1))
+    assert len(transport.sent) == 1
