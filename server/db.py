@@ -54,7 +54,9 @@ class Database:
             private_sqlite_file(url)
             engine_options.setdefault("connect_args", {"timeout": 30, "check_same_thread": False})
         else:
-            # no ping per checkout (a round trip per request); connections are recycled instead
+            # a ping per checkout: after a restart of PostgreSQL the pool's dead connections are replaced before
+            # use, so a restart costs no request (SQLite has no server to lose)
+            engine_options.setdefault("pool_pre_ping", True)
             engine_options.setdefault("pool_recycle", 1800)
             engine_options.setdefault("pool_size", 10)
             engine_options.setdefault("max_overflow", 20)

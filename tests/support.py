@@ -10,6 +10,7 @@ import socket
 import sys
 import threading
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from email.message import EmailMessage
@@ -241,10 +242,11 @@ class Sink:
         self.sent: list[EmailMessage] = []
         self.refuse = refuse
 
-    def send(self, message: EmailMessage) -> None:
+    def send(self, message: EmailMessage, accepted: Callable[[], None]) -> None:
         if self.refuse:
             raise OSError("refused")
         self.sent.append(message)
+        accepted()
 
 
 def seat_ids(db: Database, game_id: int) -> dict[str, int]:

@@ -11,20 +11,27 @@ with nothing to tell (no new event, no decision, no outcome) is skipped too.
 ``Seat.told_events`` (how many events of its own view a seat was told) is moved on only once the mail is sent:
 ``compose`` returns what it told with the message (:class:`Mail`), and ``send.send_one`` records it after the
 transport accepted the mail.
+
+Message-IDs: a row's mail has the same Message-ID at every attempt (``message_id``), so a copy sent again after a
+failure is the same mail to a client. A seat's mails form one thread: the first one's Message-ID is the seat's
+``thread_root`` and later ones refer to it; which row starts the thread is decided by the rows alone.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from email.message import EmailMessage
-from email.utils import formatdate, make_msgid, parseaddr
+from email.utils import formatdate, parseaddr
 from typing import Any
 from urllib.parse import quote, urlencode, urlsplit
 
 import css_inline
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from ..config import Settings
@@ -82,8 +89,8 @@ class Draft:
     told: dict[int, int] = field(default_factory=dict)
     #: (seat id, window number, link generation) of each decision listed.
     replies: list[tuple[int, int, int]] = field(default_factory=list)
-    #: (game id, seat id, the seat had a mail before) of each seat the mail speaks about.
-    seats: list[tuple[int, int, bool]] = field(default_factory=list)
+    #: (game id, seat id) of each seat the mail speaks about.
+    seats: list[tuple[int, int]] = field(default_factory=list)
     #: paragraphs after the intro, and links to follow ({"text", "url"}), for mails that are not about a seat.
     notes: list[str] = field(default_factory=list)
     actions: list[dict[str, str]] = field(default_factory=list)
@@ -135,7 +142,7 @@ class Composer:
             draft.told[seat.id] = max(told, seen)
         if shown.decision is not None:
             draft.replies.append((seat.id, shown.decision.window, seat.link_generation))
-        draft.seats.append((seat.game_id, seat.id, seat.told_events is not None))
+        draft.seats.append((seat.game_id, seat.id))
         draft.sections.append(ctx)
         return ctx
 
@@ -222,8 +229,7 @@ class Composer:
         return draft
 
     def digest(self, row: Outbox) -> Draft | None:
-        ids = [int(i) for i in row.payload.get("rows") or [] if isinstance(i, int)]
-        held = outbox.rows(self.session, ids)
+        held = _merged(self.session, row)
         draft = Draft("digest")
         done: set[int] = set()
         chatty = {item.seat_id for item in held if item.kind == MailKind.CHAT}
@@ -290,8 +296,13 @@ class Composer:
                 self.settings.secret_key, self.settings.reply_domain, seat.id, channel.id, seat.link_generation
             )
         message = envelope(self, row, "mail/chat", ctx, reply_to)
-        _thread(message, seat.game_id, seat.id, _host(self.settings), starts=False)
+        _thread(message, seat.game_id, seat.id, _host(self.settings))
         return Mail(message, chat={seat.id: max(c.last for c in unread)})
+
+
+def _merged(session: Session, row: Outbox) -> list[Outbox]:
+    """The held rows a digest row merges, in the order they were written."""
+    return outbox.rows(session, [int(i) for i in row.payload.get("rows") or [] if isinstance(i, int)])
 
 
 def _section(lang: str, shown: SeatShown, links: Links, with_board: bool) -> dict[str, Any]:
@@ -359,13 +370,46 @@ def thread_root(game_id: int, seat_id: int, host: str) -> str:
     return f"<deadmail.game-{game_id}.seat-{seat_id}@{host}>"
 
 
-def _thread(message: EmailMessage, game_id: int, seat_id: int, host: str, starts: bool) -> None:
+def _thread(message: EmailMessage, game_id: int, seat_id: int, host: str) -> None:
+    """A mail about one seat joins the seat's thread (unless it is the mail that starts it)."""
     root = thread_root(game_id, seat_id, host)
-    if starts:
-        message.replace_header("Message-ID", root)
-    else:
+    if message["Message-ID"] != root:
         message["In-Reply-To"] = root
         message["References"] = root
+
+
+#: the kinds of row whose mail can start a seat's thread.
+THREAD_STARTERS = (MailKind.TURN, MailKind.UPDATE, MailKind.GAME_OVER, MailKind.LINK)
+
+
+def message_id(session: Session, settings: Settings, row: Outbox) -> str:
+    """The Message-ID of the row's mail, the same at every attempt (a copy sent again after a failure is the same
+    mail to a client): the seat's thread root for the row that starts the thread, else a keyed digest of the row,
+    which tells nothing about the game."""
+    host = _host(settings)
+    starts = _starts_thread(session, row)
+    if starts is not None:
+        return thread_root(*starts, host)
+    digest = hmac.new(settings.secret_key.encode(), f"deadmail.outbox:{row.id}:{row.key}".encode(), hashlib.sha256)
+    return f"<{digest.hexdigest()[:32]}@{host}>"
+
+
+def _starts_thread(session: Session, row: Outbox) -> tuple[int, int] | None:
+    """(game id, seat id) when the row's mail starts that seat's thread: it is (or, a digest, merges) the seat's first
+    row of a ``THREAD_STARTERS`` kind. Decided by the rows alone, never by what was sent before: every attempt gets
+    the same Message-ID, and no two rows share one. (When that first row is never sent, nothing on the seat's thread
+    carries the root's Message-ID; clients still group the mails that refer to it.)"""
+    merged = _merged(session, row) if row.kind == MailKind.DIGEST else [row]
+    seats = {(r.game_id, r.seat_id) for r in merged if r.seat_id is not None and r.game_id is not None}
+    if len(seats) != 1:
+        return None
+    ((game_id, seat_id),) = seats
+    first = session.execute(
+        select(func.min(Outbox.id)).where(
+            Outbox.game_id == game_id, Outbox.seat_id == seat_id, Outbox.kind.in_(THREAD_STARTERS)
+        )
+    ).scalar()
+    return (game_id, seat_id) if any(r.id == first for r in merged) else None
 
 
 def envelope(composer: Composer, row: Outbox, template: str, ctx: dict[str, Any], reply_to: str | None) -> EmailMessage:
@@ -379,7 +423,7 @@ def envelope(composer: Composer, row: Outbox, template: str, ctx: dict[str, Any]
     message["To"] = f'"{cap(player.display_name, MAX_USER_TEXT).replace(chr(34), "")}" <{player.email}>'
     message["Subject"] = cap(ctx["subject"], 200)
     message["Date"] = formatdate(localtime=False)
-    message["Message-ID"] = make_msgid(idstring=f"deadmail.{row.key.replace(':', '.')}", domain=_host(settings))
+    message["Message-ID"] = message_id(composer.session, settings, row)
     if reply_to:
         message["Reply-To"] = reply_to
     message["Auto-Submitted"] = "auto-generated"
@@ -411,8 +455,7 @@ def _notice_mail(composer: Composer, row: Outbox, draft: Draft) -> Mail:
         reply_to = reply_address.make(settings.secret_key, settings.reply_domain, seat_id, window, generation)
     message = envelope(composer, row, "mail/notice", ctx, reply_to)
     if len(draft.seats) == 1:
-        game_id, seat_id, had_mail = draft.seats[0]
-        _thread(message, game_id, seat_id, _host(settings), starts=not had_mail and seat_id in draft.told)
+        _thread(message, *draft.seats[0], _host(settings))
     return Mail(message, dict(draft.told), dict(draft.chat))
 
 
@@ -451,4 +494,4 @@ def compose(db: Database, row_id: int, settings: Settings, now: datetime | None 
         return None if draft is None else _notice_mail(composer, row, draft)
 
 
-__all__ = ["Composer", "Links", "Mail", "compose", "envelope", "thread_root"]
+__all__ = ["Composer", "Links", "Mail", "compose", "envelope", "message_id", "thread_root"]

@@ -30,6 +30,8 @@ DIGESTED = frozenset({MailKind.TURN, MailKind.UPDATE, MailKind.GAME_OVER})
 NOTICES = (MailKind.TURN, MailKind.UPDATE, MailKind.GAME_OVER)
 #: rows not yet handed to a transport.
 UNSENT = (OutboxStatus.PENDING, OutboxStatus.HELD)
+#: why a row stuck in "sending" at its last try failed for good (its mail may have gone out).
+STUCK_ERROR = "still sending after its last try (the worker died or the database failed): it may have been sent"
 #: rows that will still be sent.
 WAITING = (OutboxStatus.PENDING, OutboxStatus.SENDING, OutboxStatus.HELD)
 
@@ -115,6 +117,8 @@ def failed(db: Database, row_id: int, error: str, now: datetime) -> str:
     with db.session() as session:
         row = session.get(Outbox, row_id)
         assert row is not None
+        if row.status != OutboxStatus.SENDING:  # marked sent before the failure (say, of QUIT): nothing to try again
+            return str(row.status)
         row.last_error = error[:2000]
         if row.attempts >= MAX_ATTEMPTS:
             row.status = OutboxStatus.FAILED
@@ -126,13 +130,19 @@ def failed(db: Database, row_id: int, error: str, now: datetime) -> str:
 
 
 def due_rows(db: Database, now: datetime, limit: int = 500) -> list[int]:
-    """Pending rows whose time has come, after releasing rows stuck in 'sending' by a dead worker."""
+    """Pending rows whose time has come, after releasing rows stuck in 'sending' by a dead worker (or a mark that
+    failed): tried again, or failed for good once they had ``MAX_ATTEMPTS`` tries like any failing row."""
+    stuck = (Outbox.status == OutboxStatus.SENDING, Outbox.next_attempt_at <= now - STUCK_AFTER)
     with db.session() as session:
-        session.execute(
+        given_up = session.execute(
             update(Outbox)
-            .where(Outbox.status == OutboxStatus.SENDING, Outbox.next_attempt_at <= now - STUCK_AFTER)
-            .values(status=OutboxStatus.PENDING)
-        )
+            .where(*stuck, Outbox.attempts >= MAX_ATTEMPTS)
+            .values(status=OutboxStatus.FAILED, last_error=STUCK_ERROR)
+            .returning(Outbox.id)
+        ).scalars()
+        for row_id in given_up:
+            log.error("outbox %s failed for good: %s", row_id, STUCK_ERROR)
+        session.execute(update(Outbox).where(*stuck).values(status=OutboxStatus.PENDING))
         rows = session.execute(
             select(Outbox.id)
             .where(Outbox.status == OutboxStatus.PENDING, Outbox.next_attempt_at <= now)

@@ -194,12 +194,9 @@ def _saw_news(events: list[dict[str, Any]], colour: str) -> bool:
 
 # Built once: answering is the hot path, and building a statement costs more than running it.
 # Only the columns it needs: the rest (the game's JSON, each request's payload) would be decoded for nothing.
-_SEAT_AND_GAME = (
-    select(Seat, Game)
-    .join(Seat.game)
-    .options(load_only(Game.id, Game.version, Game.created_at))
-    .where(Seat.id == bindparam("seat_id"))
-)
+_SEAT = select(Seat).where(Seat.id == bindparam("seat_id"))
+#: read once the window's row is locked: the state of that window (an advance cannot commit in between).
+_GAME = select(Game).options(load_only(Game.id, Game.version, Game.created_at)).where(Game.id == bindparam("game_id"))
 _OPEN_WINDOW = (
     select(Window).where(Window.game_id == bindparam("game_id"), Window.status == WindowStatus.OPEN).with_for_update()
 )
@@ -245,13 +242,17 @@ def submit_answer(
 
     ``generation``: the link generation the answer came with (LinkError when the link was revoked). The answer that
     completes the window kicks its advance after the commit (once per window; the sweep covers a lost kick).
+
+    Everything the answer is checked against is read under the open window's row lock: the window, the seat's
+    request and the game's state (an advance takes the same lock, so none can commit in between). With
+    ``window_number`` (the window the caller saw) an answer to a window that has closed since is refused; without
+    it, the answer is to the window open when the lock is taken, checked against that window's state.
     """
     now = now or utcnow()
     with db.session() as session:
-        found = session.execute(_SEAT_AND_GAME, {"seat_id": seat_id}).first()
-        if found is None:  # a well-signed link to a seat that is gone
+        seat = session.execute(_SEAT, {"seat_id": seat_id}).scalar_one_or_none()
+        if seat is None:  # a well-signed link to a seat that is gone
             raise LinkError(N_("This link is not valid."))
-        seat, game = found
         if generation is not None:
             check_generation(seat, generation)
         window = session.execute(_OPEN_WINDOW, {"game_id": seat.game_id}).scalar_one_or_none()
@@ -259,6 +260,7 @@ def submit_answer(
             raise AnswerError(
                 N_("This decision is closed: the game has moved on. Open your link to see what is new."), 409
             )
+        game = session.execute(_GAME, {"game_id": seat.game_id}).scalar_one()
         rows = list(session.execute(_WINDOW_ROWS, {"window_id": window.id}).scalars())
         row = next((r for r in rows if r.seat_id == seat.id), None)
         if row is None:
@@ -267,8 +269,11 @@ def submit_answer(
             raise AnswerError(
                 N_("You are asked for a %(asked)s now, not a %(given)s."), 409, asked=row.kind, given=str(kind)[:20]
             )
+        eng = CACHE.get(game)
+        if eng.window_no != window.number:  # should never happen: the state and the window are read under one lock
+            raise AnswerError(MOVING_ON, 409)
         try:
-            CACHE.get(game).check(seat.colour, kind, answer)
+            eng.check(seat.colour, kind, answer)
         except engine.IllegalAnswer as exc:
             raise AnswerError.refused_by_engine(exc) from None
         changed = _store(session, window, rows, row, answer, now)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import threading
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
@@ -213,6 +214,76 @@ def test_a_stale_window_number_is_refused_even_when_the_same_kind_is_asked_again
     reply = post_answer(stack, tokens["yellow"], {"kind": "place", "answer": option, "window": new["number"]})
     assert reply.status_code == 200
     assert reply.json["window"] == new["number"]
+
+
+class AdvanceBeforeTheLock:
+    """Advances a window from another thread just before this thread's next statement on the ``windows`` table (the
+    submit's window lock): an answer racing an advance, made to happen every time. On SQLite the answer's transaction
+    holds the write lock from its BEGIN, so the advance has to wait for it (``done`` stays False)."""
+
+    def __init__(self, db: Database, window: dict[str, Any]) -> None:
+        self.db, self.window = db, window
+        self.owner = threading.get_ident()
+        self.thread: threading.Thread | None = None
+        self.done = False
+        self.advanced: list[bool] = []
+
+    def __call__(self, _conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        if threading.get_ident() != self.owner or self.thread is not None or "FROM windows" not in statement:
+            return
+        self.thread = threading.Thread(target=self._advance)
+        self.thread.start()
+        self.thread.join(timeout=2 if self.db.is_sqlite else 30)
+        self.done = not self.thread.is_alive()
+
+    def _advance(self) -> None:
+        self.advanced.append(turns.advance_window(self.db, self.window["id"], now=self.window["deadline"]))
+
+    def finish(self) -> None:
+        assert self.thread is not None
+        self.thread.join(timeout=60)
+        assert self.advanced == [True]
+
+
+@pytest.mark.parametrize("names_window", [False, True])
+def test_an_answer_racing_an_advance_is_checked_under_the_window_lock(
+    stack: Stack, monkeypatch: pytest.MonkeyPatch, names_window: bool
+) -> None:
+    """An answer built for window N arrives while N advances to N+1 (also a placement), the advance made by a worker
+    (its engine cache is not this process's). Everything the answer is checked against is read under the open
+    window's lock: on PostgreSQL the advance commits first and the answer is refused (with its window: closed;
+    without: it binds to N+1, whose state refuses it); on SQLite the advance waits, and the answer is N's."""
+    game_id, tokens = new_game(stack)
+    old = decision(stack.db, game_id)
+    assert engine_of(stack.db, game_id).window_no == old["number"]  # this process's cache holds N's state
+    monkeypatch.setattr(turns.CACHE, "put", lambda *_args: None)  # the advance's process keeps its own
+    stale = old["requests"]["yellow"]["options"][0]  # yellow's dice change: no option of N is legal in N+1
+    body = {"kind": "place", "answer": stale} | ({"window": old["number"]} if names_window else {})
+    race = AdvanceBeforeTheLock(stack.db, old)
+    sa.event.listen(stack.db.engine, "before_cursor_execute", race)
+    try:
+        reply = post_answer(stack, tokens["yellow"], body)
+    finally:
+        sa.event.remove(stack.db.engine, "before_cursor_execute", race)
+    race.finish()
+    new = decision(stack.db, game_id)
+    assert new["number"] == old["number"] + 1
+    assert new["requests"]["yellow"]["answered_at"] is None  # never taken as an answer to N+1
+    if stack.name == "embedded":
+        assert not race.done  # the advance waited for the answer's transaction
+        assert (reply.status_code, reply.json["window"]) == (200, old["number"])
+        assert request_row(stack.db, old["id"], "yellow") | {"answered_at": None} == {
+            "answer": stale,
+            "answered_at": None,
+            "defaulted": False,
+        }
+        return
+    assert race.done  # the advance committed between the seat's read and the window's lock
+    with pytest.raises(engine.IllegalAnswer) as illegal:
+        engine_of(stack.db, game_id).check("yellow", "place", stale)
+    expected = (409, CLOSED) if names_window else (422, str(illegal.value))
+    assert (reply.status_code, reply.json["error"]) == expected
+    assert request_row(stack.db, old["id"], "yellow")["defaulted"] is True
 
 
 def test_a_wrong_kind_is_refused(stack: Stack) -> None:

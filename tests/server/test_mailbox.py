@@ -65,7 +65,7 @@ def hostile_mail(stack: Stack) -> Path:
         '<a href="http://deadmail.test/s/abc">play</a></body></html>',
         subtype="html",
     )
-    FileTransport(stack.settings.mail_dir).send(message)
+    FileTransport(stack.settings.mail_dir).send(message, lambda: None)
     return next(p for p in stack.settings.mail_dir.glob("*.eml") if "hostile" in p.name)
 
 

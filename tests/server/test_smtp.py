@@ -26,16 +26,31 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from sqlalchemy import select
+from sqlalchemy.exc import OperationalError
 
 from server.config import Settings, parse_smtp_url
 from server.db import Database
+from server.mail import send
 from server.mail.send import send_one
 from server.mail.transports import FileTransport, SMTPTransport, transport_for
 from server.models import Outbox, OutboxStatus, Player
+from server.services import outbox
 from server.services.links import read_token
 from server.services.outbox import due_rows
 from tests.conftest import Stack
-from tests.support import FROM, T0, compose, create, free_port, mail_settings, outbox_ids, rows_of, text_of
+from tests.support import (
+    FROM,
+    T0,
+    compose,
+    create,
+    free_port,
+    mail_settings,
+    outbox_ids,
+    play_window,
+    rows_of,
+    seat_of,
+    text_of,
+)
 from tests.waiting import wait_for
 
 HOST = "127.0.0.1"
@@ -52,6 +67,9 @@ class SmtpHandler:
         self.mode = "accept"  # or refuse_rcpt, refuse_data, drop, drop_after_accept
         self.accepted: list[tuple[str, list[str], bytes, bool]] = []
         self.data_seen = 0
+        #: every mail transmitted with DATA, accepted or not
+        self.seen: list[bytes] = []
+        self.quits = 0
 
     async def handle_RCPT(self, server: Any, session: Any, envelope: Any, address: str, options: list[str]) -> str:
         if self.mode == "refuse_rcpt":
@@ -61,6 +79,7 @@ class SmtpHandler:
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
         self.data_seen += 1
+        self.seen.append(envelope.content)
         if self.mode == "refuse_data":
             return "451 4.3.0 try later"
         if self.mode == "drop":  # the whole mail was transmitted, but the server goes away before saying 250
@@ -72,6 +91,10 @@ class SmtpHandler:
         if self.mode == "drop_after_accept":  # the 250 goes out first, then the connection is cut before QUIT
             asyncio.get_running_loop().call_soon(server.transport.abort)
         return "250 2.0.0 queued"
+
+    async def handle_QUIT(self, server: Any, session: Any, envelope: Any) -> str:
+        self.quits += 1
+        return "221 Bye"
 
 
 def check_password(server: Any, session: Any, envelope: Any, mechanism: str, auth_data: Any) -> AuthResult:
@@ -446,3 +469,137 @@ def test_a_bad_url_stops_the_start_with_a_clear_error(tmp_path: Path, url: str, 
     with pytest.raises(ValueError, match=r"^DEADMAIL_SMTP_URL: ") as raised:
         Settings.from_env({**env, "DEADMAIL_SMTP_URL": url})
     assert problem in str(raised.value)
+
+
+# --- one Message-ID per row; the accepted -> sent step (issue 10) ------------------------------------------------
+
+
+def message_id(raw: bytes) -> str:
+    return str(parse(raw)["Message-ID"])
+
+
+def db_failure() -> OperationalError:
+    return OperationalError("UPDATE outbox SET status=...", {}, Exception("server closed the connection unexpectedly"))
+
+
+def test_every_attempt_at_a_row_sends_the_same_message_id(stack: Stack, servers: Servers) -> None:
+    """The Message-ID depends on the row alone: a seat's first mail has the seat's thread root, a later one a keyed
+    digest of its row that tells nothing (neither changes from one attempt to the next)."""
+    db = stack.db
+    handler, port = servers.start()
+    game_id, ids = new_game(db, seed=49)
+    transport = SMTPTransport.from_url(f"smtp://{HOST}:{port}?timeout=5")
+    settings = mail_settings(stack.settings)
+    (first,) = rows_of(db, ids[:1])
+    root = f"<deadmail.game-{game_id}.seat-{first.seat_id}@deadmail.example>"
+
+    def refused_then_sent(row_id: int, at: dt.datetime) -> None:
+        handler.mode = "refuse_data"
+        assert send_one(db, row_id, transport, settings, at) == "retry"
+        handler.mode = "accept"
+        assert send_one(db, row_id, transport, settings, at + dt.timedelta(seconds=30)) == "sent"
+
+    refused_then_sent(first.id, T0)
+    later = play_window(db, game_id, seed=3, now=T0 + dt.timedelta(hours=1))
+    second = next(r for r in rows_of(db, later) if r.seat_id == first.seat_id)
+    refused_then_sent(second.id, T0 + dt.timedelta(hours=1))
+    assert len(handler.seen) == 4 and len(handler.accepted) == 2
+    ids_sent = [message_id(raw) for raw in handler.seen]
+    assert ids_sent[0] == ids_sent[1] == root
+    assert ids_sent[2] == ids_sent[3] != root
+    assert re.fullmatch(r"<[0-9a-f]{32}@deadmail\.example>", ids_sent[2])
+    reply = parse(handler.accepted[1][2])
+    assert (reply["In-Reply-To"], reply["References"]) == (root, root)
+
+
+def test_a_mail_accepted_but_not_recorded_is_sent_again_later_with_the_same_message_id(
+    stack: Stack, servers: Servers, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The row is marked sent after DATA was accepted and before QUIT; when the database fails just then, the row
+    stays claimed, is released after STUCK_AFTER and sent again with the same Message-ID (at least once)."""
+    db = stack.db
+    handler, port = servers.start()
+    row_id = new_game(db, seed=50)[1][0]
+    (row,) = rows_of(db, [row_id])
+    transport = SMTPTransport.from_url(f"smtp://{HOST}:{port}?timeout=5")
+    settings = mail_settings(stack.settings)
+    record = outbox.sent
+    marks: list[tuple[int, int]] = []
+
+    def failing_mark(*args: Any) -> None:
+        marks.append((len(handler.accepted), handler.quits))
+        if len(marks) == 1:
+            raise db_failure()
+        record(*args)
+
+    monkeypatch.setattr(outbox, "sent", failing_mark)
+    assert send_one(db, row_id, transport, settings, T0) == "unrecorded"
+    assert marks == [(1, 0)]  # marked once the server had accepted, before QUIT
+    wait_for(lambda: handler.quits == 1, timeout=5, what="QUIT")
+    assert row_state(db, row_id)[:2] == ("sending", 1)
+    assert seat_of(db, row.seat_id or 0).told_events is None  # nothing recorded
+
+    stuck = T0 + outbox.STUCK_AFTER
+    assert row_id not in due_rows(db, stuck - dt.timedelta(seconds=1))
+    assert send_one(db, row_id, transport, settings, stuck - dt.timedelta(seconds=1)) == "skipped"
+    assert row_id in due_rows(db, stuck)
+    assert send_one(db, row_id, transport, settings, stuck) == "sent"
+    assert marks == [(1, 0), (2, 1)]
+    assert row_state(db, row_id)[:2] == ("sent", 2)
+    assert seat_of(db, row.seat_id or 0).told_events
+    first, again = (message_id(a[2]) for a in handler.accepted)
+    assert first == again
+    assert send_one(db, row_id, transport, settings, stuck + dt.timedelta(hours=1)) == "skipped"
+    assert len(handler.accepted) == 2
+
+
+def test_a_mail_written_again_to_files_replaces_its_first_copy(
+    embedded: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    db = embedded.db
+    row_id = new_game(db, seed=51)[1][0]
+    transport = FileTransport(embedded.settings.mail_dir)
+    settings = embedded.settings
+    record = outbox.sent
+    calls: list[int] = []
+
+    def failing_mark(*args: Any) -> None:
+        calls.append(1)
+        if len(calls) == 1:
+            raise db_failure()
+        record(*args)
+
+    monkeypatch.setattr(outbox, "sent", failing_mark)
+    assert send_one(db, row_id, transport, settings, T0) == "unrecorded"
+    assert row_id in due_rows(db, T0 + outbox.STUCK_AFTER)
+    assert send_one(db, row_id, transport, settings, T0 + outbox.STUCK_AFTER) == "sent"
+    assert len(list(settings.mail_dir.glob("*.eml"))) == 1
+
+
+def test_a_bug_in_composing_counts_toward_the_attempt_limit_and_the_row_ends_failed(
+    stack: Stack, servers: Servers, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not only network and SMTP errors: any failure is a try, retried with back-off, and failed for good after
+    ``MAX_ATTEMPTS`` (never a row claimed and released for ever)."""
+    db = stack.db
+    handler, port = servers.start()
+    row_id = new_game(db, seed=52)[1][0]
+    transport = SMTPTransport.from_url(f"smtp://{HOST}:{port}?timeout=5")
+    settings = mail_settings(stack.settings)
+
+    def broken(*_args: Any) -> None:
+        raise ValueError("a bug in composing")
+
+    monkeypatch.setattr(send, "compose", broken)
+    at = T0
+    for attempt in range(1, outbox.MAX_ATTEMPTS + 1):
+        assert row_id in due_rows(db, at)
+        expected = "failed" if attempt == outbox.MAX_ATTEMPTS else "retry"
+        assert send_one(db, row_id, transport, settings, at) == expected
+        status, attempts, _next_at, error = row_state(db, row_id)
+        assert (status, attempts) == (expected.replace("retry", "pending"), attempt)
+        assert error == "ValueError: a bug in composing"
+        at += outbox.backoff(attempt)
+    assert row_id not in due_rows(db, at + dt.timedelta(days=30))
+    assert send_one(db, row_id, transport, settings, at + dt.timedelta(days=30)) == "skipped"
+    assert handler.seen == []

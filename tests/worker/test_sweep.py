@@ -4,6 +4,7 @@ rows stuck in "sending" are released; and the sweep writes a heartbeat. Time is 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from email.message import EmailMessage
 
@@ -123,11 +124,12 @@ class Flaky:
         self.failures = failures
         self.sent: list[EmailMessage] = []
 
-    def send(self, message: EmailMessage) -> None:
+    def send(self, message: EmailMessage, accepted: Callable[[], None]) -> None:
         if self.failures > 0:
             self.failures -= 1
             raise ConnectionRefusedError("mail server down")
         self.sent.append(message)
+        accepted()
 
 
 def test_mail_is_retried_with_back_off_kept_in_the_row_and_sent_once(stack: Stack) -> None:
@@ -202,18 +204,22 @@ def test_the_sweep_retries_mail_through_the_worker_until_it_works(
     assert len(mail_files(folder)) == 3
 
 
+class WorkerLost(BaseException):
+    """Stands for a worker killed mid-send: nothing of ``send_one`` after it runs (an ``Exception`` is a failed try)."""
+
+
 class Crash:
     """A worker dying in the middle of a send: the row stays claimed ("sending")."""
 
-    def send(self, message: EmailMessage) -> None:
-        raise RuntimeError("worker lost")
+    def send(self, message: EmailMessage, accepted: Callable[[], None]) -> None:
+        raise WorkerLost
 
 
 def test_rows_stuck_in_sending_are_released_after_ten_minutes(stack: Stack) -> None:
     created = create(stack.db, 3, seed=37)
     row_id, *others = outbox_ids(stack.db, created.game_id)
     settings = stack.settings
-    with pytest.raises(RuntimeError):
+    with pytest.raises(WorkerLost):
         send_one(stack.db, row_id, Crash(), settings, T0)
     assert outbox_rows(stack.db, created.game_id)[row_id][:2] == ("sending", 1)
 
@@ -228,4 +234,43 @@ def test_rows_stuck_in_sending_are_released_after_ten_minutes(stack: Stack) -> N
     assert send_one(stack.db, row_id, transport, settings, at) == "sent"
     assert outbox_rows(stack.db, created.game_id)[row_id][:2] == ("sent", 2)
     assert send_one(stack.db, row_id, transport, settings, at + timedelta(hours=1)) == "skipped"
+    assert len(transport.sent) == 1
+
+
+def test_a_row_that_keeps_dying_in_sending_fails_after_the_attempt_limit(stack: Stack) -> None:
+    """Every claim is a try, also one whose worker died: a row stuck in sending at its last try is failed for good
+    when it is released, never claimed and released for ever."""
+    created = create(stack.db, 3, seed=38)
+    row_id = outbox_ids(stack.db, created.game_id)[0]
+    at = T0
+    for attempt in range(1, outbox.MAX_ATTEMPTS + 1):
+        assert row_id in outbox.due_rows(stack.db, at)
+        with pytest.raises(WorkerLost):
+            send_one(stack.db, row_id, Crash(), stack.settings, at)
+        assert outbox_rows(stack.db, created.game_id)[row_id][:2] == ("sending", attempt)
+        at += outbox.STUCK_AFTER
+    assert row_id not in outbox.due_rows(stack.db, at)
+    assert outbox_rows(stack.db, created.game_id)[row_id][::3] == ("failed", outbox.STUCK_ERROR)
+    assert send_one(stack.db, row_id, Flaky(0), stack.settings, at + timedelta(days=1)) == "skipped"
+
+
+class FailsAfterTheMark:
+    """A transport that fails after it reported the mail taken (say, its connection breaks at QUIT)."""
+
+    def __init__(self) -> None:
+        self.sent: list[EmailMessage] = []
+
+    def send(self, message: EmailMessage, accepted: Callable[[], None]) -> None:
+        self.sent.append(message)
+        accepted()
+        raise ConnectionResetError("gone after the mail was accepted")
+
+
+def test_a_failure_after_the_mark_leaves_the_row_sent(stack: Stack) -> None:
+    created = create(stack.db, 3, seed=39)
+    row_id = outbox_ids(stack.db, created.game_id)[0]
+    transport = FailsAfterTheMark()
+    assert send_one(stack.db, row_id, transport, stack.settings, T0) == "sent"
+    assert outbox_rows(stack.db, created.game_id)[row_id][::3] == ("sent", None)
+    assert row_id not in outbox.due_rows(stack.db, T0 + timedelta(days=1))
     assert len(transport.sent) == 1
