@@ -49,8 +49,10 @@ def play(stack: Stack, players: int, seed: int) -> tuple[int, int]:
     shown = status_of(stack, made.id)
     while shown["status"] == "running":
         number = shown["window"]["number"]
-        for colour, token in made.tokens.items():  # as players do: each reads its own seat (the public list of
-            view = client.get(f"/api/seat/{token}").json  # who still owes never names those asked in a card window)
+        # as players do, each reads its own seat (the public list of who still owes never names those asked in a
+        # card window); all read before anyone answers, since the last answer lets the worker move on
+        views = {colour: client.get(f"/api/seat/{token}").json for colour, token in made.tokens.items()}
+        for colour, view in views.items():
             assert view is not None
             window = view["window"]
             assert window["number"] == number
@@ -60,7 +62,7 @@ def play(stack: Stack, players: int, seed: int) -> tuple[int, int]:
             seat_id = ids[colour]
             answer = turns.bot_choice(stack.db, seat_id, "random", seed * 1009 + number * 7 + seat_id)
             body = {"kind": window["request"]["kind"], "window": number, "answer": answer}
-            result = client.post(f"/api/seat/{token}/answer", json=body)
+            result = client.post(f"/api/seat/{made.tokens[colour]}/answer", json=body)
             assert result.status_code == 200, (body, result.json)
             taken += 1
         shown = wait_for(partial(moved_on, stack, made.id, number), ADVANCE_S, f"the worker to close window {number}")
