@@ -102,7 +102,7 @@ def step_together(a: Game, b: Game, colour: str, bots: tuple[RandomBot, RandomBo
     return True
 
 
-@pytest.mark.rule("B-INFO", "H-2", "H-6", "VOT-6", "C-3", "E-4")
+@pytest.mark.rule("H-2", "H-6", "VOT-6", "C-3", "E-4")
 def test_a_seats_public_view_does_not_depend_on_the_other_hands() -> None:
     """For every window kind, 3 to 6 players, both turn orders: the public part of a seat's view is the same however
     the other players' cards are dealt among them; in particular nothing public names who is asked in a card window
@@ -134,7 +134,7 @@ def test_a_seats_public_view_does_not_depend_on_the_other_hands() -> None:
     assert kinds == set(Kind) - {Kind.PLACE}, kinds
 
 
-@pytest.mark.rule("B-INFO", "H-2", "H-4")
+@pytest.mark.rule("H-2", "H-4")
 def test_a_card_window_names_nobody_and_its_missed_answers_stay_private() -> None:
     """The waiting list of a card window is empty for everyone, and a card window's missed deadline is told only
     to the player who missed it (naming them would tell that they held a playable card)."""

@@ -55,7 +55,7 @@ def play_to(stack: Stack, game_id: int, wanted: Any) -> None:
     pytest.fail("no such window in 200")
 
 
-@pytest.mark.rule("B-INFO", "H-2", "H-6", "VOT-6", "C-3")
+@pytest.mark.rule("H-2", "H-6", "VOT-6", "C-3")
 def test_a_card_window_names_nobody_it_asked(stack: Stack) -> None:
     """In a card window that asks some seats and not others, every public list is empty, and stays empty when an
     asked seat answers: asked and not asked look alike from outside."""
