@@ -195,7 +195,8 @@ def extend(game_id: int) -> Any:
         if until:
             organise.extend_deadline(dm().db, game_id, until=_when(until, tz))
             return "extended"
-        hours = int(_field("hours", 4)) if _field("hours", 4).isdigit() else 0
+        text = _field("hours", 4)
+        hours = int(text) if text.isascii() and text.isdigit() else 0  # int() would read "²" as no number
         if hours not in shown.EXTEND_HOURS:
             raise organise.OrganiseError(organise.CHOOSE_EXTENSION)
         organise.extend_deadline(dm().db, game_id, by=timedelta(hours=hours))
@@ -230,8 +231,7 @@ def replace(game_id: int) -> Any:
     def run(_tz: str) -> str:
         colour, by = _field("colour", 16), _field("by", 16)
         if by == "person":
-            name, email = _field("name", 80).strip(), _field("email", 320).strip()
-            person = games.parse_player(f"{name} <{email}>" if name else email)
+            person = games.person(_field("name", 80), _field("email", 320))  # apart: a name never becomes an address
             result = organise.replace_seat(dm().db, game_id, colour, player=person)
         elif by in turns.BOT_KINDS:
             result = organise.replace_seat(dm().db, game_id, colour, bot=by)

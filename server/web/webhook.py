@@ -17,6 +17,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 
 from ..mail import replies
 from ..mail.webhook import message_from_json
+from ..services.inputs import parse_json
 from .access import dm
 from .api import error
 
@@ -58,7 +59,7 @@ def inbound_mail() -> Any:
         raw = body
     elif kind == "application/json":
         try:
-            raw, recipients = message_from_json(current_app.json.loads(body or b"null"))
+            raw, recipients = message_from_json(parse_json(body or b"null", strict=False))
         except ValueError as exc:
             return error(f"Malformed message: {str(exc)[:200]}", 400)
     else:
