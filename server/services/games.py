@@ -154,7 +154,7 @@ def _players(players: object) -> list[PlayerSpec]:
             if item.get("bot"):
                 specs.append(parse_player(f"bot:{item['bot']}" if isinstance(item["bot"], str) else "bot"))
             else:
-                specs.append(person(item.get("name") or "", item.get("email")))
+                specs.append(person(item.get("name") or "", item.get("email") or ""))
         elif isinstance(item, str):
             specs.append(parse_player(item))
         else:

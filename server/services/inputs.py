@@ -21,6 +21,7 @@ from .errors import N_, ShownError
 
 #: what no database stores: NUL and lone surrogates.
 UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+#: a lone surrogate (half of a UTF-16 pair): never UTF-8.
 SURROGATE = re.compile("[\ud800-\udfff]")
 #: what a one-line text (a name) may not hold: control characters (C0, DEL, C1), line and paragraph separators.
 CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
