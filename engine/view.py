@@ -29,7 +29,8 @@ def _public(game: Game) -> dict[str, Any]:
         "dice_seen_by": None if game.dice is None else list(game.dice["seen_by"]),
         "destinations": destinations,
         # who still owes an answer, except those whose being asked tells what they hold (H-2): nobody is named in
-        # a card window, nor for a move only a Sprint makes a question
+        # a card window, nor for a move only a Sprint makes a question (a server that collects a window's answers
+        # before applying them tells the same from its own rows: deadmail's ``seats.still_deciding``)
         "waiting_for": [
             {"player": r.player, "kind": r.kind} for r in game.pending() if not asked_in_secret(r.to_json())
         ],

@@ -164,8 +164,9 @@ log = logging.getLogger("deadmail.config")
 
 def private_dir(data_dir: Path, *parts: str) -> Path:
     """The data folder (or the folder ``parts`` inside it), made 0700 when missing. A data folder that others may
-    open (made by an earlier release, or by hand) is closed first: every folder in it becomes 0700 and every file
-    0600, with a warning that says so (a folder deadmail cannot change is left as it is, with a warning)."""
+    open (made by an earlier release, or by hand) is closed first: group and others lose every permission on it and
+    on everything in it (``chmod -R go=``), with a warning that says so (a folder deadmail cannot change is left as
+    it is, with a warning)."""
     if data_dir.is_dir():
         if stat.S_IMODE(data_dir.stat().st_mode) & 0o077:
             _close(data_dir)
@@ -179,19 +180,18 @@ def private_dir(data_dir: Path, *parts: str) -> Path:
 
 
 def _close(data_dir: Path) -> None:
+    """Take every permission of group and others away, in the data folder and below (owner's bits kept)."""
     try:
         for folder, _dirs, files in os.walk(data_dir):
-            os.chmod(folder, PRIVATE_DIR)
-            for name in files:
-                path = os.path.join(folder, name)
+            for path in (folder, *(os.path.join(folder, name) for name in files)):
                 if not os.path.islink(path):
-                    os.chmod(path, PRIVATE_FILE)
+                    os.chmod(path, stat.S_IMODE(os.lstat(path).st_mode) & ~0o077)
     except OSError as exc:
         log.warning(
             "the data folder %s can be read by others and cannot be closed (%s): chmod -R go= it", data_dir, exc
         )
         return
-    log.warning("the data folder %s could be read by others: made 0700, its files 0600", data_dir)
+    log.warning("the data folder %s could be read by others: group and others lost their access to it", data_dir)
 
 
 def write_private(path: Path, data: bytes) -> None:

@@ -25,6 +25,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
+from email.headerregistry import Address
 from email.message import EmailMessage
 from email.utils import formatdate, parseaddr
 from typing import Any
@@ -41,6 +42,7 @@ from ..present import board
 from ..present.chat import channel_title, mail_sections
 from ..present.seat import SeatShown, cap, game_label, seat_shown
 from ..services import chat, outbox, reminders, reply_address
+from ..services.inputs import one_line
 from ..services.links import organiser_token, player_token, seat_token
 from ..services.seats import answer_in, open_request, seat_state
 from ..text import i18n
@@ -412,6 +414,13 @@ def _starts_thread(session: Session, row: Outbox) -> tuple[int, int] | None:
     return (game_id, seat_id) if any(r.id == first for r in merged) else None
 
 
+def recipient(player: Player) -> Address:
+    """The To of a mail to ``player``: their address, and their name on one line as its display name only (built as
+    an ``Address``, never as a string to parse: a name can neither become nor add an address)."""
+    local, _, domain = player.email.rpartition("@")
+    return Address(display_name=cap(one_line(player.display_name), MAX_USER_TEXT), username=local, domain=domain)
+
+
 def envelope(composer: Composer, row: Outbox, template: str, ctx: dict[str, Any], reply_to: str | None) -> EmailMessage:
     """A mail to the composer's player: ``template``.txt and .html rendered with ``ctx`` (its "subject" included),
     the headers every deadmail mail carries, and ``reply_to`` when replying to it does something."""
@@ -420,7 +429,7 @@ def envelope(composer: Composer, row: Outbox, template: str, ctx: dict[str, Any]
     html = css_inline.inline(i18n.render(f"{template}.html", lang, **ctx), load_remote_stylesheets=False)
     message = EmailMessage()
     message["From"] = settings.mail_from
-    message["To"] = f'"{cap(player.display_name, MAX_USER_TEXT).replace(chr(34), "")}" <{player.email}>'
+    message["To"] = recipient(player)
     message["Subject"] = cap(ctx["subject"], 200)
     message["Date"] = formatdate(localtime=False)
     message["Message-ID"] = message_id(composer.session, settings, row)

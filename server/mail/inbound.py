@@ -123,6 +123,8 @@ def controller(
     """A listener on ``address`` (host, port), not started yet (``.start()`` / ``.stop()``). ``db`` should hand its
     after-commit work to the task queue, so answers advance and answer mails are sent."""
     host, port = address
+    # aiosmtpd's own log (``mail.log``) writes every recipient, a signed reply address, at INFO: never below WARNING
+    logging.getLogger("mail.log").setLevel(max(logging.WARNING, logging.getLogger("mail.log").getEffectiveLevel()))
     kind = LMTPController if lmtp else Controller
     return kind(
         Handler(settings, db, lmtp, progress),

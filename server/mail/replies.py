@@ -39,6 +39,7 @@ from ..db import Database
 from ..models import utcnow
 from ..services import chat, reply_address
 from ..services import replies as recorded
+from ..services.inputs import storable
 from ..services.replies import Outcome, Unavailable
 from ..text import grammar
 
@@ -65,8 +66,10 @@ class Received:
 
 @dataclass
 class _Letter:
-    """What ``receive`` takes from a message before touching the database."""
+    """What ``receive`` takes from a message before touching the database; every text storable (no NUL, no lone
+    surrogate: ``services.inputs.storable``)."""
 
+    #: the Message-ID header, or "" when it has none (then it is known by ``digest``).
     message_id: str
     sender: str = ""
     recipients: list[str] = field(default_factory=list)
@@ -78,19 +81,28 @@ class _Letter:
 
 
 def _one_line(value: object, limit: int) -> str:
-    return " ".join(str(value).split())[:limit]
+    return storable(" ".join(str(value).split()))[:limit]
 
 
-def _message_id(message: Message | None, raw: bytes) -> str:
+def _message_id(message: Message | None) -> str:
+    """The Message-ID header, or "" when there is none that fits the column."""
     value = ""
     if message is not None:
         try:
             value = _one_line(message.get("Message-ID", "") or "", 1000)
         except Exception:
             value = ""
-    if not value or len(value) > 255:
-        return "sha256:" + hashlib.sha256(raw).hexdigest()
-    return value
+    return value if len(value) <= 255 else ""
+
+
+def _recipients(recipients: list[str]) -> list[str]:
+    return [storable(str(r))[:320] for r in list(recipients)[:50]]
+
+
+def digest(letter: _Letter, raw: bytes) -> str:
+    """What tells a message without a Message-ID apart: its sender, its recipients and its bytes."""
+    head = "\0".join([letter.sender, *letter.recipients]).encode()
+    return hashlib.sha256(head + b"\0\0" + raw).hexdigest()
 
 
 def _addresses(message: Message, *names: str) -> list[str]:
@@ -100,7 +112,7 @@ def _addresses(message: Message, *names: str) -> list[str]:
             values += [str(v) for v in message.get_all(name) or []]
         except Exception:
             continue
-    return [addr for _, addr in getaddresses([v[:2000] for v in values[:20]]) if addr][:50]
+    return [storable(addr) for _, addr in getaddresses([v[:2000] for v in values[:20]]) if addr][:50]
 
 
 def _auto_reason(message: Message, mail_from: str | None, sender: str) -> str:
@@ -125,9 +137,9 @@ def _auto_reason(message: Message, mail_from: str | None, sender: str) -> str:
 
 def _read(raw: bytes, recipients: list[str], mail_from: str | None) -> _Letter:
     if len(raw) > MAX_MESSAGE:
-        return _Letter(_message_id(None, raw), recipients=recipients[:50], ignored="too large")
+        return _Letter("", recipients=_recipients(recipients), ignored="too large")
     message = email.message_from_bytes(raw, policy=email.policy.default)
-    letter = _Letter(_message_id(message, raw), recipients=[str(r)[:320] for r in recipients[:50]], message=message)
+    letter = _Letter(_message_id(message), recipients=_recipients(recipients), message=message)
     if len(message.keys()) > MAX_HEADERS:
         letter.ignored = "too many headers"
         return letter
@@ -186,15 +198,16 @@ def _content(part: Message) -> str:
 
 
 def reply_text(message: Message) -> str:
-    """The text the player wrote: the text/plain part, else a plain rendering of the text/html part."""
+    """The text the player wrote: the text/plain part, else a plain rendering of the text/html part; NULs dropped
+    and lone surrogates replaced, so a reply holding one is read (and answered) like any other."""
     if not isinstance(message, EmailMessage):
         return ""
     plain = message.get_body(preferencelist=("plain",))
     if plain is not None:
-        return _content(plain)[: grammar.MAX_TEXT]
+        return storable(_content(plain)[: grammar.MAX_TEXT])
     html = message.get_body(preferencelist=("html",))
     if html is not None:
-        return html_to_text(_content(html))[: grammar.MAX_TEXT]
+        return storable(html_to_text(_content(html))[: grammar.MAX_TEXT])
     return ""
 
 
@@ -304,15 +317,14 @@ def receive(
         letter = _read(raw, list(recipients), mail_from)
     except Exception as exc:
         log.warning("an unreadable message was ignored (%s)", _where(exc))
-        letter = _Letter(_message_id(None, raw), recipients=[str(r)[:320] for r in list(recipients)[:50]])
-        letter.ignored = "unreadable"
+        letter = _Letter("", recipients=_recipients(recipients), ignored="unreadable")
     first = letter.recipients[0] if letter.recipients else ""
     try:
-        inbound_id = recorded.claim(db, letter.message_id, letter.sender, first, now)
+        inbound_id = recorded.claim(db, letter.message_id, letter.sender, first, now, digest(letter, raw))
     except SQLAlchemyError as exc:
         raise Unavailable(f"database unavailable: {type(exc).__name__}") from exc
     if inbound_id is None:
-        log.info("message %r already received: not applied again", letter.message_id[:80])
+        log.info("message %r already received: not applied again", letter.message_id[:80] or "(no Message-ID)")
         return Received("duplicate")
     try:
         outcome = _decide(db, settings, letter, now)

@@ -20,7 +20,7 @@ from sqlalchemy.exc import OperationalError
 from ..config import Settings, remember_served_url
 from ..db import Database
 from ..mail.inbound import serve
-from ..services import games
+from ..services import games, inputs
 from ..services.errors import ShownError
 from ..services.links import LinkError, mailbox_token
 from ..services.seats import rotate_link
@@ -249,9 +249,9 @@ def _options(pairs: tuple[str, ...]) -> dict[str, Any]:
             raise games.GameError(f"--option {pair!r}: write key=value, e.g. turn_order=strict")
         value = value.strip()
         try:
-            options[key.strip()] = json.loads(value) if value.startswith("{") else value
-        except json.JSONDecodeError:
-            raise games.GameError(f"--option {key.strip()}: {value!r} is not valid JSON") from None
+            options[key.strip()] = inputs.parse_json(value) if value.startswith("{") else value
+        except inputs.InputError as exc:
+            raise games.GameError(f"--option {key.strip()}: {value[:80]!r}: {exc}") from None
     return options
 
 

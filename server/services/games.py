@@ -5,7 +5,6 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass, field
 from datetime import datetime
-from email.utils import parseaddr
 from typing import Any
 
 from sqlalchemy import select
@@ -17,7 +16,7 @@ from engine.options import CHOICES
 
 from ..db import Database
 from ..models import Game, GameStatus, MailKind, Player, Seat, Window, WindowStatus, utcnow
-from . import outbox
+from . import inputs, outbox
 from .engines import CACHE
 from .errors import N_, ShownError
 from .links import seat_token
@@ -59,10 +58,26 @@ def parse_player(text: str) -> PlayerSpec:
         if kind not in BOT_KINDS:
             raise GameError(N_("unknown bot %(bot)s (bots: %(bots)s)"), bot=repr(kind), bots=", ".join(BOT_KINDS))
         return PlayerSpec(bot=kind)
-    name, email = parseaddr(text)
-    if "@" not in email or len(email) > 320 or " " in email:
+    name, email = "", text
+    if text.endswith(">") and "<" in text:  # "Name <address>": the address is what the brackets hold, nothing else
+        name, _, email = text[:-1].rpartition("<")
+        name = name.strip()
+        name = name[1:-1] if len(name) > 1 and name[0] == name[-1] == '"' else name
+    if "@" not in email:
         raise GameError(N_("%(text)s is neither 'Name <email>' nor 'bot'"), text=repr(text[:80]))
-    return PlayerSpec(name=(name or email.split("@")[0])[:80], email=email.lower())
+    return person(name, email)
+
+
+def person(name: object, email: object) -> PlayerSpec:
+    """A person from a name and an address given apart (a JSON object, the organiser's form, or split from
+    ``"Name <address>"``): one bare address, and a one-line name that never becomes the address."""
+    if not isinstance(name, str) or not isinstance(email, str):
+        raise GameError(N_("a player's name and email are texts"))
+    try:
+        address, shown = inputs.email_address(email), inputs.person_name(name)
+    except inputs.InputError as exc:
+        raise GameError(exc.msgid, **exc.params) from None
+    return PlayerSpec(name=(shown or address.split("@")[0])[:80], email=address)
 
 
 def spec_from_json(data: dict[str, Any]) -> GameSpec:
@@ -140,7 +155,7 @@ def _players(players: object) -> list[PlayerSpec]:
             if item.get("bot"):
                 specs.append(parse_player(f"bot:{item['bot']}" if isinstance(item["bot"], str) else "bot"))
             else:
-                specs.append(parse_player(f"{item.get('name', '')} <{item.get('email', '')}>"))
+                specs.append(person(item.get("name") or "", item.get("email") or ""))
         elif isinstance(item, str):
             specs.append(parse_player(item))
         else:
@@ -209,6 +224,8 @@ def create_game(db: Database, spec: GameSpec, now: datetime | None = None) -> Cr
     emails = [p.email for p in spec.players if p.email]
     if len(set(emails)) != len(emails):
         raise GameError(N_("the same e-mail address is given for two seats"))
+    if inputs.unstorable(spec.title):
+        raise GameError(inputs.BAD_CHARACTERS)
     colours = colours_for(len(spec.players))
     seed = check_seed(spec.seed)
     seed = seed if seed is not None else secrets.randbelow(2**31)

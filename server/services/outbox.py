@@ -77,12 +77,14 @@ def backoff(attempts: int) -> timedelta:
 
 
 def claim(db: Database, row_id: int, now: datetime) -> bool:
-    """Take a due pending row for sending; False when it is not due, not pending, or taken by someone else."""
+    """Take a due pending row for sending; False when it is not due, not pending, or taken by someone else. The
+    claim is dated when it is made, not at ``now`` (a sweep's start, which may be long past after a slow SMTP server):
+    a row is released as stuck only ``STUCK_AFTER`` after its sender took it, never while that sender still works."""
     with db.session() as session:
         claimed: int = session.execute(  # type: ignore[attr-defined]
             update(Outbox)
             .where(Outbox.id == row_id, Outbox.status == OutboxStatus.PENDING, Outbox.next_attempt_at <= now)
-            .values(status=OutboxStatus.SENDING, attempts=Outbox.attempts + 1, next_attempt_at=now)
+            .values(status=OutboxStatus.SENDING, attempts=Outbox.attempts + 1, next_attempt_at=max(now, utcnow()))
         ).rowcount
     return claimed == 1
 

@@ -128,7 +128,7 @@ def check_prefs(values: Mapping[str, Any]) -> dict[str, Any]:
     if mode not in MAIL_MODES:
         raise PrefsError(N_("Choose a mail for every event or a digest."))
     hours = values.get("digest_hours")
-    if isinstance(hours, str) and hours.strip().isdigit() and len(hours.strip()) <= 2:
+    if isinstance(hours, str) and hours.strip().isascii() and hours.strip().isdigit() and len(hours.strip()) <= 2:
         hours = int(hours)
     if isinstance(hours, bool) or hours not in DIGEST_HOURS:
         raise PrefsError(N_("A digest comes every 1, 4, 12 or 24 hours."))

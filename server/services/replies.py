@@ -58,12 +58,16 @@ class Outcome:
     command: str = ""
 
 
-def claim(db: Database, message_id: str, sender: str, recipient: str, now: datetime) -> int | None:
-    """Record the message as received; None when it already was (by another delivery, now or before)."""
+def claim(db: Database, message_id: str, sender: str, recipient: str, now: datetime, digest: str = "") -> int | None:
+    """Record the message as received; None when it already was (by another delivery, now or before).
+
+    A message without a Message-ID (``message_id`` "") is known by ``digest`` (``mail.replies.digest``) and by the
+    sender's message before it (``_digest_key``)."""
+    key = message_id or _digest_key(db, digest, sender)
     try:
         with db.session() as session:
             row = InboundMail(
-                message_id=message_id,
+                message_id=key,
                 received_at=now,
                 sender=sender[:320],
                 recipient=recipient[:320],
@@ -79,7 +83,7 @@ def claim(db: Database, message_id: str, sender: str, recipient: str, now: datet
         taken: int = session.execute(  # type: ignore[attr-defined]
             update(InboundMail)
             .where(
-                InboundMail.message_id == message_id,
+                InboundMail.message_id == key,
                 InboundMail.status == "received",
                 InboundMail.received_at < now - STALE_CLAIM,
             )
@@ -87,7 +91,24 @@ def claim(db: Database, message_id: str, sender: str, recipient: str, now: datet
         ).rowcount
         if taken != 1:
             return None
-        return session.execute(select(InboundMail.id).where(InboundMail.message_id == message_id)).scalar_one()
+        return session.execute(select(InboundMail.id).where(InboundMail.message_id == key)).scalar_one()
+
+
+def _digest_key(db: Database, digest: str, sender: str) -> str:
+    """The key of a message without a Message-ID: its digest and the sender's message before it. The same message
+    delivered again follows itself, so it finds its own key (taken: a duplicate); sent again after another message
+    (answers A, B, A), it is a new one, and the last answer stands."""
+    prefix = f"sha256:{digest}:"
+    with db.session() as session:
+        last = session.execute(
+            select(InboundMail.id, InboundMail.message_id)
+            .where(InboundMail.sender == sender[:320])
+            .order_by(InboundMail.id.desc())
+            .limit(1)
+        ).first()
+    if last is not None and last.message_id.startswith(prefix):
+        return str(last.message_id)
+    return f"{prefix}{0 if last is None else last.id}"
 
 
 def release(db: Database, inbound_id: int) -> None:

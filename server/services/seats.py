@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, selectinload
 
 import engine
 
@@ -69,7 +69,10 @@ def public_requests(session: Session, window: Window) -> list[RequestRow]:
     """The window's requests that anyone may be told of, in order: not those whose being asked tells what their
     player holds (a card window, a move only a Sprint makes a question: ``engine.asked_in_secret``, B-INFO)."""
     rows = session.execute(
-        select(RequestRow).where(RequestRow.window_id == window.id).order_by(RequestRow.position)
+        select(RequestRow)
+        .where(RequestRow.window_id == window.id)
+        .order_by(RequestRow.position)
+        .options(selectinload(RequestRow.seat).selectinload(Seat.player))
     ).scalars()
     return [row for row in rows if not engine.asked_in_secret(row.payload)]
 

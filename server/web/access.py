@@ -17,13 +17,14 @@
   depend on the broker.
 - Security headers on every response: a Content-Security-Policy on HTML (unless the view set its own, as the
   mailbox does for the mail it frames), nosniff and a same-origin referrer everywhere, ``Cache-Control: no-store``
-  on everything a link token opens; CSRF refusals as a page.
-- Errors: under /api/ every HTTP error (an unhandled exception too, as 500) is JSON; a service that is down (the
-  database, the broker) is a 503 with ``Retry-After``, a page or JSON.
+  on everything but static files (what a link opens, organiser pages full of seat links); CSRF refusals as a page.
+- Errors: a service that is down (the database, the broker) is a 503 with ``Retry-After``, a page or JSON under
+  /api/ (other HTTP errors are JSON there too: ``guard``).
 """
 
 from __future__ import annotations
 
+import hmac
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -40,7 +41,6 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from sqlalchemy.exc import OperationalError as DatabaseError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
-from werkzeug.exceptions import HTTPException
 
 from ..config import Settings
 from ..db import Database
@@ -130,6 +130,18 @@ def link_refused(exc: LinkError) -> Any:
 
 
 # --- organisers -----------------------------------------------------------------------------------------------------
+
+
+def is_organiser_token(token: str) -> bool:
+    """The organiser token (DEADMAIL_API_TOKEN), compared in constant time, as bytes (any text may be sent)."""
+    expected = dm().settings.api_token
+    return bool(token and expected) and hmac.compare_digest(token.encode(), expected.encode())
+
+
+def bearer_is_organiser() -> bool:
+    """The request carries ``Authorization: Bearer <organiser token>`` (the API and the mail webhook)."""
+    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
+    return scheme.lower() == "bearer" and is_organiser_token(token.strip())
 
 
 #: the session cookie's key naming the organiser's server-side session (``services.organisers``).
@@ -295,7 +307,7 @@ def headers(response: Response) -> Response:
         response.headers["Content-Security-Policy"] = CSP
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
     response.headers.setdefault("Referrer-Policy", "same-origin")
-    if request.view_args and "token" in request.view_args:  # a link opened it: kept by no browser or proxy cache
+    if request.endpoint != "static":  # links, seat links on organiser pages, answers: kept by no cache, no back button
         response.headers["Cache-Control"] = "no-store"
     return response
 
@@ -309,18 +321,6 @@ def csrf_refused(_exc: CSRFError) -> Any:
 
 #: a service the request needed is down (the database, the broker): 503, try again soon.
 UNAVAILABLE = (DatabaseError, PoolTimeout, Unavailable, RedisConnectionError, RedisTimeoutError, BrokerError)
-
-
-def http_error(exc: HTTPException) -> Any:
-    """Under /api/, an HTTP error (an unhandled exception is a 500) as JSON; elsewhere Flask's page."""
-    if not request.path.startswith("/api/") or exc.code is None or exc.code < 400:
-        return exc
-    reply = jsonify({"ok": False, "error": exc.description or exc.name})
-    reply.status_code = exc.code
-    for name, value in exc.get_headers():
-        if name.lower() != "content-type":  # e.g. the Allow of a 405
-            reply.headers[name] = value
-    return reply
 
 
 def unavailable(exc: Exception) -> Any:
@@ -339,10 +339,10 @@ def unavailable(exc: Exception) -> Any:
 
 
 def init_app(app: Flask) -> None:
-    """The error handlers for links, forms, HTTP errors and services that are down, and the security headers."""
+    """The error handlers for links, forms and services that are down (HTTP errors: ``guard``), and the security
+    headers."""
     app.register_error_handler(LinkError, link_refused)
     app.register_error_handler(CSRFError, csrf_refused)
-    app.register_error_handler(HTTPException, http_error)
     for kind in UNAVAILABLE:
         app.register_error_handler(kind, unavailable)
     app.after_request(headers)

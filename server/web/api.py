@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import hmac
 from typing import Any
 
-from flask import Blueprint, Response, g, jsonify, request
+from flask import Blueprint, Response, g, jsonify
 
 from ..services import games, seats, turns
-from .access import dm, seat_link
+from .access import bearer_is_organiser, dm, seat_link
+from .guard import json_body
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -19,9 +19,7 @@ def error(message: str, status: int) -> tuple[Response, int]:
 
 def organiser() -> tuple[Response, int] | None:
     """Organisers' calls carry ``Authorization: Bearer <DEADMAIL_API_TOKEN>``."""
-    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
-    token = token.strip()
-    if scheme != "Bearer" or not token or not hmac.compare_digest(token, dm().settings.api_token):
+    if not bearer_is_organiser():
         return error("This call needs the organiser's API token (Authorization: Bearer …).", 401)
     return None
 
@@ -31,7 +29,7 @@ def create_game() -> Any:
     if (denied := organiser()) is not None:
         return denied
     try:
-        spec = games.spec_from_json(request.get_json(silent=True) or {})
+        spec = games.spec_from_json(json_body() or {})
         created = games.create_game(dm().db, spec)
     except games.GameError as exc:
         return error(str(exc), 400)
@@ -54,11 +52,6 @@ def show_game(game_id: int) -> Any:
         return error(str(exc), 404)
 
 
-@bp.app_errorhandler(413)
-def too_large(_exc: Exception) -> Any:
-    return error("The request is too large (at most 64 KiB).", 413)
-
-
 @bp.get("/seat/<token>")
 @seat_link
 def seat(token: str) -> Any:
@@ -69,7 +62,7 @@ def seat(token: str) -> Any:
 @bp.post("/seat/<token>/answer")
 @seat_link
 def answer(token: str) -> Any:
-    body = request.get_json(silent=True)
+    body = json_body()
     if not isinstance(body, dict) or "kind" not in body or "answer" not in body:
         return error('Send a JSON object {"kind": ..., "answer": ...} (and optionally "window").', 400)
     if not isinstance(body["kind"], str):

@@ -9,7 +9,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from ..config import ROOT, Settings
 from ..db import Database
 from ..text import i18n
-from . import access, api, chat, logs, mailbox, organiser, prefs, replay, seat, webhook
+from . import access, api, chat, guard, logs, mailbox, organiser, prefs, replay, seat, webhook
 
 
 def create_app(settings: Settings, db: Database) -> Flask:
@@ -40,6 +40,7 @@ def create_app(settings: Settings, db: Database) -> Flask:
     # the JSON API and the mail webhook authenticate each call by its token, not by a cookie
     csrf.exempt(api.bp)
     csrf.exempt(webhook.bp)
+    guard.init_app(app)  # sizes, JSON depth, NUL and surrogates, ids in range: before the blueprints' routes
     limiter = access.init_limits(app, settings, {webhook.bp: webhook.rate, chat.bp: "30/minute"})
     for blueprint in (
         api.bp,

@@ -9,7 +9,6 @@ changes anything.
 
 from __future__ import annotations
 
-import hmac
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
@@ -24,6 +23,7 @@ from ..services.errors import ShownError
 from ..services.links import organiser_token
 from .access import (
     dm,
+    is_organiser_token,
     log_in,
     log_out,
     organiser_link,
@@ -66,9 +66,7 @@ def login_form() -> Any:
 @bp.post("/login")
 def login() -> Any:
     """A wrong token is a 401, counted per client with the API's (``access.TOKEN_CHECKS``): beyond ten a minute, 429."""
-    token = _field("token", 512).strip()
-    expected = dm().settings.api_token
-    if not token or not expected or not hmac.compare_digest(token.encode(), expected.encode()):
+    if not is_organiser_token(_field("token", 512).strip()):
         error = _("This is not the organiser token.")
         return render_template("organiser/login.html", error=error, next=_next_url()), 401
     log_in()
@@ -194,7 +192,8 @@ def extend(game_id: int) -> Any:
         if until:
             organise.extend_deadline(dm().db, game_id, until=_when(until, tz))
             return "extended"
-        hours = int(_field("hours", 4)) if _field("hours", 4).isdigit() else 0
+        text = _field("hours", 4)
+        hours = int(text) if text.isascii() and text.isdigit() else 0  # int() would read "²" as no number
         if hours not in shown.EXTEND_HOURS:
             raise organise.OrganiseError(organise.CHOOSE_EXTENSION)
         organise.extend_deadline(dm().db, game_id, by=timedelta(hours=hours))
@@ -229,8 +228,7 @@ def replace(game_id: int) -> Any:
     def run(_tz: str) -> str:
         colour, by = _field("colour", 16), _field("by", 16)
         if by == "person":
-            name, email = _field("name", 80).strip(), _field("email", 320).strip()
-            person = games.parse_player(f"{name} <{email}>" if name else email)
+            person = games.person(_field("name", 80), _field("email", 320))  # apart: a name never becomes an address
             result = organise.replace_seat(dm().db, game_id, colour, player=person)
         elif by in turns.BOT_KINDS:
             result = organise.replace_seat(dm().db, game_id, colour, bot=by)

@@ -18,7 +18,7 @@ MAX_ROUND = 10_000
 
 def _round_arg() -> int | None:
     raw = request.args.get("round", "")
-    if not raw or len(raw) > 6 or not raw.isdigit():
+    if not raw or len(raw) > 6 or not (raw.isascii() and raw.isdigit()):  # int() reads "²" as no number
         return None
     return min(int(raw), MAX_ROUND)
 

@@ -9,7 +9,6 @@ so the provider retries.
 
 from __future__ import annotations
 
-import hmac
 from typing import Any
 
 from flask import Blueprint, Response, current_app, jsonify, request
@@ -17,7 +16,8 @@ from werkzeug.exceptions import RequestEntityTooLarge
 
 from ..mail import replies
 from ..mail.webhook import message_from_json
-from .access import dm
+from ..services.inputs import parse_json
+from .access import bearer_is_organiser, dm
 from .api import error
 
 bp = Blueprint("webhook", __name__, url_prefix="/inbound")
@@ -33,19 +33,9 @@ def too_many(_exc: Exception) -> tuple[Response, int]:
     return error("Too many messages: try again in a minute.", 429)
 
 
-def _authorised() -> bool:
-    scheme, _, token = request.headers.get("Authorization", "").partition(" ")
-    token = token.strip()
-    return (
-        scheme.lower() == "bearer"
-        and bool(token)
-        and hmac.compare_digest(token.encode(), dm().settings.api_token.encode())
-    )
-
-
 @bp.post("/mail")
 def inbound_mail() -> Any:
-    if not _authorised():
+    if not bearer_is_organiser():
         return error("This call needs the API token (Authorization: Bearer …).", 401)
     request.max_content_length = replies.MAX_MESSAGE
     try:
@@ -58,7 +48,7 @@ def inbound_mail() -> Any:
         raw = body
     elif kind == "application/json":
         try:
-            raw, recipients = message_from_json(current_app.json.loads(body or b"null"))
+            raw, recipients = message_from_json(parse_json(body or b"null", strict=False))
         except ValueError as exc:
             return error(f"Malformed message: {str(exc)[:200]}", 400)
     else:

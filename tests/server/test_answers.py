@@ -496,8 +496,8 @@ def test_the_html_form_refuses_stale_illegal_and_unreadable_posts(stack: Stack) 
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        (b"not json", MALFORMED),
-        (b'{"kind": "place", "answer": ', MALFORMED),
+        (b"not json", "The body is not valid JSON."),
+        (b'{"kind": "place", "answer": ', "The body is not valid JSON."),
         (b"[1, 2, 3]", MALFORMED),
         (b'"place"', MALFORMED),
         (b"null", MALFORMED),

@@ -123,9 +123,10 @@ def test_a_data_folder_others_can_read_is_closed_at_start(
     """A data folder made by an earlier release (0755, files 0644): the first start closes it, and says so."""
     data = tmp_path / "data"
     (data / "mail").mkdir(parents=True)
-    for name in ("secret_key", "api_token", "deadmail.db", "mail/0001.eml"):
+    for name in ("secret_key", "api_token", "deadmail.db", "mail/0001.eml", "backup.sh"):
         (data / name).write_text("x")
         (data / name).chmod(0o644)
+    (data / "backup.sh").chmod(0o755)  # the operator's own script keeps its owner's bits
     (data / "mail").chmod(0o755)
     data.chmod(0o755)
     assert not_private(data)
@@ -133,8 +134,8 @@ def test_a_data_folder_others_can_read_is_closed_at_start(
     with caplog.at_level(logging.WARNING, logger="deadmail.config"):
         Settings.from_env(clean_env(tmp_path) | {"DEADMAIL_DATA_DIR": str(data)})
 
-    assert not_private(data) == {}
-    assert f"the data folder {data} could be read by others: made 0700, its files 0600" in caplog.text
+    assert not_private(data) == {"backup.sh": "0o700"}  # the operator's script: its owner's bits, no more
+    assert f"the data folder {data} could be read by others: group and others lost their access to it" in caplog.text
     caplog.clear()
     Settings.from_env(clean_env(tmp_path) | {"DEADMAIL_DATA_DIR": str(data)})
     assert caplog.text == ""  # closed once

@@ -7,6 +7,7 @@ and JSON mail and refuses without the token."""
 from __future__ import annotations
 
 import json
+import logging
 import smtplib
 import subprocess
 from collections.abc import Callable, Iterator
@@ -153,6 +154,22 @@ def test_a_reply_over_smtp_is_applied_advances_the_game_and_is_answered(
         row_id = row.id
     wait_for(lambda: rows_of(stack.db, [row_id])[0].status == "sent", what="the answer mail to be sent")
     assert any(reply.sender in p.read_text() for p in stack.settings.mail_dir.glob("*.eml"))
+
+
+def test_the_listeners_log_never_holds_a_reply_address(
+    embedded: Stack, listen: Callable[..., Listener], caplog: pytest.LogCaptureFixture
+) -> None:
+    """A reply address answers for a seat: aiosmtpd's own INFO lines (``mail.log``: every recipient) are not written,
+    even when the operator logs INFO."""
+    game_id = new_game(embedded.db)
+    reply = reply_for(embedded.db, mail_settings(embedded.settings), game_id)
+    with caplog.at_level(logging.INFO):
+        listener = listen(embedded)
+        with smtplib.SMTP(HOST, listener.port, timeout=10) as smtp:
+            assert smtp.sendmail(reply.sender, [reply.address], reply.raw()) == {}
+        wait_for(lambda: listener.lines, what="the reply to be read")
+    assert caplog.records  # the listener did log, at INFO
+    assert reply.address.split("@")[0] not in caplog.text
 
 
 def test_only_reply_addresses_are_accepted(embedded: Stack, listen: Callable[..., Listener]) -> None:

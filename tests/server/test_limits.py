@@ -34,6 +34,7 @@ from tests.support import (
     csrf_token,
     free_port,
     letter,
+    log_in_as_organiser,
     mail_settings,
     open_window,
     people,
@@ -142,7 +143,8 @@ def token_requests(stack: Stack) -> list[tuple[str, str, dict[str, Any]]]:
     created = api_game(stack.client, people(3))
     token = created.tokens["yellow"]
     seat_id = seat_ids(stack.db, created.id)["yellow"]
-    player = player_token(stack.settings.secret_key, player_of(stack.db, seat_id).id)
+    owner = player_of(stack.db, seat_id)
+    player = player_token(stack.settings.secret_key, owner.id, owner.link_generation)
     box = mailbox_token(stack.settings.secret_key)
     stack.settings.mail_dir.mkdir(parents=True, exist_ok=True)
     (stack.settings.mail_dir / "a.eml").write_bytes(
@@ -181,8 +183,13 @@ def test_everything_a_link_token_opens_is_never_cached(embedded: Stack) -> None:
         assert reply.headers["Cache-Control"] == "no-store", (path, reply.status_code)
         opened.add(adapter.match(path.split("?")[0], method=method)[0])
     assert opened == with_token  # a new route with a token gets a line above
-    assert "no-store" not in stack.client.get("/").headers.get("Cache-Control", "")
-    assert "no-store" not in stack.client.get("/healthz").headers.get("Cache-Control", "")
+    # the organiser's pages and API list every seat's link: after logout, no cache or back button shows them
+    log_in_as_organiser(stack.client)
+    for path in ("/o/games/1", "/o/"):
+        assert stack.client.get(path).headers["Cache-Control"] == "no-store", path
+    assert stack.client.get("/api/games/1", headers=AUTH).headers["Cache-Control"] == "no-store"
+    with stack.client.get("/static/deadmail.css") as css:  # static files may be cached
+        assert "no-store" not in css.headers.get("Cache-Control", "")
 
 
 # --- errors ---------------------------------------------------------------------------------------------------------

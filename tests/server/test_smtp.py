@@ -33,7 +33,7 @@ from server.db import Database
 from server.mail import send
 from server.mail.send import send_one
 from server.mail.transports import FileTransport, SMTPTransport, transport_for
-from server.models import Outbox, OutboxStatus, Player
+from server.models import Outbox, OutboxStatus, Player, utcnow
 from server.services import outbox
 from server.services.links import read_token
 from server.services.outbox import due_rows
@@ -551,6 +551,19 @@ def test_a_mail_accepted_but_not_recorded_is_sent_again_later_with_the_same_mess
     assert first == again
     assert send_one(db, row_id, transport, settings, stuck + dt.timedelta(hours=1)) == "skipped"
     assert len(handler.accepted) == 2
+
+
+def test_a_row_claimed_late_in_a_long_sweep_is_not_released_while_its_sender_works(stack: Stack) -> None:
+    """A sweep that started long ago (a slow SMTP server) claims its rows at the time of the claim: the next sweep
+    does not take a row as stuck and send it a second time while the first sender still works on it."""
+    db = stack.db
+    row_id = new_game(db, seed=52)[1][0]
+    started = utcnow() - 2 * outbox.STUCK_AFTER  # the sweep's ``now``, fixed at its start
+    with db.session() as session:
+        session.get(Outbox, row_id).next_attempt_at = started  # type: ignore[union-attr]
+    assert outbox.claim(db, row_id, started)
+    assert row_id not in due_rows(db, utcnow())  # still being sent: not released
+    assert row_state(db, row_id)[:2] == ("sending", 1)
 
 
 def test_a_mail_written_again_to_files_replaces_its_first_copy(

@@ -12,7 +12,7 @@ import pytest
 from server.services import turns
 from server.services.links import seat_token
 from tests.conftest import Stack
-from tests.support import AUTH, T0, create_tagged, engine_of, open_window, play_window, seat_ids
+from tests.support import AUTH, T0, create_tagged, engine_of, log_in_as_organiser, open_window, play_window, seat_ids
 
 
 def token_of(stack: Stack, seat_id: int) -> str:
@@ -24,8 +24,7 @@ def public_lists(stack: Stack, game_id: int, tokens: dict[str, str]) -> dict[str
     client = stack.client
     status = client.get(f"/api/games/{game_id}", headers=AUTH).json
     assert status is not None
-    with client.session_transaction() as session:
-        session["organiser"] = True
+    log_in_as_organiser(client)
     page = client.get(f"/o/games/{game_id}").get_data(as_text=True)
     with client.session_transaction() as session:
         session.clear()
