@@ -170,8 +170,11 @@ def store_state(game: Game, eng: engine.Game, now: datetime) -> None:
 def _new_window(
     session: Session, game: Game, seats: dict[str, Seat], eng: engine.Game, pending: list[engine.Request], now: datetime
 ) -> Window:
-    owing = [seats[r.player].player for r in pending if seats[r.player].bot is None]
-    quiet = [q for p in owing if p is not None and (q := quiet_of(p)) is not None]
+    # a deadline kept out of the quiet hours of those asked would tell who is asked in a card window: then it is
+    # kept out of everyone's (B-INFO)
+    secret = any(engine.asked_in_secret(r.to_json()) for r in pending)
+    asked = list(seats.values()) if secret else [seats[r.player] for r in pending]
+    quiet = [q for s in asked if s.bot is None and s.player is not None and (q := quiet_of(s.player)) is not None]
     window = Window(
         game_id=game.id,
         number=eng.window_no,

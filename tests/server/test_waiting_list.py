@@ -9,8 +9,10 @@ from typing import Any
 
 import pytest
 
+from server.models import Game
 from server.services import turns
 from server.services.links import seat_token
+from server.services.tempo import quiet_of, window_deadline
 from tests.conftest import Stack
 from tests.support import AUTH, T0, create_tagged, engine_of, log_in_as_organiser, open_window, play_window, seat_ids
 
@@ -98,3 +100,22 @@ def test_still_deciding_names_only_those_who_have_not_answered(stack: Stack) -> 
     for colour in seats:
         assert [w["player"] for w in lists[colour][0]] == waiting
         assert lists[colour][1] is not None and first.seat.colour.capitalize() not in lists[colour][1]
+
+
+@pytest.mark.rule("H-2", "H-6")
+def test_a_card_windows_deadline_does_not_tell_who_is_asked(stack: Stack) -> None:
+    """A deadline kept out of the quiet hours of the players asked would tell, in a card window, who they are: it is
+    kept out of every player's quiet hours instead, whoever is asked."""
+    hours = [("00:00", "05:00"), ("05:00", "10:00"), ("10:00", "15:00"), ("15:00", "20:00"), None]
+    prefs = {i: {"quiet_start": q[0], "quiet_end": q[1]} for i, q in enumerate(hours) if q is not None}
+    game = create_tagged(stack.db, 5, seed=5, prefs=prefs)
+    play_to(stack, game.game_id, lambda rows: 1 < len(rows) < 5 and all(r.kind == "cards" for r in rows))
+    window = open_window(stack.db, game.game_id)
+    assert window is not None
+    with stack.db.session() as session:
+        game_row = session.get(Game, game.game_id)
+        assert game_row is not None
+        everyone = [q for seat in game_row.seats if seat.player and (q := quiet_of(seat.player))]
+        tempo = game_row.tempo
+    assert len(everyone) == 4
+    assert window.deadline == window_deadline(window.opened_at, ["cards"], tempo, everyone)
