@@ -374,7 +374,7 @@ def test_a_stored_name_with_crlf_adds_no_recipient_to_a_mail(embedded: Stack) ->
     servers = Servers()
     try:
         handler, port = servers.start()
-        SMTPTransport.from_url(f"smtp://{HOST}:{port}").send(message)
+        SMTPTransport.from_url(f"smtp://{HOST}:{port}").send(message, lambda: None)
     finally:
         servers.stop_all()
     [(_, envelope, raw, _)] = handler.accepted

@@ -215,10 +215,11 @@ def _installation(name: str, tmp: Path, database_url: str, broker_url: str) -> F
     finish(stack.db, over.json["id"], seed=3)
     send_due(stack.db, FileTransport(s.mail_dir), s, T0)
     seats = seat_ids(stack.db, game_id)
+    owner = player_of(stack.db, seats["yellow"])
     tokens = [seat["link"].rsplit("/", 1)[1] for seat in created.json["seats"] if seat["link"]]
     tokens += [seat["link"].rsplit("/", 1)[1] for seat in over.json["seats"] if seat["link"]]
     tokens += [
-        player_token(s.secret_key, player_of(stack.db, seats["yellow"]).id),
+        player_token(s.secret_key, owner.id, owner.link_generation),
         organiser_token(s.secret_key, game_id),
         mailbox_token(s.secret_key),
     ]

@@ -33,7 +33,10 @@ def status_of(stack: Stack, game_id: int) -> dict[str, Any]:
 def moved_on(stack: Stack, game_id: int, number: int) -> dict[str, Any] | None:
     """The game's status once its window ``number`` is closed (None before)."""
     shown = status_of(stack, game_id)
-    return shown if shown["status"] != "running" or shown["window"]["number"] != number else None
+    if shown["status"] != "running":
+        return shown
+    # (the window is None when the game was read running just before the advance that ended it committed)
+    return shown if shown["window"] is not None and shown["window"]["number"] != number else None
 
 
 def play(stack: Stack, players: int, seed: int) -> tuple[int, int]:

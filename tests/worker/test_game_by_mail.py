@@ -72,7 +72,12 @@ def by_mail(stack: Stack, request: pytest.FixtureRequest) -> Iterator[ByMail]:
     inbox = Inbox()
     outgoing = Controller(inbox, hostname=HOST, port=free_port())
     outgoing.start()
-    stack.settings = replace(mail_settings(stack.settings), smtp_url=f"smtp://{HOST}:{outgoing.port}")
+    stack.settings = replace(  # every player replies from one address, at machine speed: no listener limits
+        mail_settings(stack.settings),
+        smtp_url=f"smtp://{HOST}:{outgoing.port}",
+        inbound_per_minute=100_000,
+        inbound_per_sender=100_000,
+    )
     request.getfixturevalue("worker")  # started after the settings changed: it sends over SMTP to the inbox
     db = stack.db.with_tasks(Queue(stack.settings))
     lines: list[str] = []
