@@ -29,6 +29,9 @@ def make_celery(settings: Settings | None = None) -> Celery:
         task_acks_late=True,
         task_reject_on_worker_lost=True,
         worker_prefetch_multiplier=1,
+        # when the broker goes away a running task finishes (a mail half sent is not cut off); its ack is lost, so it
+        # runs again, which every task allows (an advance finds its window closed, a sent row is not claimed again)
+        worker_cancel_long_running_tasks_on_connection_loss=False,
         worker_hijack_root_logger=False,
         timezone="UTC",
         task_default_queue=settings.queue,

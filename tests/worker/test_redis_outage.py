@@ -97,8 +97,6 @@ def outage_worker(outage_stack: Stack) -> Iterator[Any]:
         yield app
 
 
-# the worker warns (in its own thread) when it loses the broker: the outage is what this test is about
-@pytest.mark.filterwarnings("ignore:.*worker_cancel_long_running_tasks_on_connection_loss")
 def test_answers_are_taken_while_redis_is_down_and_the_window_advances_after(
     outage_stack: Stack, own_redis: RedisServer, outage_worker: Any, task_log: TaskLog
 ) -> None:
