@@ -1,4 +1,5 @@
-"""Deadlines: a duration per request kind, pushed out of the quiet hours of the players who owe an answer."""
+"""Deadlines: a duration per request kind, moved (once, by at most 12 h) out of the quiet hours of the players who
+owe an answer."""
 
 from __future__ import annotations
 
@@ -154,24 +155,43 @@ def in_quiet_hours(player: Player, now: datetime) -> datetime | None:
     return None if quiet is None else quiet.end_of_quiet(now)
 
 
+#: the furthest quiet hours may move a deadline.
+MAX_SHIFT = timedelta(hours=12)
+
+
 def window_deadline(
     now: datetime, kinds: Iterable[str], tempo: dict[str, Any], quiet: Iterable[Quiet] = ()
 ) -> datetime:
-    """When a window closes: the longest duration of its kinds, then out of every owing player's quiet hours."""
+    """When a window closes: the longest duration of its kinds; then, if some owing players are in their quiet hours
+    then, moved once, by at most ``MAX_SHIFT``, to the earliest instant of that range at which the most of them are
+    awake (players whose nights together cover the whole day no longer push it for days)."""
     durations: dict[str, int] = tempo.get("durations", {})
     default = durations.get("default", DEFAULT_DURATION)
     seconds = max((durations.get(kind, default) for kind in kinds), default=default)
     deadline = now + timedelta(seconds=seconds)
-    if not tempo.get("avoid_quiet_hours", True):
-        return deadline
     quiet = list(quiet)
-    for _ in range(2 * len(quiet) + 1):  # each pass can only move the deadline later
-        moved = False
-        for q in quiet:
-            end = q.end_of_quiet(deadline)
-            if end is not None and end > deadline:
-                deadline = end
-                moved = True
-        if not moved:
-            break
-    return deadline
+    if not tempo.get("avoid_quiet_hours", True) or not quiet:
+        return deadline
+
+    def asleep(at: datetime) -> int:
+        return sum(q.end_of_quiet(at) is not None for q in quiet)
+
+    latest = deadline + MAX_SHIFT
+    candidates = [deadline, *(w for q in quiet for w in _wakings(q, deadline, latest))]
+    return min(candidates, key=lambda at: (asleep(at), at))
+
+
+def _wakings(q: Quiet, start: datetime, end: datetime) -> list[datetime]:
+    """The instants in ``(start, end]`` at which ``q``'s quiet hours end (the only ones at which someone wakes)."""
+    zone = ZoneInfo(q.zone)
+    first, last = start.astimezone(zone).date() - timedelta(days=1), end.astimezone(zone).date()
+    out = []
+    for day in range((last - first).days + 1):
+        falls_asleep = datetime.combine(first + timedelta(days=day), q.start, tzinfo=zone)
+        waking = q.end_of_quiet(falls_asleep)
+        if waking is not None and start < waking <= end:
+            out.append(waking.astimezone(start.tzinfo))
+    wakes_now = q.end_of_quiet(start)  # asleep at ``start``: the end of that night
+    if wakes_now is not None and wakes_now <= end:
+        out.append(wakes_now)
+    return out

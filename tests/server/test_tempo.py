@@ -166,6 +166,57 @@ def test_moving_out_of_one_night_into_anothers_quiet_hours_moves_again() -> None
         assert not any(in_quiet(q, deadline) for q in quiet)
 
 
+# --- a deadline moves once, by at most 12 h ----------------------------------------------------------------------
+
+FOUR_ZONES = ["Europe/Rome", "America/New_York", "America/Los_Angeles", "Asia/Tokyo"]
+
+
+def awake(quiet: list[Quiet], at: datetime) -> int:
+    return sum(not in_quiet(q, at) for q in quiet)
+
+
+def best_in_range(quiet: list[Quiet], raw: datetime) -> tuple[int, datetime]:
+    """By brute force, minute by minute: the most players awake in [raw, raw + 12 h], and its earliest instant."""
+    best = max(awake(quiet, raw + timedelta(minutes=m)) for m in range(12 * 60 + 1))
+    first = next(m for m in range(12 * 60 + 1) if awake(quiet, raw + timedelta(minutes=m)) == best)
+    return best, raw + timedelta(minutes=first)
+
+
+def test_nights_that_cover_the_whole_day_move_a_deadline_by_at_most_12_hours() -> None:
+    """Rome, New York, Los Angeles and Tokyo, each quiet 23:00-07:00: together asleep around the clock. A 6 h
+    deadline used to be pushed about 8 days; now it moves once, at most 12 h, to the earliest instant at which the
+    most of them are awake."""
+    quiet = [Quiet(zone, time(23, 0), time(7, 0)) for zone in FOUR_ZONES]
+    t = tempo(vote=6 * 3600)
+    for hour in range(24):
+        now = utc(2026, 6, 9, hour)
+        raw = now + timedelta(hours=6)
+        deadline = window_deadline(now, ["vote"], t, quiet)
+        assert raw <= deadline <= raw + timedelta(hours=12), (hour, deadline)
+        best, first = best_in_range(quiet, raw)
+        assert (awake(quiet, deadline), deadline) == (best, first), hour
+        assert best == 3  # somebody is always asleep
+
+
+@pytest.mark.parametrize(
+    "now",
+    [utc(2026, 3, 28, 22), utc(2026, 3, 8, 3), utc(2026, 10, 24, 23), utc(2026, 11, 1, 3), utc(2026, 3, 29, 0, 30)],
+    ids=["rome-spring", "new-york-spring", "rome-fall", "new-york-fall", "in-rome's-gap"],
+)
+def test_the_12_hour_move_across_daylight_saving_changes(now: datetime) -> None:
+    """The same rule on the nights the clocks change in Europe (last Sundays of March and October) and in the USA
+    (second Sunday of March, first of November): the instant found is the brute-force one, minute by minute."""
+    quiet = [Quiet(zone, time(23, 0), time(7, 0)) for zone in FOUR_ZONES]
+    raw = now + timedelta(hours=6)
+    deadline = window_deadline(now, ["vote"], tempo(vote=6 * 3600), quiet)
+    assert raw <= deadline <= raw + timedelta(hours=12)
+    assert (awake(quiet, deadline), deadline) == best_in_range(quiet, raw)
+    rome = [Quiet(ROME, time(23, 0), time(7, 0))]  # one player: the end of their night, in their own clock
+    alone = window_deadline(now, ["vote"], tempo(vote=6 * 3600), rome)
+    assert not in_quiet(rome[0], alone)
+    assert alone == raw or alone.astimezone(ZoneInfo(ROME)).strftime("%H:%M") == "07:00"
+
+
 # --- daylight saving ----------------------------------------------------------------------------------------------
 
 
@@ -291,3 +342,17 @@ def test_only_the_quiet_hours_of_players_who_owe_an_answer_count(stack: Stack) -
     assert (window.number, owing, {r.kind for r in window.requests}) == (5, ["blue", "red"], {"vote"})
     # Bob owes a vote: out of his quiet hours; Ann owes nothing: hers do not count
     assert window.deadline == utc(2026, 6, 6, 10, 30)
+
+
+def test_a_windows_deadline_moves_at_most_12_hours_for_players_asleep_around_the_clock(stack: Stack) -> None:
+    """The four zones' nights stored as the players' own: the first window's 6 h deadline opens at every hour of a
+    day and never moves by more than 12 h (it used to move by about 8 days)."""
+    db = stack.db
+    people = [f"P{i} <p{i}@example.org>" for i in range(4)]
+    for i, zone in enumerate(FOUR_ZONES):
+        add_player(db, f"p{i}@example.org", timezone=zone, quiet_start="23:00", quiet_end="07:00")
+    for hour in range(0, 24, 3):
+        start = utc(2026, 6, 1, hour)
+        game_id = games.create_game(db, spec(*people, deadlines=("6h",)), now=start).game_id
+        window = current(db, game_id)
+        assert start + timedelta(hours=6) <= window.deadline <= start + timedelta(hours=18), (hour, window.deadline)
