@@ -15,12 +15,12 @@ from engine.data import COLOURS, DEFAULT_WEAPONS
 from engine.options import CHOICES
 
 from ..db import Database
-from ..models import Game, GameStatus, MailKind, Player, Seat, Window, WindowStatus, utcnow
+from ..models import Game, GameStatus, MailKind, Player, Seat, utcnow
 from . import inputs, outbox
 from .engines import CACHE
 from .errors import N_, ShownError
 from .links import seat_token
-from .seats import public_requests
+from .seats import open_window, owed_requests
 from .tempo import TempoError, check_timezone, parse_deadlines
 from .turns import BOT_KINDS, open_windows
 
@@ -282,17 +282,15 @@ def game_status(db: Database, game_id: int) -> dict[str, Any]:
         game = session.get(Game, game_id)
         if game is None:
             raise GameError(N_("there is no game %(game)s"), game=game_id)
-        window = session.execute(
-            select(Window).where(Window.game_id == game.id, Window.status == WindowStatus.OPEN)
-        ).scalar_one_or_none()
-        owed = [
+        window = open_window(session, game.id)
+        owed = [  # the API's shape: a bot's seat named after its kind
             {
-                "colour": row.seat.colour,
-                "player": row.seat.player.display_name if row.seat.player else f"bot ({row.seat.bot})",
-                "kind": row.kind,
-                "answered": row.answered_at is not None,
+                "colour": r["colour"],
+                "player": r["player"] or f"bot ({r['bot']})",
+                "kind": r["kind"],
+                "answered": r["answered"],
             }
-            for row in ([] if window is None else public_requests(session, window))
+            for r in owed_requests(session, window)
         ]
         return {
             "id": game.id,

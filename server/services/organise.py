@@ -37,7 +37,7 @@ from . import outbox, turns
 from .engines import CACHE
 from .errors import N_, ShownError
 from .games import PlayerSpec, find_or_create_player
-from .seats import public_requests, revoke_links, standing_order
+from .seats import open_window, owed_requests, revoke_links, standing_order
 from .turns import BOT_KINDS
 
 #: the furthest a deadline or a pause may be set, from now.
@@ -102,19 +102,8 @@ def owed(db: Database, game_id: int, now: datetime | None = None) -> dict[str, A
     now = now or utcnow()
     with db.session() as session:
         game = _game(session, game_id, running=False, lock=False)
-        window = session.execute(
-            select(Window).where(Window.game_id == game_id, Window.status == WindowStatus.OPEN)
-        ).scalar_one_or_none()
-        requests = [
-            {
-                "colour": row.seat.colour,
-                "player": row.seat.player.display_name if row.seat.player is not None else None,
-                "bot": row.seat.bot,
-                "kind": row.kind,
-                "answered": row.answered_at is not None,
-            }
-            for row in ([] if window is None else public_requests(session, window))
-        ]
+        window = open_window(session, game_id)
+        requests = owed_requests(session, window)
         seats = [
             {
                 "colour": seat.colour,

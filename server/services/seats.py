@@ -52,11 +52,16 @@ def open_seat(db: Database, secret_key: str, token: str, max_age: int) -> SeatLi
         )
 
 
-def open_request(session: Session, game_id: int, seat_id: int) -> tuple[Window | None, RequestRow | None]:
-    """The game's open window, and the seat's request in it (None when the seat owes nothing there)."""
-    window = session.execute(
+def open_window(session: Session, game_id: int) -> Window | None:
+    """The game's open window (None between windows and once the game is over)."""
+    return session.execute(
         select(Window).where(Window.game_id == game_id, Window.status == WindowStatus.OPEN)
     ).scalar_one_or_none()
+
+
+def open_request(session: Session, game_id: int, seat_id: int) -> tuple[Window | None, RequestRow | None]:
+    """The game's open window, and the seat's request in it (None when the seat owes nothing there)."""
+    window = open_window(session, game_id)
     if window is None:
         return None, None
     mine = session.execute(
@@ -77,15 +82,24 @@ def public_requests(session: Session, window: Window) -> list[RequestRow]:
     return [row for row in rows if not engine.asked_in_secret(row.payload)]
 
 
+def owed_requests(session: Session, window: Window | None) -> list[dict[str, Any]]:
+    """Who owes what in the open window, as anyone may be told (``public_requests``): each request's colour, its
+    player's name (None for a bot), the bot's kind, the request's kind and whether it is answered; never the answer."""
+    return [
+        {
+            "colour": row.seat.colour,
+            "player": row.seat.player.display_name if row.seat.player is not None else None,
+            "bot": row.seat.bot,
+            "kind": row.kind,
+            "answered": row.answered_at is not None,
+        }
+        for row in ([] if window is None else public_requests(session, window))
+    ]
+
+
 def still_deciding(session: Session, window: Window | None) -> list[dict[str, str]]:
     """The public "still deciding" list of the open window: colour and kind of every public request not answered."""
-    if window is None:
-        return []
-    return [
-        {"player": row.seat.colour, "kind": row.kind}
-        for row in public_requests(session, window)
-        if row.answered_at is None
-    ]
+    return [{"player": r["colour"], "kind": r["kind"]} for r in owed_requests(session, window) if not r["answered"]]
 
 
 def answer_in(session: Session, seat: Seat, window_number: object) -> tuple[dict[str, Any], Any] | None:
