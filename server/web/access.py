@@ -274,16 +274,22 @@ def limit_endpoints(app: Flask, limiter: Limiter) -> None:
                 app.view_functions[endpoint] = limit(view)  # type: ignore[assignment]
 
 
+def come_back(status: int, after: int, title: str, text: str, api_text: str | None = None) -> Response:
+    """``status`` with ``Retry-After: after`` seconds: a page saying ``text``, or under /api/ JSON (``api_text``, or
+    ``text``)."""
+    if request.path.startswith("/api/"):
+        reply = jsonify({"ok": False, "error": api_text or text})
+    else:
+        reply = current_app.make_response(render_template("message.html", title=title, message=text))
+    reply.status_code = status
+    reply.headers["Retry-After"] = str(after)
+    return reply
+
+
 def too_many(_exc: Exception) -> Any:
     """429: a page saying to wait a minute (JSON for the API)."""
     text = gettext("Too many requests from your connection: wait a minute, then try again.")
-    if request.path.startswith("/api/"):
-        reply = jsonify({"ok": False, "error": text})
-    else:
-        reply = current_app.make_response(render_template("message.html", title=gettext("Slow down"), message=text))
-    reply.status_code = 429
-    reply.headers["Retry-After"] = "60"
-    return reply
+    return come_back(429, 60, gettext("Slow down"), text)
 
 
 # --- security headers -----------------------------------------------------------------------------------------------
@@ -327,15 +333,8 @@ def unavailable(exc: Exception) -> Any:
     """A service is down: 503 with ``Retry-After``, a page or JSON; nothing of the request is kept."""
     log.warning("503: a service is unavailable (%s)", type(getattr(exc, "orig", None) or exc).__name__)
     text = gettext("The game server cannot reach its database or queue just now: try again in a minute.")
-    if request.path.startswith("/api/"):
-        reply = jsonify({"ok": False, "error": "A service is unavailable: try again in a minute."})
-    else:
-        reply = current_app.make_response(
-            render_template("message.html", title=gettext("Try again soon"), message=text)
-        )
-    reply.status_code = 503
-    reply.headers["Retry-After"] = str(RETRY_UNAVAILABLE)
-    return reply
+    api_text = "A service is unavailable: try again in a minute."
+    return come_back(503, RETRY_UNAVAILABLE, gettext("Try again soon"), text, api_text)
 
 
 def init_app(app: Flask) -> None:
