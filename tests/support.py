@@ -4,12 +4,15 @@ transaction asks for, and checking a game's rows against its engine."""
 from __future__ import annotations
 
 import html as html_lib
+import json
 import os
 import re
 import socket
+import subprocess
 import sys
 import threading
 import unicodedata
+import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -467,3 +470,27 @@ def clean_env(tmp_path: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DEADMAIL_", "DATABASE_URL", "CELERY_"))}
     env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
     return env
+
+
+def health(port: int) -> Any:
+    """What ``/healthz`` of a ``deadmail up`` on ``port`` answers, or None while nothing listens yet."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as reply:
+            return json.loads(reply.read())
+    except OSError:
+        return None
+
+
+def demo_link(tmp_path: Path, env: dict[str, str], *prefix: str) -> str:
+    """Run ``deadmail demo --email new@example.org`` in ``tmp_path`` (after ``prefix``, e.g. a shell setting a umask)
+    against a running ``deadmail up``; the seat link it prints."""
+    made = subprocess.run(
+        [*prefix, *DEADMAIL, "demo", "--email", "new@example.org"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
+    return next(line.strip() for line in made.stdout.splitlines() if "/s/" in line)

@@ -6,19 +6,9 @@ import json
 import subprocess
 import urllib.request
 from pathlib import Path
-from typing import Any
 
-from tests.support import DEADMAIL, clean_env, free_port
+from tests.support import DEADMAIL, clean_env, demo_link, free_port, health
 from tests.waiting import wait_for
-
-
-def health(port: int) -> Any:
-    """What ``/healthz`` answers, or None while nothing listens yet."""
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=2) as reply:
-            return json.loads(reply.read())
-    except OSError:
-        return None
 
 
 def test_deadmail_up_serves_pages_and_runs_the_worker(tmp_path: Path) -> None:
@@ -38,16 +28,7 @@ def test_deadmail_up_serves_pages_and_runs_the_worker(tmp_path: Path) -> None:
         first = up.stdout.readline()
         assert f"deadmail is running at http://127.0.0.1:{port}/" in first
         assert wait_for(lambda: health(port), timeout=30, what="deadmail up to answer") == {"ok": True}
-        made = subprocess.run(
-            [*DEADMAIL, "demo", "--email", "new@example.org"],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=120,
-        )
-        link = next(line.strip() for line in made.stdout.splitlines() if "/s/" in line)
+        link = demo_link(tmp_path, env)
         assert link.startswith(f"http://127.0.0.1:{port}/s/")
         with urllib.request.urlopen(link, timeout=5) as page:
             assert "Mall of Horror" in page.read().decode()

@@ -21,8 +21,7 @@ from server.mail.transports import FileTransport
 from server.run.migrate import upgrade
 from server.run.queue import Queue
 from server.web.app import create_app
-from tests.server.test_commands import health
-from tests.support import DEADMAIL, clean_env, free_port, outbox_ids, people
+from tests.support import DEADMAIL, clean_env, demo_link, free_port, health, outbox_ids, people
 from tests.waiting import wait_for
 
 
@@ -70,16 +69,7 @@ def test_deadmail_up_keeps_its_data_folder_private(tmp_path: Path) -> None:
     data = tmp_path / "deadmail-data"
     try:
         assert wait_for(lambda: health(port), timeout=30, what="deadmail up to answer") == {"ok": True}
-        made = subprocess.run(
-            ["sh", "-c", shell, "sh", *DEADMAIL, "demo", "--email", "new@example.org"],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=120,
-        )
-        link = next(line.strip() for line in made.stdout.splitlines() if "/s/" in line)
+        link = demo_link(tmp_path, env, "sh", "-c", shell, "sh")
         with urllib.request.urlopen(link, timeout=5) as page:
             assert page.status == 200
         wait_for(lambda: sorted((data / "mail").glob("*.eml")), timeout=60, what="the worker to write the mail")
