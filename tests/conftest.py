@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -152,15 +153,22 @@ def embedded(tmp_path: Path) -> Iterator[Stack]:
     built.db.dispose()
 
 
-@pytest.fixture
-def worker(stack: Stack) -> Iterator[Any]:
-    """A real Celery worker, in-process (celery.contrib.testing), consuming the stack's broker."""
+@contextmanager
+def running_worker(settings: Settings) -> Iterator[Any]:
+    """A real Celery worker, in-process (celery.contrib.testing), consuming the broker of ``settings``."""
     from celery.contrib.testing.worker import start_worker
 
     from worker.app import make_celery
 
-    app = make_celery(stack.settings)
+    app = make_celery(settings)
     with start_worker(
         app, pool="threads", concurrency=2, perform_ping_check=False, loglevel="WARNING", shutdown_timeout=20
     ):
+        yield app
+
+
+@pytest.fixture
+def worker(stack: Stack) -> Iterator[Any]:
+    """A real Celery worker, in-process, consuming the stack's broker."""
+    with running_worker(stack.settings) as app:
         yield app

@@ -13,14 +13,12 @@ from typing import Any
 
 import pytest
 import redis
-from celery.contrib.testing.worker import start_worker
 from sqlalchemy import select
 
 from server.models import Event, RequestRow
-from tests.conftest import Stack, _stack
+from tests.conftest import Stack, _stack, running_worker
 from tests.support import SWEEP, api_game, check_game, free_port, open_window, people, seat_ids
 from tests.waiting import wait_for
-from worker.app import make_celery
 
 from .conftest import TaskLog
 
@@ -90,10 +88,7 @@ def outage_stack(tmp_path: Path, postgres_url: str, own_redis: RedisServer) -> I
 
 @pytest.fixture
 def outage_worker(outage_stack: Stack) -> Iterator[Any]:
-    app = make_celery(outage_stack.settings)
-    with start_worker(
-        app, pool="threads", concurrency=2, perform_ping_check=False, loglevel="WARNING", shutdown_timeout=20
-    ):
+    with running_worker(outage_stack.settings) as app:
         yield app
 
 
