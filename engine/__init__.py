@@ -16,9 +16,11 @@ from .options import Options
 from .replay import Replay, ReplayAnswer, replay_steps
 from .requests import MoveChoice, ParsedAnswer, Placement, Play, Request, TruckChoice, asked_in_secret
 from .scenario import run_scenario
+from .standing import VOTE_POLICIES, standing_answer, standing_problem
 from .view import replay, spectator_view, view
 
 __all__ = [
+    "VOTE_POLICIES",
     "Config",
     "Game",
     "IllegalAnswer",
@@ -40,6 +42,8 @@ __all__ = [
     "replay_steps",
     "run_scenario",
     "spectator_view",
+    "standing_answer",
+    "standing_problem",
     "view",
 ]
 

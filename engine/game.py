@@ -151,11 +151,17 @@ class Game(State):
         """Validate an answer without applying it; return the parsed value or raise IllegalAnswer."""
         return parse(self, self.request_for(player, kind), answer)
 
-    def answer(self, player: str, kind: str, answer: Any) -> None:
-        """Apply a player's answer; raise IllegalAnswer (and change nothing) when it is not legal."""
+    def answer(self, player: str, kind: str, answer: Any, *, standing: bool = False) -> None:
+        """Apply a player's answer; raise IllegalAnswer (and change nothing) when it is not legal. ``standing``: the
+        answer came from the player's standing answers (``engine.standing_answer``); logged as such, and told to
+        that player alone by an ``answer_standing`` event (H-6)."""
         req = self.request_for(player, kind)
         value = parse(self, req, answer)
-        self.log.append({"player": player, "kind": kind, "answer": _copy(answer)})
+        entry: dict[str, Any] = {"player": player, "kind": kind, "answer": _copy(answer)}
+        if standing:
+            entry["standing"] = True
+            self.emit("answer_standing", to=(player,), player=player, kind=kind, answer=answer_json(kind, value))
+        self.log.append(entry)
         self._accept(req, value)
 
     def timeout(self, player: str, kind: str) -> None:
@@ -249,7 +255,7 @@ class Game(State):
         elif entry.get("timeout"):
             self.timeout(entry["player"], entry["kind"])
         else:
-            self.answer(entry["player"], entry["kind"], entry["answer"])
+            self.answer(entry["player"], entry["kind"], entry["answer"], standing=entry.get("standing") is True)
 
 
 def _copy(value: Any) -> Any:

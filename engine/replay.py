@@ -37,6 +37,8 @@ class ReplayAnswer:
     request: dict[str, Any] | None = None
     answer: Any = None
     timeout: bool = False
+    #: the answer came from the player's standing answers (``engine.standing_answer``).
+    standing: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +81,7 @@ def _replay_entry(game: Game, entry: dict[str, Any]) -> ReplayAnswer:
             request=req.to_json(),
             answer=answer_json(kind, value),
             timeout=timeout,
+            standing=entry.get("standing") is True,
         )
     game.replay_entry(entry)
     return step
