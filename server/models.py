@@ -22,6 +22,7 @@ from sqlalchemy import (
     Text,
     TypeDecorator,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import Dialect
@@ -134,6 +135,8 @@ class Player(Base):
     digest_hours: Mapped[int] = mapped_column(Integer, default=4, server_default="4")
     #: preferences links carry this number; raising it (when a seat's links are revoked) revokes every earlier one.
     link_generation: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    #: default standing answers (``engine.standing_answer``) for every game of the player; null: none.
+    standing: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
@@ -193,6 +196,8 @@ class Seat(Base):
     told_events: Mapped[int | None] = mapped_column(Integer)
     #: the last table-talk message (``ChatMessage.id``) told to this seat by mail.
     chat_mailed_id: Mapped[int | None] = mapped_column(Integer)
+    #: this game's standing answers, per setting over the player's defaults ("ask" overrides one); null: none.
+    standing: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
 
     game: Mapped[Game] = relationship(back_populates="seats")
     player: Mapped[Player | None] = relationship()
@@ -258,6 +263,8 @@ class RequestRow(Base):
     defaulted: Mapped[bool] = mapped_column(Boolean, default=False)
     #: how many steps of the reminder ladder were sent for this request.
     reminded: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    #: the answer was given at once by the seat's standing answers (logged as such when applied).
+    standing: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
     window: Mapped[Window] = relationship(back_populates="requests")
     seat: Mapped[Seat] = relationship()

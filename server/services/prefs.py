@@ -18,7 +18,7 @@ from engine.data import CHARACTERS
 
 from ..db import Database
 from ..models import LANGUAGES, Game, GameStatus, Player, Seat
-from . import turns
+from . import standing, turns
 from .errors import N_, ShownError
 from .links import LinkError, read_player_token
 from .seats import standing_order
@@ -207,3 +207,25 @@ def _changes(session: Session, seat_id: int, player_id: int | None, order: list[
     and its game is running."""
     seat = _own_running_seat(session, seat_id, player_id)
     return order != standing_order(seat)
+
+
+# --- standing answers (issue 11, item 3) -----------------------------------------------------------------------
+
+
+def set_seat_standing(db: Database, seat_id: int, changes: object, *, player_id: int | None = None) -> dict[str, Any]:
+    """Change the seat's standing answers for its game: ``cards``, ``camera``, ``attack``, ``vote`` on the seat,
+    ``victim`` (a list) as the engine's standing order (H-5, ``set_standing_order``). ``"ask"`` turns one off for
+    this game, over the player's default (for ``victim`` it also clears the engine's order). Everything is checked
+    before anything is stored (StandingError). Returns ``standing.seat_settings``."""
+    checked = standing.check_changes(changes)
+    victim = checked.get("victim")
+    # the seat's row first: it refuses a seat not the player's, or a game over, before anything changes
+    standing.set_seat(db, seat_id, checked, player_id=player_id)
+    if victim is not None:
+        set_standing_order(db, seat_id, [] if victim == standing.ASK else victim, player_id=player_id)
+    return standing.seat_settings(db, seat_id)
+
+
+def standing_off(db: Database, seat_id: int, key: str) -> dict[str, Any]:
+    """Switch one standing answer off for the seat's game (the one-tap link of the mails): it asks again."""
+    return set_seat_standing(db, seat_id, {key: standing.ASK})

@@ -38,7 +38,7 @@ from ..models import (
     WindowStatus,
     utcnow,
 )
-from . import outbox
+from . import outbox, standing
 from .engines import CACHE
 from .errors import N_, ShownError
 from .links import LinkError
@@ -107,15 +107,18 @@ def open_windows(session: Session, game: Game, eng: engine.Game, events_before: 
     for i, (req, value) in enumerate(automatic):
         seat = seats[req.player]
         row = RequestRow(window_id=window.id, seat_id=seat.id, position=i, kind=req.kind, payload=req.to_json())
-        if value is not None:  # bots answer through the same rows as people, at once
+        if value is not None:  # bots and standing answers answer through the same rows as people, at once
             row.answer = value
             row.answered_at = now
+            row.standing = seat.bot is None
+            if row.standing:
+                _log_standing(game, eng, seat, req)
         else:
             mail.append(
                 outbox.notice(seat, MailKind.TURN, f"turn:{window.id}:{seat.id}", {"window": window.number}, now)
             )
         session.add(row)
-    owes = {req.player for req, _ in automatic}
+    owes = {req.player for req, value in automatic if value is None}  # a standing answer owes nothing
     for seat in game.seats:  # the others hear what changed, if they saw anything change
         if seat.bot is None and seat.colour not in owes and _saw_news(eng.events[events_before:], seat.colour):
             mail.append(
@@ -125,19 +128,35 @@ def open_windows(session: Session, game: Game, eng: engine.Game, events_before: 
 
 
 def _answer_for_bots(game: Game, seats: dict[str, Seat], eng: engine.Game) -> list[tuple[engine.Request, Any]]:
-    """Apply bots' answers while only bots are asked; return the open requests, each with its bot's answer (None
-    for a person's)."""
+    """Apply bots' answers and people's standing answers (``standing.answer_for``) while nobody else is asked;
+    return the open requests, each with its automatic answer (None for a person who is asked)."""
     automatic: list[tuple[engine.Request, Any]] = []
     while not eng.over:
-        automatic = [
-            (req, bot_answer(game, seats[req.player], eng, req) if seats[req.player].bot else None)
-            for req in eng.pending()
-        ]
+        automatic = [(req, _automatic(game, seats[req.player], eng, req)) for req in eng.pending()]
         if any(value is None for _, value in automatic):
             break
         for req, value in automatic:
-            eng.answer(req.player, req.kind, value)
+            person = seats[req.player].bot is None
+            if person:
+                _log_standing(game, eng, seats[req.player], req)
+            eng.answer(req.player, req.kind, value, standing=person)
     return automatic
+
+
+def _automatic(game: Game, seat: Seat, eng: engine.Game, req: engine.Request) -> Any:
+    """The bot's answer, or the person's standing answer; None when the person is asked."""
+    return bot_answer(game, seat, eng, req) if seat.bot else standing.answer_for(seat, eng, req)
+
+
+def _log_standing(game: Game, eng: engine.Game, seat: Seat, req: engine.Request) -> None:
+    # never the answer: the log line names the seat and the kind only
+    log.info(
+        "game %s window %s: seat %s answered a %s request from its standing answers",
+        game.id,
+        eng.window_no,
+        seat.id,
+        req.kind,
+    )
 
 
 def _store_events(session: Session, game: Game, eng: engine.Game, events_before: int, now: datetime) -> None:
@@ -221,10 +240,11 @@ def _store(
 ) -> bool:
     """Store an answer (already checked by the engine) on its row; the one place that decides that a window is
     complete, and kicks its advance once the transaction commits. True when the answer changed anything."""
-    changed = row.answered_at is None or row.answer != answer
+    changed = row.answered_at is None or row.answer != answer or row.standing
     if changed:
         row.answer = answer
         row.answered_at = now
+        row.standing = False
     if window.completed_at is None and all(r.answered_at is not None for r in rows):
         window.completed_at = now
         advance_after_commit(session, window.id)
@@ -381,7 +401,7 @@ def _apply(game: Game, window: Window, rows: list[RequestRow], eng: engine.Game)
         colour = row.seat.colour
         if row.answered_at is not None:
             try:
-                eng.answer(colour, row.kind, row.answer)
+                eng.answer(colour, row.kind, row.answer, standing=row.standing)
                 continue
             except engine.IllegalAnswer as exc:  # checked when stored, against this same state: should not happen
                 # the message id only: the refusal's parameters may name the (secret) answer

@@ -293,3 +293,34 @@ def test_0005_gives_every_player_generation_1_so_earlier_preferences_links_keep_
     inspector = sa.inspect(alembic_engine)
     assert "organiser_sessions" not in inspector.get_table_names()
     assert "link_generation" not in {c["name"] for c in inspector.get_columns("players")}
+
+
+# --- 0006: standing answers on players, seats and request rows -------------------------------------------------------
+
+
+def test_0006_adds_standing_answers_empty_and_takes_them_away_again(
+    alembic_runner: MigrationContext, alembic_engine: sa.Engine
+) -> None:
+    alembic_runner.migrate_up_to("0005")
+    with alembic_engine.begin() as conn:
+        players = sa.Table("players", sa.MetaData(), autoload_with=conn)
+        conn.execute(
+            players.insert().values(
+                email="ann@example.org", display_name="Ann", language="en", timezone="UTC", created_at=T
+            )
+        )
+
+    alembic_runner.migrate_up_one()
+
+    inspector = sa.inspect(alembic_engine)
+    for table in ("players", "seats", "requests"):
+        assert "standing" in {c["name"] for c in inspector.get_columns(table)}
+    with alembic_engine.begin() as conn:
+        assert conn.execute(sa.text("SELECT standing FROM players")).scalar_one() is None  # no defaults: ask me
+        conn.execute(sa.text("""UPDATE players SET standing = '{"camera": "look"}'"""))
+
+    alembic_runner.migrate_down_one()
+
+    inspector = sa.inspect(alembic_engine)
+    for table in ("players", "seats", "requests"):
+        assert "standing" not in {c["name"] for c in inspector.get_columns(table)}
