@@ -33,6 +33,8 @@ __all__ = [
     "location_label",
     "location_name",
     "phase_name",
+    "standing_name",
+    "standing_value",
     "status_name",
 ]
 
@@ -233,3 +235,39 @@ def status_name(lang: str, status: object) -> str:
     t = translations(lang)
     names = {"running": t.gettext("running"), "over": t.gettext("over"), "abandoned": t.gettext("abandoned")}
     return names.get(str(status), str(status))
+
+
+def standing_name(lang: str, key: str) -> str:
+    """A standing answer's setting (``engine.standing``): "Security Camera", "Votes" …"""
+    t = translations(lang)
+    names = {
+        "cards": t.gettext("%(threat)s and %(sprint)s")
+        % {"threat": card_name(lang, "threat"), "sprint": card_name(lang, "sprint")},
+        "camera": card_name(lang, "camera"),
+        "attack": t.gettext("Weapons, %(hardware)s and %(hidden)s in an attack")
+        % {"hardware": card_name(lang, "hardware"), "hidden": card_name(lang, "hidden")},
+        "vote": t.gettext("Votes"),
+        "victim": t.gettext("Victim order"),
+    }
+    return names.get(key, key)
+
+
+def standing_value(lang: str, key: str, value: object) -> str:
+    """What a standing answer does: "ask me", "always look", a victim order as a list of characters …"""
+    t = translations(lang)
+    if key == "victim" and isinstance(value, list):
+        return ", ".join(character_name(lang, str(c)) for c in value)
+    names = {
+        "ask": t.gettext("ask me"),
+        "pass": t.gettext("always pass"),
+        "look": t.gettext("always look"),
+        "if_needed": t.gettext("play them only if needed"),
+        "against_leader": t.gettext(
+            "for me in truck and Chief votes, else the fewest points; in an attack, against the most points, never me"
+        ),
+        "against_most_here": t.gettext(
+            "for me in truck and Chief votes, else the fewest points; in an attack, against the most characters "
+            "there, never me"
+        ),
+    }
+    return names.get(str(value), str(value))

@@ -183,6 +183,21 @@ def _answer_auto(s: _Say, e: Event, you: bool) -> str:
     return found[1](s, answer)
 
 
+def _answer_standing(s: _Say, e: Event, you: bool) -> str:
+    """Told to its player alone (H-6); the replay shows it to everyone once the game is over."""
+    what = kind_name(s.lang, e.get("kind"))
+    if not you:
+        return s.t.gettext("%(player)s was answered by their standing answers (%(what)s).") % {
+            "player": s.who(e.get("player")),
+            "what": what,
+        }
+    answer = describe_answer(s.lang, {"kind": e.get("kind")}, e.get("answer"))
+    return s.t.gettext("Your standing answers answered for you (%(what)s): %(answer)s.") % {
+        "what": what,
+        "answer": answer,
+    }
+
+
 def _answer_defaulted(s: _Say, e: Event, you: bool) -> str:
     values = {"player": s.who(e.get("player")), "what": kind_name(s.lang, e.get("kind"))}
     if you:
@@ -569,6 +584,7 @@ _EVENTS: dict[str, Callable[[_Say, Event, bool], str]] = {
     "truck_skipped": _truck_skipped,
     "answer_auto": _answer_auto,
     "answer_defaulted": _answer_defaulted,
+    "answer_standing": _answer_standing,
     "truck_searched": _truck_searched,
     "truck_cards": _truck_cards,
     "no_election": _no_election,

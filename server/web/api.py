@@ -6,7 +6,8 @@ from typing import Any
 
 from flask import Blueprint, Response, g, jsonify
 
-from ..services import games, seats, turns
+from ..services import games, prefs, seats, standing, turns
+from ..services.errors import ShownError
 from .access import bearer_is_organiser, dm, seat_link
 from .guard import json_body
 
@@ -82,3 +83,22 @@ def answer(token: str) -> Any:
     except turns.AnswerError as exc:
         return error(str(exc), exc.status)
     return jsonify({"ok": True, "window": result.window_number, "changed": result.changed, "complete": result.complete})
+
+
+@bp.get("/seat/<token>/standing")
+@seat_link
+def standing_answers(token: str) -> Any:
+    """The seat's standing answers: its own for this game, its player's defaults, and the effective ones."""
+    return jsonify({"ok": True, **standing.seat_settings(dm().db, g.seat.seat_id)})
+
+
+@bp.put("/seat/<token>/standing")
+@seat_link
+def set_standing_answers(token: str) -> Any:
+    """Change the seat's standing answers for this game: ``{"camera": "look", "vote": "ask", ...}`` (``victim``: a
+    list of characters, kept by the engine as the game's standing order, H-5). Refused: 400, nothing changed."""
+    try:
+        settings = prefs.set_seat_standing(dm().db, g.seat.seat_id, json_body())
+    except ShownError as exc:
+        return error(str(exc), 409 if exc.msgid == turns.MOVING_ON else 400)
+    return jsonify({"ok": True, **settings})

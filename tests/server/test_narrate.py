@@ -18,6 +18,8 @@ from server.text import glossary, grammar, sentences
 ROOT = Path(__file__).resolve().parents[2]
 LANGS = ("en", "it", "pl")
 Sample = tuple[dict[str, Any], str | None]
+#: the standing answers a careful player sets (issue 11): the first player of each game has them.
+CAREFUL = {"camera": "look", "attack": "if_needed", "vote": "against_most_here", "victim": ["girl", "gunman"]}
 
 
 # --- material from real games -----------------------------------------------------------------------------------
@@ -33,7 +35,10 @@ def _play(players: int, options: dict[str, Any], seed: int, timeout_rate: float)
         for req in game.pending():
             view = engine.view(game, req.player)
             requests.extend((r, view["phase"]) for r in view["requests"])
-            if rng.random() < timeout_rate:
+            careful = engine.standing_answer(view, req.to_json(), CAREFUL) if req.player == game.players[0] else None
+            if careful is not None:  # one player's small steps answered by standing answers (issue 11)
+                game.answer(req.player, req.kind, careful, standing=True)
+            elif rng.random() < timeout_rate:
                 game.timeout(req.player, req.kind)
             else:
                 game.answer(req.player, req.kind, bots[req.player].decide(game, req))
