@@ -37,11 +37,11 @@ from sqlalchemy.orm import Session
 
 from ..config import Settings
 from ..db import Database
-from ..models import ChatMessage, Game, InboundMail, MailKind, Outbox, Player, Seat, utcnow
+from ..models import ChatMessage, Game, GameStatus, InboundMail, MailKind, Outbox, Player, Seat, utcnow
 from ..present import board
 from ..present.chat import channel_title, mail_sections
-from ..present.seat import SeatShown, cap, game_label, seat_shown
-from ..services import chat, outbox, reminders, reply_address
+from ..present.seat import SeatShown, cap, game_label, seat_shown, standing_lines
+from ..services import chat, outbox, reminders, reply_address, standing
 from ..services.inputs import one_line
 from ..services.links import organiser_token, player_token, seat_token
 from ..services.seats import answer_in, open_request, seat_state
@@ -67,6 +67,10 @@ class Links:
 
     def one_tap(self, window: int, command: str) -> str:
         return f"{self.seat}/do?" + urlencode({"w": window, "c": command}, quote_via=quote)
+
+    def standing_off(self, key: str) -> str:
+        """The confirm page that turns one standing answer off for the seat's game."""
+        return f"{self.seat}/standing/off?" + urlencode({"k": key}, quote_via=quote)
 
 
 @dataclass
@@ -139,7 +143,11 @@ class Composer:
         shown = seat_shown(self.lang, state, self.now, told=told)
         if not always and not shown.history and shown.decision is None and shown.outcome is None:
             return None
-        ctx = _section(self.lang, shown, self.links(seat), with_board)
+        links = self.links(seat)
+        ctx = _section(self.lang, shown, links, with_board)
+        if seat.game.status == GameStatus.RUNNING:  # the seat's own standing answers, with a way to turn each off
+            lines = standing_lines(self.lang, standing.shown_settings(seat))
+            ctx["standing"] = [{**line, "off_url": links.standing_off(line["key"])} for line in lines]
         if events:
             draft.told[seat.id] = max(told, seen)
         if shown.decision is not None:
@@ -194,6 +202,9 @@ class Composer:
             )
         elif result == "applied":
             draft.words["meaning"] = self._applied_meaning(seat, row.payload.get("window")) or command
+        elif result == "standing":  # the section lists the standing answers now in force
+            self.section(draft, seat, events=False, with_board=False, always=True)
+            return draft
         else:
             draft.variant = result if result == "closed" else "error"
         self.section(draft, seat, events=False, with_board=False, always=result == "chat_error")

@@ -266,10 +266,12 @@ def _answer(db: Database, to: reply_address.ReplyTo, address: str, letter: _Lett
         log.warning("forged reply address %r (from %r): %s", address, letter.sender, seat.detail)
         return Outcome("forged", seat.detail, address, seat.seat_id)
     found = Outcome(seat.refused, seat.detail, address, to.seat_id, to.window, reply=seat.refused or None)
+    text = grammar.strip_reply(reply_text(letter.message))
+    if seat.refused in ("", "closed") and (standing := _standing(db, to, text, seat.language, found)) is not None:
+        return standing
     if seat.refused:
         return found
     assert seat.request is not None and seat.view is not None
-    text = grammar.strip_reply(reply_text(letter.message))
     try:
         reading = grammar.read_reply(text, seat.request, seat.view, seat.language)
     except grammar.CommandError:
@@ -284,6 +286,22 @@ def _answer(db: Database, to: reply_address.ReplyTo, address: str, letter: _Lett
         log.warning("forged reply address %r (from %r): revoked meanwhile", address, letter.sender)
         return Outcome("forged", "revoked address", address, to.seat_id, to.window)
     found.reply = found.status
+    return found
+
+
+def _standing(db: Database, to: reply_address.ReplyTo, text: str, language: str, found: Outcome) -> Outcome | None:
+    """A reply that sets standing answers (``AUTO CAMERA LOOK``), even once its window has closed; None when its
+    first command line is not one."""
+    line = next((line.strip() for line in text.splitlines() if line.strip()), "")[: grammar.MAX_LINE]
+    try:
+        changes = grammar.read_standing(text, language)
+    except grammar.CommandError:
+        changes = {}
+    if changes is None:
+        return None
+    status = recorded.set_standing(db, to, changes) if changes else "error"
+    found.status, found.detail, found.command = status, "standing answers", line
+    found.reply = "standing" if status == "applied" else "error"
     return found
 
 

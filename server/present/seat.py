@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+import engine.standing
+
 from ..text import glossary
 from ..text.grammar import CommandError, commands_for, hints_for, parse_reply
 from ..text.i18n import format_when, translations
@@ -214,3 +216,41 @@ def seat_shown(lang: str, state: dict[str, Any], now: datetime, *, told: int = 0
         outcome=outcome(lang, view),
         owing=owing,
     )
+
+
+# --- standing answers (issue 11, item 3) ------------------------------------------------------------------------
+
+#: the settings the seat page and the preferences page offer as selects (a game's victim order is set on the
+#: preferences page, H-5).
+STANDING_SELECTS = ("cards", "camera", "attack", "vote")
+
+
+def standing_lines(lang: str, answering: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """The standing answers that answer for a seat (``standing.shown_settings``), in words: "Security Camera —
+    always look"; for the seat's own pages and mails only (H-6)."""
+    return [
+        {
+            "key": item["key"],
+            "name": glossary.standing_name(lang, item["key"]),
+            "value": glossary.standing_value(lang, item["key"], item["value"]),
+        }
+        for item in answering
+    ]
+
+
+def standing_selects(lang: str, own: dict[str, Any], defaults: dict[str, Any] | None) -> list[dict[str, Any]]:
+    """The selects of a standing-answers form: each setting with its choices and the value chosen now (``own``).
+    With ``defaults`` (a seat's form), the first choice ("") follows the player's preferences."""
+    t = translations(lang)
+    out = []
+    for key in STANDING_SELECTS:
+        choices = [("ask", glossary.standing_value(lang, key, "ask"))]
+        choices += [(value, glossary.standing_value(lang, key, value)) for value in engine.standing.CHOICES[key]]
+        current = own.get(key) or ""
+        if defaults is not None:
+            default = glossary.standing_value(lang, key, defaults.get(key) or "ask")
+            choices.insert(0, ("", t.gettext("as in my preferences (%(value)s)") % {"value": default}))
+        elif not current:
+            current = "ask"
+        out.append({"key": key, "name": glossary.standing_name(lang, key), "choices": choices, "current": current})
+    return out

@@ -79,6 +79,7 @@ def get_prefs(db: Database, player_id: int) -> dict[str, Any]:
             "quiet_end": player.quiet_end,
             "mail_mode": player.mail_mode,
             "digest_hours": player.digest_hours,
+            "standing": dict(player.standing or {}),
             "games": [
                 {
                     "game_id": game.id,
@@ -168,12 +169,18 @@ def _own_running_seat(session: Session, seat_id: int, player_id: int | None) -> 
 
 
 def save_prefs(
-    db: Database, player_id: int, values: Mapping[str, Any], orders: Mapping[int, Sequence[str]] | None = None
+    db: Database,
+    player_id: int,
+    values: Mapping[str, Any],
+    orders: Mapping[int, Sequence[str]] | None = None,
+    standing_defaults: Mapping[str, Any] | None = None,
 ) -> Saved:
-    """Store the player's settings and standing orders (by seat id), or nothing (PrefsError). A changed standing
-    order goes to the engine, and answers the seat's open victim request if it still owes it (H-5)."""
+    """Store the player's settings, standing orders (by seat id) and default standing answers (changes as
+    ``standing.set_defaults`` takes them), or nothing (PrefsError, StandingError). A changed standing order goes to
+    the engine, and answers the seat's open victim request if it still owes it (H-5)."""
     checked = check_prefs(values)
     checked_orders = {seat_id: check_order(order) for seat_id, order in (orders or {}).items()}
+    defaults = standing.check_changes(standing_defaults or {})
     with db.session() as session:
         player = session.get(Player, player_id)
         if player is None:
@@ -181,6 +188,7 @@ def save_prefs(
         changed = [sid for sid, order in checked_orders.items() if _changes(session, sid, player_id, order)]
         for key, value in checked.items():
             setattr(player, key, value)
+        standing.merge_defaults(player, defaults)
     answered = [sid for sid in changed if _give_to_engine(db, sid, checked_orders[sid])]
     return Saved(answered)
 

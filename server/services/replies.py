@@ -22,7 +22,8 @@ from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from ..db import Database
 from ..models import GameStatus, InboundMail, MailKind, Seat
-from . import outbox, turns
+from . import outbox, prefs, turns
+from .errors import ShownError
 from .links import LinkError
 from .reply_address import ReplyTo
 from .seats import seat_state
@@ -191,9 +192,9 @@ def addressee(db: Database, to: ReplyTo, sender: str) -> Addressee:
         state = seat_state(session, seat)
         window = state["window"]
         if state["game"]["status"] != GameStatus.RUNNING or window is None or window["number"] != to.window:
-            return Addressee("closed", "window not open", seat.id)
+            return Addressee("closed", "window not open", seat.id, player.language)
         if window["request"] is None:
-            return Addressee("closed", "nothing owed", seat.id)
+            return Addressee("closed", "nothing owed", seat.id, player.language)
         return Addressee("", "", seat.id, player.language, window["request"], state["view"])
 
 
@@ -206,4 +207,14 @@ def apply_answer(db: Database, to: ReplyTo, kind: str, answer: Any, now: datetim
         return "forged"
     except turns.AnswerError as exc:
         return "closed" if exc.status == 409 else "error"
+    return "applied"
+
+
+def set_standing(db: Database, to: ReplyTo, changes: dict[str, Any]) -> str:
+    """Standing answers read from a reply (``AUTO CAMERA LOOK``), stored like the seat page's: "applied", or
+    "error" (refused: nothing changed)."""
+    try:
+        prefs.set_seat_standing(db, to.seat_id, changes)
+    except ShownError:
+        return "error"
     return "applied"

@@ -24,6 +24,7 @@ __all__ = [
     "answer_for",
     "check_changes",
     "effective",
+    "merge_defaults",
     "seat_settings",
     "set_defaults",
     "set_seat",
@@ -48,7 +49,8 @@ def _shown(value: object) -> str:
 
 def check_changes(changes: object, keys: tuple[str, ...] = KEYS) -> dict[str, Any]:
     """Changes to standing answers, checked: each key of ``keys`` to a value it takes, or ``"ask"``; StandingError
-    names the first refused one. ``victim`` takes a list of distinct characters (empty: ask)."""
+    names the first refused one. ``victim`` takes a list of distinct characters (empty: ask); None removes the setting
+    (a seat then follows the player's default)."""
     if not isinstance(changes, Mapping):
         raise StandingError(
             N_("Standing answers are given as an object such as %(example)s."), example='{"camera": "look"}'
@@ -61,7 +63,9 @@ def check_changes(changes: object, keys: tuple[str, ...] = KEYS) -> dict[str, An
                 value=_shown(key),
                 settings=list(keys),
             )
-        if key == "victim" and value != ASK:
+        if value is None:  # as in the player's preferences (on a seat), or no default (on the player)
+            out[key] = None
+        elif key == "victim" and value != ASK:
             if not isinstance(value, list | tuple) or not all(isinstance(c, str) for c in value):
                 raise StandingError(N_("A standing order is a list of characters."))
             picked = [c for c in value if c]
@@ -115,13 +119,19 @@ def shown_settings(seat: Seat) -> list[dict[str, Any]]:
 
 
 def seat_settings(db: Database, seat_id: int) -> dict[str, Any]:
-    """The seat's standing answers for its JSON API: its own, its player's defaults and the effective ones."""
+    """The seat's standing answers (its own pages and API only, H-6): its own, its player's defaults, the effective
+    ones, and those that answer for it now (``shown_settings``)."""
     with db.session() as session:
         seat = session.get(Seat, seat_id)
         if seat is None:
             raise LinkError(N_("This link is not valid."))
         defaults = (seat.player.standing if seat.player is not None else None) or {}
-        return {"seat": dict(seat.standing or {}), "defaults": dict(defaults), "effective": effective(seat)}
+        return {
+            "seat": dict(seat.standing or {}),
+            "defaults": dict(defaults),
+            "effective": effective(seat),
+            "answering": shown_settings(seat),
+        }
 
 
 def set_seat(db: Database, seat_id: int, checked: dict[str, Any], *, player_id: int | None = None) -> dict[str, Any]:
@@ -137,8 +147,8 @@ def set_seat(db: Database, seat_id: int, checked: dict[str, Any], *, player_id: 
                 N_("Game %(game)s is over: its standing answers can no longer change."), game=seat.game_id
             )
         merged = {**(seat.standing or {}), **checked}
-        if isinstance(merged.get("victim"), list):  # the engine keeps it: the seat no longer says "ask"
-            del merged["victim"]
+        # removed, or a victim order: the engine keeps it (the seat no longer says "ask")
+        merged = {k: v for k, v in merged.items() if v is not None and not isinstance(v, list)}
         seat.standing = merged or None
         return dict(merged)
 
@@ -151,6 +161,11 @@ def set_defaults(db: Database, player_id: int, changes: object) -> dict[str, Any
         player = session.get(Player, player_id)
         if player is None:
             raise LinkError(N_("This link is not valid."))
-        merged = {**(player.standing or {}), **checked}
-        player.standing = {k: v for k, v in merged.items() if v != ASK} or None
+        merge_defaults(player, checked)
         return dict(player.standing or {})
+
+
+def merge_defaults(player: Player, checked: dict[str, Any]) -> None:
+    """Apply checked changes (``check_changes``) to the player's defaults: "ask" or None removes one."""
+    merged = {**(player.standing or {}), **checked}
+    player.standing = {k: v for k, v in merged.items() if v not in (None, ASK)} or None

@@ -49,7 +49,16 @@ from ..models import LANGUAGES, pick_language
 from . import glossary
 from .i18n import translations
 
-__all__ = ["CommandError", "Reading", "commands_for", "hints_for", "parse_reply", "read_reply", "strip_reply"]
+__all__ = [
+    "CommandError",
+    "Reading",
+    "commands_for",
+    "hints_for",
+    "parse_reply",
+    "read_reply",
+    "read_standing",
+    "strip_reply",
+]
 
 #: Longest reply body read, and the longest line considered a command: anything beyond is ignored.
 MAX_TEXT = 50_000
@@ -66,6 +75,15 @@ class CommandError(ValueError):
 #: Shown forms first (used by ``commands_for``), then other accepted spellings.
 KEYWORDS: dict[str, dict[str, list[str]]] = {
     "en": {
+        "auto": ["AUTO"],
+        "s_cards": ["CARDS", "THREAT"],
+        "s_camera": ["CAMERA"],
+        "s_attack": ["ATTACK", "WEAPONS"],
+        "ask": ["ASK", "ASK ME"],
+        "look": ["LOOK"],
+        "off": ["OFF"],
+        "against_leader": ["AGAINST LEADER", "LEADER"],
+        "against_most_here": ["AGAINST MOST HERE", "MOST HERE"],
         "vote": ["VOTE"],
         "go": ["GO", "GOTO"],
         "place": ["PLACE", "PUT"],
@@ -85,6 +103,15 @@ KEYWORDS: dict[str, dict[str, list[str]]] = {
         "filler": ["FOR", "TO", "AT"],
     },
     "it": {
+        "auto": ["AUTO"],
+        "s_cards": ["CARTE", "MINACCIA"],
+        "s_camera": ["TELECAMERA"],
+        "s_attack": ["ATTACCO", "ARMI"],
+        "ask": ["CHIEDI", "CHIEDIMI"],
+        "look": ["GUARDA"],
+        "off": ["SPENTO", "NIENTE"],
+        "against_leader": ["CONTRO CAPOLISTA", "CAPOLISTA"],
+        "against_most_here": ["CONTRO PIU PRESENTI", "PIU PRESENTI"],
         "vote": ["VOTA", "VOTO"],
         "go": ["VAI", "VADO"],
         "place": ["PIAZZA", "METTI"],
@@ -104,6 +131,15 @@ KEYWORDS: dict[str, dict[str, list[str]]] = {
         "filler": ["PER", "A", "AL", "ALLA", "IN"],
     },
     "pl": {
+        "auto": ["AUTO"],
+        "s_cards": ["KARTY", "ZAGROŻENIE"],
+        "s_camera": ["KAMERA"],
+        "s_attack": ["ATAK", "BROŃ"],
+        "ask": ["PYTAJ", "PYTAJ MNIE"],
+        "look": ["PATRZ"],
+        "off": ["WYŁĄCZ", "NIC"],
+        "against_leader": ["PRZECIW LIDEROWI", "LIDER"],
+        "against_most_here": ["PRZECIW NAJLICZNIEJSZYM", "NAJLICZNIEJSI"],
         "vote": ["GŁOSUJ", "GŁOSUJĘ"],
         "go": ["IDŹ", "IDĘ"],
         "place": ["POSTAW", "UMIEŚĆ"],
@@ -792,6 +828,68 @@ def read_reply(text: str, request: dict[str, Any], view: dict[str, Any], languag
 def parse_reply(text: str, request: dict[str, Any], view: dict[str, Any], language: str) -> Any:
     """The engine answer JSON of ``read_reply``."""
     return read_reply(text, request, view, language).answer
+
+
+# --- standing answers (issue 11, item 3) -------------------------------------------------------------------------
+
+#: a setting's word -> the setting, and the values each takes (besides ASK), as keywords
+_SETTINGS = {"s_cards": "cards", "s_camera": "camera", "s_attack": "attack", "vote": "vote", "victim": "victim"}
+_VALUES = {
+    "cards": ("pass",),
+    "camera": ("look",),
+    "attack": ("if_needed",),
+    "vote": ("against_leader", "against_most_here"),
+}
+
+
+def read_standing(text: str, language: str) -> dict[str, Any] | None:
+    """The standing-answers command in a reply body (quotes and signature stripped first), as changes for
+    ``standing.check_changes``; None when its first command line is not one. ``AUTO CAMERA LOOK``, ``AUTO CAMERA
+    ASK``, ``AUTO VOTE AGAINST LEADER``, ``AUTO ATTACK IF NEEDED``, ``AUTO CARDS PASS``, ``AUTO VICTIM GIRL GUNMAN``,
+    ``AUTO OFF`` (every one asks again in this game); it ``AUTO TELECAMERA GUARDA``, ``AUTO VOTO CHIEDI``, ``AUTO
+    SPENTO``; pl ``AUTO KAMERA PATRZ``, ``AUTO GŁOSUJ PYTAJ``, ``AUTO WYŁĄCZ``. CommandError (in ``language``)
+    for an ``AUTO`` line that says nothing understood."""
+    lang = pick_language(language)
+    vocab = _VOCABULARIES[lang]
+    body = strip_reply(str(text)[:MAX_TEXT])
+    line = next((raw for raw in body.splitlines()[:MAX_LINES] if raw.strip()), "")
+    words = _words(line) if len(line) <= MAX_LINE else ()
+    r = _Reader(words, vocab)
+    if not words or not r.keyword("auto"):
+        return None
+    try:
+        return _standing_changes(r)
+    except _NoMatch:
+        raise CommandError(
+            translations(lang).gettext(
+                "“%(command)s” is not a standing answer. Write for example “%(example)s”, or “%(off)s”."
+            )
+            % {"command": " ".join(line.split())[:80], "example": "AUTO CAMERA LOOK", "off": "AUTO OFF"}
+        ) from None
+
+
+def _standing_changes(r: _Reader) -> dict[str, Any]:
+    if r.keyword("off"):
+        r.end()
+        return dict.fromkeys(("cards", "camera", "attack", "vote", "victim"), "ask")
+    setting = next((name for word, name in _SETTINGS.items() if r.keyword(word)), None)
+    if setting is None:
+        raise _NoMatch
+    if r.keyword("ask") or r.keyword("off"):
+        r.end()
+        return {setting: "ask"}
+    if setting == "victim":
+        order = []
+        while not r.done():
+            order.append(r.value(r.vocab.characters))
+        if not order:
+            raise _NoMatch
+        return {setting: order}
+    value = next((v for v in _VALUES[setting] if r.keyword(v)), None)
+    if value is None:
+        raise _NoMatch
+    r.end()
+    return {setting: value}
 
 
 # --- stripping --------------------------------------------------------------------------------------------------

@@ -13,7 +13,9 @@ from wtforms.widgets import TimeInput
 
 from engine.data import CHARACTERS
 
+from ..present.seat import STANDING_SELECTS, standing_selects
 from ..services import prefs
+from ..services.errors import ShownError
 from ..services.tempo import zone_choices
 from ..text import glossary
 from .access import dm, player_link, say
@@ -71,7 +73,24 @@ def prefs_form(data: dict[str, Any], formdata: Any = None) -> FlaskForm:
                 _order_field(game["seat_id"], i),
                 SelectField(label, choices=characters, validate_choice=False),
             )
+    defaults = data["standing"]
+    for select in standing_selects(lang, defaults, None):
+        field = SelectField(
+            select["name"], choices=[SelectChoice(*c) for c in select["choices"]], validate_choice=False
+        )
+        setattr(PrefsForm, f"standing_{select['key']}", field)
+    for i in range(len(CHARACTERS)):
+        setattr(
+            PrefsForm,
+            f"standing_victim_{i}",
+            SelectField(_("Choice %(n)d", n=i + 1), choices=characters, validate_choice=False),
+        )
     initial: dict[str, Any] = {key: data[key] for key in FIELDS}
+    for key in STANDING_SELECTS:
+        initial[f"standing_{key}"] = defaults.get(key) or "ask"
+    victim = defaults.get("victim") or []
+    for i in range(len(CHARACTERS)):
+        initial[f"standing_victim_{i}"] = victim[i] if i < len(victim) else ""
     initial["digest_hours"] = str(data["digest_hours"])
     for game in data["games"]:
         order = game["standing_order"]
@@ -95,7 +114,20 @@ def _render(form: FlaskForm, data: dict[str, Any], token: str, error: str | None
         notice = _("Your preferences are saved.")
         if request.args.get("answered") == "1":
             notice += " " + _("Your standing order has answered a victim choice you still owed.")
-    page = render_template("prefs.html", form=form, data=data, games=games, token=token, error=error, notice=notice)
+    answer_for_me = {
+        "selects": [form[f"standing_{key}"] for key in STANDING_SELECTS],
+        "victim": [form[f"standing_victim_{i}"] for i in range(len(CHARACTERS))],
+    }
+    page = render_template(
+        "prefs.html",
+        form=form,
+        data=data,
+        games=games,
+        token=token,
+        error=error,
+        notice=notice,
+        answer_for_me=answer_for_me,
+    )
     return page, status
 
 
@@ -118,9 +150,11 @@ def save(token: str) -> Any:
         game["seat_id"]: [form[_order_field(game["seat_id"], i)].data or "" for i in range(len(CHARACTERS))]
         for game in data["games"]
     }
+    defaults: dict[str, Any] = {key: form[f"standing_{key}"].data or "ask" for key in STANDING_SELECTS}
+    defaults["victim"] = [form[f"standing_victim_{i}"].data or "" for i in range(len(CHARACTERS))]
     try:
-        saved = prefs.save_prefs(dm().db, g.player_id, values, orders)
-    except prefs.PrefsError as exc:
+        saved = prefs.save_prefs(dm().db, g.player_id, values, orders, defaults)
+    except ShownError as exc:
         return _render(form, data, token, error=say(exc), status=422)
     args: dict[str, Any] = {"token": token, "saved": "1"} | ({"answered": "1"} if saved.answered else {})
     return redirect(url_for("prefs.show", **args), code=303)

@@ -14,8 +14,9 @@ from flask_babel import gettext
 from ..models import utcnow
 from ..present import board
 from ..present.chat import page as chat_page
-from ..present.seat import newest_first, seat_shown
-from ..services import chat, seats, turns
+from ..present.seat import STANDING_SELECTS, newest_first, seat_shown, standing_lines, standing_selects
+from ..services import chat, prefs, seats, standing, turns
+from ..services.errors import ShownError
 from ..text.grammar import CommandError, parse_reply
 from ..text.sentences import describe_answer
 from .access import dm, message, say, seat_link
@@ -60,7 +61,13 @@ def seat(token: str) -> Any:
     talk = chat_page(
         g.language, table.channels, table.colour, table.colours, running=table.running, tz=g.timezone, now=utcnow()
     )
-    return render_template("seat.html", notice=notice, chat=talk, **page)
+    settings = standing.seat_settings(dm().db, g.seat.seat_id)
+    answer_for_me = {
+        "selects": standing_selects(g.language, settings["seat"], settings["defaults"]),
+        "lines": standing_lines(g.language, settings["answering"]),
+        "saved": request.args.get("standing") == "saved",
+    }
+    return render_template("seat.html", notice=notice, chat=talk, answer_for_me=answer_for_me, **page)
 
 
 @bp.get("/s/<token>/live")
@@ -157,3 +164,48 @@ def one_tap_confirm(token: str, tap: _Tap) -> Any:
     except turns.AnswerError as exc:
         return message(gettext("Answer not taken"), say(exc), exc.status, token)
     return redirect(url_for("pages.seat", token=token, saved=number), code=303)
+
+
+# --- standing answers (issue 11, item 3): the seat page's form, and the mails' one-tap "turn off" links -----------
+
+
+@bp.post("/s/<token>/standing")
+@seat_link
+def save_standing(token: str) -> Any:
+    """The seat page's "Answer for me" form: each select's value ("" follows the player's preferences)."""
+    changes = {key: request.form.get(f"standing_{key}", "") or None for key in STANDING_SELECTS}
+    try:
+        prefs.set_seat_standing(dm().db, g.seat.seat_id, changes)
+    except ShownError as exc:
+        return message(gettext("Not saved"), say(exc) + " " + gettext("Nothing was changed."), 422, token)
+    return redirect(url_for("pages.seat", token=token, standing="saved"), code=303)
+
+
+def _off_line() -> tuple[str, dict[str, str] | None]:
+    """The setting a turn-off link names, and its line while it answers for the seat (None once off)."""
+    key = str(request.values.get("k", ""))[:20]
+    lines = standing_lines(g.language, standing.seat_settings(dm().db, g.seat.seat_id)["answering"])
+    return key, next((line for line in lines if line["key"] == key), None)
+
+
+@bp.get("/s/<token>/standing/off")
+@seat_link
+def standing_off(token: str) -> Any:
+    """The confirm page of a mail's "turn off" link: opening it changes nothing."""
+    key, line = _off_line()
+    if line is None:
+        text = gettext("This standing answer is already off: you will be asked. Nothing was changed.")
+        return message(gettext("Already off"), text, 200, token)
+    return render_template("standing_off.html", token=token, line=line, key=key)
+
+
+@bp.post("/s/<token>/standing/off")
+@seat_link
+def standing_off_confirm(token: str) -> Any:
+    key, line = _off_line()
+    if line is not None:
+        try:
+            prefs.standing_off(dm().db, g.seat.seat_id, key)
+        except ShownError as exc:
+            return message(gettext("Not saved"), say(exc), 409, token)
+    return redirect(url_for("pages.seat", token=token, standing="saved"), code=303)
