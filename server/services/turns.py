@@ -149,14 +149,18 @@ def _automatic(game: Game, seat: Seat, eng: engine.Game, req: engine.Request) ->
 
 
 def _log_standing(game: Game, eng: engine.Game, seat: Seat, req: engine.Request) -> None:
-    # never the answer: the log line names the seat and the kind only
-    log.info(
-        "game %s window %s: seat %s answered a %s request from its standing answers",
-        game.id,
-        eng.window_no,
-        seat.id,
-        req.kind,
-    )
+    """A log line for an answer given by standing answers: never the answer, and for a request whose being asked
+    tells what its player holds (a card window, B-INFO) not even the seat."""
+    if engine.asked_in_secret(req.to_json()):
+        log.info("game %s window %s: a request answered from standing answers", game.id, eng.window_no)
+    else:
+        log.info(
+            "game %s window %s: seat %s answered a %s request from its standing answers",
+            game.id,
+            eng.window_no,
+            seat.id,
+            req.kind,
+        )
 
 
 def _store_events(session: Session, game: Game, eng: engine.Game, events_before: int, now: datetime) -> None:

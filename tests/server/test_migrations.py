@@ -274,11 +274,13 @@ def test_0005_gives_every_player_generation_1_so_earlier_preferences_links_keep_
 
     with alembic_engine.connect() as conn:
         assert conn.execute(sa.text("SELECT link_generation FROM players")).scalar_one() == 1
+    alembic_runner.migrate_up_to("heads")  # the models are those of the head
     db = Database(database_url)
     try:
         assert prefs.open_player(db, "secret", earlier, 3600) == player_id
     finally:
         db.dispose()
+    alembic_runner.migrate_down_to("0005")
     with alembic_engine.begin() as conn:
         conn.execute(
             sa.text(

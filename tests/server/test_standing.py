@@ -4,6 +4,7 @@ without a "your turn" mail; shown in the player's own mails with a one-tap way t
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Any
 from urllib.parse import urlsplit
@@ -66,7 +67,10 @@ def play_to_the_end(db: Database, game_id: int, seed: int, limit: int = 800) -> 
 
 
 @pytest.mark.rule("H-3", "C-3", "VOT-1", "H-6")
-def test_requests_answered_from_standing_answers_never_wait_and_send_no_turn_mail(stack: Stack) -> None:
+def test_requests_answered_from_standing_answers_never_wait_and_send_no_turn_mail(
+    stack: Stack, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, logger="deadmail.turns")
     db = stack.db
     created = create(db, 4, seed=21)
     set_defaults_of_all(db, created.game_id, {**CAREFUL, "victim": ["girl", "gunman", "tough", "pinup"]})
@@ -91,6 +95,10 @@ def test_requests_answered_from_standing_answers_never_wait_and_send_no_turn_mai
     told = [e for e in eng.events if e["type"] == "answer_standing"]
     assert len(told) == len(standing_log)
     assert all(e["to"] == [e["player"]] for e in told)
+    # logged as such, without the answer, and without naming who answered a card window (B-INFO)
+    lines = [r.getMessage() for r in caplog.records if "standing answers" in r.getMessage()]
+    assert len(lines) == len(standing_log)
+    assert not any(re.search(r"\b(cards|red|yellow|blue|green)\b|\[", line) for line in lines)
 
 
 # --- setting them: the service, the seat page, the preferences page, a reply, the API -----------------------------
