@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from ..services.seats import Visit
 from ..text import glossary
 from ..text.grammar import CommandError, commands_for, hints_for, parse_reply
 from ..text.i18n import format_when, translations
@@ -214,3 +215,17 @@ def seat_shown(lang: str, state: dict[str, Any], now: datetime, *, told: int = 0
         outcome=outcome(lang, view),
         owing=owing,
     )
+
+
+@dataclass(frozen=True)
+class SessionShown:
+    """A session of play hours going on, as the seat page shows it: its end and who is on their page now."""
+
+    end: str
+    here: list[str]
+
+
+def session_shown(lang: str, visit: Visit, now: datetime, tz: str) -> SessionShown:
+    assert visit.session_end is not None
+    end, _relative = format_when(visit.session_end, now, tz, lang)
+    return SessionShown(end, [glossary.colour_name(lang, colour) for colour in visit.here])
