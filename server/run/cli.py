@@ -141,25 +141,24 @@ def game_create(
     options: tuple[str, ...],
     deadlines: tuple[str, ...],
     timezone: str,
-    no_quiet_hours: bool,
-    last_call: str | None,
-    play_hours: str | None,
-    play_deadline: str,
     seed: int | None,
     title: str,
     as_json: bool,
+    **tempo: Any,
 ) -> None:
-    """Create and start a game; prints its id and each seat's colour, player and signed link."""
+    """Create and start a game; prints its id and each seat's colour, player and signed link. ``tempo``: the options
+    ``no_quiet_hours``, ``last_call``, ``play_hours`` and ``play_deadline``."""
     settings = _settings()
+    last_call, play_hours = tempo["last_call"], tempo["play_hours"]
     try:
         spec = games.GameSpec(
             players=[games.parse_player(p) for p in players],
             options=_options(options),
             deadlines=parse_deadlines(deadlines),
             timezone=check_timezone(timezone),
-            avoid_quiet_hours=not no_quiet_hours,
+            avoid_quiet_hours=not tempo["no_quiet_hours"],
             last_call=None if last_call is None else parse_duration(last_call),
-            play_hours=None if play_hours is None else parse_play_hours(play_hours, play_deadline),
+            play_hours=None if play_hours is None else parse_play_hours(play_hours, tempo["play_deadline"]),
             seed=seed,
             title=title,
         )
