@@ -113,9 +113,13 @@ def test_without_play_hours_the_quiet_hours_logic_is_kept() -> None:
 def test_sessions_across_midnight() -> None:
     late = PlayHours.from_json(parse_play_hours("Fri 23:00-01:00 Europe/Rome", "10m"))
     friday_night, saturday_early = rome(2026, 2, 6, 23, 30), rome(2026, 2, 7, 0, 45)
-    assert late.session_at(friday_night) == late.session_at(saturday_early) == (
-        rome(2026, 2, 6, 23, 0).astimezone(ZoneInfo("UTC")),
-        rome(2026, 2, 7, 1, 0).astimezone(ZoneInfo("UTC")),
+    assert (
+        late.session_at(friday_night)
+        == late.session_at(saturday_early)
+        == (
+            rome(2026, 2, 6, 23, 0).astimezone(ZoneInfo("UTC")),
+            rome(2026, 2, 7, 1, 0).astimezone(ZoneInfo("UTC")),
+        )
     )
     assert late.deadline_from(saturday_early) == saturday_early + TEN
     # the session belongs to the day it starts: Saturday 23:00 is no session, the next is the next Friday
