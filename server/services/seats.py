@@ -202,23 +202,23 @@ class Visit:
 
 
 def visit(db: Database, seat_id: int, now: datetime) -> Visit:
-    """The seat's page (or its live fragment) was fetched: record that it was seen (at most every ``SEEN_EVERY``,
-    the one thing a GET of a seat page writes), and tell whether a session of the game's play hours is going on and
-    who is on their page (presence is public: it is no answer and no card)."""
+    """The seat's page (or its live fragment) was fetched. During a session of the game's play hours: record that it
+    was seen (at most every ``SEEN_EVERY``: the one thing a GET of a seat page writes, and only then), and tell who
+    is on their page (presence is public: it is no answer and no card). Outside sessions nothing is written."""
     with db.session() as session:
         seat = session.get(Seat, seat_id)
         assert seat is not None
-        session.execute(
-            update(Seat)
-            .where(Seat.id == seat_id, Seat.seen_at.is_(None) | (Seat.seen_at <= now - SEEN_EVERY))
-            .values(seen_at=now)
-        )
         game = session.get(Game, seat.game_id)
         assert game is not None
         hours = PlayHours.of(game.tempo)
         playing = None if hours is None or game.status != "running" else hours.session_at(now)
         if playing is None:
             return Visit(POLL_OTHERWISE)
+        session.execute(
+            update(Seat)
+            .where(Seat.id == seat_id, Seat.seen_at.is_(None) | (Seat.seen_at <= now - SEEN_EVERY))
+            .values(seen_at=now)
+        )
         here = session.execute(
             select(Seat.colour)
             .where(Seat.game_id == game.id, Seat.bot.is_(None), Seat.seen_at > now - HERE_FOR)

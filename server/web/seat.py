@@ -1,6 +1,6 @@
 """The seat pages, reached by signed links: the game page, its live fragment, and one-tap answers from mails.
-A GET changes nothing of the game (it only records that the seat's page was seen: ``seats.visit``); answers are
-POSTed by forms (the page's, or a one-tap link's confirm page)."""
+A GET changes nothing (during a session of play hours it only records that the seat's page was seen:
+``seats.visit``); answers are POSTed by forms (the page's, or a one-tap link's confirm page)."""
 
 from __future__ import annotations
 

@@ -120,6 +120,8 @@ def test_who_is_on_their_page_now(stack: Stack) -> None:
     ids = seat_ids(db, game_id)
     outside = seats.visit(db, ids["yellow"], OUTSIDE)
     assert (outside.poll, outside.session_end, outside.here) == (seats.POLL_OTHERWISE, None, ())
+    with db.session() as session:  # outside a session a visit writes nothing
+        assert session.get(Seat, ids["yellow"]).seen_at is None  # type: ignore[union-attr]
     now = IN_SESSION
     assert seats.visit(db, ids["yellow"], now).here == ("yellow",)
     visit = seats.visit(db, ids["red"], now + timedelta(seconds=2))
