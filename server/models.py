@@ -104,6 +104,10 @@ class MailKind(StrEnum):
     DIGEST = "digest"
     ORGANISER = "organiser"
     CHAT = "chat"
+    #: everyone but this seat has answered the window (``turns._last_call``).
+    LAST_CALL = "last_call"
+    #: a session of the game's play hours starts soon (``reminders.plan_session_reminders``).
+    SESSION = "session"
 
 
 class Base(DeclarativeBase):
@@ -149,7 +153,8 @@ class Game(Base):
     status: Mapped[str] = mapped_column(String(16), default=GameStatus.RUNNING)
     options: Mapped[dict[str, Any]] = mapped_column(JSONType)
     seed: Mapped[int] = mapped_column(Integer)
-    #: {"durations": {"default": seconds, kind: seconds}, "timezone": "...", "avoid_quiet_hours": bool}
+    #: {"durations": {"default": seconds, kind: seconds}, "timezone": "...", "avoid_quiet_hours": bool,
+    #: "last_call": seconds (absent: off), "play_hours": {"zone", "days", "start", "end", "deadline"} (absent: none)}
     tempo: Mapped[dict[str, Any]] = mapped_column(JSONType)
     #: the engine's saved game (Game.to_json): config, answer log, snapshot. Loaded only when the engine cache
     #: does not already hold this version.
@@ -198,6 +203,9 @@ class Seat(Base):
     chat_mailed_id: Mapped[int | None] = mapped_column(Integer)
     #: this game's standing answers, per setting over the player's defaults ("ask" overrides one); null: none.
     standing: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
+    #: when the seat's page (or its live fragment) was last fetched, kept to ``seats.SEEN_EVERY``: who is on their
+    #: page now, during a session of play hours (not secret).
+    seen_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
     game: Mapped[Game] = relationship(back_populates="seats")
     player: Mapped[Player | None] = relationship()

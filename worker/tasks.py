@@ -55,6 +55,7 @@ def sweep(self: Task, now: str | None = None) -> dict[str, Any]:
         "advanced": turns.sweep_windows(db, at),
         "reminded": len(reminders.plan_reminders(db, at)),
         "digests": len(reminders.release_digests(db, at)),
+        "sessions": len(reminders.plan_session_reminders(db, at)),
         "sent": send_due(db, transport_for(settings), settings, at),
     }
     heartbeat.beat(db, "sweep", result)

@@ -164,6 +164,8 @@ class Composer:
         stale = row.kind != MailKind.GAME_OVER and (window is None or window.number != row.payload.get("window"))
         if stale and outbox.covered(self.session, row):
             return None
+        if row.payload.get("unless_answered") and answer_in(self.session, seat, row.payload.get("window")):
+            return None  # a turn mail of a session of play hours: answered on the page meanwhile
         draft = Draft()
         ctx = self.section(draft, seat)
         if ctx is None:
@@ -174,6 +176,30 @@ class Composer:
             draft.words["winners"] = ctx["outcome"]["winners"]
         else:
             draft.variant = "decision" if ctx["decision"] is not None else "update"
+        return draft
+
+    def last_call(self, row: Outbox, seat: Seat) -> Draft | None:
+        """Everyone else has answered the window: a short mail with the decision, unless it was answered since."""
+        number = row.payload.get("window")
+        if answer_in(self.session, seat, number) is not None:
+            return None
+        draft = Draft("last_call")
+        ctx = self.section(draft, seat, events=False, with_board=False, only_window=number)
+        if ctx is None:
+            return None
+        draft.words = {"label": ctx["label"]}
+        return draft
+
+    def session_soon(self, row: Outbox, seat: Seat) -> Draft | None:
+        """A session of the game's play hours starts soon: when, in the reader's own time, and the seat's link."""
+        start = datetime.fromisoformat(str(row.payload.get("start")))
+        if seat.player_id != self.player.id or seat.game.status != GameStatus.RUNNING or start <= self.now:
+            return None
+        when, relative = i18n.format_when(start, self.now, self.player.timezone, self.lang)
+        label = game_label(self.lang, seat.game_id, seat.game.title)
+        draft = Draft("session", {"label": label, "start": when, "relative": relative})
+        draft.actions.append({"text": self.t.gettext("Open your page in the game"), "url": self.links(seat).seat})
+        draft.seats.append((seat.game_id, seat.id))
         return draft
 
     def link(self, row: Outbox, seat: Seat) -> Draft | None:
@@ -485,6 +511,8 @@ _SEAT_KINDS: dict[str, Callable[[Composer, Outbox, Seat], Draft | None]] = {
     MailKind.GAME_OVER: Composer.notice,
     MailKind.REPLY: Composer.reply,
     MailKind.LINK: Composer.link,
+    MailKind.LAST_CALL: Composer.last_call,
+    MailKind.SESSION: Composer.session_soon,
 }
 _PLAYER_KINDS: dict[str, Callable[[Composer, Outbox], Draft | None]] = {
     MailKind.REMINDER: Composer.reminder,

@@ -13,6 +13,7 @@ from typing import Any
 
 import engine.standing
 
+from ..services.seats import Visit
 from ..text import glossary
 from ..text.grammar import CommandError, commands_for, hints_for, parse_reply
 from ..text.i18n import format_when, translations
@@ -254,3 +255,15 @@ def standing_selects(lang: str, own: dict[str, Any], defaults: dict[str, Any] | 
             current = "ask"
         out.append({"key": key, "name": glossary.standing_name(lang, key), "choices": choices, "current": current})
     return out
+@dataclass(frozen=True)
+class SessionShown:
+    """A session of play hours going on, as the seat page shows it: its end and who is on their page now."""
+
+    end: str
+    here: list[str]
+
+
+def session_shown(lang: str, visit: Visit, now: datetime, tz: str) -> SessionShown:
+    assert visit.session_end is not None
+    end, _relative = format_when(visit.session_end, now, tz, lang)
+    return SessionShown(end, [glossary.colour_name(lang, colour) for colour in visit.here])

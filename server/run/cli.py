@@ -24,7 +24,7 @@ from ..services import games, inputs
 from ..services.errors import ShownError
 from ..services.links import LinkError, mailbox_token
 from ..services.seats import rotate_link
-from ..services.tempo import check_timezone, parse_deadlines
+from ..services.tempo import check_timezone, parse_deadlines, parse_duration, parse_play_hours
 from ..web.app import create_app
 from .demo import run_auto
 from .migrate import upgrade
@@ -129,6 +129,9 @@ def game() -> None:
 @click.option("--deadline", "deadlines", multiple=True, help="24h for every request, or kind=6h")
 @click.option("--timezone", default="UTC", show_default=True, help="the game's IANA time zone")
 @click.option("--no-quiet-hours", is_flag=True, help="deadlines may fall in players' quiet hours")
+@click.option("--last-call", default=None, help="when one player is left to answer, their time shrinks to this (4h)")
+@click.option("--play-hours", default=None, help="daily sessions, such as 'Mon-Sun 20:30-22:00 Europe/Rome'")
+@click.option("--play-deadline", default="10m", show_default=True, help="with --play-hours: time to answer")
 @click.option("--seed", type=int, default=None)
 @click.option("--title", default="")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
@@ -138,20 +141,24 @@ def game_create(
     options: tuple[str, ...],
     deadlines: tuple[str, ...],
     timezone: str,
-    no_quiet_hours: bool,
     seed: int | None,
     title: str,
     as_json: bool,
+    **tempo: Any,
 ) -> None:
-    """Create and start a game; prints its id and each seat's colour, player and signed link."""
+    """Create and start a game; prints its id and each seat's colour, player and signed link. ``tempo``: the options
+    ``no_quiet_hours``, ``last_call``, ``play_hours`` and ``play_deadline``."""
     settings = _settings()
+    last_call, play_hours = tempo["last_call"], tempo["play_hours"]
     try:
         spec = games.GameSpec(
             players=[games.parse_player(p) for p in players],
             options=_options(options),
             deadlines=parse_deadlines(deadlines),
             timezone=check_timezone(timezone),
-            avoid_quiet_hours=not no_quiet_hours,
+            avoid_quiet_hours=not tempo["no_quiet_hours"],
+            last_call=None if last_call is None else parse_duration(last_call),
+            play_hours=None if play_hours is None else parse_play_hours(play_hours, tempo["play_deadline"]),
             seed=seed,
             title=title,
         )

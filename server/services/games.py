@@ -21,7 +21,7 @@ from .engines import CACHE
 from .errors import N_, ShownError
 from .links import seat_token
 from .seats import open_window, owed_requests
-from .tempo import TempoError, check_timezone, parse_deadlines
+from .tempo import PlayHours, TempoError, check_timezone, parse_deadlines, parse_duration, parse_play_hours
 from .turns import BOT_KINDS, open_windows
 
 
@@ -43,6 +43,10 @@ class GameSpec:
     deadlines: dict[str, int] = field(default_factory=lambda: parse_deadlines([]))
     timezone: str = "UTC"
     avoid_quiet_hours: bool = True
+    #: seconds left to the last player owing an answer once all others answered (None: no last call).
+    last_call: int | None = None
+    #: the tempo's ``play_hours`` (``tempo.parse_play_hours``), or None.
+    play_hours: dict[str, Any] | None = None
     seed: int | None = None
     title: str = ""
     organiser_email: str | None = None
@@ -85,6 +89,7 @@ def spec_from_json(data: dict[str, Any]) -> GameSpec:
     if not isinstance(data, dict):
         raise GameError(N_("the body must be a JSON object"))
     known = {"players", "options", "deadlines", "timezone", "avoid_quiet_hours", "seed", "title", "organiser"}
+    known |= {"last_call", "play_hours", "play_deadline"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise GameError(N_("unknown field %(field)s"), field=repr(unknown[0]))
@@ -100,6 +105,7 @@ def spec_from_json(data: dict[str, Any]) -> GameSpec:
     try:
         deadlines = parse_deadlines(raw_deadlines)
         timezone = check_timezone(str(data.get("timezone", "UTC")))
+        last_call, play_hours = _last_call(data.get("last_call")), _play_hours(data)
     except TempoError as exc:
         raise GameError(exc.msgid, **exc.params) from None
     return GameSpec(
@@ -108,11 +114,35 @@ def spec_from_json(data: dict[str, Any]) -> GameSpec:
         deadlines=deadlines,
         timezone=timezone,
         avoid_quiet_hours=avoid,
+        last_call=last_call,
+        play_hours=play_hours,
         seed=check_seed(data.get("seed")),
         title=str(data.get("title", ""))[:120],
         organiser_email=None if organiser is None else organiser.email,
         organiser_name=None if organiser is None else organiser.name,
     )
+
+
+def _last_call(value: object) -> int | None:
+    """The JSON API's ``last_call``: a duration such as "4h", or null (none)."""
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise GameError(N_('last_call is a duration such as "4h", or null'))
+    return parse_duration(value)
+
+
+def _play_hours(data: dict[str, Any]) -> dict[str, Any] | None:
+    """The JSON API's ``play_hours``: a text such as "Mon-Sun 20:30-22:00 Europe/Rome" (with ``play_deadline``, 10
+    minutes when absent), the tempo's object itself, or null (none)."""
+    value, deadline = data.get("play_hours"), data.get("play_deadline")
+    if deadline is not None and not isinstance(deadline, str):
+        raise GameError(N_('play_deadline is a duration such as "10m"'))
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        return parse_play_hours(value, deadline or "10m")
+    return PlayHours.from_json(value).to_json()
 
 
 def spec_from_form(form: Any, limit: int) -> dict[str, Any]:
@@ -142,6 +172,9 @@ def spec_from_form(form: Any, limit: int) -> dict[str, Any]:
         "deadlines": [d for d in deadlines if d],
         "timezone": str(form.get("timezone", "UTC"))[:64],
         "avoid_quiet_hours": form.get("avoid_quiet_hours") == "1",
+        "last_call": str(form.get("last_call", "")).strip()[:20] or None,
+        "play_hours": str(form.get("play_hours", "")).strip()[:80] or None,
+        "play_deadline": str(form.get("play_deadline", "")).strip()[:20] or None,
         "organiser": str(form.get("organiser_email", "")).strip()[:320] or None,
     }
 
@@ -201,6 +234,20 @@ def colours_for(count: int) -> list[str]:
 # --- creating and describing games ------------------------------------------------------------------------------
 
 
+def tempo_of(spec: GameSpec) -> dict[str, Any]:
+    """The game's ``tempo`` column: the agreed keys, the optional ones only when set."""
+    tempo: dict[str, Any] = {
+        "durations": spec.deadlines,
+        "timezone": spec.timezone,
+        "avoid_quiet_hours": spec.avoid_quiet_hours,
+    }
+    if spec.last_call is not None:
+        tempo["last_call"] = spec.last_call
+    if spec.play_hours is not None:
+        tempo["play_hours"] = PlayHours.from_json(spec.play_hours).to_json()
+    return tempo
+
+
 def find_or_create_player(session: Session, spec: PlayerSpec) -> Player:
     assert spec.email is not None
     player = session.execute(select(Player).where(Player.email == spec.email)).scalar_one_or_none()
@@ -238,7 +285,7 @@ def create_game(db: Database, spec: GameSpec, now: datetime | None = None) -> Cr
             title=spec.title,
             options=eng.options.to_json(),
             seed=seed,
-            tempo={"durations": spec.deadlines, "timezone": spec.timezone, "avoid_quiet_hours": spec.avoid_quiet_hours},
+            tempo=tempo_of(spec),
             state={},
             organiser_email=spec.organiser_email,
             created_at=now,

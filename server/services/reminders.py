@@ -20,6 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
@@ -27,7 +28,7 @@ from sqlalchemy.orm import Session
 from ..db import Database, send_after_commit
 from ..models import Game, GameStatus, MailKind, Outbox, OutboxStatus, Player, RequestRow, Seat, Window, WindowStatus
 from . import outbox
-from .tempo import in_quiet_hours
+from .tempo import PlayHours, in_quiet_hours
 
 #: the ladder's steps, as fractions of the window's length: 1/2, 1/12, 1/72.
 FRACTIONS = (2, 12, 72)
@@ -41,6 +42,8 @@ URGENT = timedelta(hours=2)
 MIN_NOTICE = timedelta(minutes=30)
 #: a stored ``digest_hours`` beyond this (a week) counts as a week.
 MAX_DIGEST_HOURS = 7 * 24
+#: how long before a session of play hours its reminder goes out.
+SESSION_LEAD = timedelta(minutes=15)
 
 
 def ladder(duration: timedelta) -> list[timedelta]:
@@ -157,6 +160,36 @@ def still_owed(session: Session, items: Iterable[Any]) -> list[dict[str, Any]]:
 
 def _is_int(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+# --- sessions of play hours ------------------------------------------------------------------------------------
+
+
+def plan_session_reminders(db: Database, now: datetime) -> list[int]:
+    """In the ``SESSION_LEAD`` before each session of a running (not paused) game's play hours, write a ``session``
+    mail to each person seated in it, once per game, seat and session day (its key); returns the new rows' ids. The
+    session is the agreed time: quiet hours do not hold it back."""
+    with db.session() as session:
+        running = session.execute(
+            select(Game).where(Game.status == GameStatus.RUNNING, Game.unpaused_at(now)).order_by(Game.id)
+        ).scalars()
+        rows: list[Outbox] = []
+        for game in running:
+            hours = PlayHours.of(game.tempo)
+            if hours is None:
+                continue
+            start = hours.next_start(now)
+            if now < start - SESSION_LEAD:
+                continue
+            day = start.astimezone(ZoneInfo(hours.zone)).date().isoformat()
+            for seat in game.seats:
+                if seat.bot is None and seat.player is not None:
+                    key = f"session:{game.id}:{seat.id}:{day}"
+                    rows.append(outbox.notice(seat, MailKind.SESSION, key, {"start": start.isoformat()}, now))
+        if not rows:
+            return []
+        sent = set(session.execute(select(Outbox.key).where(Outbox.key.in_([r.key for r in rows]))).scalars())
+        return [row.id for row in outbox.add(session, (r for r in rows if r.key not in sent))]
 
 
 # --- digests -----------------------------------------------------------------------------------------------------

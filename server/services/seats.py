@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session, selectinload
 
 import engine
 
 from ..db import Database
-from ..models import RequestRow, Seat, Window, WindowStatus, pick_language
+from ..models import Game, RequestRow, Seat, Window, WindowStatus, pick_language
 from .engines import CACHE
 from .errors import N_
 from .links import LinkError, read_token
+from .tempo import PlayHours
 
 
 def check_generation(seat: Seat, generation: int) -> None:
@@ -175,3 +177,51 @@ def revoke_links(seat: Seat) -> None:
     seat.link_generation += 1
     if seat.player is not None:
         seat.player.link_generation += 1
+
+
+# --- who is on their page now (play hours) ---------------------------------------------------------------------
+
+#: a seat's visits are written at most this often.
+SEEN_EVERY = timedelta(seconds=10)
+#: a seat seen this recently is on its page now.
+HERE_FOR = timedelta(seconds=15)
+#: how often an open seat page asks for news (seconds): during a session of play hours, and otherwise.
+POLL_IN_SESSION = 3
+POLL_OTHERWISE = 30
+
+
+@dataclass(frozen=True)
+class Visit:
+    """What the seat page shows of the game's play hours when it is fetched."""
+
+    #: seconds between two polls of the live fragment.
+    poll: int
+    #: a session of play hours is going on: its end (UTC), and the colours of the people on their page now.
+    session_end: datetime | None = None
+    here: tuple[str, ...] = ()
+
+
+def visit(db: Database, seat_id: int, now: datetime) -> Visit:
+    """The seat's page (or its live fragment) was fetched. During a session of the game's play hours: record that it
+    was seen (at most every ``SEEN_EVERY``: the one thing a GET of a seat page writes, and only then), and tell who
+    is on their page (presence is public: it is no answer and no card). Outside sessions nothing is written."""
+    with db.session() as session:
+        seat = session.get(Seat, seat_id)
+        assert seat is not None
+        game = session.get(Game, seat.game_id)
+        assert game is not None
+        hours = PlayHours.of(game.tempo)
+        playing = None if hours is None or game.status != "running" else hours.session_at(now)
+        if playing is None:
+            return Visit(POLL_OTHERWISE)
+        session.execute(
+            update(Seat)
+            .where(Seat.id == seat_id, Seat.seen_at.is_(None) | (Seat.seen_at <= now - SEEN_EVERY))
+            .values(seen_at=now)
+        )
+        here = session.execute(
+            select(Seat.colour)
+            .where(Seat.game_id == game.id, Seat.bot.is_(None), Seat.seen_at > now - HERE_FOR)
+            .order_by(Seat.position)
+        ).scalars()
+        return Visit(POLL_IN_SESSION, playing[1], tuple(here))

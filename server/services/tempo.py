@@ -1,13 +1,14 @@
 """Deadlines: a duration per request kind, moved (once, by at most 12 h) out of the quiet hours of the players who
-owe an answer."""
+owe an answer; or, in a game with play hours, a short deadline inside the daily sessions; and the last call of the
+one player everyone waits for."""
 
 from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from datetime import datetime, time, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from functools import cache
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
@@ -164,7 +165,13 @@ def window_deadline(
 ) -> datetime:
     """When a window closes: the longest duration of its kinds; then, if some owing players are in their quiet hours
     then, moved once, by at most ``MAX_SHIFT``, to the earliest instant of that range at which the most of them are
-    awake (players whose nights together cover the whole day no longer push it for days)."""
+    awake (players whose nights together cover the whole day no longer push it for days).
+
+    With play hours: the short deadline from now inside a session, else from the next session's start; quiet hours
+    do not move it (the sessions are the agreed time)."""
+    hours = PlayHours.of(tempo)
+    if hours is not None:
+        return hours.deadline_from(now)
     durations: dict[str, int] = tempo.get("durations", {})
     default = durations.get("default", DEFAULT_DURATION)
     seconds = max((durations.get(kind, default) for kind in kinds), default=default)
@@ -195,3 +202,137 @@ def _wakings(q: Quiet, start: datetime, end: datetime) -> list[datetime]:
     if wakes_now is not None and wakes_now <= end:
         out.append(wakes_now)
     return out
+
+
+# --- last call ----------------------------------------------------------------------------------------------------
+
+
+def last_call_deadline(now: datetime, deadline: datetime, seconds: int, quiet: Quiet | None = None) -> datetime:
+    """The deadline once everyone but one player has answered: the earlier of ``deadline`` and ``now`` plus the last
+    call; when that falls in the player's quiet hours, their end instead, but never later than ``deadline``."""
+    called = now + timedelta(seconds=seconds)
+    if called >= deadline:
+        return deadline
+    wakes = None if quiet is None else quiet.end_of_quiet(called)
+    return called if wakes is None else min(wakes, deadline)
+
+
+def last_call_of(tempo: dict[str, Any]) -> int | None:
+    """The game's last call in seconds; None when it is off (absent, null or unreadable)."""
+    value = tempo.get("last_call")
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+# --- play hours ---------------------------------------------------------------------------------------------------
+
+DAY_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+_PLAY_HOURS = re.compile(r"^\s*(\S+)\s+(\d{1,2}:\d{2})\s*-\s*(\d{1,2}:\d{2})\s+(\S+)\s*$")
+BAD_PLAY_HOURS = N_("%(value)s are not play hours such as Mon-Sun 20:30-22:00 Europe/Rome")
+
+
+@dataclass(frozen=True)
+class PlayHours:
+    """Daily sessions in one time zone: on each of ``days`` (Monday = 0, the day a session starts) from ``start``
+    to ``end`` (past midnight when ``end`` is not after ``start``); ``deadline`` seconds to answer in them."""
+
+    zone: str
+    days: frozenset[int]
+    start: time
+    end: time
+    deadline: int
+
+    @classmethod
+    def of(cls, tempo: dict[str, Any]) -> PlayHours | None:
+        """The game's play hours; None when it has none (or, logged, when the stored ones cannot be read)."""
+        stored = tempo.get("play_hours")
+        if not stored:
+            return None
+        try:
+            return cls.from_json(stored)
+        except TempoError:
+            log.warning("unreadable play hours %r; ignoring them", stored)
+            return None
+
+    @classmethod
+    def from_json(cls, data: object) -> PlayHours:
+        """``{"zone", "days", "start", "end", "deadline"}`` (the tempo's ``play_hours``), checked."""
+        if not isinstance(data, dict) or set(data) != {"zone", "days", "start", "end", "deadline"}:
+            raise TempoError(
+                N_('play hours are {"zone", "days", "start", "end", "deadline"}, or a text such as %(example)s'),
+                example="Mon-Sun 20:30-22:00 Europe/Rome",
+            )
+        days, deadline = data["days"], data["deadline"]
+        if not isinstance(days, list) or not days or not all(_is_day(d) for d in days):
+            raise TempoError(N_("the days of play hours are a list of numbers from 0 (Monday) to 6 (Sunday)"))
+        if not isinstance(deadline, int) or isinstance(deadline, bool) or not 1 <= deadline <= 86400:
+            raise TempoError(N_("the deadline in play hours is from 1 second to 24 hours"))
+        start, end = parse_clock(str(data["start"])), parse_clock(str(data["end"]))
+        if start == end:
+            raise TempoError(N_("a session of play hours must end at another time than it starts"))
+        return cls(check_timezone(str(data["zone"])), frozenset(days), start, end, deadline)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "zone": self.zone,
+            "days": sorted(self.days),
+            "start": self.start.strftime("%H:%M"),
+            "end": self.end.strftime("%H:%M"),
+            "deadline": self.deadline,
+        }
+
+    def _session(self, day: date) -> tuple[datetime, datetime]:
+        """The session starting on ``day`` (whether or not one is held that day), in UTC."""
+        zone = ZoneInfo(self.zone)
+        end_day = day if self.end > self.start else day + timedelta(days=1)
+        start = datetime.combine(day, self.start, tzinfo=zone).astimezone(UTC)
+        return start, datetime.combine(end_day, self.end, tzinfo=zone).astimezone(UTC)
+
+    def _days_from(self, at: datetime, count: int) -> Iterator[tuple[datetime, datetime]]:
+        """The sessions held from the local day before ``at``'s, for ``count`` days."""
+        first = at.astimezone(ZoneInfo(self.zone)).date() - timedelta(days=1)
+        for offset in range(count):
+            day = first + timedelta(days=offset)
+            if day.weekday() in self.days:
+                yield self._session(day)
+
+    def session_at(self, at: datetime) -> tuple[datetime, datetime] | None:
+        """The session going on at ``at`` (its start and end, in UTC), or None."""
+        return next(((s, e) for s, e in self._days_from(at, 3) if s <= at < e), None)
+
+    def next_start(self, at: datetime) -> datetime:
+        """The start of the first session after ``at`` (in UTC)."""
+        return next(s for s, _ in self._days_from(at, 10) if s > at)
+
+    def deadline_from(self, now: datetime) -> datetime:
+        """A window's deadline: the short deadline from now in a session, else from the next session's start."""
+        base = now if self.session_at(now) is not None else self.next_start(now)
+        return (base + timedelta(seconds=self.deadline)).astimezone(now.tzinfo)
+
+
+def _is_day(value: object) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 6
+
+
+def _days(text: str) -> frozenset[int]:
+    """``"Mon-Fri,Sun"``, ``"Fri-Mon"`` (a range may wrap past Sunday), ``"daily"`` -> day numbers (Monday = 0)."""
+    if text.lower() in ("daily", "every"):
+        return frozenset(range(7))
+    days: set[int] = set()
+    for part in text.lower().split(","):
+        first, sep, last = part.partition("-")
+        if first[:3] not in DAY_NAMES or (sep and last[:3] not in DAY_NAMES):
+            raise TempoError(BAD_PLAY_HOURS, value=repr(text))
+        a = DAY_NAMES.index(first[:3])
+        b = DAY_NAMES.index(last[:3]) if sep else a
+        days.update((a + i) % 7 for i in range((b - a) % 7 + 1))
+    return frozenset(days)
+
+
+def parse_play_hours(text: str, deadline: str = "10m") -> dict[str, Any]:
+    """``"Mon-Sun 20:30-22:00 Europe/Rome"`` and a deadline such as ``"10m"`` -> the tempo's ``play_hours``."""
+    match = _PLAY_HOURS.match(text)
+    if not match:
+        raise TempoError(BAD_PLAY_HOURS, value=repr(text))
+    days, start, end, zone = match.groups()
+    data = {"zone": zone, "days": sorted(_days(days)), "start": start, "end": end, "deadline": parse_duration(deadline)}
+    return PlayHours.from_json(data).to_json()

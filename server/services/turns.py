@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import bindparam, delete, select
@@ -43,7 +43,7 @@ from .engines import CACHE
 from .errors import N_, ShownError
 from .links import LinkError
 from .seats import check_generation
-from .tempo import quiet_of, window_deadline
+from .tempo import PlayHours, last_call_deadline, last_call_of, quiet_of, window_deadline
 
 log = logging.getLogger("deadmail.turns")
 
@@ -104,6 +104,7 @@ def open_windows(session: Session, game: Game, eng: engine.Game, events_before: 
         return
     window = _new_window(session, game, seats, eng, [req for req, _ in automatic], now)
     mail: list[Outbox] = []
+    held_until = _on_the_page(game, window, now)
     for i, (req, value) in enumerate(automatic):
         seat = seats[req.player]
         row = RequestRow(window_id=window.id, seat_id=seat.id, position=i, kind=req.kind, payload=req.to_json())
@@ -114,9 +115,12 @@ def open_windows(session: Session, game: Game, eng: engine.Game, events_before: 
             if row.standing:
                 _log_standing(game, eng, seat, req)
         else:
-            mail.append(
-                outbox.notice(seat, MailKind.TURN, f"turn:{window.id}:{seat.id}", {"window": window.number}, now)
-            )
+            payload: dict[str, Any] = {"window": window.number}
+            turn = outbox.notice(seat, MailKind.TURN, f"turn:{window.id}:{seat.id}", payload, now)
+            if held_until is not None:  # dropped when due if answered on the page by then (compose.notice)
+                turn.payload = {**payload, "unless_answered": True}
+                turn.next_attempt_at = held_until
+            mail.append(turn)
         session.add(row)
     owes = {req.player for req, value in automatic if value is None}  # a standing answer owes nothing
     for seat in game.seats:  # the others hear what changed, if they saw anything change
@@ -125,6 +129,19 @@ def open_windows(session: Session, game: Game, eng: engine.Game, events_before: 
                 outbox.notice(seat, MailKind.UPDATE, f"update:{window.id}:{seat.id}", {"window": window.number}, now)
             )
     outbox.add(session, mail)
+
+
+#: during a session of play hours, the turn mail of a new window waits this long (or half the window, if shorter).
+ON_THE_PAGE = timedelta(minutes=5)
+
+
+def _on_the_page(game: Game, window: Window, now: datetime) -> datetime | None:
+    """During a session of the game's play hours, when a new window's turn mails are due: players are expected on
+    their pages, and a mail about a decision already answered there is not sent. None outside sessions."""
+    hours = PlayHours.of(game.tempo)
+    if hours is None or hours.session_at(now) is None:
+        return None
+    return now + min(ON_THE_PAGE, (window.deadline - now) / 2)
 
 
 def _answer_for_bots(game: Game, seats: dict[str, Seat], eng: engine.Game) -> list[tuple[engine.Request, Any]]:
@@ -244,7 +261,8 @@ def _store(
 ) -> bool:
     """Store an answer (already checked by the engine) on its row; the one place that decides that a window is
     complete, and kicks its advance once the transaction commits. True when the answer changed anything."""
-    changed = row.answered_at is None or row.answer != answer or row.standing
+    first = row.answered_at is None
+    changed = first or row.answer != answer or row.standing
     if changed:
         row.answer = answer
         row.answered_at = now
@@ -252,7 +270,28 @@ def _store(
     if window.completed_at is None and all(r.answered_at is not None for r in rows):
         window.completed_at = now
         advance_after_commit(session, window.id)
+    elif first:
+        _last_call(session, window, rows, now)
     return changed
+
+
+def _last_call(session: Session, window: Window, rows: list[RequestRow], now: datetime) -> None:
+    """When one request of the window is left unanswered and the game has a last call: that player's deadline
+    becomes the earlier of the deadline and now plus the last call (``tempo.last_call_deadline``), and they get one
+    "everyone is waiting for you" mail. Never in a window asked in secret: it would tell the last card holder that
+    others were asked (B-INFO)."""
+    left = [r for r in rows if r.answered_at is None]
+    if len(left) != 1 or any(engine.asked_in_secret(r.payload) for r in rows):
+        return
+    tempo = session.execute(select(Game.tempo).where(Game.id == window.game_id)).scalar_one()
+    seconds = last_call_of(tempo)
+    seat = left[0].seat
+    if seconds is None or seat.bot is not None or seat.player is None:
+        return
+    keep_quiet = tempo.get("avoid_quiet_hours", True) and PlayHours.of(tempo) is None
+    window.deadline = last_call_deadline(now, window.deadline, seconds, quiet_of(seat.player) if keep_quiet else None)
+    key = f"lastcall:{window.id}"
+    outbox.add(session, [outbox.notice(seat, MailKind.LAST_CALL, key, {"window": window.number}, now)])
 
 
 def submit_answer(

@@ -1,5 +1,6 @@
 """The seat pages, reached by signed links: the game page, its live fragment, and one-tap answers from mails.
-A GET never changes anything; answers are POSTed by forms (the page's, or a one-tap link's confirm page)."""
+A GET changes nothing (during a session of play hours it only records that the seat's page was seen:
+``seats.visit``); answers are POSTed by forms (the page's, or a one-tap link's confirm page)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from flask_babel import gettext
 from ..models import utcnow
 from ..present import board
 from ..present.chat import page as chat_page
-from ..present.seat import STANDING_SELECTS, newest_first, seat_shown, standing_lines, standing_selects
+from ..present.seat import STANDING_SELECTS, newest_first, seat_shown, session_shown, standing_lines, standing_selects
 from ..services import chat, prefs, seats, standing, turns
 from ..services.errors import ShownError
 from ..text.grammar import CommandError, parse_reply
@@ -40,11 +41,15 @@ def home() -> Any:
 
 def _page(token: str) -> dict[str, Any]:
     """Everything seat.html and seat_live.html show, from the seat's own view and request only."""
+    now = utcnow()
+    visit = seats.visit(dm().db, g.seat.seat_id, now)
     state = seats.seat_view(dm().db, g.seat.seat_id)
-    shown = seat_shown(g.language, state, utcnow())
+    shown = seat_shown(g.language, state, now)
     return {
         "token": token,
         "shown": shown,
+        "poll": visit.poll,
+        "session": None if visit.session_end is None else session_shown(g.language, visit, now, g.timezone),
         "history": newest_first(shown.history),
         "board": board.board_svg(shown.view, g.language, shown.colour),
         "max_command": MAX_COMMAND,
