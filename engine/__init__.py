@@ -15,6 +15,7 @@ from .game import Game
 from .options import Options
 from .replay import Replay, ReplayAnswer, replay_steps
 from .requests import MoveChoice, ParsedAnswer, Placement, Play, Request, TruckChoice, asked_in_secret
+from .rules import vote_decided
 from .scenario import run_scenario
 from .view import replay, spectator_view, view
 
@@ -41,6 +42,7 @@ __all__ = [
     "run_scenario",
     "spectator_view",
     "view",
+    "vote_decided",
 ]
 
 
