@@ -146,7 +146,8 @@ class Game(Base):
     status: Mapped[str] = mapped_column(String(16), default=GameStatus.RUNNING)
     options: Mapped[dict[str, Any]] = mapped_column(JSONType)
     seed: Mapped[int] = mapped_column(Integer)
-    #: {"durations": {"default": seconds, kind: seconds}, "timezone": "...", "avoid_quiet_hours": bool}
+    #: {"durations": {"default": seconds, kind: seconds}, "timezone": "...", "avoid_quiet_hours": bool,
+    #: "close_decided_votes": bool (absent: true)}
     tempo: Mapped[dict[str, Any]] = mapped_column(JSONType)
     #: the engine's saved game (Game.to_json): config, answer log, snapshot. Loaded only when the engine cache
     #: does not already hold this version.

@@ -129,6 +129,9 @@ def game() -> None:
 @click.option("--deadline", "deadlines", multiple=True, help="24h for every request, or kind=6h")
 @click.option("--timezone", default="UTC", show_default=True, help="the game's IANA time zone")
 @click.option("--no-quiet-hours", is_flag=True, help="deadlines may fall in players' quiet hours")
+@click.option(
+    "--keep-decided-votes-open", is_flag=True, help="a vote waits for every voter even once its outcome is decided"
+)
 @click.option("--seed", type=int, default=None)
 @click.option("--title", default="")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
@@ -138,12 +141,13 @@ def game_create(
     options: tuple[str, ...],
     deadlines: tuple[str, ...],
     timezone: str,
-    no_quiet_hours: bool,
     seed: int | None,
     title: str,
     as_json: bool,
+    **flags: bool,
 ) -> None:
     """Create and start a game; prints its id and each seat's colour, player and signed link."""
+    # flags: the tempo's on/off switches (--no-quiet-hours, --keep-decided-votes-open)
     settings = _settings()
     try:
         spec = games.GameSpec(
@@ -151,7 +155,8 @@ def game_create(
             options=_options(options),
             deadlines=parse_deadlines(deadlines),
             timezone=check_timezone(timezone),
-            avoid_quiet_hours=not no_quiet_hours,
+            avoid_quiet_hours=not flags["no_quiet_hours"],
+            close_decided_votes=not flags["keep_decided_votes_open"],
             seed=seed,
             title=title,
         )

@@ -43,6 +43,8 @@ class GameSpec:
     deadlines: dict[str, int] = field(default_factory=lambda: parse_deadlines([]))
     timezone: str = "UTC"
     avoid_quiet_hours: bool = True
+    #: a vote closes as soon as the votes still missing cannot change its outcome (``turns._complete_if_done``).
+    close_decided_votes: bool = True
     seed: int | None = None
     title: str = ""
     organiser_email: str | None = None
@@ -84,7 +86,17 @@ def spec_from_json(data: dict[str, Any]) -> GameSpec:
     """The JSON API's body -> a GameSpec (same vocabulary as the command line)."""
     if not isinstance(data, dict):
         raise GameError(N_("the body must be a JSON object"))
-    known = {"players", "options", "deadlines", "timezone", "avoid_quiet_hours", "seed", "title", "organiser"}
+    known = {
+        "players",
+        "options",
+        "deadlines",
+        "timezone",
+        "avoid_quiet_hours",
+        "close_decided_votes",
+        "seed",
+        "title",
+        "organiser",
+    }
     unknown = sorted(set(data) - known)
     if unknown:
         raise GameError(N_("unknown field %(field)s"), field=repr(unknown[0]))
@@ -96,6 +108,9 @@ def spec_from_json(data: dict[str, Any]) -> GameSpec:
     avoid = data.get("avoid_quiet_hours", True)
     if not isinstance(avoid, bool):
         raise GameError(N_("avoid_quiet_hours must be true or false"))
+    close_decided = data.get("close_decided_votes", True)
+    if not isinstance(close_decided, bool):
+        raise GameError(N_("close_decided_votes must be true or false"))
     organiser = _organiser(data.get("organiser") or None)
     try:
         deadlines = parse_deadlines(raw_deadlines)
@@ -108,6 +123,7 @@ def spec_from_json(data: dict[str, Any]) -> GameSpec:
         deadlines=deadlines,
         timezone=timezone,
         avoid_quiet_hours=avoid,
+        close_decided_votes=close_decided,
         seed=check_seed(data.get("seed")),
         title=str(data.get("title", ""))[:120],
         organiser_email=None if organiser is None else organiser.email,
@@ -142,6 +158,7 @@ def spec_from_form(form: Any, limit: int) -> dict[str, Any]:
         "deadlines": [d for d in deadlines if d],
         "timezone": str(form.get("timezone", "UTC"))[:64],
         "avoid_quiet_hours": form.get("avoid_quiet_hours") == "1",
+        "close_decided_votes": form.get("close_decided_votes") == "1",
         "organiser": str(form.get("organiser_email", "")).strip()[:320] or None,
     }
 
@@ -238,7 +255,12 @@ def create_game(db: Database, spec: GameSpec, now: datetime | None = None) -> Cr
             title=spec.title,
             options=eng.options.to_json(),
             seed=seed,
-            tempo={"durations": spec.deadlines, "timezone": spec.timezone, "avoid_quiet_hours": spec.avoid_quiet_hours},
+            tempo={
+                "durations": spec.deadlines,
+                "timezone": spec.timezone,
+                "avoid_quiet_hours": spec.avoid_quiet_hours,
+                "close_decided_votes": spec.close_decided_votes,
+            },
             state={},
             organiser_email=spec.organiser_email,
             created_at=now,

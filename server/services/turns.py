@@ -9,7 +9,11 @@
 - ``set_standing_order`` gives the engine a seat's standing victim order (H-5); it answers the seat's open victim
   request like any answer.
 
-Whether a window is complete is decided in one place, ``_store``, for people's and bots' answers alike.
+Whether a window is complete is decided in one place, ``_complete_if_done``, for people's and bots' answers alike
+(called by ``_store`` for each answer, and when a window opens with bots' answers): when every request is answered,
+or, with the tempo's ``close_decided_votes`` (on unless false), when the votes still missing cannot change a vote's
+outcome (``engine.vote_decided``). The voters still missing then did not vote: the engine applies their abstention
+as ``vote_not_cast``, not as a missed deadline, and nobody may vote or change a vote any more.
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ from .engines import CACHE
 from .errors import N_, ShownError
 from .links import LinkError
 from .seats import check_generation
-from .tempo import quiet_of, window_deadline
+from .tempo import closes_decided_votes, quiet_of, window_deadline
 
 log = logging.getLogger("deadmail.turns")
 
@@ -103,18 +107,25 @@ def open_windows(session: Session, game: Game, eng: engine.Game, events_before: 
         outbox.add(session, (outbox.notice(s, MailKind.GAME_OVER, f"over:{game.id}:{s.id}", {}, now) for s in people))
         return
     window = _new_window(session, game, seats, eng, [req for req, _ in automatic], now)
-    mail: list[Outbox] = []
+    rows = []
     for i, (req, value) in enumerate(automatic):
-        seat = seats[req.player]
-        row = RequestRow(window_id=window.id, seat_id=seat.id, position=i, kind=req.kind, payload=req.to_json())
+        row = RequestRow(
+            window_id=window.id, seat_id=seats[req.player].id, position=i, kind=req.kind, payload=req.to_json()
+        )
         if value is not None:  # bots answer through the same rows as people, at once
             row.answer = value
             row.answered_at = now
-        else:
+        session.add(row)
+        rows.append(row)
+    # the bots' votes may have decided a vote already: then nobody is asked
+    early = _complete_if_done(session, game, window, rows, now)
+    mail: list[Outbox] = []
+    for req, value in automatic:
+        if value is None and not early:
+            seat = seats[req.player]
             mail.append(
                 outbox.notice(seat, MailKind.TURN, f"turn:{window.id}:{seat.id}", {"window": window.number}, now)
             )
-        session.add(row)
     owes = {req.player for req, _ in automatic}
     for seat in game.seats:  # the others hear what changed, if they saw anything change
         if seat.bot is None and seat.colour not in owes and _saw_news(eng.events[events_before:], seat.colour):
@@ -199,7 +210,11 @@ def _saw_news(events: list[dict[str, Any]], colour: str) -> bool:
 # Only the columns it needs: the rest (the game's JSON, each request's payload) would be decoded for nothing.
 _SEAT = select(Seat).where(Seat.id == bindparam("seat_id"))
 #: read once the window's row is locked: the state of that window (an advance cannot commit in between).
-_GAME = select(Game).options(load_only(Game.id, Game.version, Game.created_at)).where(Game.id == bindparam("game_id"))
+_GAME = (
+    select(Game)
+    .options(load_only(Game.id, Game.version, Game.created_at, Game.tempo))
+    .where(Game.id == bindparam("game_id"))
+)
 _OPEN_WINDOW = (
     select(Window).where(Window.game_id == bindparam("game_id"), Window.status == WindowStatus.OPEN).with_for_update()
 )
@@ -216,19 +231,40 @@ def _unanswered(session: Session, window: Window, seat: Seat) -> tuple[list[Requ
     return rows, next((r for r in rows if r.seat_id == seat.id and r.answered_at is None), None)
 
 
+#: the request rows' payloads (the engine's requests: a vote's candidates and weights), read only for a vote.
+_PAYLOADS = select(RequestRow.id, RequestRow.payload).where(RequestRow.window_id == bindparam("window_id"))
+
+
 def _store(
-    session: Session, window: Window, rows: list[RequestRow], row: RequestRow, answer: Any, now: datetime
+    session: Session, game: Game, window: Window, rows: list[RequestRow], row: RequestRow, answer: Any, *, now: datetime
 ) -> bool:
-    """Store an answer (already checked by the engine) on its row; the one place that decides that a window is
-    complete, and kicks its advance once the transaction commits. True when the answer changed anything."""
+    """Store an answer (already checked by the engine) on its row, and complete the window when it is done
+    (``_complete_if_done``). True when the answer changed anything."""
     changed = row.answered_at is None or row.answer != answer
     if changed:
         row.answer = answer
         row.answered_at = now
-    if window.completed_at is None and all(r.answered_at is not None for r in rows):
-        window.completed_at = now
-        advance_after_commit(session, window.id)
+    _complete_if_done(session, game, window, rows, now)
     return changed
+
+
+def _complete_if_done(session: Session, game: Game, window: Window, rows: list[RequestRow], now: datetime) -> bool:
+    """The one place that decides that a window is complete: every one of its request ``rows`` is answered, or
+    they are a vote that the answers so far have decided (``close_decided_votes``, ``engine.vote_decided``). Marks
+    it complete and kicks its advance once the transaction commits; True when the window is complete."""
+    if window.completed_at is not None:
+        return True
+    answered = [r for r in rows if r.answered_at is not None]
+    if len(answered) < len(rows):
+        if not answered or rows[0].kind != engine.Kind.VOTE or not closes_decided_votes(game.tempo):
+            return False
+        payloads = {id_: payload for id_, payload in session.execute(_PAYLOADS, {"window_id": window.id}).tuples()}
+        votes = {str(payloads[r.id]["player"]): str(r.answer) for r in answered}
+        if not engine.vote_decided([payloads[r.id] for r in rows], votes):
+            return False
+    window.completed_at = now
+    advance_after_commit(session, window.id)
+    return True
 
 
 def submit_answer(
@@ -268,6 +304,8 @@ def submit_answer(
         row = next((r for r in rows if r.seat_id == seat.id), None)
         if row is None:
             raise AnswerError(N_("There is nothing for you to decide right now."), 409)
+        if _closed_as_decided(window, rows):
+            raise AnswerError(VOTE_DECIDED, 409)
         if row.kind != kind:
             raise AnswerError(
                 N_("You are asked for a %(asked)s now, not a %(given)s."), 409, asked=row.kind, given=str(kind)[:20]
@@ -279,7 +317,7 @@ def submit_answer(
             eng.check(seat.colour, kind, answer)
         except engine.IllegalAnswer as exc:
             raise AnswerError.refused_by_engine(exc) from None
-        changed = _store(session, window, rows, row, answer, now)
+        changed = _store(session, game, window, rows, row, answer, now=now)
         return Submitted(window.id, window.number, changed, window.completed_at is not None)
 
 
@@ -287,7 +325,7 @@ def answer_as_bot(session: Session, game: Game, seat: Seat, window: Window, now:
     """A seat just given to a bot answers its open request at once, through ``_store`` like a person's answer.
     False when the seat owes nothing unanswered in the window."""
     rows, row = _unanswered(session, window, seat)
-    if row is None:
+    if row is None or _closed_as_decided(window, rows):  # a vote closed as decided: the seat does not vote
         return False
     eng = CACHE.fresh(game)  # a private copy: this transaction may still roll back
     req = next((r for r in eng.pending() if r.player == seat.colour and r.kind == row.kind), None)
@@ -298,7 +336,7 @@ def answer_as_bot(session: Session, game: Game, seat: Seat, window: Window, now:
         eng.check(seat.colour, row.kind, answer)  # a bot's answer is checked like anyone's
     except engine.IllegalAnswer as exc:
         raise AnswerError.refused_by_engine(exc) from None
-    _store(session, window, rows, row, answer, now)
+    _store(session, game, window, rows, row, answer, now=now)
     return True
 
 
@@ -307,6 +345,13 @@ def answer_as_bot(session: Session, game: Game, seat: Seat, window: Window, now:
 
 #: a change that found the game between two windows (an advance was closing the one it locked).
 MOVING_ON = N_("The game is moving on right now: try again in a moment.")
+#: a vote or a change of vote after the vote was closed as decided (``close_decided_votes``).
+VOTE_DECIDED = N_("This vote is closed: the votes still missing could not change its outcome.")
+
+
+def _closed_as_decided(window: Window, rows: list[RequestRow]) -> bool:
+    """The window was completed with requests unanswered: a vote closed once decided."""
+    return window.completed_at is not None and any(r.answered_at is None for r in rows)
 
 
 def set_standing_order(db: Database, seat_id: int, order: list[str], now: datetime | None = None) -> bool:
@@ -331,7 +376,7 @@ def set_standing_order(db: Database, seat_id: int, order: list[str], now: dateti
         rows, row = _unanswered(session, window, seat)
         choice = None if row is None else eng.standing_answer(seat.colour)
         if row is not None and choice is not None:
-            _store(session, window, rows, row, choice, now)
+            _store(session, game, window, rows, row, choice, now=now)
     CACHE.put(game, eng)
     return choice is not None
 
@@ -353,7 +398,7 @@ def advance_window(db: Database, window_id: int, now: datetime | None = None, wa
         if window is None:
             return False
         rows = list(window.requests)
-        if any(r.answered_at is None for r in rows) and window.deadline > now:
+        if window.completed_at is None and any(r.answered_at is None for r in rows) and window.deadline > now:
             return False
         game = session.get(Game, window.game_id)
         assert game is not None
@@ -376,8 +421,11 @@ def advance_window(db: Database, window_id: int, now: datetime | None = None, wa
 
 
 def _apply(game: Game, window: Window, rows: list[RequestRow], eng: engine.Game) -> None:
-    """The window's answers through the engine, in order; an H-4 default for each one missing."""
-    for row in rows:
+    """The window's answers through the engine, in order; an H-4 default for each one missing. In a vote closed as
+    decided, the answers first, then the voters still missing, who did not vote (not defaulted: they missed
+    nothing)."""
+    decided = _closed_as_decided(window, rows)
+    for row in sorted(rows, key=lambda r: r.answered_at is None) if decided else rows:
         colour = row.seat.colour
         if row.answered_at is not None:
             try:
@@ -388,6 +436,12 @@ def _apply(game: Game, window: Window, rows: list[RequestRow], eng: engine.Game)
                 log.error(
                     "game %s: a stored answer of %s no longer applies (%s); defaulted", game.id, colour, exc.msgid
                 )
+        if decided:
+            try:
+                eng.timeout(colour, row.kind, decided=True)
+                continue
+            except engine.IllegalAnswer as exc:  # decided when stored, against this same state: should not happen
+                log.error("game %s: a vote closed as decided is not decided (%s); defaulted", game.id, exc.msgid)
         eng.timeout(colour, row.kind)
         row.defaulted = True
 
