@@ -258,7 +258,7 @@ def _complete_if_done(session: Session, game: Game, window: Window, rows: list[R
     if len(answered) < len(rows):
         if not answered or rows[0].kind != engine.Kind.VOTE or not closes_decided_votes(game.tempo):
             return False
-        payloads = {id_: payload for id_, payload in session.execute(_PAYLOADS, {"window_id": window.id}).tuples()}
+        payloads = {id_: payload for id_, payload in session.execute(_PAYLOADS, {"window_id": window.id})}
         votes = {str(payloads[r.id]["player"]): str(r.answer) for r in answered}
         if not engine.vote_decided([payloads[r.id] for r in rows], votes):
             return False
