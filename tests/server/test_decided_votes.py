@@ -18,7 +18,7 @@ from server.models import Event, Game, RequestRow
 from server.services import turns
 from server.text.sentences import event_text
 from tests.conftest import Stack
-from tests.support import AUTH, T0, api_game, open_window, play_window, recording
+from tests.support import T0, api_game, open_window, play_window, recording
 
 PLAYERS = [f"P{i} <p{i}.votes@example.org>" for i in range(5)]
 
@@ -111,9 +111,3 @@ def test_with_close_decided_votes_false_a_decided_vote_waits_for_every_voter(sta
     assert turns.submit_answer(db, seats[third], "vote", options[0], window_number=number, now=at).complete
     assert turns.advance_window(db, window_id, now=at)
     assert events_of(db, game.id, "vote_not_cast") == []
-
-
-def test_close_decided_votes_must_be_true_or_false(stack: Stack) -> None:
-
-    reply = stack.client.post("/api/games", json={"players": PLAYERS, "close_decided_votes": "no"}, headers=AUTH)
-    assert reply.status_code == 400 and "close_decided_votes" in str(reply.json)
