@@ -15,6 +15,7 @@ from .game import Game
 from .options import Options
 from .replay import Replay, ReplayAnswer, replay_steps
 from .requests import MoveChoice, ParsedAnswer, Placement, Play, Request, TruckChoice, asked_in_secret
+from .rules import vote_decided
 from .scenario import run_scenario
 from .standing import VOTE_POLICIES, standing_answer, standing_problem
 from .view import replay, spectator_view, view
@@ -45,6 +46,7 @@ __all__ = [
     "standing_answer",
     "standing_problem",
     "view",
+    "vote_decided",
 ]
 
 

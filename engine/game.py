@@ -14,6 +14,7 @@ from .config import Config
 from .data import CACHOU, CHARACTERS, KINDS, Kind, Phase, characters_for, full_deck
 from .errors import N_, IllegalAnswer, ScenarioError
 from .requests import ParsedAnswer, Request, answer_json, asked_in_secret, by_standing_order, default, parse, shown
+from .rules import vote_decided
 from .state import State
 
 FORMAT = "deadmail-engine/1"
@@ -164,14 +165,36 @@ class Game(State):
         self.log.append(entry)
         self._accept(req, value)
 
-    def timeout(self, player: str, kind: str) -> None:
-        """The deadline passed: apply the H-4 default, logged as defaulted."""
+    def timeout(self, player: str, kind: str, *, decided: bool = False) -> None:
+        """The deadline passed: apply the H-4 default, logged as defaulted.
+
+        With ``decided``, a vote closed before its deadline because the votes still missing could not change its
+        outcome (``vote_decided``): the H-4 default applies (an abstention), but the player missed nothing: the
+        public event is ``vote_not_cast``. IllegalAnswer when the request is not a vote or the vote is not decided
+        (with the abstentions already given)."""
         req = self.request_for(player, kind)
+        if decided and not (req.kind == Kind.VOTE and self.open_vote_decided()):
+            raise IllegalAnswer(
+                N_("The vote is not decided yet: the vote of %(colour)s may still change its outcome."), colour=player
+            )
         value = default(self, req, self.standing)
-        self.log.append({"player": player, "kind": kind, "timeout": True})
-        secret = asked_in_secret(req.to_json())  # being asked at all tells what the player holds (H-2)
-        self.emit("answer_defaulted", to=(player,) if secret else None, player=player, kind=kind)
+        entry: dict[str, Any] = {"player": player, "kind": kind, "timeout": True}
+        if decided:
+            entry["decided"] = True
+        self.log.append(entry)
+        if decided:  # votes are public (H-6), and so is who was asked to vote
+            self.emit("vote_not_cast", player=player, location=req.info.get("location"), revote=req.info.get("revote"))
+        else:
+            secret = asked_in_secret(req.to_json())  # being asked at all tells what the player holds (H-2)
+            self.emit("answer_defaulted", to=(player,) if secret else None, player=player, kind=kind)
         self._accept(req, value)
+
+    def open_vote_decided(self) -> bool:
+        """The open window is a vote whose outcome the votes still missing cannot change (``engine.vote_decided``);
+        a voter who abstained (H-4) counts as having voted for nobody."""
+        abstained = {p for p, value in self._answers.items() if value is None}
+        votes = {p: str(value) for p, value in self._answers.items() if value is not None}
+        return vote_decided([r.to_json() for r in self.window if r.player not in abstained], votes)
 
     def set_standing_order(self, player: str, order: list[str], *, answer_open: bool = True) -> None:
         """H-5: the order in which ``player`` gives up characters, for every victim request from now on. A pending
@@ -253,7 +276,7 @@ class Game(State):
                 entry["player"], entry["standing_order"], answer_open=entry.get("answer_open", True) is not False
             )
         elif entry.get("timeout"):
-            self.timeout(entry["player"], entry["kind"])
+            self.timeout(entry["player"], entry["kind"], decided=entry.get("decided") is True)
         else:
             self.answer(entry["player"], entry["kind"], entry["answer"], standing=entry.get("standing") is True)
 

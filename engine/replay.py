@@ -25,7 +25,8 @@ class ReplayAnswer:
 
     A standing-order change (H-5) has ``standing_order`` and no ``kind``, ``request`` or ``answer``; an answer or
     a timeout has ``kind``, ``request`` (``Request.to_json()`` of the request it answered) and ``answer`` in the
-    contract's JSON form (for a timeout, the H-4 default that was applied; None for an abstention).
+    contract's JSON form (for a timeout, the H-4 default that was applied; None for an abstention). ``decided``: the
+    timeout closed a vote already decided (the voter did not vote, nothing was missed).
     """
 
     #: the round (0: the setup) and the window (``Game.window_no``) in which it was given.
@@ -39,6 +40,8 @@ class ReplayAnswer:
     timeout: bool = False
     #: the answer came from the player's standing answers (``engine.standing_answer``).
     standing: bool = False
+    #: a timeout given because the vote was already decided (``Game.timeout(decided=True)``): not a missed deadline.
+    decided: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +85,7 @@ def _replay_entry(game: Game, entry: dict[str, Any]) -> ReplayAnswer:
             answer=answer_json(kind, value),
             timeout=timeout,
             standing=entry.get("standing") is True,
+            decided=timeout and entry.get("decided") is True,
         )
     game.replay_entry(entry)
     return step

@@ -154,7 +154,8 @@ class Game(Base):
     options: Mapped[dict[str, Any]] = mapped_column(JSONType)
     seed: Mapped[int] = mapped_column(Integer)
     #: {"durations": {"default": seconds, kind: seconds}, "timezone": "...", "avoid_quiet_hours": bool,
-    #: "last_call": seconds (absent: off), "play_hours": {"zone", "days", "start", "end", "deadline"} (absent: none)}
+    #: "last_call": seconds (absent: off), "play_hours": {"zone", "days", "start", "end", "deadline"} (absent: none),
+    #: "close_decided_votes": bool (absent: true)}
     tempo: Mapped[dict[str, Any]] = mapped_column(JSONType)
     #: the engine's saved game (Game.to_json): config, answer log, snapshot. Loaded only when the engine cache
     #: does not already hold this version.

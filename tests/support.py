@@ -143,7 +143,8 @@ def create_tagged(
 
 
 def play_window(db: Database, game_id: int, seed: int, now: datetime) -> list[int]:
-    """Every person still owing answers like a random bot (through submit_answer); then the window advances.
+    """Every person still owing answers like a random bot (through submit_answer) until the window is complete (a
+    vote closes once decided); then the window advances.
     Returns the outbox rows the advance wrote."""
     window = open_window(db, game_id)
     assert window is not None
@@ -152,7 +153,8 @@ def play_window(db: Database, game_id: int, seed: int, now: datetime) -> list[in
     for seat_id, colour, kind in owed:
         req = next(r for r in eng.pending() if r.player == colour)
         value = engine.bots.RandomBot(seed * 31 + window.number).decide(eng, req)
-        turns.submit_answer(db, seat_id, kind, value, window_number=window.number, now=now)
+        if turns.submit_answer(db, seat_id, kind, value, window_number=window.number, now=now).complete:
+            break  # a vote closed once decided takes no more votes
     before = set(outbox_ids(db, game_id))
     assert turns.advance_window(db, window.id, now=now)
     return [i for i in outbox_ids(db, game_id) if i not in before]

@@ -40,6 +40,7 @@ class ReplayAnswer:
     kind: str
     #: the answer in the contract's JSON form (the default one for a timeout; None for a standing order).
     answer: Any
+    #: the deadline passed without an answer (not for a voter whose vote was closed once decided).
     timeout: bool
     text: str
     #: the player's colour as a name ("Red", "Rosso").
@@ -65,8 +66,10 @@ def _seen_by(lang: str, to: list[str] | None) -> str | None:
     return str(t.gettext("seen by %(players)s") % {"players": names})
 
 
-def _answer_text(lang: str, request: dict[str, Any] | None, answer: Any, timeout: bool) -> str:
+def _answer_text(lang: str, request: dict[str, Any] | None, answer: Any, timeout: bool, decided: bool) -> str:
     t = translations(lang)
+    if decided:
+        return str(t.gettext("did not vote: the vote was already decided"))
     if timeout:
         said = str(t.gettext("no answer in time: the default answer was used"))
         if request is not None and answer is not None:
@@ -83,8 +86,9 @@ def _answer(lang: str, step: engine.ReplayAnswer) -> ReplayAnswer:
         order = ", ".join(glossary.character_name(lang, c) for c in step.standing_order)
         text = str(translations(lang).gettext("sets the standing order: %(characters)s") % {"characters": order})
         return ReplayAnswer(step.window, step.player, "standing_order", None, False, text, who)
-    text = _answer_text(lang, step.request, step.answer, step.timeout)
-    return ReplayAnswer(step.window, step.player, str(step.kind), step.answer, step.timeout, text, who)
+    text = _answer_text(lang, step.request, step.answer, step.timeout, step.decided)
+    missed = step.timeout and not step.decided  # a vote closed once decided was not missed
+    return ReplayAnswer(step.window, step.player, str(step.kind), step.answer, missed, text, who)
 
 
 def _events(lang: str, events: list[dict[str, Any]]) -> list[list[ReplayEvent]]:

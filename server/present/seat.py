@@ -14,6 +14,7 @@ from typing import Any
 import engine.standing
 
 from ..services.seats import Visit
+from ..services.tempo import closes_decided_votes
 from ..text import glossary
 from ..text.grammar import CommandError, commands_for, hints_for, parse_reply
 from ..text.i18n import format_when, translations
@@ -103,10 +104,15 @@ class Decision:
     answer: str | None
     deadline: str
     relative: str
+    #: a vote that closes once decided (the tempo's ``close_decided_votes``) says so (also among the ``hints``).
+    early: str | None = None
 
 
-def decision(lang: str, view: dict[str, Any], window: dict[str, Any], now: datetime, tz: str) -> Decision | None:
-    """The seat's open request as choices: each legal command with what it means; None when it owes nothing."""
+def decision(
+    lang: str, view: dict[str, Any], window: dict[str, Any], now: datetime, tz: str, tempo: dict[str, Any] | None = None
+) -> Decision | None:
+    """The seat's open request as choices: each legal command with what it means; None when it owes nothing.
+    ``tempo``: the game's, to say that a vote closes as soon as it is decided."""
     request, stored = window["request"], window["answer"]
     if request is None:
         return None
@@ -121,15 +127,23 @@ def decision(lang: str, view: dict[str, Any], window: dict[str, Any], now: datet
     if request.get("kind") == "truck":
         truck = [card_entry(lang, c) for c in request.get("cards") or []]
     deadline, relative = format_when(datetime.fromisoformat(window["deadline"]), now, tz, lang)
+    hints = hints_for(request, view, lang)
+    early = None
+    if request.get("kind") == "vote" and closes_decided_votes(tempo):
+        early = str(
+            translations(lang).gettext("This vote closes as soon as the votes still missing cannot change its outcome.")
+        )
+        hints.append(early)
     return Decision(
         window=int(window["number"]),
         text=request_text(lang, request, view.get("phase")),
         choices=choices,
-        hints=hints_for(request, view, lang),
+        hints=hints,
         truck=truck,
         answer=None if stored is None else describe_answer(lang, request, stored),
         deadline=deadline,
         relative=relative,
+        early=early,
     )
 
 
@@ -210,7 +224,7 @@ def seat_shown(lang: str, state: dict[str, Any], now: datetime, *, told: int = 0
         window=None if window is None else int(window["number"]),
         deadline=deadline,
         relative=relative,
-        decision=None if window is None else decision(lang, view, window, now, tz),
+        decision=None if window is None else decision(lang, view, window, now, tz, game.get("tempo")),
         hand=[card_entry(lang, c) for c in view.get("hand") or []],
         dice=None if view.get("dice") is None else [int(v) for v in view["dice"]],
         history=history(lang, view.get("events") or [], colour, told),
@@ -255,6 +269,8 @@ def standing_selects(lang: str, own: dict[str, Any], defaults: dict[str, Any] | 
             current = "ask"
         out.append({"key": key, "name": glossary.standing_name(lang, key), "choices": choices, "current": current})
     return out
+
+
 @dataclass(frozen=True)
 class SessionShown:
     """A session of play hours going on, as the seat page shows it: its end and who is on their page now."""

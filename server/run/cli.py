@@ -132,6 +132,9 @@ def game() -> None:
 @click.option("--last-call", default=None, help="when one player is left to answer, their time shrinks to this (4h)")
 @click.option("--play-hours", default=None, help="daily sessions, such as 'Mon-Sun 20:30-22:00 Europe/Rome'")
 @click.option("--play-deadline", default="10m", show_default=True, help="with --play-hours: time to answer")
+@click.option(
+    "--keep-decided-votes-open", is_flag=True, help="a vote waits for every voter even once its outcome is decided"
+)
 @click.option("--seed", type=int, default=None)
 @click.option("--title", default="")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
@@ -159,6 +162,7 @@ def game_create(
             avoid_quiet_hours=not tempo["no_quiet_hours"],
             last_call=None if last_call is None else parse_duration(last_call),
             play_hours=None if play_hours is None else parse_play_hours(play_hours, tempo["play_deadline"]),
+            close_decided_votes=not tempo["keep_decided_votes_open"],
             seed=seed,
             title=title,
         )

@@ -47,6 +47,8 @@ class GameSpec:
     last_call: int | None = None
     #: the tempo's ``play_hours`` (``tempo.parse_play_hours``), or None.
     play_hours: dict[str, Any] | None = None
+    #: a vote closes as soon as the votes still missing cannot change its outcome (``turns._complete_if_done``).
+    close_decided_votes: bool = True
     seed: int | None = None
     title: str = ""
     organiser_email: str | None = None
@@ -89,7 +91,7 @@ def spec_from_json(data: dict[str, Any]) -> GameSpec:
     if not isinstance(data, dict):
         raise GameError(N_("the body must be a JSON object"))
     known = {"players", "options", "deadlines", "timezone", "avoid_quiet_hours", "seed", "title", "organiser"}
-    known |= {"last_call", "play_hours", "play_deadline"}
+    known |= {"last_call", "play_hours", "play_deadline", "close_decided_votes"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise GameError(N_("unknown field %(field)s"), field=repr(unknown[0]))
@@ -101,6 +103,9 @@ def spec_from_json(data: dict[str, Any]) -> GameSpec:
     avoid = data.get("avoid_quiet_hours", True)
     if not isinstance(avoid, bool):
         raise GameError(N_("avoid_quiet_hours must be true or false"))
+    close_decided = data.get("close_decided_votes", True)
+    if not isinstance(close_decided, bool):
+        raise GameError(N_("close_decided_votes must be true or false"))
     organiser = _organiser(data.get("organiser") or None)
     try:
         deadlines = parse_deadlines(raw_deadlines)
@@ -116,6 +121,7 @@ def spec_from_json(data: dict[str, Any]) -> GameSpec:
         avoid_quiet_hours=avoid,
         last_call=last_call,
         play_hours=play_hours,
+        close_decided_votes=close_decided,
         seed=check_seed(data.get("seed")),
         title=str(data.get("title", ""))[:120],
         organiser_email=None if organiser is None else organiser.email,
@@ -175,6 +181,7 @@ def spec_from_form(form: Any, limit: int) -> dict[str, Any]:
         "last_call": str(form.get("last_call", "")).strip()[:20] or None,
         "play_hours": str(form.get("play_hours", "")).strip()[:80] or None,
         "play_deadline": str(form.get("play_deadline", "")).strip()[:20] or None,
+        "close_decided_votes": form.get("close_decided_votes") == "1",
         "organiser": str(form.get("organiser_email", "")).strip()[:320] or None,
     }
 
@@ -240,6 +247,7 @@ def tempo_of(spec: GameSpec) -> dict[str, Any]:
         "durations": spec.deadlines,
         "timezone": spec.timezone,
         "avoid_quiet_hours": spec.avoid_quiet_hours,
+        "close_decided_votes": spec.close_decided_votes,
     }
     if spec.last_call is not None:
         tempo["last_call"] = spec.last_call

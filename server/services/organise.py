@@ -38,6 +38,7 @@ from .engines import CACHE
 from .errors import N_, ShownError
 from .games import PlayerSpec, find_or_create_player
 from .seats import open_window, owed_requests, revoke_links, standing_order
+from .tempo import closes_decided_votes
 from .turns import BOT_KINDS
 
 #: the furthest a deadline or a pause may be set, from now.
@@ -120,6 +121,7 @@ def owed(db: Database, game_id: int, now: datetime | None = None) -> dict[str, A
             "round": game.round,
             "phase": game.phase,
             "timezone": (game.tempo or {}).get("timezone", "UTC"),
+            "close_decided_votes": closes_decided_votes(game.tempo),
             "paused_until": game.paused_until if game.paused_at(now) else None,
             "outcome": game.outcome,
             "seats": seats,

@@ -88,6 +88,7 @@ def plan_reminders(db: Database, now: datetime) -> list[int]:
             .join(Game, Window.game_id == Game.id)
             .where(
                 Window.status == WindowStatus.OPEN,
+                Window.completed_at.is_(None),  # a vote closed as decided owes nothing more
                 Window.deadline > now,
                 RequestRow.answered_at.is_(None),
                 Seat.bot.is_(None),
@@ -150,6 +151,7 @@ def still_owed(session: Session, items: Iterable[Any]) -> list[dict[str, Any]]:
                 Window.game_id == Seat.game_id,
                 Window.number == number,
                 Window.status == WindowStatus.OPEN,
+                Window.completed_at.is_(None),
                 RequestRow.answered_at.is_(None),
             )
         ).first()

@@ -29,6 +29,12 @@ class TempoError(ShownError):
     """A tempo setting that cannot be used; the message says which (pages translate it)."""
 
 
+def closes_decided_votes(tempo: dict[str, Any] | None) -> bool:
+    """The tempo's ``close_decided_votes``: a vote closes as soon as the votes still missing cannot change its
+    outcome; on unless the game's tempo says false (games made before the option have it on)."""
+    return (tempo or {}).get("close_decided_votes", True) is not False
+
+
 def parse_duration(text: str) -> int:
     """``"24h"``, ``"90m"``, ``"2d"``, ``"30s"`` (a bare number means hours) -> seconds."""
     match = _DURATION.match(text)

@@ -9,7 +9,11 @@
 - ``set_standing_order`` gives the engine a seat's standing victim order (H-5); it answers the seat's open victim
   request like any answer.
 
-Whether a window is complete is decided in one place, ``_store``, for people's and bots' answers alike.
+Whether a window is complete is decided in one place, ``_complete_if_done``, for people's and bots' answers alike
+(called by ``_store`` for each answer, and when a window opens with bots' answers): when every request is answered,
+or, with the tempo's ``close_decided_votes`` (on unless false), when the votes still missing cannot change a vote's
+outcome (``engine.vote_decided``). The voters still missing then did not vote: the engine applies their abstention
+as ``vote_not_cast``, not as a missed deadline, and nobody may vote or change a vote any more.
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ from .engines import CACHE
 from .errors import N_, ShownError
 from .links import LinkError
 from .seats import check_generation
-from .tempo import PlayHours, last_call_deadline, last_call_of, quiet_of, window_deadline
+from .tempo import PlayHours, closes_decided_votes, last_call_deadline, last_call_of, quiet_of, window_deadline
 
 log = logging.getLogger("deadmail.turns")
 
@@ -103,8 +107,7 @@ def open_windows(session: Session, game: Game, eng: engine.Game, events_before: 
         outbox.add(session, (outbox.notice(s, MailKind.GAME_OVER, f"over:{game.id}:{s.id}", {}, now) for s in people))
         return
     window = _new_window(session, game, seats, eng, [req for req, _ in automatic], now)
-    mail: list[Outbox] = []
-    held_until = _on_the_page(game, window, now)
+    rows = []
     for i, (req, value) in enumerate(automatic):
         seat = seats[req.player]
         row = RequestRow(window_id=window.id, seat_id=seat.id, position=i, kind=req.kind, payload=req.to_json())
@@ -114,14 +117,21 @@ def open_windows(session: Session, game: Game, eng: engine.Game, events_before: 
             row.standing = seat.bot is None
             if row.standing:
                 _log_standing(game, eng, seat, req)
-        else:
+        session.add(row)
+        rows.append(row)
+    # the automatic votes may have decided a vote already: then nobody is asked
+    early = _complete_if_done(session, game, window, rows, now)
+    mail: list[Outbox] = []
+    held_until = _on_the_page(game, window, now)
+    for req, value in automatic:
+        if value is None and not early:
+            seat = seats[req.player]
             payload: dict[str, Any] = {"window": window.number}
             turn = outbox.notice(seat, MailKind.TURN, f"turn:{window.id}:{seat.id}", payload, now)
             if held_until is not None:  # dropped when due if answered on the page by then (compose.notice)
                 turn.payload = {**payload, "unless_answered": True}
                 turn.next_attempt_at = held_until
             mail.append(turn)
-        session.add(row)
     owes = {req.player for req, value in automatic if value is None}  # a standing answer owes nothing
     for seat in game.seats:  # the others hear what changed, if they saw anything change
         if seat.bot is None and seat.colour not in owes and _saw_news(eng.events[events_before:], seat.colour):
@@ -239,7 +249,11 @@ def _saw_news(events: list[dict[str, Any]], colour: str) -> bool:
 # Only the columns it needs: the rest (the game's JSON, each request's payload) would be decoded for nothing.
 _SEAT = select(Seat).where(Seat.id == bindparam("seat_id"))
 #: read once the window's row is locked: the state of that window (an advance cannot commit in between).
-_GAME = select(Game).options(load_only(Game.id, Game.version, Game.created_at)).where(Game.id == bindparam("game_id"))
+_GAME = (
+    select(Game)
+    .options(load_only(Game.id, Game.version, Game.created_at, Game.tempo))
+    .where(Game.id == bindparam("game_id"))
+)
 _OPEN_WINDOW = (
     select(Window).where(Window.game_id == bindparam("game_id"), Window.status == WindowStatus.OPEN).with_for_update()
 )
@@ -256,26 +270,47 @@ def _unanswered(session: Session, window: Window, seat: Seat) -> tuple[list[Requ
     return rows, next((r for r in rows if r.seat_id == seat.id and r.answered_at is None), None)
 
 
+#: the request rows' payloads (the engine's requests: a vote's candidates and weights), read only for a vote.
+_PAYLOADS = select(RequestRow.id, RequestRow.payload).where(RequestRow.window_id == bindparam("window_id"))
+
+
 def _store(
-    session: Session, window: Window, rows: list[RequestRow], row: RequestRow, answer: Any, now: datetime
+    session: Session, game: Game, window: Window, rows: list[RequestRow], row: RequestRow, answer: Any, *, now: datetime
 ) -> bool:
-    """Store an answer (already checked by the engine) on its row; the one place that decides that a window is
-    complete, and kicks its advance once the transaction commits. True when the answer changed anything."""
+    """Store an answer (already checked by the engine) on its row, and complete the window when it is done
+    (``_complete_if_done``), else call the last call when one answer is left. True when the answer changed
+    anything."""
     first = row.answered_at is None
     changed = first or row.answer != answer or row.standing
     if changed:
         row.answer = answer
         row.answered_at = now
         row.standing = False
-    if window.completed_at is None and all(r.answered_at is not None for r in rows):
-        window.completed_at = now
-        advance_after_commit(session, window.id)
-    elif first:
-        _last_call(session, window, rows, now)
+    if not _complete_if_done(session, game, window, rows, now) and first:
+        _last_call(session, game, window, rows, now)
     return changed
 
 
-def _last_call(session: Session, window: Window, rows: list[RequestRow], now: datetime) -> None:
+def _complete_if_done(session: Session, game: Game, window: Window, rows: list[RequestRow], now: datetime) -> bool:
+    """The one place that decides that a window is complete: every one of its request ``rows`` is answered, or
+    they are a vote that the answers so far have decided (``close_decided_votes``, ``engine.vote_decided``). Marks
+    it complete and kicks its advance once the transaction commits; True when the window is complete."""
+    if window.completed_at is not None:
+        return True
+    answered = [r for r in rows if r.answered_at is not None]
+    if len(answered) < len(rows):
+        if not answered or rows[0].kind != engine.Kind.VOTE or not closes_decided_votes(game.tempo):
+            return False
+        payloads = {id_: payload for id_, payload in session.execute(_PAYLOADS, {"window_id": window.id})}
+        votes = {str(payloads[r.id]["player"]): str(r.answer) for r in answered}
+        if not engine.vote_decided([payloads[r.id] for r in rows], votes):
+            return False
+    window.completed_at = now
+    advance_after_commit(session, window.id)
+    return True
+
+
+def _last_call(session: Session, game: Game, window: Window, rows: list[RequestRow], now: datetime) -> None:
     """When one request of the window is left unanswered and the game has a last call: that player's deadline
     becomes the earlier of the deadline and now plus the last call (``tempo.last_call_deadline``), and they get one
     "everyone is waiting for you" mail. Never in a window asked in secret: it would tell the last card holder that
@@ -283,7 +318,7 @@ def _last_call(session: Session, window: Window, rows: list[RequestRow], now: da
     left = [r for r in rows if r.answered_at is None]
     if len(left) != 1 or any(engine.asked_in_secret(r.payload) for r in rows):
         return
-    tempo = session.execute(select(Game.tempo).where(Game.id == window.game_id)).scalar_one()
+    tempo = game.tempo
     seconds = last_call_of(tempo)
     seat = left[0].seat
     if seconds is None or seat.bot is not None or seat.player is None:
@@ -331,6 +366,8 @@ def submit_answer(
         row = next((r for r in rows if r.seat_id == seat.id), None)
         if row is None:
             raise AnswerError(N_("There is nothing for you to decide right now."), 409)
+        if _closed_as_decided(window, rows):
+            raise AnswerError(VOTE_DECIDED, 409)
         if row.kind != kind:
             raise AnswerError(
                 N_("You are asked for a %(asked)s now, not a %(given)s."), 409, asked=row.kind, given=str(kind)[:20]
@@ -342,7 +379,7 @@ def submit_answer(
             eng.check(seat.colour, kind, answer)
         except engine.IllegalAnswer as exc:
             raise AnswerError.refused_by_engine(exc) from None
-        changed = _store(session, window, rows, row, answer, now)
+        changed = _store(session, game, window, rows, row, answer, now=now)
         return Submitted(window.id, window.number, changed, window.completed_at is not None)
 
 
@@ -350,7 +387,7 @@ def answer_as_bot(session: Session, game: Game, seat: Seat, window: Window, now:
     """A seat just given to a bot answers its open request at once, through ``_store`` like a person's answer.
     False when the seat owes nothing unanswered in the window."""
     rows, row = _unanswered(session, window, seat)
-    if row is None:
+    if row is None or _closed_as_decided(window, rows):  # a vote closed as decided: the seat does not vote
         return False
     eng = CACHE.fresh(game)  # a private copy: this transaction may still roll back
     req = next((r for r in eng.pending() if r.player == seat.colour and r.kind == row.kind), None)
@@ -361,7 +398,7 @@ def answer_as_bot(session: Session, game: Game, seat: Seat, window: Window, now:
         eng.check(seat.colour, row.kind, answer)  # a bot's answer is checked like anyone's
     except engine.IllegalAnswer as exc:
         raise AnswerError.refused_by_engine(exc) from None
-    _store(session, window, rows, row, answer, now)
+    _store(session, game, window, rows, row, answer, now=now)
     return True
 
 
@@ -370,6 +407,13 @@ def answer_as_bot(session: Session, game: Game, seat: Seat, window: Window, now:
 
 #: a change that found the game between two windows (an advance was closing the one it locked).
 MOVING_ON = N_("The game is moving on right now: try again in a moment.")
+#: a vote or a change of vote after the vote was closed as decided (``close_decided_votes``).
+VOTE_DECIDED = N_("This vote is closed: the votes still missing could not change its outcome.")
+
+
+def _closed_as_decided(window: Window, rows: list[RequestRow]) -> bool:
+    """The window was completed with requests unanswered: a vote closed once decided."""
+    return window.completed_at is not None and any(r.answered_at is None for r in rows)
 
 
 def set_standing_order(db: Database, seat_id: int, order: list[str], now: datetime | None = None) -> bool:
@@ -394,7 +438,7 @@ def set_standing_order(db: Database, seat_id: int, order: list[str], now: dateti
         rows, row = _unanswered(session, window, seat)
         choice = None if row is None else eng.standing_answer(seat.colour)
         if row is not None and choice is not None:
-            _store(session, window, rows, row, choice, now)
+            _store(session, game, window, rows, row, choice, now=now)
     CACHE.put(game, eng)
     return choice is not None
 
@@ -416,7 +460,7 @@ def advance_window(db: Database, window_id: int, now: datetime | None = None, wa
         if window is None:
             return False
         rows = list(window.requests)
-        if any(r.answered_at is None for r in rows) and window.deadline > now:
+        if window.completed_at is None and any(r.answered_at is None for r in rows) and window.deadline > now:
             return False
         game = session.get(Game, window.game_id)
         assert game is not None
@@ -439,8 +483,11 @@ def advance_window(db: Database, window_id: int, now: datetime | None = None, wa
 
 
 def _apply(game: Game, window: Window, rows: list[RequestRow], eng: engine.Game) -> None:
-    """The window's answers through the engine, in order; an H-4 default for each one missing."""
-    for row in rows:
+    """The window's answers through the engine, in order; an H-4 default for each one missing. In a vote closed as
+    decided, the answers first, then the voters still missing, who did not vote (not defaulted: they missed
+    nothing)."""
+    decided = _closed_as_decided(window, rows)
+    for row in sorted(rows, key=lambda r: r.answered_at is None) if decided else rows:
         colour = row.seat.colour
         if row.answered_at is not None:
             try:
@@ -451,6 +498,12 @@ def _apply(game: Game, window: Window, rows: list[RequestRow], eng: engine.Game)
                 log.error(
                     "game %s: a stored answer of %s no longer applies (%s); defaulted", game.id, colour, exc.msgid
                 )
+        if decided:
+            try:
+                eng.timeout(colour, row.kind, decided=True)
+                continue
+            except engine.IllegalAnswer as exc:  # decided when stored, against this same state: should not happen
+                log.error("game %s: a vote closed as decided is not decided (%s); defaulted", game.id, exc.msgid)
         eng.timeout(colour, row.kind)
         row.defaulted = True
 

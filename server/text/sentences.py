@@ -205,6 +205,13 @@ def _answer_defaulted(s: _Say, e: Event, you: bool) -> str:
     return s.t.gettext("%(player)s did not answer in time (%(what)s): the default answer was used.") % values
 
 
+def _vote_not_cast(s: _Say, e: Event, you: bool) -> str:
+    """A vote closed once decided (``close_decided_votes``): the voter missed no deadline."""
+    if you:
+        return s.t.gettext("You did not vote: the vote was already decided.")
+    return s.t.gettext("%(player)s did not vote: the vote was already decided.") % {"player": s.who(e.get("player"))}
+
+
 def _gift_received(s: _Say, e: Event, reader: str | None) -> str:
     values = {"player": s.who(e.get("player")), "giver": s.who(e.get("giver")), "card": s.card(e.get("card"))}
     if reader is not None and reader == e.get("player"):
@@ -585,6 +592,7 @@ _EVENTS: dict[str, Callable[[_Say, Event, bool], str]] = {
     "answer_auto": _answer_auto,
     "answer_defaulted": _answer_defaulted,
     "answer_standing": _answer_standing,
+    "vote_not_cast": _vote_not_cast,
     "truck_searched": _truck_searched,
     "truck_cards": _truck_cards,
     "no_election": _no_election,

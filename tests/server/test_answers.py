@@ -320,7 +320,9 @@ def test_nobody_sees_another_players_answer_before_the_window_closes(
     stack: Stack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     stop_signing_clock(monkeypatch)  # the pages' CSRF tokens are the same on every rendering: compared too
-    game_id, tokens = new_game(stack)
+    # the vote waits for both voters (a first vote that decided it would close it: test_decided_votes.py)
+    game = api_game(stack.client, PEOPLE, 7, close_decided_votes=False)
+    game_id, tokens = game.id, game.tokens
     window = time_out_until(stack.db, game_id, two_voters)
     first, second = sorted(window["requests"])
     (idle,) = {"yellow", "red", "blue"} - {first, second}

@@ -106,6 +106,7 @@ def test_a_bad_game_is_a_400_with_a_message_and_creates_nothing(
         ({"players": PEOPLE, "options": ["turn_order", "strict"]}, "options"),
         ({"players": PEOPLE, "deadlines": [24]}, "24"),
         ({"players": PEOPLE, "avoid_quiet_hours": "no"}, "avoid_quiet_hours"),
+        ({"players": PEOPLE, "close_decided_votes": "no"}, "close_decided_votes"),
     ],
 )
 def test_values_of_the_wrong_type_are_refused_not_ignored(embedded: Stack, body: dict[str, Any], word: str) -> None:
@@ -139,6 +140,7 @@ def test_a_game_is_created_with_colours_links_options_and_tempo(stack: Stack) ->
         "deadlines": {"default": "12h", "vote": "6h"},
         "timezone": "Europe/Rome",
         "avoid_quiet_hours": False,
+        "close_decided_votes": False,
         "seed": 5,
         "title": "Friday game",
     }
@@ -169,6 +171,7 @@ def test_a_game_is_created_with_colours_links_options_and_tempo(stack: Stack) ->
             "durations": {"default": 12 * 3600, "vote": 6 * 3600},
             "timezone": "Europe/Rome",
             "avoid_quiet_hours": False,
+            "close_decided_votes": False,
         }
 
 
@@ -312,6 +315,7 @@ def test_cli_game_create_and_show_print_one_json_object(stack: Stack) -> None:
             "durations": {"default": 86400, "vote": 21600},
             "timezone": "Europe/Rome",
             "avoid_quiet_hours": True,
+            "close_decided_votes": True,  # on unless the organiser says otherwise
         }
 
     shown = run(env, "game", "show", str(game_id), "--json")
@@ -429,3 +433,12 @@ def test_cli_closes_its_database_connections(stack: Stack) -> None:
     assert created.exit_code == 0, created.output
     assert run(env, "game", "show", str(json.loads(created.stdout)["id"]), "--json").exit_code == 0
     assert LEAKS == []
+
+
+def test_cli_game_create_can_keep_decided_votes_open(embedded: Stack) -> None:
+    """``--keep-decided-votes-open``: the tempo's close_decided_votes is false (a vote waits for every voter)."""
+    created = run(cli_env(embedded), *CREATE, "--json", "--keep-decided-votes-open")
+    assert created.exit_code == 0, created.output
+    with embedded.db.session() as session:
+        game = session.get(Game, json.loads(created.stdout)["id"])
+        assert game is not None and game.tempo["close_decided_votes"] is False

@@ -77,10 +77,24 @@ def _scenario_events() -> list[Sample]:
         "zombies": {"1": 8},
         "hands": hands,
     }
+    truck = {  # red's 4 votes decide the truck vote: the others do not vote (close_decided_votes)
+        **base,
+        "phase": "truck",
+        "closed": [2],
+        "characters": {"red": {"pinup": 4, "tough": 4, "gunman": 4}, "yellow": {"gunman": 4}, "blue": {"pinup": 4}},
+        "zombies": {},
+        "hands": hands,
+        "deck": ["axe", "bat", "sprint"],
+    }
     out: list[Sample] = []
-    for position in (stuck, crowded, doomed):
+    for position in (stuck, crowded, doomed, truck):
         config = engine.Config.from_json({"players": ["red", "yellow", "blue"], "seed": 1, "position": position})
-        game = play_game(engine.Game(config), {c: RandomBot(i) for i, c in enumerate(("red", "yellow", "blue"))})
+        game = engine.Game(config)
+        if position is truck:
+            game.answer("red", "vote", "red")
+            for req in game.pending():
+                game.timeout(req.player, req.kind, decided=True)
+        game = play_game(game, {c: RandomBot(i) for i, c in enumerate(("red", "yellow", "blue"))})
         out.extend((e, reader) for e in engine.replay(game)["events"] for reader in (None, "red"))
     return out
 

@@ -97,17 +97,20 @@ def test_the_replay_lists_every_event_in_order_grouped_by_round_with_who_saw_it(
     assert {e.type for e in private} >= {"card_dealt"}
     assert any(e.type == "answer_defaulted" for e in flat)  # some deadlines were missed
 
-    # the answers: every log entry, in order, in the round whose window it answered
+    # the answers: every log entry, in order, in the round whose window it answered (a voter of a vote closed once
+    # decided missed no deadline)
     answers = [a for s in steps for a in s.answers]
     assert [(a.player, a.kind, a.timeout) for a in answers] == [
-        (x["player"], x["kind"], bool(x.get("timeout"))) for x in full["log"]
+        (x["player"], x["kind"], bool(x.get("timeout")) and not x.get("decided")) for x in full["log"]
     ]
     assert any(a.timeout for a in answers) and any(a.kind == "vote" for a in answers)
     assert [a.window for a in answers] == sorted(a.window for a in answers)
     for step in steps:
         assert all(a.kind == "place" for a in step.answers) if step.round == 0 else True
-    votes = [a for a in answers if a.kind == "vote" and not a.timeout]
+    votes = [a for a in answers if a.kind == "vote" and not a.timeout and a.answer is not None]
     assert votes and all(a.text == f"vote for {glossary.colour_name('en', a.answer)}" for a in votes)
+    not_cast = [a for a in answers if a.kind == "vote" and not a.timeout and a.answer is None]
+    assert all(a.text == "did not vote: the vote was already decided" for a in not_cast)
 
 
 def test_the_board_of_each_round_is_the_public_board_at_its_end(embedded: Stack) -> None:
