@@ -16,12 +16,12 @@ from engine.options import CHOICES
 
 from ..db import Database
 from ..models import Game, GameStatus, MailKind, Player, Seat, utcnow
-from . import inputs, outbox
+from . import inputs, outbox, presets
 from .engines import CACHE
 from .errors import N_, ShownError
 from .links import seat_token
 from .seats import open_window, owed_requests
-from .tempo import TempoError, check_timezone, parse_deadlines
+from .tempo import TempoError, check_timezone
 from .turns import BOT_KINDS, open_windows
 
 
@@ -40,7 +40,8 @@ class PlayerSpec:
 class GameSpec:
     players: list[PlayerSpec]
     options: dict[str, Any] = field(default_factory=dict)
-    deadlines: dict[str, int] = field(default_factory=lambda: parse_deadlines([]))
+    #: the deadlines given explicitly (``presets.explicit_deadlines``); the rest are the preset's, or 24 h.
+    deadlines: dict[str, int] = field(default_factory=dict)
     timezone: str = "UTC"
     avoid_quiet_hours: bool = True
     seed: int | None = None
@@ -48,6 +49,12 @@ class GameSpec:
     organiser_email: str | None = None
     #: the organiser's name, for the mail with their organiser link (sent when organiser_email is given).
     organiser_name: str | None = None
+    #: a tempo preset's name (``presets.PRESETS``); explicit settings override it.
+    preset: str | None = None
+
+    def tempo(self) -> dict[str, Any]:
+        """The game's tempo, as stored in ``games.tempo``."""
+        return presets.tempo_for(self.preset, self.timezone, self.deadlines, self.avoid_quiet_hours)
 
 
 def parse_player(text: str) -> PlayerSpec:
@@ -84,7 +91,7 @@ def spec_from_json(data: dict[str, Any]) -> GameSpec:
     """The JSON API's body -> a GameSpec (same vocabulary as the command line)."""
     if not isinstance(data, dict):
         raise GameError(N_("the body must be a JSON object"))
-    known = {"players", "options", "deadlines", "timezone", "avoid_quiet_hours", "seed", "title", "organiser"}
+    known = {"players", "options", "deadlines", "timezone", "avoid_quiet_hours", "seed", "title", "organiser", "preset"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise GameError(N_("unknown field %(field)s"), field=repr(unknown[0]))
@@ -98,9 +105,10 @@ def spec_from_json(data: dict[str, Any]) -> GameSpec:
         raise GameError(N_("avoid_quiet_hours must be true or false"))
     organiser = _organiser(data.get("organiser") or None)
     try:
-        deadlines = parse_deadlines(raw_deadlines)
+        deadlines = presets.explicit_deadlines(raw_deadlines)
         timezone = check_timezone(str(data.get("timezone", "UTC")))
-    except TempoError as exc:
+        preset = presets.check_preset(data.get("preset"))
+    except (TempoError, presets.PresetError) as exc:
         raise GameError(exc.msgid, **exc.params) from None
     return GameSpec(
         players=players,
@@ -112,6 +120,7 @@ def spec_from_json(data: dict[str, Any]) -> GameSpec:
         title=str(data.get("title", ""))[:120],
         organiser_email=None if organiser is None else organiser.email,
         organiser_name=None if organiser is None else organiser.name,
+        preset=preset,
     )
 
 
@@ -133,7 +142,7 @@ def spec_from_form(form: Any, limit: int) -> dict[str, Any]:
             raise GameError(N_("%(weapon)s: the zombies killed must be a number."), weapon=weapon) from None
     if weapons != DEFAULT_WEAPONS:
         options["weapons"] = weapons
-    deadlines = [str(form.get("deadline", "") or "24h")[:20]]
+    deadlines = [str(form.get("deadline", ""))[:20].strip()]
     deadlines += [line.strip() for line in str(form.get("deadlines", ""))[:1000].replace(",", "\n").splitlines()]
     return {
         "title": str(form.get("title", ""))[:120],
@@ -143,6 +152,7 @@ def spec_from_form(form: Any, limit: int) -> dict[str, Any]:
         "timezone": str(form.get("timezone", "UTC"))[:64],
         "avoid_quiet_hours": form.get("avoid_quiet_hours") == "1",
         "organiser": str(form.get("organiser_email", "")).strip()[:320] or None,
+        "preset": str(form.get("preset", ""))[:20] or None,
     }
 
 
@@ -238,7 +248,7 @@ def create_game(db: Database, spec: GameSpec, now: datetime | None = None) -> Cr
             title=spec.title,
             options=eng.options.to_json(),
             seed=seed,
-            tempo={"durations": spec.deadlines, "timezone": spec.timezone, "avoid_quiet_hours": spec.avoid_quiet_hours},
+            tempo=spec.tempo(),
             state={},
             organiser_email=spec.organiser_email,
             created_at=now,
