@@ -12,7 +12,7 @@ minutes. Deadlines come from the server's ``services.tempo.window_deadline``, vo
 ``engine.vote_decided``. Games start at a random moment of the week of Monday 2 March 2026 (UTC).
 
 ``--preset`` is a name of ``server.services.presets.PRESETS`` or ``today``: the tempo before issue 11 (24 h for
-everything, no standing answers but the victim order... none at all, no early closing of votes, no last call).
+everything, no standing answers at all, no early closing of votes, no last call), to compare defaulted shares.
 Prints progress on stderr and the JSON object on stdout (recorded in docs/PERFORMANCE.md).
 """
 
@@ -40,7 +40,7 @@ def tempo_of(preset: str) -> dict[str, Any]:
 
 
 def run(
-    players: int, turn_order: str, preset: str, reading: str, games: int, seed: int, progress: bool = False
+    players: int, turn_order: str, preset: str, reading: str, *, games: int, seed: int, progress: bool = False
 ) -> dict[str, Any]:
     """One combination: ``games`` games of ``players`` people."""
     rng = random.Random(seed)
@@ -80,7 +80,9 @@ def main() -> None:
     args = ap.parse_args()
     if not args.all:
         print(f"{args.games} games ...", file=sys.stderr, flush=True)
-        result = run(args.players, args.turn_order, args.preset, args.reading, args.games, args.seed, progress=True)
+        result = run(
+            args.players, args.turn_order, args.preset, args.reading, games=args.games, seed=args.seed, progress=True
+        )
         print(json.dumps(result))
         return
     results = []
@@ -89,7 +91,7 @@ def main() -> None:
             for preset in (*presets.PRESETS, "today"):
                 for reading in ("3h", "1h"):
                     print(f"{players} players, {order}, {preset}, {reading} ...", file=sys.stderr, flush=True)
-                    results.append(run(players, order, preset, reading, args.games, args.seed))
+                    results.append(run(players, order, preset, reading, games=args.games, seed=args.seed))
     print(json.dumps({"games": args.games, "seed": args.seed, "results": results}))
 
 

@@ -20,11 +20,11 @@ from sqlalchemy.exc import OperationalError
 from ..config import Settings, remember_served_url
 from ..db import Database
 from ..mail.inbound import serve
-from ..services import games, inputs
+from ..services import games, inputs, presets
 from ..services.errors import ShownError
 from ..services.links import LinkError, mailbox_token
 from ..services.seats import rotate_link
-from ..services.tempo import check_timezone, parse_deadlines
+from ..services.tempo import check_timezone
 from ..web.app import create_app
 from .demo import run_auto
 from .migrate import upgrade
@@ -129,34 +129,32 @@ def game() -> None:
 @click.option("--deadline", "deadlines", multiple=True, help="24h for every request, or kind=6h")
 @click.option("--timezone", default="UTC", show_default=True, help="the game's IANA time zone")
 @click.option("--no-quiet-hours", is_flag=True, help="deadlines may fall in players' quiet hours")
+@click.option("--preset", default=None, type=click.Choice(sorted(presets.PRESETS)), help="a tempo preset")
 @click.option("--seed", type=int, default=None)
 @click.option("--title", default="")
+@click.option("--estimate", is_flag=True, help="print how long the game would take; create nothing")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
-def game_create(
-    *,
-    players: tuple[str, ...],
-    options: tuple[str, ...],
-    deadlines: tuple[str, ...],
-    timezone: str,
-    no_quiet_hours: bool,
-    seed: int | None,
-    title: str,
-    as_json: bool,
-) -> None:
-    """Create and start a game; prints its id and each seat's colour, player and signed link."""
+def game_create(**given: Any) -> None:
+    """Create and start a game; prints its id and each seat's colour, player and signed link (with --estimate,
+    only how long it would take)."""
     settings = _settings()
+    as_json = given["as_json"]
     try:
         spec = games.GameSpec(
-            players=[games.parse_player(p) for p in players],
-            options=_options(options),
-            deadlines=parse_deadlines(deadlines),
-            timezone=check_timezone(timezone),
-            avoid_quiet_hours=not no_quiet_hours,
-            seed=seed,
-            title=title,
+            players=[games.parse_player(p) for p in given["players"]],
+            options=_options(given["options"]),
+            deadlines=presets.explicit_deadlines(given["deadlines"]),
+            timezone=check_timezone(given["timezone"]),
+            avoid_quiet_hours=not given["no_quiet_hours"],
+            seed=given["seed"],
+            title=given["title"],
+            preset=given["preset"],
         )
     except ShownError as exc:
         raise click.ClickException(str(exc)) from None
+    if given["estimate"]:
+        _estimate(settings, spec, as_json)
+        return
     with database(settings) as db:
         try:
             created = games.create_game(db, spec)
@@ -170,6 +168,24 @@ def game_create(
     for seat in seats:
         who = f"{seat['player']['name']} <{seat['player']['email']}>" if seat["player"] else f"bot ({seat['bot']})"
         click.echo(f"  {seat['colour']:7} {who}\n          {seat['link'] or ''}")
+
+
+def _estimate(settings: Settings, spec: games.GameSpec, as_json: bool) -> None:
+    if not as_json:
+        click.echo(f"simulating {games.estimate.ESTIMATE_GAMES} games …", err=True)
+    with database(settings) as db:
+        try:
+            figures = games.estimate_game(db, spec)
+        except games.GameError as exc:
+            raise click.ClickException(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps(figures))
+        return
+    click.echo(
+        f"about {figures['days_median']:g} days (9 games in 10: at most {figures['days_p90']:g}), "
+        f"{figures['windows_median']:g} decisions; {figures['defaulted_share']:.0%} of answers would be defaulted"
+    )
+    click.echo(f"model: {figures['model']}")
 
 
 @game.command("show")

@@ -41,6 +41,7 @@ import engine
 from engine.bots import SensibleBot
 from engine.data import BY_VALUE, COLOURS
 
+from .errors import N_
 from .tempo import Quiet, parse_clock, window_deadline
 
 # --- _compat: stand-ins for issue 11's items 2, 3, 4 and 5 until they land (the lead deletes this block) --------
@@ -109,11 +110,12 @@ CAREFUL: dict[str, Any] = {"victim": list(BY_VALUE), "camera": "look", "attack":
 ESTIMATE_GAMES = 200
 NIGHT = (time(23, 0), time(7, 0))
 
-MODEL = (
-    "{games} simulated games with sensible bots in every seat. Each person checks their mail at random moments "
-    "while awake, on average every {reading} hours, answers at the first check, and misses 5% of requests; they "
+#: the model, said with every estimate (a msgid: pages translate it; ``model_text`` gives the English).
+MODEL = N_(
+    "%(games)s simulated games with sensible bots in every seat. Each person checks their mail at random moments "
+    "while awake, on average every %(reading)s hours, answers at the first check, and misses 5%% of requests; they "
     "sleep in their quiet hours (23:00-07:00 in the organiser's time zone for players we do not know yet). They "
-    "answer the victim order, the Security Camera and weapons in attacks by standing answers, but not votes or "
+    "give the victim order, the Security Camera and weapons in attacks by standing answers, but not votes or "
     "Threat. In play hours, each is at a day's session with probability 0.8 and answers within 5 minutes."
 )
 
@@ -164,7 +166,6 @@ def simulate(
     seed: int,
     start: datetime | Callable[[random.Random], datetime],
     model: Model | None = None,
-    progress: Callable[[int], None] | None = None,
     replay: bool = False,
 ) -> dict[str, Any]:
     """``games`` simulated games (the model above): the figures of ``summary``. ``start`` is when each game starts
@@ -178,8 +179,6 @@ def simulate(
         at = start(rng) if callable(start) else start
         trace = None if traces is None else traces[i]
         played.append(play(seats, options, tempo, model, rng.randrange(2**31), at, trace=trace))
-        if progress is not None:
-            progress(i + 1)
     return summary(played)
 
 
@@ -475,4 +474,4 @@ def hours_text(seconds: float) -> str:
 
 
 def model_text(games: int, reading: float) -> str:
-    return MODEL.format(games=games, reading=hours_text(reading))
+    return MODEL % {"games": games, "reading": hours_text(reading)}

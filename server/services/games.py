@@ -16,12 +16,12 @@ from engine.options import CHOICES
 
 from ..db import Database
 from ..models import Game, GameStatus, MailKind, Player, Seat, utcnow
-from . import inputs, outbox, presets
+from . import estimate, inputs, outbox, presets
 from .engines import CACHE
 from .errors import N_, ShownError
 from .links import seat_token
 from .seats import open_window, owed_requests
-from .tempo import TempoError, check_timezone
+from .tempo import TempoError, check_timezone, quiet_of
 from .turns import BOT_KINDS, open_windows
 
 
@@ -226,9 +226,8 @@ class Created:
     game_id: int
 
 
-def create_game(db: Database, spec: GameSpec, now: datetime | None = None) -> Created:
-    """Create and start a game: seats, the engine's setup, its first window and its mail (sent after the commit)."""
-    now = now or utcnow()
+def _checked(spec: GameSpec) -> tuple[list[str], int, engine.Game]:
+    """The seats' colours, the seed and the engine's new game of a spec that can be created; GameError if not."""
     if not 3 <= len(spec.players) <= 6:
         raise GameError(N_("%(count)s players: Mall of Horror takes 3 to 6"), count=len(spec.players))
     emails = [p.email for p in spec.players if p.email]
@@ -243,6 +242,13 @@ def create_game(db: Database, spec: GameSpec, now: datetime | None = None) -> Cr
         eng = engine.new_game(colours, seed=seed, options=spec.options)
     except engine.ScenarioError as exc:
         raise GameError(str(exc)) from None  # the engine's words (English): an organiser's option is wrong
+    return colours, seed, eng
+
+
+def create_game(db: Database, spec: GameSpec, now: datetime | None = None) -> Created:
+    """Create and start a game: seats, the engine's setup, its first window and its mail (sent after the commit)."""
+    now = now or utcnow()
+    colours, seed, eng = _checked(spec)
     with db.session() as session:
         game = Game(
             title=spec.title,
@@ -269,6 +275,44 @@ def create_game(db: Database, spec: GameSpec, now: datetime | None = None) -> Cr
         created = Created(game.id)
     CACHE.put(game, eng)
     return created
+
+
+def estimate_game(
+    db: Database, spec: GameSpec, now: datetime | None = None, count: int = estimate.ESTIMATE_GAMES
+) -> dict[str, Any]:
+    """How long the game of ``spec`` would take (``services.estimate``; nothing is created): ``days_median``,
+    ``days_p90``, ``windows_median``, ``defaulted_share``, ``games`` and the ``model`` (an English text). Players
+    already known (by e-mail) play in their own time zone and quiet hours; others in the organiser's time zone,
+    quiet 23:00-07:00. Deterministic for a given spec, seed and moment. GameError as ``create_game``."""
+    now = now or utcnow()
+    _, _, eng = _checked(spec)
+    seed = 1 if spec.seed is None else spec.seed
+    night = estimate.person(spec.timezone)
+    seats = []
+    with db.session() as session:
+        for pspec in spec.players:
+            if pspec.bot:
+                seats.append(estimate.SimSeat(bot=True))
+                continue
+            player = session.execute(select(Player).where(Player.email == pspec.email)).scalar_one_or_none()
+            if player is None:
+                seats.append(night)
+                continue
+            quiet = quiet_of(player)
+            zone = quiet.zone if quiet else check_timezone_or(player.timezone, spec.timezone)
+            seats.append(estimate.SimSeat(sleep=quiet or estimate.person(zone).sleep, quiet=quiet))
+    figures = estimate.simulate(
+        seats, eng.options.to_json(), spec.tempo(), games=count, seed=seed, start=now, replay=True
+    )
+    keys = ("days_median", "days_p90", "windows_median", "defaulted_share", "games")
+    return {**{k: figures[k] for k in keys}, "model": estimate.model_text(count, estimate.Model().reading)}
+
+
+def check_timezone_or(name: str | None, fallback: str) -> str:
+    try:
+        return check_timezone(name or fallback)
+    except TempoError:
+        return fallback
 
 
 def seat_links(db: Database, game_id: int, secret_key: str, base_url: str) -> list[dict[str, Any]]:
