@@ -20,7 +20,7 @@ from sqlalchemy.exc import OperationalError
 from ..config import Settings, remember_served_url
 from ..db import Database
 from ..mail.inbound import serve
-from ..services import games, inputs, presets
+from ..services import estimate, games, inputs, presets
 from ..services.errors import ShownError
 from ..services.links import LinkError, mailbox_token
 from ..services.seats import rotate_link
@@ -172,7 +172,7 @@ def game_create(**given: Any) -> None:
 
 def _estimate(settings: Settings, spec: games.GameSpec, as_json: bool) -> None:
     if not as_json:
-        click.echo(f"simulating {games.estimate.ESTIMATE_GAMES} games …", err=True)
+        click.echo(f"simulating {estimate.ESTIMATE_GAMES} games …", err=True)
     with database(settings) as db:
         try:
             figures = games.estimate_game(db, spec)

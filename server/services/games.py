@@ -278,13 +278,14 @@ def create_game(db: Database, spec: GameSpec, now: datetime | None = None) -> Cr
 
 
 def estimate_game(
-    db: Database, spec: GameSpec, now: datetime | None = None, count: int = estimate.ESTIMATE_GAMES
+    db: Database, spec: GameSpec, now: datetime | None = None, count: int | None = None
 ) -> dict[str, Any]:
     """How long the game of ``spec`` would take (``services.estimate``; nothing is created): ``days_median``,
     ``days_p90``, ``windows_median``, ``defaulted_share``, ``games`` and the ``model`` (an English text). Players
     already known (by e-mail) play in their own time zone and quiet hours; others in the organiser's time zone,
     quiet 23:00-07:00. Deterministic for a given spec, seed and moment. GameError as ``create_game``."""
     now = now or utcnow()
+    count = count or estimate.ESTIMATE_GAMES
     _, _, eng = _checked(spec)
     seed = 1 if spec.seed is None else spec.seed
     night = estimate.person(spec.timezone)

@@ -39,14 +39,14 @@ PRESETS: dict[str, Preset] = {
             "week",
             N_("A week by e-mail"),
             N_(
-                "For players who read their mail a few times a day: short deadlines (8 hours, 3 for cards), votes "
-                "close once decided, and the last player everyone waits for gets 2 more hours at most."
+                "For players who read their mail a few times a day: 12 hours for each decision (3 for cards), votes "
+                "close once decided, and the last player everyone waits for gets 8 more hours at most."
             ),
             {
-                "durations": {"default": 8 * HOUR, "vote": 6 * HOUR, "cards": 3 * HOUR, "victim": 4 * HOUR},
+                "durations": {"default": 12 * HOUR, "cards": 3 * HOUR},
                 "avoid_quiet_hours": True,
                 "close_decided_votes": True,
-                "last_call": 2 * HOUR,
+                "last_call": 8 * HOUR,
             },
         ),
         Preset(

@@ -115,8 +115,8 @@ def create() -> Any:
         spec = games.spec_from_json(games.spec_from_form(request.form, MAX_FIELD))
         if request.form.get("estimate"):  # the Estimate button: the form again, with how long the game would take
             figures = games.estimate_game(dm().db, spec)
-            form = shown.new_game_form(reader_language(), values, None)
-            return render_template("organiser/new.html", estimate=figures, **form)
+            form = {**shown.new_game_form(reader_language(), values, None), "estimate": figures}
+            return render_template("organiser/new.html", **form)
         created = games.create_game(dm().db, spec)
     except games.GameError as exc:
         return render_template("organiser/new.html", **shown.new_game_form(reader_language(), values, say(exc))), 400
