@@ -9,6 +9,8 @@ from typing import Any
 from engine.data import COLOURS, DEFAULT_WEAPONS, KINDS
 from engine.options import CHOICES
 
+from ..services.estimate import MODEL, Model, hours_text
+from ..services.presets import PRESETS
 from ..services.tempo import zone_choices
 from ..text import glossary
 from ..text.i18n import format_when, translations, zone
@@ -121,4 +123,11 @@ def new_game_form(lang: str, values: dict[str, Any], error: str | None) -> dict[
         "kinds": KINDS,
         "common_zones": common,
         "other_zones": others,
+        "presets": [
+            (p.name, translations(lang).gettext(p.title), translations(lang).gettext(p.description))
+            for p in PRESETS.values()
+        ],
+        "estimate": None,
+        "estimate_model": MODEL,
+        "estimate_reading": hours_text(Model().reading),
     }

@@ -20,11 +20,11 @@ from sqlalchemy.exc import OperationalError
 from ..config import Settings, remember_served_url
 from ..db import Database
 from ..mail.inbound import serve
-from ..services import games, inputs
+from ..services import estimate, games, inputs, presets
 from ..services.errors import ShownError
 from ..services.links import LinkError, mailbox_token
 from ..services.seats import rotate_link
-from ..services.tempo import check_timezone, parse_deadlines, parse_duration, parse_play_hours
+from ..services.tempo import check_timezone, parse_duration, parse_play_hours
 from ..web.app import create_app
 from .demo import run_auto
 from .migrate import upgrade
@@ -135,39 +135,36 @@ def game() -> None:
 @click.option(
     "--keep-decided-votes-open", is_flag=True, help="a vote waits for every voter even once its outcome is decided"
 )
+@click.option("--preset", default=None, type=click.Choice(sorted(presets.PRESETS)), help="a tempo preset")
 @click.option("--seed", type=int, default=None)
 @click.option("--title", default="")
+@click.option("--estimate", is_flag=True, help="print how long the game would take; create nothing")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
-def game_create(
-    *,
-    players: tuple[str, ...],
-    options: tuple[str, ...],
-    deadlines: tuple[str, ...],
-    timezone: str,
-    seed: int | None,
-    title: str,
-    as_json: bool,
-    **tempo: Any,
-) -> None:
-    """Create and start a game; prints its id and each seat's colour, player and signed link. ``tempo``: the options
-    ``no_quiet_hours``, ``last_call``, ``play_hours`` and ``play_deadline``."""
+def game_create(**given: Any) -> None:
+    """Create and start a game; prints its id and each seat's colour, player and signed link (with --estimate,
+    only how long it would take)."""
     settings = _settings()
-    last_call, play_hours = tempo["last_call"], tempo["play_hours"]
+    as_json = given["as_json"]
+    last_call, play_hours = given["last_call"], given["play_hours"]
     try:
         spec = games.GameSpec(
-            players=[games.parse_player(p) for p in players],
-            options=_options(options),
-            deadlines=parse_deadlines(deadlines),
-            timezone=check_timezone(timezone),
-            avoid_quiet_hours=not tempo["no_quiet_hours"],
+            players=[games.parse_player(p) for p in given["players"]],
+            options=_options(given["options"]),
+            deadlines=presets.explicit_deadlines(given["deadlines"]),
+            timezone=check_timezone(given["timezone"]),
+            avoid_quiet_hours=not given["no_quiet_hours"],
+            seed=given["seed"],
+            title=given["title"],
+            preset=given["preset"],
             last_call=None if last_call is None else parse_duration(last_call),
-            play_hours=None if play_hours is None else parse_play_hours(play_hours, tempo["play_deadline"]),
-            close_decided_votes=not tempo["keep_decided_votes_open"],
-            seed=seed,
-            title=title,
+            play_hours=None if play_hours is None else parse_play_hours(play_hours, given["play_deadline"]),
+            close_decided_votes=False if given["keep_decided_votes_open"] else None,
         )
     except ShownError as exc:
         raise click.ClickException(str(exc)) from None
+    if given["estimate"]:
+        _estimate(settings, spec, as_json)
+        return
     with database(settings) as db:
         try:
             created = games.create_game(db, spec)
@@ -181,6 +178,24 @@ def game_create(
     for seat in seats:
         who = f"{seat['player']['name']} <{seat['player']['email']}>" if seat["player"] else f"bot ({seat['bot']})"
         click.echo(f"  {seat['colour']:7} {who}\n          {seat['link'] or ''}")
+
+
+def _estimate(settings: Settings, spec: games.GameSpec, as_json: bool) -> None:
+    if not as_json:
+        click.echo(f"simulating {estimate.ESTIMATE_GAMES} games …", err=True)
+    with database(settings) as db:
+        try:
+            figures = games.estimate_game(db, spec)
+        except games.GameError as exc:
+            raise click.ClickException(str(exc)) from None
+    if as_json:
+        click.echo(json.dumps(figures))
+        return
+    click.echo(
+        f"about {figures['days_median']:g} days (9 games in 10: at most {figures['days_p90']:g}), "
+        f"{figures['windows_median']:g} decisions; {figures['defaulted_share']:.0%} of answers would be defaulted"
+    )
+    click.echo(f"model: {figures['model']}")
 
 
 @game.command("show")

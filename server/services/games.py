@@ -16,12 +16,12 @@ from engine.options import CHOICES
 
 from ..db import Database
 from ..models import Game, GameStatus, MailKind, Player, Seat, utcnow
-from . import inputs, outbox
+from . import estimate, inputs, outbox, presets
 from .engines import CACHE
 from .errors import N_, ShownError
 from .links import seat_token
 from .seats import open_window, owed_requests
-from .tempo import PlayHours, TempoError, check_timezone, parse_deadlines, parse_duration, parse_play_hours
+from .tempo import PlayHours, TempoError, check_timezone, parse_duration, parse_play_hours, quiet_of
 from .turns import BOT_KINDS, open_windows
 
 
@@ -40,7 +40,8 @@ class PlayerSpec:
 class GameSpec:
     players: list[PlayerSpec]
     options: dict[str, Any] = field(default_factory=dict)
-    deadlines: dict[str, int] = field(default_factory=lambda: parse_deadlines([]))
+    #: the deadlines given explicitly (``presets.explicit_deadlines``); the rest are the preset's, or 24 h.
+    deadlines: dict[str, int] = field(default_factory=dict)
     timezone: str = "UTC"
     avoid_quiet_hours: bool = True
     #: seconds left to the last player owing an answer once all others answered (None: no last call).
@@ -48,12 +49,27 @@ class GameSpec:
     #: the tempo's ``play_hours`` (``tempo.parse_play_hours``), or None.
     play_hours: dict[str, Any] | None = None
     #: a vote closes as soon as the votes still missing cannot change its outcome (``turns._complete_if_done``).
-    close_decided_votes: bool = True
+    #: a vote closes as soon as the votes still missing cannot change its outcome (``turns._complete_if_done``);
+    #: None: the preset's (on without one).
+    close_decided_votes: bool | None = None
     seed: int | None = None
     title: str = ""
     organiser_email: str | None = None
     #: the organiser's name, for the mail with their organiser link (sent when organiser_email is given).
     organiser_name: str | None = None
+    #: a tempo preset's name (``presets.PRESETS``); explicit settings override it.
+    preset: str | None = None
+
+    def tempo(self) -> dict[str, Any]:
+        """The game's tempo, as stored in ``games.tempo``."""
+        tempo = presets.tempo_for(self.preset, self.timezone, self.deadlines, self.avoid_quiet_hours)
+        if self.close_decided_votes is not None:
+            tempo["close_decided_votes"] = self.close_decided_votes
+        if self.last_call is not None:
+            tempo["last_call"] = self.last_call
+        if self.play_hours is not None:
+            tempo["play_hours"] = PlayHours.from_json(self.play_hours).to_json()
+        return tempo
 
 
 def parse_player(text: str) -> PlayerSpec:
@@ -91,7 +107,7 @@ def spec_from_json(data: dict[str, Any]) -> GameSpec:
     if not isinstance(data, dict):
         raise GameError(N_("the body must be a JSON object"))
     known = {"players", "options", "deadlines", "timezone", "avoid_quiet_hours", "seed", "title", "organiser"}
-    known |= {"last_call", "play_hours", "play_deadline", "close_decided_votes"}
+    known |= {"last_call", "play_hours", "play_deadline", "close_decided_votes", "preset"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise GameError(N_("unknown field %(field)s"), field=repr(unknown[0]))
@@ -103,15 +119,16 @@ def spec_from_json(data: dict[str, Any]) -> GameSpec:
     avoid = data.get("avoid_quiet_hours", True)
     if not isinstance(avoid, bool):
         raise GameError(N_("avoid_quiet_hours must be true or false"))
-    close_decided = data.get("close_decided_votes", True)
-    if not isinstance(close_decided, bool):
+    close_decided = data.get("close_decided_votes")
+    if close_decided is not None and not isinstance(close_decided, bool):
         raise GameError(N_("close_decided_votes must be true or false"))
     organiser = _organiser(data.get("organiser") or None)
     try:
-        deadlines = parse_deadlines(raw_deadlines)
+        deadlines = presets.explicit_deadlines(raw_deadlines)
         timezone = check_timezone(str(data.get("timezone", "UTC")))
         last_call, play_hours = _last_call(data.get("last_call")), _play_hours(data)
-    except TempoError as exc:
+        preset = presets.check_preset(data.get("preset"))
+    except (TempoError, presets.PresetError) as exc:
         raise GameError(exc.msgid, **exc.params) from None
     return GameSpec(
         players=players,
@@ -126,6 +143,7 @@ def spec_from_json(data: dict[str, Any]) -> GameSpec:
         title=str(data.get("title", ""))[:120],
         organiser_email=None if organiser is None else organiser.email,
         organiser_name=None if organiser is None else organiser.name,
+        preset=preset,
     )
 
 
@@ -169,7 +187,7 @@ def spec_from_form(form: Any, limit: int) -> dict[str, Any]:
             raise GameError(N_("%(weapon)s: the zombies killed must be a number."), weapon=weapon) from None
     if weapons != DEFAULT_WEAPONS:
         options["weapons"] = weapons
-    deadlines = [str(form.get("deadline", "") or "24h")[:20]]
+    deadlines = [str(form.get("deadline", ""))[:20].strip()]
     deadlines += [line.strip() for line in str(form.get("deadlines", ""))[:1000].replace(",", "\n").splitlines()]
     return {
         "title": str(form.get("title", ""))[:120],
@@ -183,6 +201,7 @@ def spec_from_form(form: Any, limit: int) -> dict[str, Any]:
         "play_deadline": str(form.get("play_deadline", "")).strip()[:20] or None,
         "close_decided_votes": form.get("close_decided_votes") == "1",
         "organiser": str(form.get("organiser_email", "")).strip()[:320] or None,
+        "preset": str(form.get("preset", ""))[:20] or None,
     }
 
 
@@ -241,21 +260,6 @@ def colours_for(count: int) -> list[str]:
 # --- creating and describing games ------------------------------------------------------------------------------
 
 
-def tempo_of(spec: GameSpec) -> dict[str, Any]:
-    """The game's ``tempo`` column: the agreed keys, the optional ones only when set."""
-    tempo: dict[str, Any] = {
-        "durations": spec.deadlines,
-        "timezone": spec.timezone,
-        "avoid_quiet_hours": spec.avoid_quiet_hours,
-        "close_decided_votes": spec.close_decided_votes,
-    }
-    if spec.last_call is not None:
-        tempo["last_call"] = spec.last_call
-    if spec.play_hours is not None:
-        tempo["play_hours"] = PlayHours.from_json(spec.play_hours).to_json()
-    return tempo
-
-
 def find_or_create_player(session: Session, spec: PlayerSpec) -> Player:
     assert spec.email is not None
     player = session.execute(select(Player).where(Player.email == spec.email)).scalar_one_or_none()
@@ -271,9 +275,8 @@ class Created:
     game_id: int
 
 
-def create_game(db: Database, spec: GameSpec, now: datetime | None = None) -> Created:
-    """Create and start a game: seats, the engine's setup, its first window and its mail (sent after the commit)."""
-    now = now or utcnow()
+def _checked(spec: GameSpec) -> tuple[list[str], int, engine.Game]:
+    """The seats' colours, the seed and the engine's new game of a spec that can be created; GameError if not."""
     if not 3 <= len(spec.players) <= 6:
         raise GameError(N_("%(count)s players: Mall of Horror takes 3 to 6"), count=len(spec.players))
     emails = [p.email for p in spec.players if p.email]
@@ -288,12 +291,19 @@ def create_game(db: Database, spec: GameSpec, now: datetime | None = None) -> Cr
         eng = engine.new_game(colours, seed=seed, options=spec.options)
     except engine.ScenarioError as exc:
         raise GameError(str(exc)) from None  # the engine's words (English): an organiser's option is wrong
+    return colours, seed, eng
+
+
+def create_game(db: Database, spec: GameSpec, now: datetime | None = None) -> Created:
+    """Create and start a game: seats, the engine's setup, its first window and its mail (sent after the commit)."""
+    now = now or utcnow()
+    colours, seed, eng = _checked(spec)
     with db.session() as session:
         game = Game(
             title=spec.title,
             options=eng.options.to_json(),
             seed=seed,
-            tempo=tempo_of(spec),
+            tempo=spec.tempo(),
             state={},
             organiser_email=spec.organiser_email,
             created_at=now,
@@ -314,6 +324,45 @@ def create_game(db: Database, spec: GameSpec, now: datetime | None = None) -> Cr
         created = Created(game.id)
     CACHE.put(game, eng)
     return created
+
+
+def estimate_game(
+    db: Database, spec: GameSpec, now: datetime | None = None, count: int | None = None
+) -> dict[str, Any]:
+    """How long the game of ``spec`` would take (``services.estimate``; nothing is created): ``days_median``,
+    ``days_p90``, ``windows_median``, ``defaulted_share``, ``games`` and the ``model`` (an English text). Players
+    already known (by e-mail) play in their own time zone and quiet hours; others in the organiser's time zone,
+    quiet 23:00-07:00. Deterministic for a given spec, seed and moment. GameError as ``create_game``."""
+    now = now or utcnow()
+    count = count or estimate.ESTIMATE_GAMES
+    _, _, eng = _checked(spec)
+    seed = 1 if spec.seed is None else spec.seed
+    night = estimate.person(spec.timezone)
+    seats = []
+    with db.session() as session:
+        for pspec in spec.players:
+            if pspec.bot:
+                seats.append(estimate.SimSeat(bot=True))
+                continue
+            player = session.execute(select(Player).where(Player.email == pspec.email)).scalar_one_or_none()
+            if player is None:
+                seats.append(night)
+                continue
+            quiet = quiet_of(player)
+            zone = quiet.zone if quiet else check_timezone_or(player.timezone, spec.timezone)
+            seats.append(estimate.SimSeat(sleep=quiet or estimate.person(zone).sleep, quiet=quiet))
+    figures = estimate.simulate(
+        seats, eng.options.to_json(), spec.tempo(), games=count, seed=seed, start=now, replay=True
+    )
+    keys = ("days_median", "days_p90", "windows_median", "defaulted_share", "games")
+    return {**{k: figures[k] for k in keys}, "model": estimate.model_text(count, estimate.Model().reading)}
+
+
+def check_timezone_or(name: str | None, fallback: str) -> str:
+    try:
+        return check_timezone(name or fallback)
+    except TempoError:
+        return fallback
 
 
 def seat_links(db: Database, game_id: int, secret_key: str, base_url: str) -> list[dict[str, Any]]:

@@ -43,6 +43,18 @@ def create_game() -> Any:
     return jsonify(body), 201
 
 
+@bp.post("/games/estimate")
+def estimate_game() -> Any:
+    """How long the game of a create call's body would take (nothing is created)."""
+    if (denied := organiser()) is not None:
+        return denied
+    try:
+        figures = games.estimate_game(dm().db, games.spec_from_json(json_body() or {}))
+    except games.GameError as exc:
+        return error(str(exc), 400)
+    return jsonify({"ok": True, **figures})
+
+
 @bp.get("/games/<int:game_id>")
 def show_game(game_id: int) -> Any:
     if (denied := organiser()) is not None:

@@ -110,9 +110,13 @@ def new_game() -> Any:
 @bp.post("/new")
 @organiser_required
 def create() -> Any:
-    values = {k: str(v)[:MAX_FIELD] for k, v in request.form.items() if k != "csrf_token"}
+    values = {k: str(v)[:MAX_FIELD] for k, v in request.form.items() if k not in ("csrf_token", "estimate")}
     try:
         spec = games.spec_from_json(games.spec_from_form(request.form, MAX_FIELD))
+        if request.form.get("estimate"):  # the Estimate button: the form again, with how long the game would take
+            figures = games.estimate_game(dm().db, spec)
+            form = {**shown.new_game_form(reader_language(), values, None), "estimate": figures}
+            return render_template("organiser/new.html", **form)
         created = games.create_game(dm().db, spec)
     except games.GameError as exc:
         return render_template("organiser/new.html", **shown.new_game_form(reader_language(), values, say(exc))), 400

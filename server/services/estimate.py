@@ -1,0 +1,411 @@
+"""How long a game will take (issue 11, item 6): simulated games before it starts, and ``bench/tempo.py``'s
+measurements.
+
+The model (also ``MODEL``, said with every estimate):
+
+- Every seat plays ``engine.bots.SensibleBot`` with the game's options; a bot's seat answers at once.
+- A person sleeps in their quiet hours (their own time zone; 23:00-07:00 when they have none) and, while awake,
+  checks their mail at random moments, exponential gaps of mean ``reading`` (3 h by default); they answer a request
+  at the first check after it opens, except that they miss 5 % of requests entirely (the H-4 default is applied
+  at the deadline: ``engine.Game.timeout``).
+- They set the standing answers a careful player would: the victim order (H-5, kept by the engine itself), Security
+  Camera "look" and weapons and Hidden "only if needed" (``engine.standing_answer``, asked for card requests); none
+  for votes or Threat. A request a standing answer covers is answered when it opens.
+- With play hours, each person is at a given day's session with probability 0.8; while there, they answer within
+  5 minutes (uniform); outside sessions (and on days they miss) they read their mail as above.
+- A window closes at the earliest of: every owed answer in; its deadline, from the server's own
+  ``services.tempo.window_deadline`` with the quiet hours of those owing an answer (everyone's when being asked is
+  a secret, as ``services.turns._new_window``); a vote decided (``engine.vote_decided`` on the answers in the order
+  they arrive, unless ``close_decided_votes`` is off); the last call, once all but one have answered.
+- ``max_shift_hours``: the most a deadline was moved for quiet hours (the deadline against the same call without
+  them).
+
+Speed: the engine plays a SensibleBot game in about 2 ms and the deadline code takes some 100 µs a window, so the
+simulation runs each game live (exact: a defaulted answer changes the rest of the game, as on the server) and
+``estimate`` plays ``ESTIMATE_GAMES`` games, which takes well under a second (docs/PERFORMANCE.md, "Tempo").
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import statistics
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, time, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import engine
+from engine import standing_answer, vote_decided
+from engine.bots import SensibleBot
+from engine.data import BY_VALUE, COLOURS
+
+from .errors import N_
+from .tempo import PlayHours, Quiet, closes_decided_votes, last_call_deadline, last_call_of, window_deadline
+
+#: the standing answers of the model's careful player.
+CAREFUL: dict[str, Any] = {"victim": list(BY_VALUE), "camera": "look", "attack": "if_needed"}
+#: games simulated for an estimate shown before a game starts.
+ESTIMATE_GAMES = 200
+NIGHT = (time(23, 0), time(7, 0))
+
+#: the model, said with every estimate (a msgid: pages translate it; ``model_text`` gives the English).
+MODEL = N_(
+    "%(games)s simulated games with sensible bots in every seat. Each person checks their mail at random moments "
+    "while awake, on average every %(reading)s hours, answers at the first check, and misses 5%% of requests; they "
+    "sleep in their quiet hours (23:00-07:00 in the organiser's time zone for players we do not know yet). They "
+    "give the victim order, the Security Camera and weapons in attacks by standing answers, but not votes or "
+    "Threat. In play hours, each is at a day's session with probability 0.8 and answers within 5 minutes."
+)
+
+
+@dataclass(frozen=True)
+class SimSeat:
+    """A simulated seat: ``sleep`` is when the person reads no mail; ``quiet`` the quiet hours the server knows
+    (for deadlines; None when they have none); a bot reads nothing and answers at once."""
+
+    sleep: Quiet | None = None
+    quiet: Quiet | None = None
+    bot: bool = False
+
+
+@dataclass(frozen=True)
+class Model:
+    reading: float = 3 * 3600
+    miss: float = 0.05
+    session_miss: float = 0.2
+    session_answer: float = 300
+    standing: dict[str, Any] = field(default_factory=lambda: dict(CAREFUL))
+
+
+@dataclass
+class _Game:
+    days: float
+    windows: int
+    asked: int
+    #: people's requests given the H-4 default at a deadline (or a last call)
+    defaulted: int
+    #: people's votes not needed: the vote was decided without them
+    skipped: int
+    max_shift: float
+
+
+def person(zone: str, quiet: tuple[time, time] | None = NIGHT) -> SimSeat:
+    """A person in ``zone`` with those quiet hours (also when they sleep)."""
+    night = Quiet(zone, *(quiet or NIGHT))
+    return SimSeat(sleep=night, quiet=None if quiet is None else night)
+
+
+def simulate(
+    seats: list[SimSeat],
+    options: dict[str, Any],
+    tempo: dict[str, Any],
+    *,
+    games: int,
+    seed: int,
+    start: datetime | Callable[[random.Random], datetime],
+    model: Model | None = None,
+    replay: bool = False,
+) -> dict[str, Any]:
+    """``games`` simulated games (the model above): the figures of ``summary``. ``start`` is when each game starts
+    (or draws it); deterministic for a seed. With ``replay``, the games are replayed from recorded ones
+    (``_library``) rather than played by the engine as they go."""
+    model = model or Model()
+    rng = random.Random(seed)
+    traces = _library(colours_of(len(seats)), options, model.standing, games) if replay else None
+    played = []
+    for i in range(games):
+        at = start(rng) if callable(start) else start
+        trace = None if traces is None else traces[i]
+        played.append(play(seats, options, tempo, model, rng.randrange(2**31), at, trace=trace))
+    return summary(played)
+
+
+def summary(played: list[_Game]) -> dict[str, Any]:
+    """Median and 90th percentile days, median windows per game, the share of people's requests defaulted, and
+    the largest quiet-hours shift of a deadline."""
+    days = sorted(g.days for g in played)
+    windows = [g.windows for g in played]
+    asked = sum(g.asked for g in played)
+    return {
+        "games": len(played),
+        "days_median": round(statistics.median(days), 2),
+        "days_p90": round(_percentile(days, 0.9), 2),
+        "windows_median": float(statistics.median(windows)),
+        "defaulted_share": round(sum(g.defaulted for g in played) / max(asked, 1), 4),
+        "votes_not_needed_share": round(sum(g.skipped for g in played) / max(asked, 1), 4),
+        "max_shift_hours": round(max(g.max_shift for g in played), 2),
+    }
+
+
+def _percentile(ordered: list[float], q: float) -> float:
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+@dataclass(frozen=True)
+class _Window:
+    """One window as the players meet it: its requests (contract JSON), each one's bot answer, and each one's
+    standing answer (None: the player is asked)."""
+
+    requests: list[dict[str, Any]]
+    values: list[Any]
+    auto: list[Any]
+
+
+class _Live:
+    """Windows of a game played by the engine as the simulation goes: a missing answer gets the H-4 default."""
+
+    def __init__(
+        self, colours: list[str], people: set[str], options: dict[str, Any], seed: int, standing: dict[str, Any]
+    ):
+        rng = random.Random(seed)
+        self.eng = engine.new_game(colours, seed=seed, options=options)
+        self.bots = {c: SensibleBot(rng.randrange(2**31)) for c in colours}
+        self.people, self.standing = people, standing
+        if standing.get("victim"):
+            for c in sorted(people):
+                self.eng.set_standing_order(c, list(standing["victim"]))
+
+    def next(self) -> _Window | None:
+        eng = self.eng
+        if eng.over:
+            return None
+        pending = eng.pending()
+        requests = [r.to_json() for r in pending]
+        values = [self.bots[r.player].decide(eng, r) for r in pending]
+        auto = [
+            standing_answer(engine.view(eng, r.player), data, self.standing)
+            if r.kind == "cards" and r.player in self.people
+            else None
+            for r, data in zip(pending, requests, strict=True)
+        ]
+        return _Window(requests, values, auto)
+
+    def close(self, window: _Window, answers: dict[str, Any]) -> None:
+        for data in window.requests:
+            colour, kind = data["player"], data["kind"]
+            if colour in answers:
+                self.eng.answer(colour, kind, answers[colour])
+            else:
+                self.eng.timeout(colour, kind)
+
+
+class _Replayed:
+    """Windows of a recorded game (``_library``): the same whatever the answers (a default does not change it)."""
+
+    def __init__(self, trace: list[_Window]):
+        self.windows = iter(trace)
+
+    def next(self) -> _Window | None:
+        return next(self.windows, None)
+
+    def close(self, window: _Window, answers: dict[str, Any]) -> None:
+        pass
+
+
+def record(colours: list[str], options: dict[str, Any], seed: int, standing: dict[str, Any]) -> list[_Window]:
+    """A whole game with every request answered (by its standing answer, else the bot's)."""
+    live = _Live(colours, set(colours), options, seed, standing)
+    trace = []
+    while (window := live.next()) is not None:
+        trace.append(window)
+        answers = {
+            data["player"]: value if auto is None else auto
+            for data, value, auto in zip(window.requests, window.values, window.auto, strict=True)
+        }
+        live.close(window, answers)
+    return trace
+
+
+#: recorded games per (colours, options, standing), grown as estimates ask for more (a few option sets kept).
+_LIBRARY: dict[str, list[list[_Window]]] = {}
+_LIBRARY_KEYS = 8
+
+
+def _library(colours: list[str], options: dict[str, Any], standing: dict[str, Any], games: int) -> list[list[_Window]]:
+    key = json.dumps([colours, options, standing], sort_keys=True)
+    traces = _LIBRARY.pop(key, [])
+    while len(_LIBRARY) >= _LIBRARY_KEYS:  # the least recently used goes
+        del _LIBRARY[next(iter(_LIBRARY))]
+    _LIBRARY[key] = traces
+    while len(traces) < games:
+        traces.append(record(colours, options, 7919 * len(traces) + 1, standing))
+    return traces[:games]
+
+
+def colours_of(count: int) -> list[str]:
+    return ["yellow", "red", "blue"] if count == 3 else list(COLOURS[:count])
+
+
+@dataclass
+class _Table:
+    """The simulated players of one game, and what they do."""
+
+    seats: dict[str, SimSeat]
+    tempo: dict[str, Any]
+    model: Model
+    rng: random.Random
+    #: (colour, session day) -> at that session or not (drawn once)
+    present: dict[tuple[str, Any], bool] = field(default_factory=dict)
+
+    @property
+    def people(self) -> set[str]:
+        return {c for c, seat in self.seats.items() if not seat.bot}
+
+    def answer_at(self, colour: str, t: datetime) -> datetime | None:
+        """When the person answers a request opened at ``t``: their first mail check (None: missed), or in a
+        session they attend, within minutes."""
+        model, rng = self.model, self.rng
+        by_mail = None if rng.random() < model.miss else _next_check(self.seats[colour].sleep, t, model.reading, rng)
+        hours = PlayHours.of(self.tempo)
+        if hours is None:
+            return by_mail
+        at = t
+        for _ in range(8):  # the next sessions, a day each
+            begin, end = _session_at(hours, at)
+            day = (colour, begin.date())
+            if day not in self.present:
+                self.present[day] = rng.random() >= model.session_miss
+            if self.present[day]:
+                session = max(t, begin) + timedelta(seconds=rng.uniform(0, model.session_answer))
+                if session < end:
+                    return session if by_mail is None else min(by_mail, session)
+            if by_mail is not None and by_mail < end:
+                return by_mail
+            at = end
+        return by_mail
+
+    def arrivals(self, window: _Window, t: datetime) -> list[tuple[datetime, int, str, Any]]:
+        """Each answer that comes, when (a standing answer or a bot's at once), in the order they arrive."""
+        out: list[tuple[datetime, int, str, Any]] = []
+        for i, (data, value, auto) in enumerate(zip(window.requests, window.values, window.auto, strict=True)):
+            colour = data["player"]
+            if self.seats[colour].bot or auto is not None:
+                out.append((t, i, colour, value if auto is None else auto))
+            elif (at := self.answer_at(colour, t)) is not None:
+                out.append((at, i, colour, value))
+        return sorted(out, key=lambda a: (a[0], a[1]))
+
+    def close(
+        self, requests: list[dict[str, Any]], arrivals: list[tuple[datetime, int, str, Any]], deadline: datetime
+    ) -> tuple[datetime, dict[str, Any], str]:
+        """When the window closes, the answers in by then, and why: "all", "decided" (a vote), or "deadline" (the
+        deadline or a last call)."""
+        # as services.turns: no last call in a window asked in secret (B-INFO), nor for a bot
+        last_call = last_call_of(self.tempo) if not any(engine.asked_in_secret(r) for r in requests) else None
+        vote = closes_decided_votes(self.tempo) and all(r["kind"] == "vote" for r in requests)
+        close = deadline
+        answers: dict[str, Any] = {}
+        for at, _, colour, value in arrivals:
+            if at >= close:
+                break
+            answers[colour] = value
+            if len(answers) == len(requests):
+                return at, answers, "all"
+            if vote and vote_decided(requests, answers):
+                return at, answers, "decided"
+            if last_call and len(answers) == len(requests) - 1:
+                last = next(r["player"] for r in requests if r["player"] not in answers)
+                if last_call and not self.seats[last].bot:
+                    close = last_call_deadline(at, close, last_call, self._quiet_for_last_call(last))
+        return close, answers, "deadline"
+
+    def _quiet_for_last_call(self, colour: str) -> Quiet | None:
+        """As services.turns._last_call: the last player's quiet hours, unless the game ignores them or has play
+        hours."""
+        keep_quiet = self.tempo.get("avoid_quiet_hours", True) and PlayHours.of(self.tempo) is None
+        return self.seats[colour].quiet if keep_quiet else None
+
+
+def play(
+    seats: list[SimSeat],
+    options: dict[str, Any],
+    tempo: dict[str, Any],
+    model: Model,
+    seed: int,
+    start: datetime,
+    *,
+    trace: list[_Window] | None = None,
+    shifts: bool = False,
+) -> _Game:
+    """One game from ``start``: played live by the engine, or replayed from ``trace``. The quiet-hours deadline
+    of a window is computed when it matters (the window would not close before the deadline without it), or for
+    every window with ``shifts`` (to measure ``max_shift``)."""
+    colours = colours_of(len(seats))
+    table = _Table(dict(zip(colours, seats, strict=True)), tempo, model, random.Random(seed))
+    people = table.people
+    game: _Live | _Replayed = (
+        _Live(colours, people, options, seed, model.standing) if trace is None else _Replayed(trace)
+    )
+    t = start
+    asked = defaulted = skipped = windows = 0
+    max_shift = 0.0
+    while (window := game.next()) is not None:
+        requests = window.requests
+        windows += 1
+        secret = any(engine.asked_in_secret(r) for r in requests)
+        owing = colours if secret else [r["player"] for r in requests]
+        quiet = [q for c in owing if c in people and (q := table.seats[c].quiet) is not None]
+        kinds = [r["kind"] for r in requests]
+        plain = window_deadline(t, kinds, tempo, [])  # quiet hours only ever move a deadline later
+        arrivals = table.arrivals(window, t)
+        close, answers, why = table.close(requests, arrivals, plain)
+        if quiet and (shifts or close >= plain):  # the deadline matters (or is measured): the server's, in full
+            deadline = window_deadline(t, kinds, tempo, quiet)
+            max_shift = max(max_shift, (deadline - plain).total_seconds() / 3600)
+            close, answers, why = table.close(requests, arrivals, deadline)
+        owed = [r["player"] for r in requests if r["player"] in people]
+        missing = sum(c not in answers for c in owed)
+        asked += len(owed)
+        if why == "decided":
+            skipped += missing
+        else:
+            defaulted += missing
+        game.close(window, answers)
+        t = max(close, t)
+    return _Game((t - start).total_seconds() / 86400, windows, asked, defaulted, skipped, max_shift)
+
+
+def _next_check(sleep: Quiet | None, t: datetime, mean: float, rng: random.Random) -> datetime:
+    """The first mail check after ``t``: checks come at exponential gaps while awake (a Poisson process stopped
+    during the night: memoryless, so a night simply restarts the wait)."""
+    while True:
+        if sleep is not None and (woken := sleep.end_of_quiet(t)) is not None:
+            t = woken
+        check = t + timedelta(seconds=rng.expovariate(1 / mean))
+        if sleep is None:
+            return check
+        falls_asleep = _next_sleep(sleep, t)
+        if check < falls_asleep:
+            return check
+        t = falls_asleep
+
+
+def _next_sleep(q: Quiet, t: datetime) -> datetime:
+    zone = ZoneInfo(q.zone)
+    local = t.astimezone(zone)
+    at = datetime.combine(local.date(), q.start, tzinfo=zone)
+    if at <= local:
+        at = datetime.combine(local.date() + timedelta(days=1), q.start, tzinfo=zone)
+    return at.astimezone(t.tzinfo)
+
+
+def _session_at(hours: PlayHours, t: datetime) -> tuple[datetime, datetime]:
+    """The play-hours session ``t`` is in, or else the next one: its start and end."""
+    session = hours.session_at(t) or hours.session_at(hours.next_start(t))
+    assert session is not None
+    return session
+
+
+def seats_for(zones: Iterable[tuple[str, tuple[time, time] | None] | None]) -> list[SimSeat]:
+    """Seats from (zone, quiet hours or None) per person, None for a bot."""
+    return [SimSeat(bot=True) if z is None else person(z[0], z[1]) for z in zones]
+
+
+def hours_text(seconds: float) -> str:
+    return f"{seconds / 3600:g}"
+
+
+def model_text(games: int, reading: float) -> str:
+    return MODEL % {"games": games, "reading": hours_text(reading)}

@@ -1,0 +1,212 @@
+"""Tempo presets and the estimate of a game's length (issue 11, item 6): presets are full tempos, chosen by the
+API, the command and the create page, explicit settings overriding them; the estimate (services.estimate) is
+deterministic, uses the seats' own quiet hours, and is shown before a game starts without creating it."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, time, timedelta
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+
+from engine.data import KINDS
+from server.models import Game, Player
+from server.services import estimate, games, presets
+from server.services.tempo import Quiet, window_deadline
+from tests.conftest import Stack
+from tests.server.test_api_cli import cli_env, run
+from tests.support import AUTH, all_rows, post_form
+
+PEOPLE = ["Ann <ann@example.org>", "Bob <bob@example.org>", "Cy <cy@example.org>", "Di <di@example.org>"]
+T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
+KEYS = {"days_median", "days_p90", "windows_median", "defaulted_share", "games", "model"}
+
+
+@pytest.fixture(autouse=True)
+def few_games(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(estimate, "ESTIMATE_GAMES", 12)
+
+
+# --- presets ------------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(presets.PRESETS))
+def test_each_preset_is_a_full_tempo_the_deadline_code_takes(name: str) -> None:
+    tempo = presets.tempo_for(name, "Asia/Tokyo")
+    assert tempo["preset"] == name and tempo["timezone"] == "Asia/Tokyo"
+    assert set(tempo["durations"]) <= {"default", *KINDS} and "default" in tempo["durations"]
+    assert all(1 <= s <= 30 * 86400 for s in tempo["durations"].values())
+    assert isinstance(tempo["close_decided_votes"], bool) and tempo["avoid_quiet_hours"] is True
+    assert tempo["last_call"] is None or 0 < tempo["last_call"] < tempo["durations"]["default"]
+    if tempo.get("play_hours"):  # in the organiser's zone
+        assert tempo["play_hours"]["zone"] == "Asia/Tokyo" and tempo["play_hours"]["deadline"] == 600
+        assert (tempo["play_hours"]["start"], tempo["play_hours"]["end"]) == ("20:30", "22:00")
+    quiet = [Quiet("Europe/Rome", time(23), time(7))]
+    assert window_deadline(T0, list(KINDS), tempo, quiet) > T0
+    assert presets.PRESETS[name].title and presets.PRESETS[name].description
+    assert presets.PRESETS["week"].tempo.get("preset") is None  # tempo_for copies: the preset itself is untouched
+
+
+def test_explicit_settings_override_the_preset() -> None:
+    spec = games.spec_from_json({"players": PEOPLE, "preset": "week", "deadlines": ["vote=2h"], "timezone": "UTC"})
+    tempo = spec.tempo()
+    assert tempo["durations"] == {**presets.PRESETS["week"].tempo["durations"], "vote": 7200}
+    assert tempo["preset"] == "week" and tempo["last_call"] == presets.PRESETS["week"].tempo["last_call"]
+    tempo = games.spec_from_json({"players": PEOPLE, "preset": "relaxed", "deadlines": "30h"}).tempo()
+    assert tempo["durations"]["default"] == 30 * 3600
+    tempo = games.spec_from_json({"players": PEOPLE, "preset": "week", "avoid_quiet_hours": False}).tempo()
+    assert tempo["avoid_quiet_hours"] is False
+    # no preset: as before presets, 24 h for everything
+    assert games.spec_from_json({"players": PEOPLE}).tempo() == {
+        "durations": {"default": 86400},
+        "avoid_quiet_hours": True,
+        "timezone": "UTC",
+    }
+    assert games.spec_from_json({"players": PEOPLE, "deadlines": ["vote=6h"]}).tempo()["durations"] == {
+        "default": 86400,
+        "vote": 21600,
+    }
+
+
+def test_the_api_creates_a_game_of_a_preset_and_refuses_an_unknown_one(stack: Stack) -> None:
+    reply = stack.client.post("/api/games", json={"players": PEOPLE, "preset": "week"}, headers=AUTH)
+    assert reply.status_code == 201
+    with stack.db.session() as session:
+        tempo = session.get(Game, reply.json["id"]).tempo
+    assert tempo["preset"] == "week" and tempo["durations"] == presets.PRESETS["week"].tempo["durations"]
+    before = all_rows(stack.db)
+    for bad in ("fortnight", 3, ["week"]):
+        reply = stack.client.post("/api/games", json={"players": PEOPLE, "preset": bad}, headers=AUTH)
+        assert reply.status_code == 400 and "is not a tempo preset (week, play-hours, relaxed)" in reply.json["error"]
+    assert all_rows(stack.db) == before
+
+
+def test_the_command_creates_a_game_of_a_preset_and_estimates_without_creating(stack: Stack) -> None:
+    env = cli_env(stack)
+    args = [arg for p in PEOPLE for arg in ("--player", p)]
+    result = run(env, "game", "create", *args, "--preset", "play-hours", "--timezone", "Europe/Rome", "--json")
+    assert result.exit_code == 0, result.output
+    with stack.db.session() as session:
+        tempo = session.get(Game, json.loads(result.output)["id"]).tempo
+    assert tempo["preset"] == "play-hours" and tempo["play_hours"]["zone"] == "Europe/Rome"
+    before = all_rows(stack.db)
+    result = run(env, "game", "create", *args, "--preset", "week", "--estimate", "--json")
+    assert result.exit_code == 0, result.output
+    figures = json.loads(result.output)
+    assert set(figures) == KEYS and figures["games"] == 12 and figures["days_p90"] >= figures["days_median"] > 0
+    result = run(env, "game", "create", *args, "--preset", "week", "--estimate", "--seed", "4")
+    assert result.exit_code == 0 and "days (9 games in 10: at most" in result.output and "model:" in result.output
+    assert all_rows(stack.db) == before  # nothing created
+    result = run(env, "game", "create", *args, "--preset", "fortnight", "--estimate")
+    assert result.exit_code == 2 and "fortnight" in result.output
+
+
+def test_the_api_estimates_without_creating(stack: Stack) -> None:
+    before = all_rows(stack.db)
+    body = {"players": [*PEOPLE, "bot"], "preset": "week", "timezone": "Europe/Warsaw", "seed": 3}
+    reply = stack.client.post("/api/games/estimate", json=body, headers=AUTH)
+    assert reply.status_code == 200 and set(reply.json) == {"ok", *KEYS}
+    assert "simulated games" in reply.json["model"] and reply.json["games"] == 12
+    assert stack.client.post("/api/games/estimate", json=body, headers=AUTH).json == reply.json  # deterministic
+    assert stack.client.post("/api/games/estimate", json=body).status_code == 401
+    reply = stack.client.post("/api/games/estimate", json={"players": PEOPLE[:2]}, headers=AUTH)
+    assert reply.status_code == 400 and reply.json["error"] == "2 players: Mall of Horror takes 3 to 6"
+    assert all_rows(stack.db) == before
+
+
+def test_the_create_page_offers_presets_and_shows_an_estimate(organiser: Stack) -> None:
+    page = organiser.client.get("/o/new").get_data(as_text=True)
+    assert 'name="preset"' in page and "A week by e-mail" in page and "Play hours" in page
+    before = all_rows(organiser.db)
+    form = {"players": "\n".join(PEOPLE), "preset": "week", "timezone": "Europe/Rome", "estimate": "1"}
+    reply = post_form(organiser.client, organiser.app, "/o/new", form)
+    page = reply.get_data(as_text=True)
+    assert reply.status_code == 200 and "How long it will take" in page and "9 games in 10 end within" in page
+    assert "12 simulated games" in page and 'value="week" selected' in page  # the form is kept
+    assert all_rows(organiser.db) == before
+    del form["estimate"]
+    reply = post_form(organiser.client, organiser.app, "/o/new", form)
+    assert reply.status_code == 201
+    with organiser.db.session() as session:
+        tempo = session.execute(sa.select(Game.tempo)).scalar_one()
+    assert tempo["preset"] == "week" and tempo["durations"] == presets.PRESETS["week"].tempo["durations"]
+
+
+def test_the_create_page_speaks_italian(organiser: Stack) -> None:
+    page = organiser.client.get("/o/new", headers={"Accept-Language": "it"}).get_data(as_text=True)
+    assert "Una settimana per e-mail" in page
+
+
+# --- the simulation -------------------------------------------------------------------------------------------------
+
+
+def _seats(zones: list[str]) -> list[estimate.SimSeat]:
+    return [estimate.person(zone) for zone in zones]
+
+
+def test_the_estimate_is_the_same_for_the_same_seed_and_changes_with_it() -> None:
+    seats = _seats(["Europe/Rome", "Asia/Tokyo", "America/New_York", "Europe/Warsaw"])
+    tempo = presets.tempo_for("week", "Europe/Rome")
+
+    def figures(seed: int, replay: bool) -> dict[str, Any]:
+        return estimate.simulate(seats, {}, tempo, games=8, seed=seed, start=T0, replay=replay)
+
+    assert figures(1, False) == figures(1, False) and figures(1, True) == figures(1, True)
+    assert figures(1, False) != figures(2, False)
+
+
+def test_slower_readers_make_longer_games() -> None:
+    seats = _seats(["Europe/Rome", "Europe/Rome", "America/Los_Angeles", "Asia/Tokyo", "Europe/Warsaw"])
+    tempo = presets.tempo_for("relaxed", "Europe/Rome")
+    days = [
+        estimate.simulate(seats, {}, tempo, games=10, seed=5, start=T0, model=estimate.Model(reading=hours * 3600))[
+            "days_median"
+        ]
+        for hours in (0.5, 3, 8)
+    ]
+    assert days[0] < days[1] < days[2]
+
+
+def test_a_deadline_is_shifted_only_by_the_owing_seats_quiet_hours_at_most_12_hours() -> None:
+    tempo = presets.tempo_for("week", "UTC")
+    night = estimate.simulate(_seats(["Asia/Tokyo"] * 3), {}, tempo, games=4, seed=1, start=T0)
+    assert 0 < night["max_shift_hours"] <= 12
+    awake = [estimate.SimSeat(sleep=s.sleep, quiet=None) for s in _seats(["Asia/Tokyo"] * 3)]  # no quiet hours
+    assert estimate.simulate(awake, {}, tempo, games=4, seed=1, start=T0)["max_shift_hours"] == 0
+
+
+def test_the_estimate_uses_a_known_players_own_time_zone_and_quiet_hours(stack: Stack) -> None:
+    """Unknown players sleep 23:00-07:00 in the organiser's zone; a known one in theirs."""
+    spec = games.spec_from_json({"players": PEOPLE, "preset": "week", "timezone": "Europe/Rome", "seed": 2})
+    unknown = games.estimate_game(stack.db, spec, now=T0)
+    with stack.db.session() as session:
+        for p in spec.players:
+            session.add(
+                Player(
+                    email=p.email, display_name=p.name, timezone="Europe/Rome", quiet_start="23:00", quiet_end="07:00"
+                )
+            )
+    assert games.estimate_game(stack.db, spec, now=T0) == unknown  # the same as assumed
+    with stack.db.session() as session:
+        for player in session.execute(sa.select(Player)).scalars():
+            player.timezone = "Pacific/Auckland"  # asleep while Rome plays
+    moved = games.estimate_game(stack.db, spec, now=T0)
+    assert moved != unknown and moved["days_median"] > 0
+
+
+def test_a_missed_answer_takes_the_engines_default_h4() -> None:
+    """H-4: a request nobody answers is defaulted by the engine; the game still ends."""
+    never = estimate.Model(miss=1.0, standing={})
+    figures = estimate.simulate(
+        _seats(["UTC"] * 3), {}, {"durations": {"default": 60}}, games=2, seed=1, start=T0, model=never
+    )
+    assert figures["defaulted_share"] == 1.0 and figures["days_median"] < 1
+
+
+def test_play_hours_sessions_make_short_windows() -> None:
+    tempo = presets.tempo_for("play-hours", "Europe/Rome")
+    start = T0 + timedelta(hours=10, minutes=30)  # 20:30 in Rome (UTC+1)
+    figures = estimate.simulate(_seats(["Europe/Rome"] * 4), {}, tempo, games=4, seed=1, start=start)
+    assert figures["days_median"] < 10
