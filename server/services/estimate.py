@@ -34,7 +34,6 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
 from typing import Any
-from zoneinfo import ZoneInfo
 
 import engine
 from engine import standing_answer, vote_decided
@@ -376,19 +375,12 @@ def _next_check(sleep: Quiet | None, t: datetime, mean: float, rng: random.Rando
         check = t + timedelta(seconds=rng.expovariate(1 / mean))
         if sleep is None:
             return check
-        falls_asleep = _next_sleep(sleep, t)
+        falls_asleep = sleep.next_start(t)
+        if falls_asleep is None:
+            return check
         if check < falls_asleep:
             return check
         t = falls_asleep
-
-
-def _next_sleep(q: Quiet, t: datetime) -> datetime:
-    zone = ZoneInfo(q.zone)
-    local = t.astimezone(zone)
-    at = datetime.combine(local.date(), q.start, tzinfo=zone)
-    if at <= local:
-        at = datetime.combine(local.date() + timedelta(days=1), q.start, tzinfo=zone)
-    return at.astimezone(t.tzinfo)
 
 
 def _session_at(hours: PlayHours, t: datetime) -> tuple[datetime, datetime]:

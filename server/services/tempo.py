@@ -143,6 +143,17 @@ class Quiet:
             end = end.replace(fold=1)
         return end.astimezone(at.tzinfo)
 
+    def next_start(self, at: datetime) -> datetime | None:
+        """The first instant after ``at`` at which the quiet hours begin; None when there are none."""
+        if self.start == self.end:
+            return None
+        zone = ZoneInfo(self.zone)
+        local = at.astimezone(zone)
+        begins = datetime.combine(local.date(), self.start, tzinfo=zone)
+        if begins <= local:
+            begins = datetime.combine(local.date() + timedelta(days=1), self.start, tzinfo=zone)
+        return begins.astimezone(at.tzinfo)
+
 
 def quiet_of(player: Player) -> Quiet | None:
     """The player's quiet hours; None when they have none or the stored values cannot be read."""
@@ -214,13 +225,18 @@ def _wakings(q: Quiet, start: datetime, end: datetime) -> list[datetime]:
 
 
 def last_call_deadline(now: datetime, deadline: datetime, seconds: int, quiet: Quiet | None = None) -> datetime:
-    """The deadline once everyone but one player has answered: the earlier of ``deadline`` and ``now`` plus the last
-    call; when that falls in the player's quiet hours, their end instead, but never later than ``deadline``."""
-    called = now + timedelta(seconds=seconds)
-    if called >= deadline:
-        return deadline
-    wakes = None if quiet is None else quiet.end_of_quiet(called)
-    return called if wakes is None else min(wakes, deadline)
+    """The deadline once everyone but one player has answered: the earlier of ``deadline`` and the end of the last
+    call, which counts only the player's waking hours (a last call never ends in their quiet hours, nor is it spent
+    while they sleep)."""
+    left, at = timedelta(seconds=seconds), now
+    while quiet is not None and at < deadline:
+        at = quiet.end_of_quiet(at) or at
+        sleeps = quiet.next_start(at)
+        if sleeps is None or at + left <= sleeps:
+            break
+        left -= sleeps - at
+        at = sleeps
+    return min(at + left, deadline)
 
 
 def last_call_of(tempo: dict[str, Any]) -> int | None:

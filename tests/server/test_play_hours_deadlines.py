@@ -161,10 +161,14 @@ def test_the_last_call_is_the_earlier_of_the_deadline_and_now_plus_the_call() ->
     assert last_call_deadline(now, utc(2026, 6, 1, 13), four) == utc(2026, 6, 1, 13)  # never later
 
 
-def test_the_last_call_never_ends_in_the_players_quiet_hours() -> None:
-    now, four = utc(2026, 6, 1, 18), 4 * 3600  # + 4 h = 00:00 in Rome (CEST)
+def test_the_last_call_never_ends_in_the_players_quiet_hours_and_counts_their_waking_hours_only() -> None:
+    now, four = utc(2026, 6, 1, 18), 4 * 3600  # 20:00 in Rome (CEST): 3 h awake, then the night, then 1 h
     night = Quiet(ROME, time(23, 0), time(7, 0))
-    assert last_call_deadline(now, utc(2026, 6, 2, 18), four, night) == utc(2026, 6, 2, 5)  # 07:00 in Rome
+    assert last_call_deadline(now, utc(2026, 6, 2, 18), four, night) == utc(2026, 6, 2, 6)  # 08:00 in Rome
+    # called while the player sleeps (01:00 in Rome): the four hours start when they wake
+    assert last_call_deadline(utc(2026, 6, 1, 23), utc(2026, 6, 3), four, night) == utc(2026, 6, 2, 9)
+    # a call longer than a day of waking hours spans two nights
+    assert last_call_deadline(now, utc(2026, 6, 5), 20 * 3600, night) == utc(2026, 6, 3, 6)
     # but never later than the deadline it had
     assert last_call_deadline(now, utc(2026, 6, 2, 3), four, night) == utc(2026, 6, 2, 3)
     awake = Quiet(ROME, time(1, 0), time(7, 0))
