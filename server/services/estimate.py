@@ -20,9 +20,11 @@ The model (also ``MODEL``, said with every estimate):
 - ``max_shift_hours``: the most a deadline was moved for quiet hours (the deadline against the same call without
   them).
 
-Speed: the engine plays a SensibleBot game in about 2 ms and the deadline code takes some 100 µs a window, so the
-simulation runs each game live (exact: a defaulted answer changes the rest of the game, as on the server) and
-``estimate`` plays ``ESTIMATE_GAMES`` games, which takes well under a second (docs/PERFORMANCE.md, "Tempo").
+Speed: a live game (engine, SensibleBot, deadline code) costs 15-25 ms, so ``bench/tempo.py`` plays its games live
+(exact: a defaulted answer changes the rest of the game, as on the server), while an estimate shown before a game
+starts (``replay=True``) replays ``ESTIMATE_GAMES`` games from a library of recorded engine games per player count,
+options and standing answers (``_library``, recorded once per process on first use: 2-3 s; then 0.5-1 s per
+estimate). In a replayed game a defaulted answer does not change what follows (docs/PERFORMANCE.md, "Tempo").
 """
 
 from __future__ import annotations

@@ -86,14 +86,16 @@ def public_requests(session: Session, window: Window) -> list[RequestRow]:
 
 def owed_requests(session: Session, window: Window | None) -> list[dict[str, Any]]:
     """Who owes what in the open window, as anyone may be told (``public_requests``): each request's colour, its
-    player's name (None for a bot), the bot's kind, the request's kind and whether it is answered; never the answer."""
+    player's name (None for a bot), the bot's kind, the request's kind and whether it is answered; never the answer.
+    A request answered by its player's standing answers counts as not answered yet: an answer there the instant the
+    window opens would tell others that the player has them (H-6)."""
     return [
         {
             "colour": row.seat.colour,
             "player": row.seat.player.display_name if row.seat.player is not None else None,
             "bot": row.seat.bot,
             "kind": row.kind,
-            "answered": row.answered_at is not None,
+            "answered": row.answered_at is not None and not row.standing,
         }
         for row in ([] if window is None else public_requests(session, window))
     ]

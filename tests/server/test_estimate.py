@@ -58,10 +58,14 @@ def test_explicit_settings_override_the_preset() -> None:
     assert tempo["durations"]["default"] == 30 * 3600
     tempo = games.spec_from_json({"players": PEOPLE, "preset": "week", "avoid_quiet_hours": False}).tempo()
     assert tempo["avoid_quiet_hours"] is False
-    # no preset: as before presets, 24 h for everything
+    given = {"players": PEOPLE, "preset": "week", "last_call": "2h", "close_decided_votes": False}
+    tempo = games.spec_from_json(given).tempo()
+    assert tempo["last_call"] == 7200 and tempo["close_decided_votes"] is False
+    # no preset: as before presets, 24 h for everything (and decided votes close, as in every new game)
     assert games.spec_from_json({"players": PEOPLE}).tempo() == {
         "durations": {"default": 86400},
         "avoid_quiet_hours": True,
+        "close_decided_votes": True,
         "timezone": "UTC",
     }
     assert games.spec_from_json({"players": PEOPLE, "deadlines": ["vote=6h"]}).tempo()["durations"] == {

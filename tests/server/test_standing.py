@@ -21,6 +21,7 @@ from server.services import prefs, reply_address, standing, turns
 from server.services.links import player_token, seat_token
 from tests.conftest import Stack
 from tests.support import (
+    AUTH,
     REPLY_DOMAIN,
     T0,
     compose,
@@ -321,6 +322,11 @@ def test_mails_list_the_standing_answers_and_their_off_link_turns_one_off(stack:
     else:
         raise AssertionError("no game gave yellow a vote its policy could answer")
     assert row.answered_at is not None and turn_mail_of(db, window, seats["yellow"]) is None  # not asked: no mail
+    # nothing public tells that yellow answered at once (that would tell that yellow has a vote policy, H-6)
+    status = stack.client.get(f"/api/games/{created.game_id}", headers=AUTH).get_json()
+    assert {"colour": "yellow", "kind": "vote", "answered": False} in [
+        {k: r[k] for k in ("colour", "kind", "answered")} for r in status["owed"]
+    ], status
 
     # every other seat's mails (the turn mail of someone asked in this window) never show yellow's settings
     others = [r for r in window.requests if r.seat.colour != "yellow" and r.answered_at is None]
