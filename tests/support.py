@@ -126,20 +126,22 @@ def create_tagged(
     prefs: dict[int, dict[str, Any]] | None = None,
     now: datetime = T0,
     tag: int | None = None,
+    **spec: Any,
 ) -> games.Created:
     """A game of ``people`` people (p0.<tag>@…, the tag is the seed unless given: each game its own players) and
-    ``bots`` random bots; ``prefs`` sets players' language, zone, mail mode (by index) before the game starts."""
+    ``bots`` random bots; ``prefs`` sets players' language, zone, mail mode (by index) before the game starts;
+    ``spec``: other fields of the GameSpec (``close_decided_votes``)."""
     tag = seed if tag is None else tag
     players = [games.PlayerSpec(name=f"P{i}", email=f"p{i}.{tag}@example.org") for i in range(people)]
     players += [games.PlayerSpec(bot="random") for _ in range(bots)]
-    spec = games.GameSpec(players=players, seed=seed, options=options or {})
+    game = games.GameSpec(players=players, seed=seed, options=options or {}, **spec)
     if prefs:  # the players exist before the game when prefs matter for the first window's rows
         with db.session() as session:
             for i, values in prefs.items():
                 player = games.find_or_create_player(session, players[i])
                 for key, value in values.items():
                     setattr(player, key, value)
-    return games.create_game(db, spec, now=now)
+    return games.create_game(db, game, now=now)
 
 
 def play_window(db: Database, game_id: int, seed: int, now: datetime) -> list[int]:
@@ -297,8 +299,9 @@ def snapshot(db: Database, game_id: int) -> dict[str, Any]:
 
 def check_game(db: Database, game_id: int) -> engine.Game:
     """The stored game is exactly what its request rows say: each window closed once, in order, every stored
-    answer (or default) applied once and in the engine's log, events stored once each with contiguous numbers.
-    Returns the engine restored from the stored state (which replays its log and checks the snapshot)."""
+    answer (or default, or vote not cast in a vote closed once decided) applied once and in the engine's log,
+    events stored once each with contiguous numbers. Returns the engine restored from the stored state (which
+    replays its log and checks the snapshot)."""
 
     with db.session() as session:
         game = session.get(Game, game_id)
@@ -320,15 +323,21 @@ def check_game(db: Database, game_id: int) -> engine.Game:
         assert game.outcome == eng.outcome
         log: list[dict[str, Any]] = []
         for window in closed:
-            rows = session.execute(
-                select(RequestRow).where(RequestRow.window_id == window.id).order_by(RequestRow.position)
-            ).scalars()
-            for row in rows:
+            rows = list(
+                session.execute(
+                    select(RequestRow).where(RequestRow.window_id == window.id).order_by(RequestRow.position)
+                ).scalars()
+            )
+            # a vote closed once decided: its votes first, then the voters who did not vote
+            decided = window.completed_at is not None and any(r.answered_at is None for r in rows)
+            for row in sorted(rows, key=lambda r: r.answered_at is None) if decided else rows:
                 entry: dict[str, Any] = {"player": row.seat.colour, "kind": row.kind}
                 if row.defaulted:
                     entry["timeout"] = True
+                elif row.answered_at is None:
+                    assert decided and row.kind == "vote"
+                    entry.update(timeout=True, decided=True)
                 else:
-                    assert row.answered_at is not None
                     entry["answer"] = row.answer
                 log.append(entry)
         assert game.state["log"] == log

@@ -341,9 +341,9 @@ def test_a_seat_link_rotated_from_the_command_line_revokes_its_player_link(stack
 
 
 def play_until(db: Database, game_id: int, wanted: Callable[[Window], bool], seed: int, limit: int = 600) -> Any:
-    """Answer every open request with a random bot, through ``turns.submit_answer`` as web answers are, window
-    after window (each advanced once complete), until the open window satisfies ``wanted`` (returned) or the game
-    ends (None)."""
+    """Answer every open request with a random bot (until the window is complete: a vote closes once decided),
+    through ``turns.submit_answer`` as web answers are, window after window (each advanced once complete), until
+    the open window satisfies ``wanted`` (returned) or the game ends (None)."""
     bot = RandomBot(seed)
     for _ in range(limit):
         window = open_window(db, game_id)
@@ -353,7 +353,8 @@ def play_until(db: Database, game_id: int, wanted: Callable[[Window], bool], see
         for row in window.requests:
             if row.answered_at is None:
                 req = next(r for r in eng.pending() if r.player == row.seat.colour)
-                turns.submit_answer(db, row.seat_id, row.kind, bot.decide(eng, req), now=T0)
+                if turns.submit_answer(db, row.seat_id, row.kind, bot.decide(eng, req), now=T0).complete:
+                    break  # a vote closed once decided takes no more votes
         assert turns.advance_window(db, window.id, now=T0) is True
     raise AssertionError("the game went on too long")
 

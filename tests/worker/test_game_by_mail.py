@@ -159,7 +159,11 @@ def test_a_whole_game_is_played_by_replying_to_mails(by_mail: ByMail) -> None:
     stack = by_mail.stack
     prefs = {i: {"language": language} for i, language in enumerate(LANGUAGES)}
     # created now (the worker sends what is due by the clock), its first mails sent once it is stored
-    game_id = create_tagged(by_mail.db, len(LANGUAGES), seed=SEED, prefs=prefs, now=datetime.now(UTC)).game_id
+    # every vote waits for every voter, so that every decision is made by one reply (a reply to a vote closed once
+    # decided is refused: tests/server/test_decided_votes.py)
+    game_id = create_tagged(
+        by_mail.db, len(LANGUAGES), seed=SEED, prefs=prefs, now=datetime.now(UTC), close_decided_votes=False
+    ).game_id
     language_of = {f"p{i}.{SEED}@example.org": language for i, language in enumerate(LANGUAGES)}
     rng = random.Random(SEED)
     answered: set[str] = set()  # reply addresses already used: one per seat and window
