@@ -152,6 +152,8 @@ def play_window(db: Database, game_id: int, seed: int, now: datetime) -> list[in
     assert window is not None
     eng = engine_of(db, game_id)
     owed = [(row.seat_id, row.seat.colour, row.kind) for row in window.requests if row.answered_at is None]
+    if window.completed_at is not None:  # a vote its automatic answers decided when it opened
+        owed = []
     for seat_id, colour, kind in owed:
         req = next(r for r in eng.pending() if r.player == colour)
         value = engine.bots.RandomBot(seed * 31 + window.number).decide(eng, req)

@@ -109,13 +109,13 @@ def test_without_a_last_call_nothing_changes(stack: Stack) -> None:
     assert last_calls(db) == []
 
 
-def test_the_last_call_never_ends_in_the_last_players_quiet_hours(stack: Stack) -> None:
+def test_the_last_call_counts_only_the_last_players_waking_hours(stack: Stack) -> None:
     db = stack.db
     add_player(db, "cy@example.org", timezone="Europe/Rome", quiet_start="13:00", quiet_end="19:00")
-    game_id = games.create_game(db, spec(), now=NOW).game_id  # 14:00 in Rome; + 4 h = 18:00, in Cy's quiet hours
+    game_id = games.create_game(db, spec(), now=NOW).game_id  # 14:00 in Rome: Cy is in their quiet hours until 19:00
     answer(db, game_id, "yellow", NOW)
     answer(db, game_id, "red", NOW)
-    assert open_window(db, game_id).deadline == utc(2026, 6, 1, 17)  # type: ignore[union-attr]  # 19:00 in Rome
+    assert open_window(db, game_id).deadline == utc(2026, 6, 1, 21)  # type: ignore[union-attr]  # 19:00 + 4 h, Rome
     assert len(last_calls(db)) == 1
     # a game that lets deadlines fall in quiet hours keeps now + 4 h
     other = games.create_game(db, spec(avoid_quiet_hours=False), now=NOW).game_id
