@@ -17,6 +17,12 @@ import engine
 from engine.data import CHARACTERS
 from engine.standing import ASK, CHOICES, KEYS
 
+from ..db import Database
+from ..models import GameStatus, Player, Seat
+from .errors import N_, ShownError
+from .links import LinkError
+from .seats import view_of
+
 __all__ = [
     "ASK",
     "KEYS",
@@ -30,12 +36,6 @@ __all__ = [
     "set_seat",
     "shown_settings",
 ]
-
-from ..db import Database
-from ..models import GameStatus, Player, Seat
-from .errors import N_, ShownError
-from .links import LinkError
-from .seats import view_of
 
 
 class StandingError(ShownError):
