@@ -43,7 +43,7 @@ from engine.bots import SensibleBot
 from engine.data import BY_VALUE, COLOURS
 
 from .errors import N_
-from .tempo import PlayHours, Quiet, closes_decided_votes, last_call_deadline, last_call_of, window_deadline
+from .tempo import PlayHours, Quiet, closes_decided_votes, last_call_end, last_call_of, window_deadline
 
 #: the standing answers of the model's careful player.
 CAREFUL: dict[str, Any] = {"victim": list(BY_VALUE), "camera": "look", "attack": "if_needed"}
@@ -308,15 +308,9 @@ class _Table:
                 return at, answers, "decided"
             if last_call and len(answers) == len(requests) - 1:
                 last = next(r["player"] for r in requests if r["player"] not in answers)
-                if last_call and not self.seats[last].bot:
-                    close = last_call_deadline(at, close, last_call, self._quiet_for_last_call(last))
+                if not self.seats[last].bot:
+                    close = last_call_end(self.tempo, at, close, self.seats[last].quiet)
         return close, answers, "deadline"
-
-    def _quiet_for_last_call(self, colour: str) -> Quiet | None:
-        """As services.turns._last_call: the last player's quiet hours, unless the game ignores them or has play
-        hours."""
-        keep_quiet = self.tempo.get("avoid_quiet_hours", True) and PlayHours.of(self.tempo) is None
-        return self.seats[colour].quiet if keep_quiet else None
 
 
 def play(

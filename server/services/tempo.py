@@ -245,6 +245,16 @@ def last_call_of(tempo: dict[str, Any]) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
+def last_call_end(tempo: dict[str, Any], now: datetime, deadline: datetime, quiet: Quiet | None) -> datetime:
+    """The window's deadline once the game's last call (``last_call_of``, which must be on) is called at ``now``
+    for the player with the ``quiet`` hours: ``last_call_deadline``, counting their waking hours only, unless the
+    game lets deadlines fall in quiet hours or has play hours (the sessions are the agreed time)."""
+    seconds = last_call_of(tempo)
+    assert seconds is not None
+    keep_quiet = tempo.get("avoid_quiet_hours", True) and PlayHours.of(tempo) is None
+    return last_call_deadline(now, deadline, seconds, quiet if keep_quiet else None)
+
+
 # --- play hours ---------------------------------------------------------------------------------------------------
 
 DAY_NAMES = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")

@@ -47,7 +47,7 @@ from .engines import CACHE
 from .errors import N_, ShownError
 from .links import LinkError
 from .seats import check_generation
-from .tempo import PlayHours, closes_decided_votes, last_call_deadline, last_call_of, quiet_of, window_deadline
+from .tempo import PlayHours, closes_decided_votes, last_call_end, last_call_of, quiet_of, window_deadline
 
 log = logging.getLogger("deadmail.turns")
 
@@ -312,19 +312,16 @@ def _complete_if_done(session: Session, game: Game, window: Window, rows: list[R
 
 def _last_call(session: Session, game: Game, window: Window, rows: list[RequestRow], now: datetime) -> None:
     """When one request of the window is left unanswered and the game has a last call: that player's deadline
-    becomes the earlier of the deadline and now plus the last call (``tempo.last_call_deadline``), and they get one
+    becomes the earlier of the deadline and the end of the last call (``tempo.last_call_end``), and they get one
     "everyone is waiting for you" mail. Never in a window asked in secret: it would tell the last card holder that
     others were asked (B-INFO)."""
     left = [r for r in rows if r.answered_at is None]
-    if len(left) != 1 or any(engine.asked_in_secret(r.payload) for r in rows):
+    if len(left) != 1 or last_call_of(game.tempo) is None:
         return
-    tempo = game.tempo
-    seconds = last_call_of(tempo)
     seat = left[0].seat
-    if seconds is None or seat.bot is not None or seat.player is None:
+    if seat.bot is not None or seat.player is None or any(engine.asked_in_secret(r.payload) for r in rows):
         return
-    keep_quiet = tempo.get("avoid_quiet_hours", True) and PlayHours.of(tempo) is None
-    window.deadline = last_call_deadline(now, window.deadline, seconds, quiet_of(seat.player) if keep_quiet else None)
+    window.deadline = last_call_end(game.tempo, now, window.deadline, quiet_of(seat.player))
     key = f"lastcall:{window.id}"
     outbox.add(session, [outbox.notice(seat, MailKind.LAST_CALL, key, {"window": window.number}, now)])
 
