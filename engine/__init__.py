@@ -17,7 +17,7 @@ from .replay import Replay, ReplayAnswer, replay_steps
 from .requests import MoveChoice, ParsedAnswer, Placement, Play, Request, TruckChoice, asked_in_secret
 from .rules import vote_decided
 from .scenario import run_scenario
-from .standing import VOTE_POLICIES, standing_answer, standing_problem
+from .standing import VOTE_POLICIES, standing_answer
 from .view import replay, spectator_view, view
 
 __all__ = [
@@ -44,7 +44,6 @@ __all__ = [
     "run_scenario",
     "spectator_view",
     "standing_answer",
-    "standing_problem",
     "view",
     "vote_decided",
 ]

@@ -27,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .data import CARDS, CHARACTERS, POINTS, WEAPONS, Kind
+from .data import CARDS, POINTS, WEAPONS, Kind
 from .rules import order_from
 
 ASK = "ask"
@@ -42,28 +42,6 @@ CHOICES: dict[str, tuple[str, ...]] = {
 }
 #: the settings, in the order they are shown.
 KEYS = ("cards", "camera", "attack", "vote", "victim")
-
-
-def standing_problem(standing: object) -> str | None:
-    """Why ``standing`` is not a dict of standing answers (a short English reason), or None when it is one."""
-    if not isinstance(standing, dict):
-        return "not an object"
-    for key, value in standing.items():
-        if key not in KEYS:
-            return f"unknown setting {str(key)[:20]!r}"
-        if value == ASK:
-            continue
-        if key == "victim":
-            if (
-                not isinstance(value, list)
-                or not value
-                or not all(isinstance(c, str) and c in CHARACTERS for c in value)
-                or len(set(value)) != len(value)
-            ):
-                return "victim must list distinct characters"
-        elif value not in CHOICES[key]:
-            return f"{key} cannot be {str(value)[:20]!r}"
-    return None
 
 
 def setting_for(request: dict[str, Any]) -> str | None:

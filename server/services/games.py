@@ -48,7 +48,6 @@ class GameSpec:
     last_call: int | None = None
     #: the tempo's ``play_hours`` (``tempo.parse_play_hours``), or None.
     play_hours: dict[str, Any] | None = None
-    #: a vote closes as soon as the votes still missing cannot change its outcome (``turns._complete_if_done``).
     #: a vote closes as soon as the votes still missing cannot change its outcome (``turns._complete_if_done``);
     #: None: the preset's (on without one).
     close_decided_votes: bool | None = None

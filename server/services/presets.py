@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .errors import N_, ShownError
-from .tempo import parse_deadlines
+from .tempo import DEFAULT_DURATION, parse_deadlines
 
 HOUR = 3600
 
@@ -113,7 +113,7 @@ def tempo_for(
     explicitly (each deadline given replaces the preset's for its kind), in the organiser's ``timezone`` (also the
     zone of a preset's play hours)."""
     tempo: dict[str, Any] = {
-        "durations": {"default": parse_deadlines([])["default"]},
+        "durations": {"default": DEFAULT_DURATION},
         "avoid_quiet_hours": True,
         "close_decided_votes": True,
     }

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from engine import Game, replay_steps, standing_answer, standing_problem, view
+from engine import Game, replay_steps, standing_answer, view
 from engine.bots import SensibleBot
 from engine.config import Config
 
@@ -170,25 +170,3 @@ def test_a_whole_game_with_standing_answers_replays_step_by_step() -> None:
 def test_only_the_players_own_request_is_answered() -> None:
     game = at(position(VOTE, zombies={6: 6}))
     assert standing_answer(view(game, "yellow"), request_of(game, "red"), {"vote": "against_leader"}) is None
-
-
-@pytest.mark.parametrize(
-    "bad",
-    [
-        [],
-        {"camera": "always"},
-        {"vote": "against_me"},
-        {"victim": ["pinup", "pinup"]},
-        {"victim": "pinup"},
-        {"victim": []},
-        {"weather": "ask"},
-    ],
-)
-def test_standing_problem_names_what_is_wrong(bad: Any) -> None:
-    assert standing_problem(bad)
-
-
-def test_standing_problem_accepts_every_setting_and_ask() -> None:
-    ok = {"cards": "pass", "camera": "look", "attack": "if_needed", "vote": "against_most_here", "victim": ["girl"]}
-    assert standing_problem(ok) is None
-    assert standing_problem(dict.fromkeys(ok, "ask")) is None
