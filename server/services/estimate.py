@@ -15,7 +15,7 @@ The model (also ``MODEL``, said with every estimate):
   5 minutes (uniform); outside sessions (and on days they miss) they read their mail as above.
 - A window closes at the earliest of: every owed answer in; its deadline, from the server's own
   ``services.tempo.window_deadline`` with the quiet hours of those owing an answer (everyone's when being asked is
-  a secret, as ``services.turns._new_window``); a vote decided (``engine.vote_decided`` on the answers in the order
+  a secret: ``tempo.deadline_quiet``, as the server); a vote decided (``engine.vote_decided`` on the answers in the order
   they arrive, unless ``close_decided_votes`` is off); the last call, once all but one have answered.
 - ``max_shift_hours``: the most a deadline was moved for quiet hours (the deadline against the same call without
   them).
@@ -43,7 +43,15 @@ from engine.bots import SensibleBot
 from engine.data import BY_VALUE, COLOURS
 
 from .errors import N_
-from .tempo import PlayHours, Quiet, closes_decided_votes, last_call_end, last_call_of, window_deadline
+from .tempo import (
+    PlayHours,
+    Quiet,
+    closes_decided_votes,
+    deadline_quiet,
+    last_call_end,
+    last_call_of,
+    window_deadline,
+)
 
 #: the standing answers of the model's careful player.
 CAREFUL: dict[str, Any] = {"victim": list(BY_VALUE), "camera": "look", "attack": "if_needed"}
@@ -339,9 +347,7 @@ def play(
     while (window := game.next()) is not None:
         requests = window.requests
         windows += 1
-        secret = any(engine.asked_in_secret(r) for r in requests)
-        owing = colours if secret else [r["player"] for r in requests]
-        quiet = [q for c in owing if c in people and (q := table.seats[c].quiet) is not None]
+        quiet = deadline_quiet(requests, colours, lambda c: table.seats[c].quiet)  # as the server
         kinds = [r["kind"] for r in requests]
         plain = window_deadline(t, kinds, tempo, [])  # quiet hours only ever move a deadline later
         arrivals = table.arrivals(window, t)
@@ -369,12 +375,8 @@ def _next_check(sleep: Quiet | None, t: datetime, mean: float, rng: random.Rando
         if sleep is not None and (woken := sleep.end_of_quiet(t)) is not None:
             t = woken
         check = t + timedelta(seconds=rng.expovariate(1 / mean))
-        if sleep is None:
-            return check
-        falls_asleep = sleep.next_start(t)
-        if falls_asleep is None:
-            return check
-        if check < falls_asleep:
+        falls_asleep = None if sleep is None else sleep.next_start(t)
+        if falls_asleep is None or check < falls_asleep:
             return check
         t = falls_asleep
 

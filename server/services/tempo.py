@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from functools import cache
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
+import engine
 from engine.data import KINDS
 
 from ..models import Player
@@ -171,6 +172,18 @@ def in_quiet_hours(player: Player, now: datetime) -> datetime | None:
     """When the player's quiet hours end, if ``now`` is inside them; else None."""
     quiet = quiet_of(player)
     return None if quiet is None else quiet.end_of_quiet(now)
+
+
+def deadline_quiet(
+    requests: Iterable[dict[str, Any]], colours: Iterable[str], quiet_for: Callable[[str], Quiet | None]
+) -> list[Quiet]:
+    """The quiet hours a window's deadline keeps out of (``window_deadline``): those of the players its
+    ``requests`` (contract JSON) ask; everyone's (``colours``) when being asked tells what a player holds (a card
+    window: a deadline kept out of only the askeds' nights would tell who they are, B-INFO)."""
+    requests = list(requests)
+    secret = any(engine.asked_in_secret(r) for r in requests)
+    owing = colours if secret else [r["player"] for r in requests]
+    return [q for c in owing if (q := quiet_for(c)) is not None]
 
 
 #: the furthest quiet hours may move a deadline.

@@ -47,7 +47,16 @@ from .engines import CACHE
 from .errors import N_, ShownError
 from .links import LinkError
 from .seats import check_generation
-from .tempo import PlayHours, closes_decided_votes, last_call_end, last_call_of, quiet_of, window_deadline
+from .tempo import (
+    PlayHours,
+    Quiet,
+    closes_decided_votes,
+    deadline_quiet,
+    last_call_end,
+    last_call_of,
+    quiet_of,
+    window_deadline,
+)
 
 log = logging.getLogger("deadmail.turns")
 
@@ -220,11 +229,11 @@ def store_state(game: Game, eng: engine.Game, now: datetime) -> None:
 def _new_window(
     session: Session, game: Game, seats: dict[str, Seat], eng: engine.Game, pending: list[engine.Request], now: datetime
 ) -> Window:
-    # a deadline kept out of the quiet hours of those asked would tell who is asked in a card window: then it is
-    # kept out of everyone's (B-INFO)
-    secret = any(engine.asked_in_secret(r.to_json()) for r in pending)
-    asked = list(seats.values()) if secret else [seats[r.player] for r in pending]
-    quiet = [q for s in asked if s.bot is None and s.player is not None and (q := quiet_of(s.player)) is not None]
+    def quiet_for(colour: str) -> Quiet | None:
+        seat = seats[colour]
+        return quiet_of(seat.player) if seat.bot is None and seat.player is not None else None
+
+    quiet = deadline_quiet([r.to_json() for r in pending], seats, quiet_for)
     window = Window(
         game_id=game.id,
         number=eng.window_no,
