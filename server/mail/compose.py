@@ -438,6 +438,8 @@ def _starts_thread(session: Session, row: Outbox) -> tuple[int, int] | None:
     row of a ``THREAD_STARTERS`` kind. Decided by the rows alone, never by what was sent before: every attempt gets
     the same Message-ID, and no two rows share one. (When that first row is never sent, nothing on the seat's thread
     carries the root's Message-ID; clients still group the mails that refer to it.)"""
+    if row.kind != MailKind.DIGEST and row.kind not in THREAD_STARTERS:
+        return None  # a table-talk mail, a reply's answer, a reminder: never a thread's first
     merged = _merged(session, row) if row.kind == MailKind.DIGEST else [row]
     seats = {(r.game_id, r.seat_id) for r in merged if r.seat_id is not None and r.game_id is not None}
     if len(seats) != 1:
