@@ -15,8 +15,8 @@ The model (also ``MODEL``, said with every estimate):
   5 minutes (uniform); outside sessions (and on days they miss) they read their mail as above.
 - A window closes at the earliest of: every owed answer in; its deadline, from the server's own
   ``services.tempo.window_deadline`` with the quiet hours of those owing an answer (everyone's when being asked is
-  a secret: ``tempo.deadline_quiet``, as the server); a vote decided (``engine.vote_decided`` on the answers in the order
-  they arrive, unless ``close_decided_votes`` is off); the last call, once all but one have answered.
+  a secret: ``tempo.deadline_quiet``, as the server); a vote decided (``engine.vote_decided`` on the answers in
+  the order they arrive, unless ``close_decided_votes`` is off); the last call, once all but one have answered.
 - ``max_shift_hours``: the most a deadline was moved for quiet hours (the deadline against the same call without
   them).
 

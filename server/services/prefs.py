@@ -21,7 +21,7 @@ from ..models import LANGUAGES, Game, GameStatus, Player, Seat
 from . import standing, turns
 from .errors import N_, ShownError
 from .links import LinkError, read_player_token
-from .seats import standing_order
+from .seats import check_current, standing_order
 from .tempo import timezones
 
 MAIL_MODES = ("each", "digest")
@@ -53,8 +53,7 @@ def open_player(db: Database, secret_key: str, token: str, max_age: int) -> int:
         player = session.get(Player, player_id)
         if player is None:
             raise LinkError(N_("This link is not valid."))
-        if player.link_generation != generation:
-            raise LinkError(N_("This link has been replaced by a newer one: use the link in your latest e-mail."))
+        check_current(player.link_generation, generation)
         return player.id
 
 

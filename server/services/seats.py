@@ -23,7 +23,12 @@ def check_generation(seat: Seat, generation: int) -> None:
     """LinkError unless the link is the seat's current one (and the seat is a person's)."""
     if seat.player_id is None:
         raise LinkError(N_("This link is not valid."))
-    if seat.link_generation != generation:
+    check_current(seat.link_generation, generation)
+
+
+def check_current(current: int, generation: int) -> None:
+    """LinkError unless a link of ``generation`` is the current one (older ones are revoked: ``revoke_links``)."""
+    if current != generation:
         raise LinkError(N_("This link has been replaced by a newer one: use the link in your latest e-mail."))
 
 
