@@ -18,7 +18,7 @@ from email.message import EmailMessage
 from pathlib import Path
 from typing import Protocol
 
-from ..config import Settings, SMTPConfig, parse_smtp_url, private_dir, write_private
+from ..config import PRIVATE_DIR, Settings, SMTPConfig, parse_smtp_url, private_dir, write_private
 
 log = logging.getLogger("deadmail.mailer")
 
@@ -33,11 +33,11 @@ class FileTransport:
     """The embedded default: each mail is written to a file, and a page lists them."""
 
     def __init__(self, folder: Path) -> None:
-        self.folder = folder
+        self.folder = private_dir(folder.parent, folder.name)  # the mail folder of the data folder: 0700
 
     def send(self, message: EmailMessage, accepted: Callable[[], None]) -> None:
         """Named after its Message-ID: a mail written again (its row sent twice) replaces the first copy."""
-        private_dir(self.folder.parent, self.folder.name)  # the mail folder of the data folder: 0700
+        self.folder.mkdir(mode=PRIVATE_DIR, exist_ok=True)  # removed since: made again, private
         name = message["Message-ID"].strip("<>").replace("/", "_")
         tmp = self.folder / f".{name}.tmp"
         write_private(tmp, bytes(message))  # 0600: a mail holds working links

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import uuid
+from pathlib import Path
 from time import monotonic
 from typing import Any
 
@@ -18,7 +19,7 @@ from kombu.transport import TRANSPORT_ALIASES, filesystem
 from kombu.utils.encoding import str_to_bytes
 from kombu.utils.json import dumps
 
-from ..config import PRIVATE_FILE
+from ..config import PRIVATE_FILE, write_private
 
 
 class Channel(filesystem.Channel):
@@ -27,8 +28,7 @@ class Channel(filesystem.Channel):
         final = os.path.join(self.data_folder_out, name)
         hidden = os.path.join(self.data_folder_out, f".{name}.part")  # _get only takes "<stamp>.<queue>.msg"
         try:
-            with os.fdopen(os.open(hidden, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE), "wb") as handle:
-                handle.write(str_to_bytes(dumps(payload)))  # 0600, as every file of the data folder
+            write_private(Path(hidden), str_to_bytes(dumps(payload)))  # 0600, as every file of the data folder
             os.replace(hidden, final)
         except OSError as exc:
             raise ChannelError(f"Cannot add file {final!r} to directory") from exc
