@@ -122,10 +122,17 @@ organiser_link = _link(
 )
 
 
+def json_error(text: str, status: int) -> Response:
+    """A refusal of the JSON API or the webhook: ``{"ok": false, "error": text}`` with ``status``."""
+    reply = jsonify({"ok": False, "error": text})
+    reply.status_code = status
+    return reply
+
+
 def link_refused(exc: LinkError) -> Any:
     """The one answer to a link that opens nothing: nothing is shown of what it might have opened."""
     if request.path.startswith("/api/"):
-        return jsonify({"ok": False, "error": str(exc)}), 403
+        return json_error(str(exc), 403)
     return message(gettext("Link not valid"), say(exc), 403)
 
 
@@ -278,10 +285,10 @@ def come_back(status: int, after: int, title: str, text: str, api_text: str | No
     """``status`` with ``Retry-After: after`` seconds: a page saying ``text``, or under /api/ JSON (``api_text``, or
     ``text``)."""
     if request.path.startswith("/api/"):
-        reply = jsonify({"ok": False, "error": api_text or text})
+        reply = json_error(api_text or text, status)
     else:
         reply = current_app.make_response(render_template("message.html", title=title, message=text))
-    reply.status_code = status
+        reply.status_code = status
     reply.headers["Retry-After"] = str(after)
     return reply
 

@@ -8,20 +8,16 @@ from flask import Blueprint, Response, g, jsonify
 
 from ..services import games, prefs, seats, standing, turns
 from ..services.errors import ShownError
-from .access import bearer_is_organiser, dm, seat_link
+from .access import bearer_is_organiser, dm, json_error, seat_link
 from .guard import json_body
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
 
-def error(message: str, status: int) -> tuple[Response, int]:
-    return jsonify({"ok": False, "error": message}), status
-
-
-def organiser() -> tuple[Response, int] | None:
+def organiser() -> Response | None:
     """Organisers' calls carry ``Authorization: Bearer <DEADMAIL_API_TOKEN>``."""
     if not bearer_is_organiser():
-        return error("This call needs the organiser's API token (Authorization: Bearer …).", 401)
+        return json_error("This call needs the organiser's API token (Authorization: Bearer …).", 401)
     return None
 
 
@@ -33,7 +29,7 @@ def create_game() -> Any:
         spec = games.spec_from_json(json_body() or {})
         created = games.create_game(dm().db, spec)
     except games.GameError as exc:
-        return error(str(exc), 400)
+        return json_error(str(exc), 400)
     s = dm().settings
     body = {
         "ok": True,
@@ -51,7 +47,7 @@ def estimate_game() -> Any:
     try:
         figures = games.estimate_game(dm().db, games.spec_from_json(json_body() or {}))
     except games.GameError as exc:
-        return error(str(exc), 400)
+        return json_error(str(exc), 400)
     return jsonify({"ok": True, **figures})
 
 
@@ -62,7 +58,7 @@ def show_game(game_id: int) -> Any:
     try:
         return jsonify(games.game_status(dm().db, game_id))
     except games.GameError as exc:
-        return error(str(exc), 404)
+        return json_error(str(exc), 404)
 
 
 @bp.get("/seat/<token>")
@@ -77,12 +73,12 @@ def seat(token: str) -> Any:
 def answer(token: str) -> Any:
     body = json_body()
     if not isinstance(body, dict) or "kind" not in body or "answer" not in body:
-        return error('Send a JSON object {"kind": ..., "answer": ...} (and optionally "window").', 400)
+        return json_error('Send a JSON object {"kind": ..., "answer": ...} (and optionally "window").', 400)
     if not isinstance(body["kind"], str):
-        return error('kind must be a string such as "vote".', 400)
+        return json_error('kind must be a string such as "vote".', 400)
     window = body.get("window")
     if window is not None and (not isinstance(window, int) or isinstance(window, bool)):
-        return error("window must be the window number of your request.", 400)
+        return json_error("window must be the window number of your request.", 400)
     try:
         result = turns.submit_answer(
             dm().db,
@@ -93,7 +89,7 @@ def answer(token: str) -> Any:
             window_number=window,
         )
     except turns.AnswerError as exc:
-        return error(str(exc), exc.status)
+        return json_error(str(exc), exc.status)
     return jsonify({"ok": True, "window": result.window_number, "changed": result.changed, "complete": result.complete})
 
 
@@ -112,5 +108,5 @@ def set_standing_answers(token: str) -> Any:
     try:
         settings = prefs.set_seat_standing(dm().db, g.seat.seat_id, json_body())
     except ShownError as exc:
-        return error(str(exc), 409 if exc.msgid == turns.MOVING_ON else 400)
+        return json_error(str(exc), 409 if exc.msgid == turns.MOVING_ON else 400)
     return jsonify({"ok": True, **settings})

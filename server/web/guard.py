@@ -17,14 +17,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Flask, jsonify, request
+from flask import Flask, request
 from flask_babel import gettext
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter, Map, ValidationError
 
 from ..services import inputs
 from ..services.inputs import InputError, parse_json
-from .access import message, say
+from .access import json_error, message, say
 
 #: the largest row id (PostgreSQL's ``integer``; SQLite's is larger).
 MAX_ID = 2**31 - 1
@@ -75,7 +75,7 @@ def _machine() -> bool:
 def refused(exc: InputError) -> Any:
     """400: the JSON API's ``{"ok": false, "error": ...}`` (in English), a translated page elsewhere."""
     if _machine():
-        return jsonify({"ok": False, "error": str(exc)}), 400
+        return json_error(str(exc), 400)
     return message(gettext("Not accepted"), say(exc), 400)
 
 
@@ -88,8 +88,7 @@ def http_error(exc: HTTPException) -> Any:
         text = exc.description or exc.name
         if exc.code == 413:
             text = f"The request is too large (at most {(request.max_content_length or 0) // 1024} KiB)."
-        reply = jsonify({"ok": False, "error": text})
-        reply.status_code = exc.code
+        reply = json_error(text, exc.code)
         for name, value in exc.get_headers():
             if name.lower() != "content-type":  # e.g. the Allow of a 405
                 reply.headers[name] = value

@@ -17,8 +17,7 @@ from werkzeug.exceptions import RequestEntityTooLarge
 from ..mail import replies
 from ..mail.webhook import message_from_json
 from ..services.inputs import parse_json
-from .access import bearer_is_organiser, dm
-from .api import error
+from .access import bearer_is_organiser, dm, json_error
 
 bp = Blueprint("webhook", __name__, url_prefix="/inbound")
 
@@ -29,19 +28,19 @@ def rate() -> str:
 
 
 @bp.errorhandler(429)
-def too_many(_exc: Exception) -> tuple[Response, int]:
-    return error("Too many messages: try again in a minute.", 429)
+def too_many(_exc: Exception) -> Response:
+    return json_error("Too many messages: try again in a minute.", 429)
 
 
 @bp.post("/mail")
 def inbound_mail() -> Any:
     if not bearer_is_organiser():
-        return error("This call needs the API token (Authorization: Bearer …).", 401)
+        return json_error("This call needs the API token (Authorization: Bearer …).", 401)
     request.max_content_length = replies.MAX_MESSAGE
     try:
         body = request.get_data(cache=False)
     except RequestEntityTooLarge:
-        return error("The message is too large (at most 1 MiB).", 413)
+        return json_error("The message is too large (at most 1 MiB).", 413)
     kind = (request.mimetype or "").lower()
     if kind == "message/rfc822":
         recipients = request.args.getlist("to") + request.headers.getlist("X-Original-To")
@@ -50,11 +49,11 @@ def inbound_mail() -> Any:
         try:
             raw, recipients = message_from_json(parse_json(body or b"null", strict=False))
         except ValueError as exc:
-            return error(f"Malformed message: {str(exc)[:200]}", 400)
+            return json_error(f"Malformed message: {str(exc)[:200]}", 400)
     else:
-        return error("Send message/rfc822 (the raw message) or application/json.", 415)
+        return json_error("Send message/rfc822 (the raw message) or application/json.", 415)
     try:
         received = replies.receive(dm().db, dm().settings, raw, recipients[:20])
     except replies.Unavailable:
-        return error("Temporarily unavailable: try again later.", 503)
+        return json_error("Temporarily unavailable: try again later.", 503)
     return jsonify({"ok": True, "status": received.status})
