@@ -91,6 +91,12 @@ def email_address(text: str) -> str:
 # --- JSON ------------------------------------------------------------------------------------------------------------
 
 
+def small_int(text: str, digits: int) -> int | None:
+    """``text`` as a number when it is 1 to ``digits`` ASCII digits, else None (``int()`` would also read other
+    scripts' digits, signs, underscores and spaces)."""
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= digits else None
+
+
 def _depth(data: bytes) -> int:
     """How deep the arrays and objects of a JSON text nest (brackets in strings skipped), up to ``MAX_DEPTH + 1``."""
     depth = deepest = 0

@@ -18,7 +18,7 @@ from engine.data import CHARACTERS
 
 from ..db import Database
 from ..models import LANGUAGES, Game, GameStatus, Player, Seat
-from . import standing, turns
+from . import inputs, standing, turns
 from .errors import N_, ShownError
 from .links import LinkError, read_player_token
 from .seats import check_current, standing_order
@@ -128,8 +128,8 @@ def check_prefs(values: Mapping[str, Any]) -> dict[str, Any]:
     if mode not in MAIL_MODES:
         raise PrefsError(N_("Choose a mail for every event or a digest."))
     hours = values.get("digest_hours")
-    if isinstance(hours, str) and hours.strip().isascii() and hours.strip().isdigit() and len(hours.strip()) <= 2:
-        hours = int(hours)
+    if isinstance(hours, str) and (number := inputs.small_int(hours.strip(), 2)) is not None:
+        hours = number
     if isinstance(hours, bool) or hours not in DIGEST_HOURS:
         raise PrefsError(N_("A digest comes every 1, 4, 12 or 24 hours."))
     return {

@@ -18,7 +18,7 @@ from flask_babel import gettext as _
 
 from ..models import utcnow
 from ..present import organiser as shown
-from ..services import games, organise, turns
+from ..services import games, inputs, organise, turns
 from ..services.errors import ShownError
 from ..services.links import organiser_token
 from .access import (
@@ -197,7 +197,7 @@ def extend(game_id: int) -> Any:
             organise.extend_deadline(dm().db, game_id, until=_when(until, tz))
             return "extended"
         text = _field("hours", 4)
-        hours = int(text) if text.isascii() and text.isdigit() else 0  # int() would read "²" as no number
+        hours = inputs.small_int(text, 4) or 0
         if hours not in shown.EXTEND_HOURS:
             raise organise.OrganiseError(organise.CHOOSE_EXTENSION)
         organise.extend_deadline(dm().db, game_id, by=timedelta(hours=hours))

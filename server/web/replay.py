@@ -8,7 +8,7 @@ from flask import Blueprint, g, render_template, request, url_for
 from flask_babel import gettext
 
 from ..present.replay import replay_page
-from ..services import games
+from ..services import games, inputs
 from .access import dm, message, seat_link
 
 bp = Blueprint("replay", __name__)
@@ -18,9 +18,8 @@ MAX_ROUND = 10_000
 
 def _round_arg() -> int | None:
     raw = request.args.get("round", "")
-    if not raw or len(raw) > 6 or not (raw.isascii() and raw.isdigit()):  # int() reads "²" as no number
-        return None
-    return min(int(raw), MAX_ROUND)
+    number = inputs.small_int(raw, 6)
+    return None if number is None else min(number, MAX_ROUND)
 
 
 @bp.get("/s/<token>/replay")
