@@ -18,7 +18,7 @@ from email.message import EmailMessage
 from pathlib import Path
 from typing import Protocol
 
-from ..config import PRIVATE_DIR, Settings, SMTPConfig, parse_smtp_url, private_dir, write_private
+from ..config import Settings, SMTPConfig, parse_smtp_url, private_dir, write_private
 
 log = logging.getLogger("deadmail.mailer")
 
@@ -33,11 +33,13 @@ class FileTransport:
     """The embedded default: each mail is written to a file, and a page lists them."""
 
     def __init__(self, folder: Path) -> None:
-        self.folder = private_dir(folder.parent, folder.name)  # the mail folder of the data folder: 0700
+        self.folder = folder
 
     def send(self, message: EmailMessage, accepted: Callable[[], None]) -> None:
-        """Named after its Message-ID: a mail written again (its row sent twice) replaces the first copy."""
-        self.folder.mkdir(mode=PRIVATE_DIR, exist_ok=True)  # removed since: made again, private
+        """Named after its Message-ID: a mail written again (its row sent twice) replaces the first copy. The mail
+        folder is checked here, not when the transport is made: a folder that cannot be made fails this mail, which
+        is tried again later, never the sweep that sends it."""
+        private_dir(self.folder.parent, self.folder.name)  # the mail folder of the data folder: 0700
         name = message["Message-ID"].strip("<>").replace("/", "_")
         tmp = self.folder / f".{name}.tmp"
         write_private(tmp, bytes(message))  # 0600: a mail holds working links
