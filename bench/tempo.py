@@ -2,6 +2,7 @@
 
     python bench/tempo.py --players 5 --turn-order batched --preset week --reading 3h --games 400 --seed 1
     python bench/tempo.py --all [--games 400] [--seed 1]
+    python bench/tempo.py --players 5 --turn-order batched --preset week --reading 3h --games 400 --seed 1 --vanish
 
 The model of players is ``server.services.estimate``'s (its docstring): each seat is a person in one of
 Europe/Rome, Europe/Warsaw, America/New_York, America/Los_Angeles, Asia/Tokyo (drawn at random per seat and game),
@@ -12,7 +13,18 @@ minutes. Deadlines come from the server's ``services.tempo.window_deadline``, vo
 ``engine.vote_decided``. Games start at a random moment of the week of Monday 2 March 2026 (UTC).
 
 ``--preset`` is a name of ``server.services.presets.PRESETS`` or ``today``: the tempo before issue 11 (24 h for
-everything, no standing answers at all, no early closing of votes, no last call), to compare defaulted shares.
+everything, no standing answers at all, no early closing of votes, no last call, no autopilot), to compare
+defaulted shares.
+
+The autopilot (issue 12) is simulated as the server does it (``estimate``'s docstring): after ``--autopilot-after``
+public requests defaulted in a row (the server's default when not given: ``services.autopilot.AFTER``; 0: never, the
+behaviour before issue 12) a seat's requests are answered at once until the player is back. ``--vanish`` (issue 12):
+each game is played twice with the same seeds, with all present and with one person (drawn per game) vanishing at a
+round drawn between the first and the last round of the game with all present; the vanishing person never answers
+again nor comes back from the autopilot. The figures are those of the games with one vanishing, with ``present``
+(the same games with all present) and the differences in days (``days_median_difference``,
+``days_p90_difference``); ``vanished_on_autopilot_share`` is the share of games in which the vanished seat went on
+autopilot, ``days_to_autopilot_median`` the median days from the vanishing to the autopilot in those games.
 Prints progress on stderr and the JSON object on stdout (recorded in docs/PERFORMANCE.md).
 """
 
@@ -21,49 +33,95 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import statistics
 import sys
 import time
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from server.services import estimate, presets
+from server.services import autopilot, estimate, presets
 from server.services.tempo import parse_duration
 
 ZONES = ("Europe/Rome", "Europe/Warsaw", "America/New_York", "America/Los_Angeles", "Asia/Tokyo")
-#: the tempo before issue 11: 24 h for everything, no early closing, no last call (and no standing answers).
-TODAY = {"durations": {"default": 24 * 3600}, "avoid_quiet_hours": True, "close_decided_votes": False}
+#: the tempo before issue 11: 24 h for everything, no early closing, no last call, no autopilot (and no standing
+#: answers).
+TODAY = {
+    "durations": {"default": 24 * 3600},
+    "avoid_quiet_hours": True,
+    "close_decided_votes": False,
+    "autopilot_after": 0,
+}
 MONDAY = datetime(2026, 3, 2, tzinfo=UTC)
 
 
-def tempo_of(preset: str) -> dict[str, Any]:
-    return dict(TODAY) if preset == "today" else presets.tempo_for(preset, "Europe/Rome")
+def tempo_of(preset: str, autopilot_after: int | None = None) -> dict[str, Any]:
+    tempo = dict(TODAY) if preset == "today" else presets.tempo_for(preset, "Europe/Rome")
+    if autopilot_after is not None:
+        tempo["autopilot_after"] = autopilot_after
+    return tempo
 
 
-def run(
-    players: int, turn_order: str, preset: str, reading: str, *, games: int, seed: int, progress: bool = False
+def run(  # noqa: PLR0913 (the bench's options, one by one)
+    players: int,
+    turn_order: str,
+    preset: str,
+    reading: str,
+    *,
+    games: int,
+    seed: int,
+    progress: bool = False,
+    autopilot_after: int | None = None,
+    vanish: bool = False,
 ) -> dict[str, Any]:
-    """One combination: ``games`` games of ``players`` people."""
+    """One combination: ``games`` games of ``players`` people (twice with ``vanish``: all present, then one of them
+    vanishing, with the same seeds)."""
     rng = random.Random(seed)
     model = estimate.Model(reading=parse_duration(reading), standing={} if preset == "today" else estimate.CAREFUL)
+    tempo = tempo_of(preset, autopilot_after)
+    options = {"turn_order": turn_order}
     started = time.perf_counter()
-    played = []
+    played, vanished = [], []
     for i in range(games):  # a new table each game: zones drawn per seat
         seats = [estimate.person(rng.choice(ZONES)) for _ in range(players)]
         start = MONDAY + timedelta(seconds=rng.uniform(0, 7 * 86400))
-        played.append(
-            estimate.play(
-                seats, {"turn_order": turn_order}, tempo_of(preset), model, rng.randrange(2**31), start, shifts=True
-            )
-        )
+        game_seed = rng.randrange(2**31)
+        present = estimate.play(seats, options, tempo, model, game_seed, start, shifts=True)
+        played.append(present)
+        if vanish:  # drawn apart: the games with all present are those of a run without --vanish
+            draw = random.Random(game_seed ^ 0x5EED)
+            who = draw.randrange(players)
+            seats[who] = replace(seats[who], vanishes=draw.randint(1, max(present.rounds, 1)))
+            vanished.append(estimate.play(seats, options, tempo, model, game_seed, start, shifts=True))
         if progress and (i + 1) % 50 == 0:
             print(f"  {i + 1}/{games}", file=sys.stderr, flush=True)
-    return {
+    head = {
         "players": players,
         "turn_order": turn_order,
         "preset": preset,
         "reading": reading,
         "seed": seed,
-        **estimate.summary(played),
+        "autopilot_after": autopilot.after_of(tempo),
+    }
+    if not vanish:
+        return {**head, **estimate.summary(played), "seconds": round(time.perf_counter() - started, 1)}
+    gone, present_figures = estimate.summary(vanished), estimate.summary(played)
+    to_pilot = [
+        (g.vanished_pilot_at - g.vanished_at).total_seconds() / 86400
+        for g in vanished
+        if g.vanished_at is not None and g.vanished_pilot_at is not None
+    ]
+    return {
+        **head,
+        "vanish": True,
+        **gone,
+        "present": present_figures,
+        "days_median_difference": round(gone["days_median"] - present_figures["days_median"], 2),
+        "days_p90_difference": round(gone["days_p90"] - present_figures["days_p90"], 2),
+        "vanished_on_autopilot_share": round(len(to_pilot) / max(len(vanished), 1), 4),
+        "days_to_autopilot_median": round(statistics.median(to_pilot), 2) if to_pilot else None,
+        "autopilots_per_game": round(sum(g.autopilots for g in vanished) / max(len(vanished), 1), 2),
+        "autopilots_per_game_present": round(sum(g.autopilots for g in played) / max(len(played), 1), 2),
         "seconds": round(time.perf_counter() - started, 1),
     }
 
@@ -77,11 +135,36 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=400)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--all", action="store_true", help="every combination: 3-6 players, both orders, presets, 3h/1h")
+    ap.add_argument(
+        "--autopilot-after",
+        type=int,
+        default=None,
+        help=f"public defaults in a row that put a seat on autopilot (default {autopilot.AFTER}; 0: never)",
+    )
+    ap.add_argument(
+        "--vanish",
+        type=int,
+        nargs="?",
+        const=1,
+        default=0,
+        choices=(0, 1),
+        help="one person vanishes at a random round: compared with the same games with all present",
+    )
     args = ap.parse_args()
+    if args.autopilot_after is not None and args.autopilot_after < 0:
+        ap.error("--autopilot-after must be 0 or more")
     if not args.all:
-        print(f"{args.games} games ...", file=sys.stderr, flush=True)
+        print(f"{args.games} games{' (twice: all present, one vanishing)' if args.vanish else ''} ...", file=sys.stderr)
         result = run(
-            args.players, args.turn_order, args.preset, args.reading, games=args.games, seed=args.seed, progress=True
+            args.players,
+            args.turn_order,
+            args.preset,
+            args.reading,
+            games=args.games,
+            seed=args.seed,
+            progress=True,
+            autopilot_after=args.autopilot_after,
+            vanish=bool(args.vanish),
         )
         print(json.dumps(result))
         return
@@ -91,7 +174,18 @@ def main() -> None:
             for preset in (*presets.PRESETS, "today"):
                 for reading in ("3h", "1h"):
                     print(f"{players} players, {order}, {preset}, {reading} ...", file=sys.stderr, flush=True)
-                    results.append(run(players, order, preset, reading, games=args.games, seed=args.seed))
+                    results.append(
+                        run(
+                            players,
+                            order,
+                            preset,
+                            reading,
+                            games=args.games,
+                            seed=args.seed,
+                            autopilot_after=args.autopilot_after,
+                            vanish=bool(args.vanish),
+                        )
+                    )
     print(json.dumps({"games": args.games, "seed": args.seed, "results": results}))
 
 

@@ -108,6 +108,14 @@ class MailKind(StrEnum):
     LAST_CALL = "last_call"
     #: a session of the game's play hours starts soon (``reminders.plan_session_reminders``).
     SESSION = "session"
+    #: the seat went on autopilot after missed deadlines: a one-tap "I'm back" (``services.autopilot``).
+    AUTOPILOT = "autopilot"
+    #: another seat of the table went on autopilot, or is back (``services.autopilot``).
+    TABLE = "table"
+    #: a seat of a running game is offered to this person: the invitation's link (``services.substitutes``).
+    INVITATION = "invitation"
+    #: a substitute took over this player's seat (``services.substitutes``).
+    SUBSTITUTED = "substituted"
 
 
 class Base(DeclarativeBase):
@@ -207,6 +215,12 @@ class Seat(Base):
     #: when the seat's page (or its live fragment) was last fetched, kept to ``seats.SEEN_EVERY``: who is on their
     #: page now, during a session of play hours (not secret).
     seen_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    #: the seat's public requests defaulted in a row (issue 12): ``autopilot.AFTER`` of them put it on autopilot.
+    missed: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    #: on autopilot since (its requests are answered at once, ``services.autopilot``); null: the person answers.
+    autopilot_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    #: seconds of deadline extension this seat's absences used in this game (``autopilot.BUDGET``).
+    extended: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
     game: Mapped[Game] = relationship(back_populates="seats")
     player: Mapped[Player | None] = relationship()
@@ -224,6 +238,34 @@ class SeatTenure(Base):
     bot: Mapped[str | None] = mapped_column(String(16))
     started_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class Absence(Base):
+    """A time a player declared they are away (issue 12): each game's ``absence`` option decides what it does."""
+
+    __tablename__ = "absences"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), index=True)
+    starts_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    ends_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class Invitation(Base):
+    """An organiser's offer of a seat to a substitute (issue 12): its link carries ``key``; accepting it once makes
+    the substitute the seat's next tenure. It lapses when the seat changes hands another way (``link_generation``)."""
+
+    __tablename__ = "invitations"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    seat_id: Mapped[int] = mapped_column(ForeignKey("seats.id", ondelete="CASCADE"), index=True)
+    key: Mapped[str] = mapped_column(String(64), unique=True)
+    #: the seat's link generation when it was offered.
+    generation: Mapped[int] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    used_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    used_by: Mapped[int | None] = mapped_column(ForeignKey("players.id"))
 
 
 class Window(Base):
@@ -245,6 +287,8 @@ class Window(Base):
     phase: Mapped[str] = mapped_column(String(16))
     opened_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     deadline: Mapped[datetime] = mapped_column(UTCDateTime)
+    #: play hours: when the deadline was moved, once, to the next session's for players absent from this one.
+    extended_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     #: when the last owed answer arrived (for latency figures).
     completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
@@ -274,6 +318,10 @@ class RequestRow(Base):
     reminded: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     #: the answer was given at once by the seat's standing answers (logged as such when applied).
     standing: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    #: the answer was given at once by the autopilot of a seat that missed deadlines or whose player is away.
+    autopilot: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    #: the person who owed it when it opened (null for a bot): reliability and statistics per tenure.
+    player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"), index=True)
 
     window: Mapped[Window] = relationship(back_populates="requests")
     seat: Mapped[Seat] = relationship()

@@ -36,7 +36,7 @@ import engine.bots
 from server.config import Settings
 from server.db import Database
 from server.mail.compose import compose as compose_mail
-from server.models import Base, Event, Game, Outbox, Player, RequestRow, Seat, Window
+from server.models import Base, Event, Game, MailKind, Outbox, Player, RequestRow, Seat, Window
 from server.run.queue import Queue
 from server.services import games, organisers, turns
 from server.services.engines import CACHE
@@ -167,6 +167,15 @@ def play_window(db: Database, game_id: int, seed: int, now: datetime) -> list[in
 def rows_of(db: Database, ids: list[int]) -> list[Outbox]:
     with db.session() as session:
         rows = list(session.execute(sa.select(Outbox).where(Outbox.id.in_(ids)).order_by(Outbox.id)).scalars())
+        for row in rows:
+            session.expunge(row)
+        return rows
+
+
+def rows_of_kind(db: Database, kind: MailKind) -> list[Outbox]:
+    """Every outbox row of ``kind``, in order."""
+    with db.session() as session:
+        rows = list(session.execute(sa.select(Outbox).where(Outbox.kind == kind).order_by(Outbox.id)).scalars())
         for row in rows:
             session.expunge(row)
         return rows
@@ -368,7 +377,9 @@ class ApiGame:
 
 
 def api_game(client: FlaskClient, players: list[str], seed: int = 7, **body: Any) -> ApiGame:
-    """A game created by ``POST /api/games`` with the organiser's token."""
+    """A game created by ``POST /api/games`` with the organiser's token. Without autopilot (``autopilot_after``
+    0) unless asked: tests let deadlines pass on purpose to reach a position."""
+    body.setdefault("autopilot_after", 0)
     reply = client.post("/api/games", json={"players": players, "seed": seed, **body}, headers=AUTH)
     assert reply.status_code == 201, reply.json
     assert reply.json is not None

@@ -37,11 +37,13 @@ from sqlalchemy.orm import Session
 
 from ..config import Settings
 from ..db import Database
-from ..models import ChatMessage, Game, GameStatus, InboundMail, MailKind, Outbox, Player, Seat, utcnow
+from ..models import ChatMessage, Game, GameStatus, InboundMail, Invitation, MailKind, Outbox, Player, Seat, utcnow
 from ..present import board
+from ..present.absences import moment_shown
 from ..present.chat import channel_title, mail_sections
 from ..present.seat import SeatShown, cap, game_label, seat_shown, standing_lines
-from ..services import chat, outbox, reminders, reply_address, standing
+from ..services import autopilot, chat, outbox, reminders, reply_address, standing, substitutes
+from ..services.errors import ShownError
 from ..services.inputs import one_line
 from ..services.links import organiser_token, player_token, seat_token
 from ..services.seats import answer_in, open_request, seat_state
@@ -67,6 +69,11 @@ class Links:
 
     def one_tap(self, window: int, command: str) -> str:
         return f"{self.seat}/do?" + urlencode({"w": window, "c": command}, quote_via=quote)
+
+    @property
+    def back(self) -> str:
+        """The confirm page of "I'm back" (it ends the seat's autopilot)."""
+        return f"{self.seat}/back"
 
     def standing_off(self, key: str) -> str:
         """The confirm page that turns one standing answer off for the seat's game."""
@@ -133,7 +140,7 @@ class Composer:
         seat its reader no longer plays (replaced: the mail would carry the seat's new link)."""
         if seat.player_id != self.player.id:
             return None
-        state = seat_state(self.session, seat)
+        state = seat_state(self.session, seat, self.now)
         window = state["window"]
         owes = window is not None and window["request"] is not None
         if only_window is not None and not (owes and window["number"] == only_window):
@@ -179,11 +186,13 @@ class Composer:
         return draft
 
     def last_call(self, row: Outbox, seat: Seat) -> Draft | None:
-        """Everyone else has answered the window: a short mail with the decision, unless it was answered since."""
+        """Everyone else has answered the window, or (``absent``) the player was not at the session of play hours
+        when its deadline passed and the game waits for them until the next one: a short mail with the decision,
+        unless it was answered since."""
         number = row.payload.get("window")
         if answer_in(self.session, seat, number) is not None:
             return None
-        draft = Draft("last_call")
+        draft = Draft("absent" if row.payload.get("absent") else "last_call")
         ctx = self.section(draft, seat, events=False, with_board=False, only_window=number)
         if ctx is None:
             return None
@@ -202,6 +211,31 @@ class Composer:
         draft.seats.append((seat.game_id, seat.id))
         return draft
 
+    def autopilot(self, row: Outbox, seat: Seat) -> Draft | None:
+        """The seat went on autopilot after missed deadlines: the one-tap "I'm back" and the seat's situation;
+        nothing once the player is back (or the seat has changed hands)."""
+        if seat.autopilot_at is None:
+            return None
+        draft = Draft("autopilot")
+        ctx = self.section(draft, seat, events=False, with_board=False, always=True)
+        if ctx is None:
+            return None
+        draft.words = {"label": ctx["label"], "missed": int(row.payload.get("missed") or 2)}
+        draft.actions.append({"text": self.t.gettext("I'm back"), "url": self.links(seat).back})
+        return draft
+
+    def table(self, row: Outbox, seat: Seat) -> Draft | None:
+        """Another seat of the table went on autopilot, or is back (public: the table sees who it waits for)."""
+        status = row.payload.get("status")
+        colour = str(row.payload.get("colour") or "")
+        if seat.player_id != self.player.id or status not in ("autopilot", "back", "new") or not colour:
+            return None
+        label = game_label(self.lang, seat.game_id, seat.game.title)
+        draft = Draft(f"table_{status}", {"label": label, "colour": colour_name(self.lang, colour)})
+        draft.actions.append({"text": self.t.gettext("Open your page in the game"), "url": self.links(seat).seat})
+        draft.seats.append((seat.game_id, seat.id))
+        return draft
+
     def link(self, row: Outbox, seat: Seat) -> Draft | None:
         """The seat's link, resent by the organiser (or for a new player of the seat), with its situation now."""
         draft = Draft("link")
@@ -212,7 +246,8 @@ class Composer:
         return draft
 
     def reply(self, row: Outbox, seat: Seat) -> Draft:
-        """The answer to a reply by mail: applied, error, closed, wrong_sender or chat_error."""
+        """The answer to a reply by mail: applied, error, closed, wrong_sender or chat_error; standing (answers set);
+        away (an absence declared), back ("I'm back"), refused (either refused: why)."""
         result = str(row.payload.get("result"))
         command = cap(row.payload.get("command", ""), 120)
         draft = Draft(result, {"label": game_label(self.lang, seat.game.id, seat.game.title), "command": command})
@@ -231,6 +266,16 @@ class Composer:
         elif result == "standing":  # the section lists the standing answers now in force
             self.section(draft, seat, events=False, with_board=False, always=True)
             return draft
+        elif result == "away":
+            for key in ("from", "to"):  # days in the player's zone (the last day away, not the midnight after it)
+                moment = datetime.fromisoformat(str(row.payload.get(key)))
+                draft.words[key] = moment_shown(moment, self.player.timezone, self.lang, end=key == "to")
+        elif result == "back":
+            draft.words["autopilot"] = bool(row.payload.get("autopilot"))
+        elif result == "refused":
+            said = row.payload.get("refusal") or {}
+            params: dict[str, Any] = said["params"] if isinstance(said.get("params"), dict) else {}
+            draft.words["refusal"] = refusal(ShownError(str(said.get("msgid") or "?"), **params), self.lang)
         else:
             draft.variant = result if result == "closed" else "error"
         self.section(draft, seat, events=False, with_board=False, always=result == "chat_error")
@@ -241,12 +286,16 @@ class Composer:
         return None if found is None else describe_answer(self.lang, *found)
 
     def organiser(self, row: Outbox) -> Draft | None:
-        """The organiser's link to a game they created (player-level row, ``game_id`` set)."""
+        """The organiser's link to a game they created (player-level row, ``game_id`` set); with ``{"about":
+        "autopilot", "colour"}``: that seat went on autopilot, with a one-tap way to offer it to a substitute."""
         game = self.session.get(Game, row.game_id or 0)
         if game is None:
             return None
-        draft = Draft("organiser", {"label": game_label(self.lang, game.id, game.title)})
+        label = game_label(self.lang, game.id, game.title)
         url = f"{self.settings.base_url}/o/link/{organiser_token(self.settings.secret_key, game.id)}"
+        if row.payload.get("about") == "autopilot":
+            return self._autopilot_organiser(row, game, label, url)
+        draft = Draft("organiser", {"label": label})
         draft.notes.append(
             self.t.gettext(
                 "With this link you can follow the game, extend a deadline, pause and resume it, resend a "
@@ -254,6 +303,57 @@ class Composer:
             )
         )
         draft.actions.append({"text": self.t.gettext("Open the organiser page of the game"), "url": url})
+        return draft
+
+    def _autopilot_organiser(self, row: Outbox, game: Game, label: str, url: str) -> Draft | None:
+        colour = str(row.payload.get("colour") or "")
+        if game.status != GameStatus.RUNNING or colour not in {seat.colour for seat in game.seats}:
+            return None
+        missed = row.payload.get("missed")
+        count = missed if isinstance(missed, int) and missed > 0 else max(autopilot.after_of(game.tempo), 1)
+        name = colour_name(self.lang, colour)
+        draft = Draft("organiser_autopilot", {"label": label, "colour": name, "count": count})
+        draft.notes.append(
+            self.t.gettext(
+                "You can offer the seat to a substitute: whoever accepts your invitation takes it over with "
+                "everything the seat may know, and its player is told."
+            )
+        )
+        offer = f"{url}?" + urlencode({"offer": colour}, quote_via=quote)
+        text = self.t.gettext("Offer the %(colour)s seat to a substitute") % {"colour": name}
+        draft.actions.append({"text": text, "url": offer})
+        draft.actions.append({"text": self.t.gettext("Open the organiser page of the game"), "url": url})
+        return draft
+
+    def invitation(self, row: Outbox) -> Draft | None:
+        """A seat offered to this person: the invitation's link, while it can still be accepted."""
+        invitation = self.session.get(Invitation, row.payload.get("invitation") or 0)
+        seat = None if invitation is None else self.session.get(Seat, invitation.seat_id)
+        if invitation is None or seat is None:
+            return None
+        try:
+            substitutes.check(invitation, seat, seat.game)
+        except substitutes.InvitationError:
+            return None
+        label = game_label(self.lang, seat.game_id, seat.game.title)
+        draft = Draft("invitation", {"label": label, "colour": colour_name(self.lang, seat.colour)})
+        url = f"{self.settings.base_url}/i/{invitation.key}"
+        draft.actions.append({"text": self.t.gettext("See the offer and take the seat"), "url": url})
+        return draft
+
+    def substituted(self, row: Outbox) -> Draft | None:
+        """A substitute took over the reader's seat: who, and thanks (no link: the seat is no longer theirs)."""
+        game = self.session.get(Game, row.game_id or 0)
+        newcomer = self.session.get(Player, row.payload.get("by") or 0)
+        if game is None or newcomer is None:
+            return None
+        words = {
+            "label": game_label(self.lang, game.id, game.title),
+            "colour": colour_name(self.lang, str(row.payload.get("colour") or "")),
+            "name": cap(one_line(newcomer.display_name), MAX_USER_TEXT),
+        }
+        draft = Draft("substituted", words)
+        draft.notes.append(self.t.gettext("The links of your earlier mails about this seat no longer work."))
         return draft
 
     def reminder(self, row: Outbox) -> Draft | None:
@@ -515,11 +615,15 @@ _SEAT_KINDS: dict[str, Callable[[Composer, Outbox, Seat], Draft | None]] = {
     MailKind.LINK: Composer.link,
     MailKind.LAST_CALL: Composer.last_call,
     MailKind.SESSION: Composer.session_soon,
+    MailKind.AUTOPILOT: Composer.autopilot,
+    MailKind.TABLE: Composer.table,
 }
 _PLAYER_KINDS: dict[str, Callable[[Composer, Outbox], Draft | None]] = {
     MailKind.REMINDER: Composer.reminder,
     MailKind.DIGEST: Composer.digest,
     MailKind.ORGANISER: Composer.organiser,
+    MailKind.INVITATION: Composer.invitation,
+    MailKind.SUBSTITUTED: Composer.substituted,
 }
 
 

@@ -39,9 +39,10 @@ from ..db import Database
 from ..models import utcnow
 from ..services import chat, reply_address
 from ..services import replies as recorded
+from ..services.errors import ShownError
 from ..services.inputs import storable
 from ..services.replies import Outcome, Unavailable
-from ..text import grammar
+from ..text import away, grammar
 
 __all__ = ["MAX_MESSAGE", "Received", "Unavailable", "html_to_text", "receive", "reply_text"]
 
@@ -269,6 +270,8 @@ def _answer(db: Database, to: reply_address.ReplyTo, address: str, letter: _Lett
     text = grammar.strip_reply(reply_text(letter.message))
     if seat.refused in ("", "closed") and (standing := _standing(db, to, text, seat.language, found)) is not None:
         return standing
+    if seat.refused in ("", "closed") and (presence := _presence(db, to, text, seat, found, now)) is not None:
+        return presence
     if seat.refused:
         return found
     assert seat.request is not None and seat.view is not None
@@ -302,6 +305,40 @@ def _standing(db: Database, to: reply_address.ReplyTo, text: str, language: str,
     status = recorded.set_standing(db, to, changes) if changes else "error"
     found.status, found.detail, found.command = status, "standing answers", line
     found.reply = "standing" if status == "applied" else "error"
+    return found
+
+
+def _presence(
+    db: Database, to: reply_address.ReplyTo, text: str, seat: recorded.Addressee, found: Outcome, now: datetime
+) -> Outcome | None:
+    """A reply that declares an absence (``AWAY 3 DEC - 6 DEC``) or says "I'm back" (``BACK``), even once its window
+    has closed; None when its first command line is neither. The answer mail says what was done, or why not."""
+    line = next((line.strip() for line in text.splitlines() if line.strip()), "")[: grammar.MAX_LINE]
+    if away.is_back(text, seat.language):
+        status, said = recorded.back(db, to, now)
+        found.detail, kind = "back", "back"
+        if status == "applied":
+            found.extra = {"autopilot": bool(said)}
+    else:
+        try:
+            span = away.read_away(text, seat.language, seat.timezone, now)
+        except ShownError as exc:  # dates not understood, or not in the calendar's range
+            span, status, said = None, "error", recorded.refusal_of(exc)
+        else:
+            if span is None:
+                return None
+            status, said = recorded.declare_absence(db, to, span[0], span[1], now)
+        found.detail, kind = "absence", "away"
+        if status == "applied":
+            found.extra = dict(said)
+    if status == "forged":
+        log.warning("forged reply address (from %r): revoked meanwhile", found.recipient)
+        return Outcome("forged", "revoked address", found.recipient, to.seat_id, to.window)
+    found.status, found.command = status, line
+    if status == "error":
+        found.reply, found.extra = "refused", {"refusal": said}
+    else:
+        found.reply = kind
     return found
 
 

@@ -11,9 +11,12 @@ from engine.options import CHOICES
 
 from ..services.estimate import MODEL, Model, hours_text
 from ..services.presets import PRESETS
+from ..services.reliability import SeatFigures
 from ..services.tempo import zone_choices
 from ..text import glossary
 from ..text.i18n import format_when, translations, zone
+from . import reliability as reliable
+from .seat import game_label, presence_line
 
 #: "extend by" choices, in hours.
 EXTEND_HOURS = (1, 3, 6, 12, 24, 48, 72)
@@ -41,8 +44,25 @@ def seats(lang: str, links: list[dict[str, Any]]) -> list[dict[str, Any]]:
     ]
 
 
-def game_page(lang: str, data: dict[str, Any], links: list[dict[str, Any]], now: datetime) -> dict[str, Any]:
-    """templates/organiser/game.html's context from ``organise.owed`` and ``games.seat_links``."""
+def game_page(
+    lang: str,
+    data: dict[str, Any],
+    links: list[dict[str, Any]],
+    now: datetime,
+    offers: dict[str, list[str]] | None = None,
+    figures: dict[str, SeatFigures] | None = None,
+) -> dict[str, Any]:
+    """templates/organiser/game.html's context from ``organise.owed``, ``games.seat_links``, ``offers`` (colour ->
+    the links of its invitations still open, ``substitutes.pending``) and the people's reliability
+    (``reliability.of_game``: colour -> figures in this game and overall)."""
+    figures = figures or {}
+
+    def reliability_of(colour: str) -> dict[str, Any] | None:
+        seat = figures.get(colour)
+        if seat is None:
+            return None
+        return {"game": reliable.shown(lang, seat.game), "overall": reliable.shown(lang, seat.overall)}
+
     tz = str(data["timezone"])
 
     def when(instant: datetime | None) -> dict[str, str] | None:
@@ -63,9 +83,15 @@ def game_page(lang: str, data: dict[str, Any], links: list[dict[str, Any]], now:
                 "name": seat["player"],
                 "colour_name": glossary.colour_name(lang, seat["colour"]),
                 "link": by_colour.get(seat["colour"]),
+                "offers": (offers or {}).get(seat["colour"], []),
+                "reliability": reliability_of(seat["colour"]),
+                "presence_text": None
+                if not seat.get("presence")
+                else presence_line(lang, seat["colour"], seat["presence"], now, tz),
             }
             for seat in data["seats"]
         ],
+        "tenures": tenures(lang, data.get("tenures") or {}, tz, now),
         "requests": [
             {
                 **r,
@@ -79,6 +105,7 @@ def game_page(lang: str, data: dict[str, Any], links: list[dict[str, Any]], now:
         "pause_default": local_input(now + timedelta(days=1), tz),
         "extend_hours": EXTEND_HOURS,
         "tz": tz,
+        "reliability_about": reliable.about(lang),
     }
 
 
@@ -130,4 +157,47 @@ def new_game_form(lang: str, values: dict[str, Any], error: str | None) -> dict[
         "estimate": None,
         "estimate_model": MODEL,
         "estimate_reading": hours_text(Model().reading),
+    }
+
+
+def tenures(lang: str, by_colour: dict[str, list[dict[str, Any]]], tz: str, now: datetime) -> list[dict[str, Any]]:
+    """The seats' tenures (``services.tenures.of_game``), one line each, in seating order, with dates in the game's
+    zone."""
+
+    def day(instant: datetime | None) -> str | None:
+        return None if instant is None else format_when(instant, now, tz, lang)[0]
+
+    return [
+        {
+            **tenure,
+            "colour": colour,
+            "colour_name": glossary.colour_name(lang, colour),
+            "since": day(tenure["from"]),
+            "until": day(tenure["to"]),
+        }
+        for colour, rows in by_colour.items()
+        for tenure in rows
+    ]
+
+
+def invitation(lang: str, data: dict[str, Any]) -> dict[str, Any]:
+    """templates/invitation.html's context from ``substitutes.look``: public facts only."""
+    return {
+        "label": game_label(lang, data["game"], data["title"]),
+        "colour_name": glossary.colour_name(lang, data["colour"]),
+        "round": data["round"],
+        "phase_name": glossary.phase_name(lang, data["phase"]) if data["phase"] else "",
+        "players": [
+            {**p, "colour_name": glossary.colour_name(lang, p["colour"]), "offered": p["colour"] == data["colour"]}
+            for p in data["players"]
+        ],
+    }
+
+
+def offered_seat(lang: str, seat: dict[str, Any]) -> dict[str, Any]:
+    """templates/organiser/offer.html's seat, from ``substitutes.offerable``."""
+    return {
+        **seat,
+        "label": game_label(lang, seat["game"], seat["title"]),
+        "colour_name": glossary.colour_name(lang, seat["colour"]),
     }

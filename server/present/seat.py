@@ -197,6 +197,12 @@ class SeatShown:
     outcome: Outcome | None
     #: the colours still deciding in the open window, by name.
     owing: list[str]
+    #: the other seats on autopilot or away, in words ("Red is on autopilot."), public (``autopilot.table``).
+    presence: list[str] = field(default_factory=list)
+    #: this seat is on autopilot (missed deadlines), or its player is away until this time (in words): the page
+    #: offers "I'm back".
+    autopilot: bool = False
+    away_until: str | None = None
 
 
 def seat_shown(lang: str, state: dict[str, Any], now: datetime, *, told: int = 0) -> SeatShown:
@@ -230,7 +236,26 @@ def seat_shown(lang: str, state: dict[str, Any], now: datetime, *, told: int = 0
         history=history(lang, view.get("events") or [], colour, told),
         outcome=outcome(lang, view),
         owing=owing,
+        presence=[presence_line(lang, c, p, now, tz) for c, p in (state.get("presence") or {}).items() if c != colour],
+        autopilot=bool((state.get("presence") or {}).get(colour, {}).get("autopilot")),
+        away_until=_away_until(lang, (state.get("presence") or {}).get(colour), now, tz),
     )
+
+
+def presence_line(lang: str, colour: str, presence: dict[str, Any], now: datetime, tz: str) -> str:
+    """ "Red is on autopilot." / "Red is away until Thursday 3 December at 18:00." (in the reader's zone)."""
+    name = glossary.colour_name(lang, colour)
+    t = translations(lang)
+    until = _away_until(lang, presence, now, tz)
+    if until is not None:
+        return t.gettext("%(colour)s is away until %(until)s.") % {"colour": name, "until": until}
+    return t.gettext("%(colour)s is on autopilot: the table does not wait for them.") % {"colour": name}
+
+
+def _away_until(lang: str, presence: dict[str, Any] | None, now: datetime, tz: str) -> str | None:
+    if not presence or not presence.get("away_until"):
+        return None
+    return format_when(datetime.fromisoformat(presence["away_until"]), now, tz, lang)[0]
 
 
 # --- standing answers (issue 11, item 3) ------------------------------------------------------------------------

@@ -136,6 +136,19 @@ def game() -> None:
     "--keep-decided-votes-open", is_flag=True, help="a vote waits for every voter even once its outcome is decided"
 )
 @click.option("--preset", default=None, type=click.Choice(sorted(presets.PRESETS)), help="a tempo preset")
+@click.option(
+    "--autopilot-after",
+    type=click.IntRange(0, 20),
+    default=None,
+    help="missed deadlines in a row that put a seat on autopilot (0: never; default 2)",
+)
+@click.option(
+    "--absence",
+    type=click.Choice(["autopilot", "extend"]),
+    default=None,
+    help="what a declared absence does: autopilot (default) or extend the player's deadlines",
+)
+@click.option("--absence-budget", default=None, help="with --absence extend: the most a seat's deadlines wait (3d)")
 @click.option("--seed", type=int, default=None)
 @click.option("--title", default="")
 @click.option("--estimate", is_flag=True, help="print how long the game would take; create nothing")
@@ -159,6 +172,13 @@ def game_create(**given: Any) -> None:
             last_call=None if last_call is None else parse_duration(last_call),
             play_hours=None if play_hours is None else parse_play_hours(play_hours, given["play_deadline"]),
             close_decided_votes=False if given["keep_decided_votes_open"] else None,
+            absences=games.absence_options(
+                {
+                    "autopilot_after": given["autopilot_after"],
+                    "absence": given["absence"],
+                    "absence_budget": given["absence_budget"],
+                }
+            ),
         )
     except ShownError as exc:
         raise click.ClickException(str(exc)) from None

@@ -17,8 +17,18 @@ The model (also ``MODEL``, said with every estimate):
   ``services.tempo.window_deadline`` with the quiet hours of those owing an answer (everyone's when being asked is
   a secret: ``tempo.deadline_quiet``, as the server); a vote decided (``engine.vote_decided`` on the answers in
   the order they arrive, unless ``close_decided_votes`` is off); the last call, once all but one have answered.
+  With play hours, a deadline that passes while someone who owes an answer is away from the session moves once to
+  the next session's (``PlayHours.next_session_deadline``, as ``services.turns``).
 - ``max_shift_hours``: the most a deadline was moved for quiet hours (the deadline against the same call without
   them).
+- The autopilot (issue 12), as ``services.autopilot.count_missed``: each person's public requests defaulted in a row
+  are counted (requests asked in secret, ``engine.asked_in_secret``, neither count nor reset the count; nor do
+  answers by standing answers or by the autopilot, nor votes closed as decided without them; an answer of their own
+  starts it again); after ``autopilot.after_of(tempo)`` of them (0: never) the seat's later requests are answered
+  when they open, by its standing answers or else the sensible bot's. The person reads the autopilot mail at their
+  next mail check (or at a session they attend) and taps "I'm back": the autopilot ends from the next request on.
+- ``vanish`` (``bench/tempo.py --vanish``): a person who, from a given round on, never answers, never comes to a
+  session and never comes back from the autopilot (their standing answers still answer).
 
 Speed: a live game (engine, SensibleBot, deadline code) costs 15-25 ms, so ``bench/tempo.py`` plays its games live
 (exact: a defaulted answer changes the rest of the game, as on the server), while an estimate shown before a game
@@ -42,6 +52,7 @@ from engine import standing_answer, vote_decided
 from engine.bots import SensibleBot
 from engine.data import BY_VALUE, COLOURS
 
+from . import autopilot
 from .errors import N_
 from .tempo import (
     PlayHours,
@@ -72,11 +83,13 @@ MODEL = N_(
 @dataclass(frozen=True)
 class SimSeat:
     """A simulated seat: ``sleep`` is when the person reads no mail; ``quiet`` the quiet hours the server knows
-    (for deadlines; None when they have none); a bot reads nothing and answers at once."""
+    (for deadlines; None when they have none); a bot reads nothing and answers at once. ``vanishes``: the round
+    from which the person never answers again (``bench/tempo.py --vanish``)."""
 
     sleep: Quiet | None = None
     quiet: Quiet | None = None
     bot: bool = False
+    vanishes: int | None = None
 
 
 @dataclass(frozen=True)
@@ -98,6 +111,14 @@ class _Game:
     #: people's votes not needed: the vote was decided without them
     skipped: int
     max_shift: float
+    #: the last round the game reached (``engine.Game.round``; 0 for a replayed game recorded without it)
+    rounds: int = 0
+    #: seats put on autopilot in the game (the same seat again after coming back counts again)
+    autopilots: int = 0
+    #: with a seat that vanishes: when the person vanished, and when their seat went on autopilot (None: not before
+    #: the end)
+    vanished_at: datetime | None = None
+    vanished_pilot_at: datetime | None = None
 
 
 def person(zone: str, quiet: tuple[time, time] | None = NIGHT) -> SimSeat:
@@ -160,6 +181,8 @@ class _Window:
     requests: list[dict[str, Any]]
     values: list[Any]
     auto: list[Any]
+    #: the round of the game the window belongs to (``engine.Game.round``)
+    round: int = 0
 
 
 class _Live:
@@ -189,7 +212,16 @@ class _Live:
             else None
             for r, data in zip(pending, requests, strict=True)
         ]
-        return _Window(requests, values, auto)
+        return _Window(requests, values, auto, eng.round)
+
+    def pilot(self, window: _Window, i: int) -> Any:
+        """The autopilot's answer to the window's ``i``-th request, as ``turns._automatic``: the person's standing
+        answer (any kind: ``standing.answer_for``), else the sensible bot's. Asked while the window is open."""
+        data = window.requests[i]
+        chosen = window.auto[i]
+        if chosen is None:
+            chosen = standing_answer(engine.view(self.eng, data["player"]), data, self.standing)
+        return window.values[i] if chosen is None else chosen
 
     def close(self, window: _Window, answers: dict[str, Any]) -> None:
         for data in window.requests:
@@ -208,6 +240,10 @@ class _Replayed:
 
     def next(self) -> _Window | None:
         return next(self.windows, None)
+
+    def pilot(self, window: _Window, i: int) -> Any:
+        """The autopilot's answer: the recorded standing answer, else the bot's."""
+        return window.values[i] if window.auto[i] is None else window.auto[i]
 
     def close(self, window: _Window, answers: dict[str, Any]) -> None:
         pass
@@ -257,26 +293,39 @@ class _Table:
     rng: random.Random
     #: (colour, session day) -> at that session or not (drawn once)
     present: dict[tuple[str, Any], bool] = field(default_factory=dict)
+    #: colour -> (opened, answered) of each request the person answered themselves (their pace, for last calls)
+    answered: dict[str, list[tuple[datetime, datetime]]] = field(default_factory=dict)
+    #: the people who have vanished by now (``SimSeat.vanishes``)
+    gone: set[str] = field(default_factory=set)
+    #: colour -> public requests defaulted in a row (``Seat.missed``)
+    missed: dict[str, int] = field(default_factory=dict)
+    #: colour -> (on autopilot since, back at: None for never) of each seat on autopilot now
+    pilots: dict[str, tuple[datetime, datetime | None]] = field(default_factory=dict)
+    #: the tempo's play hours, read once
+    hours: PlayHours | None = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.hours = PlayHours.of(self.tempo)
 
     @property
     def people(self) -> set[str]:
         return {c for c, seat in self.seats.items() if not seat.bot}
 
-    def answer_at(self, colour: str, t: datetime) -> datetime | None:
-        """When the person answers a request opened at ``t``: their first mail check (None: missed), or in a
-        session they attend, within minutes."""
+    def answer_at(self, colour: str, t: datetime, *, may_miss: bool = True) -> datetime | None:
+        """When the person answers a request opened at ``t``: their first mail check (None: missed, unless not
+        ``may_miss``), or in a session they attend, within minutes. Never once they have vanished."""
+        if colour in self.gone:
+            return None
         model, rng = self.model, self.rng
-        by_mail = None if rng.random() < model.miss else _next_check(self.seats[colour].sleep, t, model.reading, rng)
-        hours = PlayHours.of(self.tempo)
+        missed = may_miss and rng.random() < model.miss
+        by_mail = None if missed else _next_check(self.seats[colour].sleep, t, model.reading, rng)
+        hours = self.hours
         if hours is None:
             return by_mail
         at = t
         for _ in range(8):  # the next sessions, a day each
             begin, end = _session_at(hours, at)
-            day = (colour, begin.date())
-            if day not in self.present:
-                self.present[day] = rng.random() >= model.session_miss
-            if self.present[day]:
+            if self.at_session(colour, begin):
                 session = max(t, begin) + timedelta(seconds=rng.uniform(0, model.session_answer))
                 if session < end:
                     return session if by_mail is None else min(by_mail, session)
@@ -285,26 +334,97 @@ class _Table:
             at = end
         return by_mail
 
-    def arrivals(self, window: _Window, t: datetime) -> list[tuple[datetime, int, str, Any]]:
-        """Each answer that comes, when (a standing answer or a bot's at once), in the order they arrive."""
+    def at_session(self, colour: str, begin: datetime) -> bool:
+        """Whether the person comes to the session starting at ``begin`` (drawn once; never once vanished)."""
+        if colour in self.gone:
+            return False
+        day = (colour, begin.date())
+        if day not in self.present:
+            self.present[day] = self.rng.random() >= self.model.session_miss
+        return self.present[day]
+
+    def absent(self, colour: str, deadline: datetime) -> bool:
+        """Whether the person is away from the session of play hours that ``deadline`` falls in (the server: not on
+        their page since the window opened; a person at the session answers within minutes)."""
+        session = None if self.hours is None else self.hours.session_at(deadline)
+        return session is not None and not self.seats[colour].bot and not self.at_session(colour, session[0])
+
+    def vanish(self, window: _Window) -> list[str]:
+        """The people who vanish as ``window`` opens (their round has come)."""
+        now = [
+            c
+            for c, seat in self.seats.items()
+            if seat.vanishes is not None and c not in self.gone and window.round >= seat.vanishes
+        ]
+        self.gone.update(now)
+        return now
+
+    def flying(self, t: datetime) -> set[str]:
+        """The seats on autopilot for requests opening at ``t``; those back by then are off it, their count
+        starting again (``autopilot.back``)."""
+        for colour, (_, back) in list(self.pilots.items()):
+            if back is not None and back <= t and colour not in self.gone:
+                del self.pilots[colour]
+                self.missed[colour] = 0
+        return set(self.pilots)
+
+    def count(
+        self, requests: list[dict[str, Any]], answers: dict[str, Any], own: set[int], why: str, at: datetime
+    ) -> list[str]:
+        """After a window closed at ``at`` (``autopilot.count_missed``): public requests defaulted add one to their
+        seat's count, one answered by the person themselves (``own``: indices) starts it again. Returns the seats
+        put on autopilot."""
+        after = autopilot.after_of(self.tempo)
+        started = []
+        for i, data in enumerate(requests):
+            colour = data["player"]
+            if self.seats[colour].bot or engine.asked_in_secret(data):
+                continue
+            if colour in answers:
+                if i in own:
+                    self.missed[colour] = 0
+            elif why != "decided":
+                self.missed[colour] = self.missed.get(colour, 0) + 1
+                if after and self.missed[colour] >= after and colour not in self.pilots:
+                    # the autopilot mail is read at the next check, and "I'm back" tapped (never, once vanished)
+                    back = None if colour in self.gone else self.answer_at(colour, at, may_miss=False)
+                    self.pilots[colour] = (at, back)
+                    started.append(colour)
+        return started
+
+    def arrivals(
+        self, window: _Window, t: datetime, pilot: dict[int, Any] | None = None
+    ) -> list[tuple[datetime, int, str, Any]]:
+        """Each answer that comes, when (a standing answer, the autopilot's (``pilot``: by index) or a bot's at
+        once), in the order they arrive."""
         out: list[tuple[datetime, int, str, Any]] = []
+        pilot = pilot or {}
         for i, (data, value, auto) in enumerate(zip(window.requests, window.values, window.auto, strict=True)):
             colour = data["player"]
-            if self.seats[colour].bot or auto is not None:
+            if i in pilot:
+                out.append((t, i, colour, pilot[i]))
+            elif self.seats[colour].bot or auto is not None:
                 out.append((t, i, colour, value if auto is None else auto))
             elif (at := self.answer_at(colour, t)) is not None:
                 out.append((at, i, colour, value))
         return sorted(out, key=lambda a: (a[0], a[1]))
 
     def close(
-        self, requests: list[dict[str, Any]], arrivals: list[tuple[datetime, int, str, Any]], deadline: datetime
+        self,
+        requests: list[dict[str, Any]],
+        arrivals: list[tuple[datetime, int, str, Any]],
+        opened: datetime,
+        deadline: datetime,
     ) -> tuple[datetime, dict[str, Any], str]:
-        """When the window closes, the answers in by then, and why: "all", "decided" (a vote), or "deadline" (the
-        deadline or a last call)."""
-        # as services.turns: no last call in a window asked in secret (B-INFO), nor for a bot
+        """When the window opened at ``opened`` closes, the answers in by then, and why: "all", "decided" (a vote),
+        or "deadline" (the deadline or a last call)."""
+        # as services.turns: no last call in a window asked in secret (B-INFO); it is called by a person's answer
+        # that leaves one request, or when the window opens asking one only
         last_call = last_call_of(self.tempo) if not any(engine.asked_in_secret(r) for r in requests) else None
         vote = closes_decided_votes(self.tempo) and all(r["kind"] == "vote" for r in requests)
         close = deadline
+        if last_call and len(requests) == 1:
+            close = self.last_call(requests[0]["player"], opened, close)
         answers: dict[str, Any] = {}
         for at, _, colour, value in arrivals:
             if at >= close:
@@ -314,11 +434,16 @@ class _Table:
                 return at, answers, "all"
             if vote and vote_decided(requests, answers):
                 return at, answers, "decided"
-            if last_call and len(answers) == len(requests) - 1:
-                last = next(r["player"] for r in requests if r["player"] not in answers)
-                if not self.seats[last].bot:
-                    close = last_call_end(self.tempo, at, close, self.seats[last].quiet)
+            if last_call and at > opened and len(answers) == len(requests) - 1:
+                close = self.last_call(next(r["player"] for r in requests if r["player"] not in answers), at, close)
         return close, answers, "deadline"
+
+    def last_call(self, colour: str, at: datetime, deadline: datetime) -> datetime:
+        """The deadline once the last call is called at ``at`` for ``colour`` (none for a bot)."""
+        seat = self.seats[colour]
+        if seat.bot:
+            return deadline
+        return last_call_end(self.tempo, at, deadline, seat.quiet, self.answered.get(colour, ()))
 
 
 def play(
@@ -342,20 +467,33 @@ def play(
         _Live(colours, people, options, seed, model.standing) if trace is None else _Replayed(trace)
     )
     t = start
-    asked = defaulted = skipped = windows = 0
+    asked = defaulted = skipped = windows = rounds = autopilots = 0
     max_shift = 0.0
+    vanished_at = vanished_pilot_at = None
     while (window := game.next()) is not None:
         requests = window.requests
         windows += 1
+        rounds = max(rounds, window.round)
+        if gone := table.vanish(window):
+            vanished_at = t
+            vanished_pilot_at = t if table.pilots.keys() & set(gone) else None  # on autopilot already
+        flying = table.flying(t)
+        pilot = {i: game.pilot(window, i) for i, r in enumerate(requests) if r["player"] in flying}
         quiet = deadline_quiet(requests, colours, lambda c: table.seats[c].quiet)  # as the server
         kinds = [r["kind"] for r in requests]
         plain = window_deadline(t, kinds, tempo, [])  # quiet hours only ever move a deadline later
-        arrivals = table.arrivals(window, t)
-        close, answers, why = table.close(requests, arrivals, plain)
+        arrivals = table.arrivals(window, t, pilot)
+        close, answers, why = table.close(requests, arrivals, t, plain)
         if quiet and (shifts or close >= plain):  # the deadline matters (or is measured): the server's, in full
             deadline = window_deadline(t, kinds, tempo, quiet)
             max_shift = max(max_shift, (deadline - plain).total_seconds() / 3600)
-            close, answers, why = table.close(requests, arrivals, deadline)
+            close, answers, why = table.close(requests, arrivals, t, deadline)
+        hours = table.hours if why == "deadline" else None
+        if hours is not None:  # as turns._wait_for_absent: anyone away, in a window asked in secret (B-INFO)
+            secret = any(engine.asked_in_secret(r) for r in requests)
+            waiting = colours if secret else [r["player"] for r in requests if r["player"] not in answers]
+            if any(table.absent(c, close) for c in waiting):
+                close, answers, why = table.close(requests, arrivals, t, hours.next_session_deadline(close))
         owed = [r["player"] for r in requests if r["player"] in people]
         missing = sum(c not in answers for c in owed)
         asked += len(owed)
@@ -363,9 +501,28 @@ def play(
             skipped += missing
         else:
             defaulted += missing
+        own = {i for _, i, colour, _ in arrivals if colour in people and window.auto[i] is None and i not in pilot}
+        for at, i, colour, _ in arrivals:
+            if t < at <= close and colour in answers and i in own:
+                table.answered.setdefault(colour, []).append((t, at))
+        started = table.count(requests, answers, own, why, close)
+        autopilots += len(started)
+        if vanished_at is not None and vanished_pilot_at is None and table.gone.intersection(started):
+            vanished_pilot_at = close
         game.close(window, answers)
         t = max(close, t)
-    return _Game((t - start).total_seconds() / 86400, windows, asked, defaulted, skipped, max_shift)
+    return _Game(
+        (t - start).total_seconds() / 86400,
+        windows,
+        asked,
+        defaulted,
+        skipped,
+        max_shift,
+        rounds,
+        autopilots,
+        vanished_at,
+        vanished_pilot_at,
+    )
 
 
 def _next_check(sleep: Quiet | None, t: datetime, mean: float, rng: random.Random) -> datetime:

@@ -16,7 +16,7 @@ from engine.options import CHOICES
 
 from ..db import Database
 from ..models import Game, GameStatus, MailKind, Player, Seat, utcnow
-from . import estimate, inputs, outbox, presets
+from . import autopilot, estimate, inputs, outbox, presets, reliability, tenures
 from .engines import CACHE
 from .errors import N_, ShownError
 from .links import seat_token
@@ -58,6 +58,9 @@ class GameSpec:
     organiser_name: str | None = None
     #: a tempo preset's name (``presets.PRESETS``); explicit settings override it.
     preset: str | None = None
+    #: missed deadlines and absences (``services.autopilot``): ``autopilot_after``, ``absence``,
+    #: ``absence_budget``; absent keys take the defaults.
+    absences: dict[str, Any] = field(default_factory=dict)
 
     def tempo(self) -> dict[str, Any]:
         """The game's tempo, as stored in ``games.tempo``."""
@@ -68,7 +71,7 @@ class GameSpec:
             tempo["last_call"] = self.last_call
         if self.play_hours is not None:
             tempo["play_hours"] = PlayHours.from_json(self.play_hours).to_json()
-        return tempo
+        return tempo | self.absences
 
 
 def parse_player(text: str) -> PlayerSpec:
@@ -107,6 +110,7 @@ def spec_from_json(data: dict[str, Any]) -> GameSpec:
         raise GameError(N_("the body must be a JSON object"))
     known = {"players", "options", "deadlines", "timezone", "avoid_quiet_hours", "seed", "title", "organiser"}
     known |= {"last_call", "play_hours", "play_deadline", "close_decided_votes", "preset"}
+    known |= {"autopilot_after", "absence", "absence_budget"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise GameError(N_("unknown field %(field)s"), field=repr(unknown[0]))
@@ -143,7 +147,36 @@ def spec_from_json(data: dict[str, Any]) -> GameSpec:
         organiser_email=None if organiser is None else organiser.email,
         organiser_name=None if organiser is None else organiser.name,
         preset=preset,
+        absences=absence_options(data),
     )
+
+
+def absence_options(data: Any) -> dict[str, Any]:
+    """The JSON API's (and the command line's) ``autopilot_after`` (0 to 20 missed deadlines, 0: never),
+    ``absence`` ("autopilot" or "extend") and ``absence_budget`` (a duration such as "3d", or 0) -> the tempo's
+    keys; absent or null ones are left out (the defaults of ``services.autopilot``)."""
+    chosen: dict[str, Any] = {}
+    after = data.get("autopilot_after")
+    if after is not None:
+        if not isinstance(after, int) or isinstance(after, bool) or not 0 <= after <= 20:
+            raise GameError(N_("autopilot_after must be a whole number from 0 (never) to 20"))
+        chosen["autopilot_after"] = after
+    mode = data.get("absence")
+    if mode is not None:
+        if mode not in autopilot.ABSENCE_MODES:
+            raise GameError(N_('absence must be "autopilot" or "extend"'))
+        chosen["absence"] = mode
+    budget = data.get("absence_budget")
+    if budget is not None and budget not in ("", 0, "0"):
+        if not isinstance(budget, str):
+            raise GameError(N_('absence_budget is a duration such as "3d"'))
+        try:
+            chosen["absence_budget"] = parse_duration(budget)
+        except TempoError as exc:
+            raise GameError(exc.msgid, **exc.params) from None
+    elif budget is not None:
+        chosen["absence_budget"] = 0
+    return chosen
 
 
 def _last_call(value: object) -> int | None:
@@ -201,7 +234,26 @@ def spec_from_form(form: Any, limit: int) -> dict[str, Any]:
         "close_decided_votes": form.get("close_decided_votes") == "1",
         "organiser": str(form.get("organiser_email", "")).strip()[:320] or None,
         "preset": str(form.get("preset", ""))[:20] or None,
+        **_absence_fields(form),
     }
+
+
+def _absence_fields(form: Any) -> dict[str, Any]:
+    """The form's missed-deadline and absence options, for ``absence_options``: an empty field is the default."""
+    fields: dict[str, Any] = {}
+    after = str(form.get("autopilot_after", "")).strip()[:4]
+    if after:
+        number = inputs.small_int(after, 2)
+        if number is None:
+            raise GameError(N_("autopilot_after must be a whole number from 0 (never) to 20"))
+        fields["autopilot_after"] = number
+    mode = str(form.get("absence", "")).strip()[:16]
+    if mode:
+        fields["absence"] = mode
+    budget = str(form.get("absence_budget", "")).strip()[:20]
+    if budget:
+        fields["absence_budget"] = budget
+    return fields
 
 
 def _players(players: object) -> list[PlayerSpec]:
@@ -380,7 +432,8 @@ def seat_links(db: Database, game_id: int, secret_key: str, base_url: str) -> li
 
 def game_status(db: Database, game_id: int) -> dict[str, Any]:
     """Public facts of a game: status, round, phase, who still owes what (never who is asked in a card window:
-    ``seats.public_requests``), and the outcome."""
+    ``seats.public_requests``), the outcome, and each person's reliability (``reliability.seats_of``: counted over
+    public requests only)."""
     with db.session() as session:
         game = session.get(Game, game_id)
         if game is None:
@@ -413,6 +466,10 @@ def game_status(db: Database, game_id: int) -> dict[str, Any]:
             "outcome": game.outcome,
             "options": game.options,
             "tempo": game.tempo,
+            # who played each seat and when, with their requests and (at the end) the seat's result
+            "tenures": tenures.as_json(tenures.of_game(session, game)),
+            # colour -> the reliability of the person holding the seat, in this game and overall (no bots)
+            "reliability": {c: f.as_json() for c, f in reliability.seats_of(session, game.id).items()},
         }
 
 

@@ -3,11 +3,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from itsdangerous import BadSignature, SignatureExpired, URLSafeSerializer, URLSafeTimedSerializer
 
 from .errors import N_, ShownError
+
+if TYPE_CHECKING:
+    from ..models import Seat
 
 SALT = "deadmail.seat"
 
@@ -101,3 +104,16 @@ def read_mailbox_token(secret_key: str, token: str) -> bool:
         return bool(URLSafeSerializer(secret_key, salt=MAILBOX_SALT).loads(token) == "mailbox")
     except BadSignature:
         return False
+
+
+def check_generation(seat: Seat, generation: int) -> None:
+    """LinkError unless the link is the seat's current one (and the seat is a person's)."""
+    if seat.player_id is None:
+        raise LinkError(N_("This link is not valid."))
+    check_current(seat.link_generation, generation)
+
+
+def check_current(current: int, generation: int) -> None:
+    """LinkError unless a link of ``generation`` is the current one (older ones are revoked: ``seats.revoke_links``)."""
+    if current != generation:
+        raise LinkError(N_("This link has been replaced by a newer one: use the link in your latest e-mail."))

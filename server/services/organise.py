@@ -33,7 +33,7 @@ from ..models import (
     WindowStatus,
     utcnow,
 )
-from . import outbox, turns
+from . import autopilot, outbox, tenures, turns
 from .engines import CACHE
 from .errors import N_, ShownError
 from .games import PlayerSpec, find_or_create_player
@@ -61,6 +61,10 @@ CONFIRM_ABANDON = N_("Tick the box to confirm that the game ends for everyone.")
 # --- reading -----------------------------------------------------------------------------------------------------
 
 
+NOT_RUNNING = N_("Game %(game)s is %(status)s: this cannot be done any more.")
+NO_SEAT = N_("Game %(game)s has no %(value)s seat.")
+
+
 def _game(session: Session, game_id: int, *, running: bool = True, lock: bool = True) -> Game:
     query = select(Game).where(Game.id == game_id)
     if lock:
@@ -69,12 +73,7 @@ def _game(session: Session, game_id: int, *, running: bool = True, lock: bool = 
     if game is None:
         raise OrganiseError(NO_GAME, game=game_id)
     if running and game.status != GameStatus.RUNNING:
-        raise OrganiseError(
-            N_("Game %(game)s is %(status)s: this cannot be done any more."),
-            game=game_id,
-            status=game.status,
-            terms=("status",),
-        )
+        raise OrganiseError(NOT_RUNNING, game=game_id, status=game.status, terms=("status",))
     return game
 
 
@@ -91,7 +90,7 @@ def _seat(session: Session, game_id: int, colour: str) -> Seat:
         select(Seat).where(Seat.game_id == game_id, Seat.colour == colour).with_for_update()
     ).scalar_one_or_none()
     if seat is None:
-        raise OrganiseError(N_("Game %(game)s has no %(value)s seat."), game=game_id, value=repr(str(colour)[:16]))
+        raise OrganiseError(NO_SEAT, game=game_id, value=repr(str(colour)[:16]))
     return seat
 
 
@@ -105,12 +104,15 @@ def owed(db: Database, game_id: int, now: datetime | None = None) -> dict[str, A
         game = _game(session, game_id, running=False, lock=False)
         window = open_window(session, game_id)
         requests = owed_requests(session, window)
+        presence = autopilot.table(session, game, now)
         seats = [
             {
                 "colour": seat.colour,
                 "player": seat.player.display_name if seat.player is not None else None,
                 "email": seat.player.email if seat.player is not None else None,
                 "bot": seat.bot,
+                # on autopilot or away (public, ``autopilot.table``)
+                "presence": presence.get(seat.colour),
             }
             for seat in game.seats
         ]
@@ -129,6 +131,7 @@ def owed(db: Database, game_id: int, now: datetime | None = None) -> dict[str, A
             if window is None
             else {"number": window.number, "deadline": window.deadline, "opened_at": window.opened_at},
             "requests": requests,
+            "tenures": tenures.of_game(session, game),
         }
 
 
@@ -269,21 +272,27 @@ def _newcomer(session: Session, game: Game, seat: Seat, player: PlayerSpec) -> P
     newcomer = find_or_create_player(session, player)
     if seat.player_id == newcomer.id:
         return None
+    refuse_if_seated(session, game, newcomer.email)
+    return newcomer
+
+
+def refuse_if_seated(session: Session, game: Game, email: str) -> None:
+    """OrganiseError when the person of ``email`` plays a seat of the game."""
     taken = session.execute(
-        select(Seat.colour).where(Seat.game_id == game.id, Seat.player_id == newcomer.id)
+        select(Seat.colour)
+        .join(Player, Player.id == Seat.player_id)
+        .where(Seat.game_id == game.id, Player.email == email)
     ).scalar_one_or_none()
     if taken is not None:
-        raise OrganiseError(
-            N_("%(email)s already plays the %(colour)s seat of this game."), email=newcomer.email, colour=taken
-        )
-    return newcomer
+        raise OrganiseError(N_("%(email)s already plays the %(colour)s seat of this game."), email=email, colour=taken)
 
 
 def _hand_over(
     session: Session, game: Game, seat: Seat, newcomer: Player | None, bot: str | None, now: datetime
 ) -> None:
     """End the seat's tenure and start the next: old links and reply addresses revoked, unsent mail to the former
-    player dropped, the former player's standing order cleared from the engine (it was their choice)."""
+    player dropped, the former player's standing order cleared from the engine (it was their choice). Nothing private
+    to the former player stays with the seat (``_fresh_start``)."""
     former = seat.player_id
     _tenure(session, game, seat).ended_at = now
     session.add(
@@ -294,11 +303,58 @@ def _hand_over(
     seat.bot = bot
     seat.link_generation += 1
     _drop_unsent(session, seat, former)
+    if seat.autopilot_at is not None and newcomer is not None:  # the table was told it is on autopilot
+        outbox.add(session, autopilot.tell_table(game, seat, "new", int(now.timestamp()), now))
+    _fresh_start(session, seat)
     session.flush()
     if standing_order(seat):
         fresh = CACHE.fresh(game)
         fresh.set_standing_order(seat.colour, [])  # never answers: the newcomer starts without one
         turns.store_state(game, fresh, now)
+
+
+def _fresh_start(session: Session, seat: Seat) -> None:
+    """The seat as a newcomer takes it: none of the former player's standing answers for the game, missed deadlines,
+    autopilot, absence extension used, or presence on the page; ``told_events`` starts again, so the newcomer's first
+    mail tells the seat's whole story as its view holds it. (Table talk already mailed is not mailed again: it is the
+    colour's, on the seat page.) The seat's open request is the newcomer's to answer (``RequestRow.player_id``: it
+    counts for their tenure, not the former player's)."""
+    seat.standing = None
+    seat.missed = 0
+    seat.autopilot_at = None
+    seat.extended = 0
+    seat.seen_at = None
+    seat.told_events = None
+    open_windows = select(Window.id).where(Window.game_id == seat.game_id, Window.status == WindowStatus.OPEN)
+    session.execute(
+        update(RequestRow)
+        .where(
+            RequestRow.seat_id == seat.id,
+            RequestRow.answered_at.is_(None),
+            RequestRow.window_id.in_(open_windows.scalar_subquery()),
+        )
+        .values(player_id=seat.player_id if seat.bot is None else None)
+    )
+
+
+def lock_seat(session: Session, game_id: int, colour: str) -> tuple[Game, Window | None, Seat]:
+    """The game (whatever its status), its open window and one of its seats, locked in the order an advance takes
+    them; OrganiseError when there is no such game or seat."""
+    game, window = _locked(session, game_id, running=False)
+    return game, window, _seat(session, game.id, colour)
+
+
+def give_to_person(
+    session: Session, game: Game, seat: Seat, window: Window | None, player: PlayerSpec, now: datetime
+) -> Player | None:
+    """Hand the seat (locked, with its game and open window) over to a person: a new tenure (``_hand_over``) and a
+    ``turn`` or ``link`` mail to them. None when they already play it; OrganiseError when they play another seat."""
+    newcomer = _newcomer(session, game, seat, player)
+    if newcomer is None:
+        return None
+    _hand_over(session, game, seat, newcomer, None, now)
+    outbox.add(session, [_newcomer_mail(session, seat, window, now)])
+    return newcomer
 
 
 def replace_seat(
@@ -320,20 +376,14 @@ def replace_seat(
     with db.session() as session:
         game, window = _locked(session, game_id)
         seat = _seat(session, game.id, colour)
-        newcomer = None
         if player is not None:
-            newcomer = _newcomer(session, game, seat, player)
-            if newcomer is None:
-                return Replaced(seat.id, changed=False)
-        elif seat.bot == bot:
+            return Replaced(seat.id, changed=give_to_person(session, game, seat, window, player, now) is not None)
+        if seat.bot == bot:
             return Replaced(seat.id, changed=False)
-        _hand_over(session, game, seat, newcomer, bot, now)
+        _hand_over(session, game, seat, None, bot, now)
         result = Replaced(seat.id, changed=True)
-        if bot is not None:
-            result.answered = window is not None and turns.answer_as_bot(session, game, seat, window, now)
-            result.complete = window is not None and window.completed_at is not None
-        else:
-            outbox.add(session, [_newcomer_mail(session, seat, window, now)])
+        result.answered = window is not None and turns.answer_as_bot(session, game, seat, window, now)
+        result.complete = window is not None and window.completed_at is not None
         return result
 
 

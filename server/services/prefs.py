@@ -20,8 +20,8 @@ from ..db import Database
 from ..models import LANGUAGES, Game, GameStatus, Player, Seat
 from . import inputs, standing, turns
 from .errors import N_, ShownError
-from .links import LinkError, read_player_token
-from .seats import check_current, standing_order
+from .links import LinkError, check_current, read_player_token
+from .seats import standing_order
 from .tempo import timezones
 
 MAIL_MODES = ("each", "digest")

@@ -13,7 +13,7 @@ Reading the message itself (headers, body, quotes, the command) is ``server/mail
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -22,7 +22,7 @@ from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from ..db import Database
 from ..models import GameStatus, InboundMail, MailKind, Seat
-from . import outbox, prefs, turns
+from . import absences, autopilot, outbox, prefs, turns
 from .errors import ShownError
 from .links import LinkError
 from .reply_address import ReplyTo
@@ -33,7 +33,16 @@ log = logging.getLogger("deadmail.replies")
 #: a claim older than this was left by a crash: a new delivery of the message takes it over.
 STALE_CLAIM = timedelta(minutes=2)
 #: answers per seat, window and result at most: a loop with a badly behaved auto-responder stops here.
-REPLY_LIMITS = {"applied": 20, "error": 5, "closed": 3, "wrong_sender": 1, "chat_error": 3}
+REPLY_LIMITS = {
+    "applied": 20,
+    "error": 5,
+    "closed": 3,
+    "wrong_sender": 1,
+    "chat_error": 3,
+    "away": 20,
+    "back": 20,
+    "refused": 5,
+}
 #: answers about a reply without a window (table talk) are counted over this much time instead.
 WINDOWLESS_PERIOD = timedelta(hours=1)
 #: the longest command kept with an outcome.
@@ -57,6 +66,8 @@ class Outcome:
     #: the result told by mail ("applied" …), or None: no answer mail.
     reply: str | None = None
     command: str = ""
+    #: more for the answer mail's payload: an absence's span, a refusal (``refusal_of``).
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 def claim(db: Database, message_id: str, sender: str, recipient: str, now: datetime, digest: str = "") -> int | None:
@@ -157,6 +168,7 @@ def finish(db: Database, inbound_id: int, outcome: Outcome, now: datetime) -> No
             "result": outcome.reply,
             "window": outcome.window,
             "command": outcome.command[:MAX_COMMAND],
+            **outcome.extra,
         }
         outbox.add(session, [outbox.notice(seat, MailKind.REPLY, f"reply:{inbound_id}", payload, now)])
 
@@ -173,6 +185,8 @@ class Addressee:
     detail: str = ""
     seat_id: int | None = None
     language: str = "en"
+    #: the seat's player's time zone (absences are days in it).
+    timezone: str = "UTC"
     #: the open request the reply answers, and the seat's view (``seat_state``), when it may be applied.
     request: dict[str, Any] | None = None
     view: dict[str, Any] | None = None
@@ -191,11 +205,12 @@ def addressee(db: Database, to: ReplyTo, sender: str) -> Addressee:
             return Addressee("wrong_sender", f"from {sender}", seat.id)
         state = seat_state(session, seat)
         window = state["window"]
+        zone = player.timezone or "UTC"
         if state["game"]["status"] != GameStatus.RUNNING or window is None or window["number"] != to.window:
-            return Addressee("closed", "window not open", seat.id, player.language)
+            return Addressee("closed", "window not open", seat.id, player.language, zone)
         if window["request"] is None:
-            return Addressee("closed", "nothing owed", seat.id, player.language)
-        return Addressee("", "", seat.id, player.language, window["request"], state["view"])
+            return Addressee("closed", "nothing owed", seat.id, player.language, zone)
+        return Addressee("", "", seat.id, player.language, zone, window["request"], state["view"])
 
 
 def apply_answer(db: Database, to: ReplyTo, kind: str, answer: Any, now: datetime) -> str:
@@ -218,3 +233,40 @@ def set_standing(db: Database, to: ReplyTo, changes: dict[str, Any]) -> str:
     except ShownError:
         return "error"
     return "applied"
+
+
+# --- absences and "I'm back" by mail (issue 12) --------------------------------------------------------------------
+
+
+def refusal_of(exc: ShownError) -> dict[str, Any]:
+    """A refusal as the answer mail's payload keeps it (``{"msgid", "params"}``), translated when composed."""
+    return {"msgid": exc.msgid, "params": {k: str(v) for k, v in exc.params.items()}}
+
+
+def declare_absence(db: Database, to: ReplyTo, starts: datetime, ends: datetime, now: datetime) -> tuple[str, Any]:
+    """An absence read from a reply (``AWAY 3 DEC - 6 DEC``), declared for the seat's player: ("applied", the
+    absence's span as ISO instants), ("error", ``refusal_of``: nothing changed) or ("forged", None)."""
+    with db.session() as session:
+        seat = session.get(Seat, to.seat_id)
+        if seat is None or seat.player_id is None or seat.link_generation != to.generation:
+            return "forged", None
+        player_id = seat.player_id
+    try:
+        absences.declare(db, player_id, starts, ends, now=now)
+    except LinkError:
+        return "forged", None
+    except ShownError as exc:
+        return "error", refusal_of(exc)
+    return "applied", {"from": max(starts, now).isoformat(), "to": ends.isoformat()}
+
+
+def back(db: Database, to: ReplyTo, now: datetime) -> tuple[str, Any]:
+    """An "I'm back" read from a reply (``BACK``): ("applied", whether the autopilot was on), ("error",
+    ``refusal_of``: nothing changed) or ("forged", None: the address was revoked)."""
+    try:
+        was_on = autopilot.back(db, to.seat_id, generation=to.generation, now=now)
+    except LinkError:
+        return "forged", None
+    except ShownError as exc:
+        return "error", refusal_of(exc)
+    return "applied", was_on

@@ -12,24 +12,12 @@ from sqlalchemy.orm import Session, selectinload
 import engine
 
 from ..db import Database
-from ..models import Game, RequestRow, Seat, Window, WindowStatus, pick_language
+from ..models import Game, RequestRow, Seat, Window, WindowStatus, pick_language, utcnow
+from . import autopilot
 from .engines import CACHE
 from .errors import N_
-from .links import LinkError, read_token
+from .links import LinkError, check_generation, read_token
 from .tempo import PlayHours
-
-
-def check_generation(seat: Seat, generation: int) -> None:
-    """LinkError unless the link is the seat's current one (and the seat is a person's)."""
-    if seat.player_id is None:
-        raise LinkError(N_("This link is not valid."))
-    check_current(seat.link_generation, generation)
-
-
-def check_current(current: int, generation: int) -> None:
-    """LinkError unless a link of ``generation`` is the current one (older ones are revoked: ``revoke_links``)."""
-    if current != generation:
-        raise LinkError(N_("This link has been replaced by a newer one: use the link in your latest e-mail."))
 
 
 @dataclass(frozen=True)
@@ -123,6 +111,13 @@ def answer_in(session: Session, seat: Seat, window_number: object) -> tuple[dict
     return row.payload, row.answer
 
 
+def answered(db: Database, seat_id: int, window_number: int) -> bool:
+    """Whether the seat gave an answer in its game's window ``window_number`` (``answer_in``, own transaction)."""
+    with db.session() as session:
+        seat = session.get(Seat, seat_id)
+        return seat is not None and answer_in(session, seat, window_number) is not None
+
+
 def view_of(seat: Seat) -> dict[str, Any]:
     """The seat's view (``engine.view``): every page, mail and API answer about a seat is built from it."""
     return engine.view(CACHE.get(seat.game), seat.colour)
@@ -133,7 +128,7 @@ def standing_order(seat: Seat) -> list[str]:
     return list(view_of(seat)["standing_order"] or [])
 
 
-def seat_state(session: Session, seat: Seat) -> dict[str, Any]:
+def seat_state(session: Session, seat: Seat, now: datetime | None = None) -> dict[str, Any]:
     """Everything the seat's player may know now: the engine's view, plus the open window and their own answer."""
     game = seat.game
     window, mine = open_request(session, game.id, seat.id)
@@ -154,15 +149,17 @@ def seat_state(session: Session, seat: Seat) -> dict[str, Any]:
         },
         # the engine collects a window's answers only when it closes: who still owes one is in the rows
         "view": {**view_of(seat), "waiting_for": still_deciding(session, window)},
+        # public: the seats on autopilot or away (``autopilot.table``), and whether this one is
+        "presence": autopilot.table(session, game, now or utcnow()),
     }
 
 
-def seat_view(db: Database, seat_id: int) -> dict[str, Any]:
+def seat_view(db: Database, seat_id: int, now: datetime | None = None) -> dict[str, Any]:
     """``seat_state`` of one seat, in its own transaction."""
     with db.session() as session:
         seat = session.get(Seat, seat_id)
         assert seat is not None
-        return seat_state(session, seat)
+        return seat_state(session, seat, now)
 
 
 def rotate_link(db: Database, game_id: int, colour: str) -> int:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import re
+import statistics
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
@@ -258,14 +259,46 @@ def last_call_of(tempo: dict[str, Any]) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
-def last_call_end(tempo: dict[str, Any], now: datetime, deadline: datetime, quiet: Quiet | None) -> datetime:
+def waking_seconds(start: datetime, end: datetime, quiet: Quiet | None = None) -> float:
+    """The seconds from ``start`` to ``end`` outside the ``quiet`` hours."""
+    total, at = 0.0, start
+    while at < end:
+        if quiet is not None:
+            at = quiet.end_of_quiet(at) or at
+        sleeps = None if quiet is None else quiet.next_start(at)
+        stop = end if sleeps is None else min(sleeps, end)
+        total += max((stop - at).total_seconds(), 0.0)
+        at = stop
+    return total
+
+
+#: a last call shrinks for a player who usually answers quickly: to ``PACE_FACTOR`` times the median time they took
+#: to answer (in waking hours), once they answered ``PACE_ANSWERS`` requests of the game themselves; never below
+#: ``PACE_FLOOR``. A player who reads mail every hour gets about 3 hours, one who reads it every 3 hours the whole
+#: last call (bench/tempo.py, docs/PERFORMANCE.md "Tempo").
+PACE_FACTOR = 4
+PACE_ANSWERS = 6
+PACE_FLOOR = 3600
+
+
+def last_call_end(
+    tempo: dict[str, Any],
+    now: datetime,
+    deadline: datetime,
+    quiet: Quiet | None,
+    answered: Iterable[tuple[datetime, datetime]] = (),
+) -> datetime:
     """The window's deadline once the game's last call (``last_call_of``, which must be on) is called at ``now``
     for the player with the ``quiet`` hours: ``last_call_deadline``, counting their waking hours only, unless the
-    game lets deadlines fall in quiet hours or has play hours (the sessions are the agreed time)."""
+    game lets deadlines fall in quiet hours or has play hours (the sessions are the agreed time). ``answered``: when
+    each request the player answered themselves in this game opened and when they answered it (their pace)."""
     seconds = last_call_of(tempo)
     assert seconds is not None
-    keep_quiet = tempo.get("avoid_quiet_hours", True) and PlayHours.of(tempo) is None
-    return last_call_deadline(now, deadline, seconds, quiet if keep_quiet else None)
+    keep_quiet = quiet if tempo.get("avoid_quiet_hours", True) and PlayHours.of(tempo) is None else None
+    paces = [waking_seconds(opened, at, keep_quiet) for opened, at in answered]
+    if len(paces) >= PACE_ANSWERS:
+        seconds = int(min(seconds, max(PACE_FLOOR, PACE_FACTOR * statistics.median(paces))))
+    return last_call_deadline(now, deadline, seconds, keep_quiet)
 
 
 # --- play hours ---------------------------------------------------------------------------------------------------
@@ -353,6 +386,11 @@ class PlayHours:
         base = now if self.session_at(now) is not None else self.next_start(now)
         return (base + timedelta(seconds=self.deadline)).astimezone(now.tzinfo)
 
+    def next_session_deadline(self, now: datetime) -> datetime:
+        """The short deadline counted from the start of the first session after ``now``: how long a window waits
+        for players absent from a session (``turns._wait_for_absent``)."""
+        return (self.next_start(now) + timedelta(seconds=self.deadline)).astimezone(now.tzinfo)
+
 
 def _is_day(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 6
@@ -381,3 +419,13 @@ def parse_play_hours(text: str, deadline: str = "10m") -> dict[str, Any]:
     days, start, end, zone = match.groups()
     data = {"zone": zone, "days": sorted(_days(days)), "start": start, "end": end, "deadline": parse_duration(deadline)}
     return PlayHours.from_json(data).to_json()
+
+
+def zone(name: object) -> ZoneInfo:
+    """The IANA time zone ``name``; UTC for anything unknown or malformed."""
+    if isinstance(name, str) and 0 < len(name) <= 64:
+        try:
+            return ZoneInfo(name)
+        except (ZoneInfoNotFoundError, ValueError, OSError):
+            pass
+    return ZoneInfo("UTC")

@@ -42,11 +42,10 @@ from ..models import (
     WindowStatus,
     utcnow,
 )
-from . import outbox, standing
+from . import autopilot, outbox, standing
 from .engines import CACHE
 from .errors import N_, ShownError
-from .links import LinkError
-from .seats import check_generation
+from .links import LinkError, check_generation
 from .tempo import (
     PlayHours,
     Quiet,
@@ -106,7 +105,8 @@ def open_windows(session: Session, game: Game, eng: engine.Game, events_before: 
     """After the engine moved: let bots answer what nobody else owes, then store events, state, the next window and
     the notifications (sent once the transaction has committed)."""
     seats = {seat.colour: seat for seat in game.seats}
-    automatic = _answer_for_bots(game, seats, eng)
+    away = autopilot.away_until(session, (s.player_id for s in game.seats if s.bot is None and s.player_id), now)
+    automatic = _answer_for_bots(game, seats, eng, away)
     _store_events(session, game, eng, events_before, now)
     store_state(game, eng, now)
     if eng.over:
@@ -115,24 +115,35 @@ def open_windows(session: Session, game: Game, eng: engine.Game, events_before: 
         people = [seat for seat in game.seats if seat.bot is None]
         outbox.add(session, (outbox.notice(s, MailKind.GAME_OVER, f"over:{game.id}:{s.id}", {}, now) for s in people))
         return
-    window = _new_window(session, game, seats, eng, [req for req, _ in automatic], now)
+    owing = [req for req, (value, _source) in automatic if value is None]
+    window = _new_window(session, game, seats, eng, [req for req, _ in automatic], now, away=away, owing=owing)
     rows = []
-    for i, (req, value) in enumerate(automatic):
+    for i, (req, (value, source)) in enumerate(automatic):
         seat = seats[req.player]
-        row = RequestRow(window_id=window.id, seat_id=seat.id, position=i, kind=req.kind, payload=req.to_json())
-        if value is not None:  # bots and standing answers answer through the same rows as people, at once
+        row = RequestRow(
+            window_id=window.id,
+            seat_id=seat.id,
+            player_id=seat.player_id if seat.bot is None else None,
+            position=i,
+            kind=req.kind,
+            payload=req.to_json(),
+        )
+        if value is not None:  # bots, standing answers and the autopilot answer through the same rows, at once
             row.answer = value
             row.answered_at = now
-            row.standing = seat.bot is None
-            if row.standing:
-                _log_standing(game, eng, seat, req)
+            row.standing = source == "standing"
+            row.autopilot = source == "autopilot"
+            if seat.bot is None:
+                _log_automatic(game, eng, seat, req, source)
         session.add(row)
         rows.append(row)
     # the automatic votes may have decided a vote already: then nobody is asked
     early = _complete_if_done(session, game, window, rows, now)
+    if not early and len(rows) == 1:
+        _last_call(session, game, window, rows, now, opening=seats[automatic[0][0].player])
     mail: list[Outbox] = []
     held_until = _on_the_page(game, window, now)
-    for req, value in automatic:
+    for req, (value, _source) in automatic:
         if value is None and not early:
             seat = seats[req.player]
             payload: dict[str, Any] = {"window": window.number}
@@ -141,7 +152,7 @@ def open_windows(session: Session, game: Game, eng: engine.Game, events_before: 
                 turn.payload = {**payload, "unless_answered": True}
                 turn.next_attempt_at = held_until
             mail.append(turn)
-    owes = {req.player for req, value in automatic if value is None}  # a standing answer owes nothing
+    owes = {req.player for req, (value, _source) in automatic if value is None}  # an automatic answer owes nothing
     for seat in game.seats:  # the others hear what changed, if they saw anything change
         if seat.bot is None and seat.colour not in owes and _saw_news(eng.events[events_before:], seat.colour):
             mail.append(
@@ -163,39 +174,49 @@ def _on_the_page(game: Game, window: Window, now: datetime) -> datetime | None:
     return now + min(ON_THE_PAGE, (window.deadline - now) / 2)
 
 
-def _answer_for_bots(game: Game, seats: dict[str, Seat], eng: engine.Game) -> list[tuple[engine.Request, Any]]:
-    """Apply bots' answers and people's standing answers (``standing.answer_for``) while nobody else is asked;
-    return the open requests, each with its automatic answer (None for a person who is asked)."""
-    automatic: list[tuple[engine.Request, Any]] = []
+#: an automatic answer and where it came from: "bot", "standing" (the person's standing answers), "autopilot"; a
+#: person who is asked has (None, None).
+Automatic = tuple[Any, str | None]
+
+
+def _answer_for_bots(
+    game: Game, seats: dict[str, Seat], eng: engine.Game, away: dict[int, datetime]
+) -> list[tuple[engine.Request, Automatic]]:
+    """Apply bots' answers, people's standing answers (``standing.answer_for``) and the autopilot's while nobody
+    else is asked; return the open requests, each with its automatic answer (None for a person who is asked)."""
+    automatic: list[tuple[engine.Request, Automatic]] = []
     while not eng.over:
-        automatic = [(req, _automatic(game, seats[req.player], eng, req)) for req in eng.pending()]
-        if any(value is None for _, value in automatic):
+        automatic = [(req, _automatic(game, seats[req.player], eng, req, away)) for req in eng.pending()]
+        if any(value is None for _, (value, _source) in automatic):
             break
-        for req, value in automatic:
-            person = seats[req.player].bot is None
-            if person:
-                _log_standing(game, eng, seats[req.player], req)
-            eng.answer(req.player, req.kind, value, standing=person)
+        for req, (value, source) in automatic:
+            if seats[req.player].bot is None:
+                _log_automatic(game, eng, seats[req.player], req, source)
+            eng.answer(req.player, req.kind, value, standing=source == "standing")
     return automatic
 
 
-def _automatic(game: Game, seat: Seat, eng: engine.Game, req: engine.Request) -> Any:
-    """The bot's answer, or the person's standing answer; None when the person is asked."""
-    return bot_answer(game, seat, eng, req) if seat.bot else standing.answer_for(seat, eng, req)
+def _automatic(game: Game, seat: Seat, eng: engine.Game, req: engine.Request, away: dict[int, datetime]) -> Automatic:
+    """The bot's answer; the person's standing answer; on autopilot (``autopilot.flies``), the standing answer or
+    else the sensible bot's. (None, None) when the person is asked."""
+    if seat.bot:
+        return bot_answer(game, seat, eng, req), "bot"
+    if autopilot.flies(seat, game.tempo, away):
+        chosen = standing.answer_for(seat, eng, req)
+        return (bot_answer(game, seat, eng, req) if chosen is None else chosen), "autopilot"
+    chosen = standing.answer_for(seat, eng, req)
+    return (chosen, None) if chosen is None else (chosen, "standing")
 
 
-def _log_standing(game: Game, eng: engine.Game, seat: Seat, req: engine.Request) -> None:
-    """A log line for an answer given by standing answers: never the answer, and for a request whose being asked
-    tells what its player holds (a card window, B-INFO) not even the seat."""
+def _log_automatic(game: Game, eng: engine.Game, seat: Seat, req: engine.Request, source: str | None) -> None:
+    """A log line for an answer given by standing answers or the autopilot: never the answer, and for a request
+    whose being asked tells what its player holds (a card window, B-INFO) not even the seat."""
+    by = "the autopilot" if source == "autopilot" else "standing answers"
     if engine.asked_in_secret(req.to_json()):
-        log.info("game %s window %s: a request answered from standing answers", game.id, eng.window_no)
+        log.info("game %s window %s: a request answered by %s", game.id, eng.window_no, by)
     else:
         log.info(
-            "game %s window %s: seat %s answered a %s request from its standing answers",
-            game.id,
-            eng.window_no,
-            seat.id,
-            req.kind,
+            "game %s window %s: seat %s answered a %s request by %s", game.id, eng.window_no, seat.id, req.kind, by
         )
 
 
@@ -227,13 +248,22 @@ def store_state(game: Game, eng: engine.Game, now: datetime) -> None:
 
 
 def _new_window(
-    session: Session, game: Game, seats: dict[str, Seat], eng: engine.Game, pending: list[engine.Request], now: datetime
+    session: Session,
+    game: Game,
+    seats: dict[str, Seat],
+    eng: engine.Game,
+    pending: list[engine.Request],
+    now: datetime,
+    *,
+    away: dict[int, datetime],
+    owing: list[engine.Request],
 ) -> Window:
     def quiet_for(colour: str) -> Quiet | None:
         seat = seats[colour]
         return quiet_of(seat.player) if seat.bot is None and seat.player is not None else None
 
-    quiet = deadline_quiet([r.to_json() for r in pending], seats, quiet_for)
+    asked = [r.to_json() for r in pending]
+    quiet = deadline_quiet(asked, seats, quiet_for)
     window = Window(
         game_id=game.id,
         number=eng.window_no,
@@ -243,6 +273,8 @@ def _new_window(
         opened_at=now,
         deadline=window_deadline(now, [r.kind for r in pending], game.tempo, quiet),
     )
+    secret = any(engine.asked_in_secret(r) for r in asked)
+    autopilot.extend_for_absence(game, window, [seats[r.player] for r in owing], secret, away)
     session.add(window)
     session.flush()
     return window
@@ -290,11 +322,11 @@ def _store(
     (``_complete_if_done``), else call the last call when one answer is left. True when the answer changed
     anything."""
     first = row.answered_at is None
-    changed = first or row.answer != answer or row.standing
+    changed = first or row.answer != answer or row.standing or row.autopilot
     if changed:
         row.answer = answer
         row.answered_at = now
-        row.standing = False
+        row.standing = row.autopilot = False
     if not _complete_if_done(session, game, window, rows, now) and first:
         _last_call(session, game, window, rows, now)
     return changed
@@ -319,20 +351,41 @@ def _complete_if_done(session: Session, game: Game, window: Window, rows: list[R
     return True
 
 
-def _last_call(session: Session, game: Game, window: Window, rows: list[RequestRow], now: datetime) -> None:
+def _last_call(
+    session: Session, game: Game, window: Window, rows: list[RequestRow], now: datetime, opening: Seat | None = None
+) -> None:
     """When one request of the window is left unanswered and the game has a last call: that player's deadline
-    becomes the earlier of the deadline and the end of the last call (``tempo.last_call_end``), and they get one
-    "everyone is waiting for you" mail. Never in a window asked in secret: it would tell the last card holder that
-    others were asked (B-INFO)."""
+    becomes the earlier of the deadline and the end of the last call (``tempo.last_call_end``, shorter for a player
+    who usually answers quickly), and they get one "everyone is waiting for you" mail. A window that opens asking
+    one request only is its own last call (``opening``: the seat asked; their turn mail is the call). Never in a
+    window asked in secret: it would tell the last card holder that others were asked (B-INFO)."""
     left = [r for r in rows if r.answered_at is None]
     if len(left) != 1 or last_call_of(game.tempo) is None:
         return
-    seat = left[0].seat
+    seat = opening or left[0].seat
     if seat.bot is not None or seat.player is None or any(engine.asked_in_secret(r.payload) for r in rows):
         return
-    window.deadline = last_call_end(game.tempo, now, window.deadline, quiet_of(seat.player))
-    key = f"lastcall:{window.id}"
-    outbox.add(session, [outbox.notice(seat, MailKind.LAST_CALL, key, {"window": window.number}, now)])
+    if autopilot.absence_mode(game.tempo) == "extend" and autopilot.away_until(session, [seat.player.id], now):
+        return  # their deadline waits for the end of their absence (``autopilot.extend_for_absence``)
+    answered = session.execute(
+        select(Window.opened_at, RequestRow.answered_at)
+        .join(Window, Window.id == RequestRow.window_id)
+        .where(
+            RequestRow.seat_id == seat.id,
+            RequestRow.window_id != window.id,
+            RequestRow.answered_at.is_not(None),
+            RequestRow.standing.is_(False),
+            RequestRow.autopilot.is_(False),
+            RequestRow.player_id == seat.player_id,  # not a former player's of the seat
+        )
+        .order_by(RequestRow.id.desc())
+        .limit(50)
+    )
+    paces = [(opened, at) for opened, at in answered if at is not None]
+    window.deadline = last_call_end(game.tempo, now, window.deadline, quiet_of(seat.player), paces)
+    if opening is None:
+        key = f"lastcall:{window.id}"
+        outbox.add(session, [outbox.notice(seat, MailKind.LAST_CALL, key, {"window": window.number}, now)])
 
 
 def submit_answer(
@@ -390,8 +443,9 @@ def submit_answer(
 
 
 def answer_as_bot(session: Session, game: Game, seat: Seat, window: Window, now: datetime) -> bool:
-    """A seat just given to a bot answers its open request at once, through ``_store`` like a person's answer.
-    False when the seat owes nothing unanswered in the window."""
+    """A seat just given to a bot, or a person's seat just put on autopilot (their standing answer first), answers
+    its open request at once, through ``_store`` like a person's answer. False when the seat owes nothing unanswered
+    in the window."""
     rows, row = _unanswered(session, window, seat)
     if row is None or _closed_as_decided(window, rows):  # a vote closed as decided: the seat does not vote
         return False
@@ -399,12 +453,14 @@ def answer_as_bot(session: Session, game: Game, seat: Seat, window: Window, now:
     req = next((r for r in eng.pending() if r.player == seat.colour and r.kind == row.kind), None)
     if eng.window_no != window.number or req is None:
         raise AnswerError(MOVING_ON, 409)
-    answer = bot_answer(game, seat, eng, req)
+    chosen = None if seat.bot else standing.answer_for(seat, eng, req)
+    answer = bot_answer(game, seat, eng, req) if chosen is None else chosen
     try:
         eng.check(seat.colour, row.kind, answer)  # a bot's answer is checked like anyone's
     except engine.IllegalAnswer as exc:
         raise AnswerError.refused_by_engine(exc) from None
     _store(session, game, window, rows, row, answer, now=now)
+    row.autopilot = seat.bot is None
     return True
 
 
@@ -466,18 +522,22 @@ def advance_window(db: Database, window_id: int, now: datetime | None = None, wa
         if window is None:
             return False
         rows = list(window.requests)
-        if window.completed_at is None and any(r.answered_at is None for r in rows) and window.deadline > now:
+        complete = window.completed_at is not None or all(r.answered_at is not None for r in rows)
+        if not complete and window.deadline > now:
             return False
         game = session.get(Game, window.game_id)
         assert game is not None
         if game.paused_at(now):
             return False  # paused by the organiser: the sweep advances it once the pause is over
+        if not complete and _wait_for_absent(session, game, window, rows, now):
+            return False
         window.status = WindowStatus.RESOLVING
         session.flush()
         eng = CACHE.fresh(game)
         events_before = len(eng.events)
         if eng.window_no == window.number:
             _apply(game, window, rows, eng)
+            autopilot.count_missed(session, game, rows, now)
         else:  # should never happen: resynchronise rather than leave the game stuck
             log.error("game %s: window %s does not match the engine's window %s", game.id, window.number, eng.window_no)
             session.execute(delete(Window).where(Window.game_id == game.id, Window.number == eng.window_no))
@@ -485,6 +545,45 @@ def advance_window(db: Database, window_id: int, now: datetime | None = None, wa
         window.closed_at = now
         open_windows(session, game, eng, events_before, now)
     CACHE.put(game, eng)  # committed: later checks start from the new state
+    return True
+
+
+def _wait_for_absent(session: Session, game: Game, window: Window, rows: list[RequestRow], now: datetime) -> bool:
+    """Play hours: the short deadline is for the players at the table. When it passes, a window waits once more,
+    until the short deadline of the next session, if someone who owes an answer has not been on their page since
+    it opened (absent from the session: they answer by mail or at the next session); each of them is told. A
+    player who was on their page and did not answer gets the default as usual. In a window asked in secret, anyone
+    away from the table makes it wait (B-INFO). True when the window waits."""
+    hours = PlayHours.of(game.tempo)
+    if hours is None or window.extended_at is not None:
+        return False
+
+    elsewhere = autopilot.away_until(session, (s.player_id for s in game.seats if s.player_id), now)
+
+    def away(seat: Seat) -> bool:
+        """Absent from the session; a seat on autopilot or whose player declared an absence is not waited for (its
+        state is public)."""
+        return (
+            seat.bot is None
+            and seat.player is not None
+            and (seat.seen_at is None or seat.seen_at < window.opened_at)
+            and seat.autopilot_at is None
+            and seat.player_id not in elsewhere
+        )
+
+    absent = [r.seat for r in rows if r.answered_at is None and away(r.seat)]
+    # in a window asked in secret, anyone away makes it wait: waiting only for askeds would tell who was asked
+    secret = any(engine.asked_in_secret(r.payload) for r in rows)
+    if not (any(away(seat) for seat in game.seats) if secret else absent):
+        return False
+    window.deadline = hours.next_session_deadline(now)
+    window.extended_at = now
+    payload = {"window": window.number, "absent": True}
+    outbox.add(
+        session,
+        [outbox.notice(seat, MailKind.LAST_CALL, f"absent:{window.id}:{seat.id}", payload, now) for seat in absent],
+    )
+    log.info("game %s: window %s waits for %d absent from the session", game.id, window.number, len(absent))
     return True
 
 

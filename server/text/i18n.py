@@ -20,7 +20,6 @@ from datetime import UTC, datetime, timedelta
 from functools import cache
 from pathlib import Path
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from babel.dates import format_date, format_time, format_timedelta
 from babel.messages.mofile import write_mo
@@ -33,6 +32,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from ..config import ROOT
 from ..models import LANGUAGES
 from ..models import pick_language as language
+from ..services.tempo import zone
 
 __all__ = [
     "LANGUAGES",
@@ -162,16 +162,6 @@ def init_app(app: Flask) -> None:
 
 
 # --- dates ------------------------------------------------------------------------------------------------------
-
-
-def zone(name: object) -> ZoneInfo:
-    """The IANA time zone ``name``; UTC for anything unknown or malformed."""
-    if isinstance(name, str) and 0 < len(name) <= 64:
-        try:
-            return ZoneInfo(name)
-        except (ZoneInfoNotFoundError, ValueError, OSError):
-            pass
-    return ZoneInfo("UTC")
 
 
 def _aware(moment: datetime) -> datetime:

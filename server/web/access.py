@@ -219,9 +219,29 @@ def organiser_required(view: View) -> View:
 # --- rate limits ----------------------------------------------------------------------------------------------------
 
 #: endpoints that store an answer.
-ANSWERING = ("pages.one_tap_confirm", "api.answer")
+ANSWERING = (
+    "pages.one_tap_confirm",
+    "pages.back",
+    "api.answer",
+    "invitations.accept",
+    "api.add_absence",
+    "api.remove_absence",
+    "api.back",
+    "prefs.add_absence",
+    "prefs.remove_absence",
+)
 #: endpoints that open a page (or the JSON seat view) from a link.
-LINK_PAGES = ("pages.seat", "pages.live", "pages.one_tap", "prefs.show", "replay.seat_replay", "api.seat")
+LINK_PAGES = (
+    "pages.seat",
+    "pages.live",
+    "pages.one_tap",
+    "pages.back_confirm",
+    "prefs.show",
+    "replay.seat_replay",
+    "api.seat",
+    "invitations.show",
+    "api.list_absences",
+)
 #: endpoints that check the organiser's token (the login form, the API's and the webhook's ``Bearer``): wrong tokens
 #: are counted.
 TOKEN_CHECKS = ("organiser.login", "api.create_game", "api.show_game", "webhook.inbound_mail")

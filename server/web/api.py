@@ -6,8 +6,11 @@ from typing import Any
 
 from flask import Blueprint, Response, g, jsonify
 
-from ..services import games, prefs, seats, standing, turns
+from ..models import utcnow
+from ..services import absences, autopilot, games, prefs, reliability, seats, standing, turns
 from ..services.errors import ShownError
+from ..services.links import LinkError
+from ..text import away
 from .access import bearer_is_organiser, dm, json_error, seat_link
 from .guard import json_body
 
@@ -64,8 +67,11 @@ def show_game(game_id: int) -> Any:
 @bp.get("/seat/<token>")
 @seat_link
 def seat(token: str) -> Any:
-    """What the seat's player may know now (``seats.seat_state``: the engine's view and the open request)."""
-    return jsonify(seats.seat_view(dm().db, g.seat.seat_id))
+    """What the seat's player may know now (``seats.seat_state``: the engine's view and the open request), and the
+    player's own reliability over every game (``reliability``)."""
+    figures = reliability.of_seat(dm().db, g.seat.seat_id)
+    own = None if figures is None else figures.as_json()
+    return jsonify({**seats.seat_view(dm().db, g.seat.seat_id), "reliability": own})
 
 
 @bp.post("/seat/<token>/answer")
@@ -110,3 +116,66 @@ def set_standing_answers(token: str) -> Any:
     except ShownError as exc:
         return json_error(str(exc), 409 if exc.msgid == turns.MOVING_ON else 400)
     return jsonify({"ok": True, **settings})
+
+
+# --- absences and "I'm back" (issue 12) ----------------------------------------------------------------------------
+
+
+@bp.get("/seat/<token>/absences")
+@seat_link
+def list_absences(token: str) -> Any:
+    """The seat's player's absences under way or to come (UTC instants), and their time zone."""
+    player_id, zone = absences.player_of(dm().db, g.seat.seat_id)
+    listed = absences.listed(dm().db, player_id, utcnow())
+    return jsonify({"ok": True, "timezone": zone, "absences": [absences.as_json(a) for a in listed]})
+
+
+@bp.post("/seat/<token>/absences")
+@seat_link
+def add_absence(token: str) -> Any:
+    """Declare an absence of the seat's player: ``{"from": "2026-12-03", "to": "2026-12-06"}`` (the first and the
+    last day, in the player's time zone) or ``{"text": "AWAY 3 DEC - 6 DEC"}``. Refused: 400, nothing changed."""
+    body = json_body()
+    if not isinstance(body, dict) or not ({"from", "to"} <= set(body) or isinstance(body.get("text"), str)):
+        return json_error('Send {"from": "2026-12-03", "to": "2026-12-06"} or {"text": "AWAY 3 DEC - 6 DEC"}.', 400)
+    player_id, zone = absences.player_of(dm().db, g.seat.seat_id)
+    now = utcnow()
+    try:
+        if isinstance(body.get("text"), str):
+            span = away.parse_away(body["text"][:300], g.seat.language, zone, now, command=False)
+            assert span is not None  # the command word is optional here
+            starts, ends = span
+        else:
+            starts, ends = absences.between(absences.day(body["from"]), absences.day(body["to"]), zone)
+        absence_id = absences.declare(dm().db, player_id, starts, ends, now=now)
+    except LinkError:
+        raise
+    except ShownError as exc:
+        return json_error(str(exc), 400)
+    shown = {"id": absence_id, "from": max(starts, now), "to": ends, "current": starts <= now}
+    return jsonify({"ok": True, "absence": absences.as_json(shown)}), 201
+
+
+@bp.delete("/seat/<token>/absences/<int:absence_id>")
+@seat_link
+def remove_absence(token: str, absence_id: int) -> Any:
+    """Remove one of the player's absences to come, or end the one under way. 404 when they have no such one."""
+    player_id, _zone = absences.player_of(dm().db, g.seat.seat_id)
+    try:
+        absences.cancel(dm().db, player_id, absence_id)
+    except absences.AbsenceError as exc:
+        return json_error(str(exc), 404)
+    return jsonify({"ok": True})
+
+
+@bp.post("/seat/<token>/back")
+@seat_link
+def back(token: str) -> Any:
+    """The seat's player is back (``autopilot.back``): 409 when they were neither on autopilot nor away."""
+    try:
+        was_on = autopilot.back(dm().db, g.seat.seat_id, generation=g.seat.generation)
+    except LinkError:
+        raise
+    except ShownError as exc:
+        return json_error(str(exc), 409)
+    return jsonify({"ok": True, "autopilot_was_on": was_on})

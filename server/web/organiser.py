@@ -18,7 +18,7 @@ from flask_babel import gettext as _
 
 from ..models import utcnow
 from ..present import organiser as shown
-from ..services import games, inputs, organise, turns
+from ..services import games, inputs, organise, reliability, substitutes, turns
 from ..services.errors import ShownError
 from ..services.links import organiser_token
 from .access import (
@@ -87,7 +87,12 @@ def logout() -> Any:
 @bp.get("/link/<token>")
 @organiser_link
 def organiser_game_link(token: str) -> Any:
+    """Opens the game's organiser pages in this browser; ``?offer=<colour>`` (the autopilot mail's one-tap action)
+    goes on to the confirm page of offering that seat to a substitute."""
     remember_game(g.game_id)
+    offer = str(request.args.get("offer", ""))[:16]
+    if offer:
+        return redirect(url_for("organiser.offer_form", game_id=g.game_id, colour=offer), code=303)
     return redirect(url_for("organiser.game", game_id=g.game_id), code=303)
 
 
@@ -144,6 +149,14 @@ def _notice(done: str) -> str | None:
     }.get(done)
 
 
+def _offer_urls(game_id: int) -> dict[str, list[str]]:
+    base = dm().settings.base_url
+    return {
+        colour: [f"{base}{url_for('invitations.show', token=key)}" for key in keys]
+        for colour, keys in substitutes.pending(dm().db, game_id).items()
+    }
+
+
 def _game_page(game_id: int, *, error: str | None = None, status: int = 200) -> Any:
     try:
         data = organise.owed(dm().db, game_id)
@@ -152,7 +165,8 @@ def _game_page(game_id: int, *, error: str | None = None, status: int = 200) -> 
     g.timezone = str(data["timezone"])
     s = dm().settings
     links = games.seat_links(dm().db, game_id, s.secret_key, s.base_url)
-    context = shown.game_page(reader_language(), data, links, utcnow())
+    figures = reliability.of_game(dm().db, game_id)
+    context = shown.game_page(reader_language(), data, links, utcnow(), _offer_urls(game_id), figures)
     notice = _notice(str(request.args.get("done", ""))[:20])
     return render_template("organiser/game.html", error=error, notice=notice, **context), status
 
@@ -172,12 +186,15 @@ def _operation(game_id: int, run: Callable[[str], str]) -> Any:
     shows why not (nothing changed)."""
     try:
         return _done(game_id, run(organise.game_zone(dm().db, game_id)))
-    except organise.OrganiseError as exc:
-        if exc.msgid == organise.NO_GAME:
-            abort(404)
-        return _game_page(game_id, error=say(exc), status=409)
     except ShownError as exc:
-        return _game_page(game_id, error=say(exc), status=409)
+        return _refused(game_id, exc)
+
+
+def _refused(game_id: int, exc: ShownError) -> Any:
+    """The game page saying why an operation was refused (404 for a game that does not exist)."""
+    if isinstance(exc, organise.OrganiseError) and exc.msgid == organise.NO_GAME:
+        abort(404)
+    return _game_page(game_id, error=say(exc), status=409)
 
 
 def _when(text: str, tz: str) -> datetime:
@@ -263,3 +280,37 @@ def abandon(game_id: int) -> Any:
         return "abandoned"
 
     return _operation(game_id, run)
+
+
+# --- substitutes ---------------------------------------------------------------------------------------------------
+
+
+@bp.get("/games/<int:game_id>/offer")
+@organiser_required
+def offer_form(game_id: int) -> Any:
+    """The confirm page of offering a seat to a substitute (from the game page, or the autopilot mail's one-tap
+    link): opening it changes nothing; its form POSTs the offer."""
+    try:
+        seat = substitutes.offerable(dm().db, game_id, str(request.args.get("colour", ""))[:16])
+    except organise.OrganiseError as exc:
+        return _refused(game_id, exc)
+    return render_template("organiser/offer.html", seat=shown.offered_seat(reader_language(), seat))
+
+
+@bp.post("/games/<int:game_id>/offer")
+@organiser_required
+def offer(game_id: int) -> Any:
+    """Offer a seat to a substitute: the page shows the invitation's link to pass on (and mails it to the address
+    given, if any)."""
+    colour, email = _field("colour", 16), _field("email", 320).strip()
+    try:
+        to = games.person(_field("name", 80), email) if email else None
+        key = substitutes.offer(dm().db, game_id, colour, to=to)
+        seat = substitutes.offerable(dm().db, game_id, colour)
+    except ShownError as exc:
+        return _refused(game_id, exc)
+    link = f"{dm().settings.base_url}{url_for('invitations.show', token=key)}"
+    page = render_template(
+        "organiser/offered.html", seat=shown.offered_seat(reader_language(), seat), link=link, mailed=to
+    )
+    return page, 201

@@ -13,17 +13,22 @@ from wtforms.widgets import TimeInput
 
 from engine.data import CHARACTERS
 
+from ..models import utcnow
+from ..present import reliability as reliable
+from ..present.absences import absences_shown
 from ..present.seat import STANDING_SELECTS, standing_selects
-from ..services import prefs
-from ..services.errors import ShownError
+from ..services import absences, prefs, reliability
+from ..services.errors import N_, ShownError
 from ..services.tempo import zone_choices
-from ..text import glossary
+from ..text import away, glossary
 from .access import dm, player_link, say
 
 bp = Blueprint("prefs", __name__)
 
 #: each language in its own name: a reader must find theirs whatever the page's language.
 LANGUAGE_NAMES = {"en": "English", "it": "Italiano", "pl": "Polski"}
+#: the notice after an absence was added or removed (``?away=``).
+AWAY_NOTICES = {"added": N_("Your absence is saved."), "removed": N_("Your absence is removed.")}
 FIELDS = ("language", "timezone", "quiet_start", "quiet_end", "mail_mode", "digest_hours")
 
 
@@ -99,17 +104,31 @@ def prefs_form(data: dict[str, Any], formdata: Any = None) -> FlaskForm:
     return PrefsForm(formdata=formdata, data=initial)
 
 
-def _render(form: FlaskForm, data: dict[str, Any], token: str, error: str | None = None, status: int = 200) -> Any:
+def _render(
+    form: FlaskForm,
+    data: dict[str, Any],
+    token: str,
+    error: str | None = None,
+    status: int = 200,
+    *,
+    away_error: str | None = None,
+    away_values: dict[str, str] | None = None,
+) -> Any:
     lang = g.language
+    figures = reliability.hub(dm().db, g.player_id, [game["game_id"] for game in data["games"]])
     games = [
         {
             **game,
             "colour_name": glossary.colour_name(lang, game["colour"]),
             "fields": [form[_order_field(game["seat_id"], i)] for i in range(len(CHARACTERS))],
+            "reliability": reliable.shown(lang, figures.games[game["game_id"]]),
         }
         for game in data["games"]
     ]
     notice = None
+    done = str(request.args.get("away", ""))
+    if done in AWAY_NOTICES:
+        notice = _(AWAY_NOTICES[done])
     if request.args.get("saved") == "1":
         notice = _("Your preferences are saved.")
         if request.args.get("answered") == "1":
@@ -127,6 +146,11 @@ def _render(form: FlaskForm, data: dict[str, Any], token: str, error: str | None
         error=error,
         notice=notice,
         answer_for_me=answer_for_me,
+        reliability={"overall": reliable.shown(lang, figures.overall), "about": reliable.about(lang)},
+        absences=absences_shown(absences.listed(dm().db, g.player_id, utcnow()), data["timezone"], lang),
+        away_error=away_error,
+        away_values=away_values or {},
+        away_example=away.example(lang),
     )
     return page, status
 
@@ -158,3 +182,30 @@ def save(token: str) -> Any:
         return _render(form, data, token, error=say(exc), status=422)
     args: dict[str, Any] = {"token": token, "saved": "1"} | ({"answered": "1"} if saved.answered else {})
     return redirect(url_for("prefs.show", **args), code=303)
+
+
+@bp.post("/p/<token>/absences")
+@player_link
+def add_absence(token: str) -> Any:
+    """Declare an absence: the first and the last day (``from``, ``to``: 2026-12-03), in the player's time zone."""
+    data = prefs.get_prefs(dm().db, g.player_id)
+    g.language = data["language"]
+    values = {key: str(request.form.get(key, ""))[:40] for key in ("from", "to")}
+    try:
+        starts, ends = absences.between(absences.day(values["from"]), absences.day(values["to"]), data["timezone"])
+        absences.declare(dm().db, g.player_id, starts, ends)
+    except ShownError as exc:
+        return _render(prefs_form(data), data, token, away_error=say(exc), away_values=values, status=422)
+    return redirect(url_for("prefs.show", token=token, away="added") + "#absences", code=303)
+
+
+@bp.post("/p/<token>/absences/<int:absence_id>/remove")
+@player_link
+def remove_absence(token: str, absence_id: int) -> Any:
+    data = prefs.get_prefs(dm().db, g.player_id)
+    g.language = data["language"]
+    try:
+        absences.cancel(dm().db, g.player_id, absence_id)
+    except ShownError as exc:
+        return _render(prefs_form(data), data, token, away_error=say(exc), status=422)
+    return redirect(url_for("prefs.show", token=token, away="removed") + "#absences", code=303)

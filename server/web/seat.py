@@ -16,7 +16,7 @@ from ..models import utcnow
 from ..present import board
 from ..present.chat import page as chat_page
 from ..present.seat import STANDING_SELECTS, newest_first, seat_shown, session_shown, standing_lines, standing_selects
-from ..services import chat, prefs, seats, standing, turns
+from ..services import autopilot, chat, inputs, prefs, seats, standing, turns
 from ..services.errors import ShownError
 from ..text.grammar import CommandError, parse_reply
 from ..text.sentences import describe_answer
@@ -43,7 +43,7 @@ def _page(token: str) -> dict[str, Any]:
     """Everything seat.html and seat_live.html show, from the seat's own view and request only."""
     now = utcnow()
     visit = seats.visit(dm().db, g.seat.seat_id, now)
-    state = seats.seat_view(dm().db, g.seat.seat_id)
+    state = seats.seat_view(dm().db, g.seat.seat_id, now)
     shown = seat_shown(g.language, state, now)
     return {
         "token": token,
@@ -60,8 +60,9 @@ def _page(token: str) -> dict[str, Any]:
 @seat_link
 def seat(token: str) -> Any:
     page = _page(token)
-    # the notice belongs to the decision it saved: a reload after the game moved on does not repeat it
-    notice = page["shown"].window is not None and request.args.get("saved") == str(page["shown"].window)
+    # the notice belongs to the decision it saved; once that window closed (the answer was the last one owed, or a
+    # reload after the game moved on) the page says so instead of offering to change it
+    notice = _saved_notice(g.seat.seat_id, request.args.get("saved", ""), page["shown"].window)
     table = chat.table(dm().db, g.seat.seat_id)
     talk = chat_page(
         g.language, table.channels, table.colour, table.colours, running=table.running, tz=g.timezone, now=utcnow()
@@ -72,7 +73,20 @@ def seat(token: str) -> Any:
         "lines": standing_lines(g.language, settings["answering"]),
         "saved": request.args.get("standing") == "saved",
     }
+    if request.args.get("back") == "1" and not page["shown"].autopilot:
+        notice = "back"
     return render_template("seat.html", notice=notice, chat=talk, answer_for_me=answer_for_me, **page)
+
+
+def _saved_notice(seat_id: int, saved: str, window: int | None) -> str | None:
+    """Which "answer saved" notice the page shows: ``open`` while the saved window is open, ``closed`` once it
+    closed with the seat's answer in it (it was the last one owed, or the page is reloaded later)."""
+    number = inputs.small_int(saved, 9)
+    if number is None or (window is not None and number > window):
+        return None
+    if number == window:
+        return "open"
+    return "closed" if seats.answered(dm().db, seat_id, number) else None
 
 
 @bp.get("/s/<token>/live")
@@ -214,3 +228,27 @@ def standing_off_confirm(token: str) -> Any:
         except ShownError as exc:
             return message(gettext("Not saved"), say(exc), 409, token)
     return redirect(url_for("pages.seat", token=token, standing="saved"), code=303)
+
+
+# --- "I'm back" (issue 12): the autopilot mail's one-tap link and the seat page's button ------------------------
+
+
+@bp.get("/s/<token>/back")
+@seat_link
+def back_confirm(token: str) -> Any:
+    """The confirm page of the autopilot mail's "I'm back" link: opening it changes nothing."""
+    shown = seat_shown(g.language, seats.seat_view(dm().db, g.seat.seat_id), utcnow())
+    if not shown.autopilot and not shown.away_until:
+        return message(gettext("Nothing to do"), gettext(autopilot.NOT_AWAY), 200, token)
+    return render_template("back.html", token=token, shown=shown)
+
+
+@bp.post("/s/<token>/back")
+@seat_link
+def back(token: str) -> Any:
+    """I'm back: the seat's autopilot ends from the next decision on (``autopilot.back``)."""
+    try:
+        autopilot.back(dm().db, g.seat.seat_id, generation=g.seat.generation)
+    except ShownError as exc:
+        return message(gettext("Nothing to do"), say(exc), 409, token)
+    return redirect(url_for("pages.seat", token=token, back="1"), code=303)

@@ -452,9 +452,21 @@ def test_the_html_form_saves_an_answer_and_the_page_then_shows_it(stack: Stack) 
     shown = stack.client.get(reply.headers["Location"]).get_data(as_text=True)
     assert "Your answer is saved. You may change it until the window closes." in shown
     assert form_of(shown)["checked"] == [chosen]
-    # the notice belongs to that decision: the same address once the game has moved on does not repeat it
-    later = stack.client.get(f"/s/{token}?saved={window['number'] - 1}").get_data(as_text=True)
-    assert "Your answer is saved" not in later
+    # the notice belongs to that decision: a window blue gave no answer in, or one not open yet, shows none
+    for number in (window["number"] - 1, window["number"] + 1, "x", "1" * 12):
+        assert "Your answer is saved" not in stack.client.get(f"/s/{token}?saved={number}").get_data(as_text=True)
+
+    # once the window closed with blue's answer in it (here the last one owed), the page says so: the game moved on
+    for colour, request_json in window["requests"].items():
+        if colour != "blue":
+            turns.submit_answer(
+                stack.db, seat_ids(stack.db, game_id)[colour], request_json["kind"], request_json["options"][0]
+            )
+    turns.advance_window(stack.db, window["id"])
+    assert decision(stack.db, game_id)["number"] > window["number"]
+    moved_on = stack.client.get(reply.headers["Location"]).get_data(as_text=True)
+    assert "Your answer is saved. That decision is closed now and the game has moved on." in moved_on
+    assert "You may change it" not in moved_on
 
 
 def test_the_html_form_refuses_stale_illegal_and_unreadable_posts(stack: Stack) -> None:

@@ -264,8 +264,9 @@ def test_every_int_in_a_route_is_a_database_id(embedded: Stack) -> None:
     ints = [rule for rule in embedded.app.url_map.iter_rules() if "int:" in rule.rule]
     assert ints
     for rule in ints:
-        for converter in rule._converters.values():
-            assert type(converter).__name__ == "DatabaseId" and converter.max == 2**31 - 1
+        for name, converter in rule._converters.items():
+            if f"<int:{name}>" in rule.rule:
+                assert type(converter).__name__ == "DatabaseId" and converter.max == 2**31 - 1
 
 
 # --- the webhook ----------------------------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ deterministic, uses the seats' own quiet hours, and is shown before a game start
 from __future__ import annotations
 
 import json
+import random
 from datetime import UTC, datetime, time, timedelta
 from typing import Any
 
@@ -203,10 +204,13 @@ def test_the_estimate_uses_a_known_players_own_time_zone_and_quiet_hours(stack: 
 def test_a_missed_answer_takes_the_engines_default_h4() -> None:
     """H-4: a request nobody answers is defaulted by the engine; the game still ends."""
     never = estimate.Model(miss=1.0, standing={})
-    figures = estimate.simulate(
+    tempo = {"durations": {"default": 60}, "autopilot_after": 0}  # no autopilot: every request is defaulted
+    figures = estimate.simulate(_seats(["UTC"] * 3), {}, tempo, games=2, seed=1, start=T0, model=never)
+    assert figures["defaulted_share"] == 1.0 and figures["days_median"] < 1
+    with_autopilot = estimate.simulate(
         _seats(["UTC"] * 3), {}, {"durations": {"default": 60}}, games=2, seed=1, start=T0, model=never
     )
-    assert figures["defaulted_share"] == 1.0 and figures["days_median"] < 1
+    assert with_autopilot["defaulted_share"] < 0.5  # after two missed, the autopilot answers until they are back
 
 
 def test_play_hours_sessions_make_short_windows() -> None:
@@ -214,3 +218,55 @@ def test_play_hours_sessions_make_short_windows() -> None:
     start = T0 + timedelta(hours=10, minutes=30)  # 20:30 in Rome (UTC+1)
     figures = estimate.simulate(_seats(["Europe/Rome"] * 4), {}, tempo, games=4, seed=1, start=start)
     assert figures["days_median"] < 10
+
+
+# --- the autopilot (issue 12) in the simulation ---------------------------------------------------------------------
+
+
+def test_the_simulation_counts_public_defaults_in_a_row_as_the_server() -> None:
+    """``services.autopilot.count_missed``: public defaults count, an answer of the person's own starts again;
+    requests asked in secret, standing answers and votes closed as decided change nothing; after two, the seat
+    flies until the player is back (at their next mail check), their count starting again."""
+    colours = ["yellow", "red", "blue"]
+    table = estimate._Table(
+        dict(zip(colours, _seats(["UTC"] * 3), strict=True)),
+        presets.tempo_for("week", "UTC"),
+        estimate.Model(),
+        random.Random(3),
+    )
+    vote = {"player": "red", "kind": "vote"}
+    cards = {"player": "red", "kind": "cards", "window": "chief", "playable": ["threat"]}
+    at = T0
+    assert table.count([vote], {}, set(), "deadline", at) == [] and table.missed["red"] == 1
+    table.count([cards], {}, set(), "deadline", at)  # asked in secret: neither counts nor resets
+    table.count([vote], {}, set(), "decided", at)  # not needed: the vote was decided without them
+    table.count([vote], {"red": "x"}, set(), "all", at)  # a standing answer (not their own)
+    assert table.missed["red"] == 1 and not table.pilots
+    table.count([vote], {"red": "x"}, {0}, "all", at)  # their own answer
+    assert table.missed["red"] == 0
+    table.count([vote], {}, set(), "deadline", at)
+    assert table.count([vote], {}, set(), "deadline", at) == ["red"] and table.missed["red"] == 2
+    since, back = table.pilots["red"]
+    assert since == at and back is not None and back > at
+    assert table.flying(at + timedelta(minutes=1)) == {"red"}
+    assert table.flying(back) == set() and table.missed["red"] == 0  # back from the next request on
+    never = estimate._Table(
+        dict(zip(colours, _seats(["UTC"] * 3), strict=True)), {"autopilot_after": 0}, estimate.Model(), random.Random(3)
+    )
+    for _ in range(5):
+        never.count([vote], {}, set(), "deadline", at)
+    assert never.missed["red"] == 5 and not never.pilots
+
+
+def test_a_vanished_players_seat_goes_on_autopilot_and_the_table_stops_waiting() -> None:
+    """A person who vanishes at round 1 never answers again: after two public defaults their seat goes on
+    autopilot for good; without escalation (``autopilot_after`` 0) the game waits for them at every window."""
+    seats = _seats(["Europe/Rome", "Europe/Warsaw", "America/New_York", "Asia/Tokyo", "Europe/Rome"])
+    seats[2] = estimate.SimSeat(sleep=seats[2].sleep, quiet=seats[2].quiet, vanishes=1)
+    week = presets.tempo_for("week", "Europe/Rome")
+    options = {"turn_order": "batched"}
+    flown = estimate.play(seats, options, week, estimate.Model(), 11, T0)
+    waited = estimate.play(seats, options, {**week, "autopilot_after": 0}, estimate.Model(), 11, T0)
+    assert flown.vanished_at is not None and flown.vanished_pilot_at is not None and flown.autopilots >= 1
+    assert waited.vanished_at is not None and waited.vanished_pilot_at is None and waited.autopilots == 0
+    assert flown.days < waited.days and flown.defaulted < waited.defaulted and flown.rounds >= 1

@@ -13,11 +13,22 @@ import sqlalchemy as sa
 import engine
 from server.db import Database
 from server.mail.send import send_one
-from server.models import MailKind, Outbox, OutboxStatus
+from server.models import MailKind, OutboxStatus, RequestRow
 from server.services import games, turns
 from server.services.tempo import parse_deadlines
 from tests.conftest import Stack
-from tests.support import Sink, add_player, compose, engine_of, open_window, play_window, text_of, utc
+from tests.support import (
+    Sink,
+    add_player,
+    compose,
+    engine_of,
+    open_window,
+    play_window,
+    rows_of_kind,
+    seat_ids,
+    text_of,
+    utc,
+)
 
 NOW = utc(2026, 6, 1, 12)
 PEOPLE = ("Ann <ann@example.org>", "Bob <bob@example.org>", "Cy <cy@example.org>")
@@ -44,11 +55,6 @@ def answer(db: Database, game_id: int, colour: str, now: Any, seed: int = 1) -> 
     turns.submit_answer(db, row.seat_id, row.kind, value, window_number=window.number, now=now)
 
 
-def last_calls(db: Database) -> list[Outbox]:
-    with db.session() as session:
-        return list(session.execute(sa.select(Outbox).where(Outbox.kind == MailKind.LAST_CALL)).scalars())
-
-
 def test_the_last_player_gets_a_shorter_deadline_and_one_mail(stack: Stack) -> None:
     db = stack.db
     game_id = games.create_game(db, spec(), now=NOW).game_id
@@ -58,12 +64,12 @@ def test_the_last_player_gets_a_shorter_deadline_and_one_mail(stack: Stack) -> N
 
     answer(db, game_id, "yellow", NOW + timedelta(minutes=5))
     assert open_window(db, game_id).deadline == NOW + timedelta(hours=24)  # type: ignore[union-attr]
-    assert last_calls(db) == []
+    assert rows_of_kind(db, MailKind.LAST_CALL) == []
 
     called = NOW + timedelta(minutes=10)
     answer(db, game_id, "red", called)
     assert open_window(db, game_id).deadline == called + timedelta(hours=4)  # type: ignore[union-attr]
-    (row,) = last_calls(db)
+    (row,) = rows_of_kind(db, MailKind.LAST_CALL)
     assert (row.key, row.status, row.payload) == (f"lastcall:{window.id}", OutboxStatus.PENDING, {"window": 1})
     with db.session() as session:
         blue = session.execute(
@@ -73,7 +79,7 @@ def test_the_last_player_gets_a_shorter_deadline_and_one_mail(stack: Stack) -> N
 
     # a changed answer does not call again
     answer(db, game_id, "red", called + timedelta(minutes=1), seed=2)
-    assert len(last_calls(db)) == 1
+    assert len(rows_of_kind(db, MailKind.LAST_CALL)) == 1
 
     message = compose(db, row.id, stack.settings, called)
     assert message is not None
@@ -93,10 +99,10 @@ def test_a_last_call_answered_before_its_mail_is_due_is_not_sent(stack: Stack) -
     game_id = games.create_game(db, spec(), now=NOW).game_id
     answer(db, game_id, "yellow", NOW)
     answer(db, game_id, "red", NOW)
-    (row,) = last_calls(db)
+    (row,) = rows_of_kind(db, MailKind.LAST_CALL)
     answer(db, game_id, "blue", NOW)
     assert send_one(db, row.id, Sink(), stack.settings, NOW) == "skipped"
-    (row,) = last_calls(db)
+    (row,) = rows_of_kind(db, MailKind.LAST_CALL)
     assert row.status == OutboxStatus.SKIPPED
 
 
@@ -106,7 +112,7 @@ def test_without_a_last_call_nothing_changes(stack: Stack) -> None:
     answer(db, game_id, "yellow", NOW)
     answer(db, game_id, "red", NOW)
     assert open_window(db, game_id).deadline == NOW + timedelta(hours=24)  # type: ignore[union-attr]
-    assert last_calls(db) == []
+    assert rows_of_kind(db, MailKind.LAST_CALL) == []
 
 
 def test_the_last_call_counts_only_the_last_players_waking_hours(stack: Stack) -> None:
@@ -116,7 +122,7 @@ def test_the_last_call_counts_only_the_last_players_waking_hours(stack: Stack) -
     answer(db, game_id, "yellow", NOW)
     answer(db, game_id, "red", NOW)
     assert open_window(db, game_id).deadline == utc(2026, 6, 1, 21)  # type: ignore[union-attr]  # 19:00 + 4 h, Rome
-    assert len(last_calls(db)) == 1
+    assert len(rows_of_kind(db, MailKind.LAST_CALL)) == 1
     # a game that lets deadlines fall in quiet hours keeps now + 4 h
     other = games.create_game(db, spec(avoid_quiet_hours=False), now=NOW).game_id
     answer(db, other, "yellow", NOW)
@@ -130,7 +136,7 @@ def test_the_last_call_is_never_later_than_the_deadline(stack: Stack) -> None:
     answer(db, game_id, "yellow", NOW)
     answer(db, game_id, "red", NOW)
     assert open_window(db, game_id).deadline == NOW + timedelta(hours=24)  # type: ignore[union-attr]
-    assert len(last_calls(db)) == 1  # still told: everyone is waiting
+    assert len(rows_of_kind(db, MailKind.LAST_CALL)) == 1  # still told: everyone is waiting
 
 
 def _card_window(db: Database) -> tuple[int, int]:
@@ -160,4 +166,106 @@ def test_no_last_call_in_a_window_asked_in_secret_B_INFO(stack: Stack) -> None:
     for colour in colours[:-1]:
         answer(db, game_id, colour, NOW)
     assert open_window(db, game_id).deadline == deadline  # type: ignore[union-attr]
-    assert [row for row in last_calls(db) if row.key == f"lastcall:{window.id}"] == []
+    assert [row for row in rows_of_kind(db, MailKind.LAST_CALL) if row.key == f"lastcall:{window.id}"] == []
+
+
+def _play_until_blue_is_last_to_answer(db: Database, game_id: int, delay: timedelta) -> tuple[Any, int]:
+    """Windows answered by everyone ``delay`` after they open (each advanced then) until one asks blue and someone
+    else in the open (not asked in secret) after blue answered six requests of its own: (that window, count)."""
+    blue_answers = 0
+    for step in range(80):
+        window = open_window(db, game_id)
+        assert window is not None
+        owed = [r for r in window.requests if r.answered_at is None]
+        colours = {r.seat.colour for r in owed}
+        in_the_open = not any(engine.asked_in_secret(r.payload) for r in window.requests)
+        if blue_answers >= 6 and in_the_open and "blue" in colours and len(colours) >= 2:
+            return window, blue_answers
+        answered = window.opened_at + delay
+        if window.completed_at is None:
+            for colour in sorted(colours):
+                answer(db, game_id, colour, answered, seed=step)
+                blue_answers += colour == "blue"
+                if open_window(db, game_id).completed_at is not None:  # type: ignore[union-attr]
+                    break  # a vote decided
+        assert turns.advance_window(db, window.id, now=answered)
+    pytest.fail("blue was never left last in the open after six answers")
+
+
+def test_the_last_call_is_shorter_for_a_player_who_usually_answers_quickly(stack: Stack) -> None:
+    """Four times the player's median time to answer (in waking hours), once they answered six requests; never
+    below an hour, never longer than the game's last call."""
+    db = stack.db
+    game_id = games.create_game(db, spec(), now=NOW).game_id
+    window, count = _play_until_blue_is_last_to_answer(db, game_id, timedelta(minutes=30))
+    assert count >= 6
+    called = window.opened_at + timedelta(minutes=5)
+    for colour in sorted({r.seat.colour for r in window.requests if r.answered_at is None} - {"blue"}):
+        answer(db, game_id, colour, called)
+    window = open_window(db, game_id)
+    assert window is not None
+    if window.completed_at is None:  # not a vote decided without blue
+        assert window.deadline == called + timedelta(hours=2)  # 4 x 30 minutes, not the game's 4 hours
+
+    quick = games.create_game(db, spec(), now=NOW).game_id
+    window, _ = _play_until_blue_is_last_to_answer(db, quick, timedelta(minutes=5))
+    called = window.opened_at + timedelta(minutes=1)
+    for colour in sorted({r.seat.colour for r in window.requests if r.answered_at is None} - {"blue"}):
+        answer(db, quick, colour, called)
+    window = open_window(db, quick)
+    assert window is not None
+    if window.completed_at is None:
+        assert window.deadline == called + timedelta(hours=1)  # 4 x 5 minutes is under the floor of an hour
+
+
+def test_a_player_with_fewer_than_six_answers_gets_the_whole_last_call(stack: Stack) -> None:
+    db = stack.db
+    game_id = games.create_game(db, spec(), now=NOW).game_id
+    play_window(db, game_id, 1, NOW + timedelta(minutes=5))  # one quick answer each
+    window = open_window(db, game_id)
+    assert window is not None
+    owed = sorted({r.seat.colour for r in window.requests if r.answered_at is None})
+    if len(owed) >= 2 and not any(engine.asked_in_secret(r.payload) for r in window.requests):
+        called = NOW + timedelta(minutes=10)
+        for colour in owed[:-1]:
+            answer(db, game_id, colour, called)
+        assert open_window(db, game_id).deadline == called + timedelta(hours=4)  # type: ignore[union-attr]
+
+
+def test_a_window_asking_one_player_is_its_own_last_call(stack: Stack) -> None:
+    """The turn mail is the call: the deadline is the last call's from the opening, and no second mail."""
+    db = stack.db
+    for seed in range(1, 40):
+        game_id = games.create_game(db, spec(seed=seed), now=NOW).game_id
+        for step in range(30):
+            window = open_window(db, game_id)
+            assert window is not None
+            if len(window.requests) == 1 and window.requests[0].answered_at is None:
+                assert not engine.asked_in_secret(window.requests[0].payload)
+                assert window.deadline == window.opened_at + timedelta(hours=4)  # not the 24 h of the game
+                assert [row for row in rows_of_kind(db, MailKind.LAST_CALL) if row.key == f"lastcall:{window.id}"] == []
+                return
+            play_window(db, game_id, seed * 100 + step, NOW + timedelta(minutes=step))
+    pytest.fail("no window asking one player in 40 games")
+
+
+def test_the_pace_counts_only_the_players_own_answers(stack: Stack) -> None:
+    """Answers given by the autopilot (or by a former player of the seat) say nothing of how fast this player
+    answers: with them left out blue has no six answers of their own, and gets the whole last call (issue 12)."""
+    db = stack.db
+    game_id = games.create_game(db, spec(), now=NOW).game_id
+    window, _count = _play_until_blue_is_last_to_answer(db, game_id, timedelta(minutes=30))
+    blue = seat_ids(db, game_id)["blue"]
+    with db.session() as session:
+        session.execute(
+            sa.update(RequestRow)
+            .where(RequestRow.seat_id == blue, RequestRow.window_id != window.id)
+            .values(autopilot=True)
+        )
+    called = window.opened_at + timedelta(minutes=5)
+    for colour in sorted({r.seat.colour for r in window.requests if r.answered_at is None} - {"blue"}):
+        answer(db, game_id, colour, called)
+    window = open_window(db, game_id)
+    assert window is not None
+    if window.completed_at is None:
+        assert window.deadline == called + timedelta(hours=4)  # not 4 x 30 minutes

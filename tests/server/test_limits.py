@@ -23,7 +23,7 @@ from server.config import Settings
 from server.db import Database
 from server.mail import inbound
 from server.models import InboundMail, RequestRow
-from server.services import games
+from server.services import games, substitutes
 from server.services.links import mailbox_token, organiser_token, player_token, seat_token
 from server.web.app import create_app
 from tests.conftest import Stack, _stack
@@ -151,6 +151,7 @@ def token_requests(stack: Stack) -> list[tuple[str, str, dict[str, Any]]]:
         letter("deadmail@localhost", "p0@example.org", "hello", headers={"Reply-To": "r@reply.localhost"})
     )
     csrf = {"csrf_token": csrf_token(stack.client, stack.app)}
+    invitation = substitutes.offer(stack.db, created.id, "red")
     return [
         ("GET", f"/s/{token}", {}),
         ("GET", f"/s/{token}/live", {}),
@@ -165,8 +166,16 @@ def token_requests(stack: Stack) -> list[tuple[str, str, dict[str, Any]]]:
         ("POST", f"/s/{token}/standing", {**csrf, "standing_camera": "look"}),
         ("GET", f"/s/{token}/standing/off?k=camera", {}),
         ("POST", f"/s/{token}/standing/off", {**csrf, "k": "camera"}),
+        ("GET", f"/s/{token}/back", {}),
+        ("POST", f"/s/{token}/back", csrf),
         ("GET", f"/p/{player}", {}),
         ("POST", f"/p/{player}", csrf),
+        ("POST", f"/p/{player}/absences", {**csrf, "from": "x", "to": "y"}),
+        ("POST", f"/p/{player}/absences/1/remove", csrf),
+        ("GET", f"/api/seat/{token}/absences", {}),
+        ("POST", f"/api/seat/{token}/absences", {}),
+        ("DELETE", f"/api/seat/{token}/absences/1", {}),
+        ("POST", f"/api/seat/{token}/back", {}),
         ("GET", f"/mail/{box}", {}),
         ("GET", f"/mail/{box}/a.eml", {}),
         ("GET", f"/mail/{box}/a.eml/html", {}),
@@ -174,6 +183,8 @@ def token_requests(stack: Stack) -> list[tuple[str, str, dict[str, Any]]]:
         ("GET", f"/o/link/{organiser_token(stack.settings.secret_key, created.id)}", {}),
         ("GET", f"/s/{seat_token(stack.settings.secret_key, seat_id, 99)}", {}),  # a revoked link: 403
         ("GET", "/p/not-a-token", {}),
+        ("GET", f"/i/{invitation}", {}),
+        ("POST", f"/i/{invitation}", {**csrf, "name": "Dee", "email": "not an address"}),
     ]
 
 

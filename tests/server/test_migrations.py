@@ -326,3 +326,67 @@ def test_0006_adds_standing_answers_empty_and_takes_them_away_again(
     inspector = sa.inspect(alembic_engine)
     for table in ("players", "seats", "requests"):
         assert "standing" not in {c["name"] for c in inspector.get_columns(table)}
+
+
+# --- 0009: missed deadlines and absences ------------------------------------------------------------------------------
+
+
+def test_0009_gives_earlier_requests_to_the_seats_person_and_none_to_a_bot(
+    alembic_runner: MigrationContext, alembic_engine: sa.Engine
+) -> None:
+    alembic_runner.migrate_up_to("0008")
+    with alembic_engine.begin() as conn:
+        meta = sa.MetaData()
+        players, games, seats, windows, requests = (
+            sa.Table(name, meta, autoload_with=conn) for name in ("players", "games", "seats", "windows", "requests")
+        )
+        ann = conn.execute(
+            players.insert()
+            .values(email="ann@example.org", display_name="Ann", language="en", timezone="UTC", created_at=T)
+            .returning(players.c.id)
+        ).scalar_one()
+        game = conn.execute(
+            games.insert()
+            .values(
+                title="",
+                status="running",
+                options={},
+                seed=1,
+                tempo={},
+                state={},
+                version=1,
+                round=0,
+                phase="setup",
+                created_at=T,
+                updated_at=T,
+            )
+            .returning(games.c.id)
+        ).scalar_one()
+        person, bot = (
+            conn.execute(
+                seats.insert()
+                .values(game_id=game, position=i, colour=colour, player_id=player, bot=kind, link_generation=1)
+                .returning(seats.c.id)
+            ).scalar_one()
+            for i, (colour, player, kind) in enumerate((("yellow", ann, None), ("red", None, "sensible")))
+        )
+        window = conn.execute(
+            windows.insert()
+            .values(game_id=game, number=1, status="open", round=0, phase="setup", opened_at=T, deadline=T)
+            .returning(windows.c.id)
+        ).scalar_one()
+        for i, seat in enumerate((person, bot)):
+            conn.execute(
+                requests.insert().values(
+                    window_id=window, seat_id=seat, position=i, kind="place", payload={}, defaulted=False
+                )
+            )
+
+    alembic_runner.migrate_up_one()
+
+    with alembic_engine.connect() as conn:
+        owed = dict(conn.execute(sa.text("SELECT seat_id, player_id FROM requests")).all())
+        assert owed == {person: ann, bot: None}
+        assert conn.execute(sa.text("SELECT missed, autopilot_at, extended FROM seats")).all() == [(0, None, 0)] * 2
+    alembic_runner.migrate_down_one()
+    assert "player_id" not in {c["name"] for c in sa.inspect(alembic_engine).get_columns("requests")}

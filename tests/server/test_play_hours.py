@@ -4,18 +4,32 @@ dropped when answered on the page during a session, who is on their page now, an
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import timedelta
 from typing import Any
 
+import pytest
 import sqlalchemy as sa
 
+import engine
 from server.db import Database
 from server.mail.send import send_one
-from server.models import Game, MailKind, Outbox, OutboxStatus, Seat, utcnow
-from server.services import games, reminders, seats
+from server.models import Game, MailKind, OutboxStatus, RequestRow, Seat, Window, utcnow
+from server.services import games, reminders, seats, turns
 from server.services.tempo import parse_deadlines, parse_play_hours
 from tests.conftest import Stack
-from tests.support import AUTH, Sink, add_player, compose, open_window, seat_ids, text_of, utc
+from tests.support import (
+    AUTH,
+    Sink,
+    add_player,
+    compose,
+    open_window,
+    play_window,
+    rows_of_kind,
+    seat_ids,
+    text_of,
+    utc,
+)
 
 from .test_api_cli import cli_env, run
 from .test_last_call import answer
@@ -35,12 +49,6 @@ def spec(play_hours: dict[str, Any] | None = EVENINGS) -> games.GameSpec:
         play_hours=play_hours,
         seed=7,
     )
-
-
-def rows_of_kind(db: Database, kind: MailKind) -> list[Outbox]:
-    with db.session() as session:
-        query = sa.select(Outbox).where(Outbox.kind == kind).order_by(Outbox.id)
-        return list(session.execute(query).scalars())
 
 
 def test_a_window_opened_in_a_session_has_the_short_deadline_one_opened_outside_waits(stack: Stack) -> None:
@@ -135,6 +143,95 @@ def test_who_is_on_their_page_now(stack: Stack) -> None:
     assert seats.visit(db, ids["red"], now + timedelta(seconds=16)).here == ("red",)
 
 
+# --- players absent from a session --------------------------------------------------------------------------------
+
+NEXT_SESSION_DEADLINE = utc(2026, 2, 4, 19, 40)  # the next evening's 20:30 in Rome, plus the 10 minutes
+
+
+def window_row(db: Database, game_id: int) -> Any:
+    window = open_window(db, game_id)
+    assert window is not None
+    return window
+
+
+def test_a_session_deadline_waits_once_for_players_absent_from_the_session(stack: Stack) -> None:
+    """Ann answers on her page, Bob is on his page but does not answer, Cy never comes: at the 10 minutes the window
+    waits for Cy until the next session (Cy is told by mail, nobody else); then Bob and Cy get the default."""
+    db = stack.db
+    game_id = games.create_game(db, spec(), now=IN_SESSION).game_id
+    ids = seat_ids(db, game_id)
+    first = window_row(db, game_id)
+    assert len(first.requests) == 3
+    seats.visit(db, ids["yellow"], IN_SESSION + timedelta(minutes=1))
+    answer(db, game_id, "yellow", IN_SESSION + timedelta(minutes=1))
+    seats.visit(db, ids["red"], IN_SESSION + timedelta(minutes=2))
+    due = IN_SESSION + timedelta(minutes=10)
+    assert not turns.advance_window(db, first.id, now=due)  # waits for Cy
+    window = window_row(db, game_id)
+    assert (window.number, window.deadline, window.extended_at) == (first.number, NEXT_SESSION_DEADLINE, due)
+    (told,) = rows_of_kind(db, MailKind.LAST_CALL)
+    assert (told.seat_id, told.payload) == (ids["blue"], {"window": first.number, "absent": True})
+    message = compose(db, told.id, stack.settings, due)
+    assert message is not None
+    assert "the table is waiting for you" in str(message["Subject"])
+    assert "not at the session" in text_of(message)
+    # waits once: at the next session's deadline the two missing answers get the default
+    assert not turns.advance_window(db, first.id, now=NEXT_SESSION_DEADLINE - timedelta(seconds=1))
+    assert turns.advance_window(db, first.id, now=NEXT_SESSION_DEADLINE)
+    with db.session() as session:
+        query = (
+            sa.select(Seat.colour, RequestRow.defaulted)
+            .join(Seat, Seat.id == RequestRow.seat_id)
+            .where(RequestRow.window_id == first.id)
+        )
+        defaulted = {colour: value for colour, value in session.execute(query)}
+    assert defaulted == {"yellow": False, "red": True, "blue": True}
+    assert len(rows_of_kind(db, MailKind.LAST_CALL)) == 1
+
+
+def test_an_absent_player_answers_by_mail_while_the_table_waits(stack: Stack) -> None:
+    db = stack.db
+    game_id = games.create_game(db, spec(), now=IN_SESSION).game_id
+    ids = seat_ids(db, game_id)
+    first = window_row(db, game_id)
+    for colour in ("yellow", "red"):
+        seats.visit(db, ids[colour], IN_SESSION + timedelta(minutes=1))
+        answer(db, game_id, colour, IN_SESSION + timedelta(minutes=1))
+    due = IN_SESSION + timedelta(minutes=10)
+    assert not turns.advance_window(db, first.id, now=due)
+    late = utc(2026, 2, 4, 8)  # Cy answers the next morning (by mail or on the page: the same submit)
+    answer(db, game_id, "blue", late)
+    assert turns.advance_window(db, first.id, now=late)
+    with db.session() as session:
+        assert not session.execute(
+            sa.select(RequestRow.id).where(RequestRow.window_id == first.id, RequestRow.defaulted.is_(True))
+        ).first()
+
+
+def test_players_at_the_table_who_do_not_answer_get_the_default_at_once(stack: Stack) -> None:
+    db = stack.db
+    game_id = games.create_game(db, spec(), now=IN_SESSION).game_id
+    ids = seat_ids(db, game_id)
+    first = window_row(db, game_id)
+    for colour in ("yellow", "red", "blue"):  # everyone on their page since the window opened
+        seats.visit(db, ids[colour], IN_SESSION + timedelta(minutes=1))
+    answer(db, game_id, "yellow", IN_SESSION + timedelta(minutes=2))
+    assert turns.advance_window(db, first.id, now=IN_SESSION + timedelta(minutes=10))
+    assert rows_of_kind(db, MailKind.LAST_CALL) == []
+    # a visit before the window opened does not count as being at the table for it
+    other = games.create_game(db, spec(), now=IN_SESSION).game_id
+    other_ids = seat_ids(db, other)
+    with db.session() as session:
+        session.execute(
+            sa.update(Seat).where(Seat.id.in_(other_ids.values())).values(seen_at=IN_SESSION - timedelta(minutes=1))
+        )
+    assert not turns.advance_window(db, window_row(db, other).id, now=IN_SESSION + timedelta(minutes=10))
+    # and a game without play hours never waits
+    plain = games.create_game(db, spec(play_hours=None), now=IN_SESSION).game_id
+    window = window_row(db, plain)
+    assert turns.advance_window(db, window.id, now=window.deadline)
+
+
 # --- the settings, on create ------------------------------------------------------------------------------------
 
 
@@ -198,3 +295,42 @@ def test_the_seat_page_polls_fast_and_shows_who_is_here_during_a_session(embedde
     assert "On their page now: Yellow, Red." in " ".join(live.split())
     quiet = embedded.client.get(f"/s/{links[False][0]}").get_data(as_text=True)
     assert 'hx-trigger="every 30s"' in quiet and "refresh" not in quiet and "On their page now" not in quiet
+
+
+def _card_window_with_one_away(db: Database, **away: Any) -> tuple[int, Window]:
+    """A session's card window asking some but not all (those asked are on their pages and stay silent); the seat
+    not asked is away from the session, its row updated with ``away``: (game, window)."""
+    for seed in range(1, 60):
+        game_id = games.create_game(db, dataclasses.replace(spec(), seed=seed), now=IN_SESSION).game_id
+        ids = seat_ids(db, game_id)
+        for step in range(40):
+            window = open_window(db, game_id)
+            if window is None:
+                break
+            asked = {r.seat.colour for r in window.requests if r.answered_at is None}
+            secret = all(engine.asked_in_secret(r.payload) for r in window.requests)
+            if secret and asked and len(asked) < 3 and window.completed_at is None:
+                for colour in asked:  # everyone asked is at the table and stays silent
+                    seats.visit(db, ids[colour], max(IN_SESSION + timedelta(minutes=1), window.opened_at))
+                other = next(c for c in ("yellow", "red", "blue") if c not in asked)
+                with db.session() as session:
+                    session.execute(sa.update(Seat).where(Seat.id == ids[other]).values(seen_at=None, **away))
+                return game_id, window
+            play_window(db, game_id, seed * 100 + step, IN_SESSION)
+    pytest.fail("no card window asking some but not all in 60 games")
+
+
+@pytest.mark.rule("B-INFO")
+def test_a_window_asked_in_secret_waits_for_anyone_away_not_only_for_those_asked_B_INFO(stack: Stack) -> None:
+    """Waiting only when an absent player was asked would tell the table that they hold a card."""
+    game_id, window = _card_window_with_one_away(stack.db)
+    assert not turns.advance_window(stack.db, window.id, now=window.deadline)
+    assert open_window(stack.db, game_id).extended_at is not None  # type: ignore[union-attr]
+    assert rows_of_kind(stack.db, MailKind.LAST_CALL) == []  # nobody asked is away: nobody is told
+
+
+def test_a_seat_on_autopilot_away_from_the_session_does_not_make_a_window_wait(stack: Stack) -> None:
+    """Its being on autopilot is public, and its requests are answered at once: waiting for it is waiting for
+    nobody (issue 12)."""
+    _game_id, window = _card_window_with_one_away(stack.db, autopilot_at=IN_SESSION)
+    assert turns.advance_window(stack.db, window.id, now=window.deadline)  # the defaults, no wait

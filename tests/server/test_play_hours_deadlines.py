@@ -15,6 +15,7 @@ from server.services.tempo import (
     TempoError,
     last_call_deadline,
     parse_play_hours,
+    waking_seconds,
     window_deadline,
 )
 from tests.support import utc
@@ -173,3 +174,12 @@ def test_the_last_call_never_ends_in_the_players_quiet_hours_and_counts_their_wa
     assert last_call_deadline(now, utc(2026, 6, 2, 3), four, night) == utc(2026, 6, 2, 3)
     awake = Quiet(ROME, time(1, 0), time(7, 0))
     assert last_call_deadline(now, utc(2026, 6, 2, 18), four, awake) == utc(2026, 6, 1, 22)
+
+
+def test_waking_seconds_leave_out_the_quiet_hours() -> None:
+    night = Quiet(ROME, time(23, 0), time(7, 0))
+    start = utc(2026, 6, 1, 18)  # 20:00 in Rome: 3 h to 23:00, the night, then 07:00-09:00
+    assert waking_seconds(start, utc(2026, 6, 2, 7), night) == 5 * 3600
+    assert waking_seconds(start, utc(2026, 6, 2, 7)) == 13 * 3600  # no quiet hours: all of it
+    assert waking_seconds(utc(2026, 6, 1, 22), utc(2026, 6, 2, 4), night) == 0  # asleep throughout
+    assert waking_seconds(start, start, night) == 0

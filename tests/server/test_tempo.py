@@ -298,6 +298,7 @@ def spec(*people: str, avoid: bool = True, deadlines: tuple[str, ...] = ()) -> g
         deadlines=parse_deadlines(deadlines),
         avoid_quiet_hours=avoid,
         seed=7,
+        absences={"autopilot_after": 0},  # deadlines pass on purpose here
     )
 
 

@@ -1,0 +1,229 @@
+"""A player's declared absences (issue 12): declared, listed and cancelled; applied at once to the games they play.
+
+An absence is a span of UTC instants (``Absence.starts_at`` to ``ends_at``) for the player, in every game. Pages,
+replies and the API give days in the player's own time zone: ``between`` turns the first and last day into the
+span (from the start of the first day to the end of the last).
+
+What an absence does in each game is the game's ``absence`` option (``services.autopilot``): ``autopilot`` answers
+the player's requests at once, ``extend`` moves the deadline of a window asking them to the end of the absence,
+within the game's budget. Windows that open during the absence are handled when they open
+(``turns.open_windows`` with ``autopilot.away_until``); ``declare`` applies an absence that starts now to the window
+open in each game, and ``apply_started`` (the minute sweep) one declared earlier that has just begun.
+
+Refused (``AbsenceError``, nothing changed): an absence entirely in the past, one that ends before it starts, one
+longer than ``LONGEST``, one overlapping another of the player's.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from datetime import UTC, date, datetime, time, timedelta
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.orm import Session
+
+import engine
+
+from ..db import Database
+from ..models import Absence, Game, GameStatus, Player, RequestRow, Seat, Window, WindowStatus, utcnow
+from . import autopilot, turns
+from .errors import N_, ShownError
+from .links import LinkError
+from .tempo import zone
+
+log = logging.getLogger("deadmail.absences")
+
+#: the longest absence one declaration may make.
+LONGEST = timedelta(days=60)
+
+PAST = N_("This absence is already over: nothing was changed.")
+REVERSED = N_("An absence must end after it starts: nothing was changed.")
+TOO_LONG = N_("An absence may last at most %(days)s days: nothing was changed.")
+OVERLAPS = N_("This absence overlaps one you already declared: nothing was changed.")
+NO_SUCH = N_("You have no such absence to remove (it may be over already): nothing was changed.")
+NOT_A_DAY = N_("“%(value)s” is not a date such as 2026-12-03: nothing was changed.")
+
+_ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+class AbsenceError(ShownError):
+    """An absence refused; nothing was changed."""
+
+
+# --- days in the player's zone ---------------------------------------------------------------------------------------
+
+
+#: the years an absence may name (beyond them, a date is a typing error, and the calendar's ends are near).
+YEARS = (2000, 2999)
+
+
+def between(first: date, last: date, timezone: str | None) -> tuple[datetime, datetime]:
+    """The span of the days ``first`` to ``last`` (both included) in the zone ``timezone``: from the start of the
+    first day to the end of the last (the start of the next), in UTC."""
+    if not (YEARS[0] <= first.year and last.year <= YEARS[1]):
+        raise AbsenceError(NOT_A_DAY, value=str(first if first.year < YEARS[0] else last))
+    tz = zone(timezone)
+    starts = datetime.combine(first, time(0), tzinfo=tz).astimezone(UTC)
+    ends = datetime.combine(last + timedelta(days=1), time(0), tzinfo=tz).astimezone(UTC)
+    return starts, ends
+
+
+def day(value: object) -> date:
+    """A day as a form or the API gives it: ``2026-12-03``. AbsenceError otherwise."""
+    text = str(value if value is not None else "").strip()[:40]
+    if _ISO_DAY.fullmatch(text):
+        try:
+            return date.fromisoformat(text)
+        except ValueError:
+            pass
+    raise AbsenceError(NOT_A_DAY, value=text[:20])
+
+
+def today(timezone: str | None, now: datetime) -> date:
+    """The player's date at ``now``."""
+    return now.astimezone(zone(timezone)).date()
+
+
+# --- declaring, cancelling, listing ----------------------------------------------------------------------------------
+
+
+def player_of(db: Database, seat_id: int) -> tuple[int, str]:
+    """The player (id, time zone) holding a person's seat; LinkError when none does."""
+    with db.session() as session:
+        seat = session.get(Seat, seat_id)
+        if seat is None or seat.player is None or seat.bot is not None:
+            raise LinkError(N_("This link is not valid."))
+        return seat.player.id, seat.player.timezone or "UTC"
+
+
+def declare(db: Database, player_id: int, starts: datetime, ends: datetime, now: datetime | None = None) -> int:
+    """Store the player's absence from ``starts`` to ``ends`` (aware datetimes; a start before ``now`` is clipped to
+    ``now``) and, when it covers ``now``, apply it to the window open in each of their running games. Returns its id.
+    AbsenceError, nothing changed: over already, reversed, longer than ``LONGEST``, overlapping another."""
+    now = now or utcnow()
+    if starts.tzinfo is None or ends.tzinfo is None:
+        raise ValueError("absences are aware datetimes")
+    if ends <= starts:
+        raise AbsenceError(REVERSED)
+    if ends <= now:
+        raise AbsenceError(PAST)
+    starts = max(starts, now)
+    if ends - starts > LONGEST:
+        raise AbsenceError(TOO_LONG, days=LONGEST.days)
+    with db.session() as session:
+        # the player's row, locked: two declarations at once are checked one after the other
+        player = session.execute(select(Player).where(Player.id == player_id).with_for_update()).scalar_one_or_none()
+        if player is None:
+            raise LinkError(N_("This link is not valid."))
+        overlapping = session.execute(
+            select(Absence.id).where(Absence.player_id == player_id, Absence.starts_at < ends, Absence.ends_at > starts)
+        ).first()
+        if overlapping is not None:
+            raise AbsenceError(OVERLAPS)
+        absence = Absence(player_id=player_id, starts_at=starts, ends_at=ends, created_at=now)
+        session.add(absence)
+        session.flush()
+        log.info("player %s is away from %s to %s", player_id, starts.isoformat(), ends.isoformat())
+        if starts <= now:
+            _apply(session, player_id, ends, now)
+        return absence.id
+
+
+def cancel(db: Database, player_id: int, absence_id: int, now: datetime | None = None) -> None:
+    """Remove one of the player's absences still to come, or end the one under way now (what it already did
+    stands). AbsenceError (nothing changed) for another's, a past one, or one that does not exist."""
+    now = now or utcnow()
+    with db.session() as session:
+        absence = session.execute(
+            select(Absence).where(Absence.id == absence_id).with_for_update()
+        ).scalar_one_or_none()
+        if absence is None or absence.player_id != player_id or absence.ends_at <= now:
+            raise AbsenceError(NO_SUCH)
+        if absence.starts_at < now:
+            absence.ends_at = now
+        else:
+            session.delete(absence)
+
+
+def listed(db: Database, player_id: int, now: datetime) -> list[dict[str, Any]]:
+    """The player's absences under way or to come, in order: ``{"id", "from", "to", "current"}`` (UTC instants)."""
+    with db.session() as session:
+        rows = session.execute(
+            select(Absence)
+            .where(Absence.player_id == player_id, Absence.ends_at > now)
+            .order_by(Absence.starts_at, Absence.id)
+        ).scalars()
+        return [{"id": a.id, "from": a.starts_at, "to": a.ends_at, "current": a.starts_at <= now} for a in rows]
+
+
+def as_json(item: dict[str, Any]) -> dict[str, Any]:
+    """One of ``listed``'s absences for the JSON API."""
+    return {**item, "from": item["from"].isoformat(), "to": item["to"].isoformat()}
+
+
+# --- applying an absence under way -----------------------------------------------------------------------------------
+
+
+def apply_started(db: Database, now: datetime | None = None) -> int:
+    """The minute sweep: absences under way applied to the window open in each game of their player (declared
+    earlier, they may have begun while a window was open). Idempotent: a request answered, or a deadline already at
+    the end of the absence, is left alone. Returns how many games it changed."""
+    now = now or utcnow()
+    with db.session() as session:
+        away = session.execute(
+            select(Absence.player_id, Absence.ends_at).where(Absence.starts_at <= now, Absence.ends_at > now)
+        ).all()
+    changed = 0
+    for player_id, ends in sorted(away):  # one transaction per player: one failure never stops the sweep
+        try:
+            with db.session() as session:
+                changed += _apply(session, player_id, ends, now)
+        except SQLAlchemyError:
+            log.exception("absence of player %s: not applied this minute (tried again at the next sweep)", player_id)
+    return changed
+
+
+def _apply(session: Session, player_id: int, until: datetime, now: datetime) -> int:
+    """The player is away until ``until``: in each running game, under the open window's lock, their unanswered
+    request is answered by the autopilot (games whose absences go on autopilot; the window may complete) or the
+    window's deadline waits for them within the budget (games that extend; never a window asked in secret).
+    Returns how many games changed."""
+    game_ids = list(
+        session.execute(
+            select(Seat.game_id)
+            .join(Game, Game.id == Seat.game_id)
+            .where(Seat.player_id == player_id, Seat.bot.is_(None), Game.status == GameStatus.RUNNING)
+            .order_by(Seat.game_id)
+        ).scalars()
+    )
+    changed = 0
+    for game_id in game_ids:
+        window = session.execute(
+            select(Window).where(Window.game_id == game_id, Window.status == WindowStatus.OPEN).with_for_update()
+        ).scalar_one_or_none()
+        game = session.get(Game, game_id)
+        if window is None or window.completed_at is not None or game is None or game.status != GameStatus.RUNNING:
+            continue
+        seat = next((s for s in game.seats if s.player_id == player_id and s.bot is None), None)
+        if seat is None:
+            continue
+        rows = list(session.execute(select(RequestRow).where(RequestRow.window_id == window.id)).scalars())
+        if not any(r.seat_id == seat.id and r.answered_at is None for r in rows):
+            continue
+        # a window asked in secret is left alone (B-INFO): answered or extended the moment the table sees "away",
+        # it would tell them the player was asked in it; its default counts for nothing
+        secret = any(engine.asked_in_secret(r.payload) for r in rows)
+        if autopilot.absence_mode(game.tempo) == "autopilot":
+            if secret:
+                continue
+            try:
+                changed += turns.answer_as_bot(session, game, seat, window, now)
+            except turns.AnswerError:  # the window is moving on: the next one opens with the player away
+                log.info("game %s: window %s is moving on; the absence applies from the next", game_id, window.id)
+            continue
+        if autopilot.extend_for_absence(game, window, [seat], secret, {player_id: until}) is not None:
+            changed += 1
+    return changed

@@ -1,0 +1,124 @@
+"""Results per tenure (issue 12): who played each seat, when, how they kept their deadlines and, for the tenure
+current when the game ended, the seat's result.
+
+A seat's tenures are its ``SeatTenure`` rows (a seat never handed over has none: its one tenure runs from the game's
+creation). A request belongs to the tenure of the person who owed it (``RequestRow.player_id``; a hand-over gives the
+seat's open request to the newcomer) and whose time it closed in. Only closed windows and public requests count:
+an answer in an open window is secret, and so is being asked in a card window (``engine.asked_in_secret``, B-INFO),
+which the counts would tell.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+import engine
+
+from ..models import Game, GameStatus, Player, RequestRow, SeatTenure, Window, WindowStatus
+
+
+@dataclass
+class _Span:
+    player_id: int | None
+    bot: str | None
+    started_at: datetime
+    ended_at: datetime | None
+    owed: int = 0
+    answered: int = 0
+    autopilot: int = 0
+    defaulted: int = 0
+
+    def holds(self, player_id: int | None, closed_at: datetime) -> bool:
+        return (
+            self.player_id == player_id
+            and closed_at >= self.started_at
+            and (self.ended_at is None or closed_at < self.ended_at)
+        )
+
+
+def _spans(session: Session, game: Game) -> dict[int, list[_Span]]:
+    """Seat id -> its tenures in order."""
+    seat_ids = [seat.id for seat in game.seats]
+    rows = session.execute(
+        select(SeatTenure).where(SeatTenure.seat_id.in_(seat_ids)).order_by(SeatTenure.seat_id, SeatTenure.id)
+    ).scalars()
+    spans: dict[int, list[_Span]] = {seat_id: [] for seat_id in seat_ids}
+    for row in rows:
+        spans[row.seat_id].append(_Span(row.player_id, row.bot, row.started_at, row.ended_at))
+    for seat in game.seats:
+        if not spans[seat.id]:
+            spans[seat.id].append(_Span(seat.player_id, seat.bot, game.created_at, None))
+    return spans
+
+
+def _count(session: Session, game: Game, spans: dict[int, list[_Span]]) -> None:
+    rows = session.execute(
+        select(RequestRow, Window.closed_at)
+        .join(Window, Window.id == RequestRow.window_id)
+        .where(Window.game_id == game.id, Window.status == WindowStatus.CLOSED)
+    ).all()
+    for row, closed_at in rows:
+        if closed_at is None or engine.asked_in_secret(row.payload):
+            continue
+        span = next((s for s in spans.get(row.seat_id, []) if s.holds(row.player_id, closed_at)), None)
+        if span is None:
+            continue
+        span.owed += 1
+        if row.defaulted:
+            span.defaulted += 1
+        elif row.autopilot:
+            span.autopilot += 1
+        elif row.answered_at is not None:
+            span.answered += 1
+
+
+def _result(game: Game, colour: str) -> dict[str, Any] | None:
+    outcome = game.outcome or {}
+    if game.status != GameStatus.OVER or not outcome:
+        return None
+    return {"score": (outcome.get("scores") or {}).get(colour), "won": colour in (outcome.get("winners") or [])}
+
+
+def of_game(session: Session, game: Game) -> dict[str, list[dict[str, Any]]]:
+    """Colour -> the seat's tenures, oldest first: ``{"player": name or None, "bot": kind or None, "from", "to"
+    (datetimes; "to" None for the current one), "requests": {"owed", "answered", "autopilot", "defaulted"},
+    "result": {"score", "won"} for the tenure current when the game ended, else None}``."""
+    spans = _spans(session, game)
+    _count(session, game, spans)
+    ids = {s.player_id for found in spans.values() for s in found if s.player_id is not None}
+    found = session.execute(select(Player.id, Player.display_name).where(Player.id.in_(sorted(ids))))
+    names = {player_id: name for player_id, name in found}
+    out: dict[str, list[dict[str, Any]]] = {}
+    for seat in game.seats:
+        out[seat.colour] = [
+            {
+                "player": names.get(span.player_id) if span.player_id is not None else None,
+                "bot": span.bot,
+                "from": span.started_at,
+                "to": span.ended_at,
+                "requests": {
+                    "owed": span.owed,
+                    "answered": span.answered,
+                    "autopilot": span.autopilot,
+                    "defaulted": span.defaulted,
+                },
+                "result": _result(game, seat.colour) if span.ended_at is None else None,
+            }
+            for span in spans[seat.id]
+        ]
+    return out
+
+
+def as_json(tenures: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+    """``of_game`` with its times as ISO 8601 texts (the JSON API)."""
+    return {
+        colour: [
+            {**t, "from": t["from"].isoformat(), "to": None if t["to"] is None else t["to"].isoformat()} for t in rows
+        ]
+        for colour, rows in tenures.items()
+    }
