@@ -68,7 +68,7 @@ STEP = 32
 TOKEN_R = 13
 STRIP = 30
 TRUCK_W = 112
-ZOMBIE_FIGURES = 6
+ZOMBIE_FIGURES = 5
 
 # --- figures: small pictograms drawn in a box of about 20 x 20 around (0, 0) ------------------------------------
 
@@ -436,11 +436,30 @@ def _marks(lang: str, room: _Room, h: _Here) -> Markup:
             )
         )
     if h.danger:
+        # a warning sign right of the zombies' number, and the words when they fit before the shield
+        shown = min(h.zombies, ZOMBIE_FIGURES)
+        sign = x + 12 + shown * 15 + 9 * len(f"×{h.zombies}") + 6
+        word = t.gettext("in danger").upper()
+        pill = 10 + len(word) * 7
         parts.append(
             Markup(
-                '<g class="danger-mark"><rect class="danger-pill" x="{x}" y="{y}" width="88" height="16" rx="8"/>'
-                '<text class="danger-text" x="{tx}" y="{ty}" text-anchor="middle" font-size="10">{word}</text></g>'
-            ).format(x=x + w - 118, y=bottom + 7, tx=x + w - 74, ty=bottom + 18.5, word=t.gettext("in danger").upper())
+                '<g class="danger-mark"><title>{label}</title>'
+                '<path class="danger-sign" d="M{sx},{sy}l9,16h-18z"/>'
+                '<text class="danger-text" x="{sx}" y="{ey}" text-anchor="middle" font-size="11">!</text>{words}</g>'
+            ).format(
+                label=t.gettext("in danger: the zombies are enough to get in"),
+                sx=_n(sign + 9),
+                sy=bottom + 6,
+                ey=bottom + 20,
+                words=Markup(
+                    '<rect class="danger-pill" x="{x}" y="{y}" width="{w}" height="16" rx="8"/>'
+                    '<text class="danger-text" x="{tx}" y="{ty}" text-anchor="middle" font-size="10">{word}</text>'
+                ).format(
+                    x=_n(sign + 22), y=bottom + 7, w=pill, tx=_n(sign + 22 + pill / 2), ty=bottom + 18.5, word=word
+                )
+                if sign + 22 + pill <= x + w - 28
+                else Markup(""),
+            )
         )
     if h.closed:
         middle = y + HEAD + (room.h - HEAD) / 2
@@ -527,7 +546,7 @@ def _parking_lines(room: _Room) -> list[Markup]:
 
 
 def _zombies(lang: str, zombies: int, x: float, y: float, w: float) -> Markup:
-    """The zombies on the floor in front of a door: a figure each (up to six) and their number when there are any."""
+    """The zombies on the floor in front of a door: a figure each (up to five) and their number when there are any."""
     t = translations(lang)
     label = t.ngettext("%(num)d zombie", "%(num)d zombies", zombies) % {"num": zombies}
     parts = [Markup('<g class="zombies" role="img" aria-label="{label}"><title>{label}</title>').format(label=label)]
@@ -703,7 +722,7 @@ def _legend(lang: str, view: dict[str, Any], reader: str | None) -> Markup:
     if view.get("phase") == Phase.ATTACK:
         keys.append(
             Markup('<li class="key-danger">{icon} {word}</li>').format(
-                icon=_icon(Markup('<rect class="danger-pill" x="-14" y="-7" width="28" height="14" rx="7"/>')),
+                icon=_icon(Markup('<path class="danger-sign" d="M0,-12l12,22h-24z"/>')),
                 word=t.gettext("in danger: the zombies are enough to get in"),
             )
         )
