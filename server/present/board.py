@@ -1,28 +1,53 @@
 """The mall, built only from one reader's view (``engine.view``): as a picture for pages (``board_svg``) and as a
 compact table for mails (``table``).
 
-The picture: six locations (name, number, capacity), each character as a token in its colour with its type letter and a
-``<title>`` ("Red Pin-Up"), the zombies in front of each location (a number and icons), closed locations hatched
-and labelled, hidden characters dashed, and a legend of the players with the Chief's badge. Colours are never the
-only signal: every token carries its letter and every mark a word. Everything is escaped (``Markup.format``).
+The picture is a game board: the five shops of the mall on its floor, the Parking Lot outside with the truck, each
+location a room with its number, name and places ("2/3": taken of its capacity; the Parking only counts), free
+places drawn as empty spots, each character a token in its player's colour with a figure of its type and its type
+letter, the zombies standing at the door (figures, and their number), the defence of an occupied room (DEF-3),
+closed rooms hatched, rooms closed by the zombies (E-3) marked as overrun, and during the attack (phase F) the rooms
+whose zombies are enough to get in marked "in danger" (F-3, counted from the public board without Hardware). The
+Chief's tokens carry a star. Below the picture an HTML legend names the players (and their names when the view
+has ``names``), the figures, the marks, the truck's cards and the cards out of the game.
+
+Colours are never the only signal: every token carries its letter and figure, every mark a word and a pattern.
+Everything is escaped (``Markup.format``); the picture has a ``<title>`` and a ``<desc>`` telling the whole board in
+words, since a screen reader reads no figure.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from markupsafe import Markup
 
-from engine.data import CAPACITY, CHARACTERS, LOCATIONS
+from engine import new_game
+from engine.bots import SensibleBot
+from engine.data import (
+    CACHOU,
+    CAPACITY,
+    CHARACTERS,
+    COLOURS,
+    DECK_SIZE,
+    LOCATIONS,
+    PARKING,
+    STRENGTH,
+    SUPERMARKET,
+    SUPERMARKET_CAP,
+    Phase,
+)
+from engine.view import spectator_view
 
 from ..text import glossary
 from ..text.glossary import letters
 from ..text.i18n import translations
 
-__all__ = ["TOKEN_COLOURS", "board_svg", "table"]
+__all__ = ["TOKEN_COLOURS", "board_svg", "discarded", "sample_board", "sample_view", "table"]
 
-#: fill and text colour of a player's tokens (the text keeps a contrast of at least 4.5:1 on its fill).
+#: fill and ink (figure) colour of a player's tokens (the ink keeps a contrast of at least 4.5:1 on its fill).
 TOKEN_COLOURS: dict[str, tuple[str, str]] = {
     "red": ("#c62828", "#ffffff"),
     "yellow": ("#fdd835", "#000000"),
@@ -31,25 +56,185 @@ TOKEN_COLOURS: dict[str, tuple[str, str]] = {
     "black": ("#212121", "#ffffff"),
     "white": ("#fafafa", "#000000"),
 }
+UNKNOWN_COLOUR = ("#9e9e9e", "#000000")
+#: the Chief's star (a game piece's colour, like the tokens'), outlined in ink.
+STAR_FILL = "#f2b705"
 
-WIDTH = 368
-BOX_W = 176
-BOX_H = 150
-GAP = 5
-TOKEN_R = 12
-TOKEN_STEP = 28
-TOKENS_PER_ROW = 6
-ZOMBIE_ICONS = 12
-LEGEND_ROW = 24
+WIDTH = 360
+MARGIN = 6
+GAP = 8
+HEAD = 34
+STEP = 32
+TOKEN_R = 13
+STRIP = 30
+TRUCK_W = 112
+ZOMBIE_FIGURES = 5
+
+# --- figures: small pictograms drawn in a box of about 20 x 20 around (0, 0) ------------------------------------
+
+#: one path per character type (RULES.md A2), recognisable at 20 px: the Pin-Up's long hair and hourglass dress,
+#: the Tough Guy's shoulders and fists, the Gunman's hat and pistol, the Little Girl's pigtails and small size.
+FIGURES: dict[str, str] = {
+    "pinup": (
+        "M0,-9.5a3.4,3.4 0 1,1 -0.01,0z"
+        "M-3.6,-6.2c-1.4,2.6 -1.2,5.2 0.4,6.4l1.3,-3.5zM3.6,-6.2c1.4,2.6 1.2,5.2 -0.4,6.4l-1.3,-3.5z"
+        "M-2.6,-1.8h5.2l-1.5,4.2l4.4,6.6h-11l4.4,-6.6z"
+    ),
+    "tough": (
+        "M0,-10a3.2,3.2 0 1,1 -0.01,0z"
+        "M-7.5,-2.6q7.5,-2.6 15,0l-1.2,6.4h-2.8v5.6h-7v-5.6h-2.8z"
+        "M-8.4,1.2a2.3,2.3 0 1,0 0.01,0zM8.4,1.2a2.3,2.3 0 1,0 0.01,0z"
+    ),
+    "gunman": (
+        "M-6.4,-8.6h8.8v1.4h-8.8zM-4.6,-11.4h5.2v3h-5.2z"
+        "M-2,-6.8a2.9,2.9 0 1,1 -0.01,0z"
+        "M-5.2,-1.4h6.4v10.6h-6.4z"
+        "M1.2,-1.2h6.2v2h-6.2zM6.4,-3.6h3.6v2.4h-1.4v1.6h-2.2z"
+    ),
+    "girl": (
+        "M0,-6.4a2.9,2.9 0 1,1 -0.01,0z"
+        "M-4.4,-4.6a1.7,1.7 0 1,0 0.01,0zM4.4,-4.6a1.7,1.7 0 1,0 0.01,0z"
+        "M-1.6,0.2h3.2l3.2,6.2h-9.6z"
+        "M-2,6.4h1.4v3h-1.4zM0.6,6.4h1.4v3h-1.4z"
+    ),
+}
+#: a zombie: head bent forward, arms stretched out, shuffling legs.
+ZOMBIE_FIGURE = (
+    "M1.6,-10.4a3,3 0 1,1 -0.01,0z"
+    "M-3.6,-4.6h5.2l1,7.6h-5.6z"
+    "M0.6,-4h8.2v2h-8.2zM0.2,-1.2h7.6v1.8h-7.6z"
+    "M-2.8,3h2.4l-1.4,7h-2.4zM0,3h2.4l1.8,7h-2.4z"
+)
 
 
-def _token(
-    lang: str, colour: str, character: str, at: tuple[float, float], *, letter: str, hidden: bool, you: bool
-) -> Markup:
-    """One character's token at ``at`` (its centre): its colour, its type letter, and a title saying both."""
-    x, y = at
+def _figure(path: str, x: float, y: float, fill: str, *, scale: float = 1.0, cls: str = "figure") -> Markup:
+    return Markup('<path class="{cls}" transform="translate({x} {y}) scale({s})" fill="{fill}" d="{d}"/>').format(
+        cls=cls, x=_n(x), y=_n(y), s=_n(scale), fill=fill, d=path
+    )
+
+
+def _n(value: float) -> str:
+    """A coordinate, short: 12, 12.5."""
+    return f"{value:.1f}".rstrip("0").rstrip(".")
+
+
+def _star(cx: float, cy: float, r: float) -> str:
+    points = []
+    for i in range(10):
+        radius = r if i % 2 == 0 else r * 0.45
+        angle = math.pi / 2 + i * math.pi / 5
+        points.append(f"{_n(cx + radius * math.cos(angle))},{_n(cy - radius * math.sin(angle))}")
+    return " ".join(points)
+
+
+# --- what the public board says -----------------------------------------------------------------------------------
+
+
+def discarded(view: dict[str, Any]) -> int | None:
+    """Cards out of the game (A3: every card played is removed at once), from public counts only: the 21 cards of
+    the box less the truck's deck and the hands' sizes (B-INFO). None when the view does not give them."""
+    if "deck_size" not in view or "hand_sizes" not in view:
+        return None
+    in_hands = sum(int(n) for n in (view.get("hand_sizes") or {}).values())
+    return max(0, DECK_SIZE - int(view["deck_size"]) - in_hands)
+
+
+def _at(view: dict[str, Any], loc: int) -> list[tuple[str, str]]:
+    """The (colour, character) pairs at ``loc``, players in seating order, characters in canonical order."""
+    found: list[tuple[str, str]] = []
+    for colour in view.get("players") or []:
+        mine = (view.get("characters") or {}).get(colour) or {}
+        found.extend((colour, character) for character in CHARACTERS if mine.get(character) == loc)
+    return found
+
+
+def _defence(here: list[tuple[str, str]]) -> int:
+    """DEF-3 without Hardware: Tough Guys count 2, everyone else (hidden ones too) 1."""
+    return sum(STRENGTH[character] for _colour, character in here)
+
+
+def _overrun(view: dict[str, Any], loc: int) -> bool:
+    """Closed by the zombies (E-3): every closed location but Cachou closed at setup with 3-4 players (SET-4)."""
+    return loc in set(view.get("closed") or []) and not (loc == CACHOU and len(view.get("players") or []) <= 4)
+
+
+def _in_danger(view: dict[str, Any], loc: int, zombies: int, here: list[tuple[str, str]]) -> bool:
+    """During the attack (phase F), F-3: the zombies are enough to get in (the Parking: any zombie feeds, F-7)."""
+    if view.get("phase") != Phase.ATTACK or view.get("over") or not here or not zombies:
+        return False
+    if loc in set(view.get("closed") or []):
+        return False
+    if loc == PARKING:
+        return True
+    threshold = _defence(here)
+    if loc == SUPERMARKET:
+        threshold = min(threshold, SUPERMARKET_CAP)
+    return zombies >= threshold
+
+
+def _player_name(lang: str, view: dict[str, Any], colour: str) -> str:
+    """ "Ann (Red)" when the view names the players (``names``), else the colour's name."""
+    name = (view.get("names") or {}).get(colour)
+    colour_name = glossary.colour_name(lang, colour)
+    if not name:
+        return colour_name
+    return translations(lang).gettext("%(name)s (%(colour)s)") % {"name": name, "colour": colour_name}
+
+
+# --- layout ---------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Room:
+    loc: int
+    x: float
+    y: float
+    w: float
+    h: float  # the room; its door strip (the zombies) is the STRIP below it
+    per_row: int
+    spots: int
+
+
+def _per_row(width: float) -> int:
+    return max(1, int((width - 12) // STEP))
+
+
+def _rows(spots: int, per_row: int) -> int:
+    return max(1, math.ceil(spots / per_row))
+
+
+def _layout(view: dict[str, Any]) -> tuple[dict[int, _Room], float]:
+    """The shops two by two, the Supermarket across, then the Parking Lot outside with the truck."""
+    half = (WIDTH - 2 * MARGIN - GAP) / 2
+    full = WIDTH - 2 * MARGIN
+    rows: list[list[tuple[int, float]]] = [[(1, half), (2, half)], [(3, half), (5, half)], [(6, full)], [(4, full)]]
+    rooms: dict[int, _Room] = {}
+    y: float = MARGIN
+    for row in rows:
+        planned = []
+        for loc, width in row:
+            used = len(_at(view, loc))
+            capacity = CAPACITY[loc]
+            spots = used if loc in set(view.get("closed") or []) else max(used, capacity or 0)
+            room_width = width - TRUCK_W if loc == PARKING else width
+            per_row = _per_row(room_width)
+            lines = _rows(spots, per_row)
+            per_row = math.ceil(max(spots, 1) / lines)  # spread evenly: 6 places are two rows of 3
+            planned.append((loc, width, per_row, spots, lines))
+        height = HEAD + max(p[4] for p in planned) * STEP + 8
+        x: float = MARGIN
+        for loc, width, per_row, spots, _lines in planned:
+            rooms[loc] = _Room(loc, x, y, width, height, per_row, spots)
+            x += width + GAP
+        y += height + STRIP + GAP
+    return rooms, y - GAP + MARGIN
+
+
+# --- drawing --------------------------------------------------------------------------------------------------------
+
+
+def _token_label(lang: str, view: dict[str, Any], colour: str, character: str, *, hidden: bool, you: bool) -> str:
     t = translations(lang)
-    fill, ink = TOKEN_COLOURS.get(colour, ("#9e9e9e", "#000000"))
     label = t.gettext("%(colour)s %(character)s") % {
         "colour": glossary.colour_name(lang, colour),
         "character": glossary.character_name(lang, character),
@@ -58,204 +243,571 @@ def _token(
         label += " " + t.gettext("(hidden)")
     if you:
         label += " " + t.gettext("(yours)")
-    classes = "token" + (" hidden" if hidden else "") + (" yours" if you else "")
-    size = 11 if len(letter) < 2 else 9
+    if colour == view.get("chief"):
+        label += " " + t.gettext("(Chief of Security)")
+    return label
+
+
+def _token_shape(
+    colour: str, character: str, letter: str, x: float, y: float, *, hidden: bool, you: bool, chief: bool
+) -> Markup:
+    """The drawing of one token centred on (x, y): its colour, figure, letter badge, and marks."""
+    fill, ink = TOKEN_COLOURS.get(colour, UNKNOWN_COLOUR)
+    parts = []
+    if you:
+        parts.append(
+            Markup(
+                '<circle class="yours-halo" cx="{x}" cy="{y}" r="{r}"/>'
+                '<circle class="yours-ring" cx="{x}" cy="{y}" r="{r}"/>'
+            ).format(x=x, y=y, r=TOKEN_R + 3)
+        )
+    parts.append(
+        Markup('<circle class="disc{cls}" cx="{x}" cy="{y}" r="{r}" fill="{fill}"/>').format(
+            cls=" hidden-disc" if hidden else "", x=x, y=y, r=TOKEN_R, fill=fill
+        )
+    )
+    parts.append(_figure(FIGURES[character], x - 2, y - 0.5, ink, scale=0.95))
+    size = 9 if len(letter) < 2 else 7
+    parts.append(
+        Markup(
+            '<circle class="letter-badge" cx="{bx}" cy="{by}" r="6.5"/>'
+            '<text class="letter" x="{bx}" y="{ty}" text-anchor="middle" font-size="{size}">{letter}</text>'
+        ).format(bx=x + 9.5, by=y + 8.5, ty=_n(y + 8.5 + size * 0.36), size=size, letter=letter)
+    )
+    if chief:
+        parts.append(
+            Markup('<polygon class="chief-star" points="{p}" fill="{fill}"/>').format(
+                p=_star(x + 10, y - 10, 6), fill=STAR_FILL
+            )
+        )
+    return Markup("").join(parts)
+
+
+def _token(
+    lang: str, view: dict[str, Any], colour: str, character: str, at: tuple[float, float], **marks: bool
+) -> Markup:
+    """One character's token: its title says who it is, ``data-*`` say it to tests and scripts."""
+    x, y = at
+    hidden, you, chief = marks["hidden"], marks["you"], colour == view.get("chief")
+    label = _token_label(lang, view, colour, character, hidden=hidden, you=you)
+    classes = "token" + (" hidden" if hidden else "") + (" yours" if you else "") + (" chief" if chief else "")
     return Markup(
         '<g class="{cls}" role="img" aria-label="{label}" data-colour="{colour}" data-character="{character}">'
-        "<title>{label}</title>"
-        '<circle cx="{x}" cy="{y}" r="{r}" fill="{fill}" stroke="{stroke}" stroke-width="{sw}"{dash}/>'
-        '<text x="{x}" y="{ty}" text-anchor="middle" font-size="{size}" font-weight="700" fill="{ink}">{letter}</text>'
-        "</g>"
+        "<title>{label}</title>{shape}</g>"
     ).format(
         cls=classes,
         label=label,
         colour=colour,
         character=character,
-        x=x,
-        y=y,
-        ty=y + size / 2 - 1,
-        r=TOKEN_R,
-        fill=fill,
-        stroke="#000000" if not you else "#6a1b9a",
-        sw=3 if you else 1.5,
-        dash=Markup(' stroke-dasharray="3 2"') if hidden else Markup(""),
-        size=size,
-        ink=ink,
-        letter=letter,
+        shape=_token_shape(colour, character, letters(lang)[character], x, y, hidden=hidden, you=you, chief=chief),
     )
 
 
-def _location(lang: str, view: dict[str, Any], loc: int, x: int, y: int, reader: str | None) -> Markup:
-    t = translations(lang)
-    marks = letters(lang)
-    hidden = {(str(p), str(c)) for p, c in view.get("hidden") or []}
-    closed = loc in set(view.get("closed") or [])
+def _wrap(name: str, width: float, size: float) -> list[str]:
+    """A location's name on one line, or two when it does not fit (bold text is about 0.6 em a letter)."""
+    if len(name) * size * 0.6 <= width or " " not in name:
+        return [name]
+    words = name.split(" ")
+    best = min(range(1, len(words)), key=lambda i: max(len(" ".join(words[:i])), len(" ".join(words[i:]))))
+    return [" ".join(words[:best]), " ".join(words[best:])]
+
+
+def _places_text(used: int, capacity: int | None) -> str:
+    return str(used) if capacity is None else f"{used}/{capacity}"
+
+
+@dataclass(frozen=True, slots=True)
+class _Here:
+    """What the public board says about one location."""
+
+    used: int
+    capacity: int | None
+    zombies: int
+    defence: int
+    closed: bool
+    overrun: bool
+    danger: bool
+
+
+def _here(view: dict[str, Any], loc: int) -> _Here:
     zombies = int((view.get("zombies") or {}).get(str(loc), 0) or 0)
-    capacity = CAPACITY[loc]
-    name = glossary.location_name(lang, loc)
-    cap_text = t.gettext("no limit") if capacity is None else t.gettext("holds %(num)s") % {"num": capacity}
-    summary = [glossary.location_label(lang, loc), cap_text]
-    summary.append(t.ngettext("%(num)d zombie", "%(num)d zombies", zombies) % {"num": zombies})
-    if closed:
+    here = _at(view, loc)
+    return _Here(
+        used=len(here),
+        capacity=CAPACITY[loc],
+        zombies=zombies,
+        defence=_defence(here),
+        closed=loc in set(view.get("closed") or []),
+        overrun=_overrun(view, loc),
+        danger=_in_danger(view, loc, zombies, here),
+    )
+
+
+def _summary(lang: str, loc: int, h: _Here) -> str:
+    """The location in words: its title, and the start of its sentence in the picture's description."""
+    t = translations(lang)
+    if h.capacity is None:
+        places = t.ngettext("%(num)d character, no limit", "%(num)d characters, no limit", h.used) % {"num": h.used}
+    else:
+        places = t.ngettext("%(used)d of %(num)d place taken", "%(used)d of %(num)d places taken", h.capacity) % {
+            "used": h.used,
+            "num": h.capacity,
+        }
+    summary = [glossary.location_label(lang, loc), places]
+    summary.append(t.ngettext("%(num)d zombie", "%(num)d zombies", h.zombies) % {"num": h.zombies})
+    if h.used and loc != PARKING:
+        summary.append(t.gettext("defence %(num)d") % {"num": h.defence})
+    if h.overrun:
+        summary.append(t.gettext("overrun: closed by the zombies"))
+    elif h.closed:
         summary.append(t.gettext("closed"))
+    if h.danger:
+        summary.append(t.gettext("in danger: the zombies are enough to get in"))
+    return ", ".join(summary)
+
+
+def _head(lang: str, room: _Room, h: _Here) -> Markup:
+    """The room's walls and its sign: the number, the name (on two lines when long), the places."""
+    loc, x, y, w = room.loc, room.x, room.y, room.w
     parts = [
-        Markup('<g class="location{cls}" data-location="{loc}" data-zombies="{z}"><title>{title}</title>').format(
-            cls=" closed" if closed else "", loc=loc, z=zombies, title=", ".join(summary)
-        ),
-        Markup('<rect x="{x}" y="{y}" width="{w}" height="{h}" rx="6" class="box"/>').format(
-            x=x, y=y, w=BOX_W, h=BOX_H
+        Markup('<rect class="room" x="{x}" y="{y}" width="{w}" height="{h}" rx="5"/>').format(x=x, y=y, w=w, h=room.h),
+        Markup('<path class="room-head" d="M{x},{yb}v-{r2}a5,5 0 0,1 5,-5h{wi}a5,5 0 0,1 5,5v{r2}z"/>').format(
+            x=x, yb=y + HEAD - 6, r2=HEAD - 11, wi=w - 10
         ),
     ]
-    if closed:
-        parts.append(
-            Markup('<rect x="{x}" y="{y}" width="{w}" height="{h}" rx="6" fill="url(#hatch)" class="hatch"/>').format(
-                x=x, y=y, w=BOX_W, h=BOX_H
-            )
-        )
+    if loc == PARKING:
+        parts.extend(_parking_lines(room))
     parts.append(
         Markup(
-            '<text x="{x}" y="{y}" class="loc-name" font-size="12" font-weight="700">'
-            '<tspan class="loc-number">{loc}</tspan> {name}</text>'
-        ).format(x=x + 8, y=y + 18, loc=loc, name=name)
+            '<circle class="loc-disc" cx="{cx}" cy="{cy}" r="10"/>'
+            '<text class="loc-number" x="{cx}" y="{ty}" text-anchor="middle" font-size="12">{loc}</text>'
+        ).format(cx=x + 15, cy=y + 15, ty=y + 19.5, loc=loc)
     )
-    parts.append(
-        Markup('<text x="{x}" y="{y}" class="loc-cap" font-size="11">{cap}</text>').format(
-            x=x + 8, y=y + 33, cap=cap_text
+    pill_w = 40
+    name = glossary.location_name(lang, loc)
+    lines = _wrap(name, w - 30 - pill_w - 10, 13)
+    if len(lines) == 1:
+        parts.append(
+            Markup('<text class="loc-name" x="{x}" y="{y}" font-size="13">{name}</text>').format(
+                x=x + 31, y=y + 20, name=name
+            )
         )
-    )
-    if closed:
+    else:
         parts.append(
             Markup(
-                '<text x="{x}" y="{y}" class="closed-text" font-size="14" font-weight="700" text-anchor="end">'
-                "{word}</text>"
-            ).format(x=x + BOX_W - 8, y=y + 33, word=t.gettext("closed").upper())
+                '<text class="loc-name" x="{x}" y="{y}" font-size="11">'
+                '<tspan x="{x}" y="{y}">{a}</tspan><tspan x="{x}" y="{y2}">{b}</tspan></text>'
+            ).format(x=x + 31, y=y + 14, y2=y + 26, a=lines[0], b=lines[1])
         )
-    # the characters inside
-    index = 0
-    for colour in view.get("players") or []:
-        mine = (view.get("characters") or {}).get(colour) or {}
-        for character in CHARACTERS:
-            if mine.get(character) != loc:
-                continue
-            row, col = divmod(index, TOKENS_PER_ROW)
-            cx = x + 8 + TOKEN_R + col * TOKEN_STEP
-            cy = y + 40 + TOKEN_R + row * TOKEN_STEP
-            parts.append(
-                _token(
-                    lang,
-                    colour,
-                    character,
-                    (cx, cy),
-                    letter=marks[character],
-                    hidden=(colour, character) in hidden,
-                    you=colour == reader,
-                )
-            )
-            index += 1
-    # the zombies in front of the door
-    base = y + BOX_H - 14
     parts.append(
         Markup(
-            '<g class="zombies" role="img" aria-label="{label}"><title>{label}</title>'
-            '<text x="{x}" y="{ty}" font-size="13" font-weight="700" class="zombie-count">{n}</text>'
+            '<g class="places"><rect class="places-pill" x="{px}" y="{py}" width="{pw}" height="20" rx="10"/>'
+            '<text class="places-text" x="{tx}" y="{ty}" text-anchor="middle" font-size="12">{text}</text></g>'
         ).format(
-            label=t.ngettext("%(num)d zombie", "%(num)d zombies", zombies) % {"num": zombies},
-            x=x + 8,
-            ty=base + 5,
-            n=zombies,
+            px=x + w - pill_w - 6,
+            py=y + 6,
+            pw=pill_w,
+            tx=x + w - 6 - pill_w / 2,
+            ty=y + 20.5,
+            text=_places_text(h.used, h.capacity),
         )
     )
-    for i in range(min(zombies, ZOMBIE_ICONS)):
-        parts.append(Markup('<circle cx="{cx}" cy="{cy}" r="5" class="zombie"/>').format(cx=x + 34 + i * 11, cy=base))
-    if zombies > ZOMBIE_ICONS:
-        parts.append(
-            Markup('<text x="{x}" y="{y}" font-size="11" class="zombie-more">+</text>').format(
-                x=x + 34 + ZOMBIE_ICONS * 11 - 4, y=base + 4
-            )
-        )
-    parts.append(Markup("</g></g>"))
     return Markup("").join(parts)
 
 
-def _legend(lang: str, view: dict[str, Any], top: int, reader: str | None) -> Markup:
+def _marks(lang: str, room: _Room, h: _Here) -> Markup:
+    """In front of the door: the defence and the danger; over the room: closed or overrun."""
+    t = translations(lang)
+    x, y, w, bottom = room.x, room.y, room.w, room.y + room.h
+    parts = []
+    if h.used and room.loc != PARKING and not h.closed:
+        parts.append(
+            Markup(
+                '<g class="defence"><title>{label}</title>'
+                '<path class="shield" d="M{x},{y}h16v7c0,5 -4,8 -8,10c-4,-2 -8,-5 -8,-10z"/>'
+                '<text class="defence-text" x="{tx}" y="{ty}" text-anchor="middle" font-size="11">{n}</text></g>'
+            ).format(
+                label=t.gettext("defence %(num)d") % {"num": h.defence},
+                x=x + w - 24,
+                y=bottom + 6,
+                tx=x + w - 16,
+                ty=bottom + 18,
+                n=h.defence,
+            )
+        )
+    if h.danger:
+        # a warning sign right of the zombies' number, and the words when they fit before the shield
+        shown = min(h.zombies, ZOMBIE_FIGURES)
+        sign = x + 12 + shown * 15 + 9 * len(f"×{h.zombies}") + 6
+        word = t.gettext("in danger").upper()
+        pill = 10 + len(word) * 7
+        parts.append(
+            Markup(
+                '<g class="danger-mark"><title>{label}</title>'
+                '<path class="danger-sign" d="M{sx},{sy}l9,16h-18z"/>'
+                '<text class="danger-text" x="{sx}" y="{ey}" text-anchor="middle" font-size="11">!</text>{words}</g>'
+            ).format(
+                label=t.gettext("in danger: the zombies are enough to get in"),
+                sx=_n(sign + 9),
+                sy=bottom + 6,
+                ey=bottom + 20,
+                words=Markup(
+                    '<rect class="danger-pill" x="{x}" y="{y}" width="{w}" height="16" rx="8"/>'
+                    '<text class="danger-text" x="{tx}" y="{ty}" text-anchor="middle" font-size="10">{word}</text>'
+                ).format(
+                    x=_n(sign + 22), y=bottom + 7, w=pill, tx=_n(sign + 22 + pill / 2), ty=bottom + 18.5, word=word
+                )
+                if sign + 22 + pill <= x + w - 28
+                else Markup(""),
+            )
+        )
+    if h.closed:
+        middle = y + HEAD + (room.h - HEAD) / 2
+        parts.append(
+            Markup(
+                '<rect class="hatch" x="{x}" y="{y}" width="{w}" height="{h}" rx="5" fill="url(#{pattern})"/>'
+                '<g class="closed-mark"><rect class="closed-banner" x="{bx}" y="{by}" width="120" height="22" rx="3"/>'
+                '<text class="closed-text" x="{tx}" y="{ty}" text-anchor="middle" font-size="13">{word}</text></g>'
+            ).format(
+                x=x,
+                y=y + HEAD - 6,
+                w=w,
+                h=room.h - HEAD + 6,
+                pattern="dm-overrun" if h.overrun else "dm-hatch",
+                bx=x + w / 2 - 60,
+                by=middle - 13,
+                tx=x + w / 2,
+                ty=middle + 2.5,
+                word=(t.gettext("overrun") if h.overrun else t.gettext("closed")).upper(),
+            )
+        )
+    return Markup("").join(parts)
+
+
+def _location(lang: str, view: dict[str, Any], room: _Room, reader: str | None) -> tuple[Markup, str]:
+    """One location as drawn, and the sentence that says it (for the picture's ``<desc>``)."""
+    loc = room.loc
+    hidden = {(str(p), str(c)) for p, c in view.get("hidden") or []}
+    here = _at(view, loc)
+    h = _here(view, loc)
+    title = _summary(lang, loc, h)
+    cls = "location" + (" parking" if loc == PARKING else "") + (" closed" if h.closed else "")
+    cls += (" overrun" if h.overrun else "") + (" danger" if h.danger else "") + (" full" if _full(h) else "")
+    parts = [
+        Markup(
+            '<g class="{cls}" data-location="{loc}" data-zombies="{z}" data-used="{used}" data-capacity="{cap}">'
+            "<title>{title}</title>"
+        ).format(cls=cls, loc=loc, z=h.zombies, used=h.used, cap="" if h.capacity is None else h.capacity, title=title),
+        _head(lang, room, h),
+    ]
+    # the places, and the characters in them
+    for i in range(room.spots):
+        row, col = divmod(i, room.per_row)
+        cx, cy = room.x + 8 + TOKEN_R + col * STEP, room.y + HEAD + TOKEN_R + 2 + row * STEP
+        if i < h.used:
+            colour, character = here[i]
+            you = colour == reader
+            parts.append(_token(lang, view, colour, character, (cx, cy), hidden=(colour, character) in hidden, you=you))
+        else:
+            parts.append(Markup('<circle class="free-place" cx="{x}" cy="{y}" r="{r}"/>').format(x=cx, y=cy, r=TOKEN_R))
+    if loc == PARKING:
+        parts.append(_truck(lang, view, room))
+    # the door, the zombies in front of it, the marks
+    parts.append(
+        Markup('<rect class="door" x="{x}" y="{y}" width="34" height="6" rx="1"/>').format(
+            x=room.x + 12, y=room.y + room.h - 3
+        )
+    )
+    parts.append(_zombies(lang, h.zombies, room.x, room.y + room.h, room.w))
+    parts.append(_marks(lang, room, h))
+    parts.append(Markup("</g>"))
+    people = ", ".join(
+        _token_label(lang, view, colour, character, hidden=(colour, character) in hidden, you=colour == reader)
+        for colour, character in here
+    )
+    return Markup("").join(parts), title + (": " + people if people else "")
+
+
+def _full(h: _Here) -> bool:
+    return h.capacity is not None and h.used >= h.capacity
+
+
+def _parking_lines(room: _Room) -> list[Markup]:
+    """The white lines of the parking bays, behind the tokens."""
+    lines = []
+    x = room.x + 8 + TOKEN_R - STEP / 2
+    for col in range(room.per_row + 1):
+        lines.append(
+            Markup('<line class="bay" x1="{x}" y1="{y1}" x2="{x}" y2="{y2}"/>').format(
+                x=_n(x + col * STEP), y1=room.y + HEAD, y2=room.y + room.h - 6
+            )
+        )
+    return lines
+
+
+def _zombies(lang: str, zombies: int, x: float, y: float, w: float) -> Markup:
+    """The zombies on the floor in front of a door: a figure each (up to five) and their number when there are any."""
+    t = translations(lang)
+    label = t.ngettext("%(num)d zombie", "%(num)d zombies", zombies) % {"num": zombies}
+    parts = [Markup('<g class="zombies" role="img" aria-label="{label}"><title>{label}</title>').format(label=label)]
+    shown = min(zombies, ZOMBIE_FIGURES)
+    for i in range(shown):
+        parts.append(_figure(ZOMBIE_FIGURE, x + 16 + i * 15, y + 16, "currentColor", scale=1.05, cls="zombie"))
+    if zombies:
+        parts.append(
+            Markup('<text class="zombie-count" x="{x}" y="{y}" font-size="13">×{n}</text>').format(
+                x=x + 12 + shown * 15, y=y + 21, n=zombies
+            )
+        )
+    parts.append(Markup("</g>"))
+    return Markup("").join(parts)
+
+
+def _truck(lang: str, view: dict[str, Any], room: _Room) -> Markup:
+    """The truck parked in the Parking Lot with the cards left in it, and the pile of cards out of the game."""
+    t = translations(lang)
+    deck = int(view.get("deck_size") or 0)
+    gone = discarded(view)
+    x = room.x + room.w - TRUCK_W + 4
+    y = room.y + HEAD + 2
+    deck_label = t.ngettext("The truck: %(num)d card left", "The truck: %(num)d cards left", deck) % {"num": deck}
+    parts = [
+        Markup(
+            '<g class="truck" role="img" aria-label="{label}"><title>{label}</title>'
+            '<rect class="truck-box" x="{x}" y="{y}" width="44" height="24" rx="2"/>'
+            '<path class="truck-cab" d="M{cx},{cy}h10l6,8v8h-16z"/>'
+            '<circle class="wheel" cx="{w1}" cy="{wy}" r="3.5"/><circle class="wheel" cx="{w2}" cy="{wy}" r="3.5"/>'
+            '<text class="truck-count" x="{tx}" y="{ty}" text-anchor="middle" font-size="13">{n}</text></g>'
+        ).format(
+            label=deck_label,
+            x=x,
+            y=y,
+            cx=x + 45,
+            cy=y + 8,
+            w1=x + 10,
+            w2=x + 50,
+            wy=y + 25,
+            tx=x + 22,
+            ty=y + 17,
+            n=deck,
+        )
+    ]
+    if gone is not None:
+        gone_label = t.ngettext("%(num)d card out of the game", "%(num)d cards out of the game", gone) % {"num": gone}
+        parts.append(
+            Markup(
+                '<g class="discard" role="img" aria-label="{label}"><title>{label}</title>'
+                '<rect class="card-back" x="{x1}" y="{y1}" width="18" height="25" rx="2"/>'
+                '<rect class="card-back" x="{x}" y="{y}" width="18" height="25" rx="2"/>'
+                '<text class="discard-count" x="{tx}" y="{ty}" text-anchor="middle" font-size="12">{n}</text></g>'
+            ).format(label=gone_label, x1=x + 80, y1=y - 2, x=x + 75, y=y + 1, tx=x + 84, ty=y + 18, n=gone)
+        )
+    return Markup("").join(parts)
+
+
+_DEFS = Markup(
+    "<defs>"
+    '<pattern id="dm-hatch" width="8" height="8" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">'
+    '<line class="hatch-line" x1="0" y1="0" x2="0" y2="8"/></pattern>'
+    '<pattern id="dm-overrun" width="8" height="8" patternUnits="userSpaceOnUse" patternTransform="rotate(-45)">'
+    '<line class="overrun-line" x1="0" y1="0" x2="0" y2="8"/></pattern>'
+    "</defs>"
+)
+
+
+# --- the legend (HTML: more readable than text in a picture) -----------------------------------------------------
+
+
+def _icon(inner: Markup, box: str = "-16 -16 32 32") -> Markup:
+    return Markup('<svg class="legend-icon" viewBox="{box}" aria-hidden="true" focusable="false">{inner}</svg>').format(
+        box=box, inner=inner
+    )
+
+
+def _legend(lang: str, view: dict[str, Any], reader: str | None) -> Markup:
     t = translations(lang)
     chief = view.get("chief")
     elected = bool(view.get("chief_elected"))
     sizes = view.get("hand_sizes") or {}
     eliminated = view.get("eliminated") or {}
-    parts = []
-    for i, colour in enumerate(view.get("players") or []):
-        x = GAP
-        y = top + i * LEGEND_ROW
-        fill, _ink = TOKEN_COLOURS.get(colour, ("#9e9e9e", "#000000"))
-        words = [glossary.colour_name(lang, colour)]
+    marks = letters(lang)
+    players = []
+    for colour in view.get("players") or []:
+        words = [Markup('<span class="legend-name">{name}</span>').format(name=_player_name(lang, view, colour))]
         if colour == reader:
-            words.append(t.gettext("(you)"))
+            words.append(Markup('<strong class="legend-you">{you}</strong>').format(you=t.gettext("(you)")))
         if colour in sizes:
-            words.append(t.ngettext("%(num)d card", "%(num)d cards", int(sizes[colour])) % {"num": int(sizes[colour])})
-        if colour in eliminated:
-            words.append(t.gettext("zombie player"))
-        text = " ".join(words)
-        parts.append(
-            Markup(
-                '<g class="player" data-colour="{colour}"><title>{text}</title>'
-                '<rect x="{x}" y="{y}" width="14" height="14" fill="{fill}" stroke="#000000"/>'
-                '<text x="{tx}" y="{ty}" font-size="12">{text}</text>'
-            ).format(colour=colour, text=text, x=x, y=y, fill=fill, tx=x + 20, ty=y + 12)
-        )
-        if colour == chief:
-            badge = t.gettext("Chief") if elected else t.gettext("Chief (not elected)")
-            parts.append(
-                Markup(
-                    '<g class="chief-badge" role="img" aria-label="{label}"><title>{label}</title>'
-                    '<polygon points="{points}" class="badge"/>'
-                    '<text x="{tx}" y="{ty}" font-size="11" font-weight="700">{badge}</text></g>'
-                ).format(
-                    label=t.gettext("Chief of Security: %(colour)s") % {"colour": glossary.colour_name(lang, colour)}
-                    + ("" if elected else " " + t.gettext("(not elected this round)")),
-                    points=_star(x + 218, y + 7, 8),
-                    tx=x + 230,
-                    ty=y + 12,
-                    badge=badge,
+            n = int(sizes[colour])
+            words.append(
+                Markup('<span class="muted">{cards}</span>').format(
+                    cards=t.ngettext("%(num)d card", "%(num)d cards", n) % {"num": n}
                 )
             )
-        parts.append(Markup("</g>"))
-    return Markup("").join(parts)
+        if colour in eliminated:
+            words.append(Markup('<span class="legend-zombie-player">{w}</span>').format(w=t.gettext("zombie player")))
+        if colour == chief:
+            label = (
+                t.gettext("Chief of Security") if elected else t.gettext("Chief of Security (not elected this round)")
+            )
+            words.append(
+                Markup('<span class="chief-badge">{star}{label}</span>').format(
+                    star=_icon(
+                        Markup('<polygon class="chief-star" points="{p}" fill="{f}"/>').format(
+                            p=_star(0, 0, 13), f=STAR_FILL
+                        )
+                    ),
+                    label=label,
+                )
+            )
+        fill, _ink = TOKEN_COLOURS.get(colour, UNKNOWN_COLOUR)
+        swatch = _icon(Markup('<circle class="disc" cx="0" cy="0" r="13" fill="{fill}"/>').format(fill=fill))
+        players.append(
+            Markup('<li class="player" data-colour="{colour}">{swatch} {words}</li>').format(
+                colour=colour, swatch=swatch, words=Markup(" ").join(words)
+            )
+        )
+    keys = []
+    for character in CHARACTERS:
+        figure = _figure(FIGURES[character], 0, 0, "currentColor", scale=1.2)
+        keys.append(
+            Markup('<li data-character="{c}">{icon} <strong>{letter}</strong> {name}</li>').format(
+                c=character, icon=_icon(figure), letter=marks[character], name=glossary.character_name(lang, character)
+            )
+        )
+    keys.append(
+        Markup('<li class="key-zombie">{icon} {word}</li>').format(
+            icon=_icon(_figure(ZOMBIE_FIGURE, -1, 0, "currentColor", scale=1.2, cls="zombie")), word=t.gettext("zombie")
+        )
+    )
+    if reader is not None:
+        keys.append(
+            Markup('<li class="key-yours">{icon} {word}</li>').format(
+                icon=_icon(
+                    Markup('<circle class="yours-ring" r="13"/><circle class="disc" r="9" fill="{f}"/>').format(
+                        f=UNKNOWN_COLOUR[0]
+                    )
+                ),
+                word=t.gettext("yours"),
+            )
+        )
+    keys.append(
+        Markup('<li class="key-hidden">{icon} {word}</li>').format(
+            icon=_icon(Markup('<circle class="disc hidden-disc" r="12" fill="{f}"/>').format(f=UNKNOWN_COLOUR[0])),
+            word=t.gettext("hidden"),
+        )
+    )
+    keys.append(
+        Markup('<li class="key-free">{icon} {word}</li>').format(
+            icon=_icon(Markup('<circle class="free-place" r="12"/>')), word=t.gettext("free place")
+        )
+    )
+    keys.append(
+        Markup('<li class="key-defence">{icon} {word}</li>').format(
+            icon=_icon(Markup('<path class="shield" d="M-8,-9h16v7c0,5 -4,8 -8,10c-4,-2 -8,-5 -8,-10z"/>')),
+            word=t.gettext("defence (a Tough Guy counts 2)"),
+        )
+    )
+    keys.append(
+        Markup('<li class="key-closed">{icon} {word}</li>').format(
+            icon=_icon(Markup('<rect x="-13" y="-13" width="26" height="26" fill="url(#dm-hatch)" class="hatch"/>')),
+            word=t.gettext("closed"),
+        )
+    )
+    keys.append(
+        Markup('<li class="key-overrun">{icon} {word}</li>').format(
+            icon=_icon(Markup('<rect x="-13" y="-13" width="26" height="26" fill="url(#dm-overrun)" class="hatch"/>')),
+            word=t.gettext("overrun: closed by the zombies"),
+        )
+    )
+    if view.get("phase") == Phase.ATTACK:
+        keys.append(
+            Markup('<li class="key-danger">{icon} {word}</li>').format(
+                icon=_icon(Markup('<path class="danger-sign" d="M0,-12l12,22h-24z"/>')),
+                word=t.gettext("in danger: the zombies are enough to get in"),
+            )
+        )
+    deck = int(view.get("deck_size") or 0)
+    counts = [t.ngettext("The truck: %(num)d card left", "The truck: %(num)d cards left", deck) % {"num": deck}]
+    gone = discarded(view)
+    if gone is not None:
+        counts.append(t.ngettext("%(num)d card out of the game", "%(num)d cards out of the game", gone) % {"num": gone})
+    return Markup(
+        '<div class="board-legend">'
+        '<ul class="legend-players" aria-label="{players_label}">{players}</ul>'
+        '<ul class="legend-keys" aria-label="{keys_label}">{keys}</ul>'
+        '<p class="board-counts">{counts}</p>'
+        "</div>"
+    ).format(
+        players_label=t.gettext("Players"),
+        players=Markup("").join(players),
+        keys_label=t.gettext("What the marks mean"),
+        keys=Markup("").join(keys),
+        counts=" · ".join(counts),
+    )
 
 
-def _star(cx: float, cy: float, r: float) -> str:
-    points = []
-    for i in range(10):
-        radius = r if i % 2 == 0 else r * 0.45
-        angle = math.pi / 2 + i * math.pi / 5
-        points.append(f"{cx + radius * math.cos(angle):.1f},{cy - radius * math.sin(angle):.1f}")
-    return " ".join(points)
+# --- the picture ----------------------------------------------------------------------------------------------------
 
 
 def board_svg(view: dict[str, Any], lang: str, reader: str | None) -> Markup:
-    """The mall for ``reader`` (a colour, or None), in ``lang``: a ``<svg role="img">`` scaled to its container."""
+    """The mall for ``reader`` (a colour, or None for a spectator), in ``lang``: a ``<figure>`` holding the
+    ``<svg class="board" role="img">`` scaled to its container, and its legend."""
     t = translations(lang)
-    players = list(view.get("players") or [])
-    legend_rows = len(players)
-    boxes_h = 3 * BOX_H + 4 * GAP
-    height = boxes_h + legend_rows * LEGEND_ROW + GAP
+    rooms, height = _layout(view)
     title = t.gettext("The mall, round %(round)s") % {"round": view.get("round") or 0}
-    legend = ", ".join(f"{mark} = {glossary.character_name(lang, c)}" for c, mark in letters(lang).items())
-    parts = [
-        Markup(
-            '<svg class="board" role="img" aria-labelledby="board-title board-desc" viewBox="0 0 {w} {h}" '
-            'xmlns="http://www.w3.org/2000/svg" preserveAspectRatio="xMidYMin meet">'
-            '<title id="board-title">{title}</title><desc id="board-desc">{desc}</desc>'
-            '<defs><pattern id="hatch" width="8" height="8" patternUnits="userSpaceOnUse" '
-            'patternTransform="rotate(45)"><line x1="0" y1="0" x2="0" y2="8" class="hatch-line"/></pattern></defs>'
-        ).format(w=WIDTH, h=height, title=title, desc=legend)
-    ]
-    for i, loc in enumerate(LOCATIONS):
-        row, col = divmod(i, 2)
-        parts.append(_location(lang, view, loc, GAP + col * (BOX_W + GAP), GAP + row * (BOX_H + GAP), reader))
-    parts.append(_legend(lang, view, boxes_h, reader))
-    parts.append(Markup("</svg>"))
-    return Markup("").join(parts)
+    drawn, sentences = [], []
+    for loc in LOCATIONS:  # in number order: the order a screen reader and a test read them
+        markup, sentence = _location(lang, view, rooms[loc], reader)
+        drawn.append(markup)
+        sentences.append(sentence)
+    chief = view.get("chief")
+    if chief:
+        sentences.append(
+            t.gettext("Chief of Security: %(colour)s") % {"colour": _player_name(lang, view, str(chief))}
+            + ("" if view.get("chief_elected") else " " + t.gettext("(not elected this round)"))
+        )
+    parking = rooms[PARKING]
+    mall_bottom = parking.y - GAP / 2
+    svg = Markup(
+        '<svg class="board" role="img" viewBox="0 0 {w} {h}" xmlns="http://www.w3.org/2000/svg" '
+        'preserveAspectRatio="xMidYMin meet"><title>{title}</title><desc>{desc}</desc>{defs}'
+        '<rect class="floor" x="0" y="0" width="{w}" height="{mall}" rx="8"/>'
+        '<rect class="outside" x="0" y="{mall}" width="{w}" height="{rest}" rx="8"/>'
+        "{rooms}</svg>"
+    ).format(
+        w=WIDTH,
+        h=_n(height),
+        title=title,
+        desc=". ".join(sentences) + ".",
+        defs=_DEFS,
+        mall=_n(mall_bottom),
+        rest=_n(height - mall_bottom),
+        rooms=Markup("").join(drawn),
+    )
+    return Markup('<figure class="board-figure">{svg}{legend}</figure>').format(
+        svg=svg, legend=_legend(lang, view, reader)
+    )
+
+
+# --- a sample position for the home page ------------------------------------------------------------------------
+
+
+@cache
+def sample_view() -> dict[str, Any]:
+    """A public board in the middle of a game: five sensible bots from a fixed seed, stopped at the attack of the
+    third round (computed once)."""
+    game = new_game(list(COLOURS[:5]), seed=7)
+    bots = {p: SensibleBot(7 + i) for i, p in enumerate(game.players)}
+    while not game.over and not (game.round >= 3 and game.phase == Phase.ATTACK):
+        for req in game.pending():
+            game.answer(req.player, req.kind, bots[req.player].decide(game, req))
+    return spectator_view(game)
+
+
+@cache
+def sample_board(lang: str) -> Markup:
+    """The home page's picture of the board (``sample_view``), once per language."""
+    return board_svg(sample_view(), lang, None)
 
 
 def table(lang: str, view: dict[str, Any]) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from ..services import autopilot, chat, inputs, prefs, seats, standing, turns
 from ..services.errors import ShownError
 from ..text.grammar import CommandError, parse_reply
 from ..text.sentences import describe_answer
-from .access import dm, message, say, seat_link
+from .access import dm, message, reader_language, say, seat_link
 
 bp = Blueprint("pages", __name__)
 
@@ -35,8 +35,9 @@ def health() -> Any:
 
 @bp.get("/")
 def home() -> Any:
-    """Where ``deadmail up`` sends people: how players and organisers get in."""
-    return render_template("home.html")
+    """Where ``deadmail up`` sends people: what deadmail is, a picture of the board, how players and organisers get in
+    (in the browser's language)."""
+    return render_template("home.html", board=board.sample_board(reader_language()))
 
 
 def _page(token: str) -> dict[str, Any]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import hashlib
 import html
 import re
-import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
@@ -14,15 +13,12 @@ import pytest
 import sqlalchemy as sa
 
 import engine
-from engine.bots import RandomBot
-from engine.data import CAPACITY, CHARACTERS
+from engine.data import CHARACTERS
 from server.db import Database
 from server.models import Player, RequestRow, Seat
-from server.present.board import board_svg
 from server.present.seat import history, newest_first
 from server.services import games
 from server.text import glossary, sentences
-from server.text.glossary import letters
 from server.text.grammar import commands_for, parse_reply
 from server.text.sentences import describe_answer
 from server.web.access import CSP
@@ -30,94 +26,9 @@ from tests.conftest import Stack
 from tests.support import T0, create, engine_of, open_window, play_window, stop_signing_clock
 
 ROOT = Path(__file__).resolve().parents[2]
-SVG = "{http://www.w3.org/2000/svg}"
 
 
-# --- the board picture, from real engine views ------------------------------------------------------------------
-
-
-def game_with_hidden_character() -> engine.Game:
-    """A real four-player game played by random bots until a character is hidden (Cachou is closed with four)."""
-    for seed in range(200):
-        game = engine.new_game(["red", "yellow", "blue", "green"], seed=seed)
-        bots = {p: RandomBot(seed) for p in game.players}
-        while not game.over:
-            for req in game.pending():
-                game.answer(req.player, req.kind, bots[req.player].decide(game, req))
-                if game.hidden and not game.over:
-                    return game
-    raise AssertionError("no game hid a character")
-
-
-def svg_of(view: dict[str, Any], lang: str = "en", reader: str | None = "red") -> ET.Element:
-    markup = str(board_svg(view, lang, reader))
-    return ET.fromstring(markup)
-
-
-def groups(root: ET.Element, cls: str) -> list[ET.Element]:
-    return [g for g in root.iter(f"{SVG}g") if cls in (g.get("class") or "").split()]
-
-
-def test_the_board_shows_locations_tokens_zombies_closed_hidden_and_the_chief() -> None:
-    game = game_with_hidden_character()
-    view = engine.view(game, "red")
-    root = svg_of(view)
-    assert root.get("role") == "img" and root.get("viewBox", "").startswith("0 0 ")
-    assert root.find(f"{SVG}title") is not None and "round" in (root.find(f"{SVG}title").text or "")
-
-    locations = {int(g.get("data-location") or 0): g for g in groups(root, "location")}
-    assert sorted(locations) == [1, 2, 3, 4, 5, 6]
-    marks = letters("en")
-    assert marks == {"pinup": "P", "tough": "T", "gunman": "G", "girl": "L"}
-    hidden = {tuple(pair) for pair in view["hidden"]}
-    assert hidden  # the state has a hidden character
-    for loc, group in locations.items():
-        title = group.find(f"{SVG}title").text or ""
-        assert glossary.location_label("en", loc) in title
-        assert ("no limit" if CAPACITY[loc] is None else f"holds {CAPACITY[loc]}") in title
-        # zombies: the number and one icon each (up to 12)
-        zombies = view["zombies"][str(loc)]
-        assert group.get("data-zombies") == str(zombies)
-        (count,) = [t for t in group.iter(f"{SVG}text") if t.get("class") == "zombie-count"]
-        assert count.text == str(zombies)
-        icons = [c for c in group.iter(f"{SVG}circle") if c.get("class") == "zombie"]
-        assert len(icons) == min(zombies, 12)
-        # closed: hatched and the word
-        closed = loc in view["closed"]
-        assert ("closed" in (group.get("class") or "").split()) == closed
-        assert any(r.get("fill") == "url(#hatch)" for r in group.iter(f"{SVG}rect")) == closed
-        assert any(t.text == "CLOSED" for t in group.iter(f"{SVG}text")) == closed
-        # the tokens: every character here, in its colour, with its letter and its name
-        expected = {(c, ch) for c in view["players"] for ch, at in view["characters"][c].items() if at == loc}
-        tokens = groups(group, "token")
-        assert {(t.get("data-colour"), t.get("data-character")) for t in tokens} == expected
-        for token in tokens:
-            colour, character = token.get("data-colour") or "", token.get("data-character") or ""
-            label = f"{glossary.colour_name('en', colour)} {glossary.character_name('en', character)}"
-            assert (token.get("aria-label") or "").startswith(label)
-            assert (token.find(f"{SVG}title").text or "").startswith(label)
-            assert token.find(f"{SVG}text").text == marks[character]
-            assert ("hidden" in (token.get("class") or "").split()) == ((colour, character) in hidden)
-            assert ("(hidden)" in (token.get("aria-label") or "")) == ((colour, character) in hidden)
-    assert 2 in view["closed"]  # four players: Cachou is closed
-
-    badges = groups(root, "chief-badge")
-    assert len(badges) == 1
-    (holder,) = [p for p in groups(root, "player") if badges[0] in list(p)]
-    assert holder.get("data-colour") == view["chief"]
-    assert ("not elected" in (badges[0].get("aria-label") or "")) == (not view["chief_elected"])
-
-
-def test_the_board_speaks_italian_and_polish() -> None:
-    view = engine.view(game_with_hidden_character(), "blue")
-    for lang in ("it", "pl"):
-        root = svg_of(view, lang, "blue")
-        texts = " ".join(root.itertext())
-        for loc in range(1, 7):
-            assert glossary.location_name(lang, loc) in texts
-        for token in groups(root, "token"):
-            assert token.find(f"{SVG}text").text == letters(lang)[token.get("data-character") or ""]
-            assert glossary.character_name(lang, token.get("data-character") or "") in (token.get("aria-label") or "")
+# the board picture itself is tested in tests/server/test_board.py
 
 
 # --- pages of real games ----------------------------------------------------------------------------------------

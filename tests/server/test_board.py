@@ -1,0 +1,270 @@
+"""The board picture (``server.present.board``), from real engine views: the six locations with their places
+("2/3"), a token per character with its type's figure and letter, the zombies as figures with their number, closed
+and overrun locations, the locations in danger during an attack, the Chief's star, the legend, the truck's cards and
+the cards out of the game; nothing in it that the reader's view does not say."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from typing import Any
+
+import pytest
+
+import engine
+from engine import rules
+from engine.bots import RandomBot, SensibleBot
+from engine.data import CAPACITY, CHARACTERS, DECK_SIZE, LOCATIONS, Phase
+from engine.view import spectator_view
+from server.present.board import ZOMBIE_FIGURES, board_svg, discarded, sample_board, sample_view
+from server.text import glossary
+from server.text.glossary import letters
+
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+def game_with_hidden_character() -> engine.Game:
+    """A real four-player game played by random bots until a character is hidden (Cachou is closed with four)."""
+    for seed in range(200):
+        game = engine.new_game(["red", "yellow", "blue", "green"], seed=seed)
+        bots = {p: RandomBot(seed) for p in game.players}
+        while not game.over:
+            for req in game.pending():
+                game.answer(req.player, req.kind, bots[req.player].decide(game, req))
+                if game.hidden and not game.over:
+                    return game
+    raise AssertionError("no game hid a character")
+
+
+def played_until(players: list[str], seed: int, round_: int, phase: Phase) -> engine.Game:
+    """A real game of sensible bots, stopped once it reaches ``phase`` of round ``round_``."""
+    game = engine.new_game(players, seed=seed)
+    bots = {p: SensibleBot(seed + i) for i, p in enumerate(game.players)}
+    while not game.over and not (game.round >= round_ and game.phase == phase):
+        for req in game.pending():
+            game.answer(req.player, req.kind, bots[req.player].decide(game, req))
+    assert not game.over
+    return game
+
+
+def figure_of(view: dict[str, Any], lang: str = "en", reader: str | None = "red") -> ET.Element:
+    """The whole ``<figure>`` (picture and legend) as XML: it must be well formed."""
+    return ET.fromstring(str(board_svg(view, lang, reader)))
+
+
+def svg(root: ET.Element) -> ET.Element:
+    found = root.find(f"{SVG}svg")
+    assert found is not None
+    return found
+
+
+def groups(root: ET.Element, cls: str) -> list[ET.Element]:
+    return [g for g in root.iter(f"{SVG}g") if cls in (g.get("class") or "").split()]
+
+
+def texts(element: ET.Element, cls: str) -> list[str]:
+    return [t.text or "" for t in element.iter(f"{SVG}text") if cls in (t.get("class") or "").split()]
+
+
+def title(element: ET.Element) -> str:
+    found = element.find(f"{SVG}title")
+    assert found is not None
+    return found.text or ""
+
+
+def locations(root: ET.Element) -> dict[int, ET.Element]:
+    return {int(g.get("data-location") or 0): g for g in groups(svg(root), "location")}
+
+
+def legend_text(root: ET.Element) -> str:
+    (legend,) = [d for d in root.iter("div") if d.get("class") == "board-legend"]
+    return " ".join(" ".join(legend.itertext()).split())
+
+
+@pytest.mark.rule("B-INFO")
+def test_each_location_shows_its_places_tokens_with_figures_and_letters_and_its_zombies() -> None:
+    game = game_with_hidden_character()
+    view = engine.view(game, "red")
+    root = figure_of(view)
+    picture = svg(root)
+    assert root.tag == "figure" and picture.get("class") == "board" and picture.get("role") == "img"
+    assert "round" in title(picture)
+    marks = letters("en")
+    hidden = {tuple(pair) for pair in view["hidden"]}
+    assert hidden
+    found = locations(root)
+    assert sorted(found) == list(LOCATIONS)
+    for loc, group in found.items():
+        here = [(c, ch) for c in view["players"] for ch in CHARACTERS if view["characters"][c].get(ch) == loc]
+        # the name, the number, and the places: "used/capacity", the Parking only its count
+        assert glossary.location_label("en", loc) in title(group)
+        assert texts(group, "loc-number") == [str(loc)]
+        capacity = CAPACITY[loc]
+        assert texts(group, "places-text") == [str(len(here)) if capacity is None else f"{len(here)}/{capacity}"]
+        # the tokens: every character here, its colour, a figure and its letter, its name in its title
+        tokens = groups(group, "token")
+        assert [(t.get("data-colour"), t.get("data-character")) for t in tokens] == here
+        for token in tokens:
+            colour, character = token.get("data-colour") or "", token.get("data-character") or ""
+            label = f"{glossary.colour_name('en', colour)} {glossary.character_name('en', character)}"
+            assert title(token).startswith(label) and (token.get("aria-label") or "").startswith(label)
+            assert texts(token, "letter") == [marks[character]]
+            assert len([p for p in token.iter(f"{SVG}path") if p.get("class") == "figure"]) == 1
+            assert ("hidden" in (token.get("class") or "").split()) == ((colour, character) in hidden)
+            assert ("(hidden)" in title(token)) == ((colour, character) in hidden)
+            assert ("yours" in (token.get("class") or "").split()) == (colour == "red")
+        # free places are drawn as empty spots (none in a closed location)
+        free = [c for c in group.iter(f"{SVG}circle") if c.get("class") == "free-place"]
+        closed = loc in view["closed"]
+        assert len(free) == (0 if closed or capacity is None else capacity - len(here))
+        # the zombies: a figure each up to five, and their number beside them
+        zombies = view["zombies"][str(loc)]
+        (crowd,) = groups(group, "zombies")
+        figures = [p for p in crowd.iter(f"{SVG}path") if p.get("class") == "zombie"]
+        assert len(figures) == min(zombies, ZOMBIE_FIGURES)
+        assert texts(crowd, "zombie-count") == ([f"×{zombies}"] if zombies else [])
+        assert title(crowd) == (f"{zombies} zombie" if zombies == 1 else f"{zombies} zombies")
+    # the screen reader's words: every token named in the picture's description
+    desc = picture.find(f"{SVG}desc")
+    assert desc is not None
+    for colour, character in hidden:
+        assert f"{glossary.colour_name('en', colour)} {glossary.character_name('en', character)} (hidden)" in (
+            desc.text or ""
+        )
+
+
+def test_many_zombies_show_five_figures_and_their_number() -> None:
+    view = engine.view(game_with_hidden_character(), "red")
+    view["zombies"] = {**view["zombies"], "3": 11}
+    (crowd,) = groups(locations(figure_of(view))[3], "zombies")
+    assert len([p for p in crowd.iter(f"{SVG}path") if p.get("class") == "zombie"]) == ZOMBIE_FIGURES == 5
+    assert texts(crowd, "zombie-count") == ["×11"]
+
+
+@pytest.mark.rule("SET-4")
+def test_a_closed_location_is_hatched_and_one_closed_by_the_zombies_is_marked_overrun() -> None:
+    # four players: Cachou is closed from the start, not overrun
+    view = engine.view(game_with_hidden_character(), "red")
+    cachou = locations(figure_of(view))[2]
+    assert "closed" in (cachou.get("class") or "").split() and "overrun" not in (cachou.get("class") or "")
+    assert texts(cachou, "closed-text") == ["CLOSED"]
+    assert any(r.get("fill") == "url(#dm-hatch)" for r in cachou.iter(f"{SVG}rect"))
+    for loc in (1, 3, 4, 5, 6):
+        assert not texts(locations(figure_of(view))[loc], "closed-text")
+
+
+@pytest.mark.rule("E-3")
+def test_a_condemned_location_is_marked_overrun() -> None:
+    game = played_until(["red", "yellow", "blue", "green", "black"], 7, 2, Phase.DESTINATIONS)
+    view = spectator_view(game)
+    empty = next(loc for loc in (1, 3, 5, 6) if not any(loc in chars.values() for chars in view["characters"].values()))
+    view["closed"] = [empty]  # as E-3 leaves it: closed, zombies removed
+    view["zombies"] = {**view["zombies"], str(empty): 0}
+    root = figure_of(view, reader=None)
+    group = locations(root)[empty]
+    assert {"closed", "overrun"} <= set((group.get("class") or "").split())
+    assert texts(group, "closed-text") == ["OVERRUN"]
+    assert any(r.get("fill") == "url(#dm-overrun)" for r in group.iter(f"{SVG}rect"))
+    assert "overrun: closed by the zombies" in title(group)
+    assert "overrun" in legend_text(root)
+    # Cachou with five players is open
+    assert "closed" not in (locations(root)[2].get("class") or "").split()
+
+
+@pytest.mark.rule("F-3")
+def test_during_the_attack_the_locations_the_zombies_would_get_into_are_in_danger() -> None:
+    seen = set()
+    for seed in range(3, 12):
+        game = played_until(["red", "yellow", "blue", "green", "black"], seed, 2, Phase.ATTACK)
+        assert game.hardware == 0
+        root = figure_of(spectator_view(game), reader=None)
+        for loc, group in locations(root).items():
+            danger = "danger" in (group.get("class") or "").split()
+            expected = loc not in game.closed and rules.zombies_get_in(game, loc)
+            assert danger == expected, (seed, loc)
+            assert bool(groups(group, "danger-mark")) == expected
+            assert ("in danger" in title(group)) == expected
+            seen.add(danger)
+        assert "in danger" in legend_text(root)
+    assert seen == {True, False}
+    # outside the attack nothing is in danger
+    root = figure_of(spectator_view(played_until(["red", "yellow", "blue"], 3, 2, Phase.DESTINATIONS)), reader=None)
+    assert not [g for g in groups(svg(root), "location") if "danger" in (g.get("class") or "").split()]
+
+
+@pytest.mark.rule("B-INFO")
+def test_the_chief_has_a_star_on_the_board_and_a_badge_in_the_legend() -> None:
+    game = game_with_hidden_character()
+    view = engine.view(game, "red")
+    root = figure_of(view)
+    chief = view["chief"]
+    for token in groups(svg(root), "token"):
+        stars = [p for p in token.iter(f"{SVG}polygon") if p.get("class") == "chief-star"]
+        assert len(stars) == (1 if token.get("data-colour") == chief else 0)
+        assert ("Chief of Security" in title(token)) == (token.get("data-colour") == chief)
+    badges = [li for li in root.iter("li") if li.find("span[@class='chief-badge']") is not None]
+    assert [li.get("data-colour") for li in badges] == [chief]
+    assert ("not elected" in " ".join(badges[0].itertext())) == (not view["chief_elected"])
+    assert "Chief of Security" in (svg(root).find(f"{SVG}desc").text or "")  # type: ignore[union-attr]
+
+
+def test_the_legend_names_players_figures_and_marks_and_the_truck_and_discard_counts() -> None:
+    game = played_until(["red", "yellow", "blue"], 3, 3, Phase.DESTINATIONS)
+    view = engine.view(game, "blue")
+    view["names"] = {"red": "Ann", "blue": "<b>Ola</b>"}
+    root = figure_of(view, reader="blue")
+    text = legend_text(root)
+    assert "Ann (Red)" in text and "<b>Ola</b> (Blue) (you)" in text and "Yellow" in text
+    for character, letter in letters("en").items():
+        assert f"{letter} {glossary.character_name('en', character)}" in text
+    for word in ("zombie", "yours", "hidden", "free place", "defence", "closed", "overrun"):
+        assert word in text
+    assert view["deck_size"] < DECK_SIZE - 3
+    gone = discarded(view)
+    assert gone == len(game.played)  # the public count agrees with the engine's own pile
+    assert f"The truck: {view['deck_size']} cards left" in text
+    assert f"{gone} card{'s' if gone != 1 else ''} out of the game" in text
+    (truck,) = groups(svg(root), "truck")
+    assert texts(truck, "truck-count") == [str(view["deck_size"])]
+    (pile,) = groups(svg(root), "discard")
+    assert texts(pile, "discard-count") == [str(gone)]
+    # a name is text, never markup
+    assert "<b>" not in str(board_svg(view, "en", "blue")).replace("&lt;b&gt;", "")
+
+
+@pytest.mark.rule("B-INFO")
+def test_the_board_depends_only_on_the_public_view() -> None:
+    """A spectator's board and a player's board for no reader are the same: no hand, answer or die is used; the
+    hidden characters are drawn as every view gives them."""
+    game = game_with_hidden_character()
+    public = str(board_svg(spectator_view(game), "en", None))
+    for colour in game.players:
+        assert str(board_svg(engine.view(game, colour), "en", None)) == public
+    assert "(yours)" not in public and "yours" not in public.split('class="')[1:]
+    assert "hidden" in public
+    for cards in game.hands.values():
+        for card in cards:
+            assert glossary.card_name("en", card) not in public
+
+
+@pytest.mark.parametrize("lang", ["it", "pl"])
+def test_the_board_speaks_italian_and_polish(lang: str) -> None:
+    view = engine.view(game_with_hidden_character(), "blue")
+    root = figure_of(view, lang, "blue")
+    words = " ".join(root.itertext())
+    for loc in LOCATIONS:
+        assert glossary.location_name(lang, loc) in words
+    for token in groups(svg(root), "token"):
+        character = token.get("data-character") or ""
+        assert texts(token, "letter") == [letters(lang)[character]]
+        assert glossary.character_name(lang, character) in (token.get("aria-label") or "")
+    for character in CHARACTERS:
+        assert glossary.character_name(lang, character) in legend_text(root)
+    assert "The truck" not in words and "zombies" not in title(svg(root))
+
+
+def test_the_sample_board_is_a_game_in_its_third_round_drawn_once() -> None:
+    view = sample_view()
+    assert view["round"] == 3 and view["phase"] == "attack" and len(view["players"]) == 5
+    assert "hands" not in view and "hand" not in view and "dice" not in view
+    assert sample_board("en") is sample_board("en")
+    assert 'class="board"' in str(sample_board("it")) and "Parcheggio" in str(sample_board("it"))
