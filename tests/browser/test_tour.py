@@ -391,3 +391,25 @@ def test_the_page_fits_and_passes_axe(tour: Tour, windows: dict[str, BrowserCont
         assert not problems, f"{name} on a {viewport}:\n" + "\n".join(problems)
     finally:
         page.close()
+
+
+def test_the_checks_catch_what_they_look_for(windows: dict[str, BrowserContext]) -> None:
+    """The tour's checks are not blind: a page with faint text, an unlabelled field, a box wider than a phone and
+    inline styles fails each of them."""
+    bad = (
+        '<!doctype html><html lang="en"><head><meta name="viewport" content="width=device-width"><title>bad</title>'
+        '</head><body><main><h1>Bad</h1><p style="color:#bbb;background:#fff">faint</p><input type="text">'
+        '<div class="wide" style="width:900px">wide</div><button onclick="x()">go</button></main></body></html>'
+    )
+    page = windows["phone"].new_page()
+    try:
+        page.set_content(bad)
+        assert {v["id"] for v in axe_results(page)["violations"] if v["impact"] in FAILING} >= {
+            "color-contrast",
+            "label",
+        }
+        scroll = horizontal_scroll(page)
+        assert scroll is not None and "div.wide" in scroll
+    finally:
+        page.close()
+    assert len(inline_code(bad)) == 3  # two style attributes and an onclick
