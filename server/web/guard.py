@@ -80,8 +80,8 @@ def refused(exc: InputError) -> Any:
 
 
 def http_error(exc: HTTPException) -> Any:
-    """HTTP errors (an unhandled exception is a 500): JSON for the API and the webhook; a page for a body too large;
-    Flask's own answer otherwise."""
+    """HTTP errors (an unhandled exception is a 500): JSON for the API and the webhook; a page for a body too large
+    and for an address that opens nothing; Flask's own answer otherwise."""
     if exc.code is None or exc.code < 400:
         return exc
     if _machine():
@@ -96,6 +96,9 @@ def http_error(exc: HTTPException) -> Any:
     if exc.code == 413:
         text = gettext("What you sent is too large. Shorten it and send it again; nothing was changed.")
         return message(gettext("Too large"), text, 413)
+    if exc.code == 404:  # a page of the site (a phone's width, the reader's language), not Werkzeug's bare one
+        text = gettext("There is no page at this address. Check that the link was copied whole.")
+        return message(gettext("Page not found"), text, 404)
     return exc
 
 

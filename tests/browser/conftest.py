@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -22,10 +23,15 @@ from werkzeug.serving import make_server
 from ..conftest import Stack, need
 
 if TYPE_CHECKING:  # Playwright is a test extra: without it the tests skip (or, on CI, fail)
-    from playwright.sync_api import Browser, BrowserContext, Page
+    from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize
 
 CHROMIUM = "/usr/bin/chromium"
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
+#: the two windows every page is seen in: a desktop and a phone (issue 13)
+DESKTOP: ViewportSize = {"width": 1366, "height": 900}
+PHONE: ViewportSize = {"width": 390, "height": 844}
+#: the options of a phone's browser context
+PHONE_OPTIONS: dict[str, Any] = {"viewport": PHONE, "is_mobile": True, "has_touch": True, "device_scale_factor": 2}
 #: Playwright's timeout for every wait and action (ms): a page that does not answer in this fails the test.
 TIMEOUT_MS = 15_000
 
@@ -54,11 +60,10 @@ class Live:
     worker: Celery | None = None
 
 
-@pytest.fixture
-def served(stack: Stack) -> Iterator[Live]:
-    """The stack's app on a free port, built from settings whose base URL is that server. Its database hands the
-    work of its transactions to the task queue, but no worker runs (answers are stored, nothing advances; for the
-    tests of single pages) unless the test also asks for ``live``."""
+@contextmanager
+def serving(stack: Stack) -> Iterator[Live]:
+    """The stack's app on a free port, built from settings whose base URL is that server (its database hands the
+    work of its transactions to the task queue); stopped on leaving."""
     from server.run.queue import Queue
     from server.web.app import create_app
 
@@ -78,6 +83,14 @@ def served(stack: Stack) -> Iterator[Live]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=10)
+
+
+@pytest.fixture
+def served(stack: Stack) -> Iterator[Live]:
+    """The stack's app on a free port (``serving``). No worker runs (answers are stored, nothing advances; for the
+    tests of single pages) unless the test also asks for ``live``."""
+    with serving(stack) as live:
+        yield live
 
 
 @pytest.fixture
@@ -114,22 +127,20 @@ def _context(browser: Browser, **options: Any) -> Iterator[BrowserContext]:
 
 @pytest.fixture
 def desktop(browser: Browser) -> Iterator[BrowserContext]:
-    """A desktop browser window (1280 x 900)."""
-    yield from _context(browser, viewport={"width": 1280, "height": 900})
+    """A desktop browser window (1366 x 900)."""
+    yield from _context(browser, viewport=DESKTOP)
 
 
 @pytest.fixture
 def phone(browser: Browser) -> Iterator[BrowserContext]:
     """A phone (390 x 844, mobile, touch)."""
-    yield from _context(
-        browser, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, device_scale_factor=2
-    )
+    yield from _context(browser, **PHONE_OPTIONS)
 
 
 @pytest.fixture
 def nojs(browser: Browser) -> Iterator[BrowserContext]:
     """A browser with JavaScript turned off: pages must still answer with plain forms."""
-    yield from _context(browser, viewport={"width": 1280, "height": 900}, java_script_enabled=False)
+    yield from _context(browser, viewport=DESKTOP, java_script_enabled=False)
 
 
 @pytest.fixture
@@ -138,7 +149,7 @@ def new_context(browser: Browser) -> Iterator[Callable[[], BrowserContext]]:
     made: list[BrowserContext] = []
 
     def make() -> BrowserContext:
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        context = browser.new_context(viewport=DESKTOP)
         context.set_default_timeout(TIMEOUT_MS)
         made.append(context)
         return context
@@ -148,9 +159,9 @@ def new_context(browser: Browser) -> Iterator[Callable[[], BrowserContext]]:
         context.close()
 
 
-def screenshot(page: Page, name: str) -> Path:
-    """Save the whole page as tests/browser/screenshots/<name>.png (kept out of git)."""
-    SCREENSHOTS.mkdir(exist_ok=True)
-    path = SCREENSHOTS / f"{name}.png"
+def screenshot(page: Page, name: str, folder: Path = SCREENSHOTS) -> Path:
+    """Save the whole page as tests/browser/screenshots/<name>.png (kept out of git), or in ``folder``."""
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path

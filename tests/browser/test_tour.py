@@ -1,0 +1,415 @@
+"""The tour of every page (issue 13, "How it must be shown"): each page of deadmail opened on a desktop (1366 x 900)
+and a phone (390 x 844), its screenshot saved as tests/browser/screenshots/tour/<page>-<desktop|phone>.png, and
+checked: no horizontal scrolling on the phone, no axe-core violation of "serious" or "critical" impact (WCAG 2.0
+and 2.1, A and AA, contrast included), and no inline style or script in its HTML (the CSP forbids them).
+
+One installation and its games are built once for the module (a game in each state a seat page can show); each
+test opens one page in one window. Run alone: ``python -m pytest -p no:unraisableexception tests/browser/test_tour.py``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote
+
+import pytest
+
+from ..conftest import REQUIRED, _stack
+
+try:
+    import playwright.sync_api  # noqa: F401
+except ImportError:  # the test extras hold it; on CI (REQUIRED) its absence fails the run
+    if REQUIRED:
+        raise
+    pytest.skip("Playwright is not installed (pip install -e '.[test]')", allow_module_level=True)
+
+import engine
+from engine.bots import RandomBot
+from server.mail.send import send_one
+from server.mail.transports import transport_for
+from server.models import Window, utcnow
+from server.services import chat, prefs, substitutes, turns
+from server.services.links import mailbox_token, player_token
+from server.text.grammar import commands_for
+from tests.server.test_autopilot import until_autopilot
+from tests.support import engine_of, open_window, outbox_ids, player_of
+
+from .conftest import DESKTOP, PHONE_OPTIONS, SCREENSHOTS, TIMEOUT_MS, Live, screenshot, serving
+from .test_pages import API_TOKEN, Made, make_game
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, BrowserContext, Page, Response
+
+#: where the tour's screenshots go (git-ignored with the rest of tests/browser/screenshots/).
+TOUR = SCREENSHOTS / "tour"
+AXE = Path(__file__).resolve().parent / "vendor" / "axe-core-4.14.1.min.js"
+#: the rules axe runs: WCAG 2.0 and 2.1, levels A and AA (colour contrast is one of them).
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+#: impacts that fail the tour (moderate and minor ones are not counted).
+FAILING = ("serious", "critical")
+VIEWPORTS = ("desktop", "phone")
+
+
+# --- the games: one installation, a game in each state a page can show ------------------------------------------
+
+
+@dataclass
+class Tour:
+    live: Live
+    #: page name -> path (from the server's root) or a function that opens the page and returns its response
+    urls: dict[str, str] = field(default_factory=dict)
+    running: int = 0
+
+
+def _play_until(live: Live, made: Made, wanted: Callable[[Window], bool], seed: int) -> Window | None:
+    """Every person answers like a random bot, window after window (each advanced once complete, now), until the
+    open window satisfies ``wanted`` (returned) or the game is over (None)."""
+    db = live.stack.db
+    bot = RandomBot(seed)
+    for _ in range(800):
+        window = open_window(db, made.game_id)
+        if window is None or wanted(window):
+            return window
+        eng = engine_of(db, made.game_id)
+        for row in window.requests:
+            if row.answered_at is None:
+                req = next(r for r in eng.pending() if r.player == row.seat.colour)
+                if turns.submit_answer(db, row.seat_id, row.kind, bot.decide(eng, req)).complete:
+                    break  # a vote closed once decided takes no more votes
+        assert turns.advance_window(db, window.id, now=utcnow()) is True
+    raise AssertionError("the game went on too long")
+
+
+def _owing(kind: str) -> Callable[[Window], bool]:
+    return lambda window: (
+        window.completed_at is None and any(row.kind == kind and row.answered_at is None for row in window.requests)
+    )
+
+
+def _seat_owing(live: Live, seed: int, kind: str) -> str:
+    """The link of a seat that owes a ``kind`` answer in the open window of a game played until one does."""
+    for tried in range(seed, seed + 10):
+        made = make_game(live, seed=tried, tag=f"{kind}{tried}")
+        window = _play_until(live, made, _owing(kind), tried)
+        if window is not None:
+            colour = next(r.seat.colour for r in window.requests if r.kind == kind and r.answered_at is None)
+            return made.seats[colour][1]
+    raise AssertionError(f"ten games ended without a {kind} window")
+
+
+def _path(live: Live, url: str) -> str:
+    assert url.startswith(live.url), url
+    return url.removeprefix(live.url)
+
+
+def _link(live: Live, made: Made, colour: str) -> str:
+    return _path(live, made.seats[colour][1])
+
+
+def _first_game(live: Live, urls: dict[str, str]) -> Made:
+    """A game at its first decision: red answered (waiting), blue not, yellow set a standing answer, some table
+    talk, yellow's seat offered to a substitute; the pages that show it."""
+    db, settings = live.stack.db, live.stack.settings
+    first = make_game(live, seed=21, tag="first")
+    eng = engine_of(db, first.game_id)
+    window = open_window(db, first.game_id)
+    assert window is not None
+    red = next(r for r in window.requests if r.seat.colour == "red")
+    request = next(r for r in eng.pending() if r.player == "red")
+    turns.submit_answer(db, red.seat_id, red.kind, RandomBot(1).decide(eng, request))
+    prefs.set_seat_standing(db, first.seats["yellow"][0], {"camera": engine.standing.CHOICES["camera"][0]})
+    chat.post(db, first.game_id, "blue", chat.PUBLIC, "Anyone going to the Parking?")
+    chat.post(db, first.game_id, "red", chat.PUBLIC, "Not me: the Toilets look safer.")
+    chat.post(db, first.game_id, "red", "", "Shall we vote together?", to=["blue"])
+    blue, red_link = _link(live, first, "blue"), _link(live, first, "red")
+    urls["seat-decision"] = blue
+    urls["seat-waiting"] = red_link
+    urls["seat-chat"] = blue + "#chat"
+    blue_request = next(r.to_json() for r in eng.pending() if r.player == "blue")
+    command = commands_for(blue_request, engine.view(eng, "blue"), "en")[-1]
+    urls["confirm"] = f"{blue}/do?w={window.number}&c={quote(command)}"
+    urls["standing-off"] = f"{_link(live, first, 'yellow')}/standing/off?k=camera"
+    player = player_of(db, first.seats["red"][0])
+    urls["preferences"] = f"/p/{player_token(settings.secret_key, player.id, player.link_generation)}"
+    urls["invitation"] = f"/i/{substitutes.offer(db, first.game_id, 'yellow')}"
+    urls["error-invalid-link"] = red_link[:-4] + ("BBBB" if red_link.endswith("AAAA") else "AAAA")
+    urls["organiser-game-running"] = f"/o/games/{first.game_id}"
+    urls["organiser-offer"] = f"/o/games/{first.game_id}/offer?colour=blue"
+    return first
+
+
+def _seat_states(live: Live, urls: dict[str, str]) -> Made:
+    """A game in each other state of the seat page; returns the finished one."""
+    urls["seat-vote"] = _path(live, _seat_owing(live, 30, "vote"))
+    urls["seat-destination"] = _path(live, _seat_owing(live, 40, "destination"))
+    urls["seat-cards"] = _path(live, _seat_owing(live, 50, "cards"))
+    away = make_game(live, seed=25, tag="away")
+    until_autopilot(live.stack.db, away.game_id, "blue", {colour: ids[0] for colour, ids in away.seats.items()})
+    urls["seat-autopilot"] = _link(live, away, "blue")
+    urls["back"] = _link(live, away, "blue") + "/back"
+    over = make_game(live, seed=26, tag="over")
+    assert _play_until(live, over, lambda _window: False, 26) is None
+    urls["seat-over"] = _link(live, over, "red")
+    urls["replay"] = _link(live, over, "red") + "/replay"
+    urls["organiser-game-over"] = f"/o/games/{over.game_id}"
+    return over
+
+
+def build(live: Live) -> Tour:
+    """The games the tour shows, and the path of every page."""
+    db, settings = live.stack.db, live.stack.settings
+    tour = Tour(live)
+    urls = tour.urls
+    first = _first_game(live, urls)
+    tour.running = first.game_id
+    over = _seat_states(live, urls)
+    # the mail of the first game and the end of the finished one, written to the mailbox's folder
+    transport = transport_for(settings)
+    for row_id in outbox_ids(db, first.game_id) + outbox_ids(db, over.game_id)[-3:]:
+        send_one(db, row_id, transport, settings)
+    box = f"/mail/{mailbox_token(settings.secret_key)}"
+    urls["mailbox"] = box
+    newest = max(settings.mail_dir.glob("*.eml"), key=lambda p: (p.stat().st_mtime_ns, p.name))
+    urls["mailbox-message"] = f"{box}/{newest.name}"
+    urls["home"] = "/"
+    urls["error-404"] = "/no-such-page"
+    urls["organiser-login"] = "/o/login"
+    urls["organiser-logout"] = "/o/logout"
+    urls["organiser-index"] = "/o/"
+    urls["organiser-new"] = "/o/new"
+    return tour
+
+
+@pytest.fixture(scope="module")
+def tour(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tour]:
+    folder = tmp_path_factory.mktemp("tour")
+    stack = _stack("embedded", folder, f"sqlite:///{folder / 'deadmail.db'}", "filesystem://", links_per_minute=100_000)
+    try:
+        with serving(stack) as live:
+            yield build(live)
+    finally:
+        stack.db.dispose()
+
+
+@pytest.fixture(scope="module")
+def windows(browser: Browser, tour: Tour) -> Iterator[dict[str, BrowserContext]]:
+    """A desktop and a phone for the whole tour, each logged in as the organiser (the login form, once)."""
+    made = {
+        "desktop": browser.new_context(viewport=DESKTOP),
+        "phone": browser.new_context(**PHONE_OPTIONS),
+    }
+    for context in made.values():
+        context.set_default_timeout(TIMEOUT_MS)
+        page = context.new_page()
+        page.goto(f"{tour.live.url}/o/login")
+        page.locator("input[name=token]").fill(API_TOKEN)
+        with page.expect_navigation():
+            page.locator("input[name=token]").press("Enter")
+        assert "/o/login" not in page.url, "the organiser login failed"
+        page.close()
+    yield made
+    for context in made.values():
+        context.close()
+
+
+# --- the pages ---------------------------------------------------------------------------------------------------
+
+
+def _submitted(page: Page, url: str, field_name: str, value: str | None = None) -> Response | None:
+    """Open ``url``, fill the form field (if ``value``) and submit its form as a person would (no button named)."""
+    page.goto(url)
+    target = page.locator(f"[name={field_name}]").first
+    if value is not None:
+        target.fill(value)
+    with page.expect_navigation() as navigated:
+        target.evaluate("(input) => input.form.requestSubmit()")
+    return navigated.value
+
+
+def _open(tour: Tour, page: Page, name: str) -> Response | None:
+    base = tour.live.url
+    if name == "organiser-created":
+        players = "Ann <ann@example.org>\nBruno <bruno@example.org>\nbot"
+        return _submitted(page, f"{base}/o/new", "players", players)
+    if name == "organiser-offered":
+        return _submitted(page, f"{base}/o/games/{tour.running}/offer?colour=blue", "colour")
+    return page.goto(base + tour.urls[name])
+
+
+#: every page of the tour and the status it answers with
+PAGES = {
+    "home": 200,
+    "organiser-login": 200,
+    "organiser-logout": 200,
+    "organiser-index": 200,
+    "organiser-new": 200,
+    "organiser-created": 201,
+    "organiser-game-running": 200,
+    "organiser-game-over": 200,
+    "organiser-offer": 200,
+    "organiser-offered": 201,
+    "invitation": 200,
+    "seat-decision": 200,
+    "seat-waiting": 200,
+    "seat-vote": 200,
+    "seat-destination": 200,
+    "seat-cards": 200,
+    "seat-autopilot": 200,
+    "seat-over": 200,
+    "seat-chat": 200,
+    "confirm": 200,
+    "standing-off": 200,
+    "preferences": 200,
+    "back": 200,
+    "replay": 200,
+    "mailbox": 200,
+    "mailbox-message": 200,
+    "error-404": 404,
+    "error-invalid-link": 403,
+}
+
+
+# --- the checks --------------------------------------------------------------------------------------------------
+
+
+class _Inline(HTMLParser):
+    """What the Content-Security-Policy would refuse in a page's HTML: style attributes, <style> elements, scripts
+    with a body, event-handler attributes."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.found: list[str] = []
+        self._script = False
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        names = [name for name, _value in attrs]
+        if "style" in names:
+            self.found.append(f"<{tag} style=…> at line {self.getpos()[0]}")
+        self.found += [f"<{tag} {name}=…> at line {self.getpos()[0]}" for name in names if name.startswith("on")]
+        if tag == "style":
+            self.found.append(f"<style> at line {self.getpos()[0]}")
+        self._script = tag == "script" and "src" not in names
+
+    def handle_data(self, data: str) -> None:
+        if self._script and data.strip():
+            self.found.append(f"<script> with a body at line {self.getpos()[0]}")
+
+    def handle_endtag(self, tag: str) -> None:
+        self._script = False
+
+
+def inline_code(html: str) -> list[str]:
+    parser = _Inline()
+    parser.feed(html)
+    parser.close()
+    return parser.found
+
+
+#: the elements wider than the window whose parent is not (where a horizontal scroll comes from)
+_WIDER = """() => {
+  const width = Math.min(window.innerWidth, document.documentElement.clientWidth);
+  const name = (e) => e.tagName.toLowerCase() + (e.id ? '#' + e.id : '')
+    + (typeof e.className === 'string' && e.className.trim() ? '.' + e.className.trim().split(/\\s+/).join('.') : '');
+  const path = (e) => {
+    const parts = [];
+    for (let n = e; n && n !== document.body && parts.length < 4; n = n.parentElement) parts.unshift(name(n));
+    return parts.join(' > ');
+  };
+  const over = (e) => { const r = e.getBoundingClientRect(); return r.right > width + 1 || r.left < -1; };
+  const found = [];
+  for (const e of document.body.querySelectorAll('*')) {
+    if (over(e) && !(e.parentElement && e.parentElement !== document.body && over(e.parentElement))) {
+      const r = e.getBoundingClientRect();
+      found.push(`${path(e)} (${Math.round(r.left)}..${Math.round(r.right)} px)`);
+    }
+  }
+  return {scroll: document.documentElement.scrollWidth, inner: window.innerWidth, found: found.slice(0, 6)};
+}"""
+
+
+def horizontal_scroll(page: Page) -> str | None:
+    """Why the page scrolls sideways on this window (None when it does not)."""
+    viewport = page.viewport_size
+    assert viewport is not None
+    seen = page.evaluate(_WIDER)
+    allowed = min(seen["inner"], viewport["width"])
+    if seen["scroll"] <= allowed:
+        return None
+    wider = "; ".join(seen["found"]) or "no single element found"
+    return f"scrolls horizontally: {seen['scroll']} px wide in a {allowed} px window; wider: {wider}"
+
+
+def axe_results(page: Page) -> dict[str, Any]:
+    """axe-core's WCAG 2 A/AA results on the page: ``violations``, and ``incomplete`` (what axe could not decide,
+    e.g. a contrast over an image: to look at). Loaded by evaluate: the page's CSP allows no script tag."""
+    if not page.evaluate("() => typeof window.axe === 'object'"):
+        page.evaluate(AXE.read_text(encoding="utf-8"))
+    options = {"runOnly": {"type": "tag", "values": AXE_TAGS}, "resultTypes": ["violations"], "iframes": False}
+    found: dict[str, Any] = page.evaluate(
+        "async (options) => { const r = await axe.run(document, options);"
+        " return {violations: r.violations, incomplete: r.incomplete}; }",
+        options,
+    )
+    return found
+
+
+def described(violation: dict[str, Any]) -> str:
+    nodes = violation["nodes"]
+    shown = [
+        f"      {' '.join(map(str, node['target']))}: {node['html'][:160]}"
+        + (f"\n        {node['failureSummary'].splitlines()[-1].strip()}" if node.get("failureSummary") else "")
+        for node in nodes[:5]
+    ]
+    more = [f"      … and {len(nodes) - 5} more"] if len(nodes) > 5 else []
+    head = f"  axe {violation['impact']} {violation['id']}: {violation['help']} ({len(nodes)} elements)"
+    return "\n".join([head, *shown, *more])
+
+
+@pytest.mark.parametrize("viewport", VIEWPORTS)
+@pytest.mark.parametrize("name", list(PAGES))
+def test_the_page_fits_and_passes_axe(tour: Tour, windows: dict[str, BrowserContext], name: str, viewport: str) -> None:
+    page = windows[viewport].new_page()
+    try:
+        response = _open(tour, page, name)
+        assert response is not None, f"{name}: no response"
+        problems: list[str] = []
+        if response.status != PAGES[name]:
+            problems.append(f"  answered {response.status}, not {PAGES[name]}")
+        problems += [f"  inline code (refused by the CSP): {found}" for found in inline_code(response.text())]
+        page.wait_for_load_state("load")
+        screenshot(page, f"{name}-{viewport}", TOUR)
+        if viewport == "phone" and (scroll := horizontal_scroll(page)) is not None:
+            problems.append(f"  {scroll}")
+        results = axe_results(page)
+        (TOUR / f"{name}-{viewport}.axe.json").write_text(json.dumps(results, indent=1), encoding="utf-8")
+        problems += [described(v) for v in results["violations"] if v["impact"] in FAILING]
+        assert not problems, f"{name} on a {viewport}:\n" + "\n".join(problems)
+    finally:
+        page.close()
+
+
+def test_the_checks_catch_what_they_look_for(windows: dict[str, BrowserContext]) -> None:
+    """The tour's checks are not blind: a page with faint text, an unlabelled field, a box wider than a phone and
+    inline styles fails each of them."""
+    bad = (
+        '<!doctype html><html lang="en"><head><meta name="viewport" content="width=device-width"><title>bad</title>'
+        '</head><body><main><h1>Bad</h1><p style="color:#bbb;background:#fff">faint</p><input type="text">'
+        '<div class="wide" style="width:900px">wide</div><button onclick="x()">go</button></main></body></html>'
+    )
+    page = windows["phone"].new_page()
+    try:
+        page.set_content(bad)
+        assert {v["id"] for v in axe_results(page)["violations"] if v["impact"] in FAILING} >= {
+            "color-contrast",
+            "label",
+        }
+        scroll = horizontal_scroll(page)
+        assert scroll is not None and "div.wide" in scroll
+    finally:
+        page.close()
+    assert len(inline_code(bad)) == 3  # two style attributes and an onclick
