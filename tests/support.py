@@ -86,6 +86,14 @@ def engine_of(db: Database, game_id: int) -> engine.Game:
         return CACHE.get(game)
 
 
+def table_names(db: Database, game_id: int) -> dict[str, str | None]:
+    """The game's public names by colour (``seats.seat_state``'s "names": None for a bot), as sentences use them."""
+    with db.session() as session:
+        game = session.get(Game, game_id)
+        assert game is not None
+        return {s.colour: s.player.display_name if s.player is not None else None for s in game.seats}
+
+
 def all_rows(db: Database) -> dict[str, list[tuple[Any, ...]]]:
     """Every row of every table, in primary-key order (nothing changed: the same before and after)."""
     with db.session() as session:

@@ -71,6 +71,11 @@ class Links:
         return f"{self.seat}/do?" + urlencode({"w": window, "c": command}, quote_via=quote)
 
     @property
+    def replay(self) -> str:
+        """The finished game's replay (server/web/replay.py), every secret revealed."""
+        return f"{self.seat}/replay"
+
+    @property
     def back(self) -> str:
         """The confirm page of "I'm back" (it ends the seat's autopilot)."""
         return f"{self.seat}/back"
@@ -477,6 +482,9 @@ def _section(lang: str, shown: SeatShown, links: Links, with_board: bool) -> dic
             "winners": ", ".join(shown.outcome.winners),
             "scores": shown.outcome.scores,
             "won": shown.outcome.won,
+            "standings": shown.outcome.standings,
+            "tiebreak": shown.outcome.tiebreak,
+            "replay_url": links.replay,
         },
         "seat_url": links.seat,
     }

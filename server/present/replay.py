@@ -15,9 +15,9 @@ import engine
 from ..services.games import Finished
 from ..text import glossary
 from ..text.i18n import translations
-from ..text.sentences import describe_answer, event_text
+from ..text.sentences import Names, describe_answer, event_text, player_label, told_answer
 from .board import board_svg, table
-from .seat import game_label
+from .seat import game_label, standings, tiebreak_sentence
 
 __all__ = ["ReplayAnswer", "ReplayEvent", "RoundReplay", "replay_page", "rounds"]
 
@@ -42,8 +42,9 @@ class ReplayAnswer:
     answer: Any
     #: the deadline passed without an answer (not for a voter whose vote was closed once decided).
     timeout: bool
+    #: the answer told in the third person: "Ann (Red) voted for Blue."
     text: str
-    #: the player's colour as a name ("Red", "Rosso").
+    #: the player as sentences name them ("Ann (Red)", or "Red" for a bot).
     who: str = ""
 
 
@@ -66,59 +67,65 @@ def _seen_by(lang: str, to: list[str] | None) -> str | None:
     return str(t.gettext("seen by %(players)s") % {"players": names})
 
 
-def _answer_text(lang: str, request: dict[str, Any] | None, answer: Any, timeout: bool, decided: bool) -> str:
+def _answer_text(lang: str, step: engine.ReplayAnswer, names: Names | None) -> str:
+    """The answer in the third person ("Ann (Red) voted for Blue."), saying when it was a default or standing one."""
     t = translations(lang)
-    if decided:
-        return str(t.gettext("did not vote: the vote was already decided"))
-    if timeout:
-        said = str(t.gettext("no answer in time: the default answer was used"))
-        if request is not None and answer is not None:
-            said += " (" + describe_answer(lang, request, answer) + ")"
-        return said
-    if request is None or answer is None:
-        return str(t.gettext("no answer"))
-    return describe_answer(lang, request, answer)
+    values = {"player": player_label(lang, step.player, names)}
+    if step.decided:
+        return str(t.gettext("%(player)s did not vote: the vote was already decided.") % values)
+    if step.timeout and step.answer is None:
+        return str(t.gettext("%(player)s did not answer in time: no answer was given for them.") % values)
+    said = told_answer(lang, step.request, step.answer, step.player, names)
+    if step.timeout:
+        said += " " + str(t.gettext("(no answer in time: the default answer)"))
+    elif step.standing:
+        said += " " + str(t.gettext("(by their standing answers)"))
+    return said
 
 
-def _answer(lang: str, step: engine.ReplayAnswer) -> ReplayAnswer:
-    who = glossary.colour_name(lang, step.player)
+def _answer(lang: str, step: engine.ReplayAnswer, names: Names | None = None) -> ReplayAnswer:
+    who = player_label(lang, step.player, names)
     if step.standing_order is not None:
         order = ", ".join(glossary.character_name(lang, c) for c in step.standing_order)
-        text = str(translations(lang).gettext("sets the standing order: %(characters)s") % {"characters": order})
+        text = str(
+            translations(lang).gettext("%(player)s set their standing order: %(characters)s.")
+            % {"player": who, "characters": order}
+        )
         return ReplayAnswer(step.window, step.player, "standing_order", None, False, text, who)
-    text = _answer_text(lang, step.request, step.answer, step.timeout, step.decided)
+    text = _answer_text(lang, step, names)
     missed = step.timeout and not step.decided  # a vote closed once decided was not missed
     return ReplayAnswer(step.window, step.player, str(step.kind), step.answer, missed, text, who)
 
 
-def _events(lang: str, events: list[dict[str, Any]]) -> list[list[ReplayEvent]]:
+def _events(lang: str, events: list[dict[str, Any]], names: Names | None = None) -> list[list[ReplayEvent]]:
     """The full event log as sentences, one list per round (``round_started`` opens one)."""
     out: list[list[ReplayEvent]] = [[]]
     for index, event in enumerate(events):
         if event["type"] == "round_started":
             out.append([])
         to = event.get("to")
-        text = event_text(lang, {k: v for k, v in event.items() if k != "to"}, None)
+        text = event_text(lang, {k: v for k, v in event.items() if k != "to"}, None, names)
         if event["type"] == "answer_auto" and event.get("answer") is not None:  # what was answered, revealed
-            text += " (" + describe_answer(lang, {"kind": event.get("kind")}, event["answer"]) + ")"
+            text += " (" + describe_answer(lang, {"kind": event.get("kind")}, event["answer"], names) + ")"
         out[-1].append(
             ReplayEvent(index, str(event["type"]), text, None if to is None else list(to), _seen_by(lang, to))
         )
     return out
 
 
-def rounds(eng: engine.Game, lang: str) -> list[RoundReplay]:
-    """The replay of a finished game, round by round (round 0 is the setup); ValueError while it runs."""
+def rounds(eng: engine.Game, lang: str, names: Names | None = None) -> list[RoundReplay]:
+    """The replay of a finished game, round by round (round 0 is the setup); ValueError while it runs. ``names``:
+    the players' names by colour ("Ann (Red)")."""
     full = engine.replay(eng)  # the engine's own guarantee: no secret of a running game
     steps = engine.replay_steps(eng)
     out = [
         RoundReplay(round=int(board["round"]), events=events, board_view=board)
-        for board, events in zip(steps.boards, _events(lang, full["events"]), strict=True)
+        for board, events in zip(steps.boards, _events(lang, full["events"], names), strict=True)
     ]
     by_round = {r.round: r for r in out}
     for step in steps.answers:
         if step.round in by_round:
-            by_round[step.round].answers.append(_answer(lang, step))
+            by_round[step.round].answers.append(_answer(lang, step, names))
     return out
 
 
@@ -147,7 +154,8 @@ def _scores(lang: str, outcome: dict[str, Any] | None, players: list[str]) -> li
 def replay_page(lang: str, game: Finished, round_no: int | None) -> dict[str, Any]:
     """What templates/replay.html shows of round ``round_no`` (the first when absent or unknown) of a finished game."""
     eng = game.engine
-    steps = rounds(eng, lang)
+    names: Names = {c: (n or "")[:80] or None for c, n in game.people.items()}
+    steps = rounds(eng, lang, names)
     numbers = [r.round for r in steps]
     chosen = round_no if round_no in numbers else numbers[0]
     pos = numbers.index(chosen)
@@ -174,5 +182,7 @@ def replay_page(lang: str, game: Finished, round_no: int | None) -> dict[str, An
         "svg": board_svg(step.board_view, lang, None),
         "phase": glossary.phase_name(lang, str(step.board_view.get("phase"))),
         "scores": _scores(lang, eng.outcome, players),
-        "winners": [glossary.colour_name(lang, c) for c in (eng.outcome or {}).get("winners") or []],
+        "standings": standings(lang, eng.outcome or {}, players, None, names),
+        "tiebreak": tiebreak_sentence(lang),
+        "winners": [player_label(lang, c, names) for c in (eng.outcome or {}).get("winners") or []],
     }

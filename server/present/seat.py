@@ -18,7 +18,8 @@ from ..services.tempo import closes_decided_votes
 from ..text import glossary
 from ..text.grammar import CommandError, commands_for, hints_for, parse_reply
 from ..text.i18n import format_when, translations
-from ..text.sentences import describe_answer, event_text, request_text
+from ..text.sentences import Names, describe_answer, event_text, player_label, request_text
+from .context import Context, context
 
 #: the longest game title shown in a label.
 MAX_TITLE = 60
@@ -56,10 +57,12 @@ class Round:
     lines: list[str] = field(default_factory=list)
 
 
-def history(lang: str, events: list[dict[str, Any]], reader: str | None, told: int = 0) -> list[Round]:
-    """The view's events as sentences, grouped by round (``round_started`` opens one; it is public), in the order
-    they happened. ``told``: the first ``told`` events are left out (a mail tells only what is new to its reader);
-    rounds without any line are left out."""
+def history(
+    lang: str, events: list[dict[str, Any]], reader: str | None, told: int = 0, names: Names | None = None
+) -> list[Round]:
+    """The view's events as sentences from the reader's side ("you", "Ann (Red)" by the table's ``names``), grouped
+    by round (``round_started`` opens one; it is public), in the order they happened. ``told``: the first ``told``
+    events are left out (a mail tells only what is new to its reader); rounds without any line are left out."""
     rounds = [Round(0, round_title(lang, 0))]
     for index, event in enumerate(events):
         if event.get("type") == "round_started":
@@ -67,7 +70,7 @@ def history(lang: str, events: list[dict[str, Any]], reader: str | None, told: i
             rounds.append(Round(number, round_title(lang, number)))
         if index < told:
             continue
-        line = event_text(lang, event, reader)
+        line = event_text(lang, event, reader, names)
         if line:
             rounds[-1].lines.append(line)
     return [r for r in rounds if r.lines]
@@ -76,6 +79,30 @@ def history(lang: str, events: list[dict[str, Any]], reader: str | None, told: i
 def newest_first(rounds: list[Round]) -> list[Round]:
     """The history as the seat page shows it: the newest round first, and in each round the newest line first."""
     return [Round(r.round, r.title, list(reversed(r.lines))) for r in reversed(rounds)]
+
+
+# --- where the round stands (B-RND) ----------------------------------------------------------------------------------
+
+#: the six phases of a round, in order (RULES.md RND-1).
+ROUND_PHASES = ("truck", "chief", "arrival", "destinations", "moves", "attack")
+
+
+@dataclass(frozen=True)
+class Step:
+    phase: str
+    name: str
+    #: "done", "current" or "next".
+    state: str
+
+
+def phase_steps(lang: str, phase: str) -> list[Step]:
+    """The phase tracker A-F: each phase of the round, done, current or still to come (all done once the game is
+    over, none begun during the setup)."""
+    now = ROUND_PHASES.index(phase) if phase in ROUND_PHASES else (len(ROUND_PHASES) if phase == "over" else -1)
+    return [
+        Step(p, glossary.phase_name(lang, p), "done" if i < now else "current" if i == now else "next")
+        for i, p in enumerate(ROUND_PHASES)
+    ]
 
 
 # --- the decision -------------------------------------------------------------------------------------------------
@@ -106,13 +133,25 @@ class Decision:
     relative: str
     #: a vote that closes once decided (the tempo's ``close_decided_votes``) says so (also among the ``hints``).
     early: str | None = None
+    #: what the decision is about, in the table's terms (``present.context``).
+    context: Context | None = None
+    #: the answer may still change: the window is open and not complete (every answer in, or a vote closed once
+    #: decided, closes it now).
+    can_change: bool = True
 
 
 def decision(
-    lang: str, view: dict[str, Any], window: dict[str, Any], now: datetime, tz: str, tempo: dict[str, Any] | None = None
+    lang: str,
+    view: dict[str, Any],
+    window: dict[str, Any],
+    now: datetime,
+    tz: str,
+    tempo: dict[str, Any] | None = None,
+    *,
+    names: Names | None = None,
 ) -> Decision | None:
     """The seat's open request as choices: each legal command with what it means; None when it owes nothing.
-    ``tempo``: the game's, to say that a vote closes as soon as it is decided."""
+    ``tempo``: the game's, to say that a vote closes as soon as it is decided; ``names``: the table's names."""
     request, stored = window["request"], window["answer"]
     if request is None:
         return None
@@ -122,7 +161,8 @@ def decision(
             meaning = parse_reply(line, request, view, lang)
         except CommandError:  # commands_for lists only legal commands; never shown without a meaning
             continue
-        choices.append(Choice(line, describe_answer(lang, request, meaning), stored is not None and meaning == stored))
+        checked = stored is not None and meaning == stored
+        choices.append(Choice(line, describe_answer(lang, request, meaning, names), checked))
     truck = None
     if request.get("kind") == "truck":
         truck = [card_entry(lang, c) for c in request.get("cards") or []]
@@ -136,14 +176,16 @@ def decision(
         hints.append(early)
     return Decision(
         window=int(window["number"]),
-        text=request_text(lang, request, view.get("phase")),
+        text=request_text(lang, request, view.get("phase"), names),
         choices=choices,
         hints=hints,
         truck=truck,
-        answer=None if stored is None else describe_answer(lang, request, stored),
+        answer=None if stored is None else describe_answer(lang, request, stored, names),
         deadline=deadline,
         relative=relative,
         early=early,
+        context=context(lang, view, request, names),
+        can_change=not window.get("completed"),
     )
 
 
@@ -157,18 +199,70 @@ class Outcome:
     scores: list[dict[str, Any]]
     #: the reader is among the winners.
     won: bool
+    #: the players by place (END-2, END-3): {"colour", "name", "place" ("1st"), "points", "cards", "you", "winner"};
+    #: players tied on points and cards share a place.
+    standings: list[dict[str, Any]] = field(default_factory=list)
+    #: the tie-break rule in one sentence (END-3).
+    tiebreak: str = ""
 
 
-def outcome(lang: str, view: dict[str, Any]) -> Outcome | None:
+def ordinal(lang: str, place: int) -> str:
+    """ "1st", "2nd" … in ``lang``."""
+    t = translations(lang)
+    words = {1: t.gettext("1st"), 2: t.gettext("2nd"), 3: t.gettext("3rd")}
+    return words.get(place) or t.gettext("%(num)sth") % {"num": place}
+
+
+def standings(
+    lang: str, result: dict[str, Any], players: list[str], reader: str | None, names: Names | None = None
+) -> list[dict[str, Any]]:
+    """The places of a finished game: by points, then by the cards left in hand (END-3); still tied, a shared
+    place. ``reader``: the colour marked "you" (None: nobody)."""
+    scores, cards = result.get("scores") or {}, result.get("cards") or {}
+    winners = set(result.get("winners") or [])
+    ranked = sorted(
+        (c for c in players if c in scores),
+        key=lambda c: (-int(scores[c] or 0), -int(cards.get(c) or 0), players.index(c)),
+    )
+    out: list[dict[str, Any]] = []
+    for index, colour in enumerate(ranked):
+        key = (int(scores[colour] or 0), int(cards.get(colour) or 0))
+        place = out[-1]["rank"] if out and (out[-1]["points"], out[-1]["cards"]) == key else index + 1
+        out.append(
+            {
+                "colour": colour,
+                "name": player_label(lang, colour, names),
+                "rank": place,
+                "place": ordinal(lang, place),
+                "points": key[0],
+                "cards": key[1],
+                "you": colour == reader,
+                "winner": colour in winners,
+            }
+        )
+    return out
+
+
+def tiebreak_sentence(lang: str) -> str:
+    return str(
+        translations(lang).gettext(
+            "Tied on points, the player with more cards left in hand wins; tied on cards too, they share the place."
+        )
+    )
+
+
+def outcome(lang: str, view: dict[str, Any], names: Names | None = None) -> Outcome | None:
     result = view.get("outcome")
     if not result:
         return None
     scores = result.get("scores") or {}
     winners = list(result.get("winners") or [])
     return Outcome(
-        winners=[glossary.colour_name(lang, c) for c in winners],
-        scores=[{"name": glossary.colour_name(lang, c), "score": scores[c]} for c in view["players"] if c in scores],
+        winners=[player_label(lang, c, names) for c in winners],
+        scores=[{"name": player_label(lang, c, names), "score": scores[c]} for c in view["players"] if c in scores],
         won=view.get("you") in winners,
+        standings=standings(lang, result, list(view["players"]), view.get("you"), names),
+        tiebreak=tiebreak_sentence(lang),
     )
 
 
@@ -195,7 +289,8 @@ class SeatShown:
     dice: list[int] | None
     history: list[Round]
     outcome: Outcome | None
-    #: the colours still deciding in the open window, by name.
+    #: the players still deciding in the open window, by name ("you" first when the reader owes an answer): never
+    #: one who answered, nobody asked in secret (``seats.still_deciding``).
     owing: list[str]
     #: the other seats on autopilot or away, in words ("Red is on autopilot."), public (``autopilot.table``).
     presence: list[str] = field(default_factory=list)
@@ -203,6 +298,10 @@ class SeatShown:
     #: offers "I'm back".
     autopilot: bool = False
     away_until: str | None = None
+    #: the phase tracker A-F (``phase_steps``).
+    steps: list[Step] = field(default_factory=list)
+    #: the table's public names (colour -> player's name).
+    names: Names = field(default_factory=dict)
 
 
 def seat_shown(lang: str, state: dict[str, Any], now: datetime, *, told: int = 0) -> SeatShown:
@@ -213,11 +312,8 @@ def seat_shown(lang: str, state: dict[str, Any], now: datetime, *, told: int = 0
     deadline = relative = None
     if window is not None:
         deadline, relative = format_when(datetime.fromisoformat(window["deadline"]), now, tz, lang)
-    owing: list[str] = []
-    for item in view.get("waiting_for") or []:
-        name = glossary.colour_name(lang, item["player"])
-        if name not in owing:
-            owing.append(name)
+    names: Names = dict(state.get("names") or {})
+    owing = _owing(lang, view, window, names)
     number = int(view.get("round") or 0)
     return SeatShown(
         label=game_label(lang, game["id"], game["title"] or ""),
@@ -230,16 +326,35 @@ def seat_shown(lang: str, state: dict[str, Any], now: datetime, *, told: int = 0
         window=None if window is None else int(window["number"]),
         deadline=deadline,
         relative=relative,
-        decision=None if window is None else decision(lang, view, window, now, tz, game.get("tempo")),
+        decision=None if window is None else decision(lang, view, window, now, tz, game.get("tempo"), names=names),
         hand=[card_entry(lang, c) for c in view.get("hand") or []],
         dice=None if view.get("dice") is None else [int(v) for v in view["dice"]],
-        history=history(lang, view.get("events") or [], colour, told),
-        outcome=outcome(lang, view),
+        history=history(lang, view.get("events") or [], colour, told, names),
+        outcome=outcome(lang, view, names),
         owing=owing,
         presence=[presence_line(lang, c, p, now, tz) for c, p in (state.get("presence") or {}).items() if c != colour],
         autopilot=bool((state.get("presence") or {}).get(colour, {}).get("autopilot")),
         away_until=_away_until(lang, (state.get("presence") or {}).get(colour), now, tz),
+        steps=phase_steps(lang, str(view.get("phase") or "setup")),
+        names=names,
     )
+
+
+def _owing(lang: str, view: dict[str, Any], window: dict[str, Any] | None, names: Names) -> list[str]:
+    """Who is still deciding, from the public list (``seats.still_deciding``: unanswered, never asked in secret):
+    the reader first as "you" while their own request is unanswered, never once they answered (their own row may
+    count as unanswered to the others, when their standing answers gave it)."""
+    you = view.get("you")
+    mine = window is not None and window.get("request") is not None and window.get("answer") is None
+    t = translations(lang)
+    owing: list[str] = [str(t.pgettext("in a list", "you"))] if mine and not (window or {}).get("completed") else []
+    for item in view.get("waiting_for") or []:
+        if item["player"] == you:
+            continue
+        name = player_label(lang, item["player"], names)
+        if name not in owing:
+            owing.append(name)
+    return owing
 
 
 def presence_line(lang: str, colour: str, presence: dict[str, Any], now: datetime, tz: str) -> str:

@@ -133,6 +133,8 @@ def seat_state(session: Session, seat: Seat, now: datetime | None = None) -> dic
     game = seat.game
     window, mine = open_request(session, game.id, seat.id)
     return {
+        # the table's public names (colour -> the player's name; None for a bot): every player sees who sits where
+        "names": {s.colour: s.player.display_name if s.player is not None else None for s in game.seats},
         "game": {"id": game.id, "title": game.title, "status": game.status, "tempo": game.tempo},
         "seat": {
             "colour": seat.colour,
@@ -146,6 +148,8 @@ def seat_state(session: Session, seat: Seat, now: datetime | None = None) -> dic
             "deadline": window.deadline.isoformat(),
             "request": None if mine is None else mine.payload,
             "answer": None if mine is None or mine.answered_at is None else mine.answer,
+            # every answer is in (or the vote was closed once decided): the window closes now, nothing can change
+            "completed": window.completed_at is not None,
         },
         # the engine collects a window's answers only when it closes: who still owes one is in the rows
         "view": {**view_of(seat), "waiting_for": still_deciding(session, window)},

@@ -19,7 +19,25 @@ from ..models import pick_language
 from .glossary import card_name, character_name, colour_name, kind_name, location_label, location_name
 from .i18n import DATE_LOCALES, translations
 
-__all__ = ["EVENT_TYPES", "describe_answer", "event_text", "request_text"]
+__all__ = ["EVENT_TYPES", "Names", "describe_answer", "event_text", "player_label", "request_text", "told_answer"]
+
+#: the table's public names: colour -> the player's name (None or absent: a bot, or nobody's name to show).
+Names = dict[str, str | None]
+
+#: the longest player name a sentence shows.
+MAX_NAME = 80
+
+
+def player_label(lang: str, colour: Any, names: Names | None = None) -> str:
+    """A player as sentences name them: "Ann (Red)" when the table knows the name, else the colour ("Red")."""
+    name = " ".join(str((names or {}).get(str(colour)) or "").split())
+    if not name:
+        return colour_name(lang, str(colour))
+    name = name[:MAX_NAME]
+    return translations(lang).gettext("%(name)s (%(colour)s)") % {
+        "name": name,
+        "colour": colour_name(lang, str(colour)),
+    }
 
 
 # --- sentences --------------------------------------------------------------------------------------------------
@@ -28,12 +46,21 @@ __all__ = ["EVENT_TYPES", "describe_answer", "event_text", "request_text"]
 class _Say:
     """The pieces of a sentence for one language."""
 
-    def __init__(self, lang: str) -> None:
+    def __init__(self, lang: str, names: Names | None = None, reader: str | None = None) -> None:
         self.lang = pick_language(lang)
         self.t: Translations = translations(self.lang)
+        self.names = names
+        self.reader = reader
 
     def who(self, colour: Any) -> str:
-        return colour_name(self.lang, str(colour))
+        """A player in the third person: "Ann (Red)"."""
+        return player_label(self.lang, colour, self.names)
+
+    def whom(self, colour: Any) -> str:
+        """A player in a list: "you" for the reader, else as ``who``."""
+        if self.reader is not None and colour == self.reader:
+            return str(self.t.pgettext("in a list", "you"))
+        return self.who(colour)
 
     def char(self, character: Any) -> str:
         return character_name(self.lang, str(character))
@@ -58,7 +85,7 @@ class _Say:
         return self.join(self.card(c) for c in cards or [])
 
     def colours(self, colours: Any) -> str:
-        return self.join(self.who(c) for c in colours or [])
+        return self.join(self.whom(c) for c in colours or [])
 
 
 Event = dict[str, Any]
@@ -84,6 +111,8 @@ def _card_dealt(s: _Say, e: Event, you: bool) -> str:
 
 
 def _placement_dice(s: _Say, e: Event, you: bool) -> str:
+    if you:
+        return s.t.gettext("You roll %(dice)s to place a character.") % {"dice": s.dice(e.get("dice"))}
     return s.t.gettext("%(player)s rolls %(dice)s to place a character.") % {
         "player": s.who(e.get("player")),
         "dice": s.dice(e.get("dice")),
@@ -298,6 +327,8 @@ def _destination_announced(s: _Say, e: Event, you: bool) -> str:
 
 
 def _zombie_not_placed(s: _Say, e: Event, you: bool) -> str:
+    if you:
+        return s.t.gettext("You place no zombie.")
     return s.t.gettext("%(player)s places no zombie.") % {"player": s.who(e.get("player"))}
 
 
@@ -315,7 +346,8 @@ def _no_destination(s: _Say, e: Event, you: bool) -> str:
 def _destinations_revealed(s: _Say, e: Event, you: bool) -> str:
     chosen = e.get("destinations") or {}
     pairs = [
-        s.t.gettext("%(player)s → %(place)s") % {"player": s.who(p), "place": s.place(loc)} for p, loc in chosen.items()
+        s.t.gettext("%(player)s → %(place)s") % {"player": s.whom(p), "place": s.place(loc)}
+        for p, loc in chosen.items()
     ]
     return s.t.gettext("Destinations revealed: %(list)s.") % {"list": s.join(pairs)}
 
@@ -341,14 +373,17 @@ def _condemned(s: _Say, e: Event, you: bool) -> str:
 
 
 def _card_played(s: _Say, e: Event, you: bool) -> str:
-    card = e.get("card")
     values = {
         "player": s.who(e.get("player")),
-        "card": s.card(card),
+        "card": s.card(e.get("card")),
         "character": s.char(e.get("character")),
         "place": s.place(e.get("location")),
     }
-    t = s.t
+    return (_card_you_played if you else _card_they_played)(s, e, values)
+
+
+def _card_they_played(s: _Say, e: Event, values: dict[str, Any]) -> str:
+    card, t = e.get("card"), s.t
     if card == "threat":
         if e.get("location") is None:
             return t.gettext("%(player)s plays a Threat: one extra vote.") % values
@@ -371,6 +406,28 @@ def _card_played(s: _Say, e: Event, you: bool) -> str:
     return t.gettext("%(player)s plays %(card)s.") % values
 
 
+def _card_you_played(s: _Say, e: Event, values: dict[str, Any]) -> str:
+    card, t = e.get("card"), s.t
+    if card == "threat":
+        return t.gettext("You play a Threat: one extra vote.")
+    if card == "camera":
+        return t.gettext("You use a Security Camera to look at the zombie dice.")
+    if card == "sprint":
+        return t.gettext("You play a Sprint: your %(character)s runs to %(place)s instead.") % values
+    if card == "hardware":
+        return t.gettext("You play Hardware at %(place)s: one more zombie is held off.") % values
+    if card == "hidden":
+        return t.gettext("You play Hidden: your %(character)s hides at %(place)s.") % values
+    if card in WEAPONS:
+        n = int(e.get("killed") or 0)
+        return t.ngettext(
+            "You use the %(card)s at %(place)s and kill %(num)d zombie.",
+            "You use the %(card)s at %(place)s and kill %(num)d zombies.",
+            n,
+        ) % {**values, "num": n}
+    return t.gettext("You play %(card)s.") % values
+
+
 def _card_kept(s: _Say, e: Event, you: bool) -> str:
     values = {"player": s.who(e.get("player")), "card": s.card(e.get("card"))}
     if e.get("reason") == "destination_has_room":
@@ -391,6 +448,8 @@ def _moved(s: _Say, e: Event, you: bool) -> str:
         "target": s.place(target),
         "place": s.place(end),
     }
+    if you:
+        return _you_moved(s, origin, target, end, values)
     if end == target and origin == end:
         return s.t.gettext("%(player)s: the %(character)s stays at %(place)s.") % values
     if end == target:
@@ -401,6 +460,19 @@ def _moved(s: _Say, e: Event, you: bool) -> str:
         s.t.gettext(
             "%(player)s: the %(character)s cannot get into %(target)s and goes from %(origin)s to %(place)s instead."
         )
+        % values
+    )
+
+
+def _you_moved(s: _Say, origin: Any, target: Any, end: Any, values: dict[str, Any]) -> str:
+    if end == target and origin == end:
+        return s.t.gettext("Your %(character)s stays at %(place)s.") % values
+    if end == target:
+        return s.t.gettext("You move your %(character)s from %(origin)s to %(place)s.") % values
+    if origin == end:
+        return s.t.gettext("Your %(character)s cannot get into %(target)s and stays at %(place)s.") % values
+    return (
+        s.t.gettext("Your %(character)s cannot get into %(target)s and goes from %(origin)s to %(place)s instead.")
         % values
     )
 
@@ -516,7 +588,7 @@ def _votes_revealed(s: _Say, e: Event, you: bool) -> str:
     ballots = []
     for voter, choice in (e.get("votes") or {}).items():
         n = int(weights.get(voter) or 0)
-        values = {"voter": s.who(voter), "colour": s.who(choice), "num": n}
+        values = {"voter": s.whom(voter), "colour": s.whom(choice), "num": n}
         if choice is None:
             ballots.append(
                 s.t.ngettext("%(voter)s abstains (%(num)d vote)", "%(voter)s abstains (%(num)d votes)", n) % values
@@ -527,7 +599,7 @@ def _votes_revealed(s: _Say, e: Event, you: bool) -> str:
                 % values
             )
     totals = [
-        s.t.gettext("%(colour)s %(num)s") % {"colour": s.who(c), "num": n} for c, n in (e.get("totals") or {}).items()
+        s.t.gettext("%(colour)s %(num)s") % {"colour": s.whom(c), "num": n} for c, n in (e.get("totals") or {}).items()
     ]
     values = {"place": s.place(e.get("location")), "ballots": s.join(ballots), "totals": s.join(totals)}
     if e.get("revote"):
@@ -568,7 +640,7 @@ def _game_over(s: _Say, e: Event, you: bool) -> str:
     for colour, points in (e.get("scores") or {}).items():
         p, c = int(points or 0), int(cards.get(colour) or 0)
         score = s.t.ngettext("%(player)s %(num)d point", "%(player)s %(num)d points", p) % {
-            "player": s.who(colour),
+            "player": s.whom(colour),
             "num": p,
         }
         if colour in cards:
@@ -629,9 +701,10 @@ _READER_EVENTS: dict[str, Callable[[_Say, Event, str | None], str]] = {
 EVENT_TYPES = frozenset(_EVENTS) | frozenset(_READER_EVENTS)
 
 
-def event_text(lang: str, event: dict[str, Any], reader: str | None) -> str:
-    """One line for an engine event (as ``engine.view`` shows it to ``reader``, a colour, or None)."""
-    s = _Say(lang)
+def event_text(lang: str, event: dict[str, Any], reader: str | None, names: Names | None = None) -> str:
+    """One line for an engine event (as ``engine.view`` shows it to ``reader``, a colour, or None), from the
+    reader's side: "you" for the reader, other players by ``names`` ("Ann (Red)", else "Red")."""
+    s = _Say(lang, names, reader)
     kind = event.get("type")
     if kind in _READER_EVENTS:
         return _READER_EVENTS[kind](s, event, reader)
@@ -749,12 +822,12 @@ _REQUESTS: dict[str, Callable[[_Say, dict[str, Any], str | None], str]] = {
 }
 
 
-def request_text(lang: str, request: dict[str, Any], phase: str | None = None) -> str:
+def request_text(lang: str, request: dict[str, Any], phase: str | None = None, names: Names | None = None) -> str:
     """What the player must decide now, for one of their requests (``view["requests"]``).
 
     ``phase`` (the view's phase) says what a vote is for; without it the sentence names only the location.
     """
-    s = _Say(lang)
+    s = _Say(lang, names)
     sentence = _REQUESTS.get(str(request.get("kind")))
     return s.t.gettext("You have a decision to make.") if sentence is None else sentence(s, request, phase)
 
@@ -818,6 +891,11 @@ def _truck_answer(s: _Say, answer: Any) -> str:
 def _cards_answer(s: _Say, answer: Any) -> str:
     if not answer:
         return s.t.gettext("play no card")
+    return s.t.gettext("play %(cards)s") % {"cards": _plays(s, answer)}
+
+
+def _plays(s: _Say, answer: Any) -> str:
+    """The cards of a ``cards`` answer: "Axe, Hidden (Pin-Up) (only if needed)"."""
     plays = []
     for play in answer:
         words = s.card(play["card"])
@@ -827,7 +905,7 @@ def _cards_answer(s: _Say, answer: Any) -> str:
         if play.get("if_needed"):
             words += " " + s.t.gettext("(only if needed)")
         plays.append(words)
-    return s.t.gettext("play %(cards)s") % {"cards": ", ".join(plays)}
+    return ", ".join(plays)
 
 
 #: request kind -> (the JSON type its answer has, its words).
@@ -844,10 +922,94 @@ _ANSWERS: dict[str, tuple[type | tuple[type, ...], Callable[[_Say, Any], str]]] 
 }
 
 
-def describe_answer(lang: str, request: dict[str, Any], answer: Any) -> str:
+def _flat(answer: Any) -> str:
+    flat = " ".join(str(answer or "").split())
+    return flat if len(flat) <= 200 else flat[:199] + "…"
+
+
+def describe_answer(lang: str, request: dict[str, Any], answer: Any, names: Names | None = None) -> str:
     """What an answer means, in words (``You are about to: …``, ``We understood: …``)."""
     found = _ANSWERS.get(str(request.get("kind")))
     if found is None or not isinstance(answer, found[0]):
-        flat = " ".join(str(answer or "").split())
-        return flat if len(flat) <= 200 else flat[:199] + "…"
-    return found[1](_Say(lang), answer)
+        return _flat(answer)
+    return found[1](_Say(lang, names), answer)
+
+
+# --- answers told in the third person (the replay) ------------------------------------------------------------
+
+
+def _told_vote(s: _Say, v: dict[str, Any], answer: Any) -> str:
+    return s.t.gettext("%(player)s voted for %(colour)s.") % {**v, "colour": s.who(answer)}
+
+
+def _told_go(s: _Say, v: dict[str, Any], answer: Any) -> str:
+    return s.t.gettext("%(player)s chose %(location)s.") % {**v, "location": _spot(s, answer)}
+
+
+def _told_zombie(s: _Say, v: dict[str, Any], answer: Any) -> str:
+    return s.t.gettext("%(player)s put their zombie at %(location)s.") % {**v, "location": _spot(s, answer)}
+
+
+def _told_victim(s: _Say, v: dict[str, Any], answer: Any) -> str:
+    return s.t.gettext("%(player)s gave up their %(character)s.") % {**v, "character": s.char(answer)}
+
+
+def _told_place(s: _Say, v: dict[str, Any], answer: Any) -> str:
+    return s.t.gettext("%(player)s placed their %(character)s at %(location)s.") % {
+        **v,
+        "character": s.char(answer["character"]),
+        "location": _spot(s, answer["location"]),
+    }
+
+
+def _told_move(s: _Say, v: dict[str, Any], answer: Any) -> str:
+    values = {**v, "character": s.char(answer["character"])}
+    if answer.get("sprint") is None:
+        return s.t.gettext("%(player)s moved their %(character)s.") % values
+    return s.t.gettext("%(player)s moved their %(character)s with a Sprint to %(location)s.") % {
+        **values,
+        "location": _spot(s, answer["sprint"]),
+    }
+
+
+def _told_truck(s: _Say, v: dict[str, Any], answer: Any) -> str:
+    if answer.get("give") is None:
+        return s.t.gettext("%(player)s kept %(card)s.") % {**v, "card": s.card(answer["keep"])}
+    return s.t.gettext("%(player)s kept %(keep)s and gave %(give)s to %(colour)s.") % {
+        **v,
+        "keep": s.card(answer["keep"]),
+        "give": s.card(answer["give"]),
+        "colour": s.who(answer["to"]),
+    }
+
+
+def _told_cards(s: _Say, v: dict[str, Any], answer: Any) -> str:
+    if not answer:
+        return s.t.gettext("%(player)s played no card.") % v
+    return s.t.gettext("%(player)s chose to play %(cards)s.") % {**v, "cards": _plays(s, answer)}
+
+
+_TOLD: dict[str, tuple[type | tuple[type, ...], Callable[[_Say, dict[str, Any], Any], str]]] = {
+    "vote": (str, _told_vote),
+    "announce": (int, _told_go),
+    "destination": (int, _told_go),
+    "zombie": (int, _told_zombie),
+    "victim": (str, _told_victim),
+    "place": (dict, _told_place),
+    "move": (dict, _told_move),
+    "truck": (dict, _told_truck),
+    "cards": (list, _told_cards),
+}
+
+
+def told_answer(lang: str, request: dict[str, Any] | None, answer: Any, player: str, names: Names | None = None) -> str:
+    """An answer told in the third person, as the replay lists them: "Ann (Red) voted for Blue."; "Ann (Red) gave
+    no answer." when there was none (an abstention)."""
+    s = _Say(lang, names)
+    values = {"player": s.who(player)}
+    found = _TOLD.get(str((request or {}).get("kind")))
+    if answer is None or found is None or not isinstance(answer, found[0]):
+        if answer is None:
+            return s.t.gettext("%(player)s gave no answer.") % values
+        return f"{s.who(player)}: {_flat(answer)}"
+    return found[1](s, values, answer)

@@ -54,6 +54,8 @@ def _page(token: str) -> dict[str, Any]:
         "history": newest_first(shown.history),
         "board": board.board_svg(shown.view, g.language, shown.colour),
         "max_command": MAX_COMMAND,
+        # once the game is over: its replay, every secret revealed (server/web/replay.py)
+        "replay_url": url_for("replay.seat_replay", token=token) if shown.outcome is not None else None,
     }
 
 
@@ -64,6 +66,9 @@ def seat(token: str) -> Any:
     # the notice belongs to the decision it saved; once that window closed (the answer was the last one owed, or a
     # reload after the game moved on) the page says so instead of offering to change it
     notice = _saved_notice(g.seat.seat_id, request.args.get("saved", ""), page["shown"].window)
+    decided = page["shown"].decision
+    if notice == "open" and decided is not None and not decided.can_change:
+        notice = "complete"  # every answer is in: the window closes now, the answer can no longer change
     table = chat.table(dm().db, g.seat.seat_id)
     talk = chat_page(
         g.language, table.channels, table.colour, table.colours, running=table.running, tz=g.timezone, now=utcnow()

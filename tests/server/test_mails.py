@@ -38,6 +38,7 @@ from tests.support import (
     request_of,
     rows_of,
     seat_of,
+    table_names,
     text_of,
     turn_rows,
 )
@@ -167,7 +168,8 @@ def test_one_thread_per_seat_and_events_are_told_once(stack: Stack) -> None:
     assert mail2["List-Unsubscribe"].startswith(f"<{stack.settings.base_url}/p/")
 
     events = view_events(db, created.game_id, seat.colour)
-    lines = [event_text("en", ev, seat.colour) for ev in events]
+    names = table_names(db, created.game_id)
+    lines = [event_text("en", ev, seat.colour, names) for ev in events]
     before, after = [line for line in lines[:told] if line], [line for line in lines[told:] if line]
     assert before and after
     assert event_lines(text_of(mail1)) == before

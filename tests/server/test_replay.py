@@ -19,8 +19,9 @@ from server.present import replay
 from server.services import games, seats, turns
 from server.services.links import seat_token
 from server.text import glossary, sentences
+from server.text.sentences import player_label
 from tests.conftest import Stack
-from tests.support import T0, create_tagged, engine_of, open_window, play_window
+from tests.support import T0, create_tagged, engine_of, open_window, play_window, table_names
 
 PUBLIC_KEYS = {"characters", "zombies", "closed", "chief", "chief_elected", "hidden", "players", "round", "phase"}
 
@@ -107,10 +108,13 @@ def test_the_replay_lists_every_event_in_order_grouped_by_round_with_who_saw_it(
     assert [a.window for a in answers] == sorted(a.window for a in answers)
     for step in steps:
         assert all(a.kind == "place" for a in step.answers) if step.round == 0 else True
+    # the answers in the third person: "Red voted for Green." (with the table's names: "Ann (Red) voted for …")
+    red = glossary.colour_name
     votes = [a for a in answers if a.kind == "vote" and not a.timeout and a.answer is not None]
-    assert votes and all(a.text == f"vote for {glossary.colour_name('en', a.answer)}" for a in votes)
+    assert votes and all(a.text == f"{red('en', a.player)} voted for {red('en', a.answer)}." for a in votes)
     not_cast = [a for a in answers if a.kind == "vote" and not a.timeout and a.answer is None]
-    assert all(a.text == "did not vote: the vote was already decided" for a in not_cast)
+    assert all(a.text == f"{red('en', a.player)} did not vote: the vote was already decided." for a in not_cast)
+    assert not any(re.search(r"\b(you|your)\b", a.text, re.I) for a in answers)
 
 
 def test_the_board_of_each_round_is_the_public_board_at_its_end(embedded: Stack) -> None:
@@ -158,7 +162,8 @@ def test_a_running_game_is_refused_and_its_page_reveals_nothing(stack: Stack) ->
 def test_the_page_steps_round_by_round_with_plain_links(stack: Stack) -> None:
     created = create_tagged(stack.db, 3, seed=44)
     eng = finish(stack.db, created.game_id, seed=44)
-    steps = replay.rounds(eng, "en")
+    names = table_names(stack.db, created.game_id)
+    steps = replay.rounds(eng, "en", names)
     base = link(stack, created.game_id, "yellow") + "/replay"
 
     status, text = page(stack, base)
@@ -167,10 +172,11 @@ def test_the_page_steps_round_by_round_with_plain_links(stack: Stack) -> None:
     for number in range(1, len(steps)):
         assert f'href="{base}?round={number}"' in text  # the list of rounds
     assert 'rel="prev"' not in text  # the setup comes first
-    winners = [glossary.colour_name("en", c) for c in eng.outcome["winners"]]  # type: ignore[index]
+    winners = [player_label("en", c, names) for c in eng.outcome["winners"]]  # type: ignore[index]
     assert f"Winners: {', '.join(winners)}" in text
     for colour, points in eng.outcome["scores"].items():  # type: ignore[index]
-        assert re.search(rf"{glossary.colour_name('en', colour)}.*?</td>\s*<td>{points}</td>", text)
+        assert re.search(rf"{re.escape(player_label('en', colour, names))}.*?</th>\s*<td>{points}</td>", text)
+    assert "Tied on points, the player with more cards left in hand wins" in text
 
     # follow the "next" links from the setup to the last round; each page shows its round, all of it
     visited = []
@@ -188,7 +194,7 @@ def test_the_page_steps_round_by_round_with_plain_links(stack: Stack) -> None:
             if event.seen_by_text:
                 assert shown(f"({event.seen_by_text})") in text
         for answer in step.answers:
-            assert f"{shown(answer.who)}</span>: {shown(answer.text)}</li>" in text
+            assert f'aria-hidden="true"></span> {shown(answer.text)}</li>' in text
         found = re.search(r'<a rel="next" href="([^"]+)"', text)
         if found is not None:
             assert html.unescape(found[1]).endswith(f"?round={number + 1}")
@@ -208,17 +214,18 @@ def test_the_page_steps_round_by_round_with_plain_links(stack: Stack) -> None:
 def test_the_replay_speaks_the_language_of_the_seat(embedded: Stack, lang: str) -> None:
     created = create_tagged(embedded.db, 3, seed=45, prefs={0: {"language": lang}})
     eng = finish(embedded.db, created.game_id, seed=45)
-    steps = replay.rounds(eng, lang)
+    names = table_names(embedded.db, created.game_id)
+    steps = replay.rounds(eng, lang, names)
     status, text = page(embedded, link(embedded, created.game_id, "yellow") + "/replay?round=1")
     assert status == 200
     assert f'<html lang="{lang}"' in text
     for event in steps[1].events:
         assert shown(event.text) in text
         assert event.text.startswith(
-            sentences.event_text(lang, {"type": event.type, **_fields(eng, event.index)}, None)
+            sentences.event_text(lang, {"type": event.type, **_fields(eng, event.index)}, None, names)
         )
     assert shown(glossary.location_name(lang, 5)) in text
-    english = replay.rounds(eng, "en")[1].events
+    english = replay.rounds(eng, "en", names)[1].events
     assert any(e.text != en.text for e, en in zip(steps[1].events, english, strict=True))
 
 
@@ -251,6 +258,7 @@ def test_forged_or_revoked_links_hostile_names_and_the_organiser_context(embedde
     assert game is not None and game.engine.to_json() == eng.to_json()
     context = replay.replay_page("en", game, 2)
     assert context["round"] == 2 and context["previous"] == 1 and context["next"] == 3
-    assert context["step"].events == replay.rounds(eng, "en")[2].events
+    names = {c: n[:80] if n else None for c, n in game.people.items()}
+    assert context["step"].events == replay.rounds(eng, "en", names)[2].events
     assert context["board"] == replay.rounds(eng, "en")[2].board_view
     assert games.finished(embedded.db, created.game_id + 99) is None

@@ -73,7 +73,7 @@ def test_the_decision_form_lists_exactly_the_legal_commands_and_posting_one_stor
             for command in form["radios"]:
                 meaning = parse_reply(command, request_json, seat["view"], "en")
                 assert html.escape(command) in page
-                assert html.escape(describe_answer("en", request_json, meaning)) in page
+                assert html.escape(describe_answer("en", request_json, meaning, seat["names"])) in page
         # one seat answers by the form: the answer stored is what its command means
         owing = [c for c, t in tokens.items() if stack.client.get(f"/api/seat/{t}").json["window"]["request"]]
         if owing:
@@ -88,8 +88,12 @@ def test_the_decision_form_lists_exactly_the_legal_commands_and_posting_one_stor
             stored = request_answer(stack.db, window.id, colour)
             assert stored == parse_reply(chosen, seat["window"]["request"], seat["view"], "en")
             again = stack.client.get(reply.headers["Location"]).get_data(as_text=True)
-            assert decision_form(again)["checked"] == [chosen]
-            assert "Your answer so far:" in again
+            if len(owing) == 1:  # the last answer owed: the window closes now, the page promises no change
+                assert "Every answer is in: the game moves on now." in again and "Your answer so far:" not in again
+                assert '<form id="decision-' not in again and "You may change it" not in again
+            else:
+                assert decision_form(again)["checked"] == [chosen]
+                assert "Your answer so far:" in again and "You may change it until the window closes." in again
         play_window(stack.db, game_id, 5, T0)
     assert {"place", "cards", "vote"} <= kinds
 
@@ -143,21 +147,25 @@ def test_history_is_newest_first_grouped_by_round_and_only_the_readers_events(em
     view = engine.view(eng, colour)
     page = stack.client.get(f"/s/{tokens[colour]}").get_data(as_text=True)
     section = page[page.index('<section class="history"') :]
-    titles = re.findall(r"<h3>([^<]*)</h3>", section)
+    # the current round open, earlier rounds folded (<details>, readable without JavaScript)
+    titles = [t.strip() for t in re.findall(r"(?:<h3>|<summary>)([^<]*)", section)]
+    assert section.count("<details") == len(titles) - 1 and "<details open" not in section
     assert (
         titles[:3] == [f"Round {eng.round}", *([f"Round {eng.round - 1}"] if eng.round > 1 else []), "Setting up"][:3]
     )
     shown = [html.unescape(x) for x in re.findall(r"<li>(.*?)</li>", section, re.S)]
-    rounds = newest_first(history("en", view["events"], colour))
+    names = stack.client.get(f"/api/seat/{tokens[colour]}").json["names"]
+    assert sorted(n for n in names.values() if n) == ["P0", "P1", "P2"]  # the table's names: "P1 (Blue)"
+    rounds = newest_first(history("en", view["events"], colour, names=names))
     assert titles == [r.title for r in rounds]
     assert shown == [line for r in rounds for line in r.lines]
     # newest first: the page lists the view's events in reverse within each round, the last event on top
-    assert shown[0] == sentences.event_text("en", view["events"][-1], colour)
+    assert shown[0] == sentences.event_text("en", view["events"][-1], colour, names)
     # nothing the reader may not see: another player's dealt card, the deck order
     for event in eng.events:
         to = event.get("to")
         if to is not None and colour not in to:
-            line = sentences.event_text("en", {k: v for k, v in event.items() if k != "to"}, colour)
+            line = sentences.event_text("en", {k: v for k, v in event.items() if k != "to"}, colour, names)
             assert html.escape(line) not in page, line
 
 
