@@ -7,8 +7,8 @@ places drawn as empty spots, each character a token in its player's colour with 
 letter, the zombies standing at the door (figures, and their number), the defence of an occupied room (DEF-3),
 closed rooms hatched, rooms closed by the zombies (E-3) marked as overrun, and during the attack (phase F) the rooms
 whose zombies are enough to get in marked "in danger" (F-3, counted from the public board without Hardware). The
-Chief's tokens carry a star. Below the picture an HTML legend names the players (and their names when the view
-has ``names``), the figures, the marks, the truck's cards and the cards out of the game.
+Chief's tokens carry a star. Below the picture an HTML legend names the players (as "Ann (Red)" when the page
+gives the table's ``names``), the figures, the marks, the truck's cards and the cards out of the game.
 
 Colours are never the only signal: every token carries its letter and figure, every mark a word and a pattern.
 Everything is escaped (``Markup.format``); the picture has a ``<title>`` and a ``<desc>`` telling the whole board in
@@ -44,6 +44,7 @@ from engine.view import spectator_view
 from ..text import glossary
 from ..text.glossary import letters
 from ..text.i18n import translations
+from ..text.sentences import Names, player_label
 
 __all__ = ["TOKEN_COLOURS", "board_svg", "discarded", "sample_board", "sample_view", "table"]
 
@@ -170,15 +171,6 @@ def _in_danger(view: dict[str, Any], loc: int, zombies: int, here: list[tuple[st
     if loc == SUPERMARKET:
         threshold = min(threshold, SUPERMARKET_CAP)
     return zombies >= threshold
-
-
-def _player_name(lang: str, view: dict[str, Any], colour: str) -> str:
-    """ "Ann (Red)" when the view names the players (``names``), else the colour's name."""
-    name = (view.get("names") or {}).get(colour)
-    colour_name = glossary.colour_name(lang, colour)
-    if not name:
-        return colour_name
-    return translations(lang).gettext("%(name)s (%(colour)s)") % {"name": name, "colour": colour_name}
 
 
 # --- layout ---------------------------------------------------------------------------------------------------------
@@ -624,7 +616,7 @@ def _icon(inner: Markup, box: str = "-16 -16 32 32") -> Markup:
     )
 
 
-def _legend(lang: str, view: dict[str, Any], reader: str | None) -> Markup:
+def _legend(lang: str, view: dict[str, Any], reader: str | None, names: Names | None) -> Markup:
     t = translations(lang)
     chief = view.get("chief")
     elected = bool(view.get("chief_elected"))
@@ -633,7 +625,7 @@ def _legend(lang: str, view: dict[str, Any], reader: str | None) -> Markup:
     marks = letters(lang)
     players = []
     for colour in view.get("players") or []:
-        words = [Markup('<span class="legend-name">{name}</span>').format(name=_player_name(lang, view, colour))]
+        words = [Markup('<span class="legend-name">{name}</span>').format(name=player_label(lang, colour, names))]
         if colour == reader:
             words.append(Markup('<strong class="legend-you">{you}</strong>').format(you=t.gettext("(you)")))
         if colour in sizes:
@@ -749,7 +741,7 @@ def _legend(lang: str, view: dict[str, Any], reader: str | None) -> Markup:
 # --- the picture ----------------------------------------------------------------------------------------------------
 
 
-def board_svg(view: dict[str, Any], lang: str, reader: str | None) -> Markup:
+def board_svg(view: dict[str, Any], lang: str, reader: str | None, names: Names | None = None) -> Markup:
     """The mall for ``reader`` (a colour, or None for a spectator), in ``lang``: a ``<figure>`` holding the
     ``<svg class="board" role="img">`` scaled to its container, and its legend."""
     t = translations(lang)
@@ -763,7 +755,7 @@ def board_svg(view: dict[str, Any], lang: str, reader: str | None) -> Markup:
     chief = view.get("chief")
     if chief:
         sentences.append(
-            t.gettext("Chief of Security: %(colour)s") % {"colour": _player_name(lang, view, str(chief))}
+            t.gettext("Chief of Security: %(colour)s") % {"colour": player_label(lang, chief, names)}
             + ("" if view.get("chief_elected") else " " + t.gettext("(not elected this round)"))
         )
     parking = rooms[PARKING]
@@ -785,7 +777,7 @@ def board_svg(view: dict[str, Any], lang: str, reader: str | None) -> Markup:
         rooms=Markup("").join(drawn),
     )
     return Markup('<figure class="board-figure">{svg}{legend}</figure>').format(
-        svg=svg, legend=_legend(lang, view, reader)
+        svg=svg, legend=_legend(lang, view, reader, names)
     )
 
 

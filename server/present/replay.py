@@ -179,7 +179,7 @@ def replay_page(lang: str, game: Finished, round_no: int | None) -> dict[str, An
         "step": step,
         "board": step.board_view,
         "table": table(lang, step.board_view),
-        "svg": board_svg(step.board_view, lang, None),
+        "svg": board_svg(step.board_view, lang, None, names),
         "phase": glossary.phase_name(lang, str(step.board_view.get("phase"))),
         "scores": _scores(lang, eng.outcome, players),
         "standings": standings(lang, eng.outcome or {}, players, None, names),

@@ -52,7 +52,7 @@ def _page(token: str) -> dict[str, Any]:
         "poll": visit.poll,
         "session": None if visit.session_end is None else session_shown(g.language, visit, now, g.timezone),
         "history": newest_first(shown.history),
-        "board": board.board_svg(shown.view, g.language, shown.colour),
+        "board": board.board_svg(shown.view, g.language, shown.colour, shown.names),
         "max_command": MAX_COMMAND,
         # once the game is over: its replay, every secret revealed (server/web/replay.py)
         "replay_url": url_for("replay.seat_replay", token=token) if shown.outcome is not None else None,

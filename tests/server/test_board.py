@@ -210,8 +210,8 @@ def test_the_chief_has_a_star_on_the_board_and_a_badge_in_the_legend() -> None:
 def test_the_legend_names_players_figures_and_marks_and_the_truck_and_discard_counts() -> None:
     game = played_until(["red", "yellow", "blue"], 3, 3, Phase.DESTINATIONS)
     view = engine.view(game, "blue")
-    view["names"] = {"red": "Ann", "blue": "<b>Ola</b>"}
-    root = figure_of(view, reader="blue")
+    names = {"red": "Ann", "blue": "<b>Ola</b>"}
+    root = ET.fromstring(str(board_svg(view, "en", "blue", names)))
     text = legend_text(root)
     assert "Ann (Red)" in text and "<b>Ola</b> (Blue) (you)" in text and "Yellow" in text
     for character, letter in letters("en").items():
@@ -228,7 +228,7 @@ def test_the_legend_names_players_figures_and_marks_and_the_truck_and_discard_co
     (pile,) = groups(svg(root), "discard")
     assert texts(pile, "discard-count") == [str(gone)]
     # a name is text, never markup
-    assert "<b>" not in str(board_svg(view, "en", "blue")).replace("&lt;b&gt;", "")
+    assert "<b>" not in str(board_svg(view, "en", "blue", names)).replace("&lt;b&gt;", "")
 
 
 @pytest.mark.rule("B-INFO")
