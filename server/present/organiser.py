@@ -7,6 +7,8 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
+from babel.dates import format_date, format_time
+
 from engine.data import COLOURS, DEFAULT_WEAPONS, KINDS
 from engine.options import CHOICES
 
@@ -15,7 +17,7 @@ from ..services.presets import PRESETS
 from ..services.reliability import SeatFigures
 from ..services.tempo import zone_choices
 from ..text import glossary
-from ..text.i18n import format_when, translations, zone
+from ..text.i18n import DATE_LOCALES, format_when, language, translations, zone
 from . import reliability as reliable
 from .board import board_svg
 from .seat import game_label, presence_line
@@ -218,12 +220,19 @@ def new_game_form(lang: str, values: dict[str, Any], error: str | None) -> dict[
     }
 
 
+def short_when(instant: datetime, tz: str, lang: str) -> str:
+    """``instant`` in a few characters, in the game's zone: "24 Nov 2026, 06:47"."""
+    local = instant.astimezone(zone(tz))
+    locale = DATE_LOCALES[language(lang)]
+    return f"{format_date(local, 'medium', locale=locale)}, {format_time(local, 'short', locale=locale)}"
+
+
 def tenures(lang: str, by_colour: dict[str, list[dict[str, Any]]], tz: str, now: datetime) -> list[dict[str, Any]]:
     """The seats' tenures (``services.tenures.of_game``), one line each, in seating order, with dates in the game's
     zone."""
 
-    def day(instant: datetime | None) -> str | None:
-        return None if instant is None else format_when(instant, now, tz, lang)[0]
+    def day(instant: datetime | None) -> str | None:  # short: a column of a table that must fit a phone
+        return None if instant is None else short_when(instant, tz, lang)
 
     return [
         {
