@@ -4,7 +4,9 @@ Access (``access.organiser_required``): logging in with the organiser API token 
 link (/o/link/<token>, shown when it is created) opens that game only. Both make a server-side session
 (``services.organisers``) that logout ends. Every change
 is one call of server/services/organise.py; the pages are built by server/present/organiser.py. A GET never
-changes anything.
+changes anything. What cannot be undone (replace a player, revoke a player's links, abandon the game) is asked first:
+the game page's form POSTs to a page that says what will happen, whose own form confirms it (``_confirmed``). Once
+the game is over, its replay opens here too (``replay``).
 """
 
 from __future__ import annotations

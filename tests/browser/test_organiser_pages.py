@@ -28,7 +28,7 @@ from .conftest import EMBEDDED, Live, screenshot
 from .test_pages import API_TOKEN, Made, make_game, no_dialogs, no_horizontal_scroll
 
 if TYPE_CHECKING:
-    from playwright.sync_api import BrowserContext, Page
+    from playwright.sync_api import Browser, BrowserContext, Page
 
 pytestmark = EMBEDDED
 
@@ -164,3 +164,36 @@ def test_without_javascript_links_stay_selectable_and_abandoning_asks_first(serv
     page.get_by_role("button", name="Abandon…").click()
     page.get_by_role("button", name="Yes, abandon the game").click()
     expect(page.get_by_role("status")).to_have_text("The game is abandoned.")
+
+
+@pytest.mark.parametrize("lang", ["it", "pl"])
+def test_the_organiser_pages_fit_a_phone_in_italian_and_polish(served: Live, browser: Browser, lang: str) -> None:
+    running = running_game(served, seed=26)
+    context = browser.new_context(
+        viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True, locale=lang, device_scale_factor=2
+    )
+    try:
+        page = context.new_page()
+        page.goto(f"{served.url}/o/games/{running.game_id}")  # to the login form, in the reader's language
+        expect(page.locator("html")).to_have_attribute("lang", lang)
+        no_horizontal_scroll(page)
+        page.locator("#token").fill(API_TOKEN)
+        page.locator("form button[type=submit]").click()
+        expect(page).to_have_url(f"{served.url}/o/games/{running.game_id}")
+        no_horizontal_scroll(page)
+        screenshot(page, f"organiser-game-running-phone-{lang}")
+        page.goto(f"{served.url}/o/new")
+        no_horizontal_scroll(page)
+        page.locator("#players").fill("Ann <ann@example.org>\nbot\nbot:random")
+        page.locator("button.big[type=submit]").click()
+        expect(page.locator("#organiser-link")).to_be_visible()
+        no_horizontal_scroll(page)
+        screenshot(page, f"organiser-created-phone-{lang}")
+        page.locator("button.copy-button").first.click()  # the status says so in the page's language
+        expect(page.locator(".copy-status").first).not_to_be_empty()
+        page.goto(f"{served.url}/o/games/{running.game_id}")
+        page.locator("form[action$=abandon] button").click()
+        expect(page.locator("form button.danger.big")).to_be_visible()
+        no_horizontal_scroll(page)
+    finally:
+        context.close()
