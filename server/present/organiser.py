@@ -1,10 +1,13 @@
-"""What an organiser is shown: the game page (who owes what, never the answers; deadlines and pauses in the game's
-zone; the seats and their links), the list of games, and the new-game form's choices."""
+"""What an organiser is shown: the game page (the board as a spectator sees it, who owes what, never the answers;
+deadlines and pauses in the game's zone; the seats and their links; the placings once it is over), the list of
+games, and the new-game form's choices."""
 
 from __future__ import annotations
 
 from datetime import datetime, timedelta
 from typing import Any
+
+from babel.dates import format_date, format_time
 
 from engine.data import COLOURS, DEFAULT_WEAPONS, KINDS
 from engine.options import CHOICES
@@ -14,8 +17,9 @@ from ..services.presets import PRESETS
 from ..services.reliability import SeatFigures
 from ..services.tempo import zone_choices
 from ..text import glossary
-from ..text.i18n import format_when, translations, zone
+from ..text.i18n import DATE_LOCALES, format_when, language, translations, zone
 from . import reliability as reliable
+from .board import board_svg
 from .seat import game_label, presence_line
 
 #: "extend by" choices, in hours.
@@ -73,8 +77,12 @@ def game_page(
 
     by_colour = {row["colour"]: row["link"] for row in links}
     window = data["window"]
+    table = data["table"]
     return {
         "game": data,
+        # the mall as a spectator sees it: nothing secret (``organise.owed``)
+        "board": board_svg(table, lang, None),
+        "standings": standings(lang, table.get("outcome"), data["seats"]),
         "status_name": glossary.status_name(lang, data["status"]),
         "phase_name": glossary.phase_name(lang, data["phase"]) if data["phase"] else "",
         "seats": [
@@ -109,8 +117,32 @@ def game_page(
     }
 
 
+def standings(lang: str, outcome: dict[str, Any] | None, seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The final placings of a game that is over (``engine``'s outcome; empty while it runs): best first, by points,
+    then by the cards left in hand (END-3); seats equal on both share a place (and the win, when first)."""
+    if not outcome:
+        return []
+    points, cards, winners = outcome.get("scores") or {}, outcome.get("cards") or {}, set(outcome.get("winners") or [])
+    rows = [
+        {
+            "colour": seat["colour"],
+            "colour_name": glossary.colour_name(lang, seat["colour"]),
+            "name": seat["player"],
+            "bot": seat["bot"],
+            "points": int(points.get(seat["colour"]) or 0),
+            "cards": int(cards.get(seat["colour"]) or 0),
+            "winner": seat["colour"] in winners,
+        }
+        for seat in seats
+    ]
+    rows.sort(key=lambda row: (-row["points"], -row["cards"]))  # stable: seating order among equals
+    for row in rows:
+        row["place"] = 1 + sum((o["points"], o["cards"]) > (row["points"], row["cards"]) for o in rows)
+    return rows
+
+
 def games_list(lang: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    return [{**row, "status": glossary.status_name(lang, row["status"])} for row in rows]
+    return [{**row, "code": row["status"], "status": glossary.status_name(lang, row["status"])} for row in rows]
 
 
 def option_labels(lang: str) -> dict[str, str]:
@@ -135,6 +167,29 @@ def option_labels(lang: str) -> dict[str, str]:
     }
 
 
+def option_hints(lang: str) -> dict[str, str]:
+    """One line under each rules option of the new-game form, saying what it changes (RULES.md section G)."""
+    t = translations(lang)
+    return {
+        "turn_order": t.gettext(
+            "Batched is faster by mail: the steps “once around the table” are asked of everyone together."
+        ),
+        "sprint_timing": t.gettext(
+            "When a Sprint card moves a character again: on its own move, or in one Sprint round after every move."
+        ),
+        "attack_tie_pool": t.gettext(
+            "After a second tied vote in an attack, the colour that loses a character is drawn among these."
+        ),
+        "zombie_player": t.gettext(
+            "A player with no character left places an extra zombie: once, in the next round, or every round."
+        ),
+        "attack_cards": t.gettext(
+            "Who may play cards before an attack vote: the colours at the location, or everyone."
+        ),
+        "first_chief": t.gettext("Online there is no “oldest player”: draw the first Chief of Security, or name one."),
+    }
+
+
 def new_game_form(lang: str, values: dict[str, Any], error: str | None) -> dict[str, Any]:
     """templates/organiser/new.html's context: every option and its choices, colours, weapons, request kinds and
     time zones; ``values`` refills the form after a refusal."""
@@ -144,6 +199,11 @@ def new_game_form(lang: str, values: dict[str, Any], error: str | None) -> dict[
         "error": error,
         "choices": CHOICES,
         "option_labels": option_labels(lang),
+        "option_hints": option_hints(lang),
+        # the weapon table, folded, opens when the form comes back with a weapon changed
+        "weapons_changed": any(
+            str(values.get(f"weapon_{w}") or kills) != str(kills) for w, kills in DEFAULT_WEAPONS.items()
+        ),
         "colours": [(c, glossary.colour_name(lang, c)) for c in COLOURS],
         "weapons": [(w, glossary.card_name(lang, w)) for w in DEFAULT_WEAPONS],
         "default_weapons": DEFAULT_WEAPONS,
@@ -160,12 +220,19 @@ def new_game_form(lang: str, values: dict[str, Any], error: str | None) -> dict[
     }
 
 
+def short_when(instant: datetime, tz: str, lang: str) -> str:
+    """``instant`` in a few characters, in the game's zone: "24 Nov 2026, 06:47"."""
+    local = instant.astimezone(zone(tz))
+    locale = DATE_LOCALES[language(lang)]
+    return f"{format_date(local, 'medium', locale=locale)}, {format_time(local, 'short', locale=locale)}"
+
+
 def tenures(lang: str, by_colour: dict[str, list[dict[str, Any]]], tz: str, now: datetime) -> list[dict[str, Any]]:
     """The seats' tenures (``services.tenures.of_game``), one line each, in seating order, with dates in the game's
     zone."""
 
-    def day(instant: datetime | None) -> str | None:
-        return None if instant is None else format_when(instant, now, tz, lang)[0]
+    def day(instant: datetime | None) -> str | None:  # short: a column of a table that must fit a phone
+        return None if instant is None else short_when(instant, tz, lang)
 
     return [
         {
@@ -200,4 +267,50 @@ def offered_seat(lang: str, seat: dict[str, Any]) -> dict[str, Any]:
         **seat,
         "label": game_label(lang, seat["game"], seat["title"]),
         "colour_name": glossary.colour_name(lang, seat["colour"]),
+    }
+
+
+def confirmation(
+    lang: str, what: str, data: dict[str, Any], colour: str | None = None, by: str | None = None, person: str = ""
+) -> dict[str, Any]:
+    """templates/organiser/confirm.html's question before what cannot be undone: ``what`` is "replace" (the seat
+    ``colour`` goes to a bot of kind ``by``, or to ``person``, "Name <address>"), "revoke" (the seat's links) or
+    "abandon"; ``data`` is ``organise.owed``."""
+    t = translations(lang)
+    seat = next((s for s in data["seats"] if s["colour"] == colour), None)
+    held = ""
+    if seat is not None:
+        name = glossary.colour_name(lang, seat["colour"])
+        if seat["bot"]:
+            held = t.gettext("The %(colour)s seat, played by a bot (%(kind)s).") % {"colour": name, "kind": seat["bot"]}
+        else:
+            held = t.gettext("The %(colour)s seat, played by %(name)s.") % {"colour": name, "name": seat["player"]}
+    if what == "replace":
+        bots = {"sensible": t.gettext("a bot that plays sensibly"), "random": t.gettext("a bot that plays at random")}
+        lines = [
+            held,
+            t.gettext("It goes to: %(newcomer)s.") % {"newcomer": bots.get(by or "", person)},
+            t.gettext("Its old links stop working: whoever held them can no longer play it."),
+        ]
+        if person:
+            lines.append(t.gettext("The newcomer gets the seat's link by e-mail."))
+        title, button = t.gettext("Replace a player?"), t.gettext("Yes, replace the player")
+    elif what == "revoke":
+        lines = [
+            held,
+            t.gettext("Every link of the seat stops working, those in mails already sent too."),
+            t.gettext("Its player gets a new link by e-mail."),
+        ]
+        title, button = t.gettext("Revoke a player's links?"), t.gettext("Yes, revoke the links")
+    else:
+        lines = [
+            t.gettext("The game ends for everyone, with no winner."),
+            t.gettext("The decision open now is closed without being applied, and mail not yet sent is dropped."),
+        ]
+        title, button = t.gettext("Abandon the game?"), t.gettext("Yes, abandon the game")
+    return {
+        "title": title,
+        "button": button,
+        "lines": [line for line in lines if line],
+        "game_label": game_label(lang, int(data["id"]), data["title"] or ""),
     }

@@ -18,6 +18,8 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
+import engine
+
 from ..db import Database, advance_after_commit
 from ..models import (
     Game,
@@ -55,7 +57,6 @@ NO_GAME = N_("There is no game %(game)s.")
 BAD_DATE = N_("Give a date and time such as 2030-01-31T18:00.")
 CHOOSE_EXTENSION = N_("Choose how much later, or give the new deadline.")
 CHOOSE_REPLACEMENT = N_("Choose a bot or a person.")
-CONFIRM_ABANDON = N_("Tick the box to confirm that the game ends for everyone.")
 
 
 # --- reading -----------------------------------------------------------------------------------------------------
@@ -98,7 +99,8 @@ def owed(db: Database, game_id: int, now: datetime | None = None) -> dict[str, A
     """The game's state and its open window: each request's seat, player, kind and whether it is answered.
 
     Never the answers themselves: they stay secret until the window closes; nor who is asked in a card window
-    (``seats.public_requests``): the organiser may be a player too."""
+    (``seats.public_requests``): the organiser may be a player too. The table is a spectator's (no hand, no secret
+    destination, no die)."""
     now = now or utcnow()
     with db.session() as session:
         game = _game(session, game_id, running=False, lock=False)
@@ -132,6 +134,8 @@ def owed(db: Database, game_id: int, now: datetime | None = None) -> dict[str, A
             else {"number": window.number, "deadline": window.deadline, "opened_at": window.opened_at},
             "requests": requests,
             "tenures": tenures.of_game(session, game),
+            # the table as a spectator sees it (``engine.spectator_view``): the organiser's board and scores
+            "table": engine.spectator_view(CACHE.get(game)),
         }
 
 

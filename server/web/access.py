@@ -4,7 +4,8 @@
   (``g.player_id``), ``organiser_link`` a game's organiser link (``g.game_id``); a link that opens nothing raises
   ``LinkError``, and one error handler answers it: a translated page (403), or JSON under /api/.
 - ``organiser_required``: organiser pages, for an organiser logged in with the API token (every game) or who opened
-  the game's organiser link (that game only, ``game_id`` in the route). The session lives on the server
+  the game's organiser link (that game only, ``game_id`` in the route); a visitor asking for a page is sent to the
+  login form, with ``next`` to come back to (``next_path``: a path of /o/ only). The session lives on the server
   (``services.organisers``; the cookie names it): logging out ends it for every copy of the cookie, and a new
   organiser token ends every session made with the old one.
 - Rate limits (Flask-Limiter), one limiter per app, counted in memory in the embedded default and in Redis when the
@@ -31,7 +32,19 @@ from dataclasses import dataclass
 from functools import wraps
 from typing import Any
 
-from flask import Blueprint, Flask, Response, current_app, g, jsonify, render_template, request, session
+from flask import (
+    Blueprint,
+    Flask,
+    Response,
+    current_app,
+    g,
+    jsonify,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
 from flask_babel import get_locale, gettext  # type: ignore[import-untyped,unused-ignore]
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
@@ -201,16 +214,32 @@ def remember_game(game_id: int) -> None:
     g.pop("organiser_session", None)
 
 
+def local_path() -> str:
+    """The path (and query) of this request, to come back to after logging in."""
+    query = request.query_string.decode("latin-1")
+    return f"{request.path}?{query}" if query else request.path
+
+
+def next_path(target: str) -> str:
+    """``target`` when it is a path of the organiser's pages on this site (/o/…), else ""; nothing else is followed
+    after logging in: never another site (``//host``, ``https://…``, ``/\\host``)."""
+    target = target[:300]
+    local = target.startswith("/o/") and "\\" not in target and not any(ord(c) < 32 for c in target)
+    return target if local else ""
+
+
 def organiser_required(view: View) -> View:
-    """Organiser pages: logged in, or (for a route with ``game_id``) the game's organiser link opened before."""
+    """Organiser pages: logged in, or (for a route with ``game_id``) the game's organiser link opened before. A
+    visitor asking for a page is sent to the login form (302), which brings them back; other requests (a form
+    POSTed) are a 401."""
 
     @wraps(view)
     def guarded(*args: Any, **kwargs: Any) -> Any:
         game_id = kwargs.get("game_id")
         if logged_in() or (game_id is not None and may_open(game_id)):
             return view(*args, **kwargs)
-        if request.method == "GET":  # the login form, which comes back here
-            return render_template("organiser/login.html", error=None, next=request.path), 401
+        if request.method == "GET":  # a page: the login form, which comes back here (a local path only)
+            return redirect(url_for("organiser.login_form", next=local_path()), code=302)
         return message(gettext("Not allowed"), gettext("Log in as the organiser first."), 401)
 
     return guarded

@@ -4,7 +4,9 @@ Access (``access.organiser_required``): logging in with the organiser API token 
 link (/o/link/<token>, shown when it is created) opens that game only. Both make a server-side session
 (``services.organisers``) that logout ends. Every change
 is one call of server/services/organise.py; the pages are built by server/present/organiser.py. A GET never
-changes anything.
+changes anything. What cannot be undone (replace a player, revoke a player's links, abandon the game) is asked first:
+the game page's form POSTs to a page that says what will happen, whose own form confirms it (``_confirmed``). Once
+the game is over, its replay opens here too (``replay``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from flask_babel import gettext as _
 
 from ..models import utcnow
 from ..present import organiser as shown
+from ..present.replay import replay_page
 from ..services import games, inputs, organise, reliability, substitutes, turns
 from ..services.errors import ShownError
 from ..services.links import organiser_token
@@ -26,6 +29,8 @@ from .access import (
     is_organiser_token,
     log_in,
     log_out,
+    message,
+    next_path,
     organiser_link,
     organiser_required,
     reader_language,
@@ -54,8 +59,8 @@ def _field(name: str, limit: int = MAX_FIELD) -> str:
 
 
 def _next_url() -> str:
-    target = str(request.values.get("next", ""))[:300]
-    return target if target.startswith("/o/") and not target.startswith("//") else ""
+    """Where the login form leads once logged in: the organiser's page the visitor asked for (``access.next_path``)."""
+    return next_path(str(request.values.get("next", "")))
 
 
 @bp.get("/login")
@@ -243,18 +248,50 @@ def resume(game_id: int) -> Any:
     return _operation(game_id, run)
 
 
+def _confirmed(game_id: int, what: str, fields: dict[str, str], **asked: Any) -> Any:
+    """None when the form was confirmed (``confirm=1``); else the page asking to confirm ``what`` (nothing changed):
+    its button POSTs ``fields`` again, confirmed. A game that is not running, or a seat it does not have, is refused
+    at once."""
+    if _field("confirm", 4) == "1":
+        return None
+    try:
+        data = organise.owed(dm().db, game_id)
+    except organise.OrganiseError:
+        abort(404)
+    colour = fields.get("colour")
+    if data["status"] != "running":
+        exc = organise.OrganiseError(organise.NOT_RUNNING, game=game_id, status=data["status"], terms=("status",))
+        return _refused(game_id, exc)
+    if colour is not None and colour not in {seat["colour"] for seat in data["seats"]}:
+        return _refused(game_id, organise.OrganiseError(organise.NO_SEAT, game=game_id, value=colour))
+    shown_asked = shown.confirmation(reader_language(), what, data, colour, **asked)
+    return render_template(
+        "organiser/confirm.html", asked=shown_asked, action=request.path, fields=list(fields.items()), game_id=game_id
+    )
+
+
 @bp.post("/games/<int:game_id>/replace")
 @organiser_required
 def replace(game_id: int) -> Any:
-    def run(_tz: str) -> str:
-        colour, by = _field("colour", 16), _field("by", 16)
-        if by == "person":
-            person = games.person(_field("name", 80), _field("email", 320))  # apart: a name never becomes an address
-            result = organise.replace_seat(dm().db, game_id, colour, player=person)
-        elif by in turns.BOT_KINDS:
-            result = organise.replace_seat(dm().db, game_id, colour, bot=by)
-        else:
+    """Replace a seat's player, once confirmed (``_confirmed``): by a bot, or a person."""
+    colour, by, name, email = _field("colour", 16), _field("by", 16), _field("name", 80), _field("email", 320)
+    try:
+        person = games.person(name, email) if by == "person" else None  # apart: a name never becomes an address
+        if person is None and by not in turns.BOT_KINDS:
             raise organise.OrganiseError(organise.CHOOSE_REPLACEMENT)
+    except ShownError as exc:
+        return _refused(game_id, exc)
+    fields = {"colour": colour, "by": by, "name": name, "email": email}
+    newcomer = f"{person.name} <{person.email}>" if person is not None else ""
+    asking = _confirmed(game_id, "replace", fields, by=by, person=newcomer)
+    if asking is not None:
+        return asking
+
+    def run(_tz: str) -> str:
+        if person is not None:
+            result = organise.replace_seat(dm().db, game_id, colour, player=person)
+        else:
+            result = organise.replace_seat(dm().db, game_id, colour, bot=by)
         return "replaced" if result.changed else "unchanged"
 
     return _operation(game_id, run)
@@ -263,8 +300,15 @@ def replace(game_id: int) -> Any:
 @bp.post("/games/<int:game_id>/resend")
 @organiser_required
 def resend(game_id: int) -> Any:
+    """Send a player's link again; with ``rotate=1``, once confirmed (``_confirmed``), revoke its old links first."""
+    colour, rotate = _field("colour", 16), _field("rotate", 4) == "1"
+    if rotate:
+        asking = _confirmed(game_id, "revoke", {"colour": colour, "rotate": "1"})
+        if asking is not None:
+            return asking
+
     def run(_tz: str) -> str:
-        organise.resend_link(dm().db, game_id, _field("colour", 16), rotate=_field("rotate", 4) == "1")
+        organise.resend_link(dm().db, game_id, colour, rotate=rotate)
         return "resent"
 
     return _operation(game_id, run)
@@ -273,13 +317,34 @@ def resend(game_id: int) -> Any:
 @bp.post("/games/<int:game_id>/abandon")
 @organiser_required
 def abandon(game_id: int) -> Any:
+    """End the game for everyone, once confirmed (``_confirmed``)."""
+    asking = _confirmed(game_id, "abandon", {})
+    if asking is not None:
+        return asking
+
     def run(_tz: str) -> str:
-        if _field("confirm", 4) != "1":
-            raise organise.OrganiseError(organise.CONFIRM_ABANDON)
         organise.abandon(dm().db, game_id)
         return "abandoned"
 
     return _operation(game_id, run)
+
+
+@bp.get("/games/<int:game_id>/replay")
+@organiser_required
+def replay(game_id: int) -> Any:
+    """The replay of a game that is over, every secret revealed (as its players see it from their seats); while it
+    runs, nothing of it (409)."""
+    game = games.finished(dm().db, game_id)
+    if game is None:
+        text = _("The replay, with every secret revealed, can be seen once the game is over.")
+        return message(_("Game still running"), text, 409)
+
+    def round_url(number: int) -> str:
+        return url_for("organiser.replay", game_id=game_id, round=number)
+
+    number = inputs.small_int(str(request.args.get("round", "")), 6)
+    context = replay_page(reader_language(), game, number)
+    return render_template("replay.html", token=None, round_url=round_url, **context)
 
 
 # --- substitutes ---------------------------------------------------------------------------------------------------

@@ -206,9 +206,9 @@ def test_forged_and_revoked_links_say_so(served: Live, desktop: BrowserContext) 
     page.get_by_label("Organiser token").fill(API_TOKEN)
     page.get_by_role("button", name="Log in").click()
     page.goto(f"{served.url}/o/games/{made.game_id}")
-    page.locator("#resend-colour").select_option("red")
-    page.get_by_label("Also revoke the old links").check()
-    page.get_by_role("button", name="Send the link").click()
+    page.locator("#revoke-colour").select_option("red")
+    page.get_by_role("button", name="Revoke and send a new link").click()
+    page.get_by_role("button", name="Yes, revoke the links").click()  # what cannot be undone is confirmed first
     expect(page.get_by_role("status")).to_be_visible()
     with served.stack.db.session() as session:
         seat = session.get(Seat, seat_id)

@@ -331,7 +331,7 @@ def test_a_display_name_never_replaces_the_email_address(stack: Stack) -> None:
         refused = stack.client.post("/api/games", json={"players": [bad, *people(2)]}, headers=AUTH)
         json_refused(refused)
     log_in_as_organiser(stack.client)
-    form = {"colour": "red", "by": "person", "name": "z@evil.example", "email": "zed@x.example"}
+    form = {"colour": "red", "by": "person", "name": "z@evil.example", "email": "zed@x.example", "confirm": "1"}
     replaced = post_form(stack.client, stack.app, f"/o/games/{game.id}/replace", form)
     assert replaced.status_code == 303 and replaced.headers["Location"].endswith("done=replaced"), replaced.headers
     assert registered(stack.db, game.id)[0] == ("z@evil.example", "zed@x.example")

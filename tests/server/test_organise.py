@@ -293,7 +293,11 @@ def test_replace_by_a_bot_through_the_page_is_processed_by_the_worker(organiser:
     window_id = open_window_id(organiser.db, created.game_id)
     answer(organiser.db, created.game_id, "yellow")
     answer(organiser.db, created.game_id, "red")
-    reply = post(organiser, f"/o/games/{created.game_id}/replace", {"colour": "blue", "by": "random"})
+    form = {"colour": "blue", "by": "random"}
+    asked = post(organiser, f"/o/games/{created.game_id}/replace", form)  # the game page's form: a question first
+    assert asked.status_code == 200 and "Replace a player?" in asked.get_data(as_text=True)
+    assert seats_of(organiser.db, created.game_id)["blue"].bot is None
+    reply = post(organiser, f"/o/games/{created.game_id}/replace", {**form, "confirm": "1"})
     assert reply.status_code == 303 and "done=replaced" in reply.headers["Location"]
     wait_for(lambda: (w := open_window(organiser.db, created.game_id)) is not None and w.id != window_id, 30, "advance")
 
@@ -431,22 +435,27 @@ def test_abandon_stops_everything(stack: Stack) -> None:
 # --- the pages -----------------------------------------------------------------------------------------------------
 
 
+def to_login(reply: TestResponse) -> bool:
+    """The reply sends a visitor to the login form (302), with ``next`` back to the page asked for."""
+    return reply.status_code == 302 and reply.headers["Location"].startswith("/o/login?next=")
+
+
 def test_login_is_required(stack: Stack) -> None:
     created = create_tagged(stack.db, 3, seed=7)
-    for path in ("/o/", "/o/new", f"/o/games/{created.game_id}"):
-        assert stack.client.get(path).status_code == 401
+    for path in ("/o/", "/o/new", f"/o/games/{created.game_id}", f"/o/games/{created.game_id}/replay"):
+        assert to_login(stack.client.get(path))
     assert post(stack, f"/o/games/{created.game_id}/abandon", {"confirm": "1"}).status_code == 401
     assert post(stack, "/o/new", {"players": "bot\nbot\nbot"}).status_code == 401
     refused = post(stack, "/o/login", {"token": "wrong"})
     assert refused.status_code == 401 and "not the organiser token" in refused.get_data(as_text=True)
-    assert stack.client.get(f"/o/games/{created.game_id}").status_code == 401
+    assert to_login(stack.client.get(f"/o/games/{created.game_id}"))
     assert game_row(stack.db, created.game_id).status == "running"
     ok = post(stack, "/o/login", {"token": "test-api-token", "next": f"/o/games/{created.game_id}"})
     assert ok.status_code == 303 and ok.headers["Location"].endswith(f"/o/games/{created.game_id}")
     shown = stack.client.get(f"/o/games/{created.game_id}")
     assert shown.status_code == 200 and shown.headers["Cache-Control"] == "no-store"  # it shows seat links
     assert post(stack, "/o/logout").status_code == 303
-    assert stack.client.get(f"/o/games/{created.game_id}").status_code == 401
+    assert to_login(stack.client.get(f"/o/games/{created.game_id}"))
 
 
 def test_login_is_rate_limited(embedded: Stack) -> None:
@@ -463,18 +472,18 @@ def test_an_organiser_link_opens_its_game_only(stack: Stack) -> None:
     assert opened.status_code == 303 and opened.headers["Location"].endswith(f"/o/games/{a.game_id}")
     assert stack.client.get(f"/o/games/{a.game_id}").status_code == 200
     other = stack.client.get(f"/o/games/{b.game_id}")  # the login form: game B needs the organiser's token
-    assert other.status_code == 401 and f"Game {b.game_id}" not in other.get_data(as_text=True)
+    assert to_login(other) and f"Game {b.game_id}" not in other.get_data(as_text=True)
     assert f"Game {a.game_id}" in stack.client.get(f"/o/games/{a.game_id}").get_data(as_text=True)
     assert post(stack, f"/o/games/{b.game_id}/abandon", {"confirm": "1"}).status_code == 401
     assert game_row(stack.db, b.game_id).status == "running"
-    assert stack.client.get("/o/new").status_code == 401  # not a login
+    assert to_login(stack.client.get("/o/new"))  # not a login
     # a forged link, or a seat link, is not an organiser link
     seat = seats_of(stack.db, b.game_id)["red"]
     for forged in (token[:-2] + "xx", seat_token(stack.settings.secret_key, seat.id, seat.link_generation)):
         assert stack.client.get(f"/o/link/{forged}").status_code == 403
     with pytest.raises(LinkError):
         read_organiser_token(stack.settings.secret_key, seat_token(stack.settings.secret_key, 1, 1), 60)
-    assert stack.client.get(f"/o/games/{b.game_id}").status_code == 401
+    assert to_login(stack.client.get(f"/o/games/{b.game_id}"))
 
 
 # --- organiser sessions end on the server ---------------------------------------------------------------------------
@@ -513,9 +522,9 @@ def test_logout_ends_the_organiser_session_for_every_copy_of_its_cookie(stack: S
     assert post(stack, "/o/logout").status_code == 303
 
     for client in (stack.client, replayed(stack.app, cookie)):
-        assert client.get(page).status_code == 401
+        assert to_login(client.get(page))
         assert post_form(client, stack.app, f"{page}/abandon", {"confirm": "1"}).status_code == 401
-        assert client.get("/o/").status_code == 401
+        assert to_login(client.get("/o/"))
     assert game_row(stack.db, created.game_id).status == "running"
     with stack.db.session() as session:  # nothing is left of the session on the server
         assert session.execute(sa.select(sa.func.count()).select_from(OrganiserSession)).scalar_one() == 0
@@ -536,7 +545,7 @@ def test_a_new_organiser_token_ends_every_session_made_with_the_old_one(stack: S
 
     for cookie in cookies:
         copy = replayed(restarted, cookie)
-        assert copy.get(page).status_code == 401
+        assert to_login(copy.get(page))
         assert post_form(copy, restarted, f"{page}/abandon", {"confirm": "1"}).status_code == 401
     assert game_row(stack.db, created.game_id).status == "running"
     fresh = restarted.test_client()
@@ -551,8 +560,8 @@ FORMS = {
     "extend": {"hours": "6"},
     "pause": {"until": "2031-03-05T10:00"},
     "resume": {},
-    "replace": {"colour": "red", "by": "random"},
-    "resend": {"colour": "red", "rotate": "1"},
+    "replace": {"colour": "red", "by": "random", "confirm": "1"},
+    "resend": {"colour": "red", "rotate": "1", "confirm": "1"},
     "abandon": {"confirm": "1"},
 }
 
@@ -691,7 +700,7 @@ def test_the_forms_work(still: Stack) -> None:
     assert post(still, f"{base}/resume").status_code == 303
     assert game_row(still.db, game_id).paused_until is None
     # replace by a person, resend, abandon
-    person = {"colour": "red", "by": "person", "name": "Dee", "email": "dee@ex.org"}
+    person = {"colour": "red", "by": "person", "name": "Dee", "email": "dee@ex.org", "confirm": "1"}
     assert post(still, f"{base}/replace", person).status_code == 303
     red = seats_of(still.db, game_id)["red"]
     assert red.player is not None and red.player.email == "dee@ex.org"
@@ -702,8 +711,9 @@ def test_the_forms_work(still: Stack) -> None:
     assert len(tasks.mails) == sent + 1
     (row,) = rows_of(still.db, tasks.mails[-1:])
     assert row.kind == "link"
-    no = post(still, f"{base}/abandon", {})
-    assert no.status_code == 409 and game_row(still.db, game_id).status == "running"
+    no = post(still, f"{base}/abandon", {})  # the confirm page: nothing is abandoned yet
+    assert no.status_code == 200 and "Abandon the game?" in no.get_data(as_text=True)
+    assert game_row(still.db, game_id).status == "running"
     assert post(still, f"{base}/abandon", {"confirm": "1"}).status_code == 303
     assert game_row(still.db, game_id).status == "abandoned"
     page = still.client.get(f"{base}?done=abandoned").get_data(as_text=True)
