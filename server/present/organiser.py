@@ -20,7 +20,8 @@ from ..text import glossary
 from ..text.i18n import DATE_LOCALES, format_when, language, translations, zone
 from . import reliability as reliable
 from .board import board_svg
-from .seat import game_label, presence_line
+from .seat import game_label, presence_line, tiebreak_sentence
+from .seat import standings as seat_standings
 
 #: "extend by" choices, in hours.
 EXTEND_HOURS = (1, 3, 6, 12, 24, 48, 72)
@@ -81,8 +82,9 @@ def game_page(
     return {
         "game": data,
         # the mall as a spectator sees it: nothing secret (``organise.owed``)
-        "board": board_svg(table, lang, None),
+        "board": board_svg(table, lang, None, {seat["colour"]: seat["player"] for seat in data["seats"]}),
         "standings": standings(lang, table.get("outcome"), data["seats"]),
+        "tiebreak": tiebreak_sentence(lang),
         "status_name": glossary.status_name(lang, data["status"]),
         "phase_name": glossary.phase_name(lang, data["phase"]) if data["phase"] else "",
         "seats": [
@@ -118,27 +120,14 @@ def game_page(
 
 
 def standings(lang: str, outcome: dict[str, Any] | None, seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The final placings of a game that is over (``engine``'s outcome; empty while it runs): best first, by points,
-    then by the cards left in hand (END-3); seats equal on both share a place (and the win, when first)."""
+    """The final places of a game that is over (``seat.standings``, END-3), each row saying whether a bot played
+    the seat; empty while it runs."""
     if not outcome:
         return []
-    points, cards, winners = outcome.get("scores") or {}, outcome.get("cards") or {}, set(outcome.get("winners") or [])
-    rows = [
-        {
-            "colour": seat["colour"],
-            "colour_name": glossary.colour_name(lang, seat["colour"]),
-            "name": seat["player"],
-            "bot": seat["bot"],
-            "points": int(points.get(seat["colour"]) or 0),
-            "cards": int(cards.get(seat["colour"]) or 0),
-            "winner": seat["colour"] in winners,
-        }
-        for seat in seats
-    ]
-    rows.sort(key=lambda row: (-row["points"], -row["cards"]))  # stable: seating order among equals
-    for row in rows:
-        row["place"] = 1 + sum((o["points"], o["cards"]) > (row["points"], row["cards"]) for o in rows)
-    return rows
+    names = {seat["colour"]: None if seat["bot"] else seat["player"] for seat in seats}
+    bots = {seat["colour"]: seat["bot"] for seat in seats}
+    rows = seat_standings(lang, outcome, [seat["colour"] for seat in seats], None, names)
+    return [{**row, "bot": bots[row["colour"]]} for row in rows]
 
 
 def games_list(lang: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -132,25 +132,6 @@ def rounds(eng: engine.Game, lang: str, names: Names | None = None) -> list[Roun
 # --- pages ---------------------------------------------------------------------------------------------------------
 
 
-def _scores(lang: str, outcome: dict[str, Any] | None, players: list[str]) -> list[dict[str, Any]]:
-    if not outcome:
-        return []
-    scores = outcome.get("scores") or {}
-    cards = outcome.get("cards") or {}
-    winners = set(outcome.get("winners") or [])
-    rows = [
-        {
-            "colour": colour,
-            "name": glossary.colour_name(lang, colour),
-            "points": int(scores.get(colour) or 0),
-            "cards": int(cards.get(colour) or 0),
-            "winner": colour in winners,
-        }
-        for colour in players
-    ]
-    return sorted(rows, key=lambda r: (-r["points"], -r["cards"], players.index(r["colour"])))
-
-
 def replay_page(lang: str, game: Finished, round_no: int | None) -> dict[str, Any]:
     """What templates/replay.html shows of round ``round_no`` (the first when absent or unknown) of a finished game."""
     eng = game.engine
@@ -181,7 +162,6 @@ def replay_page(lang: str, game: Finished, round_no: int | None) -> dict[str, An
         "table": table(lang, step.board_view),
         "svg": board_svg(step.board_view, lang, None, names),
         "phase": glossary.phase_name(lang, str(step.board_view.get("phase"))),
-        "scores": _scores(lang, eng.outcome, players),
         "standings": standings(lang, eng.outcome or {}, players, None, names),
         "tiebreak": tiebreak_sentence(lang),
         "winners": [player_label(lang, c, names) for c in (eng.outcome or {}).get("winners") or []],

@@ -19,7 +19,7 @@ import engine
 from server.present.board import board_svg
 from server.services import organise
 from tests.conftest import Stack
-from tests.support import create_tagged, engine_of, log_in_as_organiser, post_form
+from tests.support import create_tagged, engine_of, log_in_as_organiser, post_form, table_names
 
 from .test_organise import changeable, game_row, seats_of
 
@@ -130,8 +130,10 @@ def test_the_game_page_shows_the_spectators_board(embedded: Stack) -> None:
     log_in_as_organiser(embedded.client)
     created = create_tagged(embedded.db, 3, seed=7)
     page = text(embedded.client.get(f"/o/games/{created.game_id}"))
-    board = str(board_svg(engine.spectator_view(engine_of(embedded.db, created.game_id)), "en", None))
+    names = table_names(embedded.db, created.game_id)
+    board = str(board_svg(engine.spectator_view(engine_of(embedded.db, created.game_id)), "en", None, names))
     assert board in page  # the spectator's board: no hand, no secret destination, no die
+    assert all(f"{name} (" in board for name in names.values() if name)  # the legend names the players
     assert page.count('<svg class="board"') == 1 and 'class="wide"' in page and "table-layout" in page
 
 
@@ -222,7 +224,7 @@ def test_a_finished_game_shows_the_scores_and_links_the_replay(embedded: Stack) 
     page = text(embedded.client.get(f"/o/games/{created.game_id}"))
     start = page.index('<section class="final-scores')
     scores = page[start : page.index("</section>", start)]
-    row = r"<tr( class=\"winner\")?>\s*<td>(\d)</td>\s*<td><strong>(\w+)</strong>.*?<td>(\d+)</td>"
+    row = r"<tr( class=\"winner\")?>\s*<td>(\d)\w*</td>\s*<td><strong>(\w+)</strong>.*?<td>(\d+)</td>"
     rows = re.findall(row, scores, re.S)
     ranked = sorted(outcome["scores"], key=lambda c: (-outcome["scores"][c], -outcome["cards"][c]))
     names = {"yellow": "Yellow", "red": "Red", "blue": "Blue"}
