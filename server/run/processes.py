@@ -39,7 +39,7 @@ def start_worker(settings: Settings, beat: bool = True, loglevel: str = "warning
     args = [
         sys.executable,
         "-m",
-        "celery",
+        "server.run.worker_main",  # ``celery``, without its warning about root (see there)
         "-q",
         "-A",
         "worker.app",
