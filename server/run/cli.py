@@ -28,7 +28,7 @@ from ..services.tempo import check_timezone, parse_duration, parse_play_hours
 from ..web.app import create_app
 from .demo import run_auto
 from .migrate import upgrade
-from .processes import Supervised, private_umask
+from .processes import Supervised, announce_up, local_url, private_umask
 from .queue import Queue
 
 
@@ -73,6 +73,7 @@ def up(host: str, port: int) -> None:
     click.echo("starting the worker …", err=True)
     worker = Supervised(settings)
     signal.signal(signal.SIGTERM, _interrupt)  # stopped by a service manager: like Ctrl+C, the worker too
+    announced = announce_up(settings, local_url(host, port))  # ``deadmail demo --auto`` plays here
     try:
         click.echo(f"deadmail is running at http://{host}:{port}/  (links use {settings.base_url})")
         click.echo(f"data: {settings.data_dir}   mail is written to {settings.mail_dir}")
@@ -87,6 +88,7 @@ def up(host: str, port: int) -> None:
     except KeyboardInterrupt:
         click.echo("stopping …", err=True)
     finally:
+        announced.unlink(missing_ok=True)
         worker.stop()
 
 
