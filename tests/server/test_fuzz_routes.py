@@ -248,7 +248,10 @@ def _forms(fuzzed: Fuzzed) -> dict[str, list[str]]:
             for path in _paths(rule, fuzzed.valid, hostile=False):
                 with client.get(path) as response:
                     page = response.get_data(as_text=True)
-                for action, inside in re.findall(r'<form[^>]* action="([^"]*)"[^>]*>(.*?)</form>', page, re.DOTALL):
+                forms_found = re.findall(r'<form([^>]*) action="([^"]*)"[^>]*>(.*?)</form>', page, re.DOTALL)
+                for before, action, inside in forms_found:
+                    if 'method="get"' in before:  # a filter (the mailbox's): its parameters are a GET's
+                        continue
                     names = re.findall(r'<(?:input|select|textarea)[^>]* name="([^"]+)"', inside)
                     endpoint = _endpoint(fuzzed, "POST", html.unescape(action))
                     forms.setdefault(endpoint, set()).update(set(names) - {"csrf_token"})
