@@ -2,12 +2,14 @@
 
 Two setups, as deadmail runs: ``embedded`` (SQLite in WAL mode, kombu's filesystem broker) and ``production``
 (PostgreSQL and Redis). Production tests need the services at DEADMAIL_TEST_PG and DEADMAIL_TEST_REDIS
-(defaults: 127.0.0.1, database ``test``, user postgres); they skip with a reason when a service is missing,
-except when DEADMAIL_REQUIRE_SERVICES=1 (set by .ci/run), where they fail.
+(defaults: 127.0.0.1, database ``test``, user postgres). Each service is probed once per session; when one is
+missing its tests skip quietly and the summary says so in one line per service (not one per test), except when
+DEADMAIL_REQUIRE_SERVICES=1 (set by .ci/run), where they fail.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import uuid
 from collections.abc import Iterator
@@ -35,14 +37,73 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "rule(*ids): the RULES.md rule IDs a test checks")
 
 
-def need(service: str, error: Exception | None) -> None:
+class ServiceMissing(pytest.skip.Exception):
+    """A test skipped because a service it needs is missing (reported at one place: ``pytest_runtest_makereport``)."""
+
+
+def need(service: str, error: Exception | str | None) -> None:
     """Skip (or, on CI, fail) when a service the test needs cannot be reached."""
     if error is None:
         return
-    message = f"{service} is not reachable ({type(error).__name__}: {error})"
+    if isinstance(error, Exception):
+        error = f"{service} is not reachable ({type(error).__name__}: {_first_line(error)})"
     if REQUIRED:
-        pytest.fail(f"{message}; DEADMAIL_REQUIRE_SERVICES=1 says it must be", pytrace=False)
-    pytest.skip(message)
+        pytest.fail(f"{error}; DEADMAIL_REQUIRE_SERVICES=1 says it must be", pytrace=False)
+    raise ServiceMissing(error)
+
+
+def _first_line(error: Exception) -> str:
+    return (str(error).strip().splitlines() or [""])[0][:200]
+
+
+#: the variable that says where each test service is
+SERVICES = {"PostgreSQL": ("DEADMAIL_TEST_PG", PG_URL), "Redis": ("DEADMAIL_TEST_REDIS", REDIS_URL)}
+
+
+@functools.cache
+def missing(service: str) -> str | None:
+    """Why ``service`` ("PostgreSQL" or "Redis") cannot be used, probed once per session; None when it answers."""
+    variable, url = SERVICES[service]
+    try:
+        if service == "PostgreSQL":
+            import sqlalchemy as sa
+
+            engine = sa.create_engine(url, connect_args={"connect_timeout": 3})
+            try:
+                with engine.connect() as conn:
+                    conn.execute(sa.text("SELECT 1"))
+            finally:
+                engine.dispose()
+        else:
+            import redis
+
+            client = redis.Redis.from_url(url, socket_connect_timeout=3, socket_timeout=3)
+            try:
+                client.ping()
+            finally:
+                client.close()
+    except Exception as exc:
+        from sqlalchemy.engine import make_url
+
+        where = make_url(url).render_as_string(hide_password=True) if service == "PostgreSQL" else url
+        cause = getattr(exc, "orig", None) or exc  # SQLAlchemy's wrapper adds lines of its own
+        return f"{service} not reachable at {where} ({type(cause).__name__}: {_first_line(cause)}): set {variable}"
+    return None
+
+
+def need_service(service: str) -> None:
+    """Skip (or, on CI, fail) unless ``service`` ("PostgreSQL" or "Redis") answered the session's probe."""
+    need(service, missing(service))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """A test skipped for a missing service is reported at ``need``, not at the test: pytest's summary then folds
+    the skips of one service into one line ("SKIPPED [57] tests/conftest.py:…: PostgreSQL not reachable at …")."""
+    report = yield
+    if report.skipped and call.excinfo is not None and isinstance(call.excinfo.value, ServiceMissing):
+        report.longrepr = (__file__, need.__code__.co_firstlineno, f"Skipped: {call.excinfo.value.msg}")
+    return report
 
 
 def _pg_admin() -> Any:
@@ -56,6 +117,7 @@ def postgres_url() -> Iterator[str]:
     """A fresh, empty PostgreSQL database for one test, dropped afterwards."""
     import sqlalchemy as sa
 
+    need_service("PostgreSQL")
     name = f"dm_test_{uuid.uuid4().hex[:12]}"
     admin = _pg_admin()
     try:
@@ -75,15 +137,7 @@ def postgres_url() -> Iterator[str]:
 def redis_url() -> Iterator[str]:
     """Redis database 15 (by default). Never emptied: test runs may share it (each test has its own queue names,
     see ``_stack``); a test's own keys are deleted after it by the ``stack`` fixture."""
-    import redis
-
-    client = redis.Redis.from_url(REDIS_URL)
-    try:
-        client.ping()
-    except Exception as exc:
-        need("Redis", exc)
-    finally:
-        client.close()
+    need_service("Redis")
     yield REDIS_URL
 
 

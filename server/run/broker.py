@@ -41,6 +41,11 @@ class Channel(filesystem.Channel):
 class Transport(filesystem.Transport):
     Channel = Channel
 
+    @property
+    def default_connection_params(self) -> dict[str, Any]:
+        """No host: a folder has none (kombu's default, "localhost", makes it warn that none was given)."""
+        return {}
+
 
 def register() -> None:
     """Make ``filesystem://`` URLs use this transport, in this process."""

@@ -28,7 +28,7 @@ from ..services.tempo import check_timezone, parse_duration, parse_play_hours
 from ..web.app import create_app
 from .demo import run_auto
 from .migrate import upgrade
-from .processes import Supervised, private_umask
+from .processes import Supervised, announce_up, local_url, private_umask, running_up
 from .queue import Queue
 
 
@@ -73,6 +73,7 @@ def up(host: str, port: int) -> None:
     click.echo("starting the worker …", err=True)
     worker = Supervised(settings)
     signal.signal(signal.SIGTERM, _interrupt)  # stopped by a service manager: like Ctrl+C, the worker too
+    announced = announce_up(settings, local_url(host, port))  # ``deadmail demo --auto`` plays here
     try:
         click.echo(f"deadmail is running at http://{host}:{port}/  (links use {settings.base_url})")
         click.echo(f"data: {settings.data_dir}   mail is written to {settings.mail_dir}")
@@ -87,6 +88,7 @@ def up(host: str, port: int) -> None:
     except KeyboardInterrupt:
         click.echo("stopping …", err=True)
     finally:
+        announced.unlink(missing_ok=True)
         worker.stop()
 
 
@@ -284,7 +286,9 @@ def demo(email: str, name: str, players: int, auto: bool, deadline: str, seed: i
             raise click.ClickException(str(exc)) from None
         link = games.seat_links(db, created.game_id, settings.secret_key, settings.base_url)[0]["link"]
     click.echo(f"game {created.game_id}: you play against {players - 1} bots. Open your seat:\n\n    {link}\n")
-    click.echo(f"(with `deadmail up` running; your mail is also written to {settings.mail_dir})")
+    if running_up(settings) is None:
+        click.echo("deadmail up is not running on this data folder: start it (deadmail up) to open the link")
+    click.echo(f"your mail is also written to {settings.mail_dir}")
 
 
 def _options(pairs: tuple[str, ...]) -> dict[str, Any]:

@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 import threading
+import urllib.request
+from pathlib import Path
 
-from ..config import Settings, private_dir
+from sqlalchemy.engine import make_url
+
+from ..config import Settings, private_dir, write_private
 
 #: the umask of the embedded processes (``deadmail up``, ``deadmail demo --auto``) and of the worker they start
 #: (it inherits it): whatever they or their libraries create (the SQLite database and its WAL, beat's schedule, the
@@ -18,6 +23,62 @@ PRIVATE_UMASK = 0o077
 def private_umask() -> None:
     """Everything this process and its children create from now on is readable by their owner only."""
     os.umask(PRIVATE_UMASK)
+
+
+#: the file of the data folder that says a ``deadmail up`` is serving it, and where (see ``running_up``).
+UP_FILE = "up.json"
+
+
+def _where(settings: Settings) -> dict[str, str]:
+    """What must be the same for two processes to share a game: the database and the broker (passwords left out)."""
+    return {
+        "database": make_url(settings.database_url).render_as_string(hide_password=True),
+        "broker": settings.broker_url.split("@")[-1],
+    }
+
+
+def local_url(host: str, port: int) -> str:
+    """The address a process of this machine reaches a server listening on ``host``:``port`` at."""
+    if host in {"", "0.0.0.0", "*"}:
+        host = "127.0.0.1"
+    elif host == "::":
+        host = "::1"
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
+def announce_up(settings: Settings, url: str) -> Path:
+    """Say in the data folder that this process serves it at ``url`` (``deadmail demo --auto`` then plays there);
+    the caller removes the file when it stops."""
+    path = private_dir(settings.data_dir) / UP_FILE
+    write_private(path, json.dumps({"pid": os.getpid(), "url": url, **_where(settings)}).encode())
+    return path
+
+
+def running_up(settings: Settings) -> str | None:
+    """The address of the ``deadmail up`` serving this data folder, with the same database and broker, when one is
+    running and answers; else None (none started, stopped, killed, or it serves another database)."""
+    try:
+        up = json.loads((settings.data_dir / UP_FILE).read_text())
+        url, pid = str(up["url"]), int(up["pid"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if any(up.get(key) != value for key, value in _where(settings).items()) or not _alive(pid):
+        return None
+    try:
+        with urllib.request.urlopen(f"{url}/healthz", timeout=3) as reply:
+            return url if json.loads(reply.read()).get("ok") is True else None
+    except (OSError, ValueError):
+        return None
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: not ours
+        return False
+    return True
 
 
 def start_worker(settings: Settings, beat: bool = True, loglevel: str = "warning") -> subprocess.Popen[bytes]:
@@ -39,7 +100,7 @@ def start_worker(settings: Settings, beat: bool = True, loglevel: str = "warning
     args = [
         sys.executable,
         "-m",
-        "celery",
+        "server.run.worker_main",  # ``celery``, without its warning about root (see there)
         "-q",
         "-A",
         "worker.app",

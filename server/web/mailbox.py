@@ -1,34 +1,49 @@
 """The embedded default's mailbox: the mail written to files, listed and shown, so a game can be played locally.
 
 Only when mail goes to files (no DEADMAIL_SMTP_URL). The organiser's token (printed by ``deadmail up``) opens it.
-A mail's HTML is served on its own with a CSP sandbox and shown in a sandboxed frame: it runs no script and
-cannot reach this page, but its links open the game's pages.
+The list shows 50 mails a page, newest first, filtered by game and by recipient (GET parameters: ``game``, ``to``,
+``page``), their dates in the zone the reader chose (``tz``, remembered in a cookie; UTC until then, named). Mail to
+the bots of ``deadmail demo --auto`` is left out. A mail's HTML is served on its own with a CSP sandbox and shown in a
+sandboxed frame: it runs no script and cannot reach this page, but its links open the game's pages.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from email import policy
 from email.message import EmailMessage
 from email.parser import BytesHeaderParser, BytesParser
-from email.utils import make_msgid
+from email.utils import make_msgid, parseaddr, parsedate_to_datetime
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
-from flask import Blueprint, Response, redirect, render_template, request, url_for
+from flask import Blueprint, Response, make_response, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from markupsafe import Markup, escape
 
 from ..mail import replies
+from ..present.chat import stamp
+from ..services import inputs
 from ..services.errors import N_
 from ..services.links import LinkError, read_mailbox_token
+from ..services.tempo import timezones, zone_choices
+from ..text.i18n import LANGUAGES, translations
 from . import access
-from .access import dm
+from .access import dm, reader_language
 
 bp = Blueprint("mailbox", __name__)
 
-#: the newest mails listed (older ones stay in the folder).
-LIMIT = 500
+#: mails on a page of the list.
+PAGE = 50
+#: the cookie that remembers the zone the reader chose for the mailbox's dates.
+TZ_COOKIE = "deadmail_mailbox_tz"
+#: the longest recipient looked for (an e-mail address is at most 320 characters).
+MAX_ADDRESS = 320
+#: the bots of ``deadmail demo --auto`` have their addresses here (a reserved name, RFC 2606): their mail is not listed.
+DEMO_DOMAIN = "demo.invalid"
 #: the longest reply written on the page.
 MAX_REPLY = 10_000
 SANDBOX = "sandbox allow-popups allow-popups-to-escape-sandbox allow-top-navigation-by-user-activation"
@@ -70,8 +85,113 @@ def _find(name: str) -> Path | None:
 
 def _headers(path: Path) -> dict[str, str]:
     with path.open("rb") as fp:
-        head = BytesHeaderParser(policy=policy.default).parse(fp)
+        head = BytesHeaderParser(policy=policy.default).parsebytes(fp.read(64 * 1024))  # the headers, not the body
     return {key: str(head.get(key, "")) for key in ("Date", "From", "To", "Subject", "Reply-To")}
+
+
+@dataclass(frozen=True)
+class Listed:
+    """A mail of the list: its file, headers, date (the Date header, else the file's time) and game (from the
+    subject, which names it in every language; None for a digest of several games)."""
+
+    name: str
+    to: str
+    address: str
+    subject: str
+    date: datetime
+    game: int | None
+
+
+@cache
+def _game_label() -> re.Pattern[str]:
+    """ "Mall of Horror, game 7" in every language (server/present/seat.py ``game_label``), the number caught."""
+    marker = "%(number)s"
+    labels = {translations(lang).gettext("Mall of Horror, game %(number)s") for lang in LANGUAGES}
+    return re.compile("|".join(re.escape(label).replace(re.escape(marker), r"(\d{1,9})") for label in labels))
+
+
+@lru_cache(maxsize=8192)
+def _listed(path: Path, mtime_ns: int, size: int) -> Listed:
+    """A mail file's entry, read once for each version of the file (its time and size)."""
+    headers = _headers(path)
+    try:
+        date = parsedate_to_datetime(headers["Date"]).astimezone(UTC)
+    except (TypeError, ValueError, IndexError):
+        date = datetime.fromtimestamp(mtime_ns / 1e9, UTC)
+    match = _game_label().search(headers["Subject"])
+    game = None if match is None else int(next(g for g in match.groups() if g is not None))
+    address = parseaddr(headers["To"])[1].lower()
+    return Listed(path.name, headers["To"], address, headers["Subject"], date, game)
+
+
+def listed(folder: Path) -> list[Listed]:
+    """Every mail of the folder, newest first (mails to the demo's bots too)."""
+    entries = []
+    for path in mail_files(folder):
+        try:
+            info = path.stat()
+        except OSError:  # removed meanwhile
+            continue
+        entries.append(_listed(path, info.st_mtime_ns, info.st_size))
+    return entries
+
+
+def is_demo(mail: Listed) -> bool:
+    return mail.address.endswith(f"@{DEMO_DOMAIN}")
+
+
+@dataclass
+class Chosen:
+    """What the reader asked the list for, each value checked; ``errors`` say what was set aside and why."""
+
+    game: int | None = None
+    to: str = ""
+    page: int = 1
+    tz: str = "UTC"
+    #: the zone was chosen now (a parameter): the cookie remembers it
+    new_tz: bool = False
+    errors: list[str] = field(default_factory=list)
+
+    def args(self, **changed: Any) -> dict[str, Any]:
+        """The list's parameters (the page's links keep the filters)."""
+        given = {
+            "game": self.game,
+            "to": self.to or None,
+            "tz": self.tz if self.new_tz else None,  # else the cookie has it
+            "page": self.page if self.page > 1 else None,
+        }
+        return {k: v for k, v in {**given, **changed}.items() if v is not None}
+
+
+def _chosen(args: Any, cookies: Any) -> Chosen:
+    chosen = Chosen()
+    game = str(args.get("game", ""))
+    if game:
+        chosen.game = inputs.small_int(game, 9)
+        if chosen.game is None:
+            chosen.errors.append(_("The game must be a number, such as 7: all games are listed."))
+    to = str(args.get("to", "")).strip()
+    if to and (len(to) > MAX_ADDRESS or not to.isprintable()):
+        chosen.errors.append(_("That is not an e-mail address: every recipient is listed."))
+    else:
+        chosen.to = to.lower()
+    page = str(args.get("page", ""))
+    if page:
+        number = inputs.small_int(page, 6)
+        if not number:
+            chosen.errors.append(_("The page must be a number, such as 2: the first page is shown."))
+        chosen.page = number or 1
+    tz = str(args.get("tz", ""))
+    if tz in timezones():
+        chosen.tz, chosen.new_tz = tz, True
+    else:
+        if tz:
+            chosen.errors.append(
+                _("%(zone)s is not a time zone such as Europe/Rome: the dates are in UTC.", zone=repr(tz[:60]))
+            )
+        remembered = str(cookies.get(TZ_COOKIE, ""))
+        chosen.tz = remembered if remembered in timezones() else "UTC"
+    return chosen
 
 
 def _read(path: Path) -> EmailMessage:
@@ -106,16 +226,50 @@ def _top_target(html: str) -> str:
 def listing(token: str) -> Any:
     if (closed := _closed(token)) is not None:
         return closed
-    files = mail_files(dm().settings.mail_dir)
-    mails = [{"name": p.name, **_headers(p)} for p in files[:LIMIT]]
-    return render_template(
+    chosen = _chosen(request.args, request.cookies)
+    every = listed(dm().settings.mail_dir)
+    mails = [m for m in every if not is_demo(m)]
+    shown = [
+        m for m in mails if (chosen.game is None or m.game == chosen.game) and (not chosen.to or m.address == chosen.to)
+    ]
+    pages = max(1, -(-len(shown) // PAGE))
+    chosen.page = min(chosen.page, pages)
+    first = (chosen.page - 1) * PAGE
+    lang = reader_language()
+    rows = [
+        {"mail": m, "iso": m.date.isoformat().replace("+00:00", "Z"), "when": stamp(m.date, chosen.tz, lang)}
+        for m in shown[first : first + PAGE]
+    ]
+    common, other = zone_choices()
+    page = render_template(
         "mailbox.html",
         token=token,
-        mails=mails,
-        total=len(files),
+        rows=rows,
+        chosen=chosen,
+        count=len(shown),
+        total=len(mails),
+        first=first + 1,
+        last=first + len(rows),
+        pages=pages,
+        games=sorted({m.game for m in mails if m.game is not None}, reverse=True),
+        recipients=sorted({m.address for m in mails if m.address}),
+        zones=(common, other),
+        demo=len(every) - len(mails),
         folder=dm().settings.mail_dir,
         replied=request.args.get("replied", "")[:20],
     )
+    response = make_response(page, 400 if chosen.errors else 200)
+    if chosen.new_tz:
+        response.set_cookie(
+            TZ_COOKIE,
+            chosen.tz,
+            max_age=365 * 86400,
+            path="/mail/",
+            samesite="Lax",
+            httponly=True,
+            secure=request.is_secure,
+        )
+    return response
 
 
 @bp.get("/mail/<token>/<name>")
@@ -127,11 +281,14 @@ def message(token: str, name: str) -> Any:
         return access.message(_("No such mail"), _("This mail is not in the mailbox."), 404)
     mail = _read(path)
     text = _part(mail, "plain")
+    info = path.stat()
+    tz = _chosen({}, request.cookies).tz
     return render_template(
         "mailbox_message.html",
         token=token,
         name=name,
         headers=_headers(path),
+        when=stamp(_listed(path, info.st_mtime_ns, info.st_size).date, tz, reader_language()),
         has_html=_part(mail, "html") is not None,
         text=None if text is None else linkify(text),
         sandbox=SANDBOX.removeprefix("sandbox "),

@@ -251,7 +251,7 @@ def test_the_mailbox_lists_the_mails_and_their_links_open_the_pages(live: Live, 
     mail_dir = live.stack.settings.mail_dir
     wait_for(lambda: mail_dir.is_dir() and len(list(mail_dir.glob("*.eml"))) >= 3, WORKER_S, "the first mails")
     page.goto(box)
-    rows = page.locator("table tr:has(td)")
+    rows = page.locator(".mail-card")  # the mailbox lists its mails as cards
     expect(rows).to_have_count(3)
     rows.filter(has_text="p0.9@example.org").get_by_role("link").click()
     # signed links carry the time they were made: the mail's link opens the same seat (payload [seat, generation])

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -11,8 +13,9 @@ from tests.support import DEADMAIL, clean_env, demo_link, free_port, health
 from tests.waiting import wait_for
 
 
-def test_deadmail_up_serves_pages_and_runs_the_worker(tmp_path: Path) -> None:
-    """On a fresh folder: creates the database, prints its address, serves, and the worker sends the first mail."""
+def test_deadmail_up_serves_pages_and_runs_the_worker_and_prints_no_warning(tmp_path: Path) -> None:
+    """On a fresh folder: creates the database, prints its address, serves, and the worker sends the first mail; no
+    warning is printed on the way."""
     port = free_port()
     env = clean_env(tmp_path)
     up = subprocess.Popen(
@@ -37,8 +40,12 @@ def test_deadmail_up_serves_pages_and_runs_the_worker(tmp_path: Path) -> None:
         assert "new@example.org" in sent[0].read_text()
     finally:
         up.terminate()
-        up.communicate(timeout=30)
+        rest, errors = up.communicate(timeout=30)
     assert not (tmp_path / "control").exists()  # the broker keeps its files in the data folder
+    # quiet: no warning of Celery or kombu (running as root, no broker host, deprecated settings), while it started,
+    # served, sent mail and stopped
+    printed = (first + rest + errors).splitlines()
+    assert [line for line in printed if re.search(r"warn|deprecat|superuser", line, re.IGNORECASE)] == [], errors
 
 
 def test_demo_auto_plays_a_whole_game_and_prints_one_json_line(tmp_path: Path) -> None:
@@ -59,3 +66,58 @@ def test_demo_auto_plays_a_whole_game_and_prints_one_json_line(tmp_path: Path) -
     assert set(result["outcome"]["scores"]) == {"yellow", "red", "blue"}
     assert result["windows"] > 10
     assert 0 <= result["latency_median_s"] <= result["latency_p95_s"]
+    assert result["up"] is None  # no deadmail up was running: it served the game itself
+
+
+def _rate_left(url: str) -> int:
+    """How many more seat views the server allows this address (127.0.0.1) this minute."""
+    try:
+        with urllib.request.urlopen(f"{url}/api/seat/not-a-token", timeout=5) as reply:
+            return int(reply.headers["X-RateLimit-Remaining"])
+    except urllib.error.HTTPError as refused:  # the token is refused, and counted
+        return int(refused.headers["X-RateLimit-Remaining"])
+
+
+def test_demo_auto_plays_against_the_running_deadmail_up_and_its_mail_stays_out_of_the_mailbox(
+    tmp_path: Path,
+) -> None:
+    port = free_port()
+    env = {**clean_env(tmp_path), "DEADMAIL_ANSWERS_PER_MINUTE": "120"}  # the demo keeps below up's limits
+    up = subprocess.Popen(
+        [*DEADMAIL, "up", "--port", str(port)], cwd=tmp_path, env=env, stdout=subprocess.PIPE, text=True
+    )
+    url = f"http://127.0.0.1:{port}"
+    data = tmp_path / "deadmail-data"
+    try:
+        assert up.stdout is not None
+        lines = [up.stdout.readline() for _ in range(3)]
+        mailbox = next(line.split(": ", 1)[1].strip() for line in lines if line.startswith("Mail (files): "))
+        wait_for(lambda: health(port), timeout=30, what="deadmail up to answer")
+        assert json.loads((data / "up.json").read_text())["url"] == url
+        before = _rate_left(url)
+
+        done = subprocess.run(
+            [*DEADMAIL, "demo", "--auto", "--players", "3", "--seed", "2"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=True,
+        )
+
+        result = json.loads(done.stdout)
+        assert result["status"] == "over" and result["up"] == url
+        assert f"answering over HTTP at the running deadmail up at {url}" in done.stderr
+        assert "Warm shutdown" not in done.stderr  # it started no worker of its own
+        assert _rate_left(url) == before - 1  # the bots came from addresses of their own, not the player's
+        bot_mail = [p for p in (data / "mail").glob("*.eml") if "@demo.invalid" in p.read_text()]
+        assert len(bot_mail) > 10  # up's worker sent the game's mail
+        with urllib.request.urlopen(mailbox, timeout=5) as reply:
+            page = reply.read().decode()
+        assert "demo.invalid" not in page and "No mail yet." in page
+        assert f"{len(bot_mail)} mails to the bots of deadmail demo --auto are not listed." in page
+    finally:
+        up.terminate()
+        up.communicate(timeout=30)
+    assert not (data / "up.json").exists()  # stopped: a demo started now serves itself

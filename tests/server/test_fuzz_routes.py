@@ -42,7 +42,7 @@ from werkzeug.test import TestResponse
 from server.mail.send import send_due
 from server.mail.transports import FileTransport
 from server.services.links import mailbox_token, organiser_token, player_token
-from tests.conftest import PG_URL, REDIS_URL, Stack, _pg_admin, _stack, need
+from tests.conftest import PG_URL, REDIS_URL, Stack, _pg_admin, _stack, need, need_service
 from tests.server.test_replay import finish
 from tests.support import AUTH, REPLY_DOMAIN, T0, csrf_token, log_in_as_organiser, player_of, seat_ids
 
@@ -248,7 +248,10 @@ def _forms(fuzzed: Fuzzed) -> dict[str, list[str]]:
             for path in _paths(rule, fuzzed.valid, hostile=False):
                 with client.get(path) as response:
                     page = response.get_data(as_text=True)
-                for action, inside in re.findall(r'<form[^>]* action="([^"]*)"[^>]*>(.*?)</form>', page, re.DOTALL):
+                forms_found = re.findall(r'<form([^>]*) action="([^"]*)"[^>]*>(.*?)</form>', page, re.DOTALL)
+                for before, action, inside in forms_found:
+                    if 'method="get"' in before:  # a filter (the mailbox's): its parameters are a GET's
+                        continue
                     names = re.findall(r'<(?:input|select|textarea)[^>]* name="([^"]+)"', inside)
                     endpoint = _endpoint(fuzzed, "POST", html.unescape(action))
                     forms.setdefault(endpoint, set()).update(set(names) - {"csrf_token"})
@@ -259,6 +262,8 @@ def _forms(fuzzed: Fuzzed) -> dict[str, list[str]]:
 def _production_urls() -> Iterator[tuple[str, str]]:
     """A fresh PostgreSQL database (dropped afterwards) and the test Redis, for the module (conftest's fixtures are
     per test)."""
+    need_service("PostgreSQL")  # probed once per session, reported in one line
+    need_service("Redis")
     name = f"dm_test_{uuid.uuid4().hex[:12]}"
     admin = _pg_admin()
     try:

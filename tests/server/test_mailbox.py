@@ -9,9 +9,10 @@ import re
 import subprocess
 import urllib.request
 from dataclasses import replace
+from datetime import datetime
 from email import message_from_bytes, policy
 from email.message import EmailMessage
-from email.utils import formatdate, make_msgid
+from email.utils import format_datetime, formatdate, make_msgid
 from pathlib import Path
 
 import pytest
@@ -25,9 +26,9 @@ from server.services.links import mailbox_token, player_token
 from server.services.seats import seat_view
 from server.text.grammar import commands_for
 from server.web.app import create_app
-from server.web.mailbox import SANDBOX
+from server.web.mailbox import DEMO_DOMAIN, SANDBOX
 from tests.conftest import Stack
-from tests.support import DEADMAIL, T0, clean_env, create, csrf_token, free_port, outbox_ids, rows_of
+from tests.support import DEADMAIL, T0, clean_env, create, csrf_token, free_port, outbox_ids, rows_of, utc
 from tests.waiting import wait_for
 
 HOSTILE_SUBJECT = '<script>alert("subject")</script> & more'
@@ -239,3 +240,164 @@ def test_a_reply_written_on_the_mailbox_page_is_taken_like_one_by_mail(embedded:
         statuses = session.execute(select(InboundMail.status).order_by(InboundMail.id)).scalars().all()
     assert statuses == ["error", "applied"]
     assert embedded.client.post(reply_url, data={"body": command}).status_code == 400  # no CSRF token
+
+
+# --- the list: filters, pages, dates in the reader's zone, bad input, the demo's bots left out ---------------------
+
+
+def write_mail(stack: Stack, i: int, to: str, subject: str, date: datetime = T0) -> str:
+    """A mail written by the file transport, the ``i``-th oldest; its file name."""
+    message = EmailMessage()
+    message["From"] = "deadmail <deadmail@localhost>"
+    message["To"] = to
+    message["Subject"] = subject
+    message["Date"] = format_datetime(date)
+    message["Message-ID"] = f"<mail-{i:04d}@deadmail>"
+    message.set_content(f"mail {i}\n")
+    FileTransport(stack.settings.mail_dir).send(message, lambda: None)
+    path = stack.settings.mail_dir / f"mail-{i:04d}@deadmail.eml"
+    os.utime(path, ns=(10**18 + i * 10**9, 10**18 + i * 10**9))  # distinct times: a defined order
+    return path.name
+
+
+def listed_names(body: str) -> list[str]:
+    return re.findall(r'href="/mail/[^/"]+/([^"]+\.eml)"', body)
+
+
+def test_the_list_is_filtered_by_game_and_by_recipient(embedded: Stack) -> None:
+    names = {
+        write_mail(embedded, 1, "Ann <ann@example.org>", "Mall of Horror, game 7: your decision (Round 1)"),
+        write_mail(embedded, 2, "Bob <bob@example.org>", "Mall of Horror, game 7: what happened (Round 1)"),
+        write_mail(embedded, 3, "Ann <ann@example.org>", "Mall of Horror, partita 12: la tua decisione (Turno 2)"),
+        write_mail(embedded, 4, "Ann <ANN@example.org>", "Your digest: news from 2 games"),
+    }
+    url = mailbox_url(embedded)
+
+    page = embedded.client.get(url).get_data(as_text=True)
+    assert set(listed_names(page)) == names
+    assert '<option value="12">Game 12</option>' in page and '<option value="7">Game 7</option>' in page
+    assert "<option>ann@example.org</option>" in page and "<option>bob@example.org</option>" in page
+
+    assert listed_names(embedded.client.get(f"{url}?game=7").get_data(as_text=True)) == [
+        "mail-0002@deadmail.eml",
+        "mail-0001@deadmail.eml",
+    ]
+    assert listed_names(embedded.client.get(f"{url}?game=12").get_data(as_text=True)) == ["mail-0003@deadmail.eml"]
+    by_ann = embedded.client.get(f"{url}?to=Ann@Example.org").get_data(as_text=True)
+    assert listed_names(by_ann) == ["mail-0004@deadmail.eml", "mail-0003@deadmail.eml", "mail-0001@deadmail.eml"]
+    both = embedded.client.get(f"{url}?game=7&to=ann@example.org").get_data(as_text=True)
+    assert listed_names(both) == ["mail-0001@deadmail.eml"]
+    assert '<option value="7" selected>Game 7</option>' in both and "<option selected>ann@example.org</option>" in both
+    none = embedded.client.get(f"{url}?game=99")
+    assert none.status_code == 200 and listed_names(none.get_data(as_text=True)) == []
+    assert "No mail matches." in none.get_data(as_text=True)
+
+
+def test_the_list_has_pages_of_fifty_newest_first(embedded: Stack) -> None:
+    names = [write_mail(embedded, i, f"P{i % 3} <p{i % 3}@example.org>", f"Mail {i}") for i in range(120)]
+    newest_first = names[::-1]
+    url = mailbox_url(embedded)
+
+    first = embedded.client.get(url).get_data(as_text=True)
+    assert listed_names(first) == newest_first[:50]
+    assert "Mails 1–50 of 120" in first and "Page 1 of 3" in first
+    assert 'rel="prev"' not in first
+    older = re.search(r'rel="next" href="([^"]+)"', first)
+    assert older is not None and older.group(1).endswith("?page=2")
+
+    second = embedded.client.get(older.group(1).replace("&amp;", "&")).get_data(as_text=True)
+    assert listed_names(second) == newest_first[50:100]
+    newer = re.search(r'rel="prev" href="([^"]+)"', second)
+    assert newer is not None and newer.group(1) == url  # back to the first page
+
+    third = embedded.client.get(f"{url}?page=3").get_data(as_text=True)
+    assert listed_names(third) == newest_first[100:]
+    assert "Mails 101–120 of 120" in third and 'rel="next"' not in third
+    assert listed_names(embedded.client.get(f"{url}?page=99").get_data(as_text=True)) == newest_first[100:]
+
+    filtered = embedded.client.get(f"{url}?to=p1@example.org&page=1").get_data(as_text=True)
+    assert "Mails 1–40 of 40" in filtered and "Page 1 of" not in filtered  # one page: no page links
+    assert listed_names(filtered) == [n for i, n in enumerate(names) if i % 3 == 1][::-1]
+    two = [write_mail(embedded, 200 + i, "P0 <p0@example.org>", "More") for i in range(20)]
+    kept = embedded.client.get(f"{url}?to=p0@example.org&game=&page=1").get_data(as_text=True)
+    assert listed_names(kept)[:20] == two[::-1]
+    nxt = re.search(r'rel="next" href="([^"]+)"', kept)
+    assert nxt is not None and nxt.group(1).endswith("?to=p0@example.org&amp;page=2")
+
+
+def test_dates_are_in_utc_until_the_reader_chooses_a_zone_which_is_remembered(embedded: Stack) -> None:
+    name = write_mail(embedded, 1, "Ann <ann@example.org>", "Mall of Horror, game 1: hello", utc(2026, 1, 15, 18, 5))
+    url = mailbox_url(embedded)
+
+    page = embedded.client.get(url).get_data(as_text=True)
+    assert '<time class="mail-date" datetime="2026-01-15T18:05:00Z">15/01/2026, 18:05 UTC</time>' in page
+    assert "<option selected>UTC</option>" in page
+    assert "deadmail_mailbox_tz" not in embedded.client.get(url).headers.get("Set-Cookie", "")
+
+    chosen = embedded.client.get(f"{url}?tz=Europe/Rome")
+    assert '<time class="mail-date" datetime="2026-01-15T18:05:00Z">15/01/2026, 19:05 CET</time>' in chosen.get_data(
+        as_text=True
+    )
+    cookie = chosen.headers["Set-Cookie"]
+    assert cookie.startswith("deadmail_mailbox_tz=Europe/Rome;") and "HttpOnly" in cookie and "Path=/mail/" in cookie
+
+    again = embedded.client.get(url).get_data(as_text=True)  # the cookie remembers it
+    assert "19:05 CET" in again and "<option selected>Europe/Rome</option>" in again
+    shown = embedded.client.get(f"{url}/{name}").get_data(as_text=True)
+    assert "15/01/2026, 19:05 CET" in shown  # the mail's own page too
+    summer = write_mail(embedded, 2, "Ann <ann@example.org>", "later", utc(2026, 7, 1, 6, 0))
+    assert summer in listed_names(embedded.client.get(f"{url}?tz=Asia/Tokyo").get_data(as_text=True))
+    assert "01/07/2026, 15:00 JST" in embedded.client.get(url).get_data(as_text=True)
+
+
+@pytest.mark.parametrize(
+    ("query", "said"),
+    [
+        ("game=abc", "The game must be a number"),
+        ("game=-1", "The game must be a number"),
+        ("game=%EF%BC%97", "The game must be a number"),  # a full-width 7
+        ("game=" + "9" * 40, "The game must be a number"),
+        ("page=0", "The page must be a number"),
+        ("page=two", "The page must be a number"),
+        ("page=1e9", "The page must be a number"),
+        ("to=" + "a" * 400, "That is not an e-mail address"),
+        ("to=ann%0a%09@example.org", "That is not an e-mail address"),
+        ("tz=Mars/Olympus", "is not a time zone"),
+        ("tz=%3Cscript%3Ealert(1)%3C/script%3E", "is not a time zone"),
+        ("tz=../../etc/passwd", "is not a time zone"),
+        ("game=1&game=x&tz=" + "x" * 5000, "is not a time zone"),
+    ],
+)
+def test_bad_filters_are_set_aside_with_a_clear_message(embedded: Stack, query: str, said: str) -> None:
+    send_game_mail(embedded)
+    write_mail(embedded, 1, "Ann <ann@example.org>", "Mall of Horror, game 1: hello")
+
+    reply = embedded.client.get(f"{mailbox_url(embedded)}?{query}")
+
+    assert reply.status_code == 400
+    body = reply.get_data(as_text=True)
+    assert said in body and 'class="warning" role="alert"' in body
+    assert "<script>" not in body
+    assert listed_names(body)  # the list is still there
+    assert "deadmail_mailbox_tz" not in reply.headers.get("Set-Cookie", "")
+
+
+def test_a_bad_zone_cookie_is_ignored(embedded: Stack) -> None:
+    write_mail(embedded, 1, "Ann <ann@example.org>", "hello", utc(2026, 1, 15, 18, 5))
+    embedded.client.set_cookie("deadmail_mailbox_tz", "Nowhere/<b>", path="/mail/")
+
+    reply = embedded.client.get(mailbox_url(embedded))
+
+    assert reply.status_code == 200 and "18:05 UTC" in reply.get_data(as_text=True)
+
+
+def test_mail_to_the_demos_bots_is_not_listed(embedded: Stack) -> None:
+    mine = write_mail(embedded, 1, "You <you@example.org>", "Mall of Horror, game 1: your decision")
+    for i in range(3):
+        write_mail(embedded, 2 + i, f"Bot {i} <bot{i}.1a2b@{DEMO_DOMAIN}>", "Mall of Horror, game 2: your decision")
+
+    body = embedded.client.get(mailbox_url(embedded)).get_data(as_text=True)
+
+    assert listed_names(body) == [mine]
+    assert DEMO_DOMAIN not in body and "Game 2" not in body
+    assert "3 mails to the bots of deadmail demo --auto are not listed." in body

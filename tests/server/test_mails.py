@@ -209,7 +209,7 @@ def test_the_html_part_has_its_css_inlined(embedded: Stack) -> None:
     assert message is not None
     html = html_of(message)
     assert "<style" not in html
-    assert re.search(r'<a [^>]*style="[^"]*background: ?#7a1f1f', html)
+    assert re.search(r'<a [^>]*style="[^"]*background: ?#1f5f3a', html)
     assert re.search(r'<table [^>]*style="[^"]*border-collapse', html)
     assert message.get_content_type() == "multipart/alternative"
 
