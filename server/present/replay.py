@@ -15,7 +15,7 @@ import engine
 from ..services.games import Finished
 from ..text import glossary
 from ..text.i18n import translations
-from ..text.sentences import Names, describe_answer, event_text, player_label, told_answer
+from ..text.sentences import Names, event_text, player_label, told_answer
 from .board import board_svg, table
 from .seat import game_label, standings, tiebreak_sentence
 
@@ -106,7 +106,7 @@ def _events(lang: str, events: list[dict[str, Any]], names: Names | None = None)
         to = event.get("to")
         text = event_text(lang, {k: v for k, v in event.items() if k != "to"}, None, names)
         if event["type"] == "answer_auto" and event.get("answer") is not None:  # what was answered, revealed
-            text += " (" + describe_answer(lang, {"kind": event.get("kind")}, event["answer"], names) + ")"
+            text += " " + told_answer(lang, {"kind": event.get("kind")}, event["answer"], str(event["player"]), names)
         out[-1].append(
             ReplayEvent(index, str(event["type"]), text, None if to is None else list(to), _seen_by(lang, to))
         )

@@ -20,10 +20,10 @@ from flask_babel import gettext as _
 
 from ..models import utcnow
 from ..present import organiser as shown
-from ..present.replay import replay_page
 from ..services import games, inputs, organise, reliability, substitutes, turns
 from ..services.errors import ShownError
 from ..services.links import organiser_token
+from . import replay as replays
 from .access import (
     dm,
     is_organiser_token,
@@ -342,9 +342,7 @@ def replay(game_id: int) -> Any:
     def round_url(number: int) -> str:
         return url_for("organiser.replay", game_id=game_id, round=number)
 
-    number = inputs.small_int(str(request.args.get("round", "")), 6)
-    context = replay_page(reader_language(), game, number)
-    return render_template("replay.html", token=None, round_url=round_url, **context)
+    return replays.show(game, reader_language(), round_url, url_for("organiser.game", game_id=game_id))
 
 
 # --- substitutes ---------------------------------------------------------------------------------------------------

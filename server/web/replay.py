@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from flask import Blueprint, g, render_template, request, url_for
@@ -34,6 +35,12 @@ def seat_replay(token: str) -> Any:
     def round_url(number: int) -> str:
         return url_for("replay.seat_replay", token=token, round=number)
 
+    return show(game, g.language, round_url, url_for("pages.seat", token=token), token)
+
+
+def show(game: Any, lang: str, round_url: Callable[[int], str], back_url: str, token: str | None = None) -> Any:
+    """The replay page of a finished ``game`` at the round the query asks for (``?round=``), for a seat's player
+    (``token``) or the organiser."""
     return render_template(
-        "replay.html", token=token, round_url=round_url, **replay_page(g.language, game, _round_arg())
+        "replay.html", token=token, round_url=round_url, back_url=back_url, **replay_page(lang, game, _round_arg())
     )

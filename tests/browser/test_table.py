@@ -91,4 +91,9 @@ def test_the_table_on_a_desktop_and_a_phone(served: Live, wide: BrowserContext, 
     expect(desk.locator("table.standings")).to_be_visible()
     desk.get_by_role("link", name="See the replay").click()
     expect(desk.locator("h1")).to_contain_text("Replay")
+    # the board beside the round's story on a wide screen, and a way back to the seat
+    board = desk.locator("section.replay-mall").bounding_box()
+    story = desk.locator("section.replay-round").bounding_box()
+    assert board is not None and story is not None and board["x"] + board["width"] <= story["x"]
+    expect(desk.get_by_role("link", name="Back to your game")).to_be_visible()
     screenshot(desk, "table-replay-desktop")

@@ -237,7 +237,10 @@ def test_a_finished_game_shows_the_scores_and_links_the_replay(embedded: Stack) 
     shown = embedded.client.get(replay)
     assert shown.status_code == 200 and "Every secret is revealed here" in text(shown)
     assert f'href="{replay}?round=' in text(shown)  # its rounds stay on the organiser's pages
+    assert f'href="/o/games/{created.game_id}">Back to the game\'s page' in text(shown)
+    assert "Back to your game" not in text(shown)
     assert embedded.client.get(f"{replay}?round=1").status_code == 200
+    assert embedded.client.get(f"{replay}?round=99999999").status_code == 200  # a round past the end: the last
 
 
 def test_an_organiser_link_opens_its_games_replay_only(embedded: Stack) -> None:

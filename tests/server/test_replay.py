@@ -84,7 +84,8 @@ def test_the_replay_lists_every_event_in_order_grouped_by_round_with_who_saw_it(
         public = {k: v for k, v in event.items() if k != "to"}
         told = sentences.event_text("en", public, None)
         if event["type"] == "answer_auto":  # with the answer given, revealed
-            assert shown_event.text.startswith(told + " (") and shown_event.text.endswith(")")
+            answer = sentences.told_answer("en", {"kind": event["kind"]}, event["answer"], event["player"])
+            assert shown_event.text == f"{told} {answer}"
         else:
             assert shown_event.text == told
         if event.get("to"):
@@ -115,6 +116,10 @@ def test_the_replay_lists_every_event_in_order_grouped_by_round_with_who_saw_it(
     not_cast = [a for a in answers if a.kind == "vote" and not a.timeout and a.answer is None]
     assert all(a.text == f"{red('en', a.player)} did not vote: the vote was already decided." for a in not_cast)
     assert not any(re.search(r"\b(you|your)\b", a.text, re.I) for a in answers)
+    # and so are the events, those an automatic answer revealed included: the replay has no "you"
+    events = [e for s in steps for e in s.events]
+    assert any(e.type == "answer_auto" for e in events)
+    assert not [e.text for e in events if re.search(r"\b(you|your)\b", e.text, re.I)]
 
 
 def test_the_board_of_each_round_is_the_public_board_at_its_end(embedded: Stack) -> None:
