@@ -34,9 +34,6 @@ from engine.data import (
     DECK_SIZE,
     LOCATIONS,
     PARKING,
-    STRENGTH,
-    SUPERMARKET,
-    SUPERMARKET_CAP,
     Phase,
 )
 from engine.view import spectator_view
@@ -45,6 +42,7 @@ from ..text import glossary
 from ..text.glossary import letters
 from ..text.i18n import translations
 from ..text.sentences import Names, player_label
+from . import public
 
 __all__ = ["TOKEN_COLOURS", "board_svg", "discarded", "sample_board", "sample_view", "table"]
 
@@ -140,37 +138,9 @@ def discarded(view: dict[str, Any]) -> int | None:
     return max(0, DECK_SIZE - int(view["deck_size"]) - in_hands)
 
 
-def _at(view: dict[str, Any], loc: int) -> list[tuple[str, str]]:
-    """The (colour, character) pairs at ``loc``, players in seating order, characters in canonical order."""
-    found: list[tuple[str, str]] = []
-    for colour in view.get("players") or []:
-        mine = (view.get("characters") or {}).get(colour) or {}
-        found.extend((colour, character) for character in CHARACTERS if mine.get(character) == loc)
-    return found
-
-
-def _defence(here: list[tuple[str, str]]) -> int:
-    """DEF-3 without Hardware: Tough Guys count 2, everyone else (hidden ones too) 1."""
-    return sum(STRENGTH[character] for _colour, character in here)
-
-
 def _overrun(view: dict[str, Any], loc: int) -> bool:
     """Closed by the zombies (E-3): every closed location but Cachou closed at setup with 3-4 players (SET-4)."""
     return loc in set(view.get("closed") or []) and not (loc == CACHOU and len(view.get("players") or []) <= 4)
-
-
-def _in_danger(view: dict[str, Any], loc: int, zombies: int, here: list[tuple[str, str]]) -> bool:
-    """During the attack (phase F), F-3: the zombies are enough to get in (the Parking: any zombie feeds, F-7)."""
-    if view.get("phase") != Phase.ATTACK or view.get("over") or not here or not zombies:
-        return False
-    if loc in set(view.get("closed") or []):
-        return False
-    if loc == PARKING:
-        return True
-    threshold = _defence(here)
-    if loc == SUPERMARKET:
-        threshold = min(threshold, SUPERMARKET_CAP)
-    return zombies >= threshold
 
 
 # --- layout ---------------------------------------------------------------------------------------------------------
@@ -205,7 +175,7 @@ def _layout(view: dict[str, Any]) -> tuple[dict[int, _Room], float]:
     for row in rows:
         planned = []
         for loc, width in row:
-            used = len(_at(view, loc))
+            used = public.count_at(view, loc)
             capacity = CAPACITY[loc]
             spots = used if loc in set(view.get("closed") or []) else max(used, capacity or 0)
             room_width = width - TRUCK_W if loc == PARKING else width
@@ -322,16 +292,14 @@ class _Here:
 
 
 def _here(view: dict[str, Any], loc: int) -> _Here:
-    zombies = int((view.get("zombies") or {}).get(str(loc), 0) or 0)
-    here = _at(view, loc)
     return _Here(
-        used=len(here),
+        used=public.count_at(view, loc),
         capacity=CAPACITY[loc],
-        zombies=zombies,
-        defence=_defence(here),
+        zombies=public.zombies(view, loc),
+        defence=public.defence(view, loc),
         closed=loc in set(view.get("closed") or []),
         overrun=_overrun(view, loc),
-        danger=_in_danger(view, loc, zombies, here),
+        danger=public.in_danger(view, loc),
     )
 
 
@@ -480,7 +448,7 @@ def _location(lang: str, view: dict[str, Any], room: _Room, reader: str | None) 
     """One location as drawn, and the sentence that says it (for the picture's ``<desc>``)."""
     loc = room.loc
     hidden = {(str(p), str(c)) for p, c in view.get("hidden") or []}
-    here = _at(view, loc)
+    here = public.at(view, loc)
     h = _here(view, loc)
     title = _summary(lang, loc, h)
     cls = "location" + (" parking" if loc == PARKING else "") + (" closed" if h.closed else "")

@@ -12,11 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from engine.data import CAPACITY, LOCATIONS, PARKING, STRENGTH, SUPERMARKET, SUPERMARKET_CAP, WEAPONS
+from engine.data import CAPACITY, LOCATIONS, PARKING, SUPERMARKET, SUPERMARKET_CAP, WEAPONS
 
 from ..text import glossary
 from ..text.i18n import translations
 from ..text.sentences import Names, player_label
+from . import public
 
 __all__ = ["Context", "Row", "context"]
 
@@ -74,38 +75,14 @@ def _since_vote(view: dict[str, Any]) -> list[dict[str, Any]]:
     return events[start:]
 
 
-def _played(view: dict[str, Any], card: str, loc: int | None, *, since: str = "") -> dict[str, int]:
-    """Who played how many ``card`` cards at ``loc`` since the last vote (``since="attack"``: since the attack on
-    ``loc`` was announced): played cards are public (card_played events)."""
-    events = view.get("events") or []
-    if since:
-        start = max((i for i, e in enumerate(events) if e.get("type") == since and e.get("location") == loc), default=0)
-        events = events[start:]
-    else:
-        events = _since_vote(view)
+def _played(view: dict[str, Any], card: str, loc: int) -> dict[str, int]:
+    """Who played how many ``card`` cards at ``loc`` since the last vote: played cards are public (card_played
+    events)."""
     out: dict[str, int] = {}
-    for e in events:
+    for e in _since_vote(view):
         if e.get("type") == "card_played" and e.get("card") == card and e.get("location") in (loc, None):
             out[str(e.get("player"))] = out.get(str(e.get("player")), 0) + 1
     return out
-
-
-def _count_at(view: dict[str, Any], loc: int) -> int:
-    return sum(len(_at(view, p, loc)) for p in view.get("players") or [])
-
-
-def _defence(view: dict[str, Any], loc: int) -> int:
-    """DEF-3/DEF-4: the strength holding ``loc`` (Tough Guys 2, hidden characters count, Hardware played in this
-    attack), at most 4 at the Supermarket; 0 at the Parking, where every zombie feeds."""
-    if loc == PARKING:
-        return 0
-    total = sum(STRENGTH[ch] for p in view.get("players") or [] for ch in _at(view, p, loc))
-    total += sum(_played(view, "hardware", loc, since="attack").values())
-    return min(total, SUPERMARKET_CAP) if loc == SUPERMARKET else total
-
-
-def _zombies(view: dict[str, Any], loc: int) -> int:
-    return int((view.get("zombies") or {}).get(str(loc)) or 0)
 
 
 def _place(lang: str, loc: Any) -> str:
@@ -145,9 +122,10 @@ def _vote(lang: str, view: dict[str, Any], request: dict[str, Any], names: Names
         threats = _played(view, "threat", loc)
         for colour in _from_chief(view):
             mine = _visible(view, colour, loc)
-            if not mine:
+            if not mine and not threats.get(colour):  # VOT-2: all hidden, yet a Threat played gives a vote
                 continue
             reasons = [t.ngettext("%(num)d character", "%(num)d characters", len(mine)) % {"num": len(mine)}]
+            reasons = reasons if mine else []
             if "gunman" in mine:
                 reasons.append(t.gettext("%(gunman)s +1") % {"gunman": glossary.character_name(lang, "gunman")})
             if threats.get(colour):
@@ -199,7 +177,7 @@ def _locations(lang: str, view: dict[str, Any], request: dict[str, Any], names: 
     for loc in LOCATIONS:
         if loc in closed:
             continue
-        used, cap = _count_at(view, loc), CAPACITY[loc]
+        used, cap = public.count_at(view, loc), CAPACITY[loc]
         places = t.gettext("%(used)s (no limit)") % {"used": used} if cap is None else f"{used}/{cap}"
         if cap is not None and used >= cap:
             places += " " + t.gettext("(full)")
@@ -208,7 +186,7 @@ def _locations(lang: str, view: dict[str, Any], request: dict[str, Any], names: 
             label += " — " + t.gettext("not for you now")
         mine = bool(_at(view, you, loc))
         mark = t.gettext("your characters") if mine else ""
-        rows.append(Row([label, places, str(_zombies(view, loc))], mine, mark))
+        rows.append(Row([label, places, str(public.zombies(view, loc))], mine, mark))
     notes = []
     for colour, loc in (view.get("destinations") or {}).items():
         if colour != you:
@@ -250,8 +228,8 @@ def _cards(lang: str, view: dict[str, Any], request: dict[str, Any]) -> Context:
 
 def _attack_now(lang: str, view: dict[str, Any], loc: int) -> str:
     t = translations(lang)
-    zombies = _zombies(view, loc)
-    values = {"place": _place(lang, loc), "num": zombies, "defence": _defence(view, loc)}
+    zombies = public.zombies(view, loc)
+    values = {"place": _place(lang, loc), "num": zombies, "defence": public.defence(view, loc)}
     if loc == PARKING:
         return (
             t.ngettext(
@@ -301,7 +279,7 @@ def _card_at(lang: str, view: dict[str, Any], loc: int, card: str) -> str:
     """What a Weapon, Hardware or Hidden would do in the attack on ``loc`` now."""
     t = translations(lang)
     you = str(view.get("you"))
-    zombies, defence = _zombies(view, loc), _defence(view, loc)
+    zombies, defence = public.zombies(view, loc), public.defence(view, loc)
     if card in WEAPONS:
         kills = int(((view.get("options") or {}).get("weapons") or {}).get(card) or 0)
         left = max(0, zombies - kills)

@@ -13,8 +13,9 @@ import pytest
 import engine
 from engine import rules
 from engine.bots import RandomBot, SensibleBot
-from engine.data import CAPACITY, CHARACTERS, DECK_SIZE, LOCATIONS, Phase
+from engine.data import CAPACITY, CHARACTERS, DECK_SIZE, LOCATIONS, PARKING, Phase
 from engine.view import spectator_view
+from server.present import public
 from server.present.board import ZOMBIE_FIGURES, board_svg, discarded, sample_board, sample_view
 from server.text import glossary
 from server.text.glossary import letters
@@ -189,6 +190,45 @@ def test_during_the_attack_the_locations_the_zombies_would_get_into_are_in_dange
     # outside the attack nothing is in danger
     root = figure_of(spectator_view(played_until(["red", "yellow", "blue"], 3, 2, Phase.DESTINATIONS)), reader=None)
     assert not [g for g in groups(svg(root), "location") if "danger" in (g.get("class") or "").split()]
+
+
+@pytest.mark.rule("F-2", "F-3", "DEF-3")
+def test_in_danger_counts_the_hardware_played_and_ends_with_each_attack() -> None:
+    """At every window of phase F of real games (random bots play Hardware): the location being attacked is in
+    danger exactly when the engine lets the zombies in, Hardware played counted (F-3, DEF-3); a location already
+    fought or passed over is not (F-2); one still to come is when its zombies reach its strength. The decision's
+    context reads the same defence (``present.public``)."""
+    met = {"hardware": 0, "after": 0, "ahead": 0}
+    for seed in range(20):
+        game = engine.new_game(["red", "yellow", "blue", "green", "black"], seed=seed)
+        bots = {p: RandomBot(seed + i) for i, p in enumerate(game.players)}
+        while not game.over:
+            pending = list(game.pending())
+            fought = {r.to_json().get("location") for r in pending} if game.phase == Phase.ATTACK else set()
+            if game.phase == Phase.ATTACK and len(fought) == 1 and None not in fought:
+                (current,) = fought
+                view = spectator_view(game)
+                assert public.attack_under_way(view) == current
+                for loc in LOCATIONS:
+                    if loc == current:
+                        expected = loc not in game.closed and rules.zombies_get_in(game, loc)
+                        expected = expected and rules.count_at(game, loc) > 0  # nobody at the Parking: no danger
+                        met["hardware"] += game.hardware > 0
+                    elif LOCATIONS.index(loc) < LOCATIONS.index(current):
+                        expected = False
+                        met["after"] += game.zombies[loc] > 0 and rules.count_at(game, loc) > 0
+                    else:
+                        hardware, game.hardware = game.hardware, 0  # Hardware holds only the location it was for
+                        expected = loc not in game.closed and rules.zombies_get_in(game, loc)
+                        expected = expected and rules.count_at(game, loc) > 0
+                        game.hardware = hardware
+                        met["ahead"] += expected
+                    assert public.in_danger(view, loc) == expected, (seed, game.round, loc, current)
+                    if loc == current and loc != PARKING:  # the Parking has no defence (F-7)
+                        assert public.defence(view, loc) == rules.attack_threshold(game, loc)
+            for req in pending:
+                game.answer(req.player, req.kind, bots[req.player].decide(game, req))
+    assert all(met.values()), met
 
 
 @pytest.mark.rule("B-INFO")

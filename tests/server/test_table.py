@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
+from itertools import chain
 
 import pytest
 
@@ -25,7 +26,7 @@ from tests.support import T0, create, engine_of, open_window, play_window, table
 # --- the decision in context, from real engine views ----------------------------------------------------------------
 
 
-def positions(seed_range: range, players: int = 4) -> Iterator[tuple[engine.Game, list[engine.Request]]]:
+def positions(seed_range: Iterable[int], players: int = 4) -> Iterator[tuple[engine.Game, list[engine.Request]]]:
     """Every open window of real games played by random bots."""
     colours = ["red", "yellow", "blue", "green", "black"][:players]
     for seed in seed_range:
@@ -41,9 +42,10 @@ def positions(seed_range: range, players: int = 4) -> Iterator[tuple[engine.Game
 @pytest.mark.rule("VOT-2")
 def test_a_vote_says_who_votes_with_how_many_votes_as_the_engine_counts_them() -> None:
     """Every voter's weight computed from the reader's view (characters, Gunman, Threats played) is the weight the
-    engine gives that voter's request; the candidates are the request's options."""
-    seen = revotes = threats = 0
-    for game, pending in positions(range(12)):
+    engine gives that voter's request; the candidates are the request's options. Seeds 230 (four players) and 43
+    (five) meet a voter whose characters there are all hidden and who votes by a Threat played."""
+    seen = revotes = threats = by_threat_alone = 0
+    for game, pending in chain(positions(range(12)), positions([230]), positions([43], players=5)):
         votes = [r for r in pending if r.kind == "vote"]
         if not votes:
             continue
@@ -61,7 +63,8 @@ def test_a_vote_says_who_votes_with_how_many_votes_as_the_engine_counts_them() -
             seen += 1
             revotes += bool(req.info.get("revote"))
             threats += any("Threat +" in row.cells[2] for row in shown.rows)
-    assert seen > 50 and revotes and threats
+            by_threat_alone += any(row.cells[2].startswith("Threat +") for row in shown.rows)
+    assert seen > 50 and revotes and threats and by_threat_alone
 
 
 def test_a_destination_shows_how_full_each_location_is_and_its_zombies() -> None:
