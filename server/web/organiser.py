@@ -250,7 +250,8 @@ def resume(game_id: int) -> Any:
 
 def _confirmed(game_id: int, what: str, fields: dict[str, str], **asked: Any) -> Any:
     """None when the form was confirmed (``confirm=1``); else the page asking to confirm ``what`` (nothing changed):
-    its button POSTs ``fields`` again, confirmed. A game that is not running, or a seat it does not have, is refused
+    its button POSTs ``fields`` again, confirmed. A game that is not running (for revoking links: one abandoned; a
+    finished game's players keep their links to see the end and the replay), or a seat it does not have, is refused
     at once."""
     if _field("confirm", 4) == "1":
         return None
@@ -259,7 +260,7 @@ def _confirmed(game_id: int, what: str, fields: dict[str, str], **asked: Any) ->
     except organise.OrganiseError:
         abort(404)
     colour = fields.get("colour")
-    if data["status"] != "running":
+    if data["status"] != "running" and not (what == "revoke" and data["status"] == "over"):
         exc = organise.OrganiseError(organise.NOT_RUNNING, game=game_id, status=data["status"], terms=("status",))
         return _refused(game_id, exc)
     if colour is not None and colour not in {seat["colour"] for seat in data["seats"]}:
@@ -336,6 +337,12 @@ def replay(game_id: int) -> Any:
     runs, nothing of it (409)."""
     game = games.finished(dm().db, game_id)
     if game is None:
+        try:
+            status = organise.owed(dm().db, game_id)["status"]
+        except organise.OrganiseError:
+            abort(404)
+        if status == "abandoned":
+            return message(_("Game abandoned"), _("An abandoned game has no replay."), 409)
         text = _("The replay, with every secret revealed, can be seen once the game is over.")
         return message(_("Game still running"), text, 409)
 

@@ -263,3 +263,43 @@ def test_the_confirm_pages_speak_the_readers_language(embedded: Stack) -> None:
         assert reply.status_code == 200 and question in text(reply)
     assert game_row(embedded.db, created.game_id).status == "running"
     assert organise.owed(embedded.db, created.game_id)["status"] == "running"
+
+
+def test_a_finished_games_players_can_still_be_sent_their_links(embedded: Stack) -> None:
+    """Once the game is over its players keep their links (for the end and the replay): the organiser may still
+    resend one, or revoke one (confirmed first); nothing else can change, and nothing at all once abandoned."""
+    from .test_replay import finish
+
+    log_in_as_organiser(embedded.client)
+    created = create_tagged(embedded.db, 3, seed=7)
+    finish(embedded.db, created.game_id, seed=7)
+    base = f"/o/games/{created.game_id}"
+    assert game_row(embedded.db, created.game_id).status == "over"
+    page = text(embedded.client.get(base))
+    assert f'action="{base}/resend"' in page and "Revoke a player's links" in page
+    for gone in ("replace", "abandon", "extend", "pause"):
+        assert f'action="{base}/{gone}"' not in page
+    sent = post_form(embedded.client, embedded.app, f"{base}/resend", {"colour": "red"})
+    assert sent.status_code in (200, 303), text(sent)
+    generation = seats_of(embedded.db, created.game_id)["red"].link_generation
+    revoke = {"colour": "red", "rotate": "1"}
+    asked = post_form(embedded.client, embedded.app, f"{base}/resend", revoke)
+    assert asked.status_code == 200 and "This cannot be undone." in text(asked)
+    assert seats_of(embedded.db, created.game_id)["red"].link_generation == generation  # asked, nothing changed
+    done = post_form(embedded.client, embedded.app, f"{base}/resend", {**revoke, "confirm": "1"})
+    assert done.status_code == 303, text(done)
+    assert seats_of(embedded.db, created.game_id)["red"].link_generation == generation + 1
+    refused = post_form(embedded.client, embedded.app, f"{base}/abandon", {})
+    assert refused.status_code == 409 and "Abandon the game?" not in text(refused)
+
+    abandoned = create_tagged(embedded.db, 3, seed=8)
+    organise.abandon(embedded.db, abandoned.game_id)
+    page = text(embedded.client.get(f"/o/games/{abandoned.game_id}"))
+    assert "/resend" not in page and "danger-zone" not in page
+    replay = embedded.client.get(f"/o/games/{abandoned.game_id}/replay")
+    assert replay.status_code == 409 and "An abandoned game has no replay." in text(replay)
+    assert embedded.client.get("/o/games/9999/replay").status_code == 404
+    again = post_form(
+        embedded.client, embedded.app, f"/o/games/{abandoned.game_id}/resend", {"colour": "red", "rotate": "1"}
+    )
+    assert again.status_code == 409
