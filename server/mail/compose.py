@@ -480,7 +480,6 @@ def _section(lang: str, shown: SeatShown, links: Links, with_board: bool) -> dic
         if shown.outcome is None
         else {
             "winners": ", ".join(shown.outcome.winners),
-            "scores": shown.outcome.scores,
             "won": shown.outcome.won,
             "standings": shown.outcome.standings,
             "tiebreak": shown.outcome.tiebreak,

@@ -195,8 +195,6 @@ def decision(
 @dataclass
 class Outcome:
     winners: list[str]
-    #: each player with a score, in seating order: {"name", "score"}.
-    scores: list[dict[str, Any]]
     #: the reader is among the winners.
     won: bool
     #: the players by place (END-2, END-3): {"colour", "name", "place" ("1st"), "points", "cards", "you", "winner"};
@@ -255,11 +253,9 @@ def outcome(lang: str, view: dict[str, Any], names: Names | None = None) -> Outc
     result = view.get("outcome")
     if not result:
         return None
-    scores = result.get("scores") or {}
     winners = list(result.get("winners") or [])
     return Outcome(
         winners=[player_label(lang, c, names) for c in winners],
-        scores=[{"name": player_label(lang, c, names), "score": scores[c]} for c in view["players"] if c in scores],
         won=view.get("you") in winners,
         standings=standings(lang, result, list(view["players"]), view.get("you"), names),
         tiebreak=tiebreak_sentence(lang),
@@ -343,11 +339,13 @@ def seat_shown(lang: str, state: dict[str, Any], now: datetime, *, told: int = 0
 def _owing(lang: str, view: dict[str, Any], window: dict[str, Any] | None, names: Names) -> list[str]:
     """Who is still deciding, from the public list (``seats.still_deciding``: unanswered, never asked in secret):
     the reader first as "you" while their own request is unanswered, never once they answered (their own row may
-    count as unanswered to the others, when their standing answers gave it)."""
+    count as unanswered to the others, when their standing answers gave it); nobody once every answer is in."""
     you = view.get("you")
+    if (window or {}).get("completed"):
+        return []  # every answer is in: naming someone now would tell that standing answers gave theirs (H-6)
     mine = window is not None and window.get("request") is not None and window.get("answer") is None
     t = translations(lang)
-    owing: list[str] = [str(t.pgettext("in a list", "you"))] if mine and not (window or {}).get("completed") else []
+    owing: list[str] = [str(t.pgettext("in a list", "you"))] if mine else []
     for item in view.get("waiting_for") or []:
         if item["player"] == you:
             continue

@@ -21,7 +21,19 @@ from server.services import games
 from server.text import glossary, sentences
 from tests.conftest import Stack
 from tests.server.test_seat_page import decision_form
-from tests.support import T0, create, engine_of, open_window, play_window, table_names
+from tests.support import (
+    T0,
+    compose,
+    create,
+    engine_of,
+    html_of,
+    mail_settings,
+    open_window,
+    outbox_ids,
+    play_window,
+    table_names,
+    text_of,
+)
 
 # --- the decision in context, from real engine views ----------------------------------------------------------------
 
@@ -282,3 +294,23 @@ def test_the_end_shows_places_the_tie_break_and_the_replay_link(embedded: Stack)
     assert f'href="/s/{token}/replay"' in text
     assert '<span class="mark">you</span>' in text
     assert stack.client.get(f"/s/{token}/replay").status_code == 200
+    # the game-over mail: the same places, the tie-break and the replay, in both parts
+    settings = mail_settings(stack.settings)
+    mails = [m for m in (compose(stack.db, i, settings) for i in outbox_ids(stack.db, game_id)) if m is not None]
+    last = next(m for m in reversed(mails) if "the game is over" in str(m["Subject"]))
+    for part in (html_of(last), text_of(last)):
+        assert "1st" in part and "Tied on points, the player with more cards left in hand wins" in part
+        assert re.search(r"/s/[\w.-]+/replay", part) and "See the replay" in part
+
+
+@pytest.mark.rule("H-6")
+def test_once_every_answer_is_in_nobody_is_named_as_still_deciding() -> None:
+    """A window complete while a player is still listed as owing (their standing answers gave it, which only they
+    may know): the page names nobody, rather than someone who visibly did not answer yet the window closed."""
+    from server.present.seat import _owing
+
+    view = {"you": "red", "waiting_for": [{"player": "blue", "kind": "vote"}]}
+    window = {"request": {"kind": "vote"}, "answer": None}
+    assert _owing("en", view, window, {"blue": "Ola"}) == ["you", "Ola (Blue)"]
+    assert _owing("en", view, {**window, "answer": "blue"}, {"blue": "Ola"}) == ["Ola (Blue)"]
+    assert _owing("en", view, {**window, "answer": "blue", "completed": True}, {"blue": "Ola"}) == []
