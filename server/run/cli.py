@@ -28,7 +28,7 @@ from ..services.tempo import check_timezone, parse_duration, parse_play_hours
 from ..web.app import create_app
 from .demo import run_auto
 from .migrate import upgrade
-from .processes import Supervised, announce_up, local_url, private_umask, running_up
+from .processes import Supervised, announce_up, local_url, private_umask, running_up, withdraw_up
 from .queue import Queue
 
 
@@ -70,6 +70,13 @@ def up(host: str, port: int) -> None:
         remember_served_url(settings.data_dir, settings.base_url)
     click.echo("preparing the database …", err=True)
     upgrade(settings.database_url)
+    try:  # bound before anything starts: a port in use is told at once, and nothing is left running
+        server = waitress.create_server(web_app(settings), host=host, port=port, threads=8)
+    except OSError as exc:
+        raise click.ClickException(
+            f"cannot listen on {host}:{port} ({exc.strerror or exc}): is a deadmail up already running there? "
+            "Another port: deadmail up --port 8081"
+        ) from exc
     click.echo("starting the worker …", err=True)
     worker = Supervised(settings)
     signal.signal(signal.SIGTERM, _interrupt)  # stopped by a service manager: like Ctrl+C, the worker too
@@ -84,11 +91,11 @@ def up(host: str, port: int) -> None:
         )
         click.echo("create a game to play:  deadmail demo --email you@example.org      stop: Ctrl+C")
         sys.stdout.flush()
-        waitress.serve(web_app(settings), host=host, port=port, threads=8)
+        server.run()
     except KeyboardInterrupt:
         click.echo("stopping …", err=True)
     finally:
-        announced.unlink(missing_ok=True)
+        withdraw_up(announced)
         worker.stop()
 
 

@@ -48,10 +48,19 @@ def local_url(host: str, port: int) -> str:
 
 def announce_up(settings: Settings, url: str) -> Path:
     """Say in the data folder that this process serves it at ``url`` (``deadmail demo --auto`` then plays there);
-    the caller removes the file when it stops."""
+    the caller removes the file when it stops (``withdraw_up``)."""
     path = private_dir(settings.data_dir) / UP_FILE
     write_private(path, json.dumps({"pid": os.getpid(), "url": url, **_where(settings)}).encode())
     return path
+
+
+def withdraw_up(path: Path) -> None:
+    """Remove the file ``announce_up`` wrote, unless another ``deadmail up`` has written its own there since."""
+    try:
+        if json.loads(path.read_text()).get("pid") == os.getpid():
+            path.unlink()
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 def running_up(settings: Settings) -> str | None:

@@ -38,6 +38,19 @@ def test_deadmail_up_serves_pages_and_runs_the_worker_and_prints_no_warning(tmp_
         mail = tmp_path / "deadmail-data" / "mail"
         sent = wait_for(lambda: sorted(mail.glob("*.eml")), timeout=60, what="the worker deadmail up started to send")
         assert "new@example.org" in sent[0].read_text()
+        # a second deadmail up on the same port says why it cannot start, and leaves the first one's address
+        again = subprocess.run(
+            [*DEADMAIL, "up", "--port", str(port)],
+            check=False,
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert again.returncode != 0 and "is a deadmail up already running there?" in again.stderr, again.stderr
+        assert "Traceback" not in again.stderr
+        assert json.loads((tmp_path / "deadmail-data" / "up.json").read_text())["pid"] == up.pid
     finally:
         up.terminate()
         rest, errors = up.communicate(timeout=30)
