@@ -135,7 +135,7 @@ def rounds(eng: engine.Game, lang: str, names: Names | None = None) -> list[Roun
 def replay_page(lang: str, game: Finished, round_no: int | None) -> dict[str, Any]:
     """What templates/replay.html shows of round ``round_no`` (the first when absent or unknown) of a finished game."""
     eng = game.engine
-    names: Names = {c: (n or "")[:80] or None for c, n in game.people.items()}
+    names: Names = {c: n or None for c, n in game.people.items()}  # player_label keeps a name to MAX_NAME
     steps = rounds(eng, lang, names)
     numbers = [r.round for r in steps]
     chosen = round_no if round_no in numbers else numbers[0]

@@ -12,6 +12,7 @@ from datetime import datetime
 from typing import Any
 
 import engine.standing
+from engine.data import PHASES, Phase
 
 from ..services.seats import Visit
 from ..services.tempo import closes_decided_votes
@@ -84,7 +85,8 @@ def newest_first(rounds: list[Round]) -> list[Round]:
 # --- where the round stands (B-RND) ----------------------------------------------------------------------------------
 
 #: the six phases of a round, in order (RULES.md RND-1).
-ROUND_PHASES = ("truck", "chief", "arrival", "destinations", "moves", "attack")
+#: the six phases of a round, A to F (B-RND), as the engine names them.
+ROUND_PHASES = tuple(str(p) for p in PHASES if p not in (Phase.SETUP, Phase.OVER))
 
 
 @dataclass(frozen=True)

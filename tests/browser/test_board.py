@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from server.models import utcnow
 from tests.support import engine_of, play_window
 
-from .conftest import EMBEDDED, SCREENSHOTS, TIMEOUT_MS, Live, screenshot
+from .conftest import DESKTOP, EMBEDDED, PHONE_OPTIONS, SCREENSHOTS, TIMEOUT_MS, Live, screenshot
 from .test_pages import make_game, no_horizontal_scroll
 
 if TYPE_CHECKING:
@@ -16,13 +16,9 @@ if TYPE_CHECKING:
 
 pytestmark = EMBEDDED
 
-VIEWPORTS = {"desktop": {"width": 1366, "height": 900}, "phone": {"width": 390, "height": 844}}
-
 
 def open_page(browser: Browser, size: str, url: str) -> Page:
-    options: dict[str, object] = {"viewport": VIEWPORTS[size]}
-    if size == "phone":
-        options.update(is_mobile=True, has_touch=True, device_scale_factor=2)
+    options: dict[str, object] = dict(PHONE_OPTIONS) if size == "phone" else {"viewport": DESKTOP}
     context = browser.new_context(**options)  # type: ignore[arg-type]
     context.set_default_timeout(TIMEOUT_MS)
     page = context.new_page()
@@ -51,7 +47,7 @@ def test_the_board_of_a_game_in_progress_on_a_desktop_and_a_phone(served: Live, 
     while engine_of(db, made.game_id).round < 3:
         play_window(db, made.game_id, 11, utcnow())
     link = made.seats[made.colours[0]][1]
-    for size in VIEWPORTS:
+    for size in ("desktop", "phone"):
         page = open_page(browser, size, link)
         check_board(page)
         assert page.locator("svg.board g.token.yours").count() > 0
@@ -62,7 +58,7 @@ def test_the_board_of_a_game_in_progress_on_a_desktop_and_a_phone(served: Live, 
 
 
 def test_the_home_page_shows_the_board_and_the_ways_in(served: Live, browser: Browser) -> None:
-    for size in VIEWPORTS:
+    for size in ("desktop", "phone"):
         page = open_page(browser, size, served.url + "/")
         check_board(page)
         assert page.get_by_role("link", name="Create and run games").is_visible()

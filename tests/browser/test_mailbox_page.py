@@ -31,12 +31,6 @@ pytestmark = EMBEDDED
 
 
 @pytest.fixture
-def wide(browser: Browser) -> Iterator[BrowserContext]:
-    """A desktop window of 1366 x 900."""
-    yield from _context(browser, viewport={"width": 1366, "height": 900})
-
-
-@pytest.fixture
 def nojs_phone(browser: Browser) -> Iterator[BrowserContext]:
     """A phone with JavaScript turned off."""
     yield from _context(
@@ -62,9 +56,9 @@ def tap_targets_are_big_enough(page: Page) -> None:
             assert box is not None and box["height"] >= 40, (selector, box)
 
 
-def test_the_mailbox_on_a_desktop(served: Live, wide: BrowserContext) -> None:
+def test_the_mailbox_on_a_desktop(served: Live, desktop: BrowserContext) -> None:
     box = fill_mailbox(served)
-    page = wide.new_page()
+    page = desktop.new_page()
     page.goto(box)
 
     expect(page.locator(".mail-card")).to_have_count(50)

@@ -24,15 +24,13 @@ from server.models import utcnow
 from tests.server.test_replay import finish
 from tests.support import open_window, play_window
 
-from .conftest import EMBEDDED, Live, screenshot
+from .conftest import DESKTOP, EMBEDDED, Live, screenshot
 from .test_pages import API_TOKEN, Made, make_game, no_dialogs, no_horizontal_scroll
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, BrowserContext, Page
 
 pytestmark = EMBEDDED
-
-DESKTOP = {"width": 1366, "height": 900}
 
 
 def signed(link: str) -> str:

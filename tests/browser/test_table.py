@@ -4,7 +4,6 @@ horizontal scroll), with screenshots in tests/browser/screenshots/ (table-<state
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import pytest
@@ -20,22 +19,13 @@ except ImportError:  # the test extras hold it; on CI (REQUIRED) its absence fai
 
 from tests.support import T0, engine_of, open_window, play_window
 
-from .conftest import EMBEDDED, TIMEOUT_MS, Live, screenshot
+from .conftest import EMBEDDED, Live, screenshot
 from .test_pages import make_game, no_horizontal_scroll
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, BrowserContext, Page
+    from playwright.sync_api import BrowserContext, Page
 
 pytestmark = EMBEDDED
-
-
-@pytest.fixture
-def wide(browser: Browser) -> Iterator[BrowserContext]:
-    """The issue's desktop: 1366 x 900."""
-    context = browser.new_context(viewport={"width": 1366, "height": 900})
-    context.set_default_timeout(TIMEOUT_MS)
-    yield context
-    context.close()
 
 
 def look(page: Page, url: str, name: str, *, phone: bool) -> None:
@@ -59,11 +49,11 @@ def look(page: Page, url: str, name: str, *, phone: bool) -> None:
     screenshot(page, f"table-{name}-{'phone' if phone else 'desktop'}")
 
 
-def test_the_table_on_a_desktop_and_a_phone(served: Live, wide: BrowserContext, phone: BrowserContext) -> None:
+def test_the_table_on_a_desktop_and_a_phone(served: Live, desktop: BrowserContext, phone: BrowserContext) -> None:
     made = make_game(served, seed=31, names=["Ann", "Bruno", "Ola", "Piotr"])
     db = served.stack.db
     wanted = {"vote", "destination", "cards"}
-    desk, hand = wide.new_page(), phone.new_page()
+    desk, hand = desktop.new_page(), phone.new_page()
     for step in range(400):
         window = open_window(db, made.game_id)
         if window is None:
@@ -91,7 +81,7 @@ def test_the_table_on_a_desktop_and_a_phone(served: Live, wide: BrowserContext, 
     expect(desk.locator("table.standings")).to_be_visible()
     desk.get_by_role("link", name="See the replay").click()
     expect(desk.locator("h1")).to_contain_text("Replay")
-    # the board beside the round's story on a wide screen, and a way back to the seat
+    # the board beside the round's story on a desktop screen, and a way back to the seat
     board = desk.locator("section.replay-mall").bounding_box()
     story = desk.locator("section.replay-round").bounding_box()
     assert board is not None and story is not None and board["x"] + board["width"] <= story["x"]
