@@ -279,7 +279,11 @@ def demo(email: str, name: str, players: int, auto: bool, deadline: str, seed: i
     settings = _settings()
     if auto:
         private_umask()  # as ``deadmail up``: it starts a web server and a worker on the data folder
-        click.echo(json.dumps(run_auto(settings, players, deadline, seed, progress=sys.stderr)))
+        try:
+            played = run_auto(settings, players, deadline, seed, progress=sys.stderr)
+        except OSError as exc:  # the server went away mid-game (a deadmail up stopped)
+            raise click.ClickException(f"the demo lost its server ({exc}): did deadmail up stop?") from exc
+        click.echo(json.dumps(played))
         return
     spec = games.GameSpec(
         players=[games.PlayerSpec(name=name, email=email.lower())]
