@@ -442,3 +442,16 @@ def test_cli_game_create_can_keep_decided_votes_open(embedded: Stack) -> None:
     with embedded.db.session() as session:
         game = session.get(Game, json.loads(created.stdout)["id"])
         assert game is not None and game.tempo["close_decided_votes"] is False
+
+
+def test_a_demo_that_loses_its_server_says_so_in_one_line(embedded: Stack, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``deadmail demo --auto`` against a ``deadmail up`` that stops mid-game: one line, no traceback."""
+    from server.run import cli
+
+    def lost(*_args: Any, **_kwargs: Any) -> dict[str, Any]:
+        raise ConnectionRefusedError(111, "Connection refused")
+
+    monkeypatch.setattr(cli, "run_auto", lost)
+    result = run(cli_env(embedded), "demo", "--auto", "--players", "3")
+    assert_clean_error(result, 1, "the demo lost its server")
+    assert "did deadmail up stop?" in result.stderr
