@@ -67,12 +67,18 @@ def test_a_card_window_names_nobody_it_asked(stack: Stack) -> None:
     assert window is not None
     asked = [row.seat.colour for row in window.requests]
     tokens = {colour: token_of(stack, seat_id) for colour, seat_id in seats.items()}
-    nobody = {"api": ([], []), "organiser": [], **{colour: ([], None) for colour in seats}}
-    assert public_lists(stack, game.game_id, tokens) == nobody
+
+    def nobody(answered: set[str]) -> dict[str, Any]:
+        """Nobody named anywhere; a seat asked sees only itself, on its own page, until it answers."""
+        mine = {c: "Still deciding: you." if c in asked and c not in answered else None for c in seats}
+        return {"api": ([], []), "organiser": [], **{colour: ([], mine[colour]) for colour in seats}}
+
+    assert public_lists(stack, game.game_id, tokens) == nobody(set())
 
     row = window.requests[0]
     turns.submit_answer(stack.db, row.seat_id, "cards", [], window_number=window.number, now=T0)
-    assert public_lists(stack, game.game_id, tokens) == nobody  # still open (others asked): nothing changed
+    # still open (others asked): nothing changed for anyone else
+    assert public_lists(stack, game.game_id, tokens) == nobody({row.seat.colour})
     for colour in seats:  # the seat's own request is on its own page only
         page = stack.client.get(f"/s/{tokens[colour]}").get_data(as_text=True)
         assert ("Choose your answer" in page) == (colour in asked)  # the one who answered may change it
