@@ -146,8 +146,8 @@ def test_links_have_a_copy_button_that_only_a_script_shows(embedded: Stack) -> N
     for field in links:
         assert re.search(rf'<button type="button" class="secondary copy-button" data-copy="{field}"[^>]* hidden>', page)
     assert '<script src="/static/deadmail.js" defer></script>' in page and "onclick" not in page
-    script = embedded.client.get("/static/deadmail.js")
-    assert script.status_code == 200 and "navigator.clipboard" in text(script)
+    with embedded.client.get("/static/deadmail.js") as script:  # a static file's response holds the file open
+        assert script.status_code == 200 and "navigator.clipboard" in text(script)
     assert 'aria-live="polite"' in page
 
 
