@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
 import pytest
+import sqlalchemy as sa
 
 from ..conftest import REQUIRED, _stack
 
@@ -32,7 +33,7 @@ import engine
 from engine.bots import RandomBot
 from server.mail.send import send_one
 from server.mail.transports import transport_for
-from server.models import Window, utcnow
+from server.models import Player, Window, utcnow
 from server.services import chat, prefs, substitutes, turns
 from server.services.links import mailbox_token, player_token
 from server.text.grammar import commands_for
@@ -53,6 +54,8 @@ AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
 #: impacts that fail the tour (moderate and minor ones are not counted).
 FAILING = ("serious", "critical")
 VIEWPORTS = ("desktop", "phone")
+#: the other languages, each toured on a phone
+LANGUAGES = ("it", "pl")
 
 
 # --- the games: one installation, a game in each state a page can show ------------------------------------------
@@ -202,6 +205,8 @@ def windows(browser: Browser, tour: Tour) -> Iterator[dict[str, BrowserContext]]
     made = {
         "desktop": browser.new_context(viewport=DESKTOP),
         "phone": browser.new_context(**PHONE_OPTIONS),
+        # phones whose browsers ask for Italian and Polish (pages outside a seat follow the browser)
+        **{f"phone-{lang}": browser.new_context(**PHONE_OPTIONS, locale=lang) for lang in LANGUAGES},
     }
     for context in made.values():
         context.set_default_timeout(TIMEOUT_MS)
@@ -373,6 +378,33 @@ def described(violation: dict[str, Any]) -> str:
 @pytest.mark.parametrize("viewport", VIEWPORTS)
 @pytest.mark.parametrize("name", list(PAGES))
 def test_the_page_fits_and_passes_axe(tour: Tour, windows: dict[str, BrowserContext], name: str, viewport: str) -> None:
+    check_page(tour, windows, name, viewport)
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_page_fits_a_phone_and_passes_axe_in_italian_and_polish(
+    tour: Tour, windows: dict[str, BrowserContext], lang: str
+) -> None:
+    """The same tour on a phone in each other language: the seats' players read it (their preference), the
+    organiser's and the other pages follow the browser. Longer words must fit too."""
+    with tour.live.stack.db.session() as session:
+        session.execute(sa.update(Player).values(language=lang))
+    try:
+        failed = []
+        for name in PAGES:
+            try:
+                check_page(tour, windows, name, f"phone-{lang}", lang)
+            except AssertionError as exc:
+                failed.append(str(exc))
+        assert not failed, "\n\n".join(failed)
+    finally:
+        with tour.live.stack.db.session() as session:
+            session.execute(sa.update(Player).values(language="en"))
+
+
+def check_page(tour: Tour, windows: dict[str, BrowserContext], name: str, viewport: str, lang: str = "en") -> None:
+    """Open the page in ``viewport``'s window: its status, no inline code, a screenshot, no sideways scrolling on a
+    phone, no serious or critical axe violation, in ``lang``."""
     page = windows[viewport].new_page()
     try:
         response = _open(tour, page, name)
@@ -383,7 +415,9 @@ def test_the_page_fits_and_passes_axe(tour: Tour, windows: dict[str, BrowserCont
         problems += [f"  inline code (refused by the CSP): {found}" for found in inline_code(response.text())]
         page.wait_for_load_state("load")
         screenshot(page, f"{name}-{viewport}", TOUR)
-        if viewport == "phone" and (scroll := horizontal_scroll(page)) is not None:
+        if page.locator("html").get_attribute("lang") != lang:
+            problems.append(f"  in {page.locator('html').get_attribute('lang')}, not {lang}")
+        if viewport.startswith("phone") and (scroll := horizontal_scroll(page)) is not None:
             problems.append(f"  {scroll}")
         results = axe_results(page)
         (TOUR / f"{name}-{viewport}.axe.json").write_text(json.dumps(results, indent=1), encoding="utf-8")
