@@ -144,7 +144,7 @@ def _vote(lang: str, view: dict[str, Any], request: dict[str, Any], names: Names
     notes.append(t.gettext("The colour with the most votes wins; a tie means a re-vote."))
     return Context(
         caption=t.gettext("Who votes at %(place)s") % {"place": _place(lang, loc)},
-        columns=[t.gettext("Player"), t.pgettext("how many votes", "Votes"), t.gettext("Why")],
+        columns=[t.gettext("Player"), str(t.pgettext("how many votes", "Votes")), t.gettext("Why")],
         rows=rows,
         notes=notes,
     )
