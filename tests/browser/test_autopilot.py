@@ -7,19 +7,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from ..conftest import REQUIRED
-
-try:
-    from playwright.sync_api import expect
-except ImportError:  # the test extras hold it; on CI (REQUIRED) its absence fails the run
-    if REQUIRED:
-        raise
-    pytest.skip("Playwright is not installed (pip install -e '.[test]')", allow_module_level=True)
-
 from tests.server.test_autopilot import until_autopilot
 from tests.support import seat_of
 
-from .conftest import Live, screenshot
+from .conftest import Live, expect, screenshot
 from .test_pages import make_game
 
 if TYPE_CHECKING:

@@ -8,20 +8,11 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from ..conftest import REQUIRED
-
-try:
-    from playwright.sync_api import expect
-except ImportError:  # the test extras hold it; on CI (REQUIRED) its absence fails the run
-    if REQUIRED:
-        raise
-    pytest.skip("Playwright is not installed (pip install -e '.[test]')", allow_module_level=True)
-
 from server.services.links import mailbox_token
 from tests.server.test_mailbox import send_game_mail, write_mail
 from tests.support import utc
 
-from .conftest import EMBEDDED, Live, _context, screenshot
+from .conftest import EMBEDDED, Live, _context, expect, screenshot
 from .test_pages import no_horizontal_scroll
 
 if TYPE_CHECKING:

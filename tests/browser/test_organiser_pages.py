@@ -11,20 +11,11 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from ..conftest import REQUIRED
-
-try:
-    from playwright.sync_api import expect
-except ImportError:  # the test extras hold it; on CI (REQUIRED) its absence fails the run
-    if REQUIRED:
-        raise
-    pytest.skip("Playwright is not installed (pip install -e '.[test]')", allow_module_level=True)
-
 from server.models import utcnow
 from tests.server.test_replay import finish
 from tests.support import open_window, play_window
 
-from .conftest import DESKTOP, EMBEDDED, Live, screenshot
+from .conftest import DESKTOP, EMBEDDED, Live, expect, screenshot
 from .test_pages import API_TOKEN, Made, make_game, no_dialogs, no_horizontal_scroll
 
 if TYPE_CHECKING:

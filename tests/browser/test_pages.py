@@ -11,17 +11,7 @@ from html.parser import HTMLParser
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
-import pytest
 import sqlalchemy as sa
-
-from ..conftest import REQUIRED
-
-try:
-    from playwright.sync_api import expect
-except ImportError:  # the test extras hold it; on CI (REQUIRED) its absence fails the run
-    if REQUIRED:
-        raise
-    pytest.skip("Playwright is not installed (pip install -e '.[test]')", allow_module_level=True)
 
 import engine
 from engine.bots import RandomBot
@@ -34,7 +24,7 @@ from server.text.grammar import commands_for
 from tests.support import engine_of, open_window, play_window, request_of, seat_ids
 
 from ..waiting import wait_for
-from .conftest import EMBEDDED, Live, screenshot
+from .conftest import EMBEDDED, Live, expect, screenshot
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Dialog, Page

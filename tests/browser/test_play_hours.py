@@ -6,22 +6,11 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
-import pytest
-
-from ..conftest import REQUIRED
-
-try:
-    from playwright.sync_api import expect
-except ImportError:  # the test extras hold it; on CI (REQUIRED) its absence fails the run
-    if REQUIRED:
-        raise
-    pytest.skip("Playwright is not installed (pip install -e '.[test]')", allow_module_level=True)
-
 from server.models import utcnow
 from server.services.tempo import parse_play_hours
 from tests.support import AUTH
 
-from .conftest import EMBEDDED, Live, screenshot
+from .conftest import EMBEDDED, Live, expect, screenshot
 
 if TYPE_CHECKING:
     from collections.abc import Callable

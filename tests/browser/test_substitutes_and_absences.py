@@ -7,22 +7,12 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
-import pytest
 import sqlalchemy as sa
-
-from ..conftest import REQUIRED
-
-try:
-    from playwright.sync_api import expect
-except ImportError:  # the test extras hold it; on CI (REQUIRED) its absence fails the run
-    if REQUIRED:
-        raise
-    pytest.skip("Playwright is not installed (pip install -e '.[test]')", allow_module_level=True)
 
 from server.models import Player, Seat, utcnow
 from server.services.links import player_token
 
-from .conftest import Live, screenshot
+from .conftest import Live, expect, screenshot
 from .test_pages import API_TOKEN, make_game
 
 if TYPE_CHECKING:

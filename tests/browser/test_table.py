@@ -6,20 +6,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import pytest
-
-from ..conftest import REQUIRED
-
-try:
-    from playwright.sync_api import expect
-except ImportError:  # the test extras hold it; on CI (REQUIRED) its absence fails the run
-    if REQUIRED:
-        raise
-    pytest.skip("Playwright is not installed (pip install -e '.[test]')", allow_module_level=True)
-
 from tests.support import T0, engine_of, open_window, play_window
 
-from .conftest import EMBEDDED, Live, screenshot
+from .conftest import EMBEDDED, Live, expect, screenshot
 from .test_pages import make_game, no_horizontal_scroll
 
 if TYPE_CHECKING:

@@ -20,15 +20,6 @@ from urllib.parse import quote
 import pytest
 import sqlalchemy as sa
 
-from ..conftest import REQUIRED, _stack
-
-try:
-    import playwright.sync_api  # noqa: F401
-except ImportError:  # the test extras hold it; on CI (REQUIRED) its absence fails the run
-    if REQUIRED:
-        raise
-    pytest.skip("Playwright is not installed (pip install -e '.[test]')", allow_module_level=True)
-
 import engine
 from engine.bots import RandomBot
 from server.mail.send import send_one
@@ -40,6 +31,7 @@ from server.text.grammar import commands_for
 from tests.server.test_autopilot import until_autopilot
 from tests.support import engine_of, open_window, outbox_ids, player_of
 
+from ..conftest import _stack
 from .conftest import DESKTOP, PHONE_OPTIONS, SCREENSHOTS, TIMEOUT_MS, Live, screenshot, serving
 from .test_pages import API_TOKEN, Made, make_game
 
