@@ -31,12 +31,12 @@ from sqlalchemy import select
 
 from ..config import Settings
 from ..db import Database
+from ..mail.folder import DEMO_DOMAIN
 from ..models import Game, Window
 from ..services import games, turns
 from ..services.links import read_token
 from ..services.tempo import parse_duration
 from ..web.app import create_app
-from ..web.mailbox import DEMO_DOMAIN
 from .migrate import upgrade
 from .processes import running_up, start_worker, stop
 from .queue import Queue

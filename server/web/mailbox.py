@@ -11,12 +11,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from email import policy
 from email.message import EmailMessage
-from email.parser import BytesHeaderParser, BytesParser
-from email.utils import make_msgid, parseaddr, parsedate_to_datetime
-from functools import cache, lru_cache
+from email.utils import make_msgid
 from pathlib import Path
 from typing import Any
 
@@ -24,13 +20,14 @@ from flask import Blueprint, Response, make_response, redirect, render_template,
 from flask_babel import gettext as _
 from markupsafe import Markup, escape
 
+from ..mail import folder as folder_of_mail
 from ..mail import replies
+from ..mail.folder import is_demo, listed
 from ..present.chat import stamp
 from ..services import inputs
 from ..services.errors import N_
 from ..services.links import LinkError, read_mailbox_token
 from ..services.tempo import timezones, zone_choices
-from ..text.i18n import LANGUAGES, translations
 from . import access
 from .access import dm, reader_language
 
@@ -42,8 +39,6 @@ PAGE = 50
 TZ_COOKIE = "deadmail_mailbox_tz"
 #: the longest recipient looked for (an e-mail address is at most 320 characters).
 MAX_ADDRESS = 320
-#: the bots of ``deadmail demo --auto`` have their addresses here (a reserved name, RFC 2606): their mail is not listed.
-DEMO_DOMAIN = "demo.invalid"
 #: the longest reply written on the page.
 MAX_REPLY = 10_000
 SANDBOX = "sandbox allow-popups allow-popups-to-escape-sandbox allow-top-navigation-by-user-activation"
@@ -62,82 +57,13 @@ def _closed(token: str) -> Any:
     return None
 
 
-def mail_files(folder: Path) -> list[Path]:
-    """The mail files in ``folder``, newest first."""
-    if not folder.is_dir():
-        return []
-    files = [p for p in folder.iterdir() if _is_mail(p)]
-    return sorted(files, key=lambda p: (p.stat().st_mtime_ns, p.name), reverse=True)
-
-
-def _is_mail(path: Path) -> bool:
-    return path.suffix == ".eml" and not path.name.startswith(".") and path.is_file()
-
-
 def _find(name: str) -> Path | None:
     """The mail file called ``name`` in the mail folder, and nowhere else (no other path can be reached)."""
     folder = dm().settings.mail_dir
     if len(name) > 255 or "/" in name or "\\" in name or not folder.is_dir():
         return None
     path = folder / name
-    return path if path.name == name and _is_mail(path) else None
-
-
-def _headers(path: Path) -> dict[str, str]:
-    with path.open("rb") as fp:
-        head = BytesHeaderParser(policy=policy.default).parsebytes(fp.read(64 * 1024))  # the headers, not the body
-    return {key: str(head.get(key, "")) for key in ("Date", "From", "To", "Subject", "Reply-To")}
-
-
-@dataclass(frozen=True)
-class Listed:
-    """A mail of the list: its file, headers, date (the Date header, else the file's time) and game (from the
-    subject, which names it in every language; None for a digest of several games)."""
-
-    name: str
-    to: str
-    address: str
-    subject: str
-    date: datetime
-    game: int | None
-
-
-@cache
-def _game_label() -> re.Pattern[str]:
-    """ "Mall of Horror, game 7" in every language (server/present/seat.py ``game_label``), the number caught."""
-    marker = "%(number)s"
-    labels = {translations(lang).gettext("Mall of Horror, game %(number)s") for lang in LANGUAGES}
-    return re.compile("|".join(re.escape(label).replace(re.escape(marker), r"(\d{1,9})") for label in labels))
-
-
-@lru_cache(maxsize=8192)
-def _listed(path: Path, mtime_ns: int, size: int) -> Listed:
-    """A mail file's entry, read once for each version of the file (its time and size)."""
-    headers = _headers(path)
-    try:
-        date = parsedate_to_datetime(headers["Date"]).astimezone(UTC)
-    except (TypeError, ValueError, IndexError):
-        date = datetime.fromtimestamp(mtime_ns / 1e9, UTC)
-    match = _game_label().search(headers["Subject"])
-    game = None if match is None else int(next(g for g in match.groups() if g is not None))
-    address = parseaddr(headers["To"])[1].lower()
-    return Listed(path.name, headers["To"], address, headers["Subject"], date, game)
-
-
-def listed(folder: Path) -> list[Listed]:
-    """Every mail of the folder, newest first (mails to the demo's bots too)."""
-    entries = []
-    for path in mail_files(folder):
-        try:
-            info = path.stat()
-        except OSError:  # removed meanwhile
-            continue
-        entries.append(_listed(path, info.st_mtime_ns, info.st_size))
-    return entries
-
-
-def is_demo(mail: Listed) -> bool:
-    return mail.address.endswith(f"@{DEMO_DOMAIN}")
+    return path if path.name == name and folder_of_mail.is_mail(path) else None
 
 
 @dataclass
@@ -192,21 +118,6 @@ def _chosen(args: Any, cookies: Any) -> Chosen:
         remembered = str(cookies.get(TZ_COOKIE, ""))
         chosen.tz = remembered if remembered in timezones() else "UTC"
     return chosen
-
-
-def _read(path: Path) -> EmailMessage:
-    with path.open("rb") as fp:
-        message = BytesParser(policy=policy.default).parse(fp)
-    assert isinstance(message, EmailMessage)
-    return message
-
-
-def _part(message: EmailMessage, subtype: str) -> str | None:
-    part = message.get_body(preferencelist=(subtype,))
-    if part is None:
-        return None
-    content = part.get_content()
-    return content if isinstance(content, str) else None
 
 
 def linkify(text: str) -> Markup:
@@ -279,17 +190,17 @@ def message(token: str, name: str) -> Any:
     path = _find(name)
     if path is None:
         return access.message(_("No such mail"), _("This mail is not in the mailbox."), 404)
-    mail = _read(path)
-    text = _part(mail, "plain")
+    mail = folder_of_mail.read(path)
+    text = folder_of_mail.part(mail, "plain")
     info = path.stat()
     tz = _chosen({}, request.cookies).tz
     return render_template(
         "mailbox_message.html",
         token=token,
         name=name,
-        headers=_headers(path),
-        when=stamp(_listed(path, info.st_mtime_ns, info.st_size).date, tz, reader_language()),
-        has_html=_part(mail, "html") is not None,
+        headers=folder_of_mail.headers(path),
+        when=stamp(folder_of_mail.entry(path, info.st_mtime_ns, info.st_size).date, tz, reader_language()),
+        has_html=folder_of_mail.part(mail, "html") is not None,
         text=None if text is None else linkify(text),
         sandbox=SANDBOX.removeprefix("sandbox "),
     )
@@ -300,7 +211,7 @@ def message_html(token: str, name: str) -> Any:
     if (closed := _closed(token)) is not None:
         return closed
     path = _find(name)
-    html = None if path is None else _part(_read(path), "html")
+    html = None if path is None else folder_of_mail.part(folder_of_mail.read(path), "html")
     if html is None:
         return access.message(_("No such mail"), _("This mail is not in the mailbox."), 404)
     response = Response(_top_target(html), mimetype="text/html")
@@ -316,7 +227,7 @@ def reply(token: str, name: str) -> Any:
     if (closed := _closed(token)) is not None:
         return closed
     path = _find(name)
-    original = None if path is None else _read(path)
+    original = None if path is None else folder_of_mail.read(path)
     target = "" if original is None else str(original.get("Reply-To", ""))
     if original is None or not target:
         return access.message(_("No reply possible"), _("This mail takes no reply."), 404)

@@ -19,6 +19,7 @@ import pytest
 from markupsafe import escape
 from sqlalchemy import select
 
+from server.mail.folder import DEMO_DOMAIN
 from server.mail.send import send_one
 from server.mail.transports import FileTransport
 from server.models import InboundMail, RequestRow
@@ -26,7 +27,7 @@ from server.services.links import mailbox_token, player_token
 from server.services.seats import seat_view
 from server.text.grammar import commands_for
 from server.web.app import create_app
-from server.web.mailbox import DEMO_DOMAIN, SANDBOX
+from server.web.mailbox import SANDBOX
 from tests.conftest import Stack
 from tests.support import DEADMAIL, T0, clean_env, create, csrf_token, free_port, outbox_ids, rows_of, utc
 from tests.waiting import wait_for
