@@ -22,14 +22,15 @@ when ``h:30`` UTC falls outside the quiet hours (daylight saving as on that day)
 all day.
 
 **Search** (``seat``): greedy, then local search by swaps. The greedy start takes the players with the most declared
-acquaintances first, the others in an order drawn from ``Round.seed``, and puts each at the open table where it adds
-the least to the objective. The local search then visits every player in a drawn order and makes the best swap with a
-player of another table that lowers the objective: against every other player when the player's table holds a repeat
-or an acquaintance of theirs (or when the round is small: up to ``SMALL`` players), otherwise against ``SAMPLE``
-players drawn at random; it repeats these passes until one changes nothing or after ``MAX_PASSES``. Small rounds are
-searched again from ``restarts`` greedy starts (a new draw each) and the best kept. Everything is drawn from one
-``random.Random(seed)``: the same round and seed give the same tables. ``exact`` enumerates every seating (up to
-``EXACT_LIMIT`` players) for the tests to compare with.
+acquaintances first, the others in an order drawn from ``Round.seed``, and puts each at the open table where it adds the
+least to the objective. The local search then visits every player in a drawn order and makes the best swap with a player
+of another table that lowers the objective: against every other player when the player's table holds a repeat or an
+acquaintance of theirs (or when the round is small: up to ``SMALL`` players), otherwise against ``SAMPLE`` players drawn
+at random; it repeats these passes until one changes nothing, after ``MAX_PASSES``, or after ``BUDGET`` swaps weighed (a
+bound on the time: about 1 s on the bench's machine, reached only when repeats cannot be avoided). Small rounds are
+searched from several greedy starts (``max(1, min(8, 240 // players))``, a new draw each; or ``restarts``) and the best
+kept. Everything is drawn from one ``random.Random(seed)``: the same round and seed give the same tables. ``exact``
+enumerates every seating (up to ``EXACT_LIMIT`` players) for the tests to compare with.
 
 ``swap`` is the organiser's "swap two players" on a previewed round.
 """
@@ -71,6 +72,7 @@ ALL_DAY = (1 << HOURS) - 1
 SMALL = 60
 SAMPLE = 24
 MAX_PASSES = 12
+BUDGET = 800_000
 EXACT_LIMIT = 12
 
 TOO_FEW = N_("A round needs at least 3 available players; %(count)s are available.")
@@ -308,11 +310,14 @@ class _Search:
     def improve(self) -> None:
         n = len(self.p.ids)
         everyone = list(range(n))
+        self.evaluated = 0
         for _ in range(MAX_PASSES):
             changed = False
             order = everyone[:]
             self.rng.shuffle(order)
             for a in order:
+                if self.evaluated >= BUDGET:
+                    return
                 if n <= SMALL or self.own[a]:
                     candidates: Iterable[int] = everyone
                 else:
@@ -320,8 +325,10 @@ class _Search:
                 best, best_gain = -1, 0
                 A = self.pos[a]
                 for b in candidates:
-                    if self.pos[b] != A and (gain := self._gain(a, b)) > best_gain:
-                        best, best_gain = b, gain
+                    if self.pos[b] != A:
+                        self.evaluated += 1
+                        if (gain := self._gain(a, b)) > best_gain:
+                            best, best_gain = b, gain
                 if best >= 0:
                     self._swap(a, best)
                     changed = True

@@ -199,3 +199,21 @@ def test_six_hundred_players_are_seated_quickly_with_no_repeats() -> None:
     assert clock.perf_counter() - started < 2
     check_seating(rnd, tables)
     assert score(rnd, tables).repeats == 0
+
+
+def test_six_hundred_players_who_cannot_avoid_repeats_are_seated_within_the_bound() -> None:
+    """Everyone has met half of the others: repeats everywhere, the search stops by its budget of swaps weighed."""
+    import time as clock
+
+    rng = random.Random(1)
+    players = [Available(i, NIGHT, rng.choice(ZONES)) for i in range(600)]
+    met = {frozenset((i, j)): 1 for i in range(600) for j in rng.sample(range(600), 300) if i != j}
+    rnd = Round(players, met=met, seed=1)
+    started = clock.perf_counter()
+    tables = seat(rnd)
+    assert clock.perf_counter() - started < 2
+    check_seating(rnd, tables)
+    assert (
+        score(rnd, tables).repeats
+        < 0.6 * score(rnd, [[p.id for p in players[k : k + 5]] for k in range(0, 600, 5)]).repeats
+    )
