@@ -188,30 +188,23 @@ def test_the_organiser_swaps_two_players() -> None:
     assert unseated.value.msgid == fixtures.UNSEATED
 
 
-def test_six_hundred_players_are_seated_quickly_with_no_repeats() -> None:
-    """The bench's case, smaller history: a sanity check of speed (bench/leagues.py measures it)."""
-    import time as clock
-
+def test_six_hundred_players_are_seated_with_no_repeats() -> None:
+    """The bench's case, smaller history (bench/leagues.py measures how long it takes: no timed test here)."""
     rng = random.Random(600)
     rnd = a_round(600, rng, size=5, rounds=5, pairs=30, seed=1)
-    started = clock.perf_counter()
     tables = seat(rnd)
-    assert clock.perf_counter() - started < 2
     check_seating(rnd, tables)
     assert score(rnd, tables).repeats == 0
 
 
 def test_six_hundred_players_who_cannot_avoid_repeats_are_seated_within_the_bound() -> None:
-    """Everyone has met half of the others: repeats everywhere, the search stops by its budget of swaps weighed."""
-    import time as clock
-
+    """Everyone has met half of the others: repeats everywhere, the search stops by its budget of swaps weighed (a
+    count, not a time: the same seating on any machine)."""
     rng = random.Random(1)
     players = [Available(i, NIGHT, rng.choice(ZONES)) for i in range(600)]
     met = {frozenset((i, j)): 1 for i in range(600) for j in rng.sample(range(600), 300) if i != j}
     rnd = Round(players, met=met, seed=1)
-    started = clock.perf_counter()
     tables = seat(rnd)
-    assert clock.perf_counter() - started < 2
     check_seating(rnd, tables)
     assert (
         score(rnd, tables).repeats
