@@ -14,6 +14,7 @@ from typing import Any
 import engine.standing
 from engine.data import PHASES, Phase
 
+from ..services.scoring import placings
 from ..services.seats import Visit
 from ..services.tempo import closes_decided_votes
 from ..text import glossary
@@ -220,27 +221,22 @@ def standings(
     place. ``reader``: the colour marked "you" (None: nobody)."""
     scores, cards = result.get("scores") or {}, result.get("cards") or {}
     winners = set(result.get("winners") or [])
-    ranked = sorted(
-        (c for c in players if c in scores),
-        key=lambda c: (-int(scores[c] or 0), -int(cards.get(c) or 0), players.index(c)),
-    )
-    out: list[dict[str, Any]] = []
-    for index, colour in enumerate(ranked):
-        key = (int(scores[colour] or 0), int(cards.get(colour) or 0))
-        place = out[-1]["rank"] if out and (out[-1]["points"], out[-1]["cards"]) == key else index + 1
-        out.append(
-            {
-                "colour": colour,
-                "name": player_label(lang, colour, names),
-                "rank": place,
-                "place": ordinal(lang, place),
-                "points": key[0],
-                "cards": key[1],
-                "you": colour == reader,
-                "winner": colour in winners,
-            }
-        )
-    return out
+    seated = [c for c in players if c in scores]
+    points = {c: int(scores[c] or 0) for c in seated}
+    left = {c: int(cards.get(c) or 0) for c in seated}
+    return [
+        {
+            "colour": colour,
+            "name": player_label(lang, colour, names),
+            "rank": place,
+            "place": ordinal(lang, place),
+            "points": points[colour],
+            "cards": left[colour],
+            "you": colour == reader,
+            "winner": colour in winners,
+        }
+        for colour, place, _span in placings(seated, points, left)
+    ]
 
 
 def tiebreak_sentence(lang: str) -> str:
