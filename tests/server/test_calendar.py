@@ -265,3 +265,23 @@ def test_a_players_feed_carries_round_starts_and_a_chosen_alarm() -> None:
     assert event.decoded("DTSTART") + alarm.decoded("TRIGGER") == deadline.deadline - timedelta(hours=1)
     assert str(found["league-4-round-1@dm.example"]["SUMMARY"]) == "Friday league: początek rundy 1"
     assert "(Friday night)" in str(event["SUMMARY"]) and "głosowanie" in str(event["SUMMARY"])
+
+
+def test_a_deadline_brought_back_earlier_still_gets_a_higher_sequence(embedded: Stack) -> None:
+    """A pause moves the deadline later, resuming early brings it back: each move raises SEQUENCE, so a calendar
+    that keeps the highest one shows the deadline of now."""
+    games, p0, _p1 = two_games(embedded)
+    token = calendar.address(embedded.db, embedded.settings.secret_key, p0)
+    seat = seat_ids(embedded.db, games[0])["yellow"]
+
+    def mine() -> Any:
+        return next(e for uid, e in events(fetch(embedded, token)).items() if f"-{seat}@" in uid)
+
+    first = mine()
+    organise.pause(embedded.db, games[0], T0 + timedelta(days=2), now=T0)
+    paused = mine()
+    organise.resume(embedded.db, games[0], now=T0 + timedelta(hours=1))
+    resumed = mine()
+
+    assert first.decoded("DTEND") < paused.decoded("DTEND") and resumed.decoded("DTEND") < paused.decoded("DTEND")
+    assert [int(e["SEQUENCE"]) for e in (first, paused, resumed)] == [0, 1, 2]
