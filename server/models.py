@@ -22,6 +22,7 @@ from sqlalchemy import (
     Text,
     TypeDecorator,
     UniqueConstraint,
+    event,
     false,
 )
 from sqlalchemy.dialects.postgresql import JSONB
@@ -147,6 +148,9 @@ class Player(Base):
     digest_hours: Mapped[int] = mapped_column(Integer, default=4, server_default="4")
     #: preferences links carry this number; raising it (when a seat's links are revoked) revokes every earlier one.
     link_generation: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    #: the calendar address (``services.calendar``) carries this number; raising it revokes the earlier address (on
+    #: its own: a calendar address lives long in a calendar service and shows only deadlines).
+    calendar_generation: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
     #: default standing answers (``engine.standing_answer``) for every game of the player; null: none.
     standing: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
@@ -289,6 +293,9 @@ class Window(Base):
     deadline: Mapped[datetime] = mapped_column(UTCDateTime)
     #: play hours: when the deadline was moved, once, to the next session's for players absent from this one.
     extended_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    #: how many times ``deadline`` was moved after the window opened (raised by ``_deadline_moved``): calendar feeds
+    #: give it as the event's SEQUENCE, so calendars replace the event.
+    deadline_revision: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     #: when the last owed answer arrived (for latency figures).
     completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
@@ -325,6 +332,14 @@ class RequestRow(Base):
 
     window: Mapped[Window] = relationship(back_populates="requests")
     seat: Mapped[Seat] = relationship()
+
+
+@event.listens_for(Window.deadline, "set", active_history=True)
+def _deadline_moved(window: Window, value: datetime, old: Any, _initiator: Any) -> None:
+    """Every move of an open window's deadline (an organiser's extension or pause, last call, play hours, an
+    absence) raises its ``deadline_revision``; the first deadline, when the window is made, does not."""
+    if isinstance(old, datetime) and value != old:
+        window.deadline_revision = (window.deadline_revision or 0) + 1
 
 
 class Event(Base):

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
-from flask import Blueprint, g, redirect, render_template, request, url_for
+from flask import Blueprint, Response, g, redirect, render_template, request, url_for
 from flask_babel import gettext as _
 from flask_babel import ngettext
 from flask_wtf import FlaskForm
@@ -16,9 +17,11 @@ from engine.data import CHARACTERS
 from ..models import utcnow
 from ..present import reliability as reliable
 from ..present.absences import absences_shown
+from ..present.calendar import player_calendar
 from ..present.seat import STANDING_SELECTS, standing_selects
-from ..services import absences, prefs, reliability
+from ..services import absences, calendar, prefs, reliability
 from ..services.errors import N_, ShownError
+from ..services.links import seat_token
 from ..services.tempo import zone_choices
 from ..text import away, glossary
 from .access import dm, player_link, say
@@ -129,10 +132,14 @@ def _render(
     done = str(request.args.get("away", ""))
     if done in AWAY_NOTICES:
         notice = _(AWAY_NOTICES[done])
+    if request.args.get("calendar") == "new":
+        notice = _("Your calendar has a new address: the old one no longer works.")
     if request.args.get("saved") == "1":
         notice = _("Your preferences are saved.")
         if request.args.get("answered") == "1":
             notice += " " + _("Your standing order has answered a victim choice you still owed.")
+    s = dm().settings
+    feed = s.base_url + url_for("prefs.calendar_feed", token=calendar.address(dm().db, s.secret_key, g.player_id))
     answer_for_me = {
         "selects": [form[f"standing_{key}"] for key in STANDING_SELECTS],
         "victim": [form[f"standing_victim_{i}"] for i in range(len(CHARACTERS))],
@@ -151,6 +158,7 @@ def _render(
         away_error=away_error,
         away_values=away_values or {},
         away_example=away.example(lang),
+        calendar={"https": feed, "webcal": "webcal://" + feed.split("://", 1)[1]},
     )
     return page, status
 
@@ -209,3 +217,28 @@ def remove_absence(token: str, absence_id: int) -> Any:
     except ShownError as exc:
         return _render(prefs_form(data), data, token, away_error=say(exc), status=422)
     return redirect(url_for("prefs.show", token=token, away="removed") + "#absences", code=303)
+
+
+@bp.post("/p/<token>/calendar")
+@player_link
+def new_calendar_address(token: str) -> Any:
+    """Revoke the player's calendar address and make a new one (shown on the page)."""
+    calendar.new_address(dm().db, dm().settings.secret_key, g.player_id)
+    return redirect(url_for("prefs.show", token=token, calendar="new") + "#calendar", code=303)
+
+
+@bp.get("/calendar/<token>.ics")
+def calendar_feed(token: str) -> Any:
+    """The player's calendar (ICS): each decision they owe and its deadline. The address is its own revocable
+    secret (``services.calendar``); a revoked or forged one is refused like any link (403)."""
+    s = dm().settings
+    player_id = calendar.open_calendar(dm().db, s.secret_key, token)
+
+    def seat_url(seat_id: int, generation: int) -> str:
+        return s.base_url + url_for("pages.seat", token=seat_token(s.secret_key, seat_id, generation))
+
+    feed = calendar.feed(dm().db, player_id, seat_url)
+    body = player_calendar(feed, urlsplit(s.base_url).hostname or "deadmail", utcnow())
+    reply = Response(body, content_type="text/calendar; charset=utf-8")
+    reply.headers["Content-Disposition"] = 'inline; filename="deadmail.ics"'
+    return reply

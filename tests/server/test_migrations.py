@@ -390,3 +390,52 @@ def test_0009_gives_earlier_requests_to_the_seats_person_and_none_to_a_bot(
         assert conn.execute(sa.text("SELECT missed, autopilot_at, extended FROM seats")).all() == [(0, None, 0)] * 2
     alembic_runner.migrate_down_one()
     assert "player_id" not in {c["name"] for c in sa.inspect(alembic_engine).get_columns("requests")}
+
+
+# --- 0010: calendar feeds ---------------------------------------------------------------------------------------------
+
+
+def test_0010_gives_every_player_calendar_generation_1_and_every_deadline_revision_0(
+    alembic_runner: MigrationContext, alembic_engine: sa.Engine
+) -> None:
+    alembic_runner.migrate_up_to("0009")
+    with alembic_engine.begin() as conn:
+        meta = sa.MetaData()
+        players, games, windows = (sa.Table(name, meta, autoload_with=conn) for name in ("players", "games", "windows"))
+        conn.execute(
+            players.insert().values(
+                email="ann@example.org", display_name="Ann", language="en", timezone="UTC", created_at=T
+            )
+        )
+        game = conn.execute(
+            games.insert()
+            .values(
+                title="",
+                status="running",
+                options={},
+                seed=1,
+                tempo={},
+                state={},
+                version=1,
+                round=0,
+                phase="setup",
+                created_at=T,
+                updated_at=T,
+            )
+            .returning(games.c.id)
+        ).scalar_one()
+        conn.execute(
+            windows.insert().values(
+                game_id=game, number=1, status="open", round=0, phase="setup", opened_at=T, deadline=T
+            )
+        )
+
+    alembic_runner.migrate_up_one()
+
+    with alembic_engine.connect() as conn:
+        assert conn.execute(sa.text("SELECT calendar_generation FROM players")).scalar_one() == 1
+        assert conn.execute(sa.text("SELECT deadline_revision FROM windows")).scalar_one() == 0
+    alembic_runner.migrate_down_one()
+    inspector = sa.inspect(alembic_engine)
+    assert "calendar_generation" not in {c["name"] for c in inspector.get_columns("players")}
+    assert "deadline_revision" not in {c["name"] for c in inspector.get_columns("windows")}

@@ -1,0 +1,154 @@
+"""Calendar feeds (issue 14): what a player's feed lists, read from the database as plain data, and its address.
+
+The address is a signed token of ``[player id, calendar generation]`` without an expiry (a calendar service keeps
+fetching it for months); raising ``Player.calendar_generation`` (``new_address``) revokes it, on its own: the
+preferences link and the seat links stay as they are. ``server/present/calendar.py`` builds the ICS from the items.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+
+from itsdangerous import BadSignature, URLSafeSerializer
+from sqlalchemy import select
+
+from ..db import Database
+from ..models import Game, GameStatus, Player, RequestRow, Seat, Window, WindowStatus, pick_language
+from .errors import N_
+from .links import LinkError, check_current
+
+CALENDAR_SALT = "deadmail.calendar"
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """A decision the player still owes in a running game, and its deadline (the reader's own: never another's)."""
+
+    game_id: int
+    title: str
+    window: int
+    seat_id: int
+    #: the request's kind ("vote", "cards" …).
+    kind: str
+    deadline: datetime
+    #: ``Window.deadline_revision``: raised on every move of the deadline.
+    revision: int
+    #: the seat's page.
+    url: str
+
+
+@dataclass(frozen=True)
+class RoundStart:
+    """The start of a league's round (leagues give these; the feed builder needs nothing else)."""
+
+    league_id: int
+    league: str
+    round: int
+    starts: datetime
+    url: str
+    #: raised when the start moves (the event's SEQUENCE).
+    revision: int = 0
+
+
+@dataclass(frozen=True)
+class Feed:
+    """A player's calendar: their language and time zone, and what it lists."""
+
+    player_id: int
+    name: str
+    language: str
+    timezone: str
+    deadlines: tuple[Deadline, ...]
+    rounds: tuple[RoundStart, ...] = ()
+
+
+def calendar_token(secret_key: str, player_id: int, generation: int) -> str:
+    return URLSafeSerializer(secret_key, salt=CALENDAR_SALT).dumps([player_id, generation])
+
+
+def open_calendar(db: Database, secret_key: str, token: str) -> int:
+    """The player whose calendar address this is; LinkError for a forged or revoked one (``new_address``)."""
+    invalid = N_("This link is not valid.")
+    if len(token) > 200:
+        raise LinkError(invalid)
+    try:
+        data = URLSafeSerializer(secret_key, salt=CALENDAR_SALT).loads(token)
+    except BadSignature:
+        raise LinkError(invalid) from None
+    if not (isinstance(data, list) and len(data) == 2 and all(type(x) is int for x in data)):
+        raise LinkError(invalid)
+    with db.session() as session:
+        player = session.get(Player, data[0])
+        if player is None:
+            raise LinkError(invalid)
+        check_current(player.calendar_generation, data[1])
+        return player.id
+
+
+def address(db: Database, secret_key: str, player_id: int) -> str:
+    """The token of the player's current calendar address."""
+    with db.session() as session:
+        player = session.get(Player, player_id)
+        assert player is not None
+        return calendar_token(secret_key, player.id, player.calendar_generation)
+
+
+def new_address(db: Database, secret_key: str, player_id: int) -> str:
+    """Revoke the player's calendar address and return the token of the new one."""
+    with db.session() as session:
+        player = session.get(Player, player_id)
+        assert player is not None
+        player.calendar_generation += 1
+        return calendar_token(secret_key, player.id, player.calendar_generation)
+
+
+def feed(
+    db: Database,
+    player_id: int,
+    seat_url: Callable[[int, int], str],
+    rounds: Sequence[RoundStart] = (),
+) -> Feed:
+    """The player's feed: every decision they still owe in an open window of a running game, from their seats only
+    (an answered one is not owed: it leaves the feed), with ``seat_url(seat id, link generation)``; and ``rounds``,
+    the league round starts that concern them (given by the caller)."""
+    with db.session() as session:
+        player = session.get(Player, player_id)
+        if player is None:
+            raise LinkError(N_("This link is not valid."))
+        rows = session.execute(
+            select(RequestRow.kind, Window, Seat.id, Seat.link_generation, Game.id, Game.title)
+            .join(Window, Window.id == RequestRow.window_id)
+            .join(Seat, Seat.id == RequestRow.seat_id)
+            .join(Game, Game.id == Seat.game_id)
+            .where(
+                Seat.player_id == player_id,
+                Seat.bot.is_(None),
+                Game.status == GameStatus.RUNNING,
+                Window.status == WindowStatus.OPEN,
+                RequestRow.answered_at.is_(None),
+            )
+            .order_by(Window.deadline, Game.id, Seat.position)
+        ).all()
+        deadlines = tuple(
+            Deadline(
+                game_id=game_id,
+                title=title or "",
+                window=window.number,
+                seat_id=seat_id,
+                kind=kind,
+                deadline=window.deadline,
+                revision=window.deadline_revision,
+                url=seat_url(seat_id, generation),
+            )
+            for kind, window, seat_id, generation, game_id, title in rows
+        )
+        return Feed(
+            player.id,
+            player.display_name,
+            pick_language(player.language),
+            player.timezone or "UTC",
+            deadlines,
+            tuple(rounds),
+        )
