@@ -18,8 +18,9 @@ from ..models import utcnow
 from ..present import reliability as reliable
 from ..present.absences import absences_shown
 from ..present.calendar import player_calendar
+from ..present.hub import games_shown, rating_shown
 from ..present.seat import STANDING_SELECTS, standing_selects
-from ..services import absences, calendar, prefs, reliability
+from ..services import absences, calendar, hub, prefs, reliability
 from ..services.errors import N_, ShownError
 from ..services.links import seat_token
 from ..services.tempo import zone_choices
@@ -144,8 +145,18 @@ def _render(
         "selects": [form[f"standing_{key}"] for key in STANDING_SELECTS],
         "victim": [form[f"standing_victim_{i}"] for i in range(len(CHARACTERS))],
     }
+
+    def seat_url(seat_id: int, generation: int) -> str:
+        return url_for("pages.seat", token=seat_token(s.secret_key, seat_id, generation))
+
+    def replay_url(seat_id: int, generation: int) -> str:
+        return url_for("replay.seat_replay", token=seat_token(s.secret_key, seat_id, generation))
+
+    found = hub.games(dm().db, g.player_id)
     page = render_template(
         "prefs.html",
+        hub_games=games_shown(lang, data["timezone"], utcnow(), found, seat_url, replay_url),
+        rating=rating_shown(lang, hub.rating(dm().db, g.player_id)),
         form=form,
         data=data,
         games=games,

@@ -129,7 +129,8 @@ def _first_game(live: Live, urls: dict[str, str]) -> Made:
     command = commands_for(blue_request, engine.view(eng, "blue"), "en")[-1]
     urls["confirm"] = f"{blue}/do?w={window.number}&c={quote(command)}"
     urls["standing-off"] = f"{_link(live, first, 'yellow')}/standing/off?k=camera"
-    player = player_of(db, first.seats["red"][0])
+    # the preferences page is the player's hub: blue owes a decision here, and has a finished game (``build``)
+    player = player_of(db, first.seats["blue"][0])
     urls["preferences"] = f"/p/{player_token(settings.secret_key, player.id, player.link_generation)}"
     urls["invitation"] = f"/i/{substitutes.offer(db, first.game_id, 'yellow')}"
     urls["error-invalid-link"] = red_link[:-4] + ("BBBB" if red_link.endswith("AAAA") else "AAAA")
@@ -163,6 +164,8 @@ def build(live: Live) -> Tour:
     first = _first_game(live, urls)
     tour.running = first.game_id
     over = _seat_states(live, urls)
+    finished = make_game(live, seed=27, tag="first")  # the same people as the first game: a finished game in the hub
+    assert _play_until(live, finished, lambda _window: False, 27) is None
     # the mail of the first game and the end of the finished one, written to the mailbox's folder
     transport = transport_for(settings)
     for row_id in outbox_ids(db, first.game_id) + outbox_ids(db, over.game_id)[-3:]:

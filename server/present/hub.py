@@ -1,0 +1,88 @@
+"""The player's hub (issue 14): their games and their rating, shaped for the page in their language and time zone.
+
+Built from ``services.hub`` (plain data about the reader's own seats only): what is asked of them comes from their
+own seat's open requests, never another seat's (B-INFO).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+from ..services import ratings
+from ..services.hub import HubGame
+from ..text import glossary
+from ..text.i18n import format_when, translations
+from .seat import game_label, ordinal
+
+
+def result_text(lang: str, game: HubGame) -> str:
+    """ "2nd of 5, 31 points" (or "shared 1st of 4 …")."""
+    t = translations(lang)
+    result = game.result
+    if result is None:
+        return ""
+    words = {"place": ordinal(lang, result.place), "count": result.of}
+    place = (t.gettext("shared %(place)s of %(count)s") if result.shared else t.gettext("%(place)s of %(count)s")) % (
+        words
+    )
+    points = t.ngettext("%(num)d point", "%(num)d points", result.points) % {"num": result.points}
+    return f"{place}, {points}"
+
+
+def games_shown(
+    lang: str,
+    timezone: str,
+    now: datetime,
+    found: list[HubGame],
+    seat_url: Callable[[int, int], str],
+    replay_url: Callable[[int, int], str],
+) -> dict[str, list[dict[str, Any]]]:
+    """The games by status ("running", "over", "abandoned"), each ``{"label", "colour", "asked": [{"what", "when",
+    "relative"}], "result", "link", "replay", "held"}``; links only to seats the player still holds."""
+    t = translations(lang)
+    out: dict[str, list[dict[str, Any]]] = {"running": [], "over": [], "abandoned": []}
+    for game in found:
+        over = game.status == "over"
+        link = replay = None
+        if game.held:
+            link = None if over else seat_url(game.seat_id, game.link_generation)
+            replay = replay_url(game.seat_id, game.link_generation) if over else None
+        asked = []
+        for item in game.asked:
+            when, relative = format_when(item.deadline, now, timezone, lang)
+            asked.append({"what": glossary.kind_name(lang, item.kind), "when": when, "relative": relative})
+        out.setdefault(str(game.status), []).append(
+            {
+                "game_id": game.game_id,
+                "label": game_label(lang, game.game_id, game.title),
+                "colour": glossary.colour_name(lang, game.colour),
+                "asked": asked,
+                "result": result_text(lang, game),
+                "held": game.held,
+                "link": link,
+                "replay": replay,
+                "gone": "" if game.held else t.gettext("You no longer hold this seat."),
+            }
+        )
+    return out
+
+
+def rating_shown(lang: str, rating: ratings.Rating | None) -> dict[str, Any]:
+    """The rating across all games: ``{"new", "text", "games"}``; "new" (fewer than ``NEW_BELOW`` games) is shown as
+    unknown, never as a low number."""
+    t = translations(lang)
+    figures = ratings.shown(rating)
+    played = rating.games if rating else 0
+    games = t.ngettext("rated over %(num)d game", "rated over %(num)d games", played) % {"num": played}
+    if figures.new:
+        text = t.ngettext("new: fewer than %(num)d game", "new: fewer than %(num)d games", ratings.NEW_BELOW) % {
+            "num": ratings.NEW_BELOW
+        }
+    else:
+        text = t.gettext("%(ordinal)s ± %(uncertainty)s") % {
+            "ordinal": figures.ordinal,
+            "uncertainty": figures.uncertainty,
+        }
+    return {"new": figures.new, "text": text, "games": games}

@@ -1,0 +1,190 @@
+"""The player's hub (issue 14): a player's games and their rating across all games, read as plain data.
+
+``games``: every seat the player holds or held, with what is asked of them now (only from a seat they hold: the
+seat's own open requests, never another seat's, B-INFO) and, for a finished game, their place (END-3, by
+``scoring.placings``). Two queries, whatever the number of games.
+
+``finished_games``: every finished game as ``ratings.FinishedGame``, for ``ratings.rate_games``. Two queries for all
+the games: the seats of every finished game with its outcome, and each seat's requests counted per person who owed
+them (``RequestRow.player_id``; None for a bot). A seat's tenures are the people (and bots) who owed its requests,
+plus whoever holds it at the end; each one's share is the fraction of the seat's answered requests they answered
+themselves (not by the autopilot, not by default; as ``tenures.py`` counts "answered"); with none answered, the
+fraction they owed; a seat played by one person alone has share 1.0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import and_, case, func, or_, select
+from sqlalchemy.orm import Session
+
+from ..db import Database
+from ..models import Game, GameStatus, RequestRow, Seat, SeatTenure, Window, WindowStatus
+from . import ratings, scoring
+
+
+@dataclass(frozen=True)
+class Asked:
+    """A decision the player owes now in one of their seats: the request's kind and the window's deadline."""
+
+    kind: str
+    deadline: datetime
+
+
+@dataclass(frozen=True)
+class Place:
+    """A finished game's result for the seat: place (END-3: tied seats share it), of how many, the victory points."""
+
+    place: int
+    of: int
+    shared: bool
+    points: int
+
+
+@dataclass(frozen=True)
+class HubGame:
+    game_id: int
+    title: str
+    #: ``GameStatus``: running, over, abandoned.
+    status: str
+    colour: str
+    seat_id: int
+    #: the player holds the seat now (not replaced by a bot or a substitute): only then is it linked.
+    held: bool
+    #: the seat's current link generation (for its signed link; meaningful only when ``held``).
+    link_generation: int
+    #: what the seat owes now (held seats of running games only).
+    asked: tuple[Asked, ...] = ()
+    #: the seat's result (finished games only).
+    result: Place | None = None
+
+
+def _place(outcome: dict[str, Any] | None, colour: str) -> Place | None:
+    scores, cards = (outcome or {}).get("scores") or {}, (outcome or {}).get("cards") or {}
+    if colour not in scores:
+        return None
+    points = {c: int(v or 0) for c, v in scores.items()}
+    left = {c: int(cards.get(c) or 0) for c in scores}
+    for seat, place, span in scoring.placings(list(scores), points, left):
+        if seat == colour:
+            return Place(place, len(scores), span > 1, points[colour])
+    return None  # pragma: no cover - placings lists every colour
+
+
+def games(db: Database, player_id: int) -> list[HubGame]:
+    """The player's games, the newest first: running, then finished and abandoned ones."""
+    with db.session() as session:
+        former = select(SeatTenure.seat_id).where(SeatTenure.player_id == player_id)
+        rows = session.execute(
+            select(
+                Game.id,
+                Game.title,
+                Game.status,
+                Game.outcome,
+                Seat.id,
+                Seat.colour,
+                Seat.player_id,
+                Seat.bot,
+                Seat.link_generation,
+            )
+            .join(Seat, Seat.game_id == Game.id)
+            .where(or_(Seat.player_id == player_id, Seat.id.in_(former)))
+            .order_by(Game.id.desc(), Seat.position)
+        ).all()
+        held_running = [
+            row[4] for row in rows if row[2] == GameStatus.RUNNING and row[6] == player_id and row[7] is None
+        ]
+        asked: dict[int, list[Asked]] = {}
+        if held_running:
+            found = session.execute(
+                select(RequestRow.seat_id, RequestRow.kind, Window.deadline)
+                .join(Window, Window.id == RequestRow.window_id)
+                .where(
+                    RequestRow.seat_id.in_(held_running),
+                    Window.status == WindowStatus.OPEN,
+                    RequestRow.answered_at.is_(None),
+                )
+                .order_by(Window.deadline, RequestRow.position)
+            ).all()
+            for seat_id, kind, deadline in found:
+                asked.setdefault(seat_id, []).append(Asked(kind, deadline))
+    out = []
+    for game_id, title, status, outcome, seat_id, colour, holder, bot, generation in rows:
+        held = holder == player_id and bot is None
+        out.append(
+            HubGame(
+                game_id=game_id,
+                title=title or "",
+                status=status,
+                colour=colour,
+                seat_id=seat_id,
+                held=held,
+                link_generation=generation,
+                asked=tuple(asked.get(seat_id, ())) if held else (),
+                result=_place(outcome, colour) if status == GameStatus.OVER else None,
+            )
+        )
+    order = {GameStatus.RUNNING: 0, GameStatus.OVER: 1, GameStatus.ABANDONED: 2}
+    return sorted(out, key=lambda g: order.get(GameStatus(g.status), 3))
+
+
+def _tenures(holder: int | None, counts: dict[int | None, tuple[int, int]]) -> tuple[ratings.Tenure, ...]:
+    """A seat's tenures and shares from ``counts`` (person or None for a bot -> (owed, answered))."""
+    people = dict(counts)
+    people.setdefault(holder, (0, 0))
+    if len(people) == 1:
+        return (ratings.Tenure(holder, 1.0),)
+    answered = sum(a for _o, a in people.values())
+    owed = sum(o for o, _a in people.values())
+    index = 1 if answered else 0
+    total = answered or owed
+    return tuple(
+        ratings.Tenure(who, (figures[index] / total) if total else 1.0 / len(people))
+        for who, figures in sorted(people.items(), key=lambda item: (item[0] is None, item[0] or 0))
+    )
+
+
+def finished_games(session: Session) -> list[ratings.FinishedGame]:
+    """Every finished game, for ``ratings.rate_games`` (two queries)."""
+    over = Game.status == GameStatus.OVER
+    seats = session.execute(
+        select(Game.id, Game.updated_at, Game.outcome, Seat.id, Seat.colour, Seat.player_id, Seat.bot)
+        .join(Seat, Seat.game_id == Game.id)
+        .where(over)
+        .order_by(Game.id, Seat.position)
+    ).all()
+    mine = and_(RequestRow.answered_at.is_not(None), RequestRow.autopilot.is_(False), RequestRow.defaulted.is_(False))
+    counted = session.execute(
+        select(RequestRow.seat_id, RequestRow.player_id, func.count(), func.sum(case((mine, 1), else_=0)))
+        .join(Window, Window.id == RequestRow.window_id)
+        .join(Game, Game.id == Window.game_id)
+        .where(over)
+        .group_by(RequestRow.seat_id, RequestRow.player_id)
+    ).all()
+    counts: dict[int, dict[int | None, tuple[int, int]]] = {}
+    for seat_id, who, owed, answered in counted:
+        counts.setdefault(seat_id, {})[who] = (int(owed), int(answered or 0))
+    by_game: dict[int, tuple[datetime, list[ratings.SeatResult]]] = {}
+    places: dict[int, dict[str, int]] = {}
+    for game_id, finished_at, outcome, seat_id, colour, holder, bot in seats:
+        if game_id not in places:
+            places[game_id] = {}
+            scores, cards = (outcome or {}).get("scores") or {}, (outcome or {}).get("cards") or {}
+            points = {c: int(v or 0) for c, v in scores.items()}
+            left = {c: int(cards.get(c) or 0) for c in scores}
+            places[game_id] = {c: place for c, place, _span in scoring.placings(list(scores), points, left)}
+            by_game[game_id] = (finished_at, [])
+        if colour not in places[game_id]:
+            continue
+        tenures = _tenures(holder if bot is None else None, counts.get(seat_id, {}))
+        by_game[game_id][1].append(ratings.SeatResult(places[game_id][colour], tenures))
+    return [ratings.FinishedGame(game_id, at, tuple(seats)) for game_id, (at, seats) in by_game.items()]
+
+
+def rating(db: Database, player_id: int) -> ratings.Rating | None:
+    """The player's rating across all finished games (None: no rated game)."""
+    with db.session() as session:
+        return ratings.rate_games(finished_games(session)).get(player_id)
