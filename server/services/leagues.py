@@ -436,3 +436,9 @@ def signup_season(db: Database, league_id: int) -> int | None:
             .order_by(Season.number.desc())
             .limit(1)
         ).scalar()
+
+
+def season_number(db: Database, season_id: int) -> int:
+    """The season's number within its league."""
+    with db.session() as session:
+        return _season(session, season_id).number

@@ -4,6 +4,7 @@ changes nothing."""
 
 from __future__ import annotations
 
+import json
 import re
 from datetime import timedelta
 from typing import Any
@@ -17,6 +18,7 @@ from server.services import leagues
 from server.services.leagues import Applicant, LeagueError, LeagueSpec
 from server.services.links import LinkError, confirm_token
 from tests.conftest import Stack
+from tests.server.test_api_cli import cli_env, run
 from tests.support import T0, all_rows, compose, mail_settings, rows_of_kind, text_of
 
 DAY = timedelta(days=1)
@@ -299,3 +301,36 @@ def test_the_signup_season_is_the_latest_taking_sign_ups(embedded: Stack) -> Non
     season(db, league_id)
     second = season(db, league_id)
     assert leagues.signup_season(db, league_id) == second
+
+
+# --- the command line -------------------------------------------------------------------------------------------------
+
+
+def test_league_and_season_create_on_the_command_line(stack: Stack) -> None:
+    env = cli_env(stack)
+    made = run(env, "league", "create", "--name", "Tuesday", "--size", "4", "--tie-break", "wins", "--preset", "week")
+    assert made.exit_code == 0, made.output
+    created = json.loads(made.output)
+    assert set(created["links"]) == {"invite", "organiser", "public"}
+    key = stack.settings.secret_key
+    assert leagues.open_league(stack.db, key, "invite", created["links"]["invite"]) == created["id"]
+    with stack.db.session() as session:
+        stored = session.get(League, created["id"])
+        assert stored is not None and (stored.table_size, stored.tie_breaks, stored.preset) == (4, ["wins"], "week")
+    closes = "2999-01-01T18:00+01:00"
+    args = ("season", "create", "--league", str(created["id"]), "--signup-closes", closes, "--rounds", "3")
+    first = run(env, *args, "--schedule", "fixed", "--weekday", "0", "--time", "18:00")
+    assert first.exit_code == 0, first.output
+    assert json.loads(first.output) == {"id": json.loads(first.output)["id"], "league": created["id"], "number": 1}
+    second = run(env, *args)
+    assert second.exit_code == 0 and json.loads(second.output)["number"] == 2
+    before = all_rows(stack.db)
+    for bad, message in (
+        (("league", "create", "--name", "x", "--size", "9"), "A table seats 3 to 6 players, not 9"),
+        ((*args, "--schedule", "fixed"), "A fixed schedule needs"),
+        (("season", "create", "--league", "999", "--signup-closes", closes, "--rounds", "3"), "There is no league 999"),
+        (("season", "create", "--league", "1", "--signup-closes", "soon", "--rounds", "3"), "give a time such as"),
+    ):
+        result = run(env, *bad)
+        assert result.exit_code != 0 and message in result.output
+    assert all_rows(stack.db) == before
