@@ -339,8 +339,8 @@ def league_create(**given: Any) -> None:
     settings = _settings()
     chosen = list(given.pop("tie_breaks"))
     try:
-        options = _options(given.pop("options"))
-        spec = leagues.LeagueSpec(**given, options=options, **({"tie_breaks": chosen} if chosen else {}))
+        spec = leagues.LeagueSpec(**given | {"options": _options(given["options"])})
+        spec.tie_breaks = chosen or spec.tie_breaks
         with database(settings) as db:
             league_id = leagues.create_league(db, spec, now=utcnow())
             links = {which: leagues.league_link(db, settings.secret_key, league_id, which) for which in leagues.LINKS}
