@@ -115,6 +115,8 @@ class MailKind(StrEnum):
     TABLE = "table"
     #: a seat of a running game is offered to this person: the invitation's link (``services.substitutes``).
     INVITATION = "invitation"
+    #: a sign-up to a league season, to confirm by its signed link (``services.leagues.sign_up``).
+    LEAGUE_CONFIRM = "league_confirm"
     #: a substitute took over this player's seat (``services.substitutes``).
     SUBSTITUTED = "substituted"
 
@@ -448,3 +450,98 @@ class OrganiserSession(Base):
     every_game: Mapped[bool] = mapped_column(Boolean, default=False)
     games: Mapped[list[int]] = mapped_column(JSONType, default=list)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+# --- leagues (issue 14) ----------------------------------------------------------------------------------------------
+
+
+class SeasonStatus(StrEnum):
+    """signup -> running -> over."""
+
+    SIGNUP = "signup"
+    RUNNING = "running"
+    OVER = "over"
+
+
+class EntryStatus(StrEnum):
+    """A season player: pending (until the mailed link is followed) -> confirmed; withdrawn from either."""
+
+    PENDING = "pending"
+    CONFIRMED = "confirmed"
+    WITHDRAWN = "withdrawn"
+
+
+class League(Base):
+    """Seasons of games played under the same rules (``services.leagues``)."""
+
+    __tablename__ = "leagues"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(80))
+    #: one of LANGUAGES: the league's pages and mails to people not yet known.
+    language: Mapped[str] = mapped_column(String(8), default="en")
+    #: an IANA time zone name: the zone of the seasons' fixed round starts.
+    timezone: Mapped[str] = mapped_column(String(64), default="UTC")
+    #: the preferred number of players at a table (3 to 6).
+    table_size: Mapped[int] = mapped_column(Integer, default=5, server_default="5")
+    #: the engine's options of the league's games (``engine.options``), as ``games.options`` holds them.
+    options: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
+    #: a tempo preset's name (``services.presets.PRESETS``); null: the plain tempo.
+    preset: Mapped[str | None] = mapped_column(String(20))
+    #: one of ``services.scoring.SYSTEMS``.
+    scoring: Mapped[str] = mapped_column(String(20), default="placement")
+    #: ``services.scoring.TIE_BREAKS`` in the order they apply.
+    tie_breaks: Mapped[list[str]] = mapped_column(JSONType, default=list)
+    #: one of ``services.scoring.FORFEITS``: how a seat ended on autopilot or by a substitute scores.
+    forfeit: Mapped[str] = mapped_column(String(16), default="last")
+    #: standings visible to anyone with the public link; else to the season's players only.
+    standings_public: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    #: the invitation, organiser and public links carry these; raising one revokes every earlier link of its kind.
+    invite_generation: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    organiser_generation: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    public_generation: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class Season(Base):
+    """One season of a league: its sign-up period, rounds and their schedule."""
+
+    __tablename__ = "seasons"
+    __table_args__ = (UniqueConstraint("league_id", "number"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    #: (no index of its own: the unique (league_id, number) serves a league's seasons)
+    league_id: Mapped[int] = mapped_column(ForeignKey("leagues.id", ondelete="CASCADE"))
+    #: 1, 2, … within the league.
+    number: Mapped[int] = mapped_column(Integer)
+    #: sign-ups are taken until this instant.
+    signup_closes: Mapped[datetime] = mapped_column(UTCDateTime)
+    rounds: Mapped[int] = mapped_column(Integer)
+    #: "fixed": rounds start by ``schedule_rule``; "when_over": the next round starts when every table is over.
+    schedule: Mapped[str] = mapped_column(String(16))
+    #: for "fixed": {"weekday": 0 (Monday) … 6, "time": "HH:MM"} in the league's zone; null otherwise.
+    schedule_rule: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
+    #: a SeasonStatus
+    status: Mapped[str] = mapped_column(String(12), default=SeasonStatus.SIGNUP)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class SeasonPlayer(Base):
+    """A player's entry in a season: pending until they follow the mailed link, then confirmed; or withdrawn."""
+
+    __tablename__ = "season_players"
+    __table_args__ = (UniqueConstraint("season_id", "player_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    #: (no index of its own: the unique (season_id, player_id) serves a season's players)
+    season_id: Mapped[int] = mapped_column(ForeignKey("seasons.id", ondelete="CASCADE"))
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), index=True)
+    #: an EntryStatus
+    status: Mapped[str] = mapped_column(String(12), default=EntryStatus.PENDING)
+    #: the player's division in this season; null: no divisions.
+    division: Mapped[str | None] = mapped_column(String(40))
+    #: the confirmation link carries this number; raising it (a resent mail) revokes the earlier links.
+    confirm_generation: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    confirmed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    withdrawn_at: Mapped[datetime | None] = mapped_column(UTCDateTime)

@@ -37,7 +37,22 @@ from sqlalchemy.orm import Session
 
 from ..config import Settings
 from ..db import Database
-from ..models import ChatMessage, Game, GameStatus, InboundMail, Invitation, MailKind, Outbox, Player, Seat, utcnow
+from ..models import (
+    ChatMessage,
+    EntryStatus,
+    Game,
+    GameStatus,
+    InboundMail,
+    Invitation,
+    League,
+    MailKind,
+    Outbox,
+    Player,
+    Season,
+    SeasonPlayer,
+    Seat,
+    utcnow,
+)
 from ..present import board
 from ..present.absences import moment_shown
 from ..present.chat import channel_title, mail_sections
@@ -45,7 +60,7 @@ from ..present.seat import SeatShown, cap, game_label, seat_shown, standing_line
 from ..services import autopilot, chat, outbox, reminders, reply_address, standing, substitutes
 from ..services.errors import ShownError
 from ..services.inputs import one_line
-from ..services.links import organiser_token, player_token, seat_token
+from ..services.links import confirm_token, organiser_token, player_token, seat_token
 from ..services.seats import answer_in, open_request, seat_state
 from ..text import i18n
 from ..text.glossary import colour_name
@@ -346,6 +361,24 @@ class Composer:
         draft.actions.append({"text": self.t.gettext("See the offer and take the seat"), "url": url})
         return draft
 
+    def league_confirm(self, row: Outbox) -> Draft | None:
+        """A sign-up to a league season, to confirm by its link; skipped once it is not pending any more."""
+        entry = self.session.get(SeasonPlayer, row.payload.get("entry") or 0)
+        season = None if entry is None else self.session.get(Season, entry.season_id)
+        if entry is None or season is None or entry.status != EntryStatus.PENDING:
+            return None
+        league = self.session.get(League, season.league_id)
+        assert league is not None
+        words = {"league": cap(one_line(league.name), MAX_USER_TEXT), "season": season.number}
+        draft = Draft("league_confirm", words)
+        draft.notes.append(
+            self.t.gettext("If you did not sign up, ignore this mail: nobody takes part without confirming.")
+        )
+        token = confirm_token(self.settings.secret_key, entry.id, entry.confirm_generation)
+        url = f"{self.settings.base_url}/l/confirm/{token}"
+        draft.actions.append({"text": self.t.gettext("Confirm your sign-up"), "url": url})
+        return draft
+
     def substituted(self, row: Outbox) -> Draft | None:
         """A substitute took over the reader's seat: who, and thanks (no link: the seat is no longer theirs)."""
         game = self.session.get(Game, row.game_id or 0)
@@ -631,6 +664,7 @@ _PLAYER_KINDS: dict[str, Callable[[Composer, Outbox], Draft | None]] = {
     MailKind.ORGANISER: Composer.organiser,
     MailKind.INVITATION: Composer.invitation,
     MailKind.SUBSTITUTED: Composer.substituted,
+    MailKind.LEAGUE_CONFIRM: Composer.league_confirm,
 }
 
 

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from datetime import UTC, datetime
 from typing import Any
 
 import click
@@ -20,7 +21,8 @@ from sqlalchemy.exc import OperationalError
 from ..config import Settings, remember_served_url
 from ..db import Database
 from ..mail.inbound import serve
-from ..services import estimate, games, inputs, presets
+from ..models import utcnow
+from ..services import estimate, games, inputs, leagues, presets
 from ..services.errors import ShownError
 from ..services.links import LinkError, mailbox_token
 from ..services.seats import rotate_link
@@ -314,6 +316,73 @@ def _options(pairs: tuple[str, ...]) -> dict[str, Any]:
         except inputs.InputError as exc:
             raise games.GameError(f"--option {key.strip()}: {value[:80]!r}: {exc}") from None
     return options
+
+
+@main.group()
+def league() -> None:
+    """Leagues: seasons of games under the same rules."""
+
+
+@league.command("create")
+@click.option("--name", required=True, help="the league's name (at most 80 characters)")
+@click.option("--language", default="en", show_default=True, help="en, it or pl")
+@click.option("--timezone", default="UTC", show_default=True, help="the league's IANA time zone")
+@click.option("--size", "table_size", default=5, show_default=True, type=int, help="players per table, 3 to 6")
+@click.option("--option", "options", multiple=True, help="a RULES.md section G option, key=value")
+@click.option("--preset", default=None, help="the tempo preset of the league's games")
+@click.option("--scoring", default="placement", show_default=True, help="placement, victory_points or wins")
+@click.option("--tie-break", "tie_breaks", multiple=True, help="in order: victory_points, wins, average_placement, …")
+@click.option("--forfeit", default="last", show_default=True, help="last, zero or as_played")
+@click.option("--public", "standings_public", is_flag=True, help="standings visible to anyone with the public link")
+def league_create(**given: Any) -> None:
+    """Create a league; prints one JSON object: its id and its links' tokens (invite, organiser, public)."""
+    settings = _settings()
+    chosen = list(given.pop("tie_breaks"))
+    try:
+        spec = leagues.LeagueSpec(**given | {"options": _options(given["options"])})
+        spec.tie_breaks = chosen or spec.tie_breaks
+        with database(settings) as db:
+            league_id = leagues.create_league(db, spec, now=utcnow())
+            links = {which: leagues.league_link(db, settings.secret_key, league_id, which) for which in leagues.LINKS}
+    except ShownError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(json.dumps({"id": league_id, "links": links}))
+
+
+@main.group()
+def season() -> None:
+    """A league's seasons."""
+
+
+@season.command("create")
+@click.option("--league", "league_id", required=True, type=int)
+@click.option("--signup-closes", required=True, help="when sign-ups close: 2031-03-01T18:00+01:00 (no offset: UTC)")
+@click.option("--rounds", required=True, type=int, help="1 to 52")
+@click.option("--schedule", default="when_over", show_default=True, type=click.Choice(leagues.SCHEDULES))
+@click.option("--weekday", type=int, default=None, help="with --schedule fixed: 0 (Monday) to 6 (Sunday)")
+@click.option(
+    "--time", "clock", default=None, help="with --schedule fixed: the round start, HH:MM in the league's zone"
+)
+def season_create(
+    league_id: int, signup_closes: str, rounds: int, schedule: str, weekday: int | None, clock: str | None
+) -> None:
+    """Create the league's next season; prints one JSON object: its id and number."""
+    settings = _settings()
+    try:
+        closes = datetime.fromisoformat(signup_closes)
+    except ValueError:
+        raise click.ClickException(
+            f"--signup-closes {signup_closes[:40]!r}: give a time such as 2031-03-01T18:00"
+        ) from None
+    closes = closes if closes.tzinfo else closes.replace(tzinfo=UTC)
+    rule = None if schedule == "when_over" else {"weekday": weekday, "time": clock}
+    try:
+        with database(settings) as db:
+            season_id = leagues.create_season(db, league_id, closes, rounds, schedule, rule, now=utcnow())
+            number = leagues.season_number(db, season_id)
+    except ShownError as exc:
+        raise click.ClickException(str(exc)) from None
+    click.echo(json.dumps({"id": season_id, "league": league_id, "number": number}))
 
 
 @contextmanager

@@ -24,11 +24,12 @@ def serializer(secret_key: str, salt: str = SALT) -> URLSafeTimedSerializer:
 
 
 def _load(secret_key: str, salt: str, token: str, max_age: int, expired: str) -> Any:
-    """The data a well-signed, unexpired token of ``salt`` carries; LinkError (``expired`` when too old)."""
+    """The data a well-signed, unexpired token of ``salt`` carries; LinkError (``expired`` when too old). A
+    ``max_age`` of 0: the token does not expire."""
     if len(token) > 512:
         raise LinkError(N_("This link is not valid."))
     try:
-        return serializer(secret_key, salt).loads(token, max_age=max_age)
+        return serializer(secret_key, salt).loads(token, max_age=max_age or None)
     except SignatureExpired:
         raise LinkError(expired) from None
     except BadSignature:
@@ -117,3 +118,41 @@ def check_current(current: int, generation: int) -> None:
     """LinkError unless a link of ``generation`` is the current one (older ones are revoked: ``seats.revoke_links``)."""
     if current != generation:
         raise LinkError(N_("This link has been replaced by a newer one: use the link in your latest e-mail."))
+
+
+# --- leagues (issue 14) ----------------------------------------------------------------------------------------------
+
+#: a league's links, by kind: each carries ``[league id, generation]`` (``League.<kind>_generation``).
+LEAGUE_SALTS = {
+    "invite": "deadmail.league.invite",
+    "organiser": "deadmail.league.organiser",
+    "public": "deadmail.league.public",
+}
+CONFIRM_SALT = "deadmail.league.confirm"
+
+
+def _two_ids(data: Any) -> tuple[int, int]:
+    if not (isinstance(data, list) and len(data) == 2):
+        raise LinkError(N_("This link is not valid."))
+    return _one_id(data[0]), _one_id(data[1])
+
+
+def league_token(secret_key: str, which: str, league_id: int, generation: int) -> str:
+    """A league's invitation, organiser or public link (``which``); they do not expire, they are revoked."""
+    return serializer(secret_key, LEAGUE_SALTS[which]).dumps([league_id, generation])
+
+
+def read_league_token(secret_key: str, which: str, token: str) -> tuple[int, int]:
+    """``(league id, generation)`` of a well-signed league link of kind ``which``; LinkError otherwise."""
+    return _two_ids(_load(secret_key, LEAGUE_SALTS[which], token, 0, N_("This link is not valid.")))
+
+
+def confirm_token(secret_key: str, season_player_id: int, generation: int) -> str:
+    """The link that confirms a sign-up to a season (mailed to the address signed up)."""
+    return serializer(secret_key, CONFIRM_SALT).dumps([season_player_id, generation])
+
+
+def read_confirm_token(secret_key: str, token: str, max_age: int) -> tuple[int, int]:
+    """``(season player id, confirm generation)`` of a confirmation link; LinkError for a forged or expired one."""
+    expired = N_("This confirmation link has expired: sign up again from the league's invitation link.")
+    return _two_ids(_load(secret_key, CONFIRM_SALT, token, max_age, expired))

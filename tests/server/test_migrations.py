@@ -439,3 +439,60 @@ def test_0010_gives_every_player_calendar_generation_1_and_every_deadline_revisi
     inspector = sa.inspect(alembic_engine)
     assert "calendar_generation" not in {c["name"] for c in inspector.get_columns("players")}
     assert "deadline_revision" not in {c["name"] for c in inspector.get_columns("windows")}
+
+
+# --- 0011: leagues and seasons ----------------------------------------------------------------------------------------
+
+
+def test_0011_adds_leagues_seasons_and_season_players_with_their_defaults_and_drops_them_again(
+    alembic_runner: MigrationContext, alembic_engine: sa.Engine
+) -> None:
+    alembic_runner.migrate_up_to("0010")
+    with alembic_engine.begin() as conn:
+        players = sa.Table("players", sa.MetaData(), autoload_with=conn)
+        ann = conn.execute(
+            players.insert()
+            .values(email="ann@example.org", display_name="Ann", language="en", timezone="UTC", created_at=T)
+            .returning(players.c.id)
+        ).scalar_one()
+
+    alembic_runner.migrate_up_one()
+
+    with alembic_engine.begin() as conn:
+        meta = sa.MetaData()
+        leagues, seasons, entries = (
+            sa.Table(name, meta, autoload_with=conn) for name in ("leagues", "seasons", "season_players")
+        )
+        league = conn.execute(
+            leagues.insert()
+            .values(
+                name="Tuesday",
+                language="it",
+                timezone="Europe/Rome",
+                options={},
+                scoring="placement",
+                tie_breaks=["wins"],
+                forfeit="last",
+                created_at=T,
+            )
+            .returning(leagues.c.id)
+        ).scalar_one()
+        values = {"signup_closes": T, "rounds": 3, "schedule": "when_over", "status": "signup", "created_at": T}
+        season = conn.execute(
+            seasons.insert().values(league_id=league, number=1, **values).returning(seasons.c.id)
+        ).scalar_one()
+        with pytest.raises(sa.exc.IntegrityError), conn.begin_nested():  # one season 1 per league
+            conn.execute(seasons.insert().values(league_id=league, number=1, **values))
+        conn.execute(entries.insert().values(season_id=season, player_id=ann, status="pending", created_at=T))
+        with pytest.raises(sa.exc.IntegrityError), conn.begin_nested():  # one entry per player and season
+            conn.execute(entries.insert().values(season_id=season, player_id=ann, status="pending", created_at=T))
+    with alembic_engine.connect() as conn:
+        row = conn.execute(sa.text("SELECT * FROM leagues")).mappings().one()
+        assert (row["table_size"], row["invite_generation"], row["organiser_generation"]) == (5, 1, 1)
+        assert (row["public_generation"], bool(row["standings_public"])) == (1, False)
+        assert conn.execute(sa.text("SELECT confirm_generation FROM season_players")).scalar_one() == 1
+
+    alembic_runner.migrate_down_one()
+    tables = set(sa.inspect(alembic_engine).get_table_names())
+    assert not tables & {"leagues", "seasons", "season_players"}
+    assert "players" in tables

@@ -1,0 +1,336 @@
+"""Leagues and seasons (issue 14, server/services/leagues.py): creating them with every field checked, sign-ups from
+the invitation link confirmed by a mailed signed link, withdrawals, and the league's revocable links. Every refusal
+changes nothing."""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import timedelta
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+
+from server.db import Database
+from server.models import EntryStatus, League, MailKind, Player, Season, SeasonPlayer, SeasonStatus
+from server.services import leagues
+from server.services.leagues import Applicant, LeagueError, LeagueSpec
+from server.services.links import LinkError, confirm_token
+from tests.conftest import Stack
+from tests.server.test_api_cli import cli_env, run
+from tests.support import T0, all_rows, compose, mail_settings, rows_of_kind, text_of
+
+DAY = timedelta(days=1)
+ANN = Applicant("Ann", "Ann@Example.org", "it", "Europe/Rome", "23:00", "07:00")
+
+
+def league(db: Database, **fields: Any) -> int:
+    return leagues.create_league(db, LeagueSpec(**{"name": "Tuesday", **fields}), now=T0)
+
+
+def season(db: Database, league_id: int, closes: timedelta = 7 * DAY, **fields: Any) -> int:
+    values: dict[str, Any] = {"rounds": 3, "schedule": "fixed", "rule": {"weekday": 0, "time": "18:00"}, **fields}
+    return leagues.create_season(
+        db, league_id, T0 + closes, values["rounds"], values["schedule"], values["rule"], now=T0
+    )
+
+
+def entry_of(db: Database, entry_id: int) -> SeasonPlayer:
+    with db.session() as session:
+        entry = session.get(SeasonPlayer, entry_id)
+        assert entry is not None
+        session.expunge(entry)
+        return entry
+
+
+def confirm_links(stack: Stack) -> list[str]:
+    """The confirmation link of each league_confirm mail still to compose, in order."""
+    links = []
+    for row in rows_of_kind(stack.db, MailKind.LEAGUE_CONFIRM):
+        message = compose(stack.db, row.id, mail_settings(stack.settings), now=T0)
+        assert message is not None
+        links += re.findall(r"http://deadmail\.test/l/confirm/(\S+)", text_of(message))
+    return links
+
+
+def refused(db: Database, call: Any, message: str) -> None:
+    """``call()`` is refused with ``message`` in its English text, and no row of any table changed."""
+    before = all_rows(db)
+    with pytest.raises((LeagueError, LinkError), match=message):
+        call()
+    assert all_rows(db) == before
+
+
+# --- leagues and seasons ----------------------------------------------------------------------------------------------
+
+
+def test_a_league_and_its_seasons_are_stored_as_given(stack: Stack) -> None:
+    league_id = league(
+        stack.db, language="pl", timezone="Europe/Warsaw", table_size=4, preset="week", scoring="wins",
+        tie_breaks=["head_to_head", "wins"], forfeit="zero", standings_public=True,
+    )  # fmt: skip
+    first = season(stack.db, league_id)
+    second = season(stack.db, league_id, schedule="when_over", rule=None, rounds=52)
+    with stack.db.session() as session:
+        seasons = session.execute(sa.select(Season).order_by(Season.id)).scalars().all()
+        assert [(s.id, s.number, s.status) for s in seasons] == [(first, 1, "signup"), (second, 2, "signup")]
+        assert seasons[0].schedule_rule == {"weekday": 0, "time": "18:00"} and seasons[1].schedule_rule is None
+        assert seasons[0].signup_closes == T0 + 7 * DAY
+        stored = session.execute(sa.select(League)).scalar_one()
+        assert (stored.name, stored.language, stored.timezone, stored.table_size) == (
+            "Tuesday",
+            "pl",
+            "Europe/Warsaw",
+            4,
+        )
+        assert (stored.scoring, stored.forfeit, stored.preset) == ("wins", "zero", "week")
+        assert stored.tie_breaks == ["head_to_head", "wins"] and stored.standings_public
+        assert stored.options["turn_order"] == "batched"  # the engine's full options, defaults filled in
+        assert (stored.invite_generation, stored.organiser_generation, stored.public_generation) == (1, 1, 1)
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"name": "  "}, "Give the league a name"),
+        ({"name": "x" * 81}, "at most 80 characters"),
+        ({"name": "Tues\nday"}, "a name is one line"),
+        ({"table_size": 2}, "A table seats 3 to 6 players, not 2"),
+        ({"table_size": 7}, "A table seats 3 to 6 players, not 7"),
+        ({"language": "de"}, "not a language deadmail speaks"),
+        ({"timezone": "Mars/Olympus"}, "not an IANA time zone"),
+        ({"preset": "lightning"}, "not a tempo preset"),
+        ({"scoring": "elo"}, "not a scoring system"),
+        ({"tie_breaks": ["wins", "wins"]}, "each at most once"),
+        ({"tie_breaks": ["coin"]}, "each at most once"),
+        ({"forfeit": "forgive"}, "not a forfeit rule"),
+        ({"options": {"turn_order": "sideways"}}, "The game options are not valid"),
+    ],
+)
+def test_a_league_refused_changes_nothing(embedded: Stack, fields: dict[str, Any], message: str) -> None:
+    refused(embedded.db, lambda: league(embedded.db, **fields), message)
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"closes": timedelta(0)}, "must close in the future"),
+        ({"rounds": 0}, "1 to 52 rounds"),
+        ({"rounds": 53}, "1 to 52 rounds"),
+        ({"schedule": "monthly"}, "The schedule is"),
+        ({"schedule": "when_over"}, "The schedule is"),  # a rule with "when over"
+        ({"rule": {"weekday": 7, "time": "18:00"}}, "A fixed schedule needs"),
+        ({"rule": {"weekday": 0, "time": "25:00"}}, "A fixed schedule needs"),
+        ({"rule": None}, "A fixed schedule needs"),
+    ],
+)
+def test_a_season_refused_changes_nothing(embedded: Stack, fields: dict[str, Any], message: str) -> None:
+    league_id = league(embedded.db)
+    refused(embedded.db, lambda: season(embedded.db, league_id, **fields), message)
+    refused(embedded.db, lambda: season(embedded.db, league_id + 1), "There is no league")
+
+
+# --- sign-ups ---------------------------------------------------------------------------------------------------------
+
+
+def test_sign_up_is_pending_until_the_mailed_link_confirms_it(stack: Stack) -> None:
+    season_id = season(stack.db, league(stack.db))
+    signed = leagues.sign_up(stack.db, season_id, ANN, now=T0)
+    assert not signed.resent
+    entry = entry_of(stack.db, signed.season_player_id)
+    assert (entry.status, entry.confirmed_at) == (EntryStatus.PENDING, None)
+    with stack.db.session() as session:  # a new address takes what was given
+        ann = session.execute(sa.select(Player)).scalar_one()
+        assert (ann.email, ann.display_name, ann.language, ann.timezone) == (
+            "ann@example.org",
+            "Ann",
+            "it",
+            "Europe/Rome",
+        )
+        assert (ann.quiet_start, ann.quiet_end) == ("23:00", "07:00")
+    (row,) = rows_of_kind(stack.db, MailKind.LEAGUE_CONFIRM)
+    assert row.player_id == entry.player_id
+    message = compose(stack.db, row.id, mail_settings(stack.settings), now=T0)
+    assert message is not None and "ann@example.org" in message["To"]
+    assert message["Subject"] == "Tuesday: conferma la tua iscrizione alla stagione 1"
+    (token,) = confirm_links(stack)
+    assert token == confirm_token(stack.settings.secret_key, entry.id, entry.confirm_generation)
+    shown = leagues.confirmation(stack.db, stack.settings.secret_key, token, stack.settings.link_max_age)
+    assert shown == {"league": "Tuesday", "season": 1, "name": "Ann", "status": "pending"}
+
+    done = leagues.confirm(stack.db, stack.settings.secret_key, token, stack.settings.link_max_age, now=T0 + DAY)
+    assert not done.already
+    entry = entry_of(stack.db, entry.id)
+    assert (entry.status, entry.confirmed_at) == (EntryStatus.CONFIRMED, T0 + DAY)
+    before = all_rows(stack.db)
+    again = leagues.confirm(stack.db, stack.settings.secret_key, token, stack.settings.link_max_age, now=T0 + DAY)
+    assert again.already and all_rows(stack.db) == before
+    # a confirmed entry's mail is not sent any more
+    assert compose(stack.db, row.id, mail_settings(stack.settings), now=T0 + DAY) is None
+    refused(stack.db, lambda: leagues.sign_up(stack.db, season_id, ANN, now=T0 + DAY), "already signed up .* confirmed")
+
+
+def test_a_known_address_keeps_its_name_and_preferences(embedded: Stack) -> None:
+    db = embedded.db
+    season_id = season(db, league(db))
+    leagues.sign_up(db, season_id, ANN, now=T0)
+    other = season(db, league(db, name="Friday"))
+    leagues.sign_up(db, other, Applicant("Mallory", "ann@example.org", "pl", "UTC"), now=T0)
+    with db.session() as session:
+        ann = session.execute(sa.select(Player)).scalar_one()
+        assert (ann.display_name, ann.language, ann.timezone) == ("Ann", "it", "Europe/Rome")
+
+
+def test_signing_up_again_while_pending_mails_the_link_again_not_too_often(stack: Stack) -> None:
+    season_id = season(stack.db, league(stack.db))
+    first = leagues.sign_up(stack.db, season_id, ANN, now=T0)
+    refused(stack.db, lambda: leagues.sign_up(stack.db, season_id, ANN, now=T0 + timedelta(minutes=5)), "a few minutes")
+    again = leagues.sign_up(stack.db, season_id, ANN, now=T0 + timedelta(minutes=11))
+    assert again.resent and again.season_player_id == first.season_player_id
+    links = confirm_links(stack)
+    assert len(links) == 2 and links[0] == links[1]  # the same link: the first mail still works
+    with stack.db.session() as session:
+        assert session.execute(sa.select(sa.func.count()).select_from(SeasonPlayer)).scalar_one() == 1
+
+
+@pytest.mark.parametrize(
+    ("applicant", "message"),
+    [
+        (Applicant("", "ann@example.org"), "Give your name"),
+        (Applicant("Ann\r\nBcc: x", "ann@example.org"), "a name is one line"),
+        (Applicant("Ann", "ann"), "is not an e-mail address"),
+        (Applicant("Ann", "Ann <ann@example.org>"), "is not an e-mail address"),
+        (Applicant("Ann", "ann@example.org", "de"), "not a language"),
+        (Applicant("Ann", "ann@example.org", "en", "Mars/Olympus"), "not a time zone"),
+        (Applicant("Ann", "ann@example.org", "en", "UTC", "23:00", ""), "both the start and the end"),
+        (Applicant("Ann", "ann@example.org", "en", "UTC", "26:00", "07:00"), "not a time of day"),
+    ],
+)
+def test_a_sign_up_with_bad_input_changes_nothing(embedded: Stack, applicant: Applicant, message: str) -> None:
+    season_id = season(embedded.db, league(embedded.db))
+    refused(embedded.db, lambda: leagues.sign_up(embedded.db, season_id, applicant, now=T0), message)
+
+
+def test_a_sign_up_after_the_close_or_out_of_the_signup_status_changes_nothing(stack: Stack) -> None:
+    db = stack.db
+    season_id = season(db, league(db), closes=DAY)
+    refused(db, lambda: leagues.sign_up(db, season_id, ANN, now=T0 + DAY), "closed on 2031-03-05 12:00 UTC")
+    with db.session() as session:
+        row = session.get(Season, season_id)
+        assert row is not None
+        row.status = SeasonStatus.RUNNING
+    refused(db, lambda: leagues.sign_up(db, season_id, ANN, now=T0), "does not take sign-ups")
+    refused(db, lambda: leagues.sign_up(db, season_id + 1, ANN, now=T0), "There is no season")
+
+
+def test_a_confirmation_after_the_close_is_refused(embedded: Stack) -> None:
+    db, key, age = embedded.db, embedded.settings.secret_key, embedded.settings.link_max_age
+    season_id = season(db, league(db), closes=DAY)
+    leagues.sign_up(db, season_id, ANN, now=T0)
+    (token,) = confirm_links(embedded)
+    refused(db, lambda: leagues.confirm(db, key, token, age, now=T0 + DAY), "closed on")
+
+
+def test_a_link_for_another_entry_or_an_old_generation_is_refused(stack: Stack) -> None:
+    db, key, age = stack.db, stack.settings.secret_key, stack.settings.link_max_age
+    season_id = season(db, league(db))
+    ann = leagues.sign_up(db, season_id, ANN, now=T0).season_player_id
+    bob = leagues.sign_up(db, season_id, Applicant("Bob", "bob@example.org"), now=T0).season_player_id
+    forged = confirm_token("another-secret", bob, 1)
+    refused(db, lambda: leagues.confirm(db, key, forged, age, now=T0), "not valid")
+    refused(db, lambda: leagues.confirm(db, key, confirm_token(key, bob + 99, 1), age, now=T0), "not valid")
+    refused(db, lambda: leagues.confirm(db, key, confirm_token(key, ann, 2), age, now=T0), "replaced by a newer one")
+    assert entry_of(db, bob).status == EntryStatus.PENDING
+    # withdrawn and signed up again: the first link is of the old generation
+    old = confirm_token(key, ann, 1)
+    leagues.withdraw(db, ann, now=T0)
+    refused(db, lambda: leagues.confirm(db, key, old, age, now=T0), "You withdrew")
+    leagues.sign_up(db, season_id, ANN, now=T0 + DAY)
+    refused(db, lambda: leagues.confirm(db, key, old, age, now=T0 + DAY), "replaced by a newer one")
+    assert leagues.confirm(db, key, confirm_token(key, ann, 3), age, now=T0 + DAY).season_player_id == ann
+
+
+def test_withdraw_while_signing_up_or_running_not_after(stack: Stack) -> None:
+    db = stack.db
+    season_id = season(db, league(db))
+    entry_id = leagues.sign_up(db, season_id, ANN, now=T0).season_player_id
+    (token,) = confirm_links(stack)
+    leagues.confirm(db, stack.settings.secret_key, token, stack.settings.link_max_age, now=T0)
+    with db.session() as session:
+        row = session.get(Season, season_id)
+        assert row is not None
+        row.status = SeasonStatus.RUNNING
+    leagues.withdraw(db, entry_id, now=T0 + DAY)
+    entry = entry_of(db, entry_id)
+    assert (entry.status, entry.withdrawn_at, entry.confirm_generation) == ("withdrawn", T0 + DAY, 2)
+    refused(db, lambda: leagues.withdraw(db, entry_id, now=T0 + DAY), "already withdrawn")
+    refused(db, lambda: leagues.withdraw(db, entry_id + 1, now=T0 + DAY), "no such sign-up")
+    bob = leagues.sign_up(db, season(db, league(db)), Applicant("Bob", "bob@example.org"), now=T0).season_player_id
+    with db.session() as session:
+        for row in session.execute(sa.select(Season)).scalars():
+            row.status = SeasonStatus.OVER
+    refused(db, lambda: leagues.withdraw(db, bob, now=T0 + DAY), "is over")
+
+
+# --- league links -----------------------------------------------------------------------------------------------------
+
+
+def test_a_revoked_league_link_is_refused_and_the_new_one_opens(stack: Stack) -> None:
+    db, key = stack.db, stack.settings.secret_key
+    league_id = league(db)
+    links = {which: leagues.league_link(db, key, league_id, which) for which in leagues.LINKS}
+    assert len(set(links.values())) == 3
+    for which, token in links.items():
+        assert leagues.open_league(db, key, which, token) == league_id
+    # a link of one kind does not open another
+    refused(db, lambda: leagues.open_league(db, key, "organiser", links["invite"]), "not valid")
+    assert leagues.revoke(db, league_id, "invite") == 2
+    refused(db, lambda: leagues.open_league(db, key, "invite", links["invite"]), "was revoked")
+    assert leagues.open_league(db, key, "organiser", links["organiser"]) == league_id  # the others still work
+    fresh = leagues.league_link(db, key, league_id, "invite")
+    assert fresh != links["invite"] and leagues.open_league(db, key, "invite", fresh) == league_id
+    refused(db, lambda: leagues.revoke(db, league_id, "everything"), "not a league link")
+    refused(db, lambda: leagues.revoke(db, league_id + 1, "public"), "There is no league")
+
+
+def test_the_signup_season_is_the_latest_taking_sign_ups(embedded: Stack) -> None:
+    db = embedded.db
+    league_id = league(db)
+    assert leagues.signup_season(db, league_id) is None
+    season(db, league_id)
+    second = season(db, league_id)
+    assert leagues.signup_season(db, league_id) == second
+
+
+# --- the command line -------------------------------------------------------------------------------------------------
+
+
+def test_league_and_season_create_on_the_command_line(stack: Stack) -> None:
+    env = cli_env(stack)
+    made = run(env, "league", "create", "--name", "Tuesday", "--size", "4", "--tie-break", "wins", "--preset", "week")
+    assert made.exit_code == 0, made.output
+    created = json.loads(made.output)
+    assert set(created["links"]) == {"invite", "organiser", "public"}
+    key = stack.settings.secret_key
+    assert leagues.open_league(stack.db, key, "invite", created["links"]["invite"]) == created["id"]
+    with stack.db.session() as session:
+        stored = session.get(League, created["id"])
+        assert stored is not None and (stored.table_size, stored.tie_breaks, stored.preset) == (4, ["wins"], "week")
+    closes = "2999-01-01T18:00+01:00"
+    args = ("season", "create", "--league", str(created["id"]), "--signup-closes", closes, "--rounds", "3")
+    first = run(env, *args, "--schedule", "fixed", "--weekday", "0", "--time", "18:00")
+    assert first.exit_code == 0, first.output
+    assert json.loads(first.output) == {"id": json.loads(first.output)["id"], "league": created["id"], "number": 1}
+    second = run(env, *args)
+    assert second.exit_code == 0 and json.loads(second.output)["number"] == 2
+    before = all_rows(stack.db)
+    for bad, message in (
+        (("league", "create", "--name", "x", "--size", "9"), "A table seats 3 to 6 players, not 9"),
+        ((*args, "--schedule", "fixed"), "A fixed schedule needs"),
+        (("season", "create", "--league", "999", "--signup-closes", closes, "--rounds", "3"), "There is no league 999"),
+        (("season", "create", "--league", "1", "--signup-closes", "soon", "--rounds", "3"), "give a time such as"),
+    ):
+        result = run(env, *bad)
+        assert result.exit_code != 0 and message in result.output
+    assert all_rows(stack.db) == before
