@@ -347,7 +347,13 @@ def confirmation(db: Database, secret_key: str, token: str, max_age: int) -> dic
         league = session.get(League, season.league_id)
         player = session.get(Player, entry.player_id)
         assert league is not None and player is not None
-        return {"league": league.name, "season": season.number, "name": player.display_name, "status": entry.status}
+        return {
+            "league": league.name,
+            "season": season.number,
+            "name": player.display_name,
+            "email": player.email,
+            "status": entry.status,
+        }
 
 
 def confirm(db: Database, secret_key: str, token: str, max_age: int, now: datetime) -> Confirmed:
@@ -442,3 +448,18 @@ def season_number(db: Database, season_id: int) -> int:
     """The season's number within its league."""
     with db.session() as session:
         return _season(session, season_id).number
+
+
+def signup_page(db: Database, league_id: int) -> dict[str, Any]:
+    """What the invitation page shows: ``league`` (its name), ``timezone`` (the league's), and ``season``: None when
+    no season takes sign-ups, else its ``id``, ``number`` and ``closes`` (UTC)."""
+    season_id = signup_season(db, league_id)
+    with db.session() as session:
+        league = session.get(League, league_id)
+        if league is None:
+            raise LeagueError(NO_LEAGUE, league=league_id)
+        shown: dict[str, Any] = {"league": league.name, "timezone": league.timezone, "season": None}
+        if season_id is not None:
+            season = _season(session, season_id)
+            shown["season"] = {"id": season.id, "number": season.number, "closes": season.signup_closes}
+        return shown

@@ -258,6 +258,8 @@ ANSWERING = (
     "api.back",
     "prefs.add_absence",
     "prefs.remove_absence",
+    "leagues.sign_up",
+    "leagues.confirm",
 )
 #: endpoints that open a page (or the JSON seat view) from a link.
 LINK_PAGES = (
@@ -270,6 +272,8 @@ LINK_PAGES = (
     "api.seat",
     "invitations.show",
     "api.list_absences",
+    "leagues.signup",
+    "leagues.confirm_page",
 )
 #: endpoints that check the organiser's token (the login form, the API's and the webhook's ``Bearer``): wrong tokens
 #: are counted.

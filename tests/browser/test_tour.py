@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import timedelta
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,8 +26,8 @@ from engine.bots import RandomBot
 from server.mail.send import send_one
 from server.mail.transports import transport_for
 from server.models import Player, Window, utcnow
-from server.services import chat, prefs, substitutes, turns
-from server.services.links import mailbox_token, player_token
+from server.services import chat, leagues, prefs, substitutes, turns
+from server.services.links import confirm_token, league_token, mailbox_token, player_token
 from server.text.grammar import commands_for
 from tests.server.test_autopilot import until_autopilot
 from tests.support import engine_of, open_window, outbox_ids, player_of
@@ -180,7 +181,18 @@ def build(live: Live) -> Tour:
     urls["organiser-logout"] = "/o/logout"
     urls["organiser-index"] = "/o/"
     urls["organiser-new"] = "/o/new"
+    _league_pages(live, urls)
     return tour
+
+
+def _league_pages(live: Live, urls: dict[str, str]) -> None:
+    """A league with a season taking sign-ups: its invitation page and a pending sign-up's confirmation page."""
+    db, key, now = live.stack.db, live.stack.settings.secret_key, utcnow()
+    league_id = leagues.create_league(db, leagues.LeagueSpec(name="Tuesday Night", timezone="Europe/Rome"), now)
+    season_id = leagues.create_season(db, league_id, now + timedelta(days=7), 3, "when_over", None, now=now)
+    urls["league-signup"] = f"/l/{league_token(key, 'invite', league_id, 1)}"
+    signed = leagues.sign_up(db, season_id, leagues.Applicant("Cleo", "cleo@example.org", "it", "Europe/Rome"), now)
+    urls["league-confirm"] = f"/l/confirm/{confirm_token(key, signed.season_player_id, 1)}"
 
 
 @pytest.fixture(scope="module")
@@ -254,6 +266,8 @@ PAGES = {
     "organiser-offer": 200,
     "organiser-offered": 201,
     "invitation": 200,
+    "league-signup": 200,
+    "league-confirm": 200,
     "seat-decision": 200,
     "seat-waiting": 200,
     "seat-vote": 200,

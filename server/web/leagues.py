@@ -1,0 +1,106 @@
+"""A league's sign-up pages (issue 14): ``/l/<token>``, the league's invitation link, shows the season taking
+sign-ups and the form (name, address, language, time zone, quiet hours); the POSTed form signs the address up,
+pending, and mails it the confirmation link ``/l/confirm/<token>``. That link's GET only shows what confirming means
+(mail scanners follow links); the POSTed button confirms. Pages speak the browser's language. A revoked or forged
+link is answered like every link that opens nothing (``access.link_refused``); a refusal shows its message and
+changes nothing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, render_template, request
+from flask_babel import gettext
+
+from ..models import utcnow
+from ..services import leagues
+from ..services.leagues import Applicant, LeagueError
+from ..services.tempo import zone_choices
+from ..text.i18n import format_when
+from .access import dm, message, reader_language, say
+from .prefs import LANGUAGE_NAMES
+
+bp = Blueprint("leagues", __name__)
+
+FIELDS = ("name", "email", "language", "timezone", "quiet_start", "quiet_end")
+#: refusals of the season's state (the form was fine): 409; any other (the form's values): 400.
+CONFLICTS = (leagues.NOT_SIGNUP, leagues.CLOSED, leagues.ALREADY_IN, leagues.RESENT_RECENTLY)
+
+
+def _league(token: str) -> int:
+    return leagues.open_league(dm().db, dm().settings.secret_key, "invite", token)
+
+
+def _signup(
+    token: str, league_id: int, values: dict[str, str] | None = None, error: str | None = None, status: int = 200
+) -> Any:
+    lang = reader_language()
+    shown = leagues.signup_page(dm().db, league_id)
+    season = shown["season"]
+    if season is None:
+        text = gettext("No season of %(league)s is open for sign-ups just now.", league=shown["league"])
+        return message(gettext("No season is open for sign-ups"), text, 404)
+    closes, relative = format_when(season["closes"], utcnow(), shown["timezone"], lang)
+    common, all_zones = zone_choices()
+    defaults = {"name": "", "email": "", "language": lang, "timezone": shown["timezone"]}
+    page = render_template(
+        "league/signup.html",
+        token=token,
+        league=shown["league"],
+        season=season["number"],
+        closes=closes,
+        relative=relative,
+        values=defaults | {"quiet_start": "", "quiet_end": ""} | (values or {}),
+        languages=LANGUAGE_NAMES,
+        zones={"common": common, "all": all_zones},
+        error=error,
+    )
+    return page, status
+
+
+@bp.get("/l/<token>")
+def signup(token: str) -> Any:
+    """The league, its season taking sign-ups and the form; opening it changes nothing."""
+    return _signup(token, _league(token))
+
+
+@bp.post("/l/<token>")
+def sign_up(token: str) -> Any:
+    """Sign up (pending): the page then says to confirm from the mail."""
+    league_id = _league(token)
+    values = {key: str(request.form.get(key, ""))[:320] for key in FIELDS}
+    season_id = leagues.signup_season(dm().db, league_id)
+    if season_id is None:
+        return _signup(token, league_id)
+    try:
+        done = leagues.sign_up(dm().db, season_id, Applicant(**values), utcnow())
+    except LeagueError as exc:
+        return _signup(token, league_id, values, say(exc), 409 if exc.msgid in CONFLICTS else 400)
+    return render_template("league/check_mail.html", email=values["email"].strip(), resent=done.resent)
+
+
+def _confirmation(token: str) -> dict[str, Any]:
+    s = dm().settings
+    return leagues.confirmation(dm().db, s.secret_key, token, s.link_max_age)
+
+
+@bp.get("/l/confirm/<token>")
+def confirm_page(token: str) -> Any:
+    """What confirming means, and its button; opening the link changes nothing."""
+    try:
+        shown = _confirmation(token)
+    except LeagueError as exc:
+        return message(gettext("Sign-up not confirmed"), say(exc), 409)
+    return render_template("league/confirm.html", token=token, shown=shown)
+
+
+@bp.post("/l/confirm/<token>")
+def confirm(token: str) -> Any:
+    """Confirm the sign-up: the player is in the season."""
+    s = dm().settings
+    try:
+        shown = _confirmation(token)
+        done = leagues.confirm(dm().db, s.secret_key, token, s.link_max_age, utcnow())
+    except LeagueError as exc:
+        return message(gettext("Sign-up not confirmed"), say(exc), 409)
+    return render_template("league/confirmed.html", shown=shown, already=done.already)
