@@ -12,6 +12,7 @@ import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
+from datetime import timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -22,9 +23,10 @@ from werkzeug.test import TestResponse
 from server.config import Settings
 from server.db import Database
 from server.mail import inbound
-from server.models import InboundMail, RequestRow
-from server.services import games, substitutes
-from server.services.links import mailbox_token, organiser_token, player_token, seat_token
+from server.models import InboundMail, RequestRow, utcnow
+from server.services import games, leagues, substitutes
+from server.services.calendar import address as calendar_address
+from server.services.links import confirm_token, mailbox_token, organiser_token, player_token, seat_token
 from server.web.app import create_app
 from tests.conftest import Stack, _stack
 from tests.support import (
@@ -152,6 +154,12 @@ def token_requests(stack: Stack) -> list[tuple[str, str, dict[str, Any]]]:
     )
     csrf = {"csrf_token": csrf_token(stack.client, stack.app)}
     invitation = substitutes.offer(stack.db, created.id, "red")
+    calendar = calendar_address(stack.db, stack.settings.secret_key, owner.id)
+    now = utcnow()
+    league = leagues.create_league(stack.db, leagues.LeagueSpec(name="Tuesday"), now)
+    season = leagues.create_season(stack.db, league, now + timedelta(days=7), 3, "when_over", None, now=now)
+    invite = leagues.league_link(stack.db, stack.settings.secret_key, league, "invite")
+    confirm = confirm_token(stack.settings.secret_key, season, 1)  # not an entry of that season: refused, not cached
     return [
         ("GET", f"/s/{token}", {}),
         ("GET", f"/s/{token}/live", {}),
@@ -185,6 +193,12 @@ def token_requests(stack: Stack) -> list[tuple[str, str, dict[str, Any]]]:
         ("GET", "/p/not-a-token", {}),
         ("GET", f"/i/{invitation}", {}),
         ("POST", f"/i/{invitation}", {**csrf, "name": "Dee", "email": "not an address"}),
+        ("GET", f"/calendar/{calendar}.ics", {}),
+        ("POST", f"/p/{player}/calendar", csrf),
+        ("GET", f"/l/{invite}", {}),
+        ("POST", f"/l/{invite}", {**csrf, "name": "Dee", "email": "not an address"}),
+        ("GET", f"/l/confirm/{confirm}", {}),
+        ("POST", f"/l/confirm/{confirm}", csrf),
     ]
 
 
