@@ -103,7 +103,7 @@ def player_calendar(feed: Feed, domain: str, now: datetime, alarm: timedelta = A
     for item in feed.deadlines:
         summary = deadline_summary(lang, item, feed.timezone, now)
         uid = f"deadline-{item.game_id}-{item.window}-{item.seat_id}@{domain}"
-        text = t.gettext("Answer on your page:")
+        text = t.gettext("Answer from the link in your latest mail from deadmail.")
         start = item.deadline - EVENT_LENGTH
         event = _event(uid, summary, start, now, revision=item.revision, url=item.url, text=text)
         reminder = Alarm()

@@ -258,6 +258,7 @@ ANSWERING = (
     "api.back",
     "prefs.add_absence",
     "prefs.remove_absence",
+    "prefs.new_calendar_address",
     "leagues.sign_up",
     "leagues.confirm",
 )

@@ -245,8 +245,10 @@ def calendar_feed(token: str) -> Any:
     s = dm().settings
     player_id = calendar.open_calendar(dm().db, s.secret_key, token)
 
-    def seat_url(seat_id: int, generation: int) -> str:
-        return s.base_url + url_for("pages.seat", token=seat_token(s.secret_key, seat_id, generation))
+    def seat_url(_seat_id: int, _generation: int) -> str:
+        # never a seat link: a calendar address lives for months in a calendar service, and revoking a seat's links
+        # must not be undone by the next fetch of the feed
+        return s.base_url + url_for("pages.home")
 
     feed = calendar.feed(dm().db, player_id, seat_url)
     body = player_calendar(feed, urlsplit(s.base_url).hostname or "deadmail", utcnow())
