@@ -11,15 +11,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from itsdangerous import BadSignature, URLSafeSerializer
 from sqlalchemy import select
 
 from ..db import Database
 from ..models import Game, GameStatus, Player, RequestRow, Seat, Window, WindowStatus, pick_language
 from .errors import N_
-from .links import LinkError, check_current
-
-CALENDAR_SALT = "deadmail.calendar"
+from .links import LinkError, calendar_token, check_current, read_calendar_token
 
 
 @dataclass(frozen=True)
@@ -64,26 +61,14 @@ class Feed:
     rounds: tuple[RoundStart, ...] = ()
 
 
-def calendar_token(secret_key: str, player_id: int, generation: int) -> str:
-    return URLSafeSerializer(secret_key, salt=CALENDAR_SALT).dumps([player_id, generation])
-
-
 def open_calendar(db: Database, secret_key: str, token: str) -> int:
     """The player whose calendar address this is; LinkError for a forged or revoked one (``new_address``)."""
-    invalid = N_("This link is not valid.")
-    if len(token) > 200:
-        raise LinkError(invalid)
-    try:
-        data = URLSafeSerializer(secret_key, salt=CALENDAR_SALT).loads(token)
-    except BadSignature:
-        raise LinkError(invalid) from None
-    if not (isinstance(data, list) and len(data) == 2 and all(type(x) is int for x in data)):
-        raise LinkError(invalid)
+    player_id, generation = read_calendar_token(secret_key, token)
     with db.session() as session:
-        player = session.get(Player, data[0])
+        player = session.get(Player, player_id)
         if player is None:
-            raise LinkError(invalid)
-        check_current(player.calendar_generation, data[1])
+            raise LinkError(N_("This link is not valid."))
+        check_current(player.calendar_generation, generation)
         return player.id
 
 

@@ -19,6 +19,10 @@ class LinkError(ShownError):
     """A link that does not open a seat; the message is shown to the person who followed it (pages translate it)."""
 
 
+#: signs the calendar addresses (``calendar_token``).
+CALENDAR_SALT = "deadmail.calendar"
+
+
 def serializer(secret_key: str, salt: str = SALT) -> URLSafeTimedSerializer:
     return URLSafeTimedSerializer(secret_key, salt=salt)
 
@@ -145,6 +149,20 @@ def league_token(secret_key: str, which: str, league_id: int, generation: int) -
 def read_league_token(secret_key: str, which: str, token: str) -> tuple[int, int]:
     """``(league id, generation)`` of a well-signed league link of kind ``which``; LinkError otherwise."""
     return _two_ids(_load(secret_key, LEAGUE_SALTS[which], token, 0, N_("This link is not valid.")))
+
+
+def calendar_token(secret_key: str, player_id: int, generation: int) -> str:
+    """A player's calendar address: it does not expire (a calendar service fetches it for months), it is revoked by
+    the player's ``calendar_generation``."""
+    return serializer(secret_key, CALENDAR_SALT).dumps([player_id, generation])
+
+
+def read_calendar_token(secret_key: str, token: str) -> tuple[int, int]:
+    """``(player id, calendar generation)`` of a well-signed calendar address (at most 200 characters); LinkError
+    otherwise."""
+    if len(token) > 200:
+        raise LinkError(N_("This link is not valid."))
+    return _two_ids(_load(secret_key, CALENDAR_SALT, token, 0, N_("This link is not valid.")))
 
 
 def confirm_token(secret_key: str, season_player_id: int, generation: int) -> str:

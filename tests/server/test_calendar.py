@@ -18,7 +18,7 @@ from server.models import Player, RequestRow, Seat, Window
 from server.present.calendar import ALARM, EVENT_LENGTH, league_calendar, player_calendar
 from server.services import calendar, organise, turns
 from server.services.calendar import Deadline, Feed, RoundStart
-from server.services.links import player_token
+from server.services.links import calendar_token, player_token
 from tests.conftest import Stack
 from tests.support import T0, create, engine_of, open_window, player_of, post_form, seat_ids
 
@@ -206,9 +206,9 @@ def test_forged_and_other_links_open_no_calendar(embedded: Stack) -> None:
     for token in (
         good[:-2] + ("AA" if not good.endswith("AA") else "BB"),
         player_token(secret, p0, 1),  # a preferences link is not a calendar address
-        calendar.calendar_token("another secret", p0, 1),
-        calendar.calendar_token(secret, 10_000, 1),
-        calendar.calendar_token(secret, p0, 2),  # a generation not made yet
+        calendar_token("another secret", p0, 1),
+        calendar_token(secret, 10_000, 1),
+        calendar_token(secret, p0, 2),  # a generation not made yet
         "x" * 300,
     ):
         reply = embedded.client.get(f"/calendar/{token}.ics")
