@@ -63,15 +63,11 @@ class HubGame:
 
 
 def _place(outcome: dict[str, Any] | None, colour: str) -> Place | None:
-    scores, cards = (outcome or {}).get("scores") or {}, (outcome or {}).get("cards") or {}
-    if colour not in scores:
-        return None
-    points = {c: int(v or 0) for c, v in scores.items()}
-    left = {c: int(cards.get(c) or 0) for c in scores}
-    for seat, place, span in scoring.placings(list(scores), points, left):
+    places = scoring.outcome_places(outcome)
+    for seat, place, span, points in places:
         if seat == colour:
-            return Place(place, len(scores), span > 1, points[colour])
-    return None  # pragma: no cover - placings lists every colour
+            return Place(place, len(places), span > 1, points)
+    return None
 
 
 def games(db: Database, player_id: int) -> list[HubGame]:
@@ -171,11 +167,7 @@ def finished_games(session: Session) -> list[ratings.FinishedGame]:
     places: dict[int, dict[str, int]] = {}
     for game_id, finished_at, outcome, seat_id, colour, holder, bot in seats:
         if game_id not in places:
-            places[game_id] = {}
-            scores, cards = (outcome or {}).get("scores") or {}, (outcome or {}).get("cards") or {}
-            points = {c: int(v or 0) for c, v in scores.items()}
-            left = {c: int(cards.get(c) or 0) for c in scores}
-            places[game_id] = {c: place for c, place, _span in scoring.placings(list(scores), points, left)}
+            places[game_id] = {c: place for c, place, _span, _points in scoring.outcome_places(outcome)}
             by_game[game_id] = (finished_at, [])
         if colour not in places[game_id]:
             continue

@@ -137,6 +137,15 @@ def from_outcome(game_id: int, outcome: Mapping[str, Any], credits: Mapping[str,
     return GameResult(game_id, tuple(seats))
 
 
+def outcome_places(outcome: Mapping[str, Any] | None) -> list[tuple[str, int, int, int]]:
+    """``(colour, place, span, points)`` of every scored seat of an engine game's ``outcome`` (``placings``, END-3);
+    empty for a game without one."""
+    scores, cards = (outcome or {}).get("scores") or {}, (outcome or {}).get("cards") or {}
+    points = {c: int(v or 0) for c, v in scores.items()}
+    left = {c: int(cards.get(c) or 0) for c in scores}
+    return [(c, place, span, points[c]) for c, place, span in placings(list(scores), points, left)]
+
+
 def placings(colours: Sequence[str], scores: Mapping[str, int], cards: Mapping[str, int]) -> list[tuple[str, int, int]]:
     """The places of a finished game (END-3): ``(colour, place, span)`` by victory points, then cards left in hand;
     seats still tied share ``place`` (the first of the places they span, so 1, 1, 3) and ``span`` says how many share
