@@ -14,6 +14,7 @@ from sqlalchemy import (
     JSON,
     Boolean,
     DateTime,
+    Float,
     ForeignKey,
     Index,
     Integer,
@@ -119,6 +120,14 @@ class MailKind(StrEnum):
     LEAGUE_CONFIRM = "league_confirm"
     #: a substitute took over this player's seat (``services.substitutes``).
     SUBSTITUTED = "substituted"
+    #: an invitation to a league: its sign-up link (``services.leagues.invite``).
+    LEAGUE_INVITE = "league_invite"
+    #: a round of a league season started: the player's table (``services.rounds.start``).
+    LEAGUE_FIXTURES = "league_fixtures"
+    #: every table of a round is over: its results and the standings (``services.results``).
+    LEAGUE_RESULTS = "league_results"
+    #: the season is over: the final standings (``services.results``).
+    SEASON_END = "season_end"
 
 
 class Base(DeclarativeBase):
@@ -180,6 +189,8 @@ class Game(Base):
     phase: Mapped[str] = mapped_column(String(16), default="setup")
     outcome: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
     organiser_email: Mapped[str | None] = mapped_column(String(320))
+    #: the league round this game is a table of (``services.rounds``); null: a single game.
+    round_id: Mapped[int | None] = mapped_column(ForeignKey("league_rounds.id", ondelete="SET NULL"), index=True)
     #: paused by the organiser until this instant: no window advances before it (the pause ends by itself).
     paused_until: Mapped[datetime | None] = mapped_column(UTCDateTime)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
@@ -523,6 +534,16 @@ class Season(Base):
     schedule_rule: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
     #: a SeasonStatus
     status: Mapped[str] = mapped_column(String(12), default=SeasonStatus.SIGNUP)
+    #: at most this many confirmed players; null: no limit.
+    max_players: Mapped[int | None] = mapped_column(Integer)
+    #: the number of divisions, by rating (``scoring.standings_by_division``); null: one table of standings.
+    divisions: Mapped[int | None] = mapped_column(Integer)
+    #: the top and bottom N of each division move up and down into the next season.
+    promote: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    #: the season this one was created from (``results.next_season``); null: created on its own.
+    previous_id: Mapped[int | None] = mapped_column(ForeignKey("seasons.id", ondelete="SET NULL"))
+    #: raised whenever a result of the season is stored; the standings cache is fresh while it holds the same number.
+    results_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
@@ -545,3 +566,105 @@ class SeasonPlayer(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     confirmed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     withdrawn_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    #: what the sign-up form gave (name, language, zone, quiet hours) while pending; applied to the player only
+    #: when the address confirms (a stranger's sign-up changes nothing of a player); null once applied.
+    applicant: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
+    #: the rounds (numbers) the player said they will miss; null: none.
+    skips: Mapped[list[int] | None] = mapped_column(JSONType)
+    #: addresses of people the player declared they know: never seated together in ranked play; null: none.
+    knows: Mapped[list[str] | None] = mapped_column(JSONType)
+
+
+class RoundStatus(StrEnum):
+    """planned (its tables may be previewed and swapped) -> started (games created) -> over (every table over)."""
+
+    PLANNED = "planned"
+    STARTED = "started"
+    OVER = "over"
+
+
+class LeagueRound(Base):
+    """One round of a season: its tables (a preview until started), then one game per table (``Game.round_id``)."""
+
+    __tablename__ = "league_rounds"
+    __table_args__ = (UniqueConstraint("season_id", "number"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    season_id: Mapped[int] = mapped_column(ForeignKey("seasons.id", ondelete="CASCADE"))
+    number: Mapped[int] = mapped_column(Integer)
+    #: a RoundStatus
+    status: Mapped[str] = mapped_column(String(12), default=RoundStatus.PLANNED)
+    #: when a fixed schedule starts it (UTC); null: when the organiser starts it or the last round is over.
+    starts_at: Mapped[datetime | None] = mapped_column(UTCDateTime, index=True)
+    #: the tables as player ids ([[3, 8, 1], …]): the preview while planned, the seating once started; null: none yet.
+    tables: Mapped[list[list[int]] | None] = mapped_column(JSONType)
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    over_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class LeagueResult(Base):
+    """One seat's result in a finished (or organiser-recorded) game of a league round: what standings read."""
+
+    __tablename__ = "league_results"
+    __table_args__ = (UniqueConstraint("game_id", "colour"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    season_id: Mapped[int] = mapped_column(ForeignKey("seasons.id", ondelete="CASCADE"), index=True)
+    round_id: Mapped[int] = mapped_column(ForeignKey("league_rounds.id", ondelete="CASCADE"))
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    colour: Mapped[str] = mapped_column(String(8))
+    #: who started the seat (null: a bot), how it ended (``scoring.Ending``), who finished it in their place.
+    player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"))
+    ending: Mapped[str] = mapped_column(String(16), default="played")
+    substitute_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"))
+    #: the engine's outcome for the colour: victory points, cards left in hand, whether it won.
+    points: Mapped[int] = mapped_column(Integer)
+    cards: Mapped[int] = mapped_column(Integer, default=0)
+    winner: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: recorded by the organiser for an abandoned game (not by the engine).
+    recorded: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    finished_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class SeasonStandings(Base):
+    """The season's standings as last computed (``results.standings``): fresh while ``version`` equals the season's
+    ``results_version``."""
+
+    __tablename__ = "season_standings"
+
+    season_id: Mapped[int] = mapped_column(ForeignKey("seasons.id", ondelete="CASCADE"), primary_key=True)
+    version: Mapped[int] = mapped_column(Integer)
+    #: the ranked rows per division, as ``results`` writes them.
+    rows: Mapped[dict[str, Any]] = mapped_column(JSONType)
+    computed_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class RatingRow(Base):
+    """A person's rating in one scope: a league (its id) or all games (scope 0); updated as each game ends."""
+
+    __tablename__ = "ratings"
+    __table_args__ = (UniqueConstraint("player_id", "scope"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    #: a league's id, or 0 for all games.
+    scope: Mapped[int] = mapped_column(Integer)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer, default=0)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class RatingPoint(Base):
+    """A person's rating in one scope right after one of their games: the history."""
+
+    __tablename__ = "rating_points"
+    __table_args__ = (UniqueConstraint("player_id", "scope", "game_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    scope: Mapped[int] = mapped_column(Integer)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    finished_at: Mapped[datetime] = mapped_column(UTCDateTime)
