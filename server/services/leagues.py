@@ -23,8 +23,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -180,6 +181,21 @@ def check_rule(schedule: object, rule: object) -> dict[str, Any] | None:
     if not isinstance(clock, str) or not _CLOCK.fullmatch(clock):
         raise LeagueError(BAD_RULE)
     return {"weekday": weekday, "time": clock}
+
+
+def round_starts(rule: dict[str, Any], zone: str, after: datetime, rounds: int) -> list[datetime]:
+    """A fixed schedule's round starts (UTC): the first at the rule's weekday and time (in the league's ``zone``)
+    strictly after ``after`` (the sign-up's close), then one a week at the same local time (across DST changes)."""
+    local = after.astimezone(ZoneInfo(zone))
+    hour, minute = (int(part) for part in rule["time"].split(":"))
+    first = local.replace(hour=hour, minute=minute, second=0, microsecond=0)
+    first += timedelta(days=(rule["weekday"] - first.weekday()) % 7)
+    if first <= local:
+        first += timedelta(days=7)
+    return [
+        datetime.combine(first.date() + timedelta(weeks=k), first.time(), first.tzinfo).astimezone(UTC)
+        for k in range(rounds)
+    ]
 
 
 def create_season(

@@ -334,3 +334,21 @@ def test_league_and_season_create_on_the_command_line(stack: Stack) -> None:
         result = run(env, *bad)
         assert result.exit_code != 0 and message in result.output
     assert all_rows(stack.db) == before
+
+
+def test_a_fixed_schedule_starts_rounds_weekly_at_the_same_local_time_across_a_clock_change() -> None:
+    from datetime import UTC, datetime
+
+    rule = {"weekday": 0, "time": "18:00"}  # Mondays 18:00 in Rome; summer time ends on Sunday 25 October 2026
+    starts = leagues.round_starts(rule, "Europe/Rome", datetime(2026, 10, 20, 12, tzinfo=UTC), 3)
+    assert starts == [
+        datetime(2026, 10, 26, 17, tzinfo=UTC),
+        datetime(2026, 11, 2, 17, tzinfo=UTC),
+        datetime(2026, 11, 9, 17, tzinfo=UTC),
+    ]
+    summer = leagues.round_starts(rule, "Europe/Rome", datetime(2026, 10, 12, 12, tzinfo=UTC), 2)
+    assert summer == [datetime(2026, 10, 19, 16, tzinfo=UTC), datetime(2026, 10, 26, 17, tzinfo=UTC)]
+    # the first start is strictly after the sign-up closes: closing at the very start moves it a week on
+    assert leagues.round_starts(rule, "Europe/Rome", datetime(2026, 10, 26, 17, tzinfo=UTC), 1) == [
+        datetime(2026, 11, 2, 17, tzinfo=UTC)
+    ]
