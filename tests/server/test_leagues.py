@@ -346,8 +346,8 @@ def test_a_fixed_schedule_starts_rounds_weekly_at_the_same_local_time_across_a_c
         datetime(2026, 11, 2, 17, tzinfo=UTC),
         datetime(2026, 11, 9, 17, tzinfo=UTC),
     ]
-    summer = leagues.round_starts(rule, "Europe/Rome", datetime(2026, 10, 12, 12, tzinfo=UTC), 2)
-    assert summer == [datetime(2026, 10, 19, 16, tzinfo=UTC), datetime(2026, 10, 26, 17, tzinfo=UTC)]
+    summer = leagues.round_starts(rule, "Europe/Rome", datetime(2026, 10, 12, 12, tzinfo=UTC), 3)  # a Monday
+    assert [s.hour for s in summer] == [16, 16, 17] and [s.day for s in summer] == [12, 19, 26]
     # the first start is strictly after the sign-up closes: closing at the very start moves it a week on
     assert leagues.round_starts(rule, "Europe/Rome", datetime(2026, 10, 26, 17, tzinfo=UTC), 1) == [
         datetime(2026, 11, 2, 17, tzinfo=UTC)
