@@ -496,3 +496,62 @@ def test_0011_adds_leagues_seasons_and_season_players_with_their_defaults_and_dr
     tables = set(sa.inspect(alembic_engine).get_table_names())
     assert not tables & {"leagues", "seasons", "season_players"}
     assert "players" in tables
+
+
+# --- 0012: league rounds, results, standings and ratings --------------------------------------------------------------
+
+
+def test_0012_adds_rounds_results_standings_and_ratings_keeps_seasons_and_drops_them_again(
+    alembic_runner: MigrationContext, alembic_engine: sa.Engine
+) -> None:
+    alembic_runner.migrate_up_to("0011")
+    with alembic_engine.begin() as conn:
+        meta = sa.MetaData()
+        players, leagues, seasons = (
+            sa.Table(name, meta, autoload_with=conn) for name in ("players", "leagues", "seasons")
+        )
+        ann = conn.execute(
+            players.insert()
+            .values(email="ann@example.org", display_name="Ann", language="en", timezone="UTC", created_at=T)
+            .returning(players.c.id)
+        ).scalar_one()
+        league = conn.execute(
+            leagues.insert()
+            .values(
+                name="L",
+                language="en",
+                timezone="UTC",
+                options={},
+                scoring="placement",
+                tie_breaks=[],
+                forfeit="last",
+                created_at=T,
+            )
+            .returning(leagues.c.id)
+        ).scalar_one()
+        values = {"signup_closes": T, "rounds": 3, "schedule": "when_over", "status": "signup", "created_at": T}
+        season = conn.execute(
+            seasons.insert().values(league_id=league, number=1, **values).returning(seasons.c.id)
+        ).scalar_one()
+
+    alembic_runner.migrate_up_one()
+
+    with alembic_engine.begin() as conn:
+        meta = sa.MetaData()
+        rounds, ratings = (sa.Table(name, meta, autoload_with=conn) for name in ("league_rounds", "ratings"))
+        row = conn.execute(sa.text("SELECT promote, results_version, max_players FROM seasons")).one()
+        assert tuple(row) == (0, 0, None)  # the season of 0011 is kept, with the new columns' defaults
+        conn.execute(rounds.insert().values(season_id=season, number=1, status="planned"))
+        with pytest.raises(sa.exc.IntegrityError), conn.begin_nested():  # one round 1 per season
+            conn.execute(rounds.insert().values(season_id=season, number=1, status="planned"))
+        conn.execute(ratings.insert().values(player_id=ann, scope=0, mu=25.0, sigma=8.3, games=0, updated_at=T))
+        with pytest.raises(sa.exc.IntegrityError), conn.begin_nested():  # one rating per player and scope
+            conn.execute(ratings.insert().values(player_id=ann, scope=0, mu=25.0, sigma=8.3, games=0, updated_at=T))
+        conn.execute(ratings.insert().values(player_id=ann, scope=league, mu=25.0, sigma=8.3, games=0, updated_at=T))
+
+    alembic_runner.migrate_down_one()
+    inspector = sa.inspect(alembic_engine)
+    tables = set(inspector.get_table_names())
+    assert not tables & {"league_rounds", "league_results", "season_standings", "ratings", "rating_points"}
+    assert "round_id" not in {c["name"] for c in inspector.get_columns("games")}
+    assert "seasons" in tables
