@@ -332,3 +332,9 @@ def sweep(db: Database, now: datetime) -> int:
         except RoundError:
             continue  # too few players, or acquaintances that cannot sit apart: the organiser is shown it
     return started
+
+
+def tables(db: Database, round_id: int) -> list[list[int]]:
+    """The round's tables (player ids); empty when it has none yet."""
+    with db.session() as session:
+        return list(_round(session, round_id).tables or [])
