@@ -29,10 +29,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from datetime import datetime
+from functools import reduce
 from itertools import combinations
+from operator import and_
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from ..db import Database
@@ -47,6 +49,7 @@ from ..models import (
     Season,
     SeasonPlayer,
     SeasonStatus,
+    utcnow,
 )
 from . import autopilot, estimate, fixtures, games, leagues, outbox
 from .engines import CACHE
@@ -338,3 +341,129 @@ def tables(db: Database, round_id: int) -> list[list[int]]:
     """The round's tables (player ids); empty when it has none yet."""
     with db.session() as session:
         return list(_round(session, round_id).tables or [])
+
+
+# --- what the league organiser's pages read -----------------------------------------------------------------------
+
+
+def leagues_list(db: Database) -> list[dict[str, Any]]:
+    """Every league: ``id``, ``name``, the number of its seasons, and its organiser link's ``generation``."""
+    with db.session() as session:
+        counts = dict(
+            session.execute(select(Season.league_id, func.count()).group_by(Season.league_id)).tuples().all()
+        )
+        return [
+            {
+                "id": league.id,
+                "name": league.name,
+                "seasons": counts.get(league.id, 0),
+                "generation": league.organiser_generation,
+            }
+            for league in session.execute(select(League).order_by(League.id)).scalars()
+        ]
+
+
+def league_view(db: Database, league_id: int) -> dict[str, Any]:
+    """The league's settings and its seasons, each with its counts of confirmed and pending players."""
+    with db.session() as session:
+        league = session.get(League, league_id)
+        if league is None:
+            raise RoundError(leagues.NO_LEAGUE, league=league_id)
+        counts: dict[tuple[int, str], int] = {
+            (season_id, status): n
+            for season_id, status, n in session.execute(
+                select(SeasonPlayer.season_id, SeasonPlayer.status, func.count())
+                .join(Season, Season.id == SeasonPlayer.season_id)
+                .where(Season.league_id == league_id)
+                .group_by(SeasonPlayer.season_id, SeasonPlayer.status)
+            ).tuples()
+        }
+        seasons = session.execute(select(Season).where(Season.league_id == league_id).order_by(Season.number))
+        return {
+            "id": league.id,
+            "name": league.name,
+            "language": league.language,
+            "timezone": league.timezone,
+            "table_size": league.table_size,
+            "preset": league.preset,
+            "scoring": league.scoring,
+            "options": league.options,
+            "seasons": [
+                {
+                    "id": s.id,
+                    "number": s.number,
+                    "status": s.status,
+                    "rounds": s.rounds,
+                    "schedule": s.schedule,
+                    "confirmed": counts.get((s.id, EntryStatus.CONFIRMED), 0),
+                    "pending": counts.get((s.id, EntryStatus.PENDING), 0),
+                }
+                for s in seasons.scalars()
+            ],
+        }
+
+
+def _in_league(session: Session, league_id: int, season_id: int) -> Season:
+    season = session.get(Season, season_id)
+    if season is None or season.league_id != league_id:
+        raise RoundError(NOT_IN_LEAGUE)
+    return season
+
+
+def season_view(db: Database, league_id: int, season_id: int) -> dict[str, Any]:
+    """A season of the league: its entries (name, status) and rounds (number, status, start, tables)."""
+    with db.session() as session:
+        season = _in_league(session, league_id, season_id)
+        entries = session.execute(
+            select(SeasonPlayer, Player)
+            .join(Player, Player.id == SeasonPlayer.player_id)
+            .where(SeasonPlayer.season_id == season_id)
+            .order_by(Player.display_name, Player.id)
+        ).tuples()
+        return {
+            "id": season.id,
+            "number": season.number,
+            "status": season.status,
+            "rounds_count": season.rounds,
+            "schedule": season.schedule,
+            "entries": [{"name": p.display_name, "status": e.status} for e, p in entries],
+            "rounds": [
+                {"id": r.id, "number": r.number, "status": r.status, "starts_at": r.starts_at,
+                 "tables": len(r.tables or [])}  # fmt: skip
+                for r in _rounds(session, season_id)
+            ],
+            "can_plan": season.status != SeasonStatus.OVER
+            and (len(_rounds(session, season_id)) < season.rounds),
+        }
+
+
+def round_view(db: Database, league_id: int, round_id: int) -> dict[str, Any]:
+    """A round of the league: its tables (players' ``id``, ``name``, ``zone``; the hours all are awake on the
+    round's day), and once started its games (``id``, ``title``, ``status``)."""
+    with db.session() as session:
+        rnd = _round(session, round_id)
+        season = _in_league(session, league_id, rnd.season_id)
+        seated = _seated(rnd)
+        players = {p.id: p for p in session.execute(select(Player).where(Player.id.in_(seated))).scalars()}
+        day = (rnd.starts_at or rnd.started_at or utcnow()).date()
+        tables = []
+        for table in rnd.tables or []:
+            shown = [players[pid] for pid in table if pid in players]
+            masks = [fixtures.awake_hours(_quiet(p), p.timezone or "UTC", day) for p in shown]
+            tables.append(
+                {
+                    "players": [{"id": p.id, "name": p.display_name, "zone": p.timezone or "UTC"} for p in shown],
+                    "awake": reduce(and_, masks, fixtures.ALL_DAY).bit_count(),
+                }
+            )
+        found = session.execute(select(Game).where(Game.round_id == rnd.id).order_by(Game.id)).scalars()
+        return {
+            "id": rnd.id,
+            "number": rnd.number,
+            "season_id": season.id,
+            "season": season.number,
+            "status": rnd.status,
+            "starts_at": rnd.starts_at,
+            "tables": tables,
+            "games": [{"id": g.id, "title": g.title, "status": g.status} for g in found],
+        }
