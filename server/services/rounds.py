@@ -350,7 +350,7 @@ def leagues_list(db: Database) -> list[dict[str, Any]]:
     """Every league: ``id``, ``name``, the number of its seasons, and its organiser link's ``generation``."""
     with db.session() as session:
         counts = dict(
-            session.execute(select(Season.league_id, func.count()).group_by(Season.league_id)).tuples().all()
+            session.execute(select(Season.league_id, func.count()).group_by(Season.league_id)).all()
         )
         return [
             {
@@ -376,7 +376,7 @@ def league_view(db: Database, league_id: int) -> dict[str, Any]:
                 .join(Season, Season.id == SeasonPlayer.season_id)
                 .where(Season.league_id == league_id)
                 .group_by(SeasonPlayer.season_id, SeasonPlayer.status)
-            ).tuples()
+            )
         }
         seasons = session.execute(select(Season).where(Season.league_id == league_id).order_by(Season.number))
         return {
@@ -419,7 +419,7 @@ def season_view(db: Database, league_id: int, season_id: int) -> dict[str, Any]:
             .join(Player, Player.id == SeasonPlayer.player_id)
             .where(SeasonPlayer.season_id == season_id)
             .order_by(Player.display_name, Player.id)
-        ).tuples()
+        )
         return {
             "id": season.id,
             "number": season.number,
