@@ -63,7 +63,6 @@ NO_ROUND = N_("There is no round %(round)s.")
 ALL_PLANNED = N_("Season %(season)s has %(count)s rounds, all planned already: nothing was changed.")
 SEASON_OVER = N_("Season %(season)s is over: nothing was changed.")
 STARTED = N_("This round already started: nothing was changed.")
-NOT_LATEST = N_("Only the season's latest round can be planned again: nothing was changed.")
 NOT_IN_LEAGUE = N_("There is no such round or season in this league.")
 
 
