@@ -102,9 +102,11 @@ def round_page(lang: str, rnd: dict[str, Any], now: datetime) -> dict[str, Any]:
                 "number": number,
                 "players": [{**p, "clock": clock(p["zone"], now, lang)} for p in table["players"]],
                 "awake": t.ngettext(
-                    "%(num)d hour a day when everyone is awake", "%(num)d hours a day when everyone is awake",
+                    "%(num)d hour a day when everyone is awake",
+                    "%(num)d hours a day when everyone is awake",
                     table["awake"],
-                ) % {"num": table["awake"]},  # fmt: skip
+                )
+                % {"num": table["awake"]},
             }
         )
     return {**rnd, "status_name": status_name(lang, rnd["status"]), "tables": tables}

@@ -108,8 +108,9 @@ def _entries(session: Session, season_id: int) -> list[SeasonPlayer]:
 def acquainted(session: Session, entries: Iterable[SeasonPlayer]) -> set[frozenset[int]]:
     """Pairs of the entries' players of whom either declared they know the other (by address)."""
     entries = list(entries)
-    players = {p.id: p for p in session.execute(select(Player).where(Player.id.in_([e.player_id for e in entries])))
-               .scalars()}  # fmt: skip
+    players = {
+        p.id: p for p in session.execute(select(Player).where(Player.id.in_([e.player_id for e in entries]))).scalars()
+    }
     by_address = {p.email.lower(): p.id for p in players.values()}
     pairs: set[frozenset[int]] = set()
     for entry in entries:
@@ -120,8 +121,8 @@ def acquainted(session: Session, entries: Iterable[SeasonPlayer]) -> set[frozens
     return pairs
 
 
-def _met(rounds: Iterable[LeagueRound]) -> Counter[frozenset[int]]:
-    met: Counter[frozenset[int]] = Counter()
+def _met(rounds: Iterable[LeagueRound]) -> Counter[fixtures.Pair]:
+    met: Counter[fixtures.Pair] = Counter()
     for rnd in rounds:
         for table in rnd.tables or []:
             met.update(frozenset(pair) for pair in combinations(table, 2))
@@ -269,8 +270,9 @@ def _mail_table(session: Session, rnd: LeagueRound, game: Game, people: list[Pla
     for seat in game.seats:
         assert seat.player_id is not None
         payload = {"round": rnd.id, "game": game.id, "seat": seat.id, "estimate": guess}
-        row = outbox.player_mail(seat.player_id, MailKind.LEAGUE_FIXTURES, f"fixtures:{rnd.id}:{seat.player_id}",
-                                 payload, now)  # fmt: skip
+        row = outbox.player_mail(
+            seat.player_id, MailKind.LEAGUE_FIXTURES, f"fixtures:{rnd.id}:{seat.player_id}", payload, now
+        )
         row.game_id = game.id
         rows.append(row)
     outbox.add(session, rows)
@@ -348,9 +350,7 @@ def tables(db: Database, round_id: int) -> list[list[int]]:
 def leagues_list(db: Database) -> list[dict[str, Any]]:
     """Every league: ``id``, ``name``, the number of its seasons, and its organiser link's ``generation``."""
     with db.session() as session:
-        counts = dict(
-            session.execute(select(Season.league_id, func.count()).group_by(Season.league_id)).all()
-        )
+        counts = dict(session.execute(select(Season.league_id, func.count()).group_by(Season.league_id)).all())
         return [
             {
                 "id": league.id,
@@ -427,12 +427,16 @@ def season_view(db: Database, league_id: int, season_id: int) -> dict[str, Any]:
             "schedule": season.schedule,
             "entries": [{"name": p.display_name, "status": e.status} for e, p in entries],
             "rounds": [
-                {"id": r.id, "number": r.number, "status": r.status, "starts_at": r.starts_at,
-                 "tables": len(r.tables or [])}  # fmt: skip
+                {
+                    "id": r.id,
+                    "number": r.number,
+                    "status": r.status,
+                    "starts_at": r.starts_at,
+                    "tables": len(r.tables or []),
+                }
                 for r in _rounds(session, season_id)
             ],
-            "can_plan": season.status != SeasonStatus.OVER
-            and (len(_rounds(session, season_id)) < season.rounds),
+            "can_plan": season.status != SeasonStatus.OVER and (len(_rounds(session, season_id)) < season.rounds),
         }
 
 

@@ -9,7 +9,22 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from ..config import ROOT, Settings
 from ..db import Database
 from ..text import i18n
-from . import access, api, chat, guard, invitations, league_organiser, leagues, logs, mailbox, organiser, prefs, replay, seat, webhook
+from . import (
+    access,
+    api,
+    chat,
+    guard,
+    invitations,
+    league_organiser,
+    leagues,
+    logs,
+    mailbox,
+    organiser,
+    prefs,
+    replay,
+    seat,
+    webhook,
+)
 
 
 def create_app(settings: Settings, db: Database) -> Flask:

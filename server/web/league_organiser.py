@@ -22,6 +22,7 @@ from .access import dm, league_organiser_link, message, reader_language, say
 
 bp = Blueprint("league_organiser", __name__, url_prefix="/lo")
 
+
 @bp.after_request
 def no_store(response: Any) -> Any:
     """These pages carry the organiser link and seat links: never kept by a cache."""
@@ -75,8 +76,10 @@ def _round(token: str, round_id: int, error: str | None = None, status: int = 20
         return _not_found(exc)
     page = shown.round_page(reader_language(), data, utcnow())
     secret = dm().settings.secret_key
-    links = {game["id"]: url_for("organiser.organiser_game_link", token=organiser_token(secret, game["id"]))
-             for game in data["games"]}  # fmt: skip
+    links = {
+        game["id"]: url_for("organiser.organiser_game_link", token=organiser_token(secret, game["id"]))
+        for game in data["games"]
+    }
     return render_template("league/round.html", token=token, rnd=page, links=links, error=error), status
 
 

@@ -110,10 +110,14 @@ def index() -> Any:
     listed = shown.games_list(reader_language(), organise.recent_games(dm().db))
     secret = dm().settings.secret_key
     found = [  # each league's organiser pages, by its current organiser link
-        {**item, "url": url_for("league_organiser.league", token=league_token(secret, "organiser", item["id"],
-                                                                              item["generation"]))}
+        {
+            **item,
+            "url": url_for(
+                "league_organiser.league", token=league_token(secret, "organiser", item["id"], item["generation"])
+            ),
+        }
         for item in rounds.leagues_list(dm().db)
-    ]  # fmt: skip
+    ]
     return render_template("organiser/index.html", games=listed, leagues=found)
 
 

@@ -14,6 +14,7 @@ from werkzeug.test import TestResponse
 
 from server.models import EntryStatus, Game, LeagueRound, utcnow
 from server.services import leagues
+from server.web.logs import cut_tokens
 from tests.conftest import Stack
 from tests.server.test_rounds import enter, make_league, set_entry, tables_of
 from tests.support import all_rows, log_in_as_organiser, post_form
@@ -25,7 +26,9 @@ def page_text(response: TestResponse) -> str:
 
 def league_with_season(stack: Stack) -> tuple[int, int, str]:
     league_id = make_league(stack.db, name="Tuesday Night")
-    season = leagues.create_season(stack.db, league_id, utcnow() + timedelta(days=1), 3, "when_over", None, now=utcnow())
+    season = leagues.create_season(
+        stack.db, league_id, utcnow() + timedelta(days=1), 3, "when_over", None, now=utcnow()
+    )
     token = leagues.league_link(stack.db, stack.settings.secret_key, league_id, "organiser")
     return league_id, season, token
 
@@ -49,8 +52,9 @@ def test_the_league_organiser_plans_previews_swaps_and_starts_a_round(stack: Sta
     tables = tables_of(stack.db, round_id)
     mate = next(p for p in next(t for t in tables if ids[1] in t) if p != ids[1])
     before = all_rows(stack.db)
-    refused = post_form(stack.client, stack.app, f"/lo/{token}/round/{round_id}/swap",
-                        {"first": ids[0], "second": mate})  # fmt: skip
+    refused = post_form(
+        stack.client, stack.app, f"/lo/{token}/round/{round_id}/swap", {"first": ids[0], "second": mate}
+    )
     assert refused.status_code == 409 and "declared they know" in page_text(refused)
     assert all_rows(stack.db) == before
     a, b = tables[0][-1], tables[1][-1]
@@ -107,3 +111,8 @@ def test_the_server_organiser_sees_every_league(stack: Stack) -> None:
     log_in_as_organiser(stack.client)
     page = stack.client.get("/o/")
     assert page.status_code == 200 and "Tuesday Night" in page_text(page) and f"/lo/{token}" in page.get_data(True)
+
+
+def test_the_league_organiser_link_is_cut_from_logged_paths(embedded: Stack) -> None:
+    _, _, token = league_with_season(embedded)
+    assert cut_tokens(f"GET /lo/{token}/round/3 HTTP/1.1") == f"GET /lo/{token[:4]}…/round/3 HTTP/1.1"
