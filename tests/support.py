@@ -424,7 +424,7 @@ def log_in_as_organiser(client: FlaskClient) -> None:
 SWEEP = "deadmail.sweep"
 
 
-IDLE = {"advanced": 0, "reminded": 0, "digests": 0, "sessions": 0, "sent": 0}
+IDLE = {"rounds": 0, "advanced": 0, "reminded": 0, "digests": 0, "sessions": 0, "sent": 0}
 
 
 def mail_files(folder: Path) -> list[Path]:

@@ -13,7 +13,7 @@ from server.db import Database
 from server.mail.send import send_due, send_one
 from server.mail.transports import transport_for
 from server.run.queue import ADVANCE, SEND, Queue
-from server.services import absences, heartbeat, reminders, turns
+from server.services import absences, heartbeat, reminders, rounds, turns
 
 
 def _settings(task: Task) -> Settings:
@@ -47,12 +47,14 @@ def send_outbox(self: Task, outbox_id: int) -> str:
 def sweep(self: Task, now: str | None = None) -> dict[str, Any]:
     """Every minute: apply absences under way to the open windows, advance due windows (also those whose kick was
     lost), write the reminders and digests that are due, send due mail (theirs included: they are due now), write a
-    heartbeat. Its own transactions ask for no task: the mail they write is sent by this same sweep."""
+    heartbeat; first, start the league rounds whose fixed start has come. Its own transactions ask for no task: the
+    mail they write is sent by this same sweep."""
     at = datetime.fromisoformat(now) if now else heartbeat.now()
     settings = _settings(self)
     db = _database(settings.database_url)
     absences.apply_started(db, at)  # an absence that began while a window was open: applied before the advances
     result = {
+        "rounds": rounds.sweep(db, at),  # a fixed schedule's due rounds: their games' first mails go out below
         "advanced": turns.sweep_windows(db, at),
         "reminded": len(reminders.plan_reminders(db, at)),
         "digests": len(reminders.release_digests(db, at)),

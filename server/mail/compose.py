@@ -54,6 +54,7 @@ from ..models import (
     utcnow,
 )
 from ..present import board
+from ..present import league as league_shown
 from ..present.absences import moment_shown
 from ..present.chat import channel_title, mail_sections
 from ..present.seat import SeatShown, cap, game_label, seat_shown, standing_lines
@@ -379,6 +380,29 @@ class Composer:
         draft.actions.append({"text": self.t.gettext("Confirm your sign-up"), "url": url})
         return draft
 
+    def league_fixtures(self, row: Outbox) -> Draft | None:
+        """A league round's table (``services.rounds``): opponents and their zones, the tempo, the estimate and the
+        link to the seat; skipped once the seat is not the reader's any more."""
+        seat = self.session.get(Seat, row.payload.get("seat") or 0)
+        if seat is None or seat.player_id != self.player.id:
+            return None
+        game = seat.game
+        label = game_label(self.lang, game.id, game.title)
+        draft = Draft("league_fixtures", {"label": label, "colour": colour_name(self.lang, seat.colour)})
+        opponents = [
+            league_shown.opponent_line(
+                self.lang, cap(one_line(s.player.display_name), MAX_USER_TEXT), s.player.timezone or "UTC", self.now
+            )
+            for s in game.seats
+            if s.player is not None and s.id != seat.id
+        ]
+        draft.notes += [self.t.gettext("At your table:"), *opponents]
+        draft.notes.append(league_shown.tempo_text(self.lang, game.tempo))
+        draft.notes.append(league_shown.estimate_text(self.lang, dict(row.payload.get("estimate") or {})))
+        url = f"{self.settings.base_url}/s/{seat_token(self.settings.secret_key, seat.id, seat.link_generation)}"
+        draft.actions.append({"text": self.t.gettext("Open your seat"), "url": url})
+        return draft
+
     def substituted(self, row: Outbox) -> Draft | None:
         """A substitute took over the reader's seat: who, and thanks (no link: the seat is no longer theirs)."""
         game = self.session.get(Game, row.game_id or 0)
@@ -665,6 +689,7 @@ _PLAYER_KINDS: dict[str, Callable[[Composer, Outbox], Draft | None]] = {
     MailKind.INVITATION: Composer.invitation,
     MailKind.SUBSTITUTED: Composer.substituted,
     MailKind.LEAGUE_CONFIRM: Composer.league_confirm,
+    MailKind.LEAGUE_FIXTURES: Composer.league_fixtures,
 }
 
 

@@ -23,6 +23,7 @@ from ..db import Database
 from ..mail.inbound import serve
 from ..models import utcnow
 from ..services import estimate, games, inputs, leagues, presets
+from ..services import rounds as league_rounds
 from ..services.errors import ShownError
 from ..services.links import LinkError, mailbox_token
 from ..services.seats import rotate_link
@@ -383,6 +384,63 @@ def season_create(
     except ShownError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(json.dumps({"id": season_id, "league": league_id, "number": number}))
+
+
+@main.group("round")
+def round_group() -> None:
+    """A season's rounds: plan (preview the tables), swap two players, start."""
+
+
+def _said(as_json: bool, data: dict[str, Any], text: str) -> None:
+    click.echo(json.dumps(data) if as_json else text)
+
+
+def _tables_text(tables: list[list[int]]) -> str:
+    return "\n".join(f"  table {t}: players {', '.join(map(str, table))}" for t, table in enumerate(tables, 1))
+
+
+@round_group.command("plan")
+@click.option("--season", "season_id", required=True, type=int)
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object: the round's id and tables")
+def round_plan(season_id: int, as_json: bool) -> None:
+    """Plan the season's next round (or plan its planned round again): the tables, by player id."""
+    try:
+        with database(_settings()) as db:
+            round_id = league_rounds.plan(db, season_id, utcnow())
+            tables = league_rounds.tables(db, round_id)
+    except ShownError as exc:
+        raise click.ClickException(str(exc)) from None
+    _said(as_json, {"round": round_id, "tables": tables}, f"round {round_id} planned:\n{_tables_text(tables)}")
+
+
+@round_group.command("swap")
+@click.option("--round", "round_id", required=True, type=int)
+@click.argument("first", type=int)
+@click.argument("second", type=int)
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object: the round's id and new tables")
+def round_swap(round_id: int, first: int, second: int, as_json: bool) -> None:
+    """Swap two players (by id) between the tables of a planned round."""
+    try:
+        with database(_settings()) as db:
+            tables = league_rounds.swap(db, round_id, first, second)
+    except ShownError as exc:
+        raise click.ClickException(str(exc)) from None
+    text = f"players {first} and {second} swapped:\n{_tables_text(tables)}"
+    _said(as_json, {"round": round_id, "tables": tables}, text)
+
+
+@round_group.command("start")
+@click.option("--round", "round_id", required=True, type=int)
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object: the round's id and its games' ids")
+def round_start(round_id: int, as_json: bool) -> None:
+    """Start a planned round: one game per table, each player mailed their table."""
+    try:
+        with database(_settings()) as db:
+            game_ids = league_rounds.start(db, round_id, utcnow())
+    except ShownError as exc:
+        raise click.ClickException(str(exc)) from None
+    text = f"round {round_id} started: games {', '.join(map(str, game_ids))}"
+    _said(as_json, {"round": round_id, "games": game_ids}, text)
 
 
 @contextmanager

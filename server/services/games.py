@@ -348,33 +348,44 @@ def _checked(spec: GameSpec) -> tuple[list[str], int, engine.Game]:
 def create_game(db: Database, spec: GameSpec, now: datetime | None = None) -> Created:
     """Create and start a game: seats, the engine's setup, its first window and its mail (sent after the commit)."""
     now = now or utcnow()
-    colours, seed, eng = _checked(spec)
+    checked = _checked(spec)
     with db.session() as session:
-        game = Game(
-            title=spec.title,
-            options=eng.options.to_json(),
-            seed=seed,
-            tempo=spec.tempo(),
-            state={},
-            organiser_email=spec.organiser_email,
-            created_at=now,
-            updated_at=now,
-        )
-        session.add(game)
-        session.flush()
-        for i, (colour, pspec) in enumerate(zip(colours, spec.players, strict=True)):
-            player = None if pspec.bot else find_or_create_player(session, pspec)
-            session.add(Seat(game=game, position=i, colour=colour, player=player, bot=pspec.bot))
-        session.flush()
-        open_windows(session, game, eng, events_before=0, now=now)
-        if spec.organiser_email:  # the organiser's link, by mail
-            player = find_or_create_player(session, PlayerSpec(name=spec.organiser_name, email=spec.organiser_email))
-            row = outbox.player_mail(player.id, MailKind.ORGANISER, f"organiser:{game.id}", {}, now)
-            row.game_id = game.id
-            outbox.add(session, [row])
+        game, eng = create_in(session, spec, now, checked)
         created = Created(game.id)
     CACHE.put(game, eng)
     return created
+
+
+def create_in(
+    session: Session, spec: GameSpec, now: datetime, checked: tuple[list[str], int, engine.Game] | None = None
+) -> tuple[Game, engine.Game]:
+    """``create_game`` in the caller's transaction (a league round creates its tables' games in one): the game, its
+    seats, its first window and mails; GameError (before anything is written) as ``create_game``. The caller puts
+    the engine in ``CACHE`` after the commit, or leaves it to be restored."""
+    colours, seed, eng = checked or _checked(spec)
+    game = Game(
+        title=spec.title,
+        options=eng.options.to_json(),
+        seed=seed,
+        tempo=spec.tempo(),
+        state={},
+        organiser_email=spec.organiser_email,
+        created_at=now,
+        updated_at=now,
+    )
+    session.add(game)
+    session.flush()
+    for i, (colour, pspec) in enumerate(zip(colours, spec.players, strict=True)):
+        player = None if pspec.bot else find_or_create_player(session, pspec)
+        session.add(Seat(game=game, position=i, colour=colour, player=player, bot=pspec.bot))
+    session.flush()
+    open_windows(session, game, eng, events_before=0, now=now)
+    if spec.organiser_email:  # the organiser's link, by mail
+        player = find_or_create_player(session, PlayerSpec(name=spec.organiser_name, email=spec.organiser_email))
+        row = outbox.player_mail(player.id, MailKind.ORGANISER, f"organiser:{game.id}", {}, now)
+        row.game_id = game.id
+        outbox.add(session, [row])
+    return game, eng
 
 
 def estimate_game(
@@ -396,17 +407,19 @@ def estimate_game(
                 seats.append(estimate.SimSeat(bot=True))
                 continue
             player = session.execute(select(Player).where(Player.email == pspec.email)).scalar_one_or_none()
-            if player is None:
-                seats.append(night)
-                continue
-            quiet = quiet_of(player)
-            zone = quiet.zone if quiet else check_timezone_or(player.timezone, spec.timezone)
-            seats.append(estimate.SimSeat(sleep=quiet or estimate.person(zone).sleep, quiet=quiet))
+            seats.append(night if player is None else sim_seat(player, spec.timezone))
     figures = estimate.simulate(
         seats, eng.options.to_json(), spec.tempo(), games=count, seed=seed, start=now, replay=True
     )
     keys = ("days_median", "days_p90", "windows_median", "defaulted_share", "games")
     return {**{k: figures[k] for k in keys}, "model": estimate.model_text(count, estimate.Model().reading)}
+
+
+def sim_seat(player: Player, fallback_zone: str) -> estimate.SimSeat:
+    """A known person in an estimate: sleeping in their quiet hours (23:00-07:00 in their zone without any)."""
+    quiet = quiet_of(player)
+    zone = quiet.zone if quiet else check_timezone_or(player.timezone, fallback_zone)
+    return estimate.SimSeat(sleep=quiet or estimate.person(zone).sleep, quiet=quiet)
 
 
 def check_timezone_or(name: str | None, fallback: str) -> str:

@@ -58,7 +58,7 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from ..config import Settings
 from ..db import Database
 from ..models import pick_language
-from ..services import organisers, prefs, seats
+from ..services import leagues, organisers, prefs, seats
 from ..services.errors import ShownError
 from ..services.links import LinkError, read_organiser_token
 from ..services.replies import Unavailable
@@ -132,6 +132,11 @@ player_link = _link(
 #: the view's ``token`` is a game's organiser link: ``g.game_id``.
 organiser_link = _link(
     lambda token: read_organiser_token(dm().settings.secret_key, token, dm().settings.link_max_age), "game_id"
+)
+
+#: the view's ``token`` is a league's organiser link (``leagues.open_league``, revocable): ``g.league_id``.
+league_organiser_link = _link(
+    lambda token: leagues.open_league(dm().db, dm().settings.secret_key, "organiser", token), "league_id"
 )
 
 
@@ -261,6 +266,9 @@ ANSWERING = (
     "prefs.new_calendar_address",
     "leagues.sign_up",
     "leagues.confirm",
+    "league_organiser.plan",
+    "league_organiser.swap",
+    "league_organiser.start",
 )
 #: endpoints that open a page (or the JSON seat view) from a link.
 LINK_PAGES = (
@@ -275,6 +283,9 @@ LINK_PAGES = (
     "api.list_absences",
     "leagues.signup",
     "leagues.confirm_page",
+    "league_organiser.league",
+    "league_organiser.season",
+    "league_organiser.round_page",
 )
 #: endpoints that check the organiser's token (the login form, the API's and the webhook's ``Bearer``): wrong tokens
 #: are counted.

@@ -20,9 +20,9 @@ from flask_babel import gettext as _
 
 from ..models import utcnow
 from ..present import organiser as shown
-from ..services import games, inputs, organise, reliability, substitutes, turns
+from ..services import games, inputs, organise, reliability, rounds, substitutes, turns
 from ..services.errors import ShownError
-from ..services.links import organiser_token
+from ..services.links import league_token, organiser_token
 from . import replay as replays
 from .access import (
     dm,
@@ -108,7 +108,17 @@ def organiser_game_link(token: str) -> Any:
 @organiser_required
 def index() -> Any:
     listed = shown.games_list(reader_language(), organise.recent_games(dm().db))
-    return render_template("organiser/index.html", games=listed)
+    secret = dm().settings.secret_key
+    found = [  # each league's organiser pages, by its current organiser link
+        {
+            **item,
+            "url": url_for(
+                "league_organiser.league", token=league_token(secret, "organiser", item["id"], item["generation"])
+            ),
+        }
+        for item in rounds.leagues_list(dm().db)
+    ]
+    return render_template("organiser/index.html", games=listed, leagues=found)
 
 
 @bp.get("/new")

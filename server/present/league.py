@@ -1,0 +1,112 @@
+"""League rounds shown (issue 14): a player's table in their fixtures mail, and the league organiser's pages (the
+league, a season, a round's tables), in the reader's language. Plain data in, plain data out: no database."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from babel.dates import format_time
+
+from ..services.presets import PRESETS
+from ..text.i18n import DATE_LOCALES, format_when, translations
+from ..text.i18n import language as pick
+from ..text.i18n import zone as tz_of
+
+
+def clock(zone: str, now: datetime, lang: str) -> str:
+    """The local time now in ``zone``: "18:05 CET"."""
+    tz = tz_of(zone)
+    local = now.astimezone(tz)
+    return f"{format_time(local, 'short', tzinfo=tz, locale=DATE_LOCALES[pick(lang)])} {local.tzname()}"
+
+
+def opponent_line(lang: str, name: str, zone: str, now: datetime) -> str:
+    """ "Bea: Europe/Rome (now 18:05 CET)"."""
+    t = translations(lang)
+    return t.gettext("%(name)s: %(zone)s (now %(time)s)") % {"name": name, "zone": zone, "time": clock(zone, now, lang)}
+
+
+def tempo_text(lang: str, tempo: dict[str, Any]) -> str:
+    """The game's tempo: its preset's name, or the time for each decision."""
+    t = translations(lang)
+    preset = PRESETS.get(str(tempo.get("preset") or ""))
+    if preset is not None:
+        return t.gettext("Tempo: %(preset)s.") % {"preset": t.gettext(preset.title)}
+    hours = int((tempo.get("durations") or {}).get("default", 86400)) // 3600
+    return t.ngettext("Tempo: %(num)d hour for each decision.", "Tempo: %(num)d hours for each decision.", hours) % {
+        "num": hours
+    }
+
+
+def estimate_text(lang: str, figures: dict[str, Any]) -> str:
+    """ "The game should take about 12 days (9 games in 10 within 15)."."""
+    t = translations(lang)
+    median, p90 = round(float(figures.get("days_median") or 0)), round(float(figures.get("days_p90") or 0))
+    return t.gettext("The game should take about %(days)s days (9 games in 10 within %(most)s).") % {
+        "days": max(median, 1),
+        "most": max(p90, 1),
+    }
+
+
+def league_page(lang: str, league: dict[str, Any]) -> dict[str, Any]:
+    """The league organiser's page: the league's settings, and its seasons with their counts."""
+    t = translations(lang)
+    preset = PRESETS.get(str(league.get("preset") or ""))
+    return {
+        **league,
+        "preset_name": t.gettext(preset.title) if preset else t.gettext("plain (24 hours for each decision)"),
+        "seasons": [{**s, "status_name": status_name(lang, s["status"])} for s in league["seasons"]],
+    }
+
+
+def status_name(lang: str, status: str) -> str:
+    t = translations(lang)
+    names = {
+        "signup": t.gettext("taking sign-ups"),
+        "running": t.gettext("running"),
+        "over": t.gettext("over"),
+        "pending": t.gettext("pending"),
+        "confirmed": t.gettext("confirmed"),
+        "withdrawn": t.gettext("withdrawn"),
+        "planned": t.gettext("planned"),
+        "started": t.gettext("started"),
+    }
+    return names.get(status, status)
+
+
+def season_page(lang: str, season: dict[str, Any], tz: str, now: datetime) -> dict[str, Any]:
+    """A season: its entries with their status, its rounds with their status and start."""
+    return {
+        **season,
+        "status_name": status_name(lang, season["status"]),
+        "entries": [{**e, "status_name": status_name(lang, e["status"])} for e in season["entries"]],
+        "rounds": [
+            {
+                **r,
+                "status_name": status_name(lang, r["status"]),
+                "starts": None if r["starts_at"] is None else format_when(r["starts_at"], now, tz, lang)[0],
+            }
+            for r in season["rounds"]
+        ],
+    }
+
+
+def round_page(lang: str, rnd: dict[str, Any], now: datetime) -> dict[str, Any]:
+    """A round: each table's players with their zone and local time, and the hours all of them are awake."""
+    t = translations(lang)
+    tables = []
+    for number, table in enumerate(rnd["tables"], start=1):
+        tables.append(
+            {
+                "number": number,
+                "players": [{**p, "clock": clock(p["zone"], now, lang)} for p in table["players"]],
+                "awake": t.ngettext(
+                    "%(num)d hour a day when everyone is awake",
+                    "%(num)d hours a day when everyone is awake",
+                    table["awake"],
+                )
+                % {"num": table["awake"]},
+            }
+        )
+    return {**rnd, "status_name": status_name(lang, rnd["status"]), "tables": tables}

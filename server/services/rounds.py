@@ -1,0 +1,472 @@
+"""League rounds (issue 14, "Fixtures"): planning a season's next round, the organiser's swap, starting it (one game
+per table, each player mailed their table), the next round of a "when_over" season, and the fixed schedule's sweep.
+
+- ``plan`` seats the season's next round with ``fixtures.seat`` (pure) at the league's table size and stores the
+  tables in ``LeagueRound.tables`` (status planned). Available: confirmed entries, minus those who said they skip
+  the round (``SeasonPlayer.skips``), minus those away (an ``Absence`` covering the round's start; now when it has
+  none). Repeat opponents: the tables of the season's earlier rounds. Declared acquaintances (``SeasonPlayer.knows``,
+  addresses): a pair is kept apart when either declared the other. Planning again while the latest round is still
+  planned seats that round again (its tables replaced); past the season's last round it is refused. A fixed schedule
+  sets the round's ``starts_at`` from ``leagues.round_starts``.
+- ``swap`` exchanges two players of a planned round (``fixtures.swap``): refused when it would seat declared
+  acquaintances together, or once the round started.
+- ``start`` (``start_round`` in the caller's transaction) plans the round first when it has no tables, creates one
+  game per table with the league's options and tempo preset (``games.create_in``: windows open, turn mails queued),
+  ``Game.round_id`` set, the seats in the stored order of the table; the season goes from sign-up to running at its
+  first round (pending sign-ups stay out); each player gets one ``league_fixtures`` mail (key
+  ``fixtures:<round>:<player>``) with their game, and the table's estimate (``services.estimate``) in its payload.
+  A round started twice is refused.
+- ``start_next`` plans and starts the season's next round (a "when_over" season, when the last table of a round is
+  over); None once every round was played.
+- ``sweep`` starts the due round of every running fixed-schedule season (at most one per season and call), the
+  season's row locked, so two workers start it once.
+
+Every refusal is a ``RoundError`` raised before anything is written: nothing changes.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from datetime import datetime
+from functools import reduce
+from itertools import combinations
+from operator import and_
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from ..db import Database
+from ..models import (
+    EntryStatus,
+    Game,
+    League,
+    LeagueRound,
+    MailKind,
+    Player,
+    RoundStatus,
+    Season,
+    SeasonPlayer,
+    SeasonStatus,
+    utcnow,
+)
+from . import autopilot, estimate, fixtures, games, leagues, outbox
+from .engines import CACHE
+from .errors import N_, ShownError
+from .tempo import parse_clock
+
+#: games simulated for the estimate mailed with a round's table (fewer than a single game's: one per table).
+ESTIMATE_GAMES = 60
+
+NO_ROUND = N_("There is no round %(round)s.")
+ALL_PLANNED = N_("Season %(season)s has %(count)s rounds, all planned already: nothing was changed.")
+SEASON_OVER = N_("Season %(season)s is over: nothing was changed.")
+STARTED = N_("This round already started: nothing was changed.")
+NOT_IN_LEAGUE = N_("There is no such round or season in this league.")
+
+
+class RoundError(ShownError):
+    """A round that cannot be planned, swapped or started as asked; nothing was changed (pages translate it)."""
+
+
+# --- reading the season ---------------------------------------------------------------------------------------------
+
+
+def _season(session: Session, season_id: int, *, lock: bool = False) -> Season:
+    season = session.get(Season, season_id, with_for_update=lock)
+    if season is None:
+        raise RoundError(leagues.NO_SEASON, season=season_id)
+    return season
+
+
+def _round(session: Session, round_id: int, *, lock: bool = False) -> LeagueRound:
+    rnd = session.get(LeagueRound, round_id, with_for_update=lock)
+    if rnd is None:
+        raise RoundError(NO_ROUND, round=round_id)
+    return rnd
+
+
+def _rounds(session: Session, season_id: int) -> list[LeagueRound]:
+    return list(
+        session.execute(
+            select(LeagueRound).where(LeagueRound.season_id == season_id).order_by(LeagueRound.number)
+        ).scalars()
+    )
+
+
+def _entries(session: Session, season_id: int) -> list[SeasonPlayer]:
+    return list(
+        session.execute(
+            select(SeasonPlayer)
+            .where(SeasonPlayer.season_id == season_id, SeasonPlayer.status == EntryStatus.CONFIRMED)
+            .order_by(SeasonPlayer.player_id)
+        ).scalars()
+    )
+
+
+def acquainted(session: Session, entries: Iterable[SeasonPlayer]) -> set[frozenset[int]]:
+    """Pairs of the entries' players of whom either declared they know the other (by address)."""
+    entries = list(entries)
+    players = {
+        p.id: p for p in session.execute(select(Player).where(Player.id.in_([e.player_id for e in entries]))).scalars()
+    }
+    by_address = {p.email.lower(): p.id for p in players.values()}
+    pairs: set[frozenset[int]] = set()
+    for entry in entries:
+        for address in entry.knows or []:
+            other = by_address.get(str(address).lower())
+            if other is not None and other != entry.player_id:
+                pairs.add(frozenset((entry.player_id, other)))
+    return pairs
+
+
+def _met(rounds: Iterable[LeagueRound]) -> Counter[fixtures.Pair]:
+    met: Counter[fixtures.Pair] = Counter()
+    for rnd in rounds:
+        for table in rnd.tables or []:
+            met.update(frozenset(pair) for pair in combinations(table, 2))
+    return met
+
+
+def _available(session: Session, entries: list[SeasonPlayer], number: int, at: datetime) -> list[fixtures.Available]:
+    present = [e.player_id for e in entries if number not in (e.skips or [])]
+    away = autopilot.away_until(session, present, at)
+    players = session.execute(select(Player).where(Player.id.in_(present)).order_by(Player.id)).scalars()
+    return [fixtures.Available(p.id, _quiet(p), p.timezone or "UTC") for p in players if p.id not in away]
+
+
+def _quiet(player: Player) -> Any:
+    if not (player.quiet_start and player.quiet_end):
+        return None
+    try:
+        return parse_clock(player.quiet_start), parse_clock(player.quiet_end)
+    except ShownError:
+        return None
+
+
+def _starts_at(session: Session, season: Season, number: int) -> datetime | None:
+    if season.schedule != "fixed" or not season.schedule_rule:
+        return None
+    league = session.get(League, season.league_id)
+    assert league is not None
+    starts = leagues.round_starts(season.schedule_rule, league.timezone, season.signup_closes, season.rounds)
+    return starts[number - 1]
+
+
+# --- planning -------------------------------------------------------------------------------------------------------
+
+
+def plan_round(session: Session, season: Season, now: datetime) -> LeagueRound:
+    """Seat the season's next round (or its latest one again while planned), in the caller's transaction."""
+    if season.status == SeasonStatus.OVER:
+        raise RoundError(SEASON_OVER, season=season.number)
+    rounds = _rounds(session, season.id)
+    rnd: LeagueRound | None = None
+    if rounds and rounds[-1].status == RoundStatus.PLANNED:
+        rnd = rounds[-1]
+    elif len(rounds) >= season.rounds:
+        raise RoundError(ALL_PLANNED, season=season.number, count=season.rounds)
+    number = rnd.number if rnd else len(rounds) + 1
+    starts = _starts_at(session, season, number)
+    league = session.get(League, season.league_id)
+    assert league is not None
+    entries = _entries(session, season.id)
+    at = starts or now
+    seating = fixtures.Round(
+        players=_available(session, entries, number, at),
+        size=league.table_size,
+        met=_met(r for r in rounds if r.number < number),
+        acquainted=acquainted(session, entries),
+        seed=season.id * 1000 + number,
+        day=at.date(),
+    )
+    try:
+        tables = fixtures.seat(seating)
+    except fixtures.FixturesError as exc:
+        raise RoundError(exc.msgid, **exc.params) from None
+    if rnd is None:
+        rnd = LeagueRound(season_id=season.id, number=number, status=RoundStatus.PLANNED)
+        session.add(rnd)
+    rnd.tables = [[int(pid) for pid in table] for table in tables]  # type: ignore[call-overload]
+    rnd.starts_at = starts
+    session.flush()
+    return rnd
+
+
+def plan(db: Database, season_id: int, now: datetime) -> int:
+    """Plan the season's next round (see the module's text); its id. RoundError, nothing changed, when it cannot."""
+    with db.session() as session:
+        return plan_round(session, _season(session, season_id, lock=True), now).id
+
+
+def swap(db: Database, round_id: int, player_a: int, player_b: int) -> list[list[int]]:
+    """Exchange two players between the tables of a planned round; the new tables. RoundError (nothing changed):
+    the round started, a player not seated, or declared acquaintances would sit together."""
+    with db.session() as session:
+        rnd = _round(session, round_id, lock=True)
+        if rnd.status != RoundStatus.PLANNED:
+            raise RoundError(STARTED)
+        pairs = acquainted(session, _entries(session, rnd.season_id))
+        try:
+            tables = fixtures.swap(rnd.tables or [], player_a, player_b, pairs)
+        except fixtures.FixturesError as exc:
+            raise RoundError(exc.msgid, **exc.params) from None
+        rnd.tables = [[int(pid) for pid in table] for table in tables]  # type: ignore[call-overload]
+        return rnd.tables
+
+
+# --- starting -------------------------------------------------------------------------------------------------------
+
+
+def start_round(session: Session, rnd: LeagueRound, now: datetime) -> list[int]:
+    """Start a round in the caller's transaction (the round's row locked by the caller): its games' ids."""
+    if rnd.status != RoundStatus.PLANNED:
+        raise RoundError(STARTED)
+    season = _season(session, rnd.season_id)
+    if not rnd.tables:
+        rnd = plan_round(session, season, now)
+    league = session.get(League, season.league_id)
+    assert league is not None
+    players = {p.id: p for p in session.execute(select(Player).where(Player.id.in_(_seated(rnd)))).scalars()}
+    created: list[tuple[Game, Any]] = []
+    for t, table in enumerate(rnd.tables or [], start=1):
+        spec = games.GameSpec(
+            players=[games.PlayerSpec(name=players[pid].display_name, email=players[pid].email) for pid in table],
+            options=dict(league.options or {}),
+            timezone=league.timezone,
+            preset=league.preset,
+            title=f"{league.name} · season {season.number} · round {rnd.number} · table {t}"[:120],
+            seed=(season.id * 7919 + rnd.number * 101 + t) % 2**31,
+        )
+        try:
+            game, eng = games.create_in(session, spec, now)
+        except games.GameError as exc:
+            raise RoundError(exc.msgid, **exc.params) from None
+        game.round_id = rnd.id
+        created.append((game, eng))
+        _mail_table(session, rnd, game, [players[pid] for pid in table], now)
+    rnd.status, rnd.started_at = RoundStatus.STARTED, now
+    if season.status == SeasonStatus.SIGNUP:
+        season.status = SeasonStatus.RUNNING
+    session.flush()
+    for game, eng in created:
+        CACHE.put(game, eng)  # the version it was created at: a rolled-back game is never read by its id again
+    return [game.id for game, _ in created]
+
+
+def _seated(rnd: LeagueRound) -> list[int]:
+    return [pid for table in rnd.tables or [] for pid in table]
+
+
+def _mail_table(session: Session, rnd: LeagueRound, game: Game, people: list[Player], now: datetime) -> None:
+    """Each player's ``league_fixtures`` mail: their seat, and the table's estimate."""
+    sims = [games.sim_seat(p, game.tempo.get("timezone") or "UTC") for p in people]
+    figures = estimate.simulate(
+        sims, game.options, game.tempo, games=ESTIMATE_GAMES, seed=game.seed, start=now, replay=True
+    )
+    guess = {"days_median": figures["days_median"], "days_p90": figures["days_p90"]}
+    rows = []
+    for seat in game.seats:
+        assert seat.player_id is not None
+        payload = {"round": rnd.id, "game": game.id, "seat": seat.id, "estimate": guess}
+        row = outbox.player_mail(
+            seat.player_id, MailKind.LEAGUE_FIXTURES, f"fixtures:{rnd.id}:{seat.player_id}", payload, now
+        )
+        row.game_id = game.id
+        rows.append(row)
+    outbox.add(session, rows)
+
+
+def start(db: Database, round_id: int, now: datetime) -> list[int]:
+    """Start a planned round (see the module's text): its games' ids. RoundError, nothing changed, when started."""
+    with db.session() as session:
+        rnd = _round(session, round_id)
+        _season(session, rnd.season_id, lock=True)  # one start at a time per season (the sweep locks it too)
+        session.refresh(rnd, with_for_update=True)
+        return start_round(session, rnd, now)
+
+
+def start_next(session: Session, season: Season, now: datetime) -> int | None:
+    """Plan and start the season's next round in the caller's transaction; its id, or None when every round was
+    played (or the season is over)."""
+    rounds = _rounds(session, season.id)
+    if season.status == SeasonStatus.OVER or (
+        len(rounds) >= season.rounds and all(r.status != RoundStatus.PLANNED for r in rounds)
+    ):
+        return None
+    rnd = plan_round(session, season, now)
+    start_round(session, rnd, now)
+    return rnd.id
+
+
+def due_seasons(db: Database, now: datetime) -> list[int]:
+    """The fixed-schedule seasons (taking sign-ups or running) whose next round's start has come."""
+    with db.session() as session:
+        seasons = session.execute(
+            select(Season).where(
+                Season.schedule == "fixed", Season.status.in_((SeasonStatus.SIGNUP, SeasonStatus.RUNNING))
+            )
+        ).scalars()
+        return [s.id for s in seasons if _due(session, s, now)]
+
+
+def _due(session: Session, season: Season, now: datetime) -> bool:
+    started = [r for r in _rounds(session, season.id) if r.status != RoundStatus.PLANNED]
+    number = len(started) + 1
+    if number > season.rounds:
+        return False
+    starts = _starts_at(session, season, number)
+    return starts is not None and starts <= now
+
+
+def sweep(db: Database, now: datetime) -> int:
+    """Start the due round of each fixed-schedule season (one per season and call, the season's row locked and the
+    round checked again under the lock): how many started. A season whose round cannot be seated is skipped."""
+    started = 0
+    for season_id in due_seasons(db, now):
+        try:
+            with db.session() as session:
+                season = _season(session, season_id, lock=True)
+                if not _due(session, season, now):
+                    continue  # another worker started it
+                rnd = plan_round(session, season, now)
+                start_round(session, rnd, now)
+                started += 1
+        except RoundError:
+            continue  # too few players, or acquaintances that cannot sit apart: the organiser is shown it
+    return started
+
+
+def tables(db: Database, round_id: int) -> list[list[int]]:
+    """The round's tables (player ids); empty when it has none yet."""
+    with db.session() as session:
+        return list(_round(session, round_id).tables or [])
+
+
+# --- what the league organiser's pages read -----------------------------------------------------------------------
+
+
+def leagues_list(db: Database) -> list[dict[str, Any]]:
+    """Every league: ``id``, ``name``, the number of its seasons, and its organiser link's ``generation``."""
+    with db.session() as session:
+        counts = dict(session.execute(select(Season.league_id, func.count()).group_by(Season.league_id)).all())
+        return [
+            {
+                "id": league.id,
+                "name": league.name,
+                "seasons": counts.get(league.id, 0),
+                "generation": league.organiser_generation,
+            }
+            for league in session.execute(select(League).order_by(League.id)).scalars()
+        ]
+
+
+def league_view(db: Database, league_id: int) -> dict[str, Any]:
+    """The league's settings and its seasons, each with its counts of confirmed and pending players."""
+    with db.session() as session:
+        league = session.get(League, league_id)
+        if league is None:
+            raise RoundError(leagues.NO_LEAGUE, league=league_id)
+        counts: dict[tuple[int, str], int] = {
+            (season_id, status): n
+            for season_id, status, n in session.execute(
+                select(SeasonPlayer.season_id, SeasonPlayer.status, func.count())
+                .join(Season, Season.id == SeasonPlayer.season_id)
+                .where(Season.league_id == league_id)
+                .group_by(SeasonPlayer.season_id, SeasonPlayer.status)
+            )
+        }
+        seasons = session.execute(select(Season).where(Season.league_id == league_id).order_by(Season.number))
+        return {
+            "id": league.id,
+            "name": league.name,
+            "language": league.language,
+            "timezone": league.timezone,
+            "table_size": league.table_size,
+            "preset": league.preset,
+            "scoring": league.scoring,
+            "options": league.options,
+            "seasons": [
+                {
+                    "id": s.id,
+                    "number": s.number,
+                    "status": s.status,
+                    "rounds": s.rounds,
+                    "schedule": s.schedule,
+                    "confirmed": counts.get((s.id, EntryStatus.CONFIRMED), 0),
+                    "pending": counts.get((s.id, EntryStatus.PENDING), 0),
+                }
+                for s in seasons.scalars()
+            ],
+        }
+
+
+def _in_league(session: Session, league_id: int, season_id: int) -> Season:
+    season = session.get(Season, season_id)
+    if season is None or season.league_id != league_id:
+        raise RoundError(NOT_IN_LEAGUE)
+    return season
+
+
+def season_view(db: Database, league_id: int, season_id: int) -> dict[str, Any]:
+    """A season of the league: its entries (name, status) and rounds (number, status, start, tables)."""
+    with db.session() as session:
+        season = _in_league(session, league_id, season_id)
+        entries = session.execute(
+            select(SeasonPlayer, Player)
+            .join(Player, Player.id == SeasonPlayer.player_id)
+            .where(SeasonPlayer.season_id == season_id)
+            .order_by(Player.display_name, Player.id)
+        )
+        return {
+            "id": season.id,
+            "number": season.number,
+            "status": season.status,
+            "rounds_count": season.rounds,
+            "schedule": season.schedule,
+            "entries": [{"name": p.display_name, "status": e.status} for e, p in entries],
+            "rounds": [
+                {
+                    "id": r.id,
+                    "number": r.number,
+                    "status": r.status,
+                    "starts_at": r.starts_at,
+                    "tables": len(r.tables or []),
+                }
+                for r in _rounds(session, season_id)
+            ],
+            "can_plan": season.status != SeasonStatus.OVER and (len(_rounds(session, season_id)) < season.rounds),
+        }
+
+
+def round_view(db: Database, league_id: int, round_id: int) -> dict[str, Any]:
+    """A round of the league: its tables (players' ``id``, ``name``, ``zone``; the hours all are awake on the
+    round's day), and once started its games (``id``, ``title``, ``status``)."""
+    with db.session() as session:
+        rnd = _round(session, round_id)
+        season = _in_league(session, league_id, rnd.season_id)
+        seated = _seated(rnd)
+        players = {p.id: p for p in session.execute(select(Player).where(Player.id.in_(seated))).scalars()}
+        day = (rnd.starts_at or rnd.started_at or utcnow()).date()
+        tables = []
+        for table in rnd.tables or []:
+            shown = [players[pid] for pid in table if pid in players]
+            masks = [fixtures.awake_hours(_quiet(p), p.timezone or "UTC", day) for p in shown]
+            tables.append(
+                {
+                    "players": [{"id": p.id, "name": p.display_name, "zone": p.timezone or "UTC"} for p in shown],
+                    "awake": reduce(and_, masks, fixtures.ALL_DAY).bit_count(),
+                }
+            )
+        found = session.execute(select(Game).where(Game.round_id == rnd.id).order_by(Game.id)).scalars()
+        return {
+            "id": rnd.id,
+            "number": rnd.number,
+            "season_id": season.id,
+            "season": season.number,
+            "status": rnd.status,
+            "starts_at": rnd.starts_at,
+            "tables": tables,
+            "games": [{"id": g.id, "title": g.title, "status": g.status} for g in found],
+        }

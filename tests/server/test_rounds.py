@@ -1,0 +1,283 @@
+"""League rounds (issue 14, "Fixtures": server/services/rounds.py): planning with skips, withdrawals, pending
+sign-ups, absences, acquaintances and repeat opponents; the organiser's swap; the start (games with the league's
+options and preset, each player mailed their table once, the season running); the next round of a "when_over"
+season; the fixed schedule's sweep. Every refusal changes nothing."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from datetime import timedelta
+from itertools import combinations
+from typing import Any
+
+import pytest
+import sqlalchemy as sa
+
+from server.db import Database
+from server.models import (
+    Absence,
+    EntryStatus,
+    Game,
+    GameStatus,
+    LeagueRound,
+    MailKind,
+    Player,
+    RoundStatus,
+    Season,
+    SeasonPlayer,
+    SeasonStatus,
+)
+from server.services import leagues, rounds
+from server.services.leagues import LeagueSpec
+from server.services.links import read_token
+from server.services.rounds import RoundError
+from tests.conftest import Stack
+from tests.server.test_api_cli import cli_env, run
+from tests.support import T0, all_rows, compose, mail_settings, rows_of_kind, text_of
+
+DAY = timedelta(days=1)
+ZONES = ["Europe/Rome", "Europe/Warsaw", "America/New_York", "Asia/Tokyo", "UTC", "Europe/London"]
+
+
+def make_league(db: Database, **fields: Any) -> int:
+    spec = {"name": "Tuesday", "table_size": 4, "preset": "week", "options": {"turn_order": "strict"}, **fields}
+    return leagues.create_league(db, LeagueSpec(**spec), now=T0)
+
+
+def make_season(db: Database, league_id: int, **fields: Any) -> int:
+    values: dict[str, Any] = {"rounds": 3, "schedule": "when_over", "rule": None, **fields}
+    return leagues.create_season(db, league_id, T0 + DAY, values["rounds"], values["schedule"], values["rule"], now=T0)
+
+
+def enter(db: Database, season_id: int, count: int, status: str = EntryStatus.CONFIRMED, start: int = 0) -> list[int]:
+    """``count`` players entered with ``status`` (quiet 23:00-07:00 in various zones); their ids."""
+    ids = []
+    with db.session() as session:
+        for i in range(start, start + count):
+            lang = ("en", "it", "pl")[i % 3]
+            player = Player(
+                email=f"p{i}@example.org",
+                display_name=f"P{i}",
+                language=lang,
+                timezone=ZONES[i % 6],
+                quiet_start="23:00",
+                quiet_end="07:00",
+            )
+            session.add(player)
+            session.flush()
+            session.add(SeasonPlayer(season_id=season_id, player_id=player.id, status=status, created_at=T0))
+            ids.append(player.id)
+    return ids
+
+
+def set_entry(db: Database, player_id: int, **fields: Any) -> None:
+    with db.session() as session:
+        entry = session.execute(sa.select(SeasonPlayer).where(SeasonPlayer.player_id == player_id)).scalar_one()
+        for key, value in fields.items():
+            setattr(entry, key, value)
+
+
+def tables_of(db: Database, round_id: int) -> list[list[int]]:
+    with db.session() as session:
+        rnd = session.get(LeagueRound, round_id)
+        assert rnd is not None and rnd.tables is not None
+        return rnd.tables
+
+
+def refused(db: Database, call: Any, message: str) -> None:
+    before = all_rows(db)
+    with pytest.raises(RoundError, match=message):
+        call()
+    assert all_rows(db) == before
+
+
+def seated(tables: list[list[int]]) -> list[int]:
+    return [p for t in tables for p in t]
+
+
+# --- planning ---------------------------------------------------------------------------------------------------------
+
+
+def test_every_available_player_is_seated_once_and_the_others_left_out(stack: Stack) -> None:
+    season = make_season(stack.db, make_league(stack.db))
+    confirmed = enter(stack.db, season, 11)
+    pending = enter(stack.db, season, 2, EntryStatus.PENDING, start=11)
+    withdrawn = enter(stack.db, season, 1, EntryStatus.WITHDRAWN, start=13)
+    set_entry(stack.db, confirmed[0], skips=[1, 3])
+    set_entry(stack.db, confirmed[1], skips=[2])
+    with stack.db.session() as session:  # away over the round's start (now: a "when_over" round has none)
+        session.add(Absence(player_id=confirmed[2], starts_at=T0 - DAY, ends_at=T0 + DAY, created_at=T0))
+    tables = tables_of(stack.db, rounds.plan(stack.db, season, T0))
+    expected = set(confirmed) - {confirmed[0], confirmed[2]}
+    assert sorted(seated(tables)) == sorted(expected)
+    assert all(3 <= len(t) <= 6 for t in tables) and not set(seated(tables)) & set(pending + withdrawn)
+
+
+def test_declared_acquaintances_never_sit_together_and_a_swap_that_would_is_refused(stack: Stack) -> None:
+    season = make_season(stack.db, make_league(stack.db))
+    ids = enter(stack.db, season, 8)
+    set_entry(stack.db, ids[0], knows=["p1@example.org"])  # one-sided: enough
+    set_entry(stack.db, ids[2], knows=["P3@Example.org"])
+    round_id = rounds.plan(stack.db, season, T0)
+    tables = tables_of(stack.db, round_id)
+    for a, b in ((ids[0], ids[1]), (ids[2], ids[3])):
+        assert not any(a in t and b in t for t in tables)
+    mate = next(p for p in next(t for t in tables if ids[1] in t) if p != ids[1])  # put ids[0] beside ids[1]
+    refused(stack.db, lambda: rounds.swap(stack.db, round_id, ids[0], mate), "declared they know")
+    other = next(p for p in seated(tables) if p not in ids[:4] and not any(p in t and ids[0] in t for t in tables))
+    new = rounds.swap(stack.db, round_id, ids[4] if ids[4] != other else ids[5], other)
+    assert sorted(seated(new)) == sorted(ids) and new == tables_of(stack.db, round_id)
+
+
+def test_repeat_opponents_are_avoided_over_the_rounds(stack: Stack) -> None:
+    season = make_season(stack.db, make_league(stack.db, table_size=3), rounds=3)
+    enter(stack.db, season, 9)
+    met: Counter[frozenset[int]] = Counter()
+    for k in range(3):
+        with stack.db.session() as session:
+            rnd = rounds.start_next(session, session.get(Season, season), T0 + k * DAY)  # type: ignore[arg-type]
+        assert rnd is not None
+        for table in tables_of(stack.db, rnd):
+            met.update(frozenset(p) for p in combinations(table, 2))
+    assert max(met.values()) == 1  # 9 players, tables of 3: three rounds without meeting anyone twice
+    with stack.db.session() as session:
+        assert rounds.start_next(session, session.get(Season, season), T0 + 4 * DAY) is None  # type: ignore[arg-type]
+    refused(stack.db, lambda: rounds.plan(stack.db, season, T0), "all planned already")
+
+
+def test_planning_again_replaces_the_planned_round(stack: Stack) -> None:
+    season = make_season(stack.db, make_league(stack.db))
+    ids = enter(stack.db, season, 8)
+    first = rounds.plan(stack.db, season, T0)
+    set_entry(stack.db, ids[0], skips=[1])
+    assert rounds.plan(stack.db, season, T0) == first
+    assert ids[0] not in seated(tables_of(stack.db, first))
+
+
+def test_too_few_players_is_refused(stack: Stack) -> None:
+    season = make_season(stack.db, make_league(stack.db))
+    enter(stack.db, season, 2)
+    refused(stack.db, lambda: rounds.plan(stack.db, season, T0), "at least 3")
+
+
+# --- starting ---------------------------------------------------------------------------------------------------------
+
+
+def test_start_creates_the_games_and_mails_each_player_their_table_once(stack: Stack) -> None:
+    league_id = make_league(stack.db)
+    season = make_season(stack.db, league_id)
+    ids = enter(stack.db, season, 7)  # tables of 4 and 3
+    pending = enter(stack.db, season, 1, EntryStatus.PENDING, start=7)
+    round_id = rounds.plan(stack.db, season, T0)
+    tables = tables_of(stack.db, round_id)
+    game_ids = rounds.start(stack.db, round_id, T0)
+    assert len(game_ids) == 2
+    with stack.db.session() as session:
+        assert session.get(Season, season).status == SeasonStatus.RUNNING  # type: ignore[union-attr]
+        rnd = session.get(LeagueRound, round_id)
+        assert rnd is not None and rnd.status == RoundStatus.STARTED and rnd.started_at == T0
+        for t, game_id in enumerate(game_ids, start=1):
+            game = session.get(Game, game_id)
+            assert game is not None and game.status == GameStatus.RUNNING and game.round_id == round_id
+            assert game.title == f"Tuesday · season 1 · round 1 · table {t}"
+            assert game.options["turn_order"] == "strict" and game.tempo["preset"] == "week"
+            assert [s.player_id for s in game.seats] == tables[t - 1]
+            assert game.phase != "setup" or game.version > 0
+        entry = session.execute(sa.select(SeasonPlayer).where(SeasonPlayer.player_id == pending[0])).scalar_one()
+        assert entry.status == EntryStatus.PENDING
+    mails = rows_of_kind(stack.db, MailKind.LEAGUE_FIXTURES)
+    assert sorted(r.player_id for r in mails) == sorted(ids)
+    assert {r.key for r in mails} == {f"fixtures:{round_id}:{p}" for p in ids}
+    refused(stack.db, lambda: rounds.start(stack.db, round_id, T0), "already started")
+    refused(stack.db, lambda: rounds.swap(stack.db, round_id, ids[0], ids[1]), "already started")
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [
+        (
+            "en",
+            (
+                "your table",
+                "At your table:",
+                "(now ",
+                "Tempo: A week by e-mail.",
+                "should take about",
+                "Open your seat",
+            ),
+        ),
+        ("it", ("il tuo tavolo", "Al tuo tavolo:", "(ora ", "Ritmo:", "dovrebbe durare circa", "Apri il tuo posto")),
+        (
+            "pl",
+            ("twój stół", "Przy twoim stole:", "(teraz ", "Tempo:", "powinna potrwać około", "Otwórz swoje miejsce"),
+        ),
+    ],
+)
+def test_the_fixtures_mail_tells_the_table(embedded: Stack, lang: str, words: tuple[str, ...]) -> None:
+    stack = embedded
+    season = make_season(stack.db, make_league(stack.db))
+    ids = enter(stack.db, season, 4)
+    with stack.db.session() as session:
+        for player in session.execute(sa.select(Player)).scalars():
+            player.language = lang
+    [game_id] = rounds.start(stack.db, rounds.plan(stack.db, season, T0), T0)
+    row = next(r for r in rows_of_kind(stack.db, MailKind.LEAGUE_FIXTURES) if r.player_id == ids[0])
+    assert row.payload["estimate"]["days_median"] > 0
+    message = compose(stack.db, row.id, mail_settings(stack.settings), now=T0)
+    assert message is not None
+    text = text_of(message)
+    for word in words[1:]:
+        assert word in text, (word, text)
+    assert words[0] in str(message["Subject"])
+    for other in ids[1:]:
+        assert f"P{other - ids[0]}: {ZONES[(other - ids[0]) % 6]}" in text
+    assert "P0:" not in text
+    with stack.db.session() as session:
+        seat = next(s for s in session.get(Game, game_id).seats if s.player_id == ids[0])  # type: ignore[union-attr]
+        seat_id, generation = seat.id, seat.link_generation
+    [token] = re.findall(r"http://deadmail\.test/s/(\S+)", text)  # the seat's signed link (its stamp: when composed)
+    assert read_token(stack.settings.secret_key, token, 3600) == (seat_id, generation)
+    assert len(re.findall(r"\(now|\(ora|\(teraz", text)) == 3
+
+
+def test_a_fixed_schedule_starts_its_due_round_once(stack: Stack) -> None:
+    league_id = make_league(stack.db, timezone="Europe/Rome")
+    season = make_season(stack.db, league_id, schedule="fixed", rule={"weekday": 0, "time": "18:00"})
+    enter(stack.db, season, 8)
+    with stack.db.session() as session:
+        s = session.get(Season, season)
+        assert s is not None
+        starts = leagues.round_starts(s.schedule_rule or {}, "Europe/Rome", s.signup_closes, s.rounds)
+    assert rounds.sweep(stack.db, starts[0] - timedelta(minutes=1)) == 0
+    planned = rounds.plan(stack.db, season, T0)  # previewed by the organiser: the sweep starts this one
+    assert tables_of(stack.db, planned)
+    assert rounds.sweep(stack.db, starts[0]) == 1
+    assert rounds.sweep(stack.db, starts[0] + timedelta(minutes=1)) == 0
+    with stack.db.session() as session:
+        started = session.execute(sa.select(LeagueRound)).scalars().all()
+        assert [(r.id, r.number, r.status, r.starts_at) for r in started] == [(planned, 1, "started", starts[0])]
+        assert session.execute(sa.select(sa.func.count()).select_from(Game)).scalar_one() == 2
+    assert rounds.sweep(stack.db, starts[1]) == 1  # the next week's, planned by the sweep itself
+
+
+# --- the command line -------------------------------------------------------------------------------------------------
+
+
+def test_the_round_commands(stack: Stack) -> None:
+    season = make_season(stack.db, make_league(stack.db))
+    ids = enter(stack.db, season, 8)
+    env = cli_env(stack)
+    result = run(env, "round", "plan", "--season", str(season), "--json")
+    assert result.exit_code == 0, result.output
+    planned = json.loads(result.output)
+    assert sorted(seated(planned["tables"])) == sorted(ids)
+    a, b = planned["tables"][0][0], planned["tables"][1][0]
+    result = run(env, "round", "swap", "--round", str(planned["round"]), str(a), str(b))
+    assert result.exit_code == 0 and "swapped" in result.output
+    result = run(env, "round", "start", "--round", str(planned["round"]), "--json")
+    assert result.exit_code == 0, result.output
+    assert len(json.loads(result.output)["games"]) == 2
+    result = run(env, "round", "start", "--round", str(planned["round"]))
+    assert result.exit_code == 1 and "already started" in result.output
