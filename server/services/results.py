@@ -47,6 +47,7 @@ from ..models import (
     SeasonPlayer,
     SeasonStandings,
     SeasonStatus,
+    Seat,
     SeatTenure,
     utcnow,
 )
@@ -65,6 +66,9 @@ NO_SEASON = N_("There is no season %(season)s.")
 NOT_OVER = N_("Season %(season)s is not over yet: the next one is created from a finished season.")
 HAS_NEXT = N_("The next season of season %(season)s was already created: nothing was changed.")
 CLOSES_PAST = N_("The sign-up must close in the future.")
+BAD_DAYS = N_("The sign-up of the next season stays open 1 to %(count)s days.")
+#: the organiser's form: the next season's sign-up stays open at most this many days.
+MAX_SIGNUP_DAYS = 90
 
 
 class ResultError(ShownError):
@@ -405,6 +409,42 @@ def standings_in(session: Session, season_id: int, now: datetime) -> Standings:
     return _standings(session, season, now)
 
 
+@dataclass(frozen=True)
+class Placed:
+    """One seat of a league game's result: place (ties share it), the name credited, victory points."""
+
+    place: int
+    name: str
+    points: int
+    player_id: int | None
+
+
+def round_games(session: Session, round_id: int, player_id: int) -> list[tuple[int, list[Placed]]]:
+    """The results of the round's games that ``player_id`` was credited in (started a seat of, or substituted in):
+    (game id, seats by place)."""
+    mine = select(LeagueResult.game_id).where(
+        LeagueResult.round_id == round_id,
+        (LeagueResult.player_id == player_id) | (LeagueResult.substitute_id == player_id),
+    )
+    found = session.execute(
+        select(LeagueResult, Player.display_name)
+        .outerjoin(Player, Player.id == LeagueResult.player_id)
+        .where(LeagueResult.game_id.in_(mine))
+        .order_by(LeagueResult.game_id, LeagueResult.id)
+    ).all()
+    by_game: dict[int, list[tuple[LeagueResult, str]]] = {}
+    for result, name in found:
+        by_game.setdefault(result.game_id, []).append((result, name or ""))
+    out = []
+    for game_id, seats in by_game.items():
+        points = {r.colour: r.points for r, _ in seats}
+        cards = {r.colour: r.cards for r, _ in seats}
+        who = {r.colour: (name or r.colour, r.player_id) for r, name in seats}
+        placed = scoring.placings(list(points), points, cards)
+        out.append((game_id, [Placed(place, who[c][0], points[c], who[c][1]) for c, place, _span in placed]))
+    return out
+
+
 def csv(db: Database, season_id: int) -> str:
     """The season's standings as CSV (``scoring.standings_csv``), every division."""
     with db.session() as session:
@@ -441,22 +481,26 @@ def _placed_by_rating(session: Session, league_id: int, players: Sequence[int], 
     return {player: str(min(count, i // size + 1)) for i, player in enumerate(ordered)}
 
 
+def moves(season: Season, table: Standings) -> dict[int, str]:
+    """Player -> the division they move to in the next season (promotion and relegation of the top and bottom
+    ``season.promote`` of each division "1" (the highest) … ``season.divisions``); nobody without divisions."""
+    count = season.divisions or 0
+    if not count or not season.promote:
+        return {}
+    order = [str(i) for i in range(1, count + 1)]
+    by_division = {name: [scoring.Row(row["player"]) for row in rows] for name, rows in table.divisions}
+    ranked = {name: by_division.get(name, []) for name in order}
+    return {move.player: move.destination for move in scoring.promotion_relegation(ranked, season.promote, order)}
+
+
 def _moved(session: Session, season: Season, players: Sequence[int], now: datetime) -> dict[int, str]:
     """Each player's division in the next season: their division moved by promotion and relegation; players
     without one placed by rating."""
     count = season.divisions or 0
     before = _divisions(session, season.id)
     kept = {p: before[p] for p in players if p in before}
-    if count and season.promote and kept:
-        table = _standings(session, season, now)
-        order = [str(i) for i in range(1, count + 1)]
-        by_division = {
-            name: [scoring.Row(row["player"]) for row in rows if row["player"] in kept]
-            for name, rows in table.divisions
-            if name in order
-        }
-        for move in scoring.promotion_relegation({d: by_division.get(d, []) for d in order}, season.promote, order):
-            kept[move.player] = move.destination
+    moved = moves(season, _standings(session, season, now))
+    kept |= {p: division for p, division in moved.items() if p in kept}
     rest = [p for p in players if p not in kept]
     return kept | _placed_by_rating(session, season.league_id, rest, count) if rest else kept
 
@@ -509,3 +553,160 @@ def next_season(db: Database, season_id: int, signup_closes: datetime, now: date
             _confirm_mail(session, entry, now)
         return created.id
 
+
+
+# --- what the pages read ---------------------------------------------------------------------------------------------
+
+
+NOT_MEMBER = N_("You are not in season %(season)s of this league.")
+OTHER_LEAGUE = N_("There is no season %(season)s in this league.")
+NOT_PUBLIC = N_("This league's standings are shown to its players only.")
+
+
+@dataclass(frozen=True)
+class SeasonShown:
+    season_id: int
+    number: int
+    league_id: int
+    league: str
+    status: str
+    standings_public: bool
+
+
+def _shown(session: Session, season: Season) -> SeasonShown:
+    league = session.get(League, season.league_id)
+    assert league is not None
+    return SeasonShown(season.id, season.number, league.id, league.name, season.status, league.standings_public)
+
+
+def season_of_member(db: Database, season_id: int, player_id: int) -> SeasonShown:
+    """The season, for a player with an entry in it (confirmed, or withdrawn after playing); else ResultError."""
+    with db.session() as session:
+        season = session.get(Season, season_id)
+        entry = session.execute(
+            select(SeasonPlayer.status).where(SeasonPlayer.season_id == season_id, SeasonPlayer.player_id == player_id)
+        ).scalar_one_or_none()
+        if season is None or entry is None or entry == EntryStatus.PENDING:
+            raise ResultError(NOT_MEMBER, season=season_id)
+        return _shown(session, season)
+
+
+def season_of_league(db: Database, season_id: int, league_id: int) -> SeasonShown:
+    """The season when it is the league's; else ResultError."""
+    with db.session() as session:
+        season = session.get(Season, season_id)
+        if season is None or season.league_id != league_id:
+            raise ResultError(OTHER_LEAGUE, season=season_id)
+        return _shown(session, season)
+
+
+def public_seasons(db: Database, league_id: int) -> list[SeasonShown]:
+    """The league's seasons, the newest first, when its standings are public; else ResultError."""
+    with db.session() as session:
+        league = session.get(League, league_id)
+        if league is None or not league.standings_public:
+            raise ResultError(NOT_PUBLIC)
+        found = session.execute(
+            select(Season).where(Season.league_id == league_id).order_by(Season.number.desc())
+        ).scalars()
+        return [_shown(session, season) for season in found]
+
+
+@dataclass(frozen=True)
+class SeasonGame:
+    """One of a player's games of a season, as a page lists it: the seat's result once there is one; ``seat_id`` and
+    ``generation`` only when the reader holds the seat (its replay link is theirs)."""
+
+    game_id: int
+    round: int
+    status: str
+    colour: str
+    ending: str | None
+    points: int | None
+    place: int | None
+    of: int
+    substitute: bool
+    seat_id: int | None = None
+    generation: int = 0
+
+
+def player_games(db: Database, season_id: int, player_id: int, reader_id: int | None) -> tuple[str, list[SeasonGame]]:
+    """(the player's name, their games of the season by round): every seat they were credited with, or started."""
+    with db.session() as session:
+        name = session.execute(select(Player.display_name).where(Player.id == player_id)).scalar_one_or_none()
+        results = session.execute(
+            select(LeagueResult).where(
+                LeagueResult.season_id == season_id,
+                (LeagueResult.player_id == player_id) | (LeagueResult.substitute_id == player_id),
+            )
+        ).scalars()
+        credited = {(r.game_id, r.colour): r for r in results}
+        rounds = select(LeagueRound.id).where(LeagueRound.season_id == season_id)
+        former = select(SeatTenure.seat_id).where(SeatTenure.player_id == player_id)
+        seats = session.execute(
+            select(Game.id, Game.status, LeagueRound.number, Seat.id, Seat.colour, Seat.player_id, Seat.bot)
+            .join(Seat, Seat.game_id == Game.id)
+            .join(LeagueRound, LeagueRound.id == Game.round_id)
+            .where(Game.round_id.in_(rounds))
+            .order_by(LeagueRound.number, Game.id, Seat.position)
+        ).all()
+        places = _places(session, {game_id for game_id, *_ in seats})
+        mine = set(session.execute(former).scalars())
+        out = []
+        for game_id, status, number, seat_id, colour, holder, bot in seats:
+            result = credited.get((game_id, colour))
+            if result is None and holder != player_id and seat_id not in mine:
+                continue
+            place, of = places.get(game_id, {}).get(colour, (None, 0))
+            held = reader_id is not None and reader_id == player_id == holder and bot is None
+            seat = session.get(Seat, seat_id) if held and status == GameStatus.OVER else None
+            out.append(
+                SeasonGame(
+                    game_id,
+                    number,
+                    status,
+                    colour,
+                    None if result is None else result.ending,
+                    None if result is None else result.points,
+                    place,
+                    of,
+                    result is not None and result.substitute_id == player_id,
+                    None if seat is None else seat.id,
+                    0 if seat is None else seat.link_generation,
+                )
+            )
+        return name or "", out
+
+
+def _places(session: Session, game_ids: set[int]) -> dict[int, dict[str, tuple[int, int]]]:
+    """Game id -> colour -> (place, of how many), from the stored results."""
+    found = session.execute(
+        select(LeagueResult.game_id, LeagueResult.colour, LeagueResult.points, LeagueResult.cards).where(
+            LeagueResult.game_id.in_(sorted(game_ids))
+        )
+    ).all()
+    by_game: dict[int, tuple[dict[str, int], dict[str, int]]] = {}
+    for game_id, colour, points, cards in found:
+        by_game.setdefault(game_id, ({}, {}))[0][colour] = points
+        by_game[game_id][1][colour] = cards
+    return {
+        game_id: {c: (place, len(points)) for c, place, _span in scoring.placings(list(points), points, cards)}
+        for game_id, (points, cards) in by_game.items()
+    }
+
+
+def unrecorded(db: Database, season_id: int) -> list[tuple[int, list[str]]]:
+    """The season's abandoned games without a recorded result: (game id, colours), for the organiser's form."""
+    with db.session() as session:
+        recorded = select(LeagueResult.game_id).where(LeagueResult.season_id == season_id)
+        rounds = select(LeagueRound.id).where(LeagueRound.season_id == season_id)
+        found = session.execute(
+            select(Game.id, Seat.colour)
+            .join(Seat, Seat.game_id == Game.id)
+            .where(Game.round_id.in_(rounds), Game.status == GameStatus.ABANDONED, Game.id.not_in(recorded))
+            .order_by(Game.id, Seat.position)
+        ).all()
+    out: dict[int, list[str]] = {}
+    for game_id, colour in found:
+        out.setdefault(game_id, []).append(colour)
+    return list(out.items())

@@ -9,7 +9,22 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 from ..config import ROOT, Settings
 from ..db import Database
 from ..text import i18n
-from . import access, api, chat, guard, invitations, leagues, logs, mailbox, organiser, prefs, replay, seat, webhook
+from . import (
+    access,
+    api,
+    chat,
+    guard,
+    invitations,
+    leagues,
+    logs,
+    mailbox,
+    organiser,
+    prefs,
+    replay,
+    seat,
+    standings,
+    webhook,
+)
 
 
 def create_app(settings: Settings, db: Database) -> Flask:
@@ -53,6 +68,7 @@ def create_app(settings: Settings, db: Database) -> Flask:
         organiser.bp,  # /o/…
         invitations.bp,  # /i/<key>: a seat offered to a substitute
         leagues.bp,  # /l/<token>: a league's sign-up, /l/confirm/<token>: its confirmation
+        standings.bp,  # /p/<token>/season/<id>, /ls/<token>: standings; /lo/<token>/season/<id>/…: results
     ):
         app.register_blueprint(blueprint)
     access.limit_endpoints(app, limiter)  # answering and link pages, once every route is registered
