@@ -44,6 +44,7 @@ def _page(season: results.SeasonShown, games_url: Any, **extra: Any) -> dict[str
 @bp.get("/p/<token>/season/<int:season_id>")
 @player_link
 def member(token: str, season_id: int) -> Any:
+    g.language = reader_language()
     try:
         season = results.season_of_member(dm().db, season_id, g.player_id)
     except results.ResultError as exc:
@@ -59,6 +60,7 @@ def member(token: str, season_id: int) -> Any:
 @bp.get("/p/<token>/season/<int:season_id>/games/<int:player_id>")
 @player_link
 def member_games(token: str, season_id: int, player_id: int) -> Any:
+    g.language = reader_language()
     try:
         season = results.season_of_member(dm().db, season_id, g.player_id)
     except results.ResultError as exc:
