@@ -22,16 +22,28 @@ def division_title(lang: str, name: str | None) -> str:
     return t.gettext("Division %(name)s") % {"name": name} if name else t.gettext("Standings")
 
 
-def tables(lang: str, table: Standings, games_url: Callable[[int], str] | None = None) -> list[dict[str, Any]]:
-    """Each division as ``{"title", "rows"}`` (the substitutes' appearances last, when any); a row's ``url`` lists
-    the player's games of the season (None without ``games_url``)."""
+#: rows of a division's table on one page (a season of thousands of players is shown a page at a time).
+PAGE = 100
+
+
+def tables(
+    lang: str, table: Standings, games_url: Callable[[int], str] | None = None, page: int | None = None
+) -> list[dict[str, Any]]:
+    """Each division as ``{"title", "rows", "more"}`` (the substitutes' appearances last, when any); a row's ``url``
+    lists the player's games of the season (None without ``games_url``). With ``page`` (0, 1, …), only that page of
+    ``PAGE`` rows of each table; ``more``: a next page exists."""
     t = translations(lang)
     named = [(division_title(lang, name), rows) for name, rows in table.divisions]
     if table.substitutes:
         named.append((t.gettext("Substitute appearances"), table.substitutes))
+    if page is not None:
+        named = [(title, rows[page * PAGE : (page + 1) * PAGE], len(rows) > (page + 1) * PAGE) for title, rows in named]
+    else:
+        named = [(title, rows, False) for title, rows in named]
     return [
         {
             "title": title,
+            "more": more,
             "rows": [
                 {
                     **row,
@@ -42,7 +54,7 @@ def tables(lang: str, table: Standings, games_url: Callable[[int], str] | None =
                 for row in rows
             ],
         }
-        for title, rows in named
+        for title, rows, more in named
     ]
 
 

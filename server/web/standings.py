@@ -20,7 +20,7 @@ from flask_babel import gettext
 
 from ..models import utcnow
 from ..present import standings as shown
-from ..services import leagues, results
+from ..services import inputs, leagues, results
 from ..services.errors import ShownError
 from ..services.links import seat_token
 from .access import dm, message, player_link, reader_language, say
@@ -37,8 +37,17 @@ def _refused(exc: ShownError, status: int = 404) -> Any:
 
 
 def _page(season: results.SeasonShown, games_url: Any, **extra: Any) -> dict[str, Any]:
+    """The season's standings, a page (``?page=``, from 0) of each division, and the reader's own row (``you``)."""
     table = results.standings(dm().db, season.season_id)
-    return {"season": season, "tables": shown.tables(g.language, table, games_url), **extra}
+    number = min(inputs.small_int(request.args.get("page", ""), 4) or 0, 9999)
+    mine = shown.row_of(table, extra["you"]) if extra.get("you") else None
+    return {
+        "season": season,
+        "tables": shown.tables(g.language, table, games_url, number),
+        "page": number,
+        "mine": mine,
+        **extra,
+    }
 
 
 @bp.get("/p/<token>/season/<int:season_id>")
