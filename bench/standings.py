@@ -111,7 +111,7 @@ def build(url: str, games: int, rounds: int, size: int, seed: int) -> tuple[int,
             conn.execute(
                 sa.insert(LeagueResult),
                 [
-                    _result(rng, season_id, round_id, game_id, seat, shuffled[t * size + seat], ids, at)
+                    _result(rng, (season_id, round_id, game_id, at), seat, shuffled[t * size + seat], ids)
                     for t, game_id in enumerate(game_ids)
                     for seat in range(size)
                 ],
@@ -122,8 +122,10 @@ def build(url: str, games: int, rounds: int, size: int, seed: int) -> tuple[int,
 
 
 def _result(
-    rng: random.Random, season_id: int, round_id: int, game_id: int, seat: int, player: int, ids: list[int], at: Any
+    rng: random.Random, where: tuple[int, int, int, Any], seat: int, player: int, ids: list[int]
 ) -> dict[str, Any]:
+    """One seat's result; ``where``: (season id, round id, game id, finished at)."""
+    season_id, round_id, game_id, at = where
     roll = rng.random()
     ending = "autopilot" if roll < 0.02 else "substituted" if roll < 0.03 else "played"
     return {

@@ -36,10 +36,8 @@ def tables(
     named = [(division_title(lang, name), rows) for name, rows in table.divisions]
     if table.substitutes:
         named.append((t.gettext("Substitute appearances"), table.substitutes))
-    if page is not None:
-        named = [(title, rows[page * PAGE : (page + 1) * PAGE], len(rows) > (page + 1) * PAGE) for title, rows in named]
-    else:
-        named = [(title, rows, False) for title, rows in named]
+    start, end = (0, None) if page is None else (page * PAGE, (page + 1) * PAGE)
+    cut = [(title, rows[start:end], end is not None and len(rows) > end) for title, rows in named]
     return [
         {
             "title": title,
@@ -54,7 +52,7 @@ def tables(
                 for row in rows
             ],
         }
-        for title, rows, more in named
+        for title, rows, more in cut
     ]
 
 

@@ -22,7 +22,18 @@ from sqlalchemy import and_, case, func, or_, select
 from sqlalchemy.orm import Session
 
 from ..db import Database
-from ..models import Game, GameStatus, League, RatingPoint, RatingRow, RequestRow, Seat, SeatTenure, Window, WindowStatus
+from ..models import (
+    Game,
+    GameStatus,
+    League,
+    RatingPoint,
+    RatingRow,
+    RequestRow,
+    Seat,
+    SeatTenure,
+    Window,
+    WindowStatus,
+)
 from . import ratings, scoring
 
 #: the rating history shown: its last points.

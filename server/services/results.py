@@ -269,7 +269,10 @@ def _round_over(session: Session, league_round: LeagueRound, season: Season, now
     payload = {"round": league_round.id, "season": season.id}
     outbox.add(
         session,
-        (outbox.player_mail(p, MailKind.LEAGUE_RESULTS, f"results:{league_round.id}:{p}", payload, now) for p in players),
+        (
+            outbox.player_mail(p, MailKind.LEAGUE_RESULTS, f"results:{league_round.id}:{p}", payload, now)
+            for p in players
+        ),
     )
     if league_round.number >= season.rounds:
         season.status = SeasonStatus.OVER
@@ -536,8 +539,6 @@ def next_season(db: Database, season_id: int, signup_closes: datetime, now: date
         )
         session.add(created)
         session.flush()
-        from .leagues import _confirm_mail  # leagues -> games -> turns -> results: imported when used
-
         players = _players(session, season.id)
         divisions = _moved(session, season, players, now) if season.divisions else {}
         for player_id in players:
@@ -550,9 +551,8 @@ def next_season(db: Database, season_id: int, signup_closes: datetime, now: date
             )
             session.add(entry)
             session.flush()
-            _confirm_mail(session, entry, now)
+            outbox.confirm_entry(session, entry, now)
         return created.id
-
 
 
 # --- what the pages read ---------------------------------------------------------------------------------------------

@@ -12,7 +12,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
+from functools import wraps
 from typing import Any
 
 from flask import Blueprint, Response, g, redirect, render_template, request, url_for
@@ -126,9 +128,20 @@ def public_games(token: str, season_id: int, player_id: int) -> Any:
 # --- the organiser ---------------------------------------------------------------------------------------------------
 
 
-def _organised(token: str, season_id: int) -> results.SeasonShown:
-    g.language = reader_language()
-    return results.season_of_league(dm().db, season_id, _league("organiser", token))
+def organised(view: Callable[..., Any]) -> Callable[..., Any]:
+    """A view of ``/lo/<token>/season/<id>/…``: ``season`` is the league's season the organiser link opens (a season
+    of another league is refused)."""
+
+    @wraps(view)
+    def opened(token: str, season_id: int) -> Any:
+        g.language = reader_language()
+        try:
+            season = results.season_of_league(dm().db, season_id, _league("organiser", token))
+        except results.ResultError as exc:
+            return _refused(exc)
+        return view(token, season)
+
+    return opened
 
 
 def _organiser_page(token: str, season: results.SeasonShown, error: str | None = None, status: int = 200) -> Any:
@@ -149,20 +162,15 @@ def _organiser_page(token: str, season: results.SeasonShown, error: str | None =
 
 
 @bp.get("/lo/<token>/season/<int:season_id>/results")
-def organiser(token: str, season_id: int) -> Any:
-    try:
-        season = _organised(token, season_id)
-    except results.ResultError as exc:
-        return _refused(exc)
+@organised
+def organiser(token: str, season: results.SeasonShown) -> Any:
     return _organiser_page(token, season)
 
 
 @bp.get("/lo/<token>/season/<int:season_id>/standings.csv")
-def standings_csv(token: str, season_id: int) -> Any:
-    try:
-        season = _organised(token, season_id)
-    except results.ResultError as exc:
-        return _refused(exc)
+@organised
+def standings_csv(token: str, season: results.SeasonShown) -> Any:
+    season_id = season.season_id
     name = f"standings-season-{season.number}.csv"
     return Response(
         results.csv(dm().db, season_id),
@@ -181,11 +189,9 @@ def _points(colours: list[str]) -> dict[str, Any]:
 
 
 @bp.post("/lo/<token>/season/<int:season_id>/record")
-def record(token: str, season_id: int) -> Any:
-    try:
-        season = _organised(token, season_id)
-    except results.ResultError as exc:
-        return _refused(exc)
+@organised
+def record(token: str, season: results.SeasonShown) -> Any:
+    season_id = season.season_id
     raw = request.form.get("game", "")
     games = dict(results.unrecorded(dm().db, season_id))
     game_id = int(raw) if raw.isdigit() and len(raw) <= 12 else 0
@@ -197,11 +203,9 @@ def record(token: str, season_id: int) -> Any:
 
 
 @bp.post("/lo/<token>/season/<int:season_id>/next")
-def next_season(token: str, season_id: int) -> Any:
-    try:
-        season = _organised(token, season_id)
-    except results.ResultError as exc:
-        return _refused(exc)
+@organised
+def next_season(token: str, season: results.SeasonShown) -> Any:
+    season_id = season.season_id
     try:
         closes = _closes(season)
         created = results.next_season(dm().db, season_id, closes, utcnow())

@@ -15,7 +15,6 @@ from server.db import Database
 from server.models import (
     EntryStatus,
     Game,
-    GameStatus,
     LeagueResult,
     LeagueRound,
     MailKind,
@@ -332,7 +331,9 @@ def test_members_see_the_standings_and_others_are_refused(embedded: Stack) -> No
 
 def _players(db: Database, season_id: int) -> list[int]:
     with db.session() as session:
-        return list(session.execute(sa.select(SeasonPlayer.player_id).where(SeasonPlayer.season_id == season_id)).scalars())
+        return list(
+            session.execute(sa.select(SeasonPlayer.player_id).where(SeasonPlayer.season_id == season_id)).scalars()
+        )
 
 
 def test_the_public_link_shows_standings_only_when_public_and_not_once_revoked(embedded: Stack) -> None:
