@@ -45,6 +45,7 @@ from ..models import (
     InboundMail,
     Invitation,
     League,
+    LeagueRound,
     MailKind,
     Outbox,
     Player,
@@ -55,10 +56,11 @@ from ..models import (
 )
 from ..present import board
 from ..present import league as league_shown
+from ..present import standings as shown_standings
 from ..present.absences import moment_shown
 from ..present.chat import channel_title, mail_sections
 from ..present.seat import SeatShown, cap, game_label, seat_shown, standing_lines
-from ..services import autopilot, chat, outbox, reminders, reply_address, standing, substitutes
+from ..services import autopilot, chat, outbox, reminders, reply_address, results, standing, substitutes
 from ..services.errors import ShownError
 from ..services.inputs import one_line
 from ..services.links import confirm_token, organiser_token, player_token, seat_token
@@ -403,6 +405,54 @@ class Composer:
         draft.actions.append({"text": self.t.gettext("Open your seat"), "url": url})
         return draft
 
+    def _season(self, season_id: Any) -> tuple[Season, dict[str, Any]] | None:
+        season = self.session.get(Season, season_id or 0)
+        league = None if season is None else self.session.get(League, season.league_id)
+        if season is None or league is None:
+            return None
+        return season, {"league": cap(one_line(league.name), MAX_USER_TEXT), "season": season.number}
+
+    def _standings_link(self, draft: Draft, season: Season) -> None:
+        url = f"{self.prefs_url}/season/{season.id}"
+        draft.actions.append({"text": self.t.gettext("See the standings and every game of the season"), "url": url})
+
+    def league_results(self, row: Outbox) -> Draft | None:
+        """A round of a league season is over: the reader's games of the round, then the standings."""
+        league_round = self.session.get(LeagueRound, row.payload.get("round") or 0)
+        found = None if league_round is None else self._season(league_round.season_id)
+        if league_round is None or found is None:
+            return None
+        season, words = found
+        draft = Draft("league_results", {**words, "round": league_round.number})
+        games = results.round_games(self.session, league_round.id, self.player.id)
+        draft.notes += shown_standings.round_lines(self.lang, games)
+        draft.notes += shown_standings.lines(self.lang, results.standings_in(self.session, season.id, self.now))
+        self._standings_link(draft, season)
+        return draft
+
+    def season_end(self, row: Outbox) -> Draft | None:
+        """The season is over: the reader's final place, their division next season, the final standings."""
+        found = self._season(row.payload.get("season"))
+        if found is None:
+            return None
+        season, words = found
+        table = results.standings_in(self.session, season.id, self.now)
+        mine = shown_standings.row_of(table, self.player.id)
+        draft = Draft("season_end", words)
+        if mine is not None:
+            place = {"rank": mine["rank"], "points": shown_standings.number(mine["points"])}
+            draft.notes.append(self.t.gettext("You finished in place %(rank)s with %(points)s points.") % place)
+        moved = results.moves(season, table).get(self.player.id)
+        if moved is not None and mine is not None:
+            up = int(moved) < int(mine["division"] or 0)
+            text = self.t.gettext("Promoted: next season you play in division %(name)s.")
+            if not up:
+                text = self.t.gettext("Relegated: next season you play in division %(name)s.")
+            draft.notes.append(text % {"name": moved})
+        draft.notes += shown_standings.lines(self.lang, table)
+        self._standings_link(draft, season)
+        return draft
+
     def substituted(self, row: Outbox) -> Draft | None:
         """A substitute took over the reader's seat: who, and thanks (no link: the seat is no longer theirs)."""
         game = self.session.get(Game, row.game_id or 0)
@@ -690,6 +740,8 @@ _PLAYER_KINDS: dict[str, Callable[[Composer, Outbox], Draft | None]] = {
     MailKind.SUBSTITUTED: Composer.substituted,
     MailKind.LEAGUE_CONFIRM: Composer.league_confirm,
     MailKind.LEAGUE_FIXTURES: Composer.league_fixtures,
+    MailKind.LEAGUE_RESULTS: Composer.league_results,
+    MailKind.SEASON_END: Composer.season_end,
 }
 
 

@@ -86,3 +86,15 @@ def rating_shown(lang: str, rating: ratings.Rating | None) -> dict[str, Any]:
             "uncertainty": figures.uncertainty,
         }
     return {"new": figures.new, "text": text, "games": games}
+
+
+def history_shown(rating: ratings.Rating | None) -> list[int]:
+    """The rating's last points, rounded ordinals, oldest first (none while new: a new rating is unknown)."""
+    if rating is None or rating.new:
+        return []
+    return [round(point.ordinal) for point in rating.history]
+
+
+def league_ratings_shown(lang: str, found: list[tuple[str, ratings.Rating]]) -> list[dict[str, Any]]:
+    """Each league's rating: ``{"league", "text", "games"}`` as ``rating_shown``."""
+    return [{"league": name, **rating_shown(lang, rating)} for name, rating in found]

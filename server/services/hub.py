@@ -22,8 +22,22 @@ from sqlalchemy import and_, case, func, or_, select
 from sqlalchemy.orm import Session
 
 from ..db import Database
-from ..models import Game, GameStatus, RequestRow, Seat, SeatTenure, Window, WindowStatus
+from ..models import (
+    Game,
+    GameStatus,
+    League,
+    RatingPoint,
+    RatingRow,
+    RequestRow,
+    Seat,
+    SeatTenure,
+    Window,
+    WindowStatus,
+)
 from . import ratings, scoring
+
+#: the rating history shown: its last points.
+HISTORY = 8
 
 
 @dataclass(frozen=True)
@@ -143,9 +157,9 @@ def _tenures(holder: int | None, counts: dict[int | None, tuple[int, int]]) -> t
     )
 
 
-def finished_games(session: Session) -> list[ratings.FinishedGame]:
-    """Every finished game, for ``ratings.rate_games`` (two queries)."""
-    over = Game.status == GameStatus.OVER
+def finished_games(session: Session, *where: Any) -> list[ratings.FinishedGame]:
+    """Every finished game (or those ``where`` selects among them), for ``ratings.rate_games`` (two queries)."""
+    over = and_(Game.status == GameStatus.OVER, *where)
     seats = session.execute(
         select(Game.id, Game.updated_at, Game.outcome, Seat.id, Seat.colour, Seat.player_id, Seat.bot)
         .join(Seat, Seat.game_id == Game.id)
@@ -176,7 +190,44 @@ def finished_games(session: Session) -> list[ratings.FinishedGame]:
     return [ratings.FinishedGame(game_id, at, tuple(seats)) for game_id, (at, seats) in by_game.items()]
 
 
-def rating(db: Database, player_id: int) -> ratings.Rating | None:
-    """The player's rating across all finished games (None: no rated game)."""
+def finished_game(session: Session, game_id: int) -> ratings.FinishedGame | None:
+    """One finished game as ``finished_games`` reads it (None: not over); its seats' shares of partial play."""
+    found = finished_games(session, Game.id == game_id)
+    return found[0] if found else None
+
+
+def stored(session: Session, player_id: int, scope: int = 0, history: int = HISTORY) -> ratings.Rating | None:
+    """The player's stored rating in ``scope`` (0: all games; a league's id) with its last ``history`` points;
+    None: no rated game."""
+    row = session.execute(
+        select(RatingRow).where(RatingRow.player_id == player_id, RatingRow.scope == scope)
+    ).scalar_one_or_none()
+    if row is None:
+        return None
+    points = session.execute(
+        select(RatingPoint.game_id, RatingPoint.finished_at, RatingPoint.mu, RatingPoint.sigma)
+        .where(RatingPoint.player_id == player_id, RatingPoint.scope == scope)
+        .order_by(RatingPoint.finished_at.desc(), RatingPoint.game_id.desc())
+        .limit(history)
+    ).all()
+    shown = [ratings.Point(g, at, ratings.Rating(mu, sigma).ordinal) for g, at, mu, sigma in reversed(points)]
+    return ratings.Rating(row.mu, row.sigma, row.games, shown)
+
+
+def league_ratings(db: Database, player_id: int) -> list[tuple[str, ratings.Rating]]:
+    """The player's stored rating in each league they have one in: (league name, rating), by name."""
     with db.session() as session:
-        return ratings.rate_games(finished_games(session)).get(player_id)
+        found = session.execute(
+            select(League.name, RatingRow.mu, RatingRow.sigma, RatingRow.games)
+            .join(League, League.id == RatingRow.scope)
+            .where(RatingRow.player_id == player_id, RatingRow.scope != 0)
+            .order_by(League.name, League.id)
+        ).all()
+    return [(name, ratings.Rating(mu, sigma, games)) for name, mu, sigma, games in found]
+
+
+def rating(db: Database, player_id: int) -> ratings.Rating | None:
+    """The player's stored rating across all games (``results.game_over`` keeps it as each game ends), with its last
+    ``HISTORY`` points; None: no rated game."""
+    with db.session() as session:
+        return stored(session, player_id)

@@ -246,12 +246,8 @@ def _season(session: Session, season_id: int, *, lock: bool = False) -> Season:
 
 
 def _confirm_mail(session: Session, entry: SeasonPlayer, now: datetime) -> None:
-    """Queue the confirmation mail of a pending entry (each mail its own row: a resend is a new one)."""
-    sent = session.execute(
-        select(func.count()).select_from(Outbox).where(Outbox.key.like(f"league_confirm:{entry.id}:%"))
-    ).scalar_one()
-    key = f"league_confirm:{entry.id}:{sent + 1}"
-    outbox.add(session, [outbox.player_mail(entry.player_id, MailKind.LEAGUE_CONFIRM, key, {"entry": entry.id}, now)])
+    """Queue the confirmation mail of a pending entry (``outbox.confirm_entry``: ``results.next_season`` too)."""
+    outbox.confirm_entry(session, entry, now)
 
 
 def _last_mailed(session: Session, entry: SeasonPlayer) -> datetime | None:

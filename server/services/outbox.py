@@ -13,11 +13,11 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session
 
 from ..db import Database, send_after_commit
-from ..models import MailKind, Outbox, OutboxStatus, Seat, utcnow
+from ..models import MailKind, Outbox, OutboxStatus, SeasonPlayer, Seat, utcnow
 
 log = logging.getLogger("deadmail.outbox")
 
@@ -60,6 +60,15 @@ def player_mail(player_id: int, kind: MailKind, key: str, payload: dict[str, Any
         created_at=now,
         next_attempt_at=now,
     )
+
+
+def confirm_entry(session: Session, entry: SeasonPlayer, now: datetime) -> None:
+    """Queue the confirmation mail of a pending season entry (each mail its own row: a resend is a new one)."""
+    sent = session.execute(
+        select(func.count()).select_from(Outbox).where(Outbox.key.like(f"league_confirm:{entry.id}:%"))
+    ).scalar_one()
+    key = f"league_confirm:{entry.id}:{sent + 1}"
+    add(session, [player_mail(entry.player_id, MailKind.LEAGUE_CONFIRM, key, {"entry": entry.id}, now)])
 
 
 def add(session: Session, rows: Iterable[Outbox]) -> list[Outbox]:

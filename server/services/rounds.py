@@ -16,10 +16,12 @@ per table, each player mailed their table), the next round of a "when_over" seas
   first round (pending sign-ups stay out); each player gets one ``league_fixtures`` mail (key
   ``fixtures:<round>:<player>``) with their game, and the table's estimate (``services.estimate``) in its payload.
   A round started twice is refused.
-- ``start_next`` plans and starts the season's next round (a "when_over" season, when the last table of a round is
-  over); None once every round was played.
-- ``sweep`` starts the due round of every running fixed-schedule season (at most one per season and call), the
-  season's row locked, so two workers start it once.
+- ``start_next`` plans and starts the season's next round in the caller's transaction; None once every round was
+  played.
+- ``sweep`` (every minute) starts the due round of every season (at most one per season and call): a fixed
+  schedule's at its time, a "when_over" season's once every table of its last round is over (the game that ends a
+  round cannot start the next in its own transaction: ``rounds`` imports ``games``, whose end calls ``results``).
+  The season's row is locked, so two workers start it once.
 
 Every refusal is a ``RoundError`` raised before anything is written: nothing changes.
 """
@@ -301,27 +303,29 @@ def start_next(session: Session, season: Season, now: datetime) -> int | None:
 
 
 def due_seasons(db: Database, now: datetime) -> list[int]:
-    """The fixed-schedule seasons (taking sign-ups or running) whose next round's start has come."""
+    """The seasons whose next round is due: a fixed schedule's whose start has come, and a running "when_over"
+    season's once every table of its last round is over."""
     with db.session() as session:
         seasons = session.execute(
-            select(Season).where(
-                Season.schedule == "fixed", Season.status.in_((SeasonStatus.SIGNUP, SeasonStatus.RUNNING))
-            )
+            select(Season).where(Season.status.in_((SeasonStatus.SIGNUP, SeasonStatus.RUNNING)))
         ).scalars()
         return [s.id for s in seasons if _due(session, s, now)]
 
 
 def _due(session: Session, season: Season, now: datetime) -> bool:
-    started = [r for r in _rounds(session, season.id) if r.status != RoundStatus.PLANNED]
+    rounds = _rounds(session, season.id)
+    started = [r for r in rounds if r.status != RoundStatus.PLANNED]
     number = len(started) + 1
     if number > season.rounds:
         return False
+    if season.schedule == "when_over":  # the first round is the organiser's to start
+        return season.status == SeasonStatus.RUNNING and bool(started) and started[-1].status == RoundStatus.OVER
     starts = _starts_at(session, season, number)
     return starts is not None and starts <= now
 
 
 def sweep(db: Database, now: datetime) -> int:
-    """Start the due round of each fixed-schedule season (one per season and call, the season's row locked and the
+    """Start the due round of each season (``due_seasons``; one per season and call, the season's row locked and the
     round checked again under the lock): how many started. A season whose round cannot be seated is skipped."""
     started = 0
     for season_id in due_seasons(db, now):

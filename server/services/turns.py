@@ -42,7 +42,7 @@ from ..models import (
     WindowStatus,
     utcnow,
 )
-from . import autopilot, outbox, standing
+from . import autopilot, outbox, results, standing
 from .engines import CACHE
 from .errors import N_, ShownError
 from .links import LinkError, check_generation
@@ -112,6 +112,7 @@ def open_windows(session: Session, game: Game, eng: engine.Game, events_before: 
     if eng.over:
         game.status = GameStatus.OVER
         game.outcome = eng.outcome
+        results.game_over(session, game, now)
         people = [seat for seat in game.seats if seat.bot is None]
         outbox.add(session, (outbox.notice(s, MailKind.GAME_OVER, f"over:{game.id}:{s.id}", {}, now) for s in people))
         return

@@ -23,6 +23,7 @@ from . import (
     prefs,
     replay,
     seat,
+    standings,
     webhook,
 )
 
@@ -69,6 +70,7 @@ def create_app(settings: Settings, db: Database) -> Flask:
         invitations.bp,  # /i/<key>: a seat offered to a substitute
         leagues.bp,  # /l/<token>: a league's sign-up, /l/confirm/<token>: its confirmation
         league_organiser.bp,  # /lo/<token>: a league's organiser pages (seasons, rounds)
+        standings.bp,  # /p/<token>/season/<id>, /ls/<token>: standings; /lo/<token>/season/<id>/…: results
     ):
         app.register_blueprint(blueprint)
     access.limit_endpoints(app, limiter)  # answering and link pages, once every route is registered

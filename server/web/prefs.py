@@ -18,7 +18,7 @@ from ..models import utcnow
 from ..present import reliability as reliable
 from ..present.absences import absences_shown
 from ..present.calendar import player_calendar
-from ..present.hub import games_shown, rating_shown
+from ..present.hub import games_shown, history_shown, league_ratings_shown, rating_shown
 from ..present.seat import STANDING_SELECTS, standing_selects
 from ..services import absences, calendar, hub, prefs, reliability
 from ..services.errors import N_, ShownError
@@ -153,10 +153,13 @@ def _render(
         return url_for("replay.seat_replay", token=seat_token(s.secret_key, seat_id, generation))
 
     found = hub.games(dm().db, g.player_id)
+    overall = hub.rating(dm().db, g.player_id)
     page = render_template(
         "prefs.html",
         hub_games=games_shown(lang, data["timezone"], utcnow(), found, seat_url, replay_url),
-        rating=rating_shown(lang, hub.rating(dm().db, g.player_id)),
+        rating=rating_shown(lang, overall),
+        history=history_shown(overall),
+        league_ratings=league_ratings_shown(lang, hub.league_ratings(dm().db, g.player_id)),
         form=form,
         data=data,
         games=games,

@@ -156,7 +156,10 @@ def test_the_rating_across_all_games_is_new_under_five_games_then_openskills_in_
             text = page(stack, player_id)
             assert "new: fewer than 5 games" in text and "rated over 4 games" in text
     games = expected_games(stack.db, game_ids)
-    expected = ratings.rate_games(games)
+    # stored as each game ended (here each game's clock starts again at T0: the order they were played in)
+    expected: dict[int, ratings.Rating] = {}
+    for game in games:
+        ratings.rate_game(expected, game)
     with stack.db.session() as session:
         found = hub.finished_games(session)
     assert {g.id: (g.finished_at, sorted(g.seats, key=repr)) for g in found} == {

@@ -1,0 +1,85 @@
+"""A season's standings shaped for pages and mails, in the reader's language (issue 14)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..services.results import Placed, Standings
+from ..text.i18n import translations
+
+
+def number(value: float | None) -> str:
+    """Points and average places: at most two decimals, none when whole."""
+    if value is None:
+        return "–"
+    rounded = round(value, 2)
+    return str(int(rounded)) if rounded == int(rounded) else f"{rounded:.2f}".rstrip("0")
+
+
+def division_title(lang: str, name: str | None) -> str:
+    t = translations(lang)
+    return t.gettext("Division %(name)s") % {"name": name} if name else t.gettext("Standings")
+
+
+#: rows of a division's table on one page (a season of thousands of players is shown a page at a time).
+PAGE = 100
+
+
+def tables(
+    lang: str, table: Standings, games_url: Callable[[int], str] | None = None, page: int | None = None
+) -> list[dict[str, Any]]:
+    """Each division as ``{"title", "rows", "more"}`` (the substitutes' appearances last, when any); a row's ``url``
+    lists the player's games of the season (None without ``games_url``). With ``page`` (0, 1, …), only that page of
+    ``PAGE`` rows of each table; ``more``: a next page exists."""
+    t = translations(lang)
+    named = [(division_title(lang, name), rows) for name, rows in table.divisions]
+    if table.substitutes:
+        named.append((t.gettext("Substitute appearances"), table.substitutes))
+    start, end = (0, None) if page is None else (page * PAGE, (page + 1) * PAGE)
+    cut = [(title, rows[start:end], end is not None and len(rows) > end) for title, rows in named]
+    return [
+        {
+            "title": title,
+            "more": more,
+            "rows": [
+                {
+                    **row,
+                    "points_text": number(row["points"]),
+                    "average_text": number(row["average_place"]),
+                    "url": games_url(row["player"]) if games_url else None,
+                }
+                for row in rows
+            ],
+        }
+        for title, rows, more in cut
+    ]
+
+
+def lines(lang: str, table: Standings) -> list[str]:
+    """The standings as lines of text (a mail): a title per division, then "rank. name: points (games)"."""
+    t = translations(lang)
+    out = []
+    for shown in tables(lang, table):
+        out.append(shown["title"] + ":")
+        for row in shown["rows"]:
+            games = t.ngettext("%(num)d game", "%(num)d games", row["games"]) % {"num": row["games"]}
+            out.append(
+                t.gettext("%(rank)s. %(name)s: %(points)s points (%(games)s)")
+                % {"rank": row["rank"], "name": row["name"], "points": row["points_text"], "games": games}
+            )
+    return out
+
+
+def round_lines(lang: str, games: list[tuple[int, list[Placed]]]) -> list[str]:
+    """The reader's games of a round: "Game N: 1. Ann (12), 2. Bob (9), …"."""
+    t = translations(lang)
+    return [
+        t.gettext("Game %(game)s: %(places)s")
+        % {"game": game_id, "places": ", ".join(f"{p.place}. {p.name} ({p.points})" for p in placed)}
+        for game_id, placed in games
+    ]
+
+
+def row_of(table: Standings, player_id: int) -> dict[str, Any] | None:
+    return next((row for row in table.rows() if row["player"] == player_id), None)

@@ -1,0 +1,223 @@
+"""A season's standings and results (issue 14).
+
+- ``/p/<player token>/season/<id>``: the standings for a player of the season (their hub link); any other player is
+  refused. ``…/season/<id>/games/<player id>``: that player's games of the season with their results; the replay
+  link only for the reader's own seats (a seat's link is never shown to anyone else).
+- ``/ls/<public token>``: the league's seasons and their standings, only while the league shows its standings
+  publicly (``League.standings_public``); ``/ls/<token>/season/<id>/games/<player id>`` as above, without links.
+- ``/lo/<organiser token>/season/<id>/results``: the organiser's page: standings, the CSV download
+  (``…/standings.csv``), a form to record an abandoned game's result and a button to create the next season (POST,
+  CSRF). A refusal shows its message and changes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime, timedelta
+from functools import wraps
+from typing import Any
+
+from flask import Blueprint, Response, g, redirect, render_template, request, url_for
+from flask_babel import gettext
+
+from ..models import utcnow
+from ..present import standings as shown
+from ..services import inputs, leagues, results
+from ..services.errors import ShownError
+from ..services.links import seat_token
+from .access import dm, message, player_link, reader_language, say
+
+bp = Blueprint("standings", __name__)
+
+
+def _league(which: str, token: str) -> int:
+    return leagues.open_league(dm().db, dm().settings.secret_key, which, token)
+
+
+def _refused(exc: ShownError, status: int = 404) -> Any:
+    return message(gettext("Nothing to show"), say(exc), status)
+
+
+def _page(season: results.SeasonShown, games_url: Any, **extra: Any) -> dict[str, Any]:
+    """The season's standings, a page (``?page=``, from 0) of each division, and the reader's own row (``you``)."""
+    table = results.standings(dm().db, season.season_id)
+    number = min(inputs.small_int(request.args.get("page", ""), 4) or 0, 9999)
+    mine = shown.row_of(table, extra["you"]) if extra.get("you") else None
+    return {
+        "season": season,
+        "tables": shown.tables(g.language, table, games_url, number),
+        "page": number,
+        "mine": mine,
+        **extra,
+    }
+
+
+@bp.get("/p/<token>/season/<int:season_id>")
+@player_link
+def member(token: str, season_id: int) -> Any:
+    g.language = reader_language()
+    try:
+        season = results.season_of_member(dm().db, season_id, g.player_id)
+    except results.ResultError as exc:
+        return _refused(exc, 403)
+
+    def games_url(player_id: int) -> str:
+        return url_for("standings.member_games", token=token, season_id=season_id, player_id=player_id)
+
+    page = _page(season, games_url, you=g.player_id, back=url_for("prefs.show", token=token))
+    return render_template("standings/season.html", seasons=[page])
+
+
+@bp.get("/p/<token>/season/<int:season_id>/games/<int:player_id>")
+@player_link
+def member_games(token: str, season_id: int, player_id: int) -> Any:
+    g.language = reader_language()
+    try:
+        season = results.season_of_member(dm().db, season_id, g.player_id)
+    except results.ResultError as exc:
+        return _refused(exc, 403)
+    back = url_for("standings.member", token=token, season_id=season_id)
+    return _games(season, player_id, g.player_id, back)
+
+
+def _games(season: results.SeasonShown, player_id: int, reader: int | None, back: str) -> Any:
+    name, found = results.player_games(dm().db, season.season_id, player_id, reader)
+    secret = dm().settings.secret_key
+    listed = [
+        {
+            "game": game,
+            "replay": None
+            if game.seat_id is None
+            else url_for("replay.seat_replay", token=seat_token(secret, game.seat_id, game.generation)),
+        }
+        for game in found
+    ]
+    return render_template("standings/games.html", season=season, name=name, games=listed, back=back)
+
+
+@bp.get("/ls/<token>")
+def public(token: str) -> Any:
+    g.language = reader_language()
+    league_id = _league("public", token)
+    try:
+        seasons = results.public_seasons(dm().db, league_id)
+    except results.ResultError as exc:
+        return _refused(exc, 403)
+    pages = []
+    for season in seasons:
+
+        def games_url(player_id: int, season_id: int = season.season_id) -> str:
+            return url_for("standings.public_games", token=token, season_id=season_id, player_id=player_id)
+
+        pages.append(_page(season, games_url))
+    return render_template("standings/season.html", seasons=pages)
+
+
+@bp.get("/ls/<token>/season/<int:season_id>/games/<int:player_id>")
+def public_games(token: str, season_id: int, player_id: int) -> Any:
+    g.language = reader_language()
+    league_id = _league("public", token)
+    try:
+        results.public_seasons(dm().db, league_id)
+        season = results.season_of_league(dm().db, season_id, league_id)
+    except results.ResultError as exc:
+        return _refused(exc, 403)
+    return _games(season, player_id, None, url_for("standings.public", token=token))
+
+
+# --- the organiser ---------------------------------------------------------------------------------------------------
+
+
+def organised(view: Callable[..., Any]) -> Callable[..., Any]:
+    """A view of ``/lo/<token>/season/<id>/…``: ``season`` is the league's season the organiser link opens (a season
+    of another league is refused)."""
+
+    @wraps(view)
+    def opened(token: str, season_id: int) -> Any:
+        g.language = reader_language()
+        try:
+            season = results.season_of_league(dm().db, season_id, _league("organiser", token))
+        except results.ResultError as exc:
+            return _refused(exc)
+        return view(token, season)
+
+    return opened
+
+
+def _organiser_page(token: str, season: results.SeasonShown, error: str | None = None, status: int = 200) -> Any:
+    page = _page(season, None)
+    unrecorded = results.unrecorded(dm().db, season.season_id)
+    notice = {"recorded": gettext("The result is recorded."), "next": gettext("The next season is created.")}
+    return (
+        render_template(
+            "standings/organiser.html",
+            seasons=[page],
+            token=token,
+            unrecorded=unrecorded,
+            error=error,
+            notice=notice.get(request.args.get("done", "")),
+        ),
+        status,
+    )
+
+
+@bp.get("/lo/<token>/season/<int:season_id>/results")
+@organised
+def organiser(token: str, season: results.SeasonShown) -> Any:
+    return _organiser_page(token, season)
+
+
+@bp.get("/lo/<token>/season/<int:season_id>/standings.csv")
+@organised
+def standings_csv(token: str, season: results.SeasonShown) -> Any:
+    season_id = season.season_id
+    name = f"standings-season-{season.number}.csv"
+    return Response(
+        results.csv(dm().db, season_id),
+        mimetype="text/csv",
+        headers={"Content-Disposition": f'attachment; filename="{name}"'},
+    )
+
+
+def _points(colours: list[str]) -> dict[str, Any]:
+    """The form's victory points per colour (a field not a whole number is passed on as text: refused)."""
+    out: dict[str, Any] = {}
+    for colour in colours:
+        raw = request.form.get(f"points_{colour}", "").strip()
+        out[colour] = int(raw) if raw.isdigit() and len(raw) <= 3 else raw
+    return out
+
+
+@bp.post("/lo/<token>/season/<int:season_id>/record")
+@organised
+def record(token: str, season: results.SeasonShown) -> Any:
+    season_id = season.season_id
+    raw = request.form.get("game", "")
+    games = dict(results.unrecorded(dm().db, season_id))
+    game_id = int(raw) if raw.isdigit() and len(raw) <= 12 else 0
+    try:
+        results.record_result(dm().db, game_id, _points(games.get(game_id, [])), utcnow())
+    except ShownError as exc:
+        return _organiser_page(token, season, error=say(exc), status=422)
+    return redirect(url_for("standings.organiser", token=token, season_id=season_id, done="recorded"), code=303)
+
+
+@bp.post("/lo/<token>/season/<int:season_id>/next")
+@organised
+def next_season(token: str, season: results.SeasonShown) -> Any:
+    season_id = season.season_id
+    try:
+        closes = _closes(season)
+        created = results.next_season(dm().db, season_id, closes, utcnow())
+    except ShownError as exc:
+        return _organiser_page(token, season, error=say(exc), status=422)
+    return redirect(url_for("standings.organiser", token=token, season_id=created, done="next"), code=303)
+
+
+def _closes(_season: results.SeasonShown) -> datetime:
+    """The sign-up's close from the form: in this many days (1 to ``results.MAX_SIGNUP_DAYS``)."""
+    raw = request.form.get("days", "").strip()
+    days = int(raw) if raw.isdigit() and len(raw) <= 3 else 0
+    if not 1 <= days <= results.MAX_SIGNUP_DAYS:
+        raise results.ResultError(results.BAD_DAYS, count=results.MAX_SIGNUP_DAYS)
+    return utcnow() + timedelta(days=days)
