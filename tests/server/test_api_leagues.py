@@ -113,7 +113,12 @@ def test_a_league_is_created_listed_and_shown_with_its_seasons(stack: Stack) -> 
     listed = stack.client.get("/api/leagues", headers=AUTH).json
     assert [(x["id"], x["name"], x["season_count"]) for x in listed["leagues"]] == [(league_id, "Tuesday Night", 2)]
     shown = stack.client.get(f"/api/leagues/{league_id}", headers=AUTH).json
-    assert (shown["table_size"], shown["scoring"], shown["preset"], shown["tie_breaks"]) == (4, "wins", "week", ["wins"])
+    assert (shown["table_size"], shown["scoring"], shown["preset"], shown["tie_breaks"]) == (
+        4,
+        "wins",
+        "week",
+        ["wins"],
+    )
     assert shown["standings_public"] is True and set(shown["links"]) == set(made["links"])
     for kind, link in shown["links"].items():  # (tokens carry the second they were signed: each opens the league)
         assert leagues.open_league(stack.db, stack.settings.secret_key, kind, link["token"]) == league_id
@@ -198,6 +203,12 @@ def test_a_revoked_league_organiser_token_is_refused(stack: Stack) -> None:
 
 # --- refusals of bodies ----------------------------------------------------------------------------------------------
 
+#: a value of the wrong type for each field of a league.
+WRONG_TYPES = [
+    ("name", 5), ("name", ["Ann"]), ("language", None), ("timezone", 1.5), ("table_size", "4"), ("table_size", True),
+    ("table_size", 4.0), ("options", []), ("preset", 3), ("scoring", {}), ("tie_breaks", "wins"), ("forfeit", False),
+    ("standings_public", "yes"), ("standings_public", 1),
+]  # fmt: skip
 HOSTILE = [[], [LEAGUE], "league", 7, None, True, {"": 1}, {"\u00e9" * 5000: 1}]
 
 
@@ -221,11 +232,7 @@ HOSTILE = [[], [LEAGUE], "league", 7, None, True, {"": 1}, {"\u00e9" * 5000: 1}]
         ({**LEAGUE, "options": {"speed": "fast"}}, "unknown option 'speed'"),
         ({**LEAGUE, "options": {"weapons": [[[]]]}}, "The game options are not valid"),
     ]
-    + [({**LEAGUE, field: wrong}, f"{field} must be") for field, wrong in [
-        ("name", 5), ("name", ["Ann"]), ("language", None), ("timezone", 1.5), ("table_size", "4"),
-        ("table_size", True), ("table_size", 4.0), ("options", []), ("preset", 3), ("scoring", {}),
-        ("tie_breaks", "wins"), ("forfeit", False), ("standings_public", "yes"), ("standings_public", 1),
-    ]]  # fmt: skip
+    + [({**LEAGUE, field: wrong}, f"{field} must be") for field, wrong in WRONG_TYPES]
     + [(body, "") for body in HOSTILE],
 )
 def test_a_league_refused_changes_nothing(embedded: Stack, body: Any, message: str) -> None:
@@ -298,9 +305,7 @@ def test_hostile_raw_bodies_are_refused_by_every_call(embedded: Stack, raw: byte
 
 def entries(stack: Stack) -> list[tuple[str, str]]:
     with stack.db.session() as session:
-        rows = session.execute(
-            sa.select(Player.email, SeasonPlayer.status).join(Player).order_by(SeasonPlayer.id)
-        )
+        rows = session.execute(sa.select(Player.email, SeasonPlayer.status).join(Player).order_by(SeasonPlayer.id))
         return [(email, str(status)) for email, status in rows.all()]
 
 
@@ -329,7 +334,9 @@ def test_a_sign_ups_answer_is_the_same_for_a_new_a_pending_and_a_confirmed_addre
     before = all_rows(stack.db)
     confirmed = sign_up(stack, token, ANN | {"name": "Someone Else", "language": "pl"})
     assert all_rows(stack.db) == before
-    answers = {(r.status_code, r.get_data(as_text=True), r.headers.get("Content-Type")) for r in (new, pending, confirmed)}
+    answers = {
+        (r.status_code, r.get_data(as_text=True), r.headers.get("Content-Type")) for r in (new, pending, confirmed)
+    }
     assert len(answers) == 1 and "ann@example.org" not in next(iter(answers))[1]
 
 
@@ -355,7 +362,7 @@ def test_a_sign_up_refused_changes_nothing(embedded: Stack, body: Any, status: i
 
 
 def test_a_sign_up_after_the_close_or_without_a_season_is_refused(stack: Stack) -> None:
-    league_id, token = open_league(stack)
+    _, token = open_league(stack)
     with stack.db.session() as session:
         session.execute(sa.update(Season).values(signup_closes=utcnow() - timedelta(minutes=1)))
     before = all_rows(stack.db)
