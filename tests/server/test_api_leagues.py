@@ -18,18 +18,10 @@ from server.services.links import player_token
 from server.web.api_leagues import NEEDS_TOKEN, SIGNED_UP
 from tests.conftest import Stack
 from tests.server.test_api_cli import NEEDS_TOKEN as NEEDS_API_TOKEN
-from tests.server.test_league_pages import confirm_link
+from tests.server.test_league_pages import ANN, confirm_link
 from tests.support import AUTH, all_rows
 
 DAY = timedelta(days=1)
-ANN = {
-    "name": "Ann",
-    "email": "ann@example.org",
-    "language": "it",
-    "timezone": "Europe/Rome",
-    "quiet_start": "23:00",
-    "quiet_end": "07:00",
-}
 LEAGUE = {"name": "Tuesday Night", "timezone": "Europe/Warsaw", "table_size": 4, "scoring": "wins"}
 SEASON = {"signup_closes": "", "rounds": 3, "schedule": "fixed", "rule": {"weekday": 0, "time": "18:00"}}
 
