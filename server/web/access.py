@@ -269,6 +269,8 @@ ANSWERING = (
     "league_organiser.plan",
     "league_organiser.swap",
     "league_organiser.start",
+    "api_leagues.sign_up",
+    "api_leagues.confirm",
 )
 #: endpoints that open a page (or the JSON seat view) from a link.
 LINK_PAGES = (
@@ -286,10 +288,22 @@ LINK_PAGES = (
     "league_organiser.league",
     "league_organiser.season",
     "league_organiser.round_page",
+    "api_leagues.player_leagues",
 )
 #: endpoints that check the organiser's token (the login form, the API's and the webhook's ``Bearer``): wrong tokens
 #: are counted.
-TOKEN_CHECKS = ("organiser.login", "api.create_game", "api.show_game", "webhook.inbound_mail")
+TOKEN_CHECKS = (
+    "organiser.login",
+    "api.create_game",
+    "api.show_game",
+    "webhook.inbound_mail",
+    "api_leagues.create_league",
+    "api_leagues.list_leagues",
+    "api_leagues.show_league",
+    "api_leagues.create_season",
+    "api_leagues.show_season",
+    "api_leagues.revoke_link",
+)
 #: wrong organiser tokens taken per client and minute, across ``TOKEN_CHECKS``; beyond, every try is a 429.
 TOKEN_GUESSES = "10/minute"
 #: how long to wait, when a service is down, before trying again (seconds).

@@ -12,6 +12,7 @@ from ..text import i18n
 from . import (
     access,
     api,
+    api_leagues,
     chat,
     guard,
     invitations,
@@ -55,11 +56,13 @@ def create_app(settings: Settings, db: Database) -> Flask:
     csrf = CSRFProtect(app)
     # the JSON API and the mail webhook authenticate each call by its token, not by a cookie
     csrf.exempt(api.bp)
+    csrf.exempt(api_leagues.bp)
     csrf.exempt(webhook.bp)
     guard.init_app(app)  # sizes, JSON depth, NUL and surrogates, ids in range: before the blueprints' routes
     limiter = access.init_limits(app, settings, {webhook.bp: webhook.rate, chat.bp: "30/minute"})
     for blueprint in (
         api.bp,
+        api_leagues.bp,  # /api/leagues, /api/seasons, /api/l/…: leagues' JSON API
         seat.bp,  # the seat page, one-tap answers, the home page
         webhook.bp,  # POST /inbound/mail
         prefs.bp,  # /p/<token>: preferences

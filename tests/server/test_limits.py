@@ -199,6 +199,9 @@ def token_requests(stack: Stack) -> list[tuple[str, str, dict[str, Any]]]:
         ("POST", f"/l/{invite}", {**csrf, "name": "Dee", "email": "not an address"}),
         ("GET", f"/l/confirm/{confirm}", {}),
         ("POST", f"/l/confirm/{confirm}", csrf),
+        ("POST", f"/api/l/{invite}/signup", {}),
+        ("POST", f"/api/l/confirm/{confirm}", {}),
+        ("GET", f"/api/p/{player}/leagues", {}),
     ]
 
 

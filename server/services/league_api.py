@@ -1,0 +1,256 @@
+"""The JSON API's side of leagues (issue 14): its bodies read into the arguments of ``services.leagues``, and what
+the API shows of leagues, seasons and a player's entries.
+
+- ``league_spec``, ``season_args`` and ``applicant`` take a parsed JSON body: an object of the named fields only,
+  each of its type (a text at most ``MAX_TEXT`` characters); any other body is a ``BodyError`` naming the first
+  refused field (the services then check the values themselves).
+- ``leagues_list``, ``league_view``, ``season_view`` and ``player_entries`` read; instants are ISO 8601 in UTC.
+  ``season_view`` lists its entries' addresses only when asked (``emails``: the server's organiser).
+- ``link_urls``: a league's three links, each its token and its address (``LINK_PATHS``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import func, select
+
+from ..db import Database
+from ..models import League, Player, Season, SeasonPlayer
+from .errors import N_, ShownError
+from .leagues import LINKS, NO_LEAGUE, NO_SEASON, Applicant, LeagueError, LeagueSpec, league_link
+
+#: the longest text a field of these bodies takes (the longest e-mail address).
+MAX_TEXT = 320
+#: where each of a league's links leads, under the server's base URL.
+LINK_PATHS = {"invite": "/l/{}", "organiser": "/lo/{}", "public": "/ls/{}"}
+
+NOT_OBJECT = N_("Send a JSON object.")
+UNKNOWN_FIELD = N_("Unknown field %(field)s (the fields are %(choices)s): nothing was changed.")
+MISSING_FIELD = N_("%(field)s is required.")
+NOT_TEXT = N_("%(field)s must be a text.")
+NOT_WHOLE = N_("%(field)s must be a whole number.")
+NOT_BOOL = N_("%(field)s must be true or false.")
+NOT_OBJECT_FIELD = N_("%(field)s must be an object.")
+NOT_LIST = N_("%(field)s must be a list.")
+TOO_LONG = N_("%(field)s is at most %(count)s characters.")
+BAD_INSTANT = N_("%(field)s must be a date and time with its zone, such as 2031-03-11T18:00:00+01:00.")
+
+
+class BodyError(ShownError):
+    """A body of the wrong shape: not an object, an unknown or missing field, a value of the wrong type."""
+
+
+#: a field's kind: the test its value passes, and the message when it does not.
+KINDS: dict[str, tuple[Any, str]] = {
+    "text": (lambda v: isinstance(v, str), NOT_TEXT),
+    "text?": (lambda v: v is None or isinstance(v, str), NOT_TEXT),
+    "int": (lambda v: isinstance(v, int) and not isinstance(v, bool), NOT_WHOLE),
+    "bool": (lambda v: isinstance(v, bool), NOT_BOOL),
+    "object": (lambda v: isinstance(v, dict), NOT_OBJECT_FIELD),
+    "object?": (lambda v: v is None or isinstance(v, dict), NOT_OBJECT_FIELD),
+    "list": (lambda v: isinstance(v, list), NOT_LIST),
+}
+
+LEAGUE_FIELDS = {
+    "name": "text",
+    "language": "text",
+    "timezone": "text",
+    "table_size": "int",
+    "options": "object",
+    "preset": "text?",
+    "scoring": "text",
+    "tie_breaks": "list",
+    "forfeit": "text",
+    "standings_public": "bool",
+}
+SEASON_FIELDS = {"signup_closes": "text", "rounds": "int", "schedule": "text", "rule": "object?"}
+APPLICANT_FIELDS = {f: "text" for f in ("name", "email", "language", "timezone", "quiet_start", "quiet_end")}
+
+
+def fields(body: Any, kinds: dict[str, str], required: tuple[str, ...]) -> dict[str, Any]:
+    """``body`` when it is an object of ``kinds``' fields (``required`` ones present), each of its kind; BodyError."""
+    if not isinstance(body, dict):
+        raise BodyError(NOT_OBJECT)
+    for name in body:
+        if name not in kinds:
+            raise BodyError(UNKNOWN_FIELD, field=repr(name[:40]), choices=", ".join(kinds))
+    for name in required:
+        if name not in body:
+            raise BodyError(MISSING_FIELD, field=name)
+    for name, value in body.items():
+        test, message = KINDS[kinds[name]]
+        if not test(value):
+            raise BodyError(message, field=name)
+        if isinstance(value, str) and len(value) > MAX_TEXT:
+            raise BodyError(TOO_LONG, field=name, count=MAX_TEXT)
+    return dict(body)
+
+
+def league_spec(body: Any) -> LeagueSpec:
+    """A ``POST /api/leagues`` body: the ``LeagueSpec`` fields (``name`` required)."""
+    return LeagueSpec(**fields(body, LEAGUE_FIELDS, ("name",)))
+
+
+@dataclass(frozen=True)
+class SeasonArgs:
+    signup_closes: datetime
+    rounds: int
+    schedule: str
+    rule: dict[str, Any] | None
+
+
+def instant(text: str, field: str) -> datetime:
+    """An ISO 8601 date and time with its zone, in UTC; BodyError for any other text."""
+    try:
+        when = datetime.fromisoformat(text)
+    except ValueError:
+        raise BodyError(BAD_INSTANT, field=field) from None
+    if when.tzinfo is None or when.utcoffset() is None:
+        raise BodyError(BAD_INSTANT, field=field)
+    return when.astimezone(UTC)
+
+
+def season_args(body: Any) -> SeasonArgs:
+    """A ``POST /api/leagues/<id>/seasons`` body: ``signup_closes``, ``rounds``, ``schedule`` and (fixed) ``rule``."""
+    given = fields(body, SEASON_FIELDS, ("signup_closes", "rounds", "schedule"))
+    closes = instant(given["signup_closes"], "signup_closes")
+    return SeasonArgs(closes, given["rounds"], given["schedule"], given.get("rule"))
+
+
+def applicant(body: Any) -> Applicant:
+    """A sign-up's body: ``name`` and ``email`` required, ``language``, ``timezone``, quiet hours optional."""
+    return Applicant(**fields(body, APPLICANT_FIELDS, ("name", "email")))
+
+
+# --- reads -----------------------------------------------------------------------------------------------------------
+
+
+def _iso(when: datetime | None) -> str | None:
+    return None if when is None else when.astimezone(UTC).isoformat()
+
+
+def link_urls(db: Database, secret_key: str, base_url: str, league_id: int) -> dict[str, dict[str, str]]:
+    """The league's current links: for each kind its ``token`` and ``url``; LeagueError when there is no league."""
+    links = {}
+    for kind in LINKS:
+        token = league_link(db, secret_key, league_id, kind)
+        links[kind] = {"token": token, "url": base_url.rstrip("/") + LINK_PATHS[kind].format(token)}
+    return links
+
+
+def _league_json(league: League) -> dict[str, Any]:
+    return {
+        "id": league.id,
+        "name": league.name,
+        "language": league.language,
+        "timezone": league.timezone,
+        "table_size": league.table_size,
+        "options": league.options,
+        "preset": league.preset,
+        "scoring": league.scoring,
+        "tie_breaks": league.tie_breaks,
+        "forfeit": league.forfeit,
+        "standings_public": league.standings_public,
+        "created_at": _iso(league.created_at),
+    }
+
+
+def leagues_list(db: Database) -> list[dict[str, Any]]:
+    """Every league (id, name, language, zone, …), oldest first, with its number of seasons."""
+    with db.session() as session:
+        counts = dict(session.execute(select(Season.league_id, func.count()).group_by(Season.league_id)).all())
+        rows = session.execute(select(League).order_by(League.id)).scalars().all()
+        return [{**_league_json(league), "season_count": counts.get(league.id, 0)} for league in rows]
+
+
+def _season_json(season: Season, counts: dict[str, int]) -> dict[str, Any]:
+    return {
+        "id": season.id,
+        "league": season.league_id,
+        "number": season.number,
+        "status": season.status,
+        "signup_closes": _iso(season.signup_closes),
+        "rounds": season.rounds,
+        "schedule": season.schedule,
+        "rule": season.schedule_rule,
+        "entries": counts,
+    }
+
+
+def _entry_counts(session: Any, season_ids: list[int]) -> dict[int, dict[str, int]]:
+    """Per season: its entries by status (pending, confirmed, withdrawn)."""
+    counts: dict[int, dict[str, int]] = {i: {"pending": 0, "confirmed": 0, "withdrawn": 0} for i in season_ids}
+    rows = session.execute(
+        select(SeasonPlayer.season_id, SeasonPlayer.status, func.count())
+        .where(SeasonPlayer.season_id.in_(season_ids))
+        .group_by(SeasonPlayer.season_id, SeasonPlayer.status)
+    )
+    for season_id, status, count in rows.all():
+        counts[season_id][str(status)] = count
+    return counts
+
+
+def league_view(db: Database, league_id: int) -> dict[str, Any]:
+    """The league's settings and its seasons, each with its entries counted by status; LeagueError: no league."""
+    with db.session() as session:
+        league = session.get(League, league_id)
+        if league is None:
+            raise LeagueError(NO_LEAGUE, league=league_id)
+        seasons = session.execute(select(Season).where(Season.league_id == league_id).order_by(Season.number))
+        listed = list(seasons.scalars().all())
+        counts = _entry_counts(session, [s.id for s in listed])
+        return {**_league_json(league), "seasons": [_season_json(s, counts[s.id]) for s in listed]}
+
+
+def season_league(db: Database, season_id: int) -> int:
+    """The league of a season; LeagueError when there is no such season."""
+    with db.session() as session:
+        league_id = session.execute(select(Season.league_id).where(Season.id == season_id)).scalar()
+        if league_id is None:
+            raise LeagueError(NO_SEASON, season=season_id)
+        return int(league_id)
+
+
+def season_view(db: Database, season_id: int, *, emails: bool) -> dict[str, Any]:
+    """The season and its entries in sign-up order (name, status; the address only with ``emails``)."""
+    with db.session() as session:
+        season = session.get(Season, season_id)
+        if season is None:
+            raise LeagueError(NO_SEASON, season=season_id)
+        rows = session.execute(
+            select(SeasonPlayer, Player)
+            .join(Player, Player.id == SeasonPlayer.player_id)
+            .where(SeasonPlayer.season_id == season_id)
+            .order_by(SeasonPlayer.id)
+        ).all()
+        entries = []
+        for entry, player in rows:
+            shown = {"name": player.display_name, "status": entry.status, "confirmed_at": _iso(entry.confirmed_at)}
+            entries.append(shown | ({"email": player.email} if emails else {}))
+        counts = _entry_counts(session, [season.id])[season.id]
+        return {**_season_json(season, counts), "players": entries}
+
+
+def player_entries(db: Database, player_id: int) -> list[dict[str, Any]]:
+    """The player's season entries, newest season first: league, season, the season's and the entry's status."""
+    with db.session() as session:
+        rows = session.execute(
+            select(SeasonPlayer, Season, League)
+            .join(Season, Season.id == SeasonPlayer.season_id)
+            .join(League, League.id == Season.league_id)
+            .where(SeasonPlayer.player_id == player_id)
+            .order_by(Season.id.desc())
+        ).all()
+        return [
+            {
+                "league": {"id": league.id, "name": league.name},
+                "season": {"id": season.id, "number": season.number, "status": season.status},
+                "status": entry.status,
+                "signup_closes": _iso(season.signup_closes),
+                "rounds": season.rounds,
+            }
+            for entry, season, league in rows
+        ]
