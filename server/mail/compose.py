@@ -131,12 +131,15 @@ class Draft:
 
 
 class Composer:
-    def __init__(self, session: Session, settings: Settings, player: Player, now: datetime) -> None:
+    def __init__(
+        self, session: Session, settings: Settings, player: Player, now: datetime, lang: str | None = None
+    ) -> None:
         self.session = session
         self.settings = settings
         self.player = player
         self.now = now
-        self.lang = i18n.language(player.language)
+        #: ``lang``: a row's own language (a mail to an address not yet confirmed: the sign-up form's, the league's)
+        self.lang = i18n.language(lang or player.language)
         self.t = i18n.translations(self.lang)
         #: the player's preferences page (also the mail's List-Unsubscribe).
         self.prefs_url = f"{settings.base_url}/p/{player_token(settings.secret_key, player.id, player.link_generation)}"
@@ -675,7 +678,8 @@ def compose(db: Database, row_id: int, settings: Settings, now: datetime | None 
         row = session.get(Outbox, row_id)
         if row is None:
             return None
-        composer = Composer(session, settings, row.player, now)
+        lang = row.payload.get("lang") if isinstance(row.payload.get("lang"), str) else None
+        composer = Composer(session, settings, row.player, now, lang)
         seat = session.get(Seat, row.seat_id) if row.seat_id else None
         draft: Draft | None = None
         if row.kind == MailKind.CHAT:

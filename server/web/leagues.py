@@ -1,6 +1,7 @@
 """A league's sign-up pages (issue 14): ``/l/<token>``, the league's invitation link, shows the season taking
-sign-ups and the form (name, address, language, time zone, quiet hours); the POSTed form signs the address up,
-pending, and mails it the confirmation link ``/l/confirm/<token>``. That link's GET only shows what confirming means
+sign-ups and the form (name, address, language, time zone, quiet hours, people the player knows); the POSTed form
+signs the address up, pending, and mails it the confirmation link ``/l/confirm/<token>``, answering the same whatever
+the address's state (it never tells whether an address is signed up). That link's GET only shows what confirming means
 (mail scanners follow links); the POSTed button confirms. Pages speak the browser's language. A revoked or forged
 link is answered like every link that opens nothing (``access.link_refused``); a refusal shows its message and
 changes nothing."""
@@ -23,8 +24,10 @@ from .prefs import LANGUAGE_NAMES
 bp = Blueprint("leagues", __name__)
 
 FIELDS = ("name", "email", "language", "timezone", "quiet_start", "quiet_end")
+#: the acquaintances' field: up to ``leagues.MAX_KNOWS`` addresses.
+KNOWS_LIMIT = 400 * leagues.MAX_KNOWS
 #: refusals of the season's state (the form was fine): 409; any other (the form's values): 400.
-CONFLICTS = (leagues.NOT_SIGNUP, leagues.CLOSED, leagues.ALREADY_IN, leagues.RESENT_RECENTLY)
+CONFLICTS = (leagues.NOT_SIGNUP, leagues.CLOSED)
 
 
 def _league(token: str) -> int:
@@ -50,7 +53,8 @@ def _signup(
         season=season["number"],
         closes=closes,
         relative=relative,
-        values=defaults | {"quiet_start": "", "quiet_end": ""} | (values or {}),
+        values=defaults | {"quiet_start": "", "quiet_end": "", "knows": ""} | (values or {}),
+        full=season["full"],
         languages=LANGUAGE_NAMES,
         zones={"common": common, "all": all_zones},
         error=error,
@@ -69,14 +73,16 @@ def sign_up(token: str) -> Any:
     """Sign up (pending): the page then says to confirm from the mail."""
     league_id = _league(token)
     values = {key: str(request.form.get(key, ""))[:320] for key in FIELDS}
+    values["knows"] = str(request.form.get("knows", ""))[:KNOWS_LIMIT]
     season_id = leagues.signup_season(dm().db, league_id)
     if season_id is None:
         return _signup(token, league_id)
     try:
-        done = leagues.sign_up(dm().db, season_id, Applicant(**values), utcnow())
+        leagues.sign_up(dm().db, season_id, Applicant(**values), utcnow())
     except LeagueError as exc:
         return _signup(token, league_id, values, say(exc), 409 if exc.msgid in CONFLICTS else 400)
-    return render_template("league/check_mail.html", email=values["email"].strip(), resent=done.resent)
+    # the same answer whether the address is new, pending, mailed just now or confirmed (it tells nothing of it)
+    return render_template("league/check_mail.html")
 
 
 def _confirmation(token: str) -> dict[str, Any]:

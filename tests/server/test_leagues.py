@@ -14,7 +14,7 @@ import sqlalchemy as sa
 
 from server.db import Database
 from server.models import EntryStatus, League, MailKind, Player, Season, SeasonPlayer, SeasonStatus
-from server.services import leagues
+from server.services import games, leagues
 from server.services.leagues import Applicant, LeagueError, LeagueSpec
 from server.services.links import LinkError, confirm_token
 from tests.conftest import Stack
@@ -140,15 +140,10 @@ def test_sign_up_is_pending_until_the_mailed_link_confirms_it(stack: Stack) -> N
     assert not signed.resent
     entry = entry_of(stack.db, signed.season_player_id)
     assert (entry.status, entry.confirmed_at) == (EntryStatus.PENDING, None)
-    with stack.db.session() as session:  # a new address takes what was given
+    assert entry.applicant is not None and entry.applicant["name"] == "Ann"
+    with stack.db.session() as session:  # nothing of the player before the address confirms: a bare row
         ann = session.execute(sa.select(Player)).scalar_one()
-        assert (ann.email, ann.display_name, ann.language, ann.timezone) == (
-            "ann@example.org",
-            "Ann",
-            "it",
-            "Europe/Rome",
-        )
-        assert (ann.quiet_start, ann.quiet_end) == ("23:00", "07:00")
+        assert (ann.email, ann.display_name, ann.language, ann.timezone) == ("ann@example.org", "", "en", "UTC")
     (row,) = rows_of_kind(stack.db, MailKind.LEAGUE_CONFIRM)
     assert row.player_id == entry.player_id
     message = compose(stack.db, row.id, mail_settings(stack.settings), now=T0)
@@ -162,32 +157,76 @@ def test_sign_up_is_pending_until_the_mailed_link_confirms_it(stack: Stack) -> N
     done = leagues.confirm(stack.db, stack.settings.secret_key, token, stack.settings.link_max_age, now=T0 + DAY)
     assert not done.already
     entry = entry_of(stack.db, entry.id)
-    assert (entry.status, entry.confirmed_at) == (EntryStatus.CONFIRMED, T0 + DAY)
+    assert (entry.status, entry.confirmed_at, entry.applicant) == (EntryStatus.CONFIRMED, T0 + DAY, None)
+    with stack.db.session() as session:  # a new address takes what was given, once confirmed
+        ann = session.execute(sa.select(Player)).scalar_one()
+        assert (ann.display_name, ann.language, ann.timezone) == ("Ann", "it", "Europe/Rome")
+        assert (ann.quiet_start, ann.quiet_end) == ("23:00", "07:00")
     before = all_rows(stack.db)
     again = leagues.confirm(stack.db, stack.settings.secret_key, token, stack.settings.link_max_age, now=T0 + DAY)
     assert again.already and all_rows(stack.db) == before
     # a confirmed entry's mail is not sent any more
     assert compose(stack.db, row.id, mail_settings(stack.settings), now=T0 + DAY) is None
-    refused(stack.db, lambda: leagues.sign_up(stack.db, season_id, ANN, now=T0 + DAY), "already signed up .* confirmed")
+    # signing up a confirmed address again: no second entry, no mail, nothing changed (and no telling error)
+    again_signed = leagues.sign_up(stack.db, season_id, ANN, now=T0 + 2 * DAY)
+    assert (again_signed.season_player_id, again_signed.mailed) == (entry.id, False)
+    assert all_rows(stack.db) == before
+
+
+def confirm_last(stack: Stack, now: Any = T0) -> int:
+    """Follow the link of the last confirmation mail; the entry's id."""
+    row = rows_of_kind(stack.db, MailKind.LEAGUE_CONFIRM)[-1]
+    message = compose(stack.db, row.id, mail_settings(stack.settings), now=T0)
+    assert message is not None
+    (token,) = re.findall(r"http://deadmail\.test/l/confirm/(\S+)", text_of(message))
+    key, age = stack.settings.secret_key, stack.settings.link_max_age
+    return leagues.confirm(stack.db, key, token, age, now=now).season_player_id
+
+
+def player_row(db: Database, email: str) -> Player:
+    with db.session() as session:
+        player = session.execute(sa.select(Player).where(Player.email == email)).scalar_one()
+        session.expunge(player)
+        return player
 
 
 def test_a_known_address_keeps_its_name_and_preferences(embedded: Stack) -> None:
     db = embedded.db
-    season_id = season(db, league(db))
-    leagues.sign_up(db, season_id, ANN, now=T0)
+    leagues.sign_up(db, season(db, league(db)), ANN, now=T0)
+    confirm_last(embedded)
     other = season(db, league(db, name="Friday"))
-    leagues.sign_up(db, other, Applicant("Mallory", "ann@example.org", "pl", "UTC"), now=T0)
-    with db.session() as session:
-        ann = session.execute(sa.select(Player)).scalar_one()
-        assert (ann.display_name, ann.language, ann.timezone) == ("Ann", "it", "Europe/Rome")
+    mallory = Applicant("Mallory", "ann@example.org", "pl", "UTC", knows="bob@example.org")
+    leagues.sign_up(db, other, mallory, now=T0)
+    ann = player_row(db, "ann@example.org")
+    assert (ann.display_name, ann.language, ann.timezone) == ("Ann", "it", "Europe/Rome")
+    # the mail is in the form's language; once the address confirms, only the league's data is taken
+    row = rows_of_kind(db, MailKind.LEAGUE_CONFIRM)[-1]
+    message = compose(db, row.id, mail_settings(embedded.settings), now=T0)
+    assert message is not None and message["Subject"] == "Friday: potwierdź swój zapis na sezon 1"
+    entry_id = confirm_last(embedded)
+    ann = player_row(db, "ann@example.org")
+    assert (ann.display_name, ann.language, ann.timezone) == ("Ann", "it", "Europe/Rome")
+    assert entry_of(db, entry_id).knows == ["bob@example.org"]
+
+
+def test_an_unconfirmed_name_is_never_kept(embedded: Stack) -> None:
+    """A stranger signs an address up and never confirms: an organiser's game later names the player as it says."""
+    db = embedded.db
+    leagues.sign_up(db, season(db, league(db)), Applicant("Mallory", "ann@example.org", "pl"), now=T0)
+    assert player_row(db, "ann@example.org").display_name == ""
+    players = [games.parse_player(p) for p in ("Ann <ann@example.org>", "Bob <bob@example.org>", "Cid <c@x.org>")]
+    games.create_game(db, games.GameSpec(players=players, seed=1), now=T0)
+    assert player_row(db, "ann@example.org").display_name == "Ann"
 
 
 def test_signing_up_again_while_pending_mails_the_link_again_not_too_often(stack: Stack) -> None:
     season_id = season(stack.db, league(stack.db))
     first = leagues.sign_up(stack.db, season_id, ANN, now=T0)
-    refused(stack.db, lambda: leagues.sign_up(stack.db, season_id, ANN, now=T0 + timedelta(minutes=5)), "a few minutes")
+    before = all_rows(stack.db)
+    soon = leagues.sign_up(stack.db, season_id, ANN, now=T0 + timedelta(minutes=5))
+    assert not soon.mailed and all_rows(stack.db) == before  # mailed a moment ago: nothing changes
     again = leagues.sign_up(stack.db, season_id, ANN, now=T0 + timedelta(minutes=11))
-    assert again.resent and again.season_player_id == first.season_player_id
+    assert again.resent and again.mailed and again.season_player_id == first.season_player_id
     links = confirm_links(stack)
     assert len(links) == 2 and links[0] == links[1]  # the same link: the first mail still works
     with stack.db.session() as session:
