@@ -13,7 +13,17 @@ import pytest
 import sqlalchemy as sa
 
 from server.db import Database
-from server.models import EntryStatus, League, MailKind, Player, Season, SeasonPlayer, SeasonStatus
+from server.models import (
+    EntryStatus,
+    League,
+    LeagueRound,
+    MailKind,
+    Player,
+    RoundStatus,
+    Season,
+    SeasonPlayer,
+    SeasonStatus,
+)
 from server.services import games, leagues
 from server.services.leagues import Applicant, LeagueError, LeagueSpec
 from server.services.links import LinkError, confirm_token
@@ -49,8 +59,8 @@ def confirm_links(stack: Stack) -> list[str]:
     links = []
     for row in rows_of_kind(stack.db, MailKind.LEAGUE_CONFIRM):
         message = compose(stack.db, row.id, mail_settings(stack.settings), now=T0)
-        assert message is not None
-        links += re.findall(r"http://deadmail\.test/l/confirm/(\S+)", text_of(message))
+        if message is not None:  # (a confirmed entry's mail is not sent any more)
+            links += re.findall(r"http://deadmail\.test/l/confirm/(\S+)", text_of(message))
     return links
 
 
@@ -391,3 +401,117 @@ def test_a_fixed_schedule_starts_rounds_weekly_at_the_same_local_time_across_a_c
     assert leagues.round_starts(rule, "Europe/Rome", datetime(2026, 10, 26, 17, tzinfo=UTC), 1) == [
         datetime(2026, 11, 2, 17, tzinfo=UTC)
     ]
+
+
+# --- races, limits, acquaintances, absences ---------------------------------------------------------------------------
+
+
+def test_two_sign_ups_of_a_new_address_at_once_make_one_player(stack: Stack, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another sign-up makes the player between this one's select and insert: the savepoint's insert fails on the
+    unique address and the row is read back (no IntegrityError, no 500)."""
+    if stack.name != "production":
+        pytest.skip("SQLite takes one writer at a time")
+    db = stack.db
+    first, second = season(db, league(db)), season(db, league(db, name="Friday"))
+    real = sa.orm.Session.execute
+    raced: list[bool] = []
+
+    def execute(self: sa.orm.Session, statement: Any, *args: Any, **kwargs: Any) -> Any:
+        result = real(self, statement, *args, **kwargs)
+        text = str(statement)
+        if not raced and text.startswith("SELECT players.") and "players.email" in text.rsplit("WHERE", maxsplit=1)[-1]:
+            raced.append(True)  # the other sign-up commits its player now, after this select saw none
+            leagues.sign_up(db, second, ANN, now=T0)
+            return real(self, sa.select(Player).where(sa.false()))
+        return result
+
+    monkeypatch.setattr(sa.orm.Session, "execute", execute)
+    signed = leagues.sign_up(db, first, ANN, now=T0)
+    monkeypatch.undo()
+    assert raced
+    with db.session() as session:
+        assert session.execute(sa.select(sa.func.count()).select_from(Player)).scalar_one() == 1
+        player_ids = set(session.execute(sa.select(SeasonPlayer.player_id)).scalars())
+    assert len(player_ids) == 1 and entry_of(db, signed.season_player_id).status == EntryStatus.PENDING
+
+
+def test_a_full_season_refuses_a_confirmation(stack: Stack) -> None:
+    db = stack.db
+    league_id = league(db)
+    season_id = leagues.create_season(
+        db, league_id, T0 + DAY, 3, "when_over", None, now=T0, sizes=leagues.Sizes(max_players=3)
+    )
+    for name in ("ann", "bob", "cid"):
+        leagues.sign_up(db, season_id, Applicant(name, f"{name}@example.org"), now=T0)
+        confirm_last(stack)
+    assert leagues.signup_page(db, league_id)["season"]["full"]
+    leagues.sign_up(db, season_id, Applicant("Dan", "dan@example.org"), now=T0)
+    token = confirm_links(stack)[-1]
+    key, age = stack.settings.secret_key, stack.settings.link_max_age
+    refused(db, lambda: leagues.confirm(db, key, token, age, now=T0), "This season is full: .*Nothing was changed")
+
+
+@pytest.mark.parametrize(
+    ("sizes", "message"),
+    [
+        ({"max_players": 2}, "limit is 3 to 10000 players"),
+        ({"max_players": "ten"}, "limit is 3 to 10000 players"),
+        ({"divisions": 0}, "1 to 20 divisions"),
+        ({"divisions": 21}, "1 to 20 divisions"),
+        ({"promote": -1}, "Promotion and relegation"),
+        ({"promote": 2}, "only between divisions"),
+        ({"promote": 2, "divisions": 1}, "only between divisions"),
+    ],
+)
+def test_a_season_with_bad_sizes_changes_nothing(embedded: Stack, sizes: dict[str, Any], message: str) -> None:
+    db = embedded.db
+    league_id = league(db)
+    create = leagues.create_season
+    refused(
+        db, lambda: create(db, league_id, T0 + DAY, 3, "when_over", None, now=T0, sizes=leagues.Sizes(**sizes)), message
+    )
+
+
+def test_sizes_are_stored(embedded: Stack) -> None:
+    db = embedded.db
+    sizes = leagues.Sizes(max_players=24, divisions=2, promote=3)
+    season_id = leagues.create_season(db, league(db), T0 + DAY, 3, "when_over", None, now=T0, sizes=sizes)
+    with db.session() as session:
+        row = session.get(Season, season_id)
+        assert row is not None and (row.max_players, row.divisions, row.promote) == (24, 2, 3)
+
+
+def test_declared_acquaintances_are_checked_and_stored_at_confirm(embedded: Stack) -> None:
+    db = embedded.db
+    season_id = season(db, league(db))
+    knows = "Bob@Example.org, cid@example.org\n\nbob@example.org\nann@example.org"
+    entry_id = leagues.sign_up(db, season_id, Applicant("Ann", "ann@example.org", knows=knows), now=T0).season_player_id
+    assert entry_of(db, entry_id).knows is None  # nothing until confirmed
+    confirm_last(embedded)
+    assert entry_of(db, entry_id).knows == ["bob@example.org", "cid@example.org"]  # once each, not one's own
+    other = season(db, league(db))
+    many = ",".join(f"p{k}@example.org" for k in range(21))
+    refused(db, lambda: leagues.sign_up(db, other, Applicant("Ann", "a@x.org", knows=many), now=T0), "at most 20")
+    bad = Applicant("Ann", "a@x.org", knows="bob@example.org; cid")
+    refused(db, lambda: leagues.sign_up(db, other, bad, now=T0), "is not an e-mail address")
+
+
+def test_a_confirmed_player_says_they_will_miss_a_round_not_yet_started(stack: Stack) -> None:
+    db = stack.db
+    season_id = season(db, league(db))
+    entry_id = leagues.sign_up(db, season_id, ANN, now=T0).season_player_id
+    refused(db, lambda: leagues.skip(db, entry_id, 2, T0), "Only a confirmed player")
+    confirm_last(stack)
+    assert leagues.skip(db, entry_id, 3, T0) == [3]
+    assert leagues.skip(db, entry_id, 2, T0) == [2, 3]
+    refused(db, lambda: leagues.skip(db, entry_id, 2, T0), "already said you will miss round 2")
+    refused(db, lambda: leagues.skip(db, entry_id, 4, T0), "rounds 1 to 3")
+    refused(db, lambda: leagues.skip(db, entry_id, 0, T0), "rounds 1 to 3")
+    refused(db, lambda: leagues.unskip(db, entry_id, 1, T0), "did not say you would miss round 1")
+    with db.session() as session:
+        session.add(LeagueRound(season_id=season_id, number=1, status=RoundStatus.STARTED))
+        session.add(LeagueRound(season_id=season_id, number=2, status=RoundStatus.STARTED))
+    refused(db, lambda: leagues.skip(db, entry_id, 1, T0), "Round 1 has already started")
+    refused(db, lambda: leagues.unskip(db, entry_id, 2, T0), "Round 2 has already started")
+    assert leagues.unskip(db, entry_id, 3, T0) == [2]
+    refused(db, lambda: leagues.skip(db, entry_id + 99, 3, T0), "no such sign-up")
