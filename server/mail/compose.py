@@ -60,7 +60,7 @@ from ..present.seat import SeatShown, cap, game_label, seat_shown, standing_line
 from ..services import autopilot, chat, outbox, reminders, reply_address, standing, substitutes
 from ..services.errors import ShownError
 from ..services.inputs import one_line
-from ..services.links import confirm_token, organiser_token, player_token, seat_token
+from ..services.links import confirm_token, league_token, organiser_token, player_token, seat_token
 from ..services.seats import answer_in, open_request, seat_state
 from ..text import i18n
 from ..text.glossary import colour_name
@@ -382,6 +382,18 @@ class Composer:
         draft.actions.append({"text": self.t.gettext("Confirm your sign-up"), "url": url})
         return draft
 
+    def league_invite(self, row: Outbox) -> Draft | None:
+        """An invitation to a league: its current invitation link (a revoked one is never mailed)."""
+        league = self.session.get(League, row.payload.get("league") or 0)
+        if league is None:
+            return None
+        draft = Draft("league_invite", {"league": cap(one_line(league.name), MAX_USER_TEXT)})
+        draft.notes.append(self.t.gettext("If you do not want to play, ignore this mail: nothing happens without you."))
+        token = league_token(self.settings.secret_key, "invite", league.id, league.invite_generation)
+        url = f"{self.settings.base_url}/l/{token}"
+        draft.actions.append({"text": self.t.gettext("See the league and sign up"), "url": url})
+        return draft
+
     def substituted(self, row: Outbox) -> Draft | None:
         """A substitute took over the reader's seat: who, and thanks (no link: the seat is no longer theirs)."""
         game = self.session.get(Game, row.game_id or 0)
@@ -668,6 +680,7 @@ _PLAYER_KINDS: dict[str, Callable[[Composer, Outbox], Draft | None]] = {
     MailKind.INVITATION: Composer.invitation,
     MailKind.SUBSTITUTED: Composer.substituted,
     MailKind.LEAGUE_CONFIRM: Composer.league_confirm,
+    MailKind.LEAGUE_INVITE: Composer.league_invite,
 }
 
 

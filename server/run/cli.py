@@ -349,6 +349,62 @@ def league_create(**given: Any) -> None:
     click.echo(json.dumps({"id": league_id, "links": links}))
 
 
+def _league_out(data: dict[str, Any], as_json: bool, text: str) -> None:
+    click.echo(json.dumps(data) if as_json else text)
+
+
+@league.command("invite")
+@click.option("--league", "league_id", required=True, type=int)
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+@click.argument("addresses", nargs=-1, required=True)
+def league_invite(league_id: int, as_json: bool, addresses: tuple[str, ...]) -> None:
+    """Mail each address the league's invitation link, in the league's language."""
+    try:
+        with database(_settings()) as db:
+            mailed = leagues.invite(db, league_id, list(addresses), utcnow())
+    except ShownError as exc:
+        raise click.ClickException(str(exc)) from None
+    text = f"league {league_id}: an invitation is on its way to " + ", ".join(mailed)
+    _league_out({"league": league_id, "invited": mailed}, as_json, text)
+
+
+_KIND = click.option("--kind", "which", required=True, type=click.Choice(leagues.LINKS), help="the link's kind")
+
+
+@league.command("link")
+@click.option("--league", "league_id", required=True, type=int)
+@_KIND
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+def league_link(league_id: int, which: str, as_json: bool) -> None:
+    """Print the league's current link of a kind (invite: sign-ups; organiser; public: standings, calendar)."""
+    settings = _settings()
+    try:
+        with database(settings) as db:
+            token = leagues.league_link(db, settings.secret_key, league_id, which)
+    except ShownError as exc:
+        raise click.ClickException(str(exc)) from None
+    url = leagues.link_url(settings.base_url, which, token)
+    _league_out({"league": league_id, "kind": which, "token": token, "url": url}, as_json, url)
+
+
+@league.command("revoke")
+@click.option("--league", "league_id", required=True, type=int)
+@_KIND
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+def league_revoke(league_id: int, which: str, as_json: bool) -> None:
+    """Revoke the league's link of a kind: earlier links of that kind stop working; prints the new one."""
+    settings = _settings()
+    try:
+        with database(settings) as db:
+            leagues.revoke(db, league_id, which)
+            token = leagues.league_link(db, settings.secret_key, league_id, which)
+    except ShownError as exc:
+        raise click.ClickException(str(exc)) from None
+    url = leagues.link_url(settings.base_url, which, token)
+    text = f"the earlier {which} links of league {league_id} no longer work; the new one:\n{url}"
+    _league_out({"league": league_id, "kind": which, "token": token, "url": url}, as_json, text)
+
+
 @main.group()
 def season() -> None:
     """A league's seasons."""
@@ -363,8 +419,17 @@ def season() -> None:
 @click.option(
     "--time", "clock", default=None, help="with --schedule fixed: the round start, HH:MM in the league's zone"
 )
+@click.option("--max-players", type=int, default=None, help="at most this many confirmed players (default: no limit)")
+@click.option("--divisions", type=int, default=None, help="divisions by rating, 1 to 20 (default: none)")
+@click.option("--promote", type=int, default=0, show_default=True, help="players promoted and relegated, 0 to 20")
 def season_create(
-    league_id: int, signup_closes: str, rounds: int, schedule: str, weekday: int | None, clock: str | None
+    league_id: int,
+    signup_closes: str,
+    rounds: int,
+    schedule: str,
+    weekday: int | None,
+    clock: str | None,
+    **sizes: int | None,
 ) -> None:
     """Create the league's next season; prints one JSON object: its id and number."""
     settings = _settings()
@@ -378,7 +443,9 @@ def season_create(
     rule = None if schedule == "when_over" else {"weekday": weekday, "time": clock}
     try:
         with database(settings) as db:
-            season_id = leagues.create_season(db, league_id, closes, rounds, schedule, rule, now=utcnow())
+            season_id = leagues.create_season(
+                db, league_id, closes, rounds, schedule, rule, now=utcnow(), sizes=leagues.Sizes(**sizes)
+            )
             number = leagues.season_number(db, season_id)
     except ShownError as exc:
         raise click.ClickException(str(exc)) from None

@@ -687,3 +687,50 @@ def signup_page(db: Database, league_id: int) -> dict[str, Any]:
             full = season.max_players is not None and _confirmed_count(session, season.id) >= season.max_players
             shown["season"] = {"id": season.id, "number": season.number, "closes": season.signup_closes, "full": full}
         return shown
+
+
+# --- invitations -----------------------------------------------------------------------------------------------------
+
+#: the most addresses one ``invite`` takes.
+MAX_INVITES = 200
+NO_ADDRESSES = N_("Give at least one address to invite.")
+TOO_MANY_INVITES = N_("Invite at most %(count)s addresses at once.")
+#: where each league link leads, after the server's base address.
+LINK_PATHS = {"invite": "/l/", "organiser": "/lo/", "public": "/lp/"}
+
+
+def link_url(base_url: str, which: str, token: str) -> str:
+    """The address of a league link of kind ``which``."""
+    return f"{base_url}{LINK_PATHS[_kind(which)]}{token}"
+
+
+def invite(db: Database, league_id: int, addresses: list[str], now: datetime) -> list[str]:
+    """Mail each address the league's invitation link (in the league's language): a ``league_invite`` mail each,
+    to the address's player (made minimally when unknown, ``address_player``: nothing of it is shown until it
+    confirms a sign-up). The addresses mailed (checked, lower case, once each); LeagueError, nothing queued, when
+    one is not an address."""
+    checked: list[str] = []
+    for text in addresses:
+        try:
+            address = inputs.email_address(text)
+        except inputs.InputError as exc:
+            raise LeagueError(exc.msgid, **exc.params) from None
+        if address not in checked:
+            checked.append(address)
+    if not checked:
+        raise LeagueError(NO_ADDRESSES)
+    if len(checked) > MAX_INVITES:
+        raise LeagueError(TOO_MANY_INVITES, count=MAX_INVITES)
+    with db.session() as session:
+        league = session.get(League, league_id)
+        if league is None:
+            raise LeagueError(NO_LEAGUE, league=league_id)
+        rows = []
+        for address in checked:
+            player = address_player(session, address)
+            prefix = f"league_invite:{league.id}:{player.id}:"
+            sent = session.execute(select(func.count()).where(Outbox.key.like(f"{prefix}%"))).scalar_one()
+            payload = {"league": league.id, "lang": league.language}
+            rows.append(outbox.player_mail(player.id, MailKind.LEAGUE_INVITE, f"{prefix}{sent + 1}", payload, now))
+        outbox.add(session, rows)
+        return checked

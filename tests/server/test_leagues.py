@@ -515,3 +515,63 @@ def test_a_confirmed_player_says_they_will_miss_a_round_not_yet_started(stack: S
     refused(db, lambda: leagues.unskip(db, entry_id, 2, T0), "Round 2 has already started")
     assert leagues.unskip(db, entry_id, 3, T0) == [2]
     refused(db, lambda: leagues.skip(db, entry_id + 99, 3, T0), "no such sign-up")
+
+
+# --- invitations and links on the command line ----------------------------------------------------------------------
+
+
+def test_league_invite_link_and_revoke_on_the_command_line(stack: Stack) -> None:
+    env, db, key = cli_env(stack), stack.db, stack.settings.secret_key
+    league_id = league(db, language="pl")
+    before = all_rows(db)
+    for bad, message in (
+        (("league", "invite", "--league", str(league_id), "ann@example.org", "not an address"), "not an e-mail"),
+        (("league", "invite", "--league", "999", "ann@example.org"), "There is no league 999"),
+        (("league", "link", "--league", "999", "--kind", "invite"), "There is no league 999"),
+        (("league", "revoke", "--league", str(league_id), "--kind", "everything"), "Invalid value for '--kind'"),
+    ):
+        result = run(env, *bad)
+        assert result.exit_code != 0 and message in result.output, result.output
+    assert all_rows(db) == before
+    invited = run(env, "league", "invite", "--league", str(league_id), "--json", "Ann@Example.org", "bob@example.org")
+    assert invited.exit_code == 0, invited.output
+    assert json.loads(invited.output) == {"league": league_id, "invited": ["ann@example.org", "bob@example.org"]}
+    rows = rows_of_kind(db, MailKind.LEAGUE_INVITE)
+    assert len(rows) == 2
+    message = compose(db, rows[0].id, mail_settings(stack.settings), now=T0)
+    assert message is not None and "ann@example.org" in message["To"] and "Tuesday" in message["Subject"]
+    assert message["Content-Language"] == "pl"
+    (link,) = re.findall(r"http://deadmail\.test/l/(\S+)", text_of(message))
+    assert leagues.open_league(db, key, "invite", link) == league_id
+    assert player_row(db, "ann@example.org").display_name == ""  # nobody named the invited address
+
+    shown = run(env, "league", "link", "--league", str(league_id), "--kind", "invite", "--json")
+    assert shown.exit_code == 0 and json.loads(shown.output)["token"] == link
+    assert json.loads(shown.output)["url"] == f"http://deadmail.test/l/{link}"
+    plain = run(env, "league", "link", "--league", str(league_id), "--kind", "public")
+    assert plain.output.strip() == "http://deadmail.test/lp/" + leagues.league_link(db, key, league_id, "public")
+    revoked = run(env, "league", "revoke", "--league", str(league_id), "--kind", "invite", "--json")
+    assert revoked.exit_code == 0, revoked.output
+    fresh = json.loads(revoked.output)["token"]
+    assert fresh != link and leagues.open_league(db, key, "invite", fresh) == league_id
+    refused(db, lambda: leagues.open_league(db, key, "invite", link), "was revoked")
+    # a mail composed after the revocation carries the new link
+    again = compose(db, rows[1].id, mail_settings(stack.settings), now=T0)
+    assert again is not None and f"/l/{fresh}" in text_of(again)
+    said = run(env, "league", "revoke", "--league", str(league_id), "--kind", "organiser")
+    assert said.exit_code == 0 and "no longer work" in said.output and "/lo/" in said.output
+
+
+def test_season_create_takes_its_sizes_on_the_command_line(stack: Stack) -> None:
+    env = cli_env(stack)
+    league_id = league(stack.db)
+    args = ("season", "create", "--league", str(league_id), "--signup-closes", "2999-01-01T18:00", "--rounds", "3")
+    made = run(env, *args, "--max-players", "12", "--divisions", "2", "--promote", "1")
+    assert made.exit_code == 0, made.output
+    with stack.db.session() as session:
+        row = session.get(Season, json.loads(made.output)["id"])
+        assert row is not None and (row.max_players, row.divisions, row.promote) == (12, 2, 1)
+    before = all_rows(stack.db)
+    bad = run(env, *args, "--max-players", "2")
+    assert bad.exit_code != 0 and "limit is 3 to 10000 players" in bad.output
+    assert all_rows(stack.db) == before
