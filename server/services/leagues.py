@@ -734,3 +734,30 @@ def invite(db: Database, league_id: int, addresses: list[str], now: datetime) ->
             rows.append(outbox.player_mail(player.id, MailKind.LEAGUE_INVITE, f"{prefix}{sent + 1}", payload, now))
         outbox.add(session, rows)
         return checked
+
+
+# --- rounds still to start (hub, calendars) ---------------------------------------------------------------------------
+
+
+def upcoming_rounds(session: Session, season: Season, zone: str, now: datetime) -> list[tuple[int, datetime | None]]:
+    """The season's rounds not yet started, in order, each with its start when known: a planned round's
+    ``starts_at``; for a fixed schedule's round without a row yet, ``round_starts`` from the sign-up's close."""
+    if season.status == SeasonStatus.OVER:
+        return []
+    rows = {
+        r.number: r for r in session.execute(select(LeagueRound).where(LeagueRound.season_id == season.id)).scalars()
+    }
+    fixed = None
+    if season.schedule == "fixed" and season.schedule_rule:
+        fixed = round_starts(season.schedule_rule, zone, season.signup_closes, season.rounds)
+    found: list[tuple[int, datetime | None]] = []
+    for number in range(1, season.rounds + 1):
+        row = rows.get(number)
+        if row is not None and row.status != RoundStatus.PLANNED:
+            continue
+        start = row.starts_at if row is not None and row.starts_at is not None else None
+        if start is None and row is None and fixed is not None:
+            start = fixed[number - 1]
+        if start is None or start > now:
+            found.append((number, start))
+    return found

@@ -9,12 +9,14 @@ changes nothing."""
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
-from flask import Blueprint, render_template, request
+from flask import Blueprint, Response, render_template, request
 from flask_babel import gettext
 
 from ..models import utcnow
-from ..services import leagues
+from ..present.calendar import league_calendar
+from ..services import calendar, leagues
 from ..services.leagues import Applicant, LeagueError
 from ..services.tempo import zone_choices
 from ..text.i18n import format_when
@@ -110,3 +112,17 @@ def confirm(token: str) -> Any:
     except LeagueError as exc:
         return message(gettext("Sign-up not confirmed"), say(exc), 409)
     return render_template("league/confirmed.html", shown=shown, already=done.already)
+
+
+@bp.get("/calendar/league/<token>.ics")
+def league_feed(token: str) -> Any:
+    """The league's calendar (ICS): the round starts of its seasons, at the league's public link (revoked with it:
+    ``deadmail league revoke --kind public``); no seat's link in it."""
+    s = dm().settings
+    league_id = leagues.open_league(dm().db, s.secret_key, "public", token)
+    url = leagues.link_url(s.base_url, "public", token)
+    name, lang, rounds = calendar.league_rounds(dm().db, league_id, utcnow(), url)
+    body = league_calendar(lang, name, rounds, urlsplit(s.base_url).hostname or "deadmail", utcnow())
+    reply = Response(body, content_type="text/calendar; charset=utf-8")
+    reply.headers["Content-Disposition"] = 'inline; filename="league.ics"'
+    return reply

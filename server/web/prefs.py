@@ -250,7 +250,8 @@ def calendar_feed(token: str) -> Any:
         # must not be undone by the next fetch of the feed
         return s.base_url + url_for("pages.home")
 
-    feed = calendar.feed(dm().db, player_id, seat_url)
+    rounds = calendar.player_rounds(dm().db, player_id, utcnow(), s.base_url + url_for("pages.home"))
+    feed = calendar.feed(dm().db, player_id, seat_url, rounds)
     body = player_calendar(feed, urlsplit(s.base_url).hostname or "deadmail", utcnow())
     reply = Response(body, content_type="text/calendar; charset=utf-8")
     reply.headers["Content-Disposition"] = 'inline; filename="deadmail.ics"'
