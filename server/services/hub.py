@@ -22,7 +22,18 @@ from sqlalchemy import and_, case, func, or_, select
 from sqlalchemy.orm import Session
 
 from ..db import Database
-from ..models import Game, GameStatus, RequestRow, Seat, SeatTenure, Window, WindowStatus
+from ..models import (
+    Game,
+    GameStatus,
+    League,
+    RequestRow,
+    Season,
+    SeasonPlayer,
+    Seat,
+    SeatTenure,
+    Window,
+    WindowStatus,
+)
 from . import ratings, scoring
 
 
@@ -180,3 +191,48 @@ def rating(db: Database, player_id: int) -> ratings.Rating | None:
     """The player's rating across all finished games (None: no rated game)."""
     with db.session() as session:
         return ratings.rate_games(finished_games(session)).get(player_id)
+
+
+# --- leagues ----------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HubEntry:
+    """One of the player's season entries: the league, the season, the entry's status, the season's rounds not yet
+    started (number, start when known) and those the player said they would miss."""
+
+    entry_id: int
+    league: str
+    season: int
+    #: ``EntryStatus``
+    status: str
+    #: ``SeasonStatus``
+    season_status: str
+    upcoming: tuple[tuple[int, datetime | None], ...]
+    skips: tuple[int, ...]
+
+
+def league_entries(db: Database, player_id: int, now: datetime) -> list[HubEntry]:
+    """The player's own season entries (pending, confirmed or withdrawn), newest first."""
+    from . import leagues  # (leagues imports games, which the hub does not need otherwise)
+
+    with db.session() as session:
+        rows = session.execute(
+            select(SeasonPlayer, Season, League)
+            .join(Season, Season.id == SeasonPlayer.season_id)
+            .join(League, League.id == Season.league_id)
+            .where(SeasonPlayer.player_id == player_id)
+            .order_by(SeasonPlayer.id.desc())
+        ).all()
+        return [
+            HubEntry(
+                entry.id,
+                league.name,
+                season.number,
+                entry.status,
+                season.status,
+                tuple(leagues.upcoming_rounds(session, season, league.timezone, now)),
+                tuple(entry.skips or ()),
+            )
+            for entry, season, league in rows
+        ]

@@ -761,3 +761,11 @@ def upcoming_rounds(session: Session, season: Season, zone: str, now: datetime) 
         if start is None or start > now:
             found.append((number, start))
     return found
+
+
+def check_owner(db: Database, season_player_id: int, player_id: int) -> None:
+    """LeagueError ``NOT_IN`` unless the entry is the player's own (hub forms act on the reader's entries only)."""
+    with db.session() as session:
+        entry = session.get(SeasonPlayer, season_player_id)
+        if entry is None or entry.player_id != player_id:
+            raise LeagueError(NOT_IN)

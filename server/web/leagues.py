@@ -11,17 +11,18 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import Blueprint, Response, render_template, request
+from flask import Blueprint, Response, g, redirect, render_template, request, url_for
 from flask_babel import gettext
 
 from ..models import utcnow
 from ..present.calendar import league_calendar
-from ..services import calendar, leagues
+from ..services import calendar, hub, leagues, prefs
+from ..services.inputs import small_int
 from ..services.leagues import Applicant, LeagueError
 from ..services.tempo import zone_choices
 from ..text.i18n import format_when
-from .access import dm, message, reader_language, say
-from .prefs import LANGUAGE_NAMES
+from .access import dm, message, player_link, reader_language, say
+from .prefs import LANGUAGE_NAMES, render_hub
 
 bp = Blueprint("leagues", __name__)
 
@@ -126,3 +127,50 @@ def league_feed(token: str) -> Any:
     reply = Response(body, content_type="text/calendar; charset=utf-8")
     reply.headers["Content-Disposition"] = 'inline; filename="league.ics"'
     return reply
+
+
+# --- the player's hub: absences and withdrawing (``templates/hub_leagues.html``) ------------------------------------
+
+
+def _own(entry_id: int) -> None:
+    leagues.check_owner(dm().db, entry_id, g.player_id)
+
+
+@bp.post("/p/<token>/leagues/<int:entry_id>/skip")
+@player_link
+def hub_skip(token: str, entry_id: int) -> Any:
+    """Say the player will miss a round (``round``), or undo it (``undo``); the hub again."""
+    number = small_int(str(request.form.get("round", ""))[:4], 3)
+    undo = request.form.get("undo") == "1"
+    try:
+        _own(entry_id)
+        (leagues.unskip if undo else leagues.skip)(dm().db, entry_id, number, utcnow())
+    except LeagueError as exc:
+        return render_hub(token, say(exc), 409)
+    done = "unskipped" if undo else "skipped"
+    return redirect(url_for("prefs.show", token=token, league=done) + "#leagues", code=303)
+
+
+@bp.get("/p/<token>/leagues/<int:entry_id>/withdraw")
+@player_link
+def hub_withdraw_page(token: str, entry_id: int) -> Any:
+    """What withdrawing means, and its button; opening it changes nothing."""
+    g.language = prefs.get_prefs(dm().db, g.player_id)["language"]  # the player's own language
+    try:
+        _own(entry_id)
+    except LeagueError as exc:
+        return render_hub(token, say(exc), 404)
+    (entry,) = [e for e in hub.league_entries(dm().db, g.player_id, utcnow()) if e.entry_id == entry_id]
+    title = gettext("%(league)s, season %(season)s", league=entry.league, season=entry.season)
+    return render_template("league/withdraw.html", token=token, entry_id=entry_id, title=title)
+
+
+@bp.post("/p/<token>/leagues/<int:entry_id>/withdraw")
+@player_link
+def hub_withdraw(token: str, entry_id: int) -> Any:
+    try:
+        _own(entry_id)
+        leagues.withdraw(dm().db, entry_id, utcnow())
+    except LeagueError as exc:
+        return render_hub(token, say(exc), 409)
+    return redirect(url_for("prefs.show", token=token, league="withdrawn") + "#leagues", code=303)
