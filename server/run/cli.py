@@ -6,7 +6,7 @@ import json
 import os
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -368,41 +368,40 @@ def league_invite(league_id: int, as_json: bool, addresses: tuple[str, ...]) -> 
     _league_out({"league": league_id, "invited": mailed}, as_json, text)
 
 
-_KIND = click.option("--kind", "which", required=True, type=click.Choice(leagues.LINKS), help="the link's kind")
+def _link_options(command: Callable[..., None]) -> Callable[..., None]:
+    """--league, --kind and --json of ``league link`` and ``league revoke``."""
+    command = click.option("--json", "as_json", is_flag=True, help="print one JSON object")(command)
+    command = click.option("--kind", "which", required=True, type=click.Choice(leagues.LINKS), help="its kind")(command)
+    return click.option("--league", "league_id", required=True, type=int)(command)
+
+
+def _current_link(league_id: int, which: str, as_json: bool, *, revoke: bool) -> None:
+    """Print the league's link of kind ``which`` (revoked first, with ``revoke``): its URL, or one JSON object."""
+    settings = _settings()
+    try:
+        with database(settings) as db:
+            if revoke:
+                leagues.revoke(db, league_id, which)
+            token = leagues.league_link(db, settings.secret_key, league_id, which)
+    except ShownError as exc:
+        raise click.ClickException(str(exc)) from None
+    url = leagues.link_url(settings.base_url, which, token)
+    said = f"the earlier {which} links of league {league_id} no longer work; the new one:\n{url}" if revoke else url
+    _league_out({"league": league_id, "kind": which, "token": token, "url": url}, as_json, said)
 
 
 @league.command("link")
-@click.option("--league", "league_id", required=True, type=int)
-@_KIND
-@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+@_link_options
 def league_link(league_id: int, which: str, as_json: bool) -> None:
     """Print the league's current link of a kind (invite: sign-ups; organiser; public: standings, calendar)."""
-    settings = _settings()
-    try:
-        with database(settings) as db:
-            token = leagues.league_link(db, settings.secret_key, league_id, which)
-    except ShownError as exc:
-        raise click.ClickException(str(exc)) from None
-    url = leagues.link_url(settings.base_url, which, token)
-    _league_out({"league": league_id, "kind": which, "token": token, "url": url}, as_json, url)
+    _current_link(league_id, which, as_json, revoke=False)
 
 
 @league.command("revoke")
-@click.option("--league", "league_id", required=True, type=int)
-@_KIND
-@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+@_link_options
 def league_revoke(league_id: int, which: str, as_json: bool) -> None:
     """Revoke the league's link of a kind: earlier links of that kind stop working; prints the new one."""
-    settings = _settings()
-    try:
-        with database(settings) as db:
-            leagues.revoke(db, league_id, which)
-            token = leagues.league_link(db, settings.secret_key, league_id, which)
-    except ShownError as exc:
-        raise click.ClickException(str(exc)) from None
-    url = leagues.link_url(settings.base_url, which, token)
-    text = f"the earlier {which} links of league {league_id} no longer work; the new one:\n{url}"
-    _league_out({"league": league_id, "kind": which, "token": token, "url": url}, as_json, text)
+    _current_link(league_id, which, as_json, revoke=True)
 
 
 @main.group()
