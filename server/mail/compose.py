@@ -63,7 +63,7 @@ from ..present.seat import SeatShown, cap, game_label, seat_shown, standing_line
 from ..services import autopilot, chat, outbox, reminders, reply_address, results, standing, substitutes
 from ..services.errors import ShownError
 from ..services.inputs import one_line
-from ..services.links import confirm_token, organiser_token, player_token, seat_token
+from ..services.links import confirm_token, league_token, organiser_token, player_token, seat_token
 from ..services.seats import answer_in, open_request, seat_state
 from ..text import i18n
 from ..text.glossary import colour_name
@@ -134,12 +134,15 @@ class Draft:
 
 
 class Composer:
-    def __init__(self, session: Session, settings: Settings, player: Player, now: datetime) -> None:
+    def __init__(
+        self, session: Session, settings: Settings, player: Player, now: datetime, lang: str | None = None
+    ) -> None:
         self.session = session
         self.settings = settings
         self.player = player
         self.now = now
-        self.lang = i18n.language(player.language)
+        #: ``lang``: a row's own language (a mail to an address not yet confirmed: the sign-up form's, the league's)
+        self.lang = i18n.language(lang or player.language)
         self.t = i18n.translations(self.lang)
         #: the player's preferences page (also the mail's List-Unsubscribe).
         self.prefs_url = f"{settings.base_url}/p/{player_token(settings.secret_key, player.id, player.link_generation)}"
@@ -453,6 +456,18 @@ class Composer:
         self._standings_link(draft, season)
         return draft
 
+    def league_invite(self, row: Outbox) -> Draft | None:
+        """An invitation to a league: its current invitation link (a revoked one is never mailed)."""
+        league = self.session.get(League, row.payload.get("league") or 0)
+        if league is None:
+            return None
+        draft = Draft("league_invite", {"league": cap(one_line(league.name), MAX_USER_TEXT)})
+        draft.notes.append(self.t.gettext("If you do not want to play, ignore this mail: nothing happens without you."))
+        token = league_token(self.settings.secret_key, "invite", league.id, league.invite_generation)
+        url = f"{self.settings.base_url}/l/{token}"
+        draft.actions.append({"text": self.t.gettext("See the league and sign up"), "url": url})
+        return draft
+
     def substituted(self, row: Outbox) -> Draft | None:
         """A substitute took over the reader's seat: who, and thanks (no link: the seat is no longer theirs)."""
         game = self.session.get(Game, row.game_id or 0)
@@ -742,6 +757,7 @@ _PLAYER_KINDS: dict[str, Callable[[Composer, Outbox], Draft | None]] = {
     MailKind.LEAGUE_FIXTURES: Composer.league_fixtures,
     MailKind.LEAGUE_RESULTS: Composer.league_results,
     MailKind.SEASON_END: Composer.season_end,
+    MailKind.LEAGUE_INVITE: Composer.league_invite,
 }
 
 
@@ -752,7 +768,8 @@ def compose(db: Database, row_id: int, settings: Settings, now: datetime | None 
         row = session.get(Outbox, row_id)
         if row is None:
             return None
-        composer = Composer(session, settings, row.player, now)
+        lang = row.payload.get("lang") if isinstance(row.payload.get("lang"), str) else None
+        composer = Composer(session, settings, row.player, now, lang)
         seat = session.get(Seat, row.seat_id) if row.seat_id else None
         draft: Draft | None = None
         if row.kind == MailKind.CHAT:

@@ -89,7 +89,8 @@ def _rounds(cal: Calendar, lang: str, rounds: Iterable[RoundStart], domain: str,
     t = translations(lang)
     for item in rounds:
         summary = round_summary(lang, item)
-        uid = f"league-{item.league_id}-round-{item.round}@{domain}"
+        season = "" if item.season is None else f"season-{item.season}-"
+        uid = f"league-{item.league_id}-{season}round-{item.round}@{domain}"
         text = t.gettext("The fixtures of the round are on the league's page:")
         cal.add_component(_event(uid, summary, item.starts, now, revision=item.revision, url=item.url, text=text))
 

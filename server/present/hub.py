@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import Any
 
 from ..services import ratings
-from ..services.hub import HubGame
+from ..services.hub import HubEntry, HubGame
 from ..text import glossary
 from ..text.i18n import format_when, translations
 from .seat import game_label, ordinal
@@ -98,3 +98,38 @@ def history_shown(rating: ratings.Rating | None) -> list[int]:
 def league_ratings_shown(lang: str, found: list[tuple[str, ratings.Rating]]) -> list[dict[str, Any]]:
     """Each league's rating: ``{"league", "text", "games"}`` as ``rating_shown``."""
     return [{"league": name, **rating_shown(lang, rating)} for name, rating in found]
+
+
+def leagues_shown(lang: str, timezone: str, now: datetime, entries: list[HubEntry]) -> list[dict[str, Any]]:
+    """The player's season entries for the hub: ``{"id", "title", "status", "next", "rounds": [{"number", "when",
+    "skipped"}], "skips", "can_skip", "can_withdraw"}``; times in the reader's zone."""
+    t = translations(lang)
+    statuses = {
+        "pending": t.gettext("waiting for your confirmation (see the mail)"),
+        "confirmed": t.gettext("you play"),
+        "withdrawn": t.gettext("you withdrew"),
+    }
+    shown = []
+    for entry in entries:
+        playing = entry.status == "confirmed" and entry.season_status != "over"
+        rounds = [
+            {
+                "number": number,
+                "when": None if start is None else format_when(start, now, timezone, lang)[0],
+                "skipped": number in entry.skips,
+            }
+            for number, start in entry.upcoming
+        ]
+        starts = [item for item in rounds if item["when"]]
+        shown.append(
+            {
+                "id": entry.entry_id,
+                "title": t.gettext("%(league)s, season %(season)s") % {"league": entry.league, "season": entry.season},
+                "status": statuses.get(entry.status, entry.status),
+                "next": starts[0] if starts else None,
+                "rounds": rounds if playing else [],
+                "skips": list(entry.skips),
+                "can_withdraw": entry.status != "withdrawn" and entry.season_status != "over",
+            }
+        )
+    return shown

@@ -6,7 +6,7 @@ import json
 import os
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -350,6 +350,61 @@ def league_create(**given: Any) -> None:
     click.echo(json.dumps({"id": league_id, "links": links}))
 
 
+def _league_out(data: dict[str, Any], as_json: bool, text: str) -> None:
+    click.echo(json.dumps(data) if as_json else text)
+
+
+@league.command("invite")
+@click.option("--league", "league_id", required=True, type=int)
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+@click.argument("addresses", nargs=-1, required=True)
+def league_invite(league_id: int, as_json: bool, addresses: tuple[str, ...]) -> None:
+    """Mail each address the league's invitation link, in the league's language."""
+    try:
+        with database(_settings()) as db:
+            mailed = leagues.invite(db, league_id, list(addresses), utcnow())
+    except ShownError as exc:
+        raise click.ClickException(str(exc)) from None
+    text = f"league {league_id}: an invitation is on its way to " + ", ".join(mailed)
+    _league_out({"league": league_id, "invited": mailed}, as_json, text)
+
+
+def _link_options(command: Callable[..., None]) -> Callable[..., None]:
+    """--league, --kind and --json of ``league link`` and ``league revoke``."""
+    command = click.option("--json", "as_json", is_flag=True, help="print one JSON object")(command)
+    command = click.option("--kind", "which", required=True, type=click.Choice(leagues.LINKS), help="its kind")(command)
+    return click.option("--league", "league_id", required=True, type=int)(command)
+
+
+def _current_link(league_id: int, which: str, as_json: bool, *, revoke: bool) -> None:
+    """Print the league's link of kind ``which`` (revoked first, with ``revoke``): its URL, or one JSON object."""
+    settings = _settings()
+    try:
+        with database(settings) as db:
+            if revoke:
+                leagues.revoke(db, league_id, which)
+            token = leagues.league_link(db, settings.secret_key, league_id, which)
+    except ShownError as exc:
+        raise click.ClickException(str(exc)) from None
+    url = leagues.link_url(settings.base_url, which, token)
+    said = f"the earlier {which} links of league {league_id} no longer work; the new one:\n{url}" if revoke else url
+    _league_out({"league": league_id, "kind": which, "token": token, "url": url}, as_json, said)
+
+
+@league.command("link")
+@_link_options
+def league_link(league_id: int, which: str, as_json: bool) -> None:
+    """Print the league's current link of a kind (invite: sign-ups; organiser; public: standings, calendar)."""
+    _current_link(league_id, which, as_json, revoke=False)
+
+
+@league.command("revoke")
+@_link_options
+def league_revoke(league_id: int, which: str, as_json: bool) -> None:
+    """Revoke the league's link of a kind: earlier links of that kind stop working; prints the new one."""
+    _current_link(league_id, which, as_json, revoke=True)
+
+
 @main.group()
 def season() -> None:
     """A league's seasons."""
@@ -364,8 +419,17 @@ def season() -> None:
 @click.option(
     "--time", "clock", default=None, help="with --schedule fixed: the round start, HH:MM in the league's zone"
 )
+@click.option("--max-players", type=int, default=None, help="at most this many confirmed players (default: no limit)")
+@click.option("--divisions", type=int, default=None, help="divisions by rating, 1 to 20 (default: none)")
+@click.option("--promote", type=int, default=0, show_default=True, help="players promoted and relegated, 0 to 20")
 def season_create(
-    league_id: int, signup_closes: str, rounds: int, schedule: str, weekday: int | None, clock: str | None
+    league_id: int,
+    signup_closes: str,
+    rounds: int,
+    schedule: str,
+    weekday: int | None,
+    clock: str | None,
+    **sizes: int | None,
 ) -> None:
     """Create the league's next season; prints one JSON object: its id and number."""
     settings = _settings()
@@ -379,7 +443,9 @@ def season_create(
     rule = None if schedule == "when_over" else {"weekday": weekday, "time": clock}
     try:
         with database(settings) as db:
-            season_id = leagues.create_season(db, league_id, closes, rounds, schedule, rule, now=utcnow())
+            season_id = leagues.create_season(
+                db, league_id, closes, rounds, schedule, rule, now=utcnow(), sizes=leagues.Sizes(**sizes)
+            )
             number = leagues.season_number(db, season_id)
     except ShownError as exc:
         raise click.ClickException(str(exc)) from None

@@ -12,9 +12,24 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from ..db import Database
-from ..models import Game, GameStatus, Player, RequestRow, Seat, Window, WindowStatus, pick_language
+from ..models import (
+    EntryStatus,
+    Game,
+    GameStatus,
+    League,
+    Player,
+    RequestRow,
+    Season,
+    SeasonPlayer,
+    Seat,
+    Window,
+    WindowStatus,
+    pick_language,
+)
+from . import schedule
 from .errors import N_
 from .links import LinkError, calendar_token, check_current, read_calendar_token
 
@@ -47,6 +62,8 @@ class RoundStart:
     url: str
     #: raised when the start moves (the event's SEQUENCE).
     revision: int = 0
+    #: the season's number (in the event's UID: seasons of a league number their rounds alike); None: not given.
+    season: int | None = None
 
 
 @dataclass(frozen=True)
@@ -137,3 +154,38 @@ def feed(
             deadlines,
             tuple(rounds),
         )
+
+
+def _season_rounds(session: Session, season: Season, league: League, now: datetime, url: str) -> list[RoundStart]:
+    """The season's rounds still to start whose start is known (``schedule.upcoming_rounds``)."""
+    return [
+        RoundStart(league.id, league.name, number, start, url, season=season.number)
+        for number, start in schedule.upcoming_rounds(session, season, league.timezone, now)
+        if start is not None
+    ]
+
+
+def player_rounds(db: Database, player_id: int, now: datetime, url: str) -> list[RoundStart]:
+    """Each upcoming round start of the seasons the player is confirmed in (rounds they said they would miss
+    included: they may change their mind), linking to ``url`` (never a seat's link)."""
+    with db.session() as session:
+        rows = session.execute(
+            select(Season, League)
+            .join(SeasonPlayer, SeasonPlayer.season_id == Season.id)
+            .join(League, League.id == Season.league_id)
+            .where(SeasonPlayer.player_id == player_id, SeasonPlayer.status == EntryStatus.CONFIRMED)
+            .order_by(Season.id)
+        ).all()
+        found = [item for season, league in rows for item in _season_rounds(session, season, league, now, url)]
+        return sorted(found, key=lambda item: item.starts)
+
+
+def league_rounds(db: Database, league_id: int, now: datetime, url: str) -> tuple[str, str, list[RoundStart]]:
+    """The league's name, language and the upcoming round starts of its seasons (for its public feed)."""
+    with db.session() as session:
+        league = session.get(League, league_id)
+        if league is None:
+            raise LinkError(N_("This link is not valid."))
+        seasons = session.execute(select(Season).where(Season.league_id == league_id).order_by(Season.id)).scalars()
+        found = [item for season in seasons for item in _season_rounds(session, season, league, now, url)]
+        return league.name, league.language, sorted(found, key=lambda item: item.starts)

@@ -318,6 +318,8 @@ def find_or_create_player(session: Session, spec: PlayerSpec) -> Player:
         player = Player(email=spec.email, display_name=spec.name or spec.email)
         session.add(player)
         session.flush()
+    elif not player.display_name:  # made by an unconfirmed sign-up (``leagues.address_player``): nobody named it
+        player.display_name = spec.name or spec.email
     return player
 
 

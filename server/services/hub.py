@@ -29,12 +29,14 @@ from ..models import (
     RatingPoint,
     RatingRow,
     RequestRow,
+    Season,
+    SeasonPlayer,
     Seat,
     SeatTenure,
     Window,
     WindowStatus,
 )
-from . import ratings, scoring
+from . import ratings, schedule, scoring
 
 #: the rating history shown: its last points.
 HISTORY = 8
@@ -231,3 +233,46 @@ def rating(db: Database, player_id: int) -> ratings.Rating | None:
     ``HISTORY`` points; None: no rated game."""
     with db.session() as session:
         return stored(session, player_id)
+
+
+# --- leagues ----------------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HubEntry:
+    """One of the player's season entries: the league, the season, the entry's status, the season's rounds not yet
+    started (number, start when known) and those the player said they would miss."""
+
+    entry_id: int
+    league: str
+    season: int
+    #: ``EntryStatus``
+    status: str
+    #: ``SeasonStatus``
+    season_status: str
+    upcoming: tuple[tuple[int, datetime | None], ...]
+    skips: tuple[int, ...]
+
+
+def league_entries(db: Database, player_id: int, now: datetime) -> list[HubEntry]:
+    """The player's own season entries (pending, confirmed or withdrawn), newest first."""
+    with db.session() as session:
+        rows = session.execute(
+            select(SeasonPlayer, Season, League)
+            .join(Season, Season.id == SeasonPlayer.season_id)
+            .join(League, League.id == Season.league_id)
+            .where(SeasonPlayer.player_id == player_id)
+            .order_by(SeasonPlayer.id.desc())
+        ).all()
+        return [
+            HubEntry(
+                entry.id,
+                league.name,
+                season.number,
+                entry.status,
+                season.status,
+                tuple(schedule.upcoming_rounds(session, season, league.timezone, now)),
+                tuple(entry.skips or ()),
+            )
+            for entry, season, league in rows
+        ]

@@ -6,7 +6,7 @@ the API shows of leagues, seasons and a player's entries.
   refused field (the services then check the values themselves).
 - ``leagues_list``, ``league_view``, ``season_view`` and ``player_entries`` read; instants are ISO 8601 in UTC.
   ``season_view`` lists its entries' addresses only when asked (``emails``: the server's organiser).
-- ``link_urls``: a league's three links, each its token and its address (``LINK_PATHS``).
+- ``link_urls``: a league's three links, each its token and its address (``leagues.link_url``).
 """
 
 from __future__ import annotations
@@ -20,12 +20,10 @@ from sqlalchemy import func, select
 from ..db import Database
 from ..models import League, Player, Season, SeasonPlayer
 from .errors import N_, ShownError
-from .leagues import LINKS, NO_LEAGUE, NO_SEASON, Applicant, LeagueError, LeagueSpec, league_link
+from .leagues import LINKS, NO_LEAGUE, NO_SEASON, Applicant, LeagueError, LeagueSpec, league_link, link_url
 
 #: the longest text a field of these bodies takes (the longest e-mail address).
 MAX_TEXT = 320
-#: where each of a league's links leads, under the server's base URL.
-LINK_PATHS = {"invite": "/l/{}", "organiser": "/lo/{}", "public": "/ls/{}"}
 
 NOT_OBJECT = N_("Send a JSON object.")
 UNKNOWN_FIELD = N_("Unknown field %(field)s (the fields are %(choices)s): nothing was changed.")
@@ -137,7 +135,7 @@ def link_urls(db: Database, secret_key: str, base_url: str, league_id: int) -> d
     links = {}
     for kind in LINKS:
         token = league_link(db, secret_key, league_id, kind)
-        links[kind] = {"token": token, "url": base_url.rstrip("/") + LINK_PATHS[kind].format(token)}
+        links[kind] = {"token": token, "url": link_url(base_url.rstrip("/"), kind, token)}
     return links
 
 

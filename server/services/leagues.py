@@ -5,12 +5,18 @@
 - ``create_season`` numbers the league's seasons 1, 2, …; the sign-up closes in the future, 1 to ``MAX_ROUNDS``
   rounds, a schedule of ``fixed`` round starts (``{"weekday": 0-6, "time": "HH:MM"}`` in the league's zone) or
   ``when_over`` (the next round when every table of this one is over).
-- ``sign_up`` (from the league's invitation link) finds or makes the player by address and writes a *pending*
-  entry; a ``league_confirm`` mail carries the signed link (``links.confirm_token``: the entry and its
+- ``sign_up`` (from the league's invitation link) finds the player by address, or makes one minimally (no name:
+  ``display_name`` "" until an address confirms one, ``games.find_or_create_player`` names it then), and writes a
+  *pending* entry holding what the form gave (``SeasonPlayer.applicant``); a ``league_confirm`` mail (in the
+  language the form chose) carries the signed link (``links.confirm_token``: the entry and its
   ``confirm_generation``) that ``confirm`` follows. Nobody is in a season without confirming from the address
-  signed up. A known address keeps its own name and preferences (a stranger signing it up changes nothing of it);
-  a new one takes those given. Signing up again while pending mails the link again (not more often than every
-  ``RESEND_AFTER``); once confirmed it is refused.
+  signed up, and a stranger's sign-up changes nothing of a player: ``confirm`` applies the form's name and
+  preferences only to a player nobody confirmed yet (no seats, no other confirmed entry); a known player keeps
+  their own and only the league's data (declared acquaintances) is stored. Signing up again while pending mails the
+  link again (not more often than every ``RESEND_AFTER``); once confirmed nothing is mailed and nothing changes.
+  The form's answer is the same in every case (``SignedUp`` is not shown): it never tells whether an address is
+  signed up. A season with ``max_players`` confirmed is full: ``confirm`` refuses.
+- ``skip`` / ``unskip``: a confirmed player says they will miss a round not yet started (``SeasonPlayer.skips``).
 - ``withdraw`` while the season takes sign-ups or runs; it raises the entry's generation, so an earlier
   confirmation link cannot bring the player back. A withdrawn player may sign up again while sign-ups are open.
 - League links (``links.league_token``): invitation, organiser and public, each of the league's generation of its
@@ -23,20 +29,33 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 import engine
 
 from ..db import Database
-from ..models import LANGUAGES, EntryStatus, League, MailKind, Outbox, Player, Season, SeasonPlayer, SeasonStatus
+from ..models import (
+    LANGUAGES,
+    EntryStatus,
+    League,
+    LeagueRound,
+    MailKind,
+    Outbox,
+    Player,
+    RoundStatus,
+    Season,
+    SeasonPlayer,
+    SeasonStatus,
+    Seat,
+)
 from . import inputs, outbox, presets, scoring
 from .errors import N_, ShownError
-from .games import GameError, PlayerSpec, colours_for, find_or_create_player, person
+from .games import GameError, PlayerSpec, colours_for, person
 from .links import LinkError, league_token, read_confirm_token, read_league_token
 from .prefs import PrefsError, check_prefs
 from .tempo import TempoError, check_timezone
@@ -49,6 +68,11 @@ MAX_ROUNDS = 52
 TABLE_SIZES = (3, 6)
 #: a pending sign-up's confirmation is mailed again at most this often.
 RESEND_AFTER = timedelta(minutes=10)
+#: the most acquaintances a sign-up declares; the bounds of a season's limit, divisions and promotion.
+MAX_KNOWS = 20
+MAX_PLAYERS = (3, 10000)
+MAX_DIVISIONS = 20
+MAX_PROMOTE = 20
 _CLOCK = re.compile(r"(?:[01]\d|2[0-3]):[0-5]\d")
 
 NO_LEAGUE = N_("There is no league %(league)s.")
@@ -68,11 +92,16 @@ BAD_RULE = N_('A fixed schedule needs a weekday (0 for Monday to 6 for Sunday) a
 NO_NAME = N_("Give your name.")
 NOT_SIGNUP = N_("Season %(season)s does not take sign-ups any more: nothing was changed.")
 CLOSED = N_("The sign-up for this season closed on %(when)s: nothing was changed.")
-ALREADY_IN = N_("This address is already signed up for this season and confirmed: nothing was changed.")
-RESENT_RECENTLY = N_(
-    "This address is already signed up and a confirmation was mailed to it a few minutes ago: follow the link in "
-    "that mail. Nothing was changed."
-)
+BAD_MAX_PLAYERS = N_("A season's limit is %(least)s to %(most)s players, or none.")
+BAD_DIVISIONS = N_("A season has 1 to %(count)s divisions, or none.")
+BAD_PROMOTE = N_("Promotion and relegation move 0 to %(count)s players, and only between divisions.")
+FULL = N_("This season is full: it has its %(count)s players. Nothing was changed.")
+TOO_MANY_KNOWS = N_("Give at most %(count)s addresses of people you know.")
+NOT_CONFIRMED = N_("Only a confirmed player of the season can say they will miss a round: nothing was changed.")
+BAD_ROUND = N_("Season %(season)s has rounds 1 to %(count)s: nothing was changed.")
+ROUND_STARTED = N_("Round %(round)s has already started: nothing was changed.")
+ALREADY_SKIPPED = N_("You already said you will miss round %(round)s: nothing was changed.")
+NOT_SKIPPED = N_("You did not say you would miss round %(round)s: nothing was changed.")
 WITHDRAWN = N_("You withdrew from this season: sign up again from the league's invitation link.")
 NOT_IN = N_("There is no such sign-up.")
 ALREADY_WITHDRAWN = N_("You have already withdrawn from this season: nothing was changed.")
@@ -183,30 +212,55 @@ def check_rule(schedule: object, rule: object) -> dict[str, Any] | None:
     return {"weekday": weekday, "time": clock}
 
 
-def round_starts(rule: dict[str, Any], zone: str, after: datetime, rounds: int) -> list[datetime]:
-    """A fixed schedule's round starts (UTC): the first at the rule's weekday and time (in the league's ``zone``)
-    strictly after ``after`` (the sign-up's close), then one a week at the same local time (across DST changes)."""
-    local = after.astimezone(ZoneInfo(zone))
-    hour, minute = (int(part) for part in rule["time"].split(":"))
-    first = local.replace(hour=hour, minute=minute, second=0, microsecond=0)
-    first += timedelta(days=(rule["weekday"] - first.weekday()) % 7)
-    if first <= local:
-        first += timedelta(days=7)
-    return [
-        datetime.combine(first.date() + timedelta(weeks=k), first.time(), first.tzinfo).astimezone(UTC)
-        for k in range(rounds)
-    ]
+def _bounded(value: object, low: int, high: int, msgid: str, **params: Any) -> int | None:
+    """``value`` when it is None or a whole number from ``low`` to ``high``; LeagueError ``msgid`` else."""
+    if value is None:
+        return None
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise LeagueError(msgid, **params)
+    return value
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """A season's limit of confirmed players (None: none), divisions (None: none), players promoted and relegated."""
+
+    max_players: object = None
+    divisions: object = None
+    promote: object = 0
+
+
+def check_sizes(max_players: object, divisions: object, promote: object) -> tuple[int | None, int | None, int]:
+    """A season's limit of players (None: none), divisions (None: one table) and promotion (0 to ``MAX_PROMOTE``,
+    only with 2 divisions or more); LeagueError for the first refused."""
+    limit = _bounded(max_players, *MAX_PLAYERS, BAD_MAX_PLAYERS, least=MAX_PLAYERS[0], most=MAX_PLAYERS[1])
+    count = _bounded(divisions, 1, MAX_DIVISIONS, BAD_DIVISIONS, count=MAX_DIVISIONS)
+    moved = _bounded(promote, 0, MAX_PROMOTE, BAD_PROMOTE, count=MAX_PROMOTE) or 0
+    if moved and (count or 1) < 2:
+        raise LeagueError(BAD_PROMOTE, count=MAX_PROMOTE)
+    return limit, count, moved
 
 
 def create_season(
-    db: Database, league_id: int, signup_closes: datetime, rounds: int, schedule: str, rule: Any, *, now: datetime
+    db: Database,
+    league_id: int,
+    signup_closes: datetime,
+    rounds: int,
+    schedule: str,
+    rule: Any,
+    *,
+    now: datetime,
+    sizes: Sizes | None = None,
 ) -> int:
-    """The league's next season (numbered after its last), taking sign-ups until ``signup_closes``; its id."""
+    """The league's next season (numbered after its last), taking sign-ups until ``signup_closes``; its id. Its
+    ``sizes``: at most so many confirmed players, divisions, promotion (``check_sizes``; default: none of them)."""
     if signup_closes <= now:
         raise LeagueError(CLOSES_PAST)
     if not isinstance(rounds, int) or isinstance(rounds, bool) or not 1 <= rounds <= MAX_ROUNDS:
         raise LeagueError(BAD_ROUNDS, count=MAX_ROUNDS)
     checked = check_rule(schedule, rule)
+    given = sizes or Sizes()
+    limit, count, moved = check_sizes(given.max_players, given.divisions, given.promote)
     with db.session() as session:
         league = session.get(League, league_id, with_for_update=True)
         if league is None:
@@ -220,6 +274,9 @@ def create_season(
             schedule=schedule,
             schedule_rule=checked,
             status=SeasonStatus.SIGNUP,
+            max_players=limit,
+            divisions=count,
+            promote=moved,
             created_at=now,
         )
         session.add(season)
@@ -232,10 +289,12 @@ def create_season(
 
 @dataclass(frozen=True)
 class SignedUp:
-    """A sign-up: its entry (pending until confirmed) and whether it was one already (the mail was sent again)."""
+    """A sign-up's entry and what was done: ``mailed`` (a confirmation is on its way), ``resent`` (the entry was
+    pending already). Never shown to whoever filled the form (it would tell whether the address is signed up)."""
 
     season_player_id: int
     resent: bool
+    mailed: bool = True
 
 
 def _season(session: Session, season_id: int, *, lock: bool = False) -> Season:
@@ -245,17 +304,41 @@ def _season(session: Session, season_id: int, *, lock: bool = False) -> Season:
     return season
 
 
-def _confirm_mail(session: Session, entry: SeasonPlayer, now: datetime) -> None:
-    """Queue the confirmation mail of a pending entry (``outbox.confirm_entry``: ``results.next_season`` too)."""
-    outbox.confirm_entry(session, entry, now)
+def _taking_sign_ups(season: Season, now: datetime) -> None:
+    if season.status != SeasonStatus.SIGNUP:
+        raise LeagueError(NOT_SIGNUP, season=season.number)
+    if now >= season.signup_closes:
+        raise LeagueError(CLOSED, when=season.signup_closes.strftime("%Y-%m-%d %H:%M UTC"))
 
 
-def _last_mailed(session: Session, entry: SeasonPlayer) -> datetime | None:
-    return session.execute(
-        select(func.max(Outbox.created_at)).where(
-            Outbox.kind == MailKind.LEAGUE_CONFIRM, Outbox.key.like(f"league_confirm:{entry.id}:%")
-        )
-    ).scalar()
+def _mailed(session: Session, entry: SeasonPlayer) -> tuple[int, datetime | None]:
+    """How many confirmation mails the entry has had, and when the last was queued (one query)."""
+    count, last = session.execute(
+        select(func.count(), func.max(Outbox.created_at)).where(Outbox.key.like(f"league_confirm:{entry.id}:%"))
+    ).one()
+    return int(count), last
+
+
+def _confirm_mail(session: Session, entry: SeasonPlayer, sent: int, language: str, now: datetime) -> None:
+    """Queue the confirmation mail of a pending entry (each mail its own row: a resend is a new one), in
+    ``language`` (the form's: the player row may not be the applicant's yet)."""
+    outbox.confirm_entry(session, entry, now, sent=sent, language=language)
+
+
+def address_player(session: Session, email: str) -> Player:
+    """The player of ``email``; an unknown address gets a row made minimally (``display_name`` "": no name anyone
+    confirmed; default preferences). Two at once for the same address: the second reads back the first's row."""
+    query = select(Player).where(Player.email == email)
+    known = session.execute(query).scalar_one_or_none()
+    if known is not None:
+        return known
+    try:
+        with session.begin_nested():
+            player = Player(email=email, display_name="")
+            session.add(player)
+        return player
+    except IntegrityError:
+        return session.execute(query).scalar_one()
 
 
 @dataclass(frozen=True)
@@ -268,9 +351,32 @@ class Applicant:
     timezone: object = "UTC"
     quiet_start: object = ""
     quiet_end: object = ""
+    #: addresses of people the applicant knows, one a line or comma-separated.
+    knows: object = ""
+
+
+def check_knows(text: object, own: str) -> list[str]:
+    """The declared acquaintances: each a checked address (lower case), once, not the applicant's own; at most
+    ``MAX_KNOWS``. LeagueError names the first refused."""
+    if not isinstance(text, str):
+        raise LeagueError(inputs.BAD_EMAIL, email=repr(text)[:40])
+    found: list[str] = []
+    for part in re.split(r"[,\n]", text):
+        if not part.strip():
+            continue
+        try:
+            address = inputs.email_address(part).lower()
+        except inputs.InputError as exc:
+            raise LeagueError(exc.msgid, **exc.params) from None
+        if address != own and address not in found:
+            found.append(address)
+    if len(found) > MAX_KNOWS:
+        raise LeagueError(TOO_MANY_KNOWS, count=MAX_KNOWS)
+    return found
 
 
 def _checked_person(applicant: Applicant) -> tuple[PlayerSpec, dict[str, Any]]:
+    """The applicant's address and what the form gave (``SeasonPlayer.applicant``: name, preferences, knows)."""
     name = applicant.name
     if not isinstance(name, str) or not name.strip():
         raise LeagueError(NO_NAME)
@@ -288,47 +394,42 @@ def _checked_person(applicant: Applicant) -> tuple[PlayerSpec, dict[str, Any]]:
         )
     except (GameError, PrefsError) as exc:
         raise LeagueError(exc.msgid, **exc.params) from None
-    return spec, prefs
+    assert spec.email is not None
+    knows = check_knows(applicant.knows, spec.email)
+    return spec, {"name": spec.name, **prefs, "knows": knows}
 
 
 def sign_up(db: Database, season_id: int, applicant: Applicant, now: datetime) -> SignedUp:
-    """Sign an address up for a season (pending) and mail it the confirmation link; see the module's text.
-    LeagueError, nothing changed: bad input, the season not taking sign-ups, already confirmed, mailed just now."""
-    spec, prefs = _checked_person(applicant)
+    """Sign an address up for a season (pending) and mail it the confirmation link; see the module's text. Already
+    confirmed, or mailed less than ``RESEND_AFTER`` ago: nothing changes and nothing is mailed (not an error: the
+    form answers the same). LeagueError, nothing changed: bad input, the season not taking sign-ups."""
+    spec, given = _checked_person(applicant)
+    assert spec.email is not None
     with db.session() as session:
         season = _season(session, season_id, lock=True)
-        if season.status != SeasonStatus.SIGNUP:
-            raise LeagueError(NOT_SIGNUP, season=season.number)
-        if now >= season.signup_closes:
-            raise LeagueError(CLOSED, when=season.signup_closes.strftime("%Y-%m-%d %H:%M UTC"))
-        known = session.execute(select(Player).where(Player.email == spec.email)).scalar_one_or_none()
-        entry = None
-        if known is not None:
-            entry = session.execute(
-                select(SeasonPlayer).where(SeasonPlayer.season_id == season.id, SeasonPlayer.player_id == known.id)
-            ).scalar_one_or_none()
+        _taking_sign_ups(season, now)
+        player = address_player(session, spec.email)
+        entry = session.execute(
+            select(SeasonPlayer).where(SeasonPlayer.season_id == season.id, SeasonPlayer.player_id == player.id)
+        ).scalar_one_or_none()
         if entry is not None and entry.status == EntryStatus.CONFIRMED:
-            raise LeagueError(ALREADY_IN)
-        if entry is not None and entry.status == EntryStatus.PENDING:
-            last = _last_mailed(session, entry)
-            if last is not None and now - last < RESEND_AFTER:
-                raise LeagueError(RESENT_RECENTLY)
-            _confirm_mail(session, entry, now)
-            return SignedUp(entry.id, resent=True)
-        player = known or find_or_create_player(session, spec)
-        if known is None:  # a new address takes what was given; a known one keeps its own
-            for key, value in prefs.items():
-                setattr(player, key, value)
+            return SignedUp(entry.id, resent=False, mailed=False)
+        sent, last = (0, None) if entry is None else _mailed(session, entry)
+        pending = entry is not None and entry.status == EntryStatus.PENDING
+        if pending and last is not None and now - last < RESEND_AFTER:
+            assert entry is not None
+            return SignedUp(entry.id, resent=True, mailed=False)
         if entry is None:
             entry = SeasonPlayer(season_id=season.id, player_id=player.id, created_at=now)
             session.add(entry)
-        else:  # withdrawn earlier: pending again, by a new link
+        elif not pending:  # withdrawn earlier: pending again, by a new link
             entry.confirm_generation += 1
             entry.withdrawn_at = None
         entry.status = EntryStatus.PENDING
+        entry.applicant = given
         session.flush()
-        _confirm_mail(session, entry, now)
-        return SignedUp(entry.id, resent=False)
+        _confirm_mail(session, entry, sent, given["language"], now)
+        return SignedUp(entry.id, resent=pending)
 
 
 @dataclass(frozen=True)
@@ -351,38 +452,81 @@ def _entry_of_link(session: Session, secret_key: str, token: str, max_age: int) 
 
 
 def confirmation(db: Database, secret_key: str, token: str, max_age: int) -> dict[str, Any]:
-    """What the confirmation page shows: ``league``, ``season`` (its number), ``name``, ``status``; LinkError or
-    LeagueError as ``confirm`` (nothing is changed by looking)."""
+    """What the confirmation page shows: ``league``, ``season`` (its number), ``name`` (the one the form gave while
+    pending), ``status``; LinkError or LeagueError as ``confirm`` (nothing is changed by looking)."""
     with db.session() as session:
         entry = _entry_of_link(session, secret_key, token, max_age)
         season = _season(session, entry.season_id)
         league = session.get(League, season.league_id)
         player = session.get(Player, entry.player_id)
         assert league is not None and player is not None
+        given = entry.applicant or {}
         return {
             "league": league.name,
             "season": season.number,
-            "name": player.display_name,
+            "name": given.get("name") or player.display_name,
             "email": player.email,
             "status": entry.status,
         }
 
 
+def _unconfirmed(session: Session, player: Player, entry: SeasonPlayer) -> bool:
+    """True when nobody confirmed anything of ``player`` yet: no seat, no confirmed entry but ``entry``."""
+    seat = session.execute(select(Seat.id).where(Seat.player_id == player.id).limit(1)).first()
+    other = session.execute(
+        select(SeasonPlayer.id)
+        .where(
+            SeasonPlayer.player_id == player.id,
+            SeasonPlayer.status == EntryStatus.CONFIRMED,
+            SeasonPlayer.id != entry.id,
+        )
+        .limit(1)
+    ).first()
+    return seat is None and other is None
+
+
+def _apply(session: Session, entry: SeasonPlayer) -> None:
+    """What the confirmed form gave: the name and preferences for a player nobody confirmed before, the league's
+    own data (acquaintances) for everyone; the entry keeps no applicant any more."""
+    given = dict(entry.applicant or {})
+    player = session.get(Player, entry.player_id)
+    assert player is not None
+    if given and _unconfirmed(session, player, entry):
+        player.display_name = given["name"]
+        for key in ("language", "timezone", "quiet_start", "quiet_end", "mail_mode", "digest_hours"):
+            if key in given:
+                setattr(player, key, given[key])
+    if not player.display_name:  # never left without a name once confirmed
+        player.display_name = player.email.split("@")[0][:80]
+    entry.knows = list(given.get("knows") or []) or None
+    entry.applicant = None
+
+
 def confirm(db: Database, secret_key: str, token: str, max_age: int, now: datetime) -> Confirmed:
     """Confirm the sign-up a mailed link names; LinkError for a forged, expired or replaced link, LeagueError when
-    the player withdrew or the sign-up closed before they confirmed (nothing changed)."""
+    the player withdrew, the sign-up closed before they confirmed, or the season is full (nothing changed)."""
     with db.session() as session:
         entry = _entry_of_link(session, secret_key, token, max_age)
         if entry.status == EntryStatus.CONFIRMED:
             return Confirmed(entry.id, already=True)
-        season = _season(session, entry.season_id)
-        if season.status != SeasonStatus.SIGNUP:
-            raise LeagueError(NOT_SIGNUP, season=season.number)
-        if now >= season.signup_closes:
-            raise LeagueError(CLOSED, when=season.signup_closes.strftime("%Y-%m-%d %H:%M UTC"))
+        season = _season(session, entry.season_id, lock=True)
+        _taking_sign_ups(season, now)
+        if season.max_players is not None and _confirmed_count(session, season.id) >= season.max_players:
+            raise LeagueError(FULL, count=season.max_players)
+        _apply(session, entry)
         entry.status = EntryStatus.CONFIRMED
         entry.confirmed_at = now
         return Confirmed(entry.id, already=False)
+
+
+def _confirmed_count(session: Session, season_id: int) -> int:
+    return int(
+        session.execute(
+            select(func.count())
+            .select_from(SeasonPlayer)
+            .where(SeasonPlayer.season_id == season_id, SeasonPlayer.status == EntryStatus.CONFIRMED)
+        ).scalar_one()
+    )
 
 
 def withdraw(db: Database, season_player_id: int, now: datetime) -> None:
@@ -400,6 +544,55 @@ def withdraw(db: Database, season_player_id: int, now: datetime) -> None:
         entry.status = EntryStatus.WITHDRAWN
         entry.withdrawn_at = now
         entry.confirm_generation += 1
+
+
+# --- absences ---------------------------------------------------------------------------------------------------------
+
+
+def _absence(session: Session, season_player_id: int, number: object) -> tuple[SeasonPlayer, int]:
+    """The confirmed entry and the round ``number`` of its season not yet started; LeagueError else."""
+    entry = session.get(SeasonPlayer, season_player_id, with_for_update=True)
+    if entry is None:
+        raise LeagueError(NOT_IN)
+    if entry.status != EntryStatus.CONFIRMED:
+        raise LeagueError(NOT_CONFIRMED)
+    season = _season(session, entry.season_id)
+    if season.status == SeasonStatus.OVER:
+        raise LeagueError(SEASON_OVER, season=season.number)
+    if not isinstance(number, int) or isinstance(number, bool) or not 1 <= number <= season.rounds:
+        raise LeagueError(BAD_ROUND, season=season.number, count=season.rounds)
+    started = session.execute(
+        select(LeagueRound.id).where(
+            LeagueRound.season_id == season.id, LeagueRound.number == number, LeagueRound.status != RoundStatus.PLANNED
+        )
+    ).first()
+    if started is not None:
+        raise LeagueError(ROUND_STARTED, round=number)
+    return entry, number
+
+
+def skip(db: Database, season_player_id: int, round_number: object, now: datetime) -> list[int]:
+    """The confirmed player will miss round ``round_number`` (not yet started): not seated in it. The rounds they
+    will miss; LeagueError (nothing changed) otherwise."""
+    with db.session() as session:
+        entry, number = _absence(session, season_player_id, round_number)
+        skips = list(entry.skips or [])
+        if number in skips:
+            raise LeagueError(ALREADY_SKIPPED, round=number)
+        entry.skips = sorted([*skips, number])
+        return entry.skips
+
+
+def unskip(db: Database, season_player_id: int, round_number: object, now: datetime) -> list[int]:
+    """Undo ``skip`` for a round not yet started; the rounds they will still miss."""
+    with db.session() as session:
+        entry, number = _absence(session, season_player_id, round_number)
+        skips = list(entry.skips or [])
+        if number not in skips:
+            raise LeagueError(NOT_SKIPPED, round=number)
+        skips.remove(number)
+        entry.skips = skips or None
+        return skips
 
 
 # --- league links -----------------------------------------------------------------------------------------------------
@@ -464,7 +657,7 @@ def season_number(db: Database, season_id: int) -> int:
 
 def signup_page(db: Database, league_id: int) -> dict[str, Any]:
     """What the invitation page shows: ``league`` (its name), ``timezone`` (the league's), and ``season``: None when
-    no season takes sign-ups, else its ``id``, ``number`` and ``closes`` (UTC)."""
+    no season takes sign-ups, else its ``id``, ``number``, ``closes`` (UTC) and ``full`` (its limit confirmed)."""
     season_id = signup_season(db, league_id)
     with db.session() as session:
         league = session.get(League, league_id)
@@ -473,5 +666,64 @@ def signup_page(db: Database, league_id: int) -> dict[str, Any]:
         shown: dict[str, Any] = {"league": league.name, "timezone": league.timezone, "season": None}
         if season_id is not None:
             season = _season(session, season_id)
-            shown["season"] = {"id": season.id, "number": season.number, "closes": season.signup_closes}
+            full = season.max_players is not None and _confirmed_count(session, season.id) >= season.max_players
+            shown["season"] = {"id": season.id, "number": season.number, "closes": season.signup_closes, "full": full}
         return shown
+
+
+# --- invitations -----------------------------------------------------------------------------------------------------
+
+#: the most addresses one ``invite`` takes.
+MAX_INVITES = 200
+NO_ADDRESSES = N_("Give at least one address to invite.")
+TOO_MANY_INVITES = N_("Invite at most %(count)s addresses at once.")
+#: where each league link leads, after the server's base address.
+LINK_PATHS = {"invite": "/l/", "organiser": "/lo/", "public": "/ls/"}
+
+
+def link_url(base_url: str, which: str, token: str) -> str:
+    """The address of a league link of kind ``which``."""
+    return f"{base_url}{LINK_PATHS[_kind(which)]}{token}"
+
+
+def invite(db: Database, league_id: int, addresses: list[str], now: datetime) -> list[str]:
+    """Mail each address the league's invitation link (in the league's language): a ``league_invite`` mail each,
+    to the address's player (made minimally when unknown, ``address_player``: nothing of it is shown until it
+    confirms a sign-up). The addresses mailed (checked, lower case, once each); LeagueError, nothing queued, when
+    one is not an address."""
+    checked: list[str] = []
+    for text in addresses:
+        try:
+            address = inputs.email_address(text)
+        except inputs.InputError as exc:
+            raise LeagueError(exc.msgid, **exc.params) from None
+        if address not in checked:
+            checked.append(address)
+    if not checked:
+        raise LeagueError(NO_ADDRESSES)
+    if len(checked) > MAX_INVITES:
+        raise LeagueError(TOO_MANY_INVITES, count=MAX_INVITES)
+    with db.session() as session:
+        league = session.get(League, league_id)
+        if league is None:
+            raise LeagueError(NO_LEAGUE, league=league_id)
+        rows = []
+        for address in checked:
+            player = address_player(session, address)
+            prefix = f"league_invite:{league.id}:{player.id}:"
+            sent = session.execute(select(func.count()).where(Outbox.key.like(f"{prefix}%"))).scalar_one()
+            payload = {"league": league.id, "lang": league.language}
+            rows.append(outbox.player_mail(player.id, MailKind.LEAGUE_INVITE, f"{prefix}{sent + 1}", payload, now))
+        outbox.add(session, rows)
+        return checked
+
+
+# --- rounds still to start (hub, calendars) ---------------------------------------------------------------------------
+
+
+def check_owner(db: Database, season_player_id: int, player_id: int) -> None:
+    """LeagueError ``NOT_IN`` unless the entry is the player's own (hub forms act on the reader's entries only)."""
+    with db.session() as session:
+        entry = session.get(SeasonPlayer, season_player_id)
+        if entry is None or entry.player_id != player_id:
+            raise LeagueError(NOT_IN)

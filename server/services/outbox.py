@@ -62,13 +62,19 @@ def player_mail(player_id: int, kind: MailKind, key: str, payload: dict[str, Any
     )
 
 
-def confirm_entry(session: Session, entry: SeasonPlayer, now: datetime) -> None:
-    """Queue the confirmation mail of a pending season entry (each mail its own row: a resend is a new one)."""
-    sent = session.execute(
-        select(func.count()).select_from(Outbox).where(Outbox.key.like(f"league_confirm:{entry.id}:%"))
-    ).scalar_one()
+def confirm_entry(
+    session: Session, entry: SeasonPlayer, now: datetime, *, sent: int | None = None, language: str | None = None
+) -> None:
+    """Queue the confirmation mail of a pending season entry (each mail its own row: a resend is a new one; ``sent``:
+    how many it had, counted here when not given), in ``language`` when given (a sign-up's form: the player row may
+    not be the applicant's yet), else the player's own."""
+    if sent is None:
+        sent = session.execute(
+            select(func.count()).select_from(Outbox).where(Outbox.key.like(f"league_confirm:{entry.id}:%"))
+        ).scalar_one()
+    payload: dict[str, Any] = {"entry": entry.id} if language is None else {"entry": entry.id, "lang": language}
     key = f"league_confirm:{entry.id}:{sent + 1}"
-    add(session, [player_mail(entry.player_id, MailKind.LEAGUE_CONFIRM, key, {"entry": entry.id}, now)])
+    add(session, [player_mail(entry.player_id, MailKind.LEAGUE_CONFIRM, key, payload, now)])
 
 
 def add(session: Session, rows: Iterable[Outbox]) -> list[Outbox]:

@@ -7,7 +7,7 @@ per table, each player mailed their table), the next round of a "when_over" seas
   none). Repeat opponents: the tables of the season's earlier rounds. Declared acquaintances (``SeasonPlayer.knows``,
   addresses): a pair is kept apart when either declared the other. Planning again while the latest round is still
   planned seats that round again (its tables replaced); past the season's last round it is refused. A fixed schedule
-  sets the round's ``starts_at`` from ``leagues.round_starts``.
+  sets the round's ``starts_at`` from ``schedule.round_starts``.
 - ``swap`` exchanges two players of a planned round (``fixtures.swap``): refused when it would seat declared
   acquaintances together, or once the round started.
 - ``start`` (``start_round`` in the caller's transaction) plans the round first when it has no tables, creates one
@@ -53,7 +53,7 @@ from ..models import (
     SeasonStatus,
     utcnow,
 )
-from . import autopilot, estimate, fixtures, games, leagues, outbox
+from . import autopilot, estimate, fixtures, games, leagues, outbox, schedule
 from .engines import CACHE
 from .errors import N_, ShownError
 from .tempo import parse_clock
@@ -152,7 +152,7 @@ def _starts_at(session: Session, season: Season, number: int) -> datetime | None
         return None
     league = session.get(League, season.league_id)
     assert league is not None
-    starts = leagues.round_starts(season.schedule_rule, league.timezone, season.signup_closes, season.rounds)
+    starts = schedule.round_starts(season.schedule_rule, league.timezone, season.signup_closes, season.rounds)
     return starts[number - 1]
 
 

@@ -38,8 +38,6 @@ SIGNED_UP = (
     "If this address can join the season, a mail is on its way to it with a link to confirm; "
     "nobody is signed up before following that link."
 )
-#: refusals of the address's own state: answered like a sign-up taken (``SIGNED_UP``), nothing changed.
-SILENT = (leagues.ALREADY_IN, leagues.RESENT_RECENTLY)
 #: refusals of the season's state (the body was fine): 409.
 CONFLICTS = (leagues.NOT_SIGNUP, leagues.CLOSED)
 NOT_FOUND = (leagues.NO_LEAGUE, leagues.NO_SEASON)
@@ -187,9 +185,8 @@ def sign_up(token: str) -> Any:
         return json_error(NO_SIGNUP_SEASON, 404)
     try:
         leagues.sign_up(dm().db, season_id, given, utcnow())
-    except LeagueError as exc:
-        if exc.msgid not in SILENT:
-            return refusal(exc)
+    except LeagueError as exc:  # (the address's own state never refuses: ``sign_up`` answers it alike)
+        return refusal(exc)
     return jsonify({"ok": True, "message": SIGNED_UP}), 202
 
 

@@ -1,6 +1,7 @@
 """A league's sign-up pages (issue 14): ``/l/<token>``, the league's invitation link, shows the season taking
-sign-ups and the form (name, address, language, time zone, quiet hours); the POSTed form signs the address up,
-pending, and mails it the confirmation link ``/l/confirm/<token>``. That link's GET only shows what confirming means
+sign-ups and the form (name, address, language, time zone, quiet hours, people the player knows); the POSTed form
+signs the address up, pending, and mails it the confirmation link ``/l/confirm/<token>``, answering the same whatever
+the address's state (it never tells whether an address is signed up). That link's GET only shows what confirming means
 (mail scanners follow links); the POSTed button confirms. Pages speak the browser's language. A revoked or forged
 link is answered like every link that opens nothing (``access.link_refused``); a refusal shows its message and
 changes nothing."""
@@ -8,23 +9,28 @@ changes nothing."""
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
-from flask import Blueprint, render_template, request
+from flask import Blueprint, Response, g, redirect, render_template, request, url_for
 from flask_babel import gettext
 
 from ..models import utcnow
-from ..services import leagues
+from ..present.calendar import league_calendar
+from ..services import calendar, hub, leagues, prefs
+from ..services.inputs import small_int
 from ..services.leagues import Applicant, LeagueError
 from ..services.tempo import zone_choices
 from ..text.i18n import format_when
-from .access import dm, message, reader_language, say
-from .prefs import LANGUAGE_NAMES
+from .access import dm, message, player_link, reader_language, say
+from .prefs import LANGUAGE_NAMES, render_hub
 
 bp = Blueprint("leagues", __name__)
 
 FIELDS = ("name", "email", "language", "timezone", "quiet_start", "quiet_end")
+#: the acquaintances' field: up to ``leagues.MAX_KNOWS`` addresses.
+KNOWS_LIMIT = 400 * leagues.MAX_KNOWS
 #: refusals of the season's state (the form was fine): 409; any other (the form's values): 400.
-CONFLICTS = (leagues.NOT_SIGNUP, leagues.CLOSED, leagues.ALREADY_IN, leagues.RESENT_RECENTLY)
+CONFLICTS = (leagues.NOT_SIGNUP, leagues.CLOSED)
 
 
 def _league(token: str) -> int:
@@ -50,7 +56,8 @@ def _signup(
         season=season["number"],
         closes=closes,
         relative=relative,
-        values=defaults | {"quiet_start": "", "quiet_end": ""} | (values or {}),
+        values=defaults | {"quiet_start": "", "quiet_end": "", "knows": ""} | (values or {}),
+        full=season["full"],
         languages=LANGUAGE_NAMES,
         zones={"common": common, "all": all_zones},
         error=error,
@@ -69,14 +76,16 @@ def sign_up(token: str) -> Any:
     """Sign up (pending): the page then says to confirm from the mail."""
     league_id = _league(token)
     values = {key: str(request.form.get(key, ""))[:320] for key in FIELDS}
+    values["knows"] = str(request.form.get("knows", ""))[:KNOWS_LIMIT]
     season_id = leagues.signup_season(dm().db, league_id)
     if season_id is None:
         return _signup(token, league_id)
     try:
-        done = leagues.sign_up(dm().db, season_id, Applicant(**values), utcnow())
+        leagues.sign_up(dm().db, season_id, Applicant(**values), utcnow())
     except LeagueError as exc:
         return _signup(token, league_id, values, say(exc), 409 if exc.msgid in CONFLICTS else 400)
-    return render_template("league/check_mail.html", email=values["email"].strip(), resent=done.resent)
+    # the same answer whether the address is new, pending, mailed just now or confirmed (it tells nothing of it)
+    return render_template("league/check_mail.html")
 
 
 def _confirmation(token: str) -> dict[str, Any]:
@@ -104,3 +113,64 @@ def confirm(token: str) -> Any:
     except LeagueError as exc:
         return message(gettext("Sign-up not confirmed"), say(exc), 409)
     return render_template("league/confirmed.html", shown=shown, already=done.already)
+
+
+@bp.get("/calendar/league/<token>.ics")
+def league_feed(token: str) -> Any:
+    """The league's calendar (ICS): the round starts of its seasons, at the league's public link (revoked with it:
+    ``deadmail league revoke --kind public``); no seat's link in it."""
+    s = dm().settings
+    league_id = leagues.open_league(dm().db, s.secret_key, "public", token)
+    url = leagues.link_url(s.base_url, "public", token)
+    name, lang, rounds = calendar.league_rounds(dm().db, league_id, utcnow(), url)
+    body = league_calendar(lang, name, rounds, urlsplit(s.base_url).hostname or "deadmail", utcnow())
+    reply = Response(body, content_type="text/calendar; charset=utf-8")
+    reply.headers["Content-Disposition"] = 'inline; filename="league.ics"'
+    return reply
+
+
+# --- the player's hub: absences and withdrawing (``templates/hub_leagues.html``) ------------------------------------
+
+
+def _own(entry_id: int) -> None:
+    leagues.check_owner(dm().db, entry_id, g.player_id)
+
+
+@bp.post("/p/<token>/leagues/<int:entry_id>/skip")
+@player_link
+def hub_skip(token: str, entry_id: int) -> Any:
+    """Say the player will miss a round (``round``), or undo it (``undo``); the hub again."""
+    number = small_int(str(request.form.get("round", ""))[:4], 3)
+    undo = request.form.get("undo") == "1"
+    try:
+        _own(entry_id)
+        (leagues.unskip if undo else leagues.skip)(dm().db, entry_id, number, utcnow())
+    except LeagueError as exc:
+        return render_hub(token, say(exc), 409)
+    done = "unskipped" if undo else "skipped"
+    return redirect(url_for("prefs.show", token=token, league=done) + "#leagues", code=303)
+
+
+@bp.get("/p/<token>/leagues/<int:entry_id>/withdraw")
+@player_link
+def hub_withdraw_page(token: str, entry_id: int) -> Any:
+    """What withdrawing means, and its button; opening it changes nothing."""
+    g.language = prefs.get_prefs(dm().db, g.player_id)["language"]  # the player's own language
+    try:
+        _own(entry_id)
+    except LeagueError as exc:
+        return render_hub(token, say(exc), 404)
+    (entry,) = [e for e in hub.league_entries(dm().db, g.player_id, utcnow()) if e.entry_id == entry_id]
+    title = gettext("%(league)s, season %(season)s", league=entry.league, season=entry.season)
+    return render_template("league/withdraw.html", token=token, entry_id=entry_id, title=title)
+
+
+@bp.post("/p/<token>/leagues/<int:entry_id>/withdraw")
+@player_link
+def hub_withdraw(token: str, entry_id: int) -> Any:
+    try:
+        _own(entry_id)
+        leagues.withdraw(dm().db, entry_id, utcnow())
+    except LeagueError as exc:
+        return render_hub(token, say(exc), 409)
+    return redirect(url_for("prefs.show", token=token, league="withdrawn") + "#leagues", code=303)

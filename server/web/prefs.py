@@ -18,7 +18,7 @@ from ..models import utcnow
 from ..present import reliability as reliable
 from ..present.absences import absences_shown
 from ..present.calendar import player_calendar
-from ..present.hub import games_shown, history_shown, league_ratings_shown, rating_shown
+from ..present.hub import games_shown, history_shown, league_ratings_shown, leagues_shown, rating_shown
 from ..present.seat import STANDING_SELECTS, standing_selects
 from ..services import absences, calendar, hub, prefs, reliability
 from ..services.errors import N_, ShownError
@@ -33,6 +33,12 @@ bp = Blueprint("prefs", __name__)
 LANGUAGE_NAMES = {"en": "English", "it": "Italiano", "pl": "Polski"}
 #: the notice after an absence was added or removed (``?away=``).
 AWAY_NOTICES = {"added": N_("Your absence is saved."), "removed": N_("Your absence is removed.")}
+#: the notice after a hub league form (``?league=``).
+LEAGUE_NOTICES = {
+    "skipped": N_("Saved: you will miss that round."),
+    "unskipped": N_("Saved: you will play that round."),
+    "withdrawn": N_("You withdrew from the season."),
+}
 FIELDS = ("language", "timezone", "quiet_start", "quiet_end", "mail_mode", "digest_hours")
 
 
@@ -117,6 +123,7 @@ def _render(
     *,
     away_error: str | None = None,
     away_values: dict[str, str] | None = None,
+    league_error: str | None = None,
 ) -> Any:
     lang = g.language
     figures = reliability.hub(dm().db, g.player_id, [game["game_id"] for game in data["games"]])
@@ -133,6 +140,8 @@ def _render(
     done = str(request.args.get("away", ""))
     if done in AWAY_NOTICES:
         notice = _(AWAY_NOTICES[done])
+    if request.args.get("league") in LEAGUE_NOTICES:
+        notice = _(LEAGUE_NOTICES[str(request.args.get("league"))])
     if request.args.get("calendar") == "new":
         notice = _("Your calendar has a new address: the old one no longer works.")
     if request.args.get("saved") == "1":
@@ -173,6 +182,8 @@ def _render(
         away_values=away_values or {},
         away_example=away.example(lang),
         calendar={"https": feed, "webcal": "webcal://" + feed.split("://", 1)[1]},
+        hub_leagues=leagues_shown(lang, data["timezone"], utcnow(), hub.league_entries(dm().db, g.player_id, utcnow())),
+        league_error=league_error,
     )
     return page, status
 
@@ -253,8 +264,16 @@ def calendar_feed(token: str) -> Any:
         # must not be undone by the next fetch of the feed
         return s.base_url + url_for("pages.home")
 
-    feed = calendar.feed(dm().db, player_id, seat_url)
+    rounds = calendar.player_rounds(dm().db, player_id, utcnow(), s.base_url + url_for("pages.home"))
+    feed = calendar.feed(dm().db, player_id, seat_url, rounds)
     body = player_calendar(feed, urlsplit(s.base_url).hostname or "deadmail", utcnow())
     reply = Response(body, content_type="text/calendar; charset=utf-8")
     reply.headers["Content-Disposition"] = 'inline; filename="deadmail.ics"'
     return reply
+
+
+def render_hub(token: str, league_error: str, status: int) -> Any:
+    """The hub again with a league form's refusal (``server/web/leagues.py``)."""
+    data = prefs.get_prefs(dm().db, g.player_id)
+    g.language = data["language"]
+    return _render(prefs_form(data), data, token, league_error=league_error, status=status)

@@ -13,8 +13,18 @@ import pytest
 import sqlalchemy as sa
 
 from server.db import Database
-from server.models import EntryStatus, League, MailKind, Player, Season, SeasonPlayer, SeasonStatus
-from server.services import leagues
+from server.models import (
+    EntryStatus,
+    League,
+    LeagueRound,
+    MailKind,
+    Player,
+    RoundStatus,
+    Season,
+    SeasonPlayer,
+    SeasonStatus,
+)
+from server.services import games, leagues, schedule
 from server.services.leagues import Applicant, LeagueError, LeagueSpec
 from server.services.links import LinkError, confirm_token
 from tests.conftest import Stack
@@ -49,8 +59,8 @@ def confirm_links(stack: Stack) -> list[str]:
     links = []
     for row in rows_of_kind(stack.db, MailKind.LEAGUE_CONFIRM):
         message = compose(stack.db, row.id, mail_settings(stack.settings), now=T0)
-        assert message is not None
-        links += re.findall(r"http://deadmail\.test/l/confirm/(\S+)", text_of(message))
+        if message is not None:  # (a confirmed entry's mail is not sent any more)
+            links += re.findall(r"http://deadmail\.test/l/confirm/(\S+)", text_of(message))
     return links
 
 
@@ -140,15 +150,10 @@ def test_sign_up_is_pending_until_the_mailed_link_confirms_it(stack: Stack) -> N
     assert not signed.resent
     entry = entry_of(stack.db, signed.season_player_id)
     assert (entry.status, entry.confirmed_at) == (EntryStatus.PENDING, None)
-    with stack.db.session() as session:  # a new address takes what was given
+    assert entry.applicant is not None and entry.applicant["name"] == "Ann"
+    with stack.db.session() as session:  # nothing of the player before the address confirms: a bare row
         ann = session.execute(sa.select(Player)).scalar_one()
-        assert (ann.email, ann.display_name, ann.language, ann.timezone) == (
-            "ann@example.org",
-            "Ann",
-            "it",
-            "Europe/Rome",
-        )
-        assert (ann.quiet_start, ann.quiet_end) == ("23:00", "07:00")
+        assert (ann.email, ann.display_name, ann.language, ann.timezone) == ("ann@example.org", "", "en", "UTC")
     (row,) = rows_of_kind(stack.db, MailKind.LEAGUE_CONFIRM)
     assert row.player_id == entry.player_id
     message = compose(stack.db, row.id, mail_settings(stack.settings), now=T0)
@@ -162,32 +167,76 @@ def test_sign_up_is_pending_until_the_mailed_link_confirms_it(stack: Stack) -> N
     done = leagues.confirm(stack.db, stack.settings.secret_key, token, stack.settings.link_max_age, now=T0 + DAY)
     assert not done.already
     entry = entry_of(stack.db, entry.id)
-    assert (entry.status, entry.confirmed_at) == (EntryStatus.CONFIRMED, T0 + DAY)
+    assert (entry.status, entry.confirmed_at, entry.applicant) == (EntryStatus.CONFIRMED, T0 + DAY, None)
+    with stack.db.session() as session:  # a new address takes what was given, once confirmed
+        ann = session.execute(sa.select(Player)).scalar_one()
+        assert (ann.display_name, ann.language, ann.timezone) == ("Ann", "it", "Europe/Rome")
+        assert (ann.quiet_start, ann.quiet_end) == ("23:00", "07:00")
     before = all_rows(stack.db)
     again = leagues.confirm(stack.db, stack.settings.secret_key, token, stack.settings.link_max_age, now=T0 + DAY)
     assert again.already and all_rows(stack.db) == before
     # a confirmed entry's mail is not sent any more
     assert compose(stack.db, row.id, mail_settings(stack.settings), now=T0 + DAY) is None
-    refused(stack.db, lambda: leagues.sign_up(stack.db, season_id, ANN, now=T0 + DAY), "already signed up .* confirmed")
+    # signing up a confirmed address again: no second entry, no mail, nothing changed (and no telling error)
+    again_signed = leagues.sign_up(stack.db, season_id, ANN, now=T0 + 2 * DAY)
+    assert (again_signed.season_player_id, again_signed.mailed) == (entry.id, False)
+    assert all_rows(stack.db) == before
+
+
+def confirm_last(stack: Stack, now: Any = T0) -> int:
+    """Follow the link of the last confirmation mail; the entry's id."""
+    row = rows_of_kind(stack.db, MailKind.LEAGUE_CONFIRM)[-1]
+    message = compose(stack.db, row.id, mail_settings(stack.settings), now=T0)
+    assert message is not None
+    (token,) = re.findall(r"http://deadmail\.test/l/confirm/(\S+)", text_of(message))
+    key, age = stack.settings.secret_key, stack.settings.link_max_age
+    return leagues.confirm(stack.db, key, token, age, now=now).season_player_id
+
+
+def player_row(db: Database, email: str) -> Player:
+    with db.session() as session:
+        player = session.execute(sa.select(Player).where(Player.email == email)).scalar_one()
+        session.expunge(player)
+        return player
 
 
 def test_a_known_address_keeps_its_name_and_preferences(embedded: Stack) -> None:
     db = embedded.db
-    season_id = season(db, league(db))
-    leagues.sign_up(db, season_id, ANN, now=T0)
+    leagues.sign_up(db, season(db, league(db)), ANN, now=T0)
+    confirm_last(embedded)
     other = season(db, league(db, name="Friday"))
-    leagues.sign_up(db, other, Applicant("Mallory", "ann@example.org", "pl", "UTC"), now=T0)
-    with db.session() as session:
-        ann = session.execute(sa.select(Player)).scalar_one()
-        assert (ann.display_name, ann.language, ann.timezone) == ("Ann", "it", "Europe/Rome")
+    mallory = Applicant("Mallory", "ann@example.org", "pl", "UTC", knows="bob@example.org")
+    leagues.sign_up(db, other, mallory, now=T0)
+    ann = player_row(db, "ann@example.org")
+    assert (ann.display_name, ann.language, ann.timezone) == ("Ann", "it", "Europe/Rome")
+    # the mail is in the form's language; once the address confirms, only the league's data is taken
+    row = rows_of_kind(db, MailKind.LEAGUE_CONFIRM)[-1]
+    message = compose(db, row.id, mail_settings(embedded.settings), now=T0)
+    assert message is not None and message["Subject"] == "Friday: potwierdź swój zapis na sezon 1"
+    entry_id = confirm_last(embedded)
+    ann = player_row(db, "ann@example.org")
+    assert (ann.display_name, ann.language, ann.timezone) == ("Ann", "it", "Europe/Rome")
+    assert entry_of(db, entry_id).knows == ["bob@example.org"]
+
+
+def test_an_unconfirmed_name_is_never_kept(embedded: Stack) -> None:
+    """A stranger signs an address up and never confirms: an organiser's game later names the player as it says."""
+    db = embedded.db
+    leagues.sign_up(db, season(db, league(db)), Applicant("Mallory", "ann@example.org", "pl"), now=T0)
+    assert player_row(db, "ann@example.org").display_name == ""
+    players = [games.parse_player(p) for p in ("Ann <ann@example.org>", "Bob <bob@example.org>", "Cid <c@x.org>")]
+    games.create_game(db, games.GameSpec(players=players, seed=1), now=T0)
+    assert player_row(db, "ann@example.org").display_name == "Ann"
 
 
 def test_signing_up_again_while_pending_mails_the_link_again_not_too_often(stack: Stack) -> None:
     season_id = season(stack.db, league(stack.db))
     first = leagues.sign_up(stack.db, season_id, ANN, now=T0)
-    refused(stack.db, lambda: leagues.sign_up(stack.db, season_id, ANN, now=T0 + timedelta(minutes=5)), "a few minutes")
+    before = all_rows(stack.db)
+    soon = leagues.sign_up(stack.db, season_id, ANN, now=T0 + timedelta(minutes=5))
+    assert not soon.mailed and all_rows(stack.db) == before  # mailed a moment ago: nothing changes
     again = leagues.sign_up(stack.db, season_id, ANN, now=T0 + timedelta(minutes=11))
-    assert again.resent and again.season_player_id == first.season_player_id
+    assert again.resent and again.mailed and again.season_player_id == first.season_player_id
     links = confirm_links(stack)
     assert len(links) == 2 and links[0] == links[1]  # the same link: the first mail still works
     with stack.db.session() as session:
@@ -340,15 +389,193 @@ def test_a_fixed_schedule_starts_rounds_weekly_at_the_same_local_time_across_a_c
     from datetime import UTC, datetime
 
     rule = {"weekday": 0, "time": "18:00"}  # Mondays 18:00 in Rome; summer time ends on Sunday 25 October 2026
-    starts = leagues.round_starts(rule, "Europe/Rome", datetime(2026, 10, 20, 12, tzinfo=UTC), 3)
+    starts = schedule.round_starts(rule, "Europe/Rome", datetime(2026, 10, 20, 12, tzinfo=UTC), 3)
     assert starts == [
         datetime(2026, 10, 26, 17, tzinfo=UTC),
         datetime(2026, 11, 2, 17, tzinfo=UTC),
         datetime(2026, 11, 9, 17, tzinfo=UTC),
     ]
-    summer = leagues.round_starts(rule, "Europe/Rome", datetime(2026, 10, 12, 12, tzinfo=UTC), 3)  # a Monday
+    summer = schedule.round_starts(rule, "Europe/Rome", datetime(2026, 10, 12, 12, tzinfo=UTC), 3)  # a Monday
     assert [s.hour for s in summer] == [16, 16, 17] and [s.day for s in summer] == [12, 19, 26]
     # the first start is strictly after the sign-up closes: closing at the very start moves it a week on
-    assert leagues.round_starts(rule, "Europe/Rome", datetime(2026, 10, 26, 17, tzinfo=UTC), 1) == [
+    assert schedule.round_starts(rule, "Europe/Rome", datetime(2026, 10, 26, 17, tzinfo=UTC), 1) == [
         datetime(2026, 11, 2, 17, tzinfo=UTC)
     ]
+
+
+# --- races, limits, acquaintances, absences ---------------------------------------------------------------------------
+
+
+def test_two_sign_ups_of_a_new_address_at_once_make_one_player(stack: Stack, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another sign-up makes the player between this one's select and insert: the savepoint's insert fails on the
+    unique address and the row is read back (no IntegrityError, no 500)."""
+    if stack.name != "production":
+        pytest.skip("SQLite takes one writer at a time")
+    db = stack.db
+    first, second = season(db, league(db)), season(db, league(db, name="Friday"))
+    real = sa.orm.Session.execute
+    raced: list[bool] = []
+
+    def execute(self: sa.orm.Session, statement: Any, *args: Any, **kwargs: Any) -> Any:
+        result = real(self, statement, *args, **kwargs)
+        text = str(statement)
+        if not raced and text.startswith("SELECT players.") and "players.email" in text.rsplit("WHERE", maxsplit=1)[-1]:
+            raced.append(True)  # the other sign-up commits its player now, after this select saw none
+            leagues.sign_up(db, second, ANN, now=T0)
+            return real(self, sa.select(Player).where(sa.false()))
+        return result
+
+    monkeypatch.setattr(sa.orm.Session, "execute", execute)
+    signed = leagues.sign_up(db, first, ANN, now=T0)
+    monkeypatch.undo()
+    assert raced
+    with db.session() as session:
+        assert session.execute(sa.select(sa.func.count()).select_from(Player)).scalar_one() == 1
+        player_ids = set(session.execute(sa.select(SeasonPlayer.player_id)).scalars())
+    assert len(player_ids) == 1 and entry_of(db, signed.season_player_id).status == EntryStatus.PENDING
+
+
+def test_a_full_season_refuses_a_confirmation(stack: Stack) -> None:
+    db = stack.db
+    league_id = league(db)
+    season_id = leagues.create_season(
+        db, league_id, T0 + DAY, 3, "when_over", None, now=T0, sizes=leagues.Sizes(max_players=3)
+    )
+    for name in ("ann", "bob", "cid"):
+        leagues.sign_up(db, season_id, Applicant(name, f"{name}@example.org"), now=T0)
+        confirm_last(stack)
+    assert leagues.signup_page(db, league_id)["season"]["full"]
+    leagues.sign_up(db, season_id, Applicant("Dan", "dan@example.org"), now=T0)
+    token = confirm_links(stack)[-1]
+    key, age = stack.settings.secret_key, stack.settings.link_max_age
+    refused(db, lambda: leagues.confirm(db, key, token, age, now=T0), "This season is full: .*Nothing was changed")
+
+
+@pytest.mark.parametrize(
+    ("sizes", "message"),
+    [
+        ({"max_players": 2}, "limit is 3 to 10000 players"),
+        ({"max_players": "ten"}, "limit is 3 to 10000 players"),
+        ({"divisions": 0}, "1 to 20 divisions"),
+        ({"divisions": 21}, "1 to 20 divisions"),
+        ({"promote": -1}, "Promotion and relegation"),
+        ({"promote": 2}, "only between divisions"),
+        ({"promote": 2, "divisions": 1}, "only between divisions"),
+    ],
+)
+def test_a_season_with_bad_sizes_changes_nothing(embedded: Stack, sizes: dict[str, Any], message: str) -> None:
+    db = embedded.db
+    league_id = league(db)
+    create = leagues.create_season
+    refused(
+        db, lambda: create(db, league_id, T0 + DAY, 3, "when_over", None, now=T0, sizes=leagues.Sizes(**sizes)), message
+    )
+
+
+def test_sizes_are_stored(embedded: Stack) -> None:
+    db = embedded.db
+    sizes = leagues.Sizes(max_players=24, divisions=2, promote=3)
+    season_id = leagues.create_season(db, league(db), T0 + DAY, 3, "when_over", None, now=T0, sizes=sizes)
+    with db.session() as session:
+        row = session.get(Season, season_id)
+        assert row is not None and (row.max_players, row.divisions, row.promote) == (24, 2, 3)
+
+
+def test_declared_acquaintances_are_checked_and_stored_at_confirm(embedded: Stack) -> None:
+    db = embedded.db
+    season_id = season(db, league(db))
+    knows = "Bob@Example.org, cid@example.org\n\nbob@example.org\nann@example.org"
+    entry_id = leagues.sign_up(db, season_id, Applicant("Ann", "ann@example.org", knows=knows), now=T0).season_player_id
+    assert entry_of(db, entry_id).knows is None  # nothing until confirmed
+    confirm_last(embedded)
+    assert entry_of(db, entry_id).knows == ["bob@example.org", "cid@example.org"]  # once each, not one's own
+    other = season(db, league(db))
+    many = ",".join(f"p{k}@example.org" for k in range(21))
+    refused(db, lambda: leagues.sign_up(db, other, Applicant("Ann", "a@x.org", knows=many), now=T0), "at most 20")
+    bad = Applicant("Ann", "a@x.org", knows="bob@example.org; cid")
+    refused(db, lambda: leagues.sign_up(db, other, bad, now=T0), "is not an e-mail address")
+
+
+def test_a_confirmed_player_says_they_will_miss_a_round_not_yet_started(stack: Stack) -> None:
+    db = stack.db
+    season_id = season(db, league(db))
+    entry_id = leagues.sign_up(db, season_id, ANN, now=T0).season_player_id
+    refused(db, lambda: leagues.skip(db, entry_id, 2, T0), "Only a confirmed player")
+    confirm_last(stack)
+    assert leagues.skip(db, entry_id, 3, T0) == [3]
+    assert leagues.skip(db, entry_id, 2, T0) == [2, 3]
+    refused(db, lambda: leagues.skip(db, entry_id, 2, T0), "already said you will miss round 2")
+    refused(db, lambda: leagues.skip(db, entry_id, 4, T0), "rounds 1 to 3")
+    refused(db, lambda: leagues.skip(db, entry_id, 0, T0), "rounds 1 to 3")
+    refused(db, lambda: leagues.unskip(db, entry_id, 1, T0), "did not say you would miss round 1")
+    with db.session() as session:
+        session.add(LeagueRound(season_id=season_id, number=1, status=RoundStatus.STARTED))
+        session.add(LeagueRound(season_id=season_id, number=2, status=RoundStatus.STARTED))
+    refused(db, lambda: leagues.skip(db, entry_id, 1, T0), "Round 1 has already started")
+    refused(db, lambda: leagues.unskip(db, entry_id, 2, T0), "Round 2 has already started")
+    assert leagues.unskip(db, entry_id, 3, T0) == [2]
+    refused(db, lambda: leagues.skip(db, entry_id + 99, 3, T0), "no such sign-up")
+
+
+# --- invitations and links on the command line ----------------------------------------------------------------------
+
+
+def test_league_invite_link_and_revoke_on_the_command_line(stack: Stack) -> None:
+    env, db, key = cli_env(stack), stack.db, stack.settings.secret_key
+    league_id = league(db, language="pl")
+    before = all_rows(db)
+    for bad, message in (
+        (("league", "invite", "--league", str(league_id), "ann@example.org", "not an address"), "not an e-mail"),
+        (("league", "invite", "--league", "999", "ann@example.org"), "There is no league 999"),
+        (("league", "link", "--league", "999", "--kind", "invite"), "There is no league 999"),
+        (("league", "revoke", "--league", str(league_id), "--kind", "everything"), "Invalid value for '--kind'"),
+    ):
+        result = run(env, *bad)
+        assert result.exit_code != 0 and message in result.output, result.output
+    assert all_rows(db) == before
+    invited = run(env, "league", "invite", "--league", str(league_id), "--json", "Ann@Example.org", "bob@example.org")
+    assert invited.exit_code == 0, invited.output
+    assert json.loads(invited.output) == {"league": league_id, "invited": ["ann@example.org", "bob@example.org"]}
+    rows = rows_of_kind(db, MailKind.LEAGUE_INVITE)
+    assert len(rows) == 2
+    message = compose(db, rows[0].id, mail_settings(stack.settings), now=T0)
+    assert message is not None and "ann@example.org" in message["To"] and "Tuesday" in message["Subject"]
+    assert message["Content-Language"] == "pl"
+    (link,) = re.findall(r"http://deadmail\.test/l/(\S+)", text_of(message))
+    assert leagues.open_league(db, key, "invite", link) == league_id
+    assert player_row(db, "ann@example.org").display_name == ""  # nobody named the invited address
+
+    shown = run(env, "league", "link", "--league", str(league_id), "--kind", "invite", "--json")
+    current = json.loads(shown.output)  # (a token is signed with its time: compare what it opens)
+    assert shown.exit_code == 0 and leagues.open_league(db, key, "invite", current["token"]) == league_id
+    assert current["url"] == f"http://deadmail.test/l/{current['token']}"
+    plain = run(env, "league", "link", "--league", str(league_id), "--kind", "public")
+    public = plain.output.strip().removeprefix("http://deadmail.test/lp/")
+    assert public != plain.output.strip() and leagues.open_league(db, key, "public", public) == league_id
+    revoked = run(env, "league", "revoke", "--league", str(league_id), "--kind", "invite", "--json")
+    assert revoked.exit_code == 0, revoked.output
+    fresh = json.loads(revoked.output)["token"]
+    assert fresh != link and leagues.open_league(db, key, "invite", fresh) == league_id
+    refused(db, lambda: leagues.open_league(db, key, "invite", link), "was revoked")
+    # a mail composed after the revocation carries the new link
+    again = compose(db, rows[1].id, mail_settings(stack.settings), now=T0)
+    assert again is not None
+    (mailed,) = re.findall(r"http://deadmail\.test/l/(\S+)", text_of(again))
+    assert leagues.open_league(db, key, "invite", mailed) == league_id  # (not the revoked one: that is refused)
+    said = run(env, "league", "revoke", "--league", str(league_id), "--kind", "organiser")
+    assert said.exit_code == 0 and "no longer work" in said.output and "/lo/" in said.output
+
+
+def test_season_create_takes_its_sizes_on_the_command_line(stack: Stack) -> None:
+    env = cli_env(stack)
+    league_id = league(stack.db)
+    args = ("season", "create", "--league", str(league_id), "--signup-closes", "2999-01-01T18:00", "--rounds", "3")
+    made = run(env, *args, "--max-players", "12", "--divisions", "2", "--promote", "1")
+    assert made.exit_code == 0, made.output
+    with stack.db.session() as session:
+        row = session.get(Season, json.loads(made.output)["id"])
+        assert row is not None and (row.max_players, row.divisions, row.promote) == (12, 2, 1)
+    before = all_rows(stack.db)
+    bad = run(env, *args, "--max-players", "2")
+    assert bad.exit_code != 0 and "limit is 3 to 10000 players" in bad.output
+    assert all_rows(stack.db) == before

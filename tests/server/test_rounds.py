@@ -29,7 +29,7 @@ from server.models import (
     SeasonPlayer,
     SeasonStatus,
 )
-from server.services import leagues, rounds
+from server.services import leagues, rounds, schedule
 from server.services.leagues import LeagueSpec
 from server.services.links import read_token
 from server.services.rounds import RoundError
@@ -249,7 +249,7 @@ def test_a_fixed_schedule_starts_its_due_round_once(stack: Stack) -> None:
     with stack.db.session() as session:
         s = session.get(Season, season)
         assert s is not None
-        starts = leagues.round_starts(s.schedule_rule or {}, "Europe/Rome", s.signup_closes, s.rounds)
+        starts = schedule.round_starts(s.schedule_rule or {}, "Europe/Rome", s.signup_closes, s.rounds)
     assert rounds.sweep(stack.db, starts[0] - timedelta(minutes=1)) == 0
     planned = rounds.plan(stack.db, season, T0)  # previewed by the organiser: the sweep starts this one
     assert tables_of(stack.db, planned)
