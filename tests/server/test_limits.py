@@ -159,6 +159,8 @@ def token_requests(stack: Stack) -> list[tuple[str, str, dict[str, Any]]]:
     league = leagues.create_league(stack.db, leagues.LeagueSpec(name="Tuesday"), now)
     season = leagues.create_season(stack.db, league, now + timedelta(days=7), 3, "when_over", None, now=now)
     invite = leagues.league_link(stack.db, stack.settings.secret_key, league, "invite")
+    organising = leagues.league_link(stack.db, stack.settings.secret_key, league, "organiser")
+    public = leagues.league_link(stack.db, stack.settings.secret_key, league, "public")
     confirm = confirm_token(stack.settings.secret_key, season, 1)  # not an entry of that season: refused, not cached
     return [
         ("GET", f"/s/{token}", {}),
@@ -202,6 +204,24 @@ def token_requests(stack: Stack) -> list[tuple[str, str, dict[str, Any]]]:
         ("POST", f"/api/l/{invite}/signup", {}),
         ("POST", f"/api/l/confirm/{confirm}", {}),
         ("GET", f"/api/p/{player}/leagues", {}),
+        ("GET", f"/calendar/league/{public}.ics", {}),
+        ("POST", f"/p/{player}/leagues/1/skip", {**csrf, "round": "1"}),
+        ("GET", f"/p/{player}/leagues/1/withdraw", {}),
+        ("POST", f"/p/{player}/leagues/1/withdraw", csrf),
+        ("GET", f"/lo/{organising}", {}),
+        ("GET", f"/lo/{organising}/season/{season}", {}),
+        ("POST", f"/lo/{organising}/season/{season}/plan", csrf),
+        ("GET", f"/lo/{organising}/round/1", {}),
+        ("POST", f"/lo/{organising}/round/1/swap", {**csrf, "a": "1", "b": "2"}),
+        ("POST", f"/lo/{organising}/round/1/start", csrf),
+        ("GET", f"/p/{player}/season/{season}", {}),
+        ("GET", f"/p/{player}/season/{season}/games/{owner.id}", {}),
+        ("GET", f"/ls/{public}", {}),
+        ("GET", f"/ls/{public}/season/{season}/games/{owner.id}", {}),
+        ("GET", f"/lo/{organising}/season/{season}/results", {}),
+        ("GET", f"/lo/{organising}/season/{season}/standings.csv", {}),
+        ("POST", f"/lo/{organising}/season/{season}/record", {**csrf, "game": "1"}),
+        ("POST", f"/lo/{organising}/season/{season}/next", {**csrf, "days": "7"}),
     ]
 
 
