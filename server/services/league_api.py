@@ -226,7 +226,9 @@ def season_view(db: Database, season_id: int, *, emails: bool) -> dict[str, Any]
         ).all()
         entries = []
         for entry, player in rows:
-            shown = {"name": player.display_name, "status": entry.status, "confirmed_at": _iso(entry.confirmed_at)}
+            # a pending entry of a new address: the name its form gave (nobody confirmed one yet)
+            name = player.display_name or str((entry.applicant or {}).get("name", ""))
+            shown = {"name": name, "status": entry.status, "confirmed_at": _iso(entry.confirmed_at)}
             entries.append(shown | ({"email": player.email} if emails else {}))
         counts = _entry_counts(session, [season.id])[season.id]
         return {**_season_json(season, counts), "players": entries}
