@@ -252,6 +252,8 @@ class HubEntry:
     season_status: str
     upcoming: tuple[tuple[int, datetime | None], ...]
     skips: tuple[int, ...]
+    #: the season's id (its standings page: ``/p/<token>/season/<id>``)
+    season_id: int = 0
 
 
 def league_entries(db: Database, player_id: int, now: datetime) -> list[HubEntry]:
@@ -273,6 +275,7 @@ def league_entries(db: Database, player_id: int, now: datetime) -> list[HubEntry
                 season.status,
                 tuple(schedule.upcoming_rounds(session, season, league.timezone, now)),
                 tuple(entry.skips or ()),
+                season.id,
             )
             for entry, season, league in rows
         ]

@@ -43,6 +43,8 @@ def _page(season: results.SeasonShown, games_url: Any, **extra: Any) -> dict[str
     table = results.standings(dm().db, season.season_id)
     number = min(inputs.small_int(request.args.get("page", ""), 4) or 0, 9999)
     mine = shown.row_of(table, extra["you"]) if extra.get("you") else None
+    if mine is not None:  # its points written as the table writes them ("0", "0.75"), not as a float ("0.0")
+        mine = {**mine, "points_text": shown.number(mine["points"])}
     return {
         "season": season,
         "tables": shown.tables(g.language, table, games_url, number),

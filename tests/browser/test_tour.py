@@ -25,12 +25,13 @@ import engine
 from engine.bots import RandomBot
 from server.mail.send import send_one
 from server.mail.transports import transport_for
-from server.models import Player, Window, utcnow
-from server.services import chat, leagues, prefs, substitutes, turns
+from server.models import Player, SeasonPlayer, Window, utcnow
+from server.services import chat, leagues, prefs, rounds, substitutes, turns
 from server.services.links import confirm_token, league_token, mailbox_token, player_token
 from server.text.grammar import commands_for
 from tests.server.test_autopilot import until_autopilot
-from tests.support import engine_of, open_window, outbox_ids, player_of
+from tests.server.test_rounds import enter
+from tests.support import engine_of, open_window, outbox_ids, play_window, player_of
 
 from ..conftest import _stack
 from .conftest import DESKTOP, PHONE_OPTIONS, SCREENSHOTS, TIMEOUT_MS, Live, screenshot, serving
@@ -193,6 +194,46 @@ def _league_pages(live: Live, urls: dict[str, str]) -> None:
     urls["league-signup"] = f"/l/{league_token(key, 'invite', league_id, 1)}"
     signed = leagues.sign_up(db, season_id, leagues.Applicant("Cleo", "cleo@example.org", "it", "Europe/Rome"), now)
     urls["league-confirm"] = f"/l/confirm/{confirm_token(key, signed.season_player_id, 1)}"
+    _league_season(live, urls)
+
+
+#: the players of the toured season (a long name among them: the tables must still fit a phone)
+SEASON_NAMES = ["Annabella Rossi-Kowalska", "Bruno", "Cleo", "Dario", "Ewa", "Franek"]
+
+
+def _league_season(live: Live, urls: dict[str, str]) -> None:
+    """A league whose standings are public, its season's round 1 played to the end and round 2 planned: the league
+    organiser's pages, the results and standings pages, a player's games, the hub with its leagues and ratings, and
+    the withdraw confirmation."""
+    db, key, now = live.stack.db, live.stack.settings.secret_key, utcnow()
+    spec = leagues.LeagueSpec(name="Thursday Knights", timezone="Europe/Rome", table_size=3, standings_public=True)
+    league_id = leagues.create_league(db, spec, now)
+    season_id = leagues.create_season(db, league_id, now + timedelta(days=1), 3, "when_over", None, now=now)
+    ids = enter(db, season_id, len(SEASON_NAMES), start=100)
+    with db.session() as session:
+        for player_id, name in zip(ids, SEASON_NAMES, strict=True):
+            session.execute(sa.update(Player).where(Player.id == player_id).values(display_name=name, language="en"))
+    first = rounds.plan(db, season_id, now)
+    for game_id in rounds.start(db, first, now):
+        while open_window(db, game_id) is not None:
+            play_window(db, game_id, game_id, utcnow())
+    second = rounds.plan(db, season_id, utcnow())
+    organiser = f"/lo/{leagues.league_link(db, key, league_id, 'organiser')}"
+    urls["league-organiser"] = organiser
+    urls["league-season"] = f"{organiser}/season/{season_id}"
+    urls["league-round-planned"] = f"{organiser}/round/{second}"
+    urls["league-round-started"] = f"{organiser}/round/{first}"
+    urls["league-results"] = f"{organiser}/season/{season_id}/results"
+    urls["league-public"] = f"/ls/{leagues.league_link(db, key, league_id, 'public')}"
+    with db.session() as session:
+        player = session.get(Player, ids[0])
+        assert player is not None
+        hub = f"/p/{player_token(key, player.id, player.link_generation)}"
+        entry = session.execute(sa.select(SeasonPlayer.id).where(SeasonPlayer.player_id == player.id)).scalar_one()
+    urls["league-standings"] = f"{hub}/season/{season_id}"
+    urls["league-games"] = f"{hub}/season/{season_id}/games/{ids[0]}"
+    urls["league-hub"] = hub
+    urls["league-withdraw"] = f"{hub}/leagues/{entry}/withdraw"
 
 
 @pytest.fixture(scope="module")
@@ -250,6 +291,11 @@ def _open(tour: Tour, page: Page, name: str) -> Response | None:
         return _submitted(page, f"{base}/o/new", "players", players)
     if name == "organiser-offered":
         return _submitted(page, f"{base}/o/games/{tour.running}/offer?colour=blue", "colour")
+    if name == "league-start-confirm":  # the Start button of a planned round: the page asking first
+        page.goto(base + tour.urls["league-round-planned"])
+        with page.expect_navigation() as navigated:
+            page.locator("form[action$='/start'] button").click()
+        return navigated.value
     return page.goto(base + tour.urls[name])
 
 
@@ -268,6 +314,17 @@ PAGES = {
     "invitation": 200,
     "league-signup": 200,
     "league-confirm": 200,
+    "league-organiser": 200,
+    "league-season": 200,
+    "league-round-planned": 200,
+    "league-start-confirm": 200,
+    "league-round-started": 200,
+    "league-results": 200,
+    "league-standings": 200,
+    "league-public": 200,
+    "league-games": 200,
+    "league-hub": 200,
+    "league-withdraw": 200,
     "seat-decision": 200,
     "seat-waiting": 200,
     "seat-vote": 200,
