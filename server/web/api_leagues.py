@@ -144,7 +144,7 @@ def create_league() -> Any:
         return denied
     try:
         league_id = leagues.create_league(dm().db, league_api.league_spec(json_body()), utcnow())
-    except ShownError as exc:
+    except (LeagueError, BodyError) as exc:
         return refusal(exc)
     return jsonify({"ok": True, "id": league_id, "links": _links(league_id)}), 201
 
@@ -164,7 +164,7 @@ def show_league(league_id: int) -> Any:
         return _no_league(league_id)
     try:
         shown = league_api.league_view(dm().db, league_id)
-    except ShownError as exc:
+    except LeagueError as exc:
         return refusal(exc)
     return jsonify({"ok": True, **shown, "links": _links(league_id)})
 
@@ -187,7 +187,7 @@ def create_season(league_id: int) -> Any:
             now=utcnow(),
             sizes=given.sizes,
         )
-    except ShownError as exc:
+    except (LeagueError, BodyError) as exc:
         return refusal(exc)
     number = leagues.season_number(dm().db, season_id)
     return jsonify({"ok": True, "id": season_id, "league": league_id, "number": number}), 201
@@ -200,7 +200,7 @@ def show_season(season_id: int) -> Any:
     try:
         _season_reached(season_id)
         shown = league_api.season_view(dm().db, season_id, emails=g.reach is None)
-    except ShownError as exc:
+    except LeagueError as exc:
         return refusal(exc)
     return jsonify({"ok": True, **shown})
 
@@ -216,7 +216,7 @@ def revoke_link(league_id: int, kind: str) -> Any:
         )
     try:
         leagues.revoke(dm().db, league_id, kind)
-    except ShownError as exc:
+    except LeagueError as exc:
         return refusal(exc)
     return jsonify({"ok": True, "kind": kind, **_links(league_id)[kind]})
 
@@ -370,7 +370,7 @@ def sign_up(token: str) -> Any:
         return json_error(NO_SIGNUP_SEASON, 404)
     try:
         leagues.sign_up(dm().db, season_id, given, utcnow())
-    except ShownError as exc:  # (the address's own state never refuses: ``sign_up`` answers it alike)
+    except LeagueError as exc:  # (the address's own state never refuses: ``sign_up`` answers it alike)
         return refusal(exc)
     return jsonify({"ok": True, "message": SIGNED_UP}), 202
 
@@ -382,7 +382,7 @@ def confirm(token: str) -> Any:
     try:
         shown = leagues.confirmation(dm().db, s.secret_key, token, s.link_max_age)
         done = leagues.confirm(dm().db, s.secret_key, token, s.link_max_age, utcnow())
-    except ShownError as exc:
+    except LeagueError as exc:
         return json_error(str(exc), 409)
     body = {"league": shown["league"], "season": shown["season"], "name": shown["name"]}
     return jsonify({"ok": True, "confirmed": True, "already": done.already, **body})
