@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from typing import Any
 
 import sqlalchemy as sa
@@ -17,6 +18,7 @@ from server.models import Game, LeagueRound, Player, RoundStatus, Season, Season
 from server.services import leagues, organise, results, rounds
 from server.services.links import player_token
 from tests.conftest import Stack
+from tests.server.test_api_cli import assert_clean_error, cli_env, run
 from tests.server.test_api_leagues import HOSTILE, RAW_BODIES, bearer, closes, new_league, new_season, refused
 from tests.server.test_replay import finish
 from tests.server.test_results import league_game
@@ -341,3 +343,52 @@ def test_no_body_of_any_shape_makes_a_500_nor_a_change(embedded: Stack) -> None:
             assert reply.status_code in (400, 413) and reply.json["ok"] is False, (path, reply.json)
     assert all_rows(embedded.db) == before
     assert league_id and players
+
+
+# --- the command line ------------------------------------------------------------------------------------------------
+
+
+def test_the_command_line_prints_standings_records_a_result_and_creates_the_next_season(embedded: Stack) -> None:
+    env = cli_env(embedded)
+    league_id, season_id = results_season(embedded.db, rounds=1)
+    game_id = league_game(embedded.db, season_id, 1, seed=93)
+    colours = list(seat_ids(embedded.db, game_id))
+    points = ",".join(f"{c}={5 + i}" for i, c in enumerate(colours))
+    early = run(env, "season", "next", "--season", str(season_id), "--signup-closes", closes())
+    assert_clean_error(early, 1, "is not over yet")
+    before = all_rows(embedded.db)
+    assert_clean_error(run(env, "season", "record", "--game", str(game_id), "--points", points), 1, "not abandoned")
+    organise.abandon(embedded.db, game_id, now=utcnow())
+    before = all_rows(embedded.db)
+    for given, message in [
+        ("red=x", "give each colour once with its victory points"),
+        (f"{colours[0]}=1,{colours[0]}=2", "give each colour once"),
+        ("red", "give each colour once"),
+        (f"{colours[0]}=3", "Give a result for every colour of the game"),
+    ]:
+        assert_clean_error(run(env, "season", "record", "--game", str(game_id), "--points", given), 1, message)
+    assert_clean_error(run(env, "season", "standings", "--season", "9999"), 1, "There is no season 9999.")
+    both = run(env, "season", "standings", "--season", str(season_id), "--csv", "--json")
+    assert both.exit_code == 2 and "give --csv or --json, not both" in both.stderr
+    assert all_rows(embedded.db) == before
+    recorded = run(env, "season", "record", "--game", str(game_id), "--points", points, "--json")
+    assert recorded.exit_code == 0, recorded.output
+    assert json.loads(recorded.stdout) == {"game": game_id, "recorded": True, "points": dict(
+        (c, 5 + i) for i, c in enumerate(colours))}  # fmt: skip
+    again = run(env, "season", "record", "--game", str(game_id), "--points", points)
+    assert_clean_error(again, 1, "is already recorded")
+    text = run(env, "season", "standings", "--season", str(season_id))
+    assert text.exit_code == 0 and text.stdout.startswith(f"season 1 of league {league_id} (over)\nstandings:\n  1. ")
+    assert f"{5 + len(colours) - 1} victory points" in text.stdout.splitlines()[2]
+    shown = json.loads(run(env, "season", "standings", "--season", str(season_id), "--json").stdout)
+    assert all(r["email"].endswith("@example.org") for r in shown["divisions"][0]["rows"])
+    listed = run(env, "season", "standings", "--season", str(season_id), "--csv")
+    assert listed.stdout.splitlines() == results.csv(embedded.db, season_id).splitlines()
+    bad = run(env, "season", "next", "--season", str(season_id), "--signup-closes", "soon")
+    assert_clean_error(bad, 1, "--signup-closes 'soon': give a time such as")
+    created = run(env, "season", "next", "--season", str(season_id), "--signup-closes", closes(), "--json")
+    assert created.exit_code == 0, created.output
+    out = json.loads(created.stdout)
+    assert (out["league"], out["number"]) == (league_id, 2)
+    twice = run(env, "season", "next", "--season", str(season_id), "--signup-closes", closes())
+    assert_clean_error(twice, 1, "was already created")
