@@ -115,10 +115,12 @@ def _no_league(league_id: int) -> Response:
     return json_error(str(LeagueError(leagues.NO_LEAGUE, league=league_id)), 404)
 
 
-def _season_reached(season_id: int) -> None:
-    """The caller reaches the season's league; else the season is not there for them (LeagueError)."""
-    if not reaches(league_api.season_league(dm().db, season_id)):
+def _season_reached(season_id: int) -> int:
+    """The season's league when the caller reaches it; else the season is not there for them (LeagueError)."""
+    league_id = league_api.season_league(dm().db, season_id)
+    if not reaches(league_id):
         raise LeagueError(leagues.NO_SEASON, season=season_id)
+    return league_id
 
 
 def _round_league(round_id: int) -> int:
@@ -224,53 +226,57 @@ def revoke_link(league_id: int, kind: str) -> Any:
 # --- rounds ----------------------------------------------------------------------------------------------------------
 
 
+def answer(call: Callable[[], dict[str, Any]], status: int = 200) -> Any:
+    """``{"ok": true, **call()}`` with ``status``; a service's refusal (``refusal``) when it refuses."""
+    try:
+        shown = call()
+    except ShownError as exc:
+        return refusal(exc)
+    return jsonify({"ok": True, **shown}), status
+
+
 @bp.post("/seasons/<int:season_id>/rounds")
 @league_organiser
 def plan_round(season_id: int) -> Any:
     """Plan the season's next round (or its planned round again): 201 and the round, as ``show_round``."""
-    try:
-        _season_reached(season_id)
-        round_id = rounds.plan(dm().db, season_id, utcnow())
-        shown = league_api.round_json(dm().db, league_api.season_league(dm().db, season_id), round_id)
-    except ShownError as exc:
-        return refusal(exc)
-    return jsonify({"ok": True, **shown}), 201
+
+    def planned() -> dict[str, Any]:
+        league_id = _season_reached(season_id)
+        return league_api.round_json(dm().db, league_id, rounds.plan(dm().db, season_id, utcnow()))
+
+    return answer(planned, 201)
 
 
 @bp.get("/rounds/<int:round_id>")
 @league_organiser
 def show_round(round_id: int) -> Any:
     """The round: status, start, tables (players' id, name, zone; hours all are awake), and once started its games."""
-    try:
-        shown = league_api.round_json(dm().db, _round_league(round_id), round_id)
-    except ShownError as exc:
-        return refusal(exc)
-    return jsonify({"ok": True, **shown})
+    return answer(lambda: league_api.round_json(dm().db, _round_league(round_id), round_id))
 
 
 @bp.post("/rounds/<int:round_id>/swap")
 @league_organiser
 def swap_players(round_id: int) -> Any:
     """Swap two players (``{"a": id, "b": id}``) between the tables of a planned round: the round as it is now."""
-    try:
+
+    def swapped() -> dict[str, Any]:
         league_id = _round_league(round_id)
-        first, second = league_api.swap_args(json_body())
-        rounds.swap(dm().db, round_id, first, second)
-    except ShownError as exc:
-        return refusal(exc)
-    return jsonify({"ok": True, **league_api.round_json(dm().db, league_id, round_id)})
+        rounds.swap(dm().db, round_id, *league_api.swap_args(json_body()))
+        return league_api.round_json(dm().db, league_id, round_id)
+
+    return answer(swapped)
 
 
 @bp.post("/rounds/<int:round_id>/start")
 @league_organiser
 def start_round(round_id: int) -> Any:
     """Start a planned round: one game per table, each player mailed their table; 201 and the games' ids."""
-    try:
+
+    def started() -> dict[str, Any]:
         _round_league(round_id)
-        game_ids = rounds.start(dm().db, round_id, utcnow())
-    except ShownError as exc:
-        return refusal(exc)
-    return jsonify({"ok": True, "round": round_id, "games": game_ids}), 201
+        return {"round": round_id, "games": rounds.start(dm().db, round_id, utcnow())}
+
+    return answer(started, 201)
 
 
 # --- results ---------------------------------------------------------------------------------------------------------
@@ -280,12 +286,12 @@ def start_round(round_id: int) -> Any:
 @league_organiser
 def season_standings(season_id: int) -> Any:
     """The season's standings per division, substitutes apart (addresses for the server's organiser only)."""
-    try:
+
+    def standings() -> dict[str, Any]:
         _season_reached(season_id)
-        shown = league_api.standings_json(dm().db, season_id, emails=g.reach is None)
-    except ShownError as exc:
-        return refusal(exc)
-    return jsonify({"ok": True, **shown})
+        return league_api.standings_json(dm().db, season_id, emails=g.reach is None)
+
+    return answer(standings)
 
 
 @bp.get("/seasons/<int:season_id>/standings.csv")
@@ -305,53 +311,52 @@ def standings_csv(season_id: int) -> Any:
 @league_organiser
 def record_result(game_id: int) -> Any:
     """Record an abandoned league game's result: ``{"points": {"red": 12, …}}`` or ``{"ranking": ["red", …]}``."""
-    try:
-        league_id = league_api.game_league(dm().db, game_id)
-        if g.reach is not None and league_id != g.reach:
+
+    def recorded() -> dict[str, Any]:
+        if g.reach is not None and league_api.game_league(dm().db, game_id) != g.reach:
             raise results.ResultError(results.NO_GAME, game=game_id)
         results.record_result(dm().db, game_id, league_api.result_args(json_body()), utcnow())
-    except ShownError as exc:
-        return refusal(exc)
-    return jsonify({"ok": True, "game": game_id, "recorded": True})
+        return {"game": game_id, "recorded": True}
+
+    return answer(recorded)
 
 
 @bp.post("/seasons/<int:season_id>/next")
 @league_organiser
 def next_season(season_id: int) -> Any:
-    """The next season of a finished one (``{"signup_closes": …}``): 201, its id and number."""
-    try:
-        _season_reached(season_id)
-        created = results.next_season(dm().db, season_id, league_api.next_args(json_body()), utcnow())
-    except ShownError as exc:
-        return refusal(exc)
-    league_id = league_api.season_league(dm().db, created)
-    number = leagues.season_number(dm().db, created)
-    return jsonify({"ok": True, "id": created, "league": league_id, "number": number}), 201
+    """The next season of a finished one (``{"signup_closes": …}``): 201, its id, league and number."""
+
+    def created() -> dict[str, Any]:
+        league_id = _season_reached(season_id)
+        made = results.next_season(dm().db, season_id, league_api.next_args(json_body()), utcnow())
+        return {"id": made, "league": league_id, "number": leagues.season_number(dm().db, made)}
+
+    return answer(created, 201)
 
 
 @bp.get("/p/<token>/seasons/<int:season_id>/standings")
 @player_link
 def member_standings(token: str, season_id: int) -> Any:
     """A season's standings for one of its players (their preferences link's token)."""
-    try:
+
+    def standings() -> dict[str, Any]:
         results.season_of_member(dm().db, season_id, g.player_id)
-        shown = league_api.standings_json(dm().db, season_id, emails=False)
-    except ShownError as exc:
-        return refusal(exc)
-    return jsonify({"ok": True, **shown})
+        return league_api.standings_json(dm().db, season_id, emails=False)
+
+    return answer(standings)
 
 
 @bp.get("/ls/<token>/seasons/<int:season_id>/standings")
 def public_standings(token: str, season_id: int) -> Any:
     """A season's standings by the league's public link, while the league shows its standings publicly."""
     league_id = leagues.open_league(dm().db, dm().settings.secret_key, "public", token)
-    try:
+
+    def standings() -> dict[str, Any]:
         results.public_seasons(dm().db, league_id)
         results.season_of_league(dm().db, season_id, league_id)
-        shown = league_api.standings_json(dm().db, season_id, emails=False)
-    except ShownError as exc:
-        return refusal(exc)
-    return jsonify({"ok": True, **shown})
+        return league_api.standings_json(dm().db, season_id, emails=False)
+
+    return answer(standings)
 
 
 # --- sign-ups --------------------------------------------------------------------------------------------------------
