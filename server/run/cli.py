@@ -22,7 +22,7 @@ from ..config import Settings, remember_served_url
 from ..db import Database
 from ..mail.inbound import serve
 from ..models import utcnow
-from ..services import estimate, games, inputs, leagues, presets
+from ..services import estimate, games, inputs, league_api, leagues, presets, results
 from ..services import rounds as league_rounds
 from ..services.errors import ShownError
 from ..services.links import LinkError, mailbox_token
@@ -433,13 +433,7 @@ def season_create(
 ) -> None:
     """Create the league's next season; prints one JSON object: its id and number."""
     settings = _settings()
-    try:
-        closes = datetime.fromisoformat(signup_closes)
-    except ValueError:
-        raise click.ClickException(
-            f"--signup-closes {signup_closes[:40]!r}: give a time such as 2031-03-01T18:00"
-        ) from None
-    closes = closes if closes.tzinfo else closes.replace(tzinfo=UTC)
+    closes = _signup_closes(signup_closes)
     rule = None if schedule == "when_over" else {"weekday": weekday, "time": clock}
     try:
         with database(settings) as db:
@@ -450,6 +444,100 @@ def season_create(
     except ShownError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(json.dumps({"id": season_id, "league": league_id, "number": number}))
+
+
+def _signup_closes(text: str) -> datetime:
+    """``--signup-closes``: an ISO 8601 time (no offset: UTC); a clear message for any other text."""
+    try:
+        closes = datetime.fromisoformat(text)
+    except ValueError:
+        raise click.ClickException(f"--signup-closes {text[:40]!r}: give a time such as 2031-03-01T18:00") from None
+    return closes if closes.tzinfo else closes.replace(tzinfo=UTC)
+
+
+def _standings_text(shown: dict[str, Any]) -> str:
+    """The standings as lines: each division's rows, then the substitutes'."""
+    season = shown["season"]
+    lines = [f"season {season['number']} of league {season['league']} ({season['status']})"]
+    groups = [(f"division {d['name']}" if d["name"] else "standings", d["rows"]) for d in shown["divisions"]]
+    for title, rows in [*groups, ("substitutes", shown["substitutes"])]:
+        if not rows and title == "substitutes":
+            continue
+        lines.append(f"{title}:")
+        lines += [
+            f"  {r['rank']}. {r['name']} (player {r['player']}): {r['points']:g} points, {r['games']} games, "
+            f"{r['wins']} wins, {r['victory_points']} victory points, average place "
+            + ("-" if r["average_place"] is None else f"{r['average_place']:.2f}")
+            for r in rows
+        ]
+        if not rows:
+            lines.append("  no result yet")
+    return "\n".join(lines)
+
+
+@season.command("standings")
+@click.option("--season", "season_id", required=True, type=int)
+@click.option("--csv", "as_csv", is_flag=True, help="print the standings as CSV")
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object: the divisions' rows, the substitutes'")
+def season_standings(season_id: int, as_csv: bool, as_json: bool) -> None:
+    """Print a season's standings: per division, rank, player, points, games, wins, victory points, average place."""
+    if as_csv and as_json:
+        raise click.UsageError("give --csv or --json, not both")
+    try:
+        with database(_settings()) as db:
+            if as_csv:
+                click.echo(results.csv(db, season_id), nl=False)
+                return
+            shown = league_api.standings_json(db, season_id, emails=True)
+    except ShownError as exc:
+        raise click.ClickException(str(exc)) from None
+    _said(as_json, shown, _standings_text(shown))
+
+
+@season.command("next")
+@click.option("--season", "season_id", required=True, type=int)
+@click.option("--signup-closes", required=True, help="when sign-ups close: 2031-03-01T18:00+01:00 (no offset: UTC)")
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object: the new season's id and number")
+def season_next(season_id: int, signup_closes: str, as_json: bool) -> None:
+    """Create the next season of a finished one: its players carried over, each mailed to confirm; promotion and
+    relegation between divisions."""
+    closes = _signup_closes(signup_closes)
+    try:
+        with database(_settings()) as db:
+            created = results.next_season(db, season_id, closes, utcnow())
+            league_id, number = league_api.season_league(db, created), leagues.season_number(db, created)
+    except ShownError as exc:
+        raise click.ClickException(str(exc)) from None
+    text = f"season {number} of league {league_id} created (id {created}): its players are mailed to confirm"
+    _said(as_json, {"id": created, "league": league_id, "number": number}, text)
+
+
+def _points(text: str) -> dict[str, int]:
+    """``--points red=12,blue=9``: victory points per colour; a clear message for any other text."""
+    points: dict[str, int] = {}
+    for part in text.split(","):
+        colour, equals, value = (piece.strip() for piece in part.partition("="))
+        if not (colour and equals and value.isdigit() and len(value) <= 6) or colour in points:
+            raise click.ClickException(
+                f"--points {text[:60]!r}: give each colour once with its victory points, such as red=12,blue=9"
+            )
+        points[colour] = int(value)
+    return points
+
+
+@season.command("record")
+@click.option("--game", "game_id", required=True, type=int)
+@click.option("--points", required=True, help="victory points per colour: red=12,blue=9,…")
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object")
+def season_record(game_id: int, points: str, as_json: bool) -> None:
+    """Record the result of an abandoned league game: every colour's victory points."""
+    given = _points(points)
+    try:
+        with database(_settings()) as db:
+            results.record_result(db, game_id, given, utcnow())
+    except ShownError as exc:
+        raise click.ClickException(str(exc)) from None
+    _said(as_json, {"game": game_id, "recorded": True, "points": given}, f"the result of game {game_id} is recorded")
 
 
 @main.group("round")

@@ -7,6 +7,10 @@ the API shows of leagues, seasons and a player's entries.
 - ``leagues_list``, ``league_view``, ``season_view`` and ``player_entries`` read; instants are ISO 8601 in UTC.
   ``season_view`` lists its entries' addresses only when asked (``emails``: the server's organiser).
 - ``link_urls``: a league's three links, each its token and its address (``leagues.link_url``).
+- Rounds and results: ``swap_args``, ``result_args`` and ``next_args`` read the bodies of a swap, a recorded result
+  and the next season; ``round_league`` and ``game_league`` name the league a round or game belongs to (what a
+  league's organiser token may reach); ``round_json`` and ``standings_json`` read (e-mail addresses in the standings
+  only when asked: the server's organiser).
 """
 
 from __future__ import annotations
@@ -18,9 +22,20 @@ from typing import Any
 from sqlalchemy import func, select
 
 from ..db import Database
-from ..models import League, Player, Season, SeasonPlayer
+from ..models import Game, League, LeagueRound, Player, Season, SeasonPlayer
+from . import results, rounds
 from .errors import N_, ShownError
-from .leagues import LINKS, NO_LEAGUE, NO_SEASON, Applicant, LeagueError, LeagueSpec, league_link, link_url
+from .leagues import (
+    LINKS,
+    NO_LEAGUE,
+    NO_SEASON,
+    Applicant,
+    LeagueError,
+    LeagueSpec,
+    Sizes,
+    league_link,
+    link_url,
+)
 
 #: the longest text a field of these bodies takes (the longest e-mail address).
 MAX_TEXT = 320
@@ -34,6 +49,8 @@ NOT_BOOL = N_("%(field)s must be true or false.")
 NOT_OBJECT_FIELD = N_("%(field)s must be an object.")
 NOT_LIST = N_("%(field)s must be a list.")
 TOO_LONG = N_("%(field)s is at most %(count)s characters.")
+ONE_OF = N_("Send %(choices)s: one of them.")
+NOT_COLOURS = N_("%(field)s must be a list of colours.")
 BAD_INSTANT = N_("%(field)s must be a date and time with its zone, such as 2031-03-11T18:00:00+01:00.")
 
 
@@ -46,6 +63,7 @@ KINDS: dict[str, tuple[Any, str]] = {
     "text": (lambda v: isinstance(v, str), NOT_TEXT),
     "text?": (lambda v: v is None or isinstance(v, str), NOT_TEXT),
     "int": (lambda v: isinstance(v, int) and not isinstance(v, bool), NOT_WHOLE),
+    "int?": (lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool)), NOT_WHOLE),
     "bool": (lambda v: isinstance(v, bool), NOT_BOOL),
     "object": (lambda v: isinstance(v, dict), NOT_OBJECT_FIELD),
     "object?": (lambda v: v is None or isinstance(v, dict), NOT_OBJECT_FIELD),
@@ -64,8 +82,20 @@ LEAGUE_FIELDS = {
     "forfeit": "text",
     "standings_public": "bool",
 }
-SEASON_FIELDS = {"signup_closes": "text", "rounds": "int", "schedule": "text", "rule": "object?"}
-APPLICANT_FIELDS = {f: "text" for f in ("name", "email", "language", "timezone", "quiet_start", "quiet_end")}
+SEASON_FIELDS = {
+    "signup_closes": "text",
+    "rounds": "int",
+    "schedule": "text",
+    "rule": "object?",
+    "max_players": "int?",
+    "divisions": "int?",
+    "promote": "int",
+}
+#: ``knows``: the addresses of people the applicant knows, comma-separated (``leagues.check_knows``).
+APPLICANT_FIELDS = {f: "text" for f in ("name", "email", "language", "timezone", "quiet_start", "quiet_end", "knows")}
+SWAP_FIELDS = {"a": "int", "b": "int"}
+RESULT_FIELDS = {"points": "object", "ranking": "list"}
+NEXT_FIELDS = {"signup_closes": "text"}
 
 
 def fields(body: Any, kinds: dict[str, str], required: tuple[str, ...]) -> dict[str, Any]:
@@ -98,6 +128,8 @@ class SeasonArgs:
     rounds: int
     schedule: str
     rule: dict[str, Any] | None
+    #: the season's limit of players, divisions and promotion (``leagues.Sizes``: checked by ``create_season``).
+    sizes: Sizes
 
 
 def instant(text: str, field: str) -> datetime:
@@ -112,15 +144,40 @@ def instant(text: str, field: str) -> datetime:
 
 
 def season_args(body: Any) -> SeasonArgs:
-    """A ``POST /api/leagues/<id>/seasons`` body: ``signup_closes``, ``rounds``, ``schedule`` and (fixed) ``rule``."""
+    """A ``POST /api/leagues/<id>/seasons`` body: ``signup_closes``, ``rounds``, ``schedule`` and (fixed) ``rule``;
+    optionally ``max_players``, ``divisions`` and ``promote``."""
     given = fields(body, SEASON_FIELDS, ("signup_closes", "rounds", "schedule"))
     closes = instant(given["signup_closes"], "signup_closes")
-    return SeasonArgs(closes, given["rounds"], given["schedule"], given.get("rule"))
+    sizes = Sizes(given.get("max_players"), given.get("divisions"), given.get("promote", 0))
+    return SeasonArgs(closes, given["rounds"], given["schedule"], given.get("rule"), sizes)
 
 
 def applicant(body: Any) -> Applicant:
     """A sign-up's body: ``name`` and ``email`` required, ``language``, ``timezone``, quiet hours optional."""
     return Applicant(**fields(body, APPLICANT_FIELDS, ("name", "email")))
+
+
+def swap_args(body: Any) -> tuple[int, int]:
+    """A swap's body: the two players' ids ``a`` and ``b``."""
+    given = fields(body, SWAP_FIELDS, ("a", "b"))
+    return given["a"], given["b"]
+
+
+def result_args(body: Any) -> dict[str, Any] | list[str]:
+    """A recorded result's body: ``points`` (victory points per colour) or ``ranking`` (colours, best first)."""
+    given = fields(body, RESULT_FIELDS, ())
+    if len(given) != 1:
+        raise BodyError(ONE_OF, choices="points or ranking")
+    if "points" in given:
+        return dict(given["points"])
+    if not all(isinstance(colour, str) for colour in given["ranking"]):
+        raise BodyError(NOT_COLOURS, field="ranking")
+    return list(given["ranking"])
+
+
+def next_args(body: Any) -> datetime:
+    """The next season's body: when its sign-up closes."""
+    return instant(fields(body, NEXT_FIELDS, ("signup_closes",))["signup_closes"], "signup_closes")
 
 
 # --- reads -----------------------------------------------------------------------------------------------------------
@@ -174,6 +231,9 @@ def _season_json(season: Season, counts: dict[str, int]) -> dict[str, Any]:
         "rounds": season.rounds,
         "schedule": season.schedule,
         "rule": season.schedule_rule,
+        "max_players": season.max_players,
+        "divisions": season.divisions,
+        "promote": season.promote,
         "entries": counts,
     }
 
@@ -254,3 +314,56 @@ def player_entries(db: Database, player_id: int) -> list[dict[str, Any]]:
             }
             for entry, season, league in rows
         ]
+
+
+def round_league(db: Database, round_id: int) -> int:
+    """The league of a round; RoundError when there is no such round."""
+    with db.session() as session:
+        found = session.execute(
+            select(Season.league_id)
+            .join(LeagueRound, LeagueRound.season_id == Season.id)
+            .where(LeagueRound.id == round_id)
+        ).scalar()
+        if found is None:
+            raise rounds.RoundError(rounds.NO_ROUND, round=round_id)
+        return int(found)
+
+
+def game_league(db: Database, game_id: int) -> int | None:
+    """The league of a game (None: a game of no league); ResultError when there is no such game."""
+    with db.session() as session:
+        game = session.get(Game, game_id)
+        if game is None:
+            raise results.ResultError(results.NO_GAME, game=game_id)
+        found = session.execute(
+            select(Season.league_id)
+            .join(LeagueRound, LeagueRound.season_id == Season.id)
+            .where(LeagueRound.id == game.round_id)
+        ).scalar()
+        return None if found is None else int(found)
+
+
+def round_json(db: Database, league_id: int, round_id: int) -> dict[str, Any]:
+    """A round of the league (``rounds.round_view``: status, tables of players with id, name and zone, games), its
+    start in ISO 8601."""
+    shown = rounds.round_view(db, league_id, round_id)
+    return {**shown, "starts_at": _iso(shown["starts_at"])}
+
+
+def standings_json(db: Database, season_id: int, *, emails: bool) -> dict[str, Any]:
+    """The season's standings (``results.standings``): per division its rows (rank, player, name, points, games,
+    wins, victory points, average place), the substitutes' apart; each row's ``email`` only with ``emails``."""
+    table = results.standings(db, season_id)
+    divisions: list[dict[str, Any]] = [{"name": name, "rows": rows} for name, rows in table.divisions]
+    substitutes = table.substitutes
+    if emails:
+        ids = sorted({row["player"] for row in table.rows() + substitutes})
+        with db.session() as session:
+            found = dict(session.execute(select(Player.id, Player.email).where(Player.id.in_(ids))).all())
+        divisions = [{**d, "rows": [{**r, "email": found.get(r["player"])} for r in d["rows"]]} for d in divisions]
+        substitutes = [{**r, "email": found.get(r["player"])} for r in substitutes]
+    with db.session() as session:
+        season = session.get(Season, season_id)
+        assert season is not None
+        head = {"id": season.id, "league": season.league_id, "number": season.number, "status": season.status}
+    return {"season": head, "divisions": divisions, "substitutes": substitutes}

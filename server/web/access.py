@@ -289,6 +289,8 @@ LINK_PAGES = (
     "league_organiser.season",
     "league_organiser.round_page",
     "api_leagues.player_leagues",
+    "api_leagues.member_standings",
+    "api_leagues.public_standings",
 )
 #: endpoints that check the organiser's token (the login form, the API's and the webhook's ``Bearer``): wrong tokens
 #: are counted.
@@ -303,6 +305,14 @@ TOKEN_CHECKS = (
     "api_leagues.create_season",
     "api_leagues.show_season",
     "api_leagues.revoke_link",
+    "api_leagues.plan_round",
+    "api_leagues.show_round",
+    "api_leagues.swap_players",
+    "api_leagues.start_round",
+    "api_leagues.season_standings",
+    "api_leagues.standings_csv",
+    "api_leagues.record_result",
+    "api_leagues.next_season",
 )
 #: wrong organiser tokens taken per client and minute, across ``TOKEN_CHECKS``; beyond, every try is a 429.
 TOKEN_GUESSES = "10/minute"

@@ -9,8 +9,13 @@
   (new, pending, confirmed): nothing tells whether it was known. ``POST /api/l/confirm/<token>`` confirms.
 - Players: ``GET /api/p/<player token>/leagues``, their season entries.
 
-Every refusal is ``{"ok": false, "error": ...}`` with a 4xx, and nothing changed. (The rounds and standings of a
-season are to come here as ``/api/seasons/<id>/rounds…`` and ``/standings``, calling their services.)
+- Rounds (organisers): plan a season's next round, read a round, swap two players, start it (``services.rounds``).
+- Results (organisers): a season's standings (JSON, CSV), an abandoned game's result, the next season
+  (``services.results``). A season's standings are read also by its players (``/api/p/<player token>/…``) and, when
+  the league shows them publicly, by anyone with its public link (``/api/ls/<public token>/…``); e-mail addresses
+  only by the server's organiser.
+
+Every refusal is ``{"ok": false, "error": ...}`` with a 4xx, and nothing changed.
 """
 
 from __future__ import annotations
@@ -22,7 +27,8 @@ from typing import Any
 from flask import Blueprint, Response, g, jsonify, request
 
 from ..models import utcnow
-from ..services import league_api, leagues
+from ..services import fixtures, league_api, leagues, results, rounds
+from ..services.errors import ShownError
 from ..services.league_api import BodyError
 from ..services.leagues import LeagueError
 from ..services.links import LinkError
@@ -38,17 +44,43 @@ SIGNED_UP = (
     "If this address can join the season, a mail is on its way to it with a link to confirm; "
     "nobody is signed up before following that link."
 )
-#: refusals of the season's state (the body was fine): 409.
-CONFLICTS = (leagues.NOT_SIGNUP, leagues.CLOSED)
-NOT_FOUND = (leagues.NO_LEAGUE, leagues.NO_SEASON)
+#: refusals of the state of a season, round or game (the body was fine): 409.
+CONFLICTS = (
+    leagues.NOT_SIGNUP,
+    leagues.CLOSED,
+    rounds.STARTED,
+    rounds.ALL_PLANNED,
+    rounds.SEASON_OVER,
+    fixtures.TOO_FEW,
+    fixtures.APART,
+    fixtures.SWAP_ACQUAINTED,
+    results.NOT_LEAGUE,
+    results.NOT_ABANDONED,
+    results.ALREADY_RECORDED,
+    results.NOT_OVER,
+    results.HAS_NEXT,
+)
+NOT_FOUND = (
+    leagues.NO_LEAGUE,
+    leagues.NO_SEASON,
+    rounds.NO_ROUND,
+    rounds.NOT_IN_LEAGUE,
+    results.NO_GAME,
+    results.OTHER_LEAGUE,
+)
+#: what a reader's link does not open: 403.
+FORBIDDEN = (results.NOT_MEMBER, results.NOT_PUBLIC)
 NO_SIGNUP_SEASON = "No season of this league is open for sign-ups just now: nothing was changed."
 
 View = Callable[..., Any]
 
 
-def refusal(exc: LeagueError | BodyError) -> Response:
-    """A service's refusal: 404 for a league or season that is not there, 409 for a season's state, else 400."""
-    status = 404 if exc.msgid in NOT_FOUND else 409 if exc.msgid in CONFLICTS else 400
+def refusal(exc: ShownError) -> Response:
+    """A service's refusal: 404 for a league, season, round or game that is not there (or not the caller's), 403 for
+    standings the link does not open, 409 for a state, else 400."""
+    status = (
+        404 if exc.msgid in NOT_FOUND else 403 if exc.msgid in FORBIDDEN else 409 if exc.msgid in CONFLICTS else 400
+    )
     return json_error(str(exc), status)
 
 
@@ -81,6 +113,22 @@ def reaches(league_id: int) -> bool:
 
 def _no_league(league_id: int) -> Response:
     return json_error(str(LeagueError(leagues.NO_LEAGUE, league=league_id)), 404)
+
+
+def _season_reached(season_id: int) -> int:
+    """The season's league when the caller reaches it; else the season is not there for them (LeagueError)."""
+    league_id = league_api.season_league(dm().db, season_id)
+    if not reaches(league_id):
+        raise LeagueError(leagues.NO_SEASON, season=season_id)
+    return league_id
+
+
+def _round_league(round_id: int) -> int:
+    """The round's league when the caller reaches it; else the round is not there for them (RoundError)."""
+    league_id = league_api.round_league(dm().db, round_id)
+    if not reaches(league_id):
+        raise rounds.RoundError(rounds.NO_ROUND, round=round_id)
+    return league_id
 
 
 def _links(league_id: int) -> dict[str, dict[str, str]]:
@@ -132,7 +180,14 @@ def create_season(league_id: int) -> Any:
     try:
         given = league_api.season_args(json_body())
         season_id = leagues.create_season(
-            dm().db, league_id, given.signup_closes, given.rounds, given.schedule, given.rule, now=utcnow()
+            dm().db,
+            league_id,
+            given.signup_closes,
+            given.rounds,
+            given.schedule,
+            given.rule,
+            now=utcnow(),
+            sizes=given.sizes,
         )
     except (LeagueError, BodyError) as exc:
         return refusal(exc)
@@ -145,8 +200,7 @@ def create_season(league_id: int) -> Any:
 def show_season(season_id: int) -> Any:
     """The season and its entries (name, status; e-mail addresses for the server's organiser only)."""
     try:
-        if not reaches(league_api.season_league(dm().db, season_id)):
-            raise LeagueError(leagues.NO_SEASON, season=season_id)
+        _season_reached(season_id)
         shown = league_api.season_view(dm().db, season_id, emails=g.reach is None)
     except LeagueError as exc:
         return refusal(exc)
@@ -167,6 +221,142 @@ def revoke_link(league_id: int, kind: str) -> Any:
     except LeagueError as exc:
         return refusal(exc)
     return jsonify({"ok": True, "kind": kind, **_links(league_id)[kind]})
+
+
+# --- rounds ----------------------------------------------------------------------------------------------------------
+
+
+def answer(call: Callable[[], dict[str, Any]], status: int = 200) -> Any:
+    """``{"ok": true, **call()}`` with ``status``; a service's refusal (``refusal``) when it refuses."""
+    try:
+        shown = call()
+    except ShownError as exc:
+        return refusal(exc)
+    return jsonify({"ok": True, **shown}), status
+
+
+@bp.post("/seasons/<int:season_id>/rounds")
+@league_organiser
+def plan_round(season_id: int) -> Any:
+    """Plan the season's next round (or its planned round again): 201 and the round, as ``show_round``."""
+
+    def planned() -> dict[str, Any]:
+        league_id = _season_reached(season_id)
+        return league_api.round_json(dm().db, league_id, rounds.plan(dm().db, season_id, utcnow()))
+
+    return answer(planned, 201)
+
+
+@bp.get("/rounds/<int:round_id>")
+@league_organiser
+def show_round(round_id: int) -> Any:
+    """The round: status, start, tables (players' id, name, zone; hours all are awake), and once started its games."""
+    return answer(lambda: league_api.round_json(dm().db, _round_league(round_id), round_id))
+
+
+@bp.post("/rounds/<int:round_id>/swap")
+@league_organiser
+def swap_players(round_id: int) -> Any:
+    """Swap two players (``{"a": id, "b": id}``) between the tables of a planned round: the round as it is now."""
+
+    def swapped() -> dict[str, Any]:
+        league_id = _round_league(round_id)
+        rounds.swap(dm().db, round_id, *league_api.swap_args(json_body()))
+        return league_api.round_json(dm().db, league_id, round_id)
+
+    return answer(swapped)
+
+
+@bp.post("/rounds/<int:round_id>/start")
+@league_organiser
+def start_round(round_id: int) -> Any:
+    """Start a planned round: one game per table, each player mailed their table; 201 and the games' ids."""
+
+    def started() -> dict[str, Any]:
+        _round_league(round_id)
+        return {"round": round_id, "games": rounds.start(dm().db, round_id, utcnow())}
+
+    return answer(started, 201)
+
+
+# --- results ---------------------------------------------------------------------------------------------------------
+
+
+@bp.get("/seasons/<int:season_id>/standings")
+@league_organiser
+def season_standings(season_id: int) -> Any:
+    """The season's standings per division, substitutes apart (addresses for the server's organiser only)."""
+
+    def standings() -> dict[str, Any]:
+        _season_reached(season_id)
+        return league_api.standings_json(dm().db, season_id, emails=g.reach is None)
+
+    return answer(standings)
+
+
+@bp.get("/seasons/<int:season_id>/standings.csv")
+@league_organiser
+def standings_csv(season_id: int) -> Any:
+    """The season's standings as CSV (``scoring.standings_csv``)."""
+    try:
+        _season_reached(season_id)
+        text = results.csv(dm().db, season_id)
+    except ShownError as exc:
+        return refusal(exc)
+    name = f"standings-season-{leagues.season_number(dm().db, season_id)}.csv"
+    return Response(text, mimetype="text/csv", headers={"Content-Disposition": f'attachment; filename="{name}"'})
+
+
+@bp.post("/games/<int:game_id>/result")
+@league_organiser
+def record_result(game_id: int) -> Any:
+    """Record an abandoned league game's result: ``{"points": {"red": 12, …}}`` or ``{"ranking": ["red", …]}``."""
+
+    def recorded() -> dict[str, Any]:
+        if g.reach is not None and league_api.game_league(dm().db, game_id) != g.reach:
+            raise results.ResultError(results.NO_GAME, game=game_id)
+        results.record_result(dm().db, game_id, league_api.result_args(json_body()), utcnow())
+        return {"game": game_id, "recorded": True}
+
+    return answer(recorded)
+
+
+@bp.post("/seasons/<int:season_id>/next")
+@league_organiser
+def next_season(season_id: int) -> Any:
+    """The next season of a finished one (``{"signup_closes": …}``): 201, its id, league and number."""
+
+    def created() -> dict[str, Any]:
+        league_id = _season_reached(season_id)
+        made = results.next_season(dm().db, season_id, league_api.next_args(json_body()), utcnow())
+        return {"id": made, "league": league_id, "number": leagues.season_number(dm().db, made)}
+
+    return answer(created, 201)
+
+
+@bp.get("/p/<token>/seasons/<int:season_id>/standings")
+@player_link
+def member_standings(token: str, season_id: int) -> Any:
+    """A season's standings for one of its players (their preferences link's token)."""
+
+    def standings() -> dict[str, Any]:
+        results.season_of_member(dm().db, season_id, g.player_id)
+        return league_api.standings_json(dm().db, season_id, emails=False)
+
+    return answer(standings)
+
+
+@bp.get("/ls/<token>/seasons/<int:season_id>/standings")
+def public_standings(token: str, season_id: int) -> Any:
+    """A season's standings by the league's public link, while the league shows its standings publicly."""
+    league_id = leagues.open_league(dm().db, dm().settings.secret_key, "public", token)
+
+    def standings() -> dict[str, Any]:
+        results.public_seasons(dm().db, league_id)
+        results.season_of_league(dm().db, season_id, league_id)
+        return league_api.standings_json(dm().db, season_id, emails=False)
+
+    return answer(standings)
 
 
 # --- sign-ups --------------------------------------------------------------------------------------------------------

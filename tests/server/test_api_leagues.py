@@ -412,6 +412,11 @@ def test_no_body_of_any_shape_makes_a_500(embedded: Stack) -> None:
         (f"/api/l/{invite}/signup", {}),
         ("/api/l/confirm/abc", {}),
         (f"/api/leagues/{league_id}/links/public/revoke", AUTH),
+        (f"/api/seasons/{season_id}/rounds", AUTH),  # (no confirmed player: refused)
+        ("/api/rounds/1/swap", AUTH),
+        ("/api/rounds/1/start", AUTH),
+        ("/api/games/1/result", AUTH),
+        (f"/api/seasons/{season_id}/next", AUTH),
     ]
     with embedded.db.session() as session:
         mailed = session.execute(sa.select(sa.func.count()).select_from(Outbox)).scalar_one()

@@ -204,6 +204,8 @@ def token_requests(stack: Stack) -> list[tuple[str, str, dict[str, Any]]]:
         ("POST", f"/api/l/{invite}/signup", {}),
         ("POST", f"/api/l/confirm/{confirm}", {}),
         ("GET", f"/api/p/{player}/leagues", {}),
+        ("GET", f"/api/p/{player}/seasons/{season}/standings", {}),
+        ("GET", f"/api/ls/{public}/seasons/{season}/standings", {}),
         ("GET", f"/calendar/league/{public}.ics", {}),
         ("POST", f"/p/{player}/leagues/1/skip", {**csrf, "round": "1"}),
         ("GET", f"/p/{player}/leagues/1/withdraw", {}),
