@@ -550,7 +550,7 @@ def test_league_invite_link_and_revoke_on_the_command_line(stack: Stack) -> None
     assert shown.exit_code == 0 and leagues.open_league(db, key, "invite", current["token"]) == league_id
     assert current["url"] == f"http://deadmail.test/l/{current['token']}"
     plain = run(env, "league", "link", "--league", str(league_id), "--kind", "public")
-    public = plain.output.strip().removeprefix("http://deadmail.test/lp/")
+    public = plain.output.strip().removeprefix("http://deadmail.test/ls/")
     assert public != plain.output.strip() and leagues.open_league(db, key, "public", public) == league_id
     revoked = run(env, "league", "revoke", "--league", str(league_id), "--kind", "invite", "--json")
     assert revoked.exit_code == 0, revoked.output
