@@ -20,7 +20,17 @@ from sqlalchemy import func, select
 from ..db import Database
 from ..models import League, Player, Season, SeasonPlayer
 from .errors import N_, ShownError
-from .leagues import LINKS, NO_LEAGUE, NO_SEASON, Applicant, LeagueError, LeagueSpec, league_link, link_url
+from .leagues import (
+    LINKS,
+    NO_LEAGUE,
+    NO_SEASON,
+    Applicant,
+    LeagueError,
+    LeagueSpec,
+    Sizes,
+    league_link,
+    link_url,
+)
 
 #: the longest text a field of these bodies takes (the longest e-mail address).
 MAX_TEXT = 320
@@ -46,6 +56,7 @@ KINDS: dict[str, tuple[Any, str]] = {
     "text": (lambda v: isinstance(v, str), NOT_TEXT),
     "text?": (lambda v: v is None or isinstance(v, str), NOT_TEXT),
     "int": (lambda v: isinstance(v, int) and not isinstance(v, bool), NOT_WHOLE),
+    "int?": (lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool)), NOT_WHOLE),
     "bool": (lambda v: isinstance(v, bool), NOT_BOOL),
     "object": (lambda v: isinstance(v, dict), NOT_OBJECT_FIELD),
     "object?": (lambda v: v is None or isinstance(v, dict), NOT_OBJECT_FIELD),
@@ -64,8 +75,17 @@ LEAGUE_FIELDS = {
     "forfeit": "text",
     "standings_public": "bool",
 }
-SEASON_FIELDS = {"signup_closes": "text", "rounds": "int", "schedule": "text", "rule": "object?"}
-APPLICANT_FIELDS = {f: "text" for f in ("name", "email", "language", "timezone", "quiet_start", "quiet_end")}
+SEASON_FIELDS = {
+    "signup_closes": "text",
+    "rounds": "int",
+    "schedule": "text",
+    "rule": "object?",
+    "max_players": "int?",
+    "divisions": "int?",
+    "promote": "int",
+}
+#: ``knows``: the addresses of people the applicant knows, comma-separated (``leagues.check_knows``).
+APPLICANT_FIELDS = {f: "text" for f in ("name", "email", "language", "timezone", "quiet_start", "quiet_end", "knows")}
 
 
 def fields(body: Any, kinds: dict[str, str], required: tuple[str, ...]) -> dict[str, Any]:
@@ -98,6 +118,8 @@ class SeasonArgs:
     rounds: int
     schedule: str
     rule: dict[str, Any] | None
+    #: the season's limit of players, divisions and promotion (``leagues.Sizes``: checked by ``create_season``).
+    sizes: Sizes = Sizes()
 
 
 def instant(text: str, field: str) -> datetime:
@@ -112,10 +134,12 @@ def instant(text: str, field: str) -> datetime:
 
 
 def season_args(body: Any) -> SeasonArgs:
-    """A ``POST /api/leagues/<id>/seasons`` body: ``signup_closes``, ``rounds``, ``schedule`` and (fixed) ``rule``."""
+    """A ``POST /api/leagues/<id>/seasons`` body: ``signup_closes``, ``rounds``, ``schedule`` and (fixed) ``rule``;
+    optionally ``max_players``, ``divisions`` and ``promote``."""
     given = fields(body, SEASON_FIELDS, ("signup_closes", "rounds", "schedule"))
     closes = instant(given["signup_closes"], "signup_closes")
-    return SeasonArgs(closes, given["rounds"], given["schedule"], given.get("rule"))
+    sizes = Sizes(given.get("max_players"), given.get("divisions"), given.get("promote", 0))
+    return SeasonArgs(closes, given["rounds"], given["schedule"], given.get("rule"), sizes)
 
 
 def applicant(body: Any) -> Applicant:
@@ -174,6 +198,9 @@ def _season_json(season: Season, counts: dict[str, int]) -> dict[str, Any]:
         "rounds": season.rounds,
         "schedule": season.schedule,
         "rule": season.schedule_rule,
+        "max_players": season.max_players,
+        "divisions": season.divisions,
+        "promote": season.promote,
         "entries": counts,
     }
 

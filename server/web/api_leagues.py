@@ -132,7 +132,14 @@ def create_season(league_id: int) -> Any:
     try:
         given = league_api.season_args(json_body())
         season_id = leagues.create_season(
-            dm().db, league_id, given.signup_closes, given.rounds, given.schedule, given.rule, now=utcnow()
+            dm().db,
+            league_id,
+            given.signup_closes,
+            given.rounds,
+            given.schedule,
+            given.rule,
+            now=utcnow(),
+            sizes=given.sizes,
         )
     except (LeagueError, BodyError) as exc:
         return refusal(exc)
