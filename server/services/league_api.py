@@ -11,7 +11,7 @@ the API shows of leagues, seasons and a player's entries.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
@@ -119,7 +119,7 @@ class SeasonArgs:
     schedule: str
     rule: dict[str, Any] | None
     #: the season's limit of players, divisions and promotion (``leagues.Sizes``: checked by ``create_season``).
-    sizes: Sizes = Sizes()
+    sizes: Sizes = field(default_factory=Sizes)
 
 
 def instant(text: str, field: str) -> datetime:

@@ -513,9 +513,9 @@ def place_divisions(session: Session, season: Season) -> None:
         )
     ).scalars()
     unplaced = {entry.player_id: entry for entry in entries}
-    if unplaced:
-        for player_id, division in _placed_by_rating(session, season.league_id, list(unplaced), season.divisions).items():
-            unplaced[player_id].division = division
+    placed = _placed_by_rating(session, season.league_id, list(unplaced), season.divisions) if unplaced else {}
+    for player_id, division in placed.items():
+        unplaced[player_id].division = division
 
 
 def next_season(db: Database, season_id: int, signup_closes: datetime, now: datetime) -> int:
