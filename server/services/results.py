@@ -16,7 +16,7 @@
 - ``next_season`` creates the next season from the last one in one step (same rounds, schedule, limit, divisions):
   its confirmed players are carried over as *pending* entries, each mailed a confirmation; with divisions, each
   player keeps their division moved by promotion and relegation, and players without one are placed by their league
-  rating.
+  rating; a season's first round places its players without a division the same way (``place_divisions``).
 """
 
 from __future__ import annotations
@@ -498,6 +498,24 @@ def _moved(session: Session, season: Season, players: Sequence[int], now: dateti
     kept |= {p: division for p, division in moved.items() if p in kept}
     rest = [p for p in players if p not in kept]
     return kept | _placed_by_rating(session, season.league_id, rest, count) if rest else kept
+
+
+def place_divisions(session: Session, season: Season) -> None:
+    """A season with divisions, as its first round starts: each confirmed player without a division (every player
+    of a league's first season) is placed by their league rating (``_placed_by_rating``)."""
+    if not season.divisions:
+        return
+    entries = session.execute(
+        select(SeasonPlayer).where(
+            SeasonPlayer.season_id == season.id,
+            SeasonPlayer.status == EntryStatus.CONFIRMED,
+            SeasonPlayer.division.is_(None),
+        )
+    ).scalars()
+    unplaced = {entry.player_id: entry for entry in entries}
+    placed = _placed_by_rating(session, season.league_id, list(unplaced), season.divisions) if unplaced else {}
+    for player_id, division in placed.items():
+        unplaced[player_id].division = division
 
 
 def next_season(db: Database, season_id: int, signup_closes: datetime, now: datetime) -> int:

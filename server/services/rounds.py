@@ -13,7 +13,8 @@ per table, each player mailed their table), the next round of a "when_over" seas
 - ``start`` (``start_round`` in the caller's transaction) plans the round first when it has no tables, creates one
   game per table with the league's options and tempo preset (``games.create_in``: windows open, turn mails queued),
   ``Game.round_id`` set, the seats in the stored order of the table; the season goes from sign-up to running at its
-  first round (pending sign-ups stay out); each player gets one ``league_fixtures`` mail (key
+  first round (pending sign-ups stay out), and then a season with divisions places its players without one by
+  rating (``results.place_divisions``); each player gets one ``league_fixtures`` mail (key
   ``fixtures:<round>:<player>``) with their game, and the table's estimate (``services.estimate``) in its payload.
   A round started twice is refused.
 - ``start_next`` plans and starts the season's next round in the caller's transaction; None once every round was
@@ -53,7 +54,7 @@ from ..models import (
     SeasonStatus,
     utcnow,
 )
-from . import autopilot, estimate, fixtures, games, leagues, outbox, schedule
+from . import autopilot, estimate, fixtures, games, leagues, outbox, results, schedule
 from .engines import CACHE
 from .errors import N_, ShownError
 from .tempo import parse_clock
@@ -251,6 +252,7 @@ def start_round(session: Session, rnd: LeagueRound, now: datetime) -> list[int]:
     rnd.status, rnd.started_at = RoundStatus.STARTED, now
     if season.status == SeasonStatus.SIGNUP:
         season.status = SeasonStatus.RUNNING
+        results.place_divisions(session, season)
     session.flush()
     for game, eng in created:
         CACHE.put(game, eng)  # the version it was created at: a rolled-back game is never read by its id again

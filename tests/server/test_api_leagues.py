@@ -427,3 +427,20 @@ def test_no_body_of_any_shape_makes_a_500(embedded: Stack) -> None:
     assert embedded.client.get(f"/api/seasons/{season_id}", headers=AUTH).status_code == 200
     with embedded.db.session() as session:  # no sign-up went through
         assert session.execute(sa.select(sa.func.count()).select_from(Outbox)).scalar_one() == mailed
+
+
+def test_a_season_takes_its_sizes_and_a_sign_up_its_acquaintances_through_the_api(stack: Stack) -> None:
+    made = new_league(stack)
+    reply = new_season(stack, made["id"], max_players=12, divisions=2, promote=1)
+    assert reply.status_code == 201, reply.json
+    (season,) = stack.client.get(f"/api/leagues/{made['id']}", headers=AUTH).json["seasons"]
+    assert (season["max_players"], season["divisions"], season["promote"]) == (12, 2, 1)
+    token = made["links"]["invite"]["token"]
+    assert sign_up(stack, token, ANN | {"knows": "Bob@example.org, cy@example.org"}).status_code == 202
+    assert stack.client.post(f"/api{confirm_link(stack)}").status_code == 200
+    with stack.db.session() as session:
+        assert session.execute(sa.select(SeasonPlayer.knows)).scalar_one() == ["bob@example.org", "cy@example.org"]
+    before = all_rows(stack.db)
+    refused(stack, new_season(stack, made["id"], promote=1), 400, "only between divisions", before)
+    refused(stack, new_season(stack, made["id"], divisions="2"), 400, "divisions must be a whole number", before)
+    refused(stack, sign_up(stack, token, ANN | {"knows": "not an address"}), 400, "", before)

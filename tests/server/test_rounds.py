@@ -24,6 +24,7 @@ from server.models import (
     LeagueRound,
     MailKind,
     Player,
+    RatingRow,
     RoundStatus,
     Season,
     SeasonPlayer,
@@ -281,3 +282,20 @@ def test_the_round_commands(stack: Stack) -> None:
     assert len(json.loads(result.output)["games"]) == 2
     result = run(env, "round", "start", "--round", str(planned["round"]))
     assert result.exit_code == 1 and "already started" in result.output
+
+
+def test_a_season_with_divisions_places_its_players_by_rating_as_its_first_round_starts(embedded: Stack) -> None:
+    """Without it a league's first season had no divisions at all: its standings were one table, and the next
+    season's promotion and relegation moved nobody."""
+    league_id = make_league(embedded.db, table_size=3)
+    season_id = leagues.create_season(
+        embedded.db, league_id, T0 + DAY, 2, "when_over", None, now=T0, sizes=leagues.Sizes(divisions=2, promote=1)
+    )
+    ids = enter(embedded.db, season_id, 6)
+    with embedded.db.session() as session:  # p5 rated best in the league, p4 next; the rest unrated (by id)
+        session.add(RatingRow(player_id=ids[5], scope=league_id, mu=40.0, sigma=2.0, games=5, updated_at=T0))
+        session.add(RatingRow(player_id=ids[4], scope=league_id, mu=30.0, sigma=2.0, games=5, updated_at=T0))
+    rounds.start(embedded.db, rounds.plan(embedded.db, season_id, T0), T0)
+    with embedded.db.session() as session:
+        found = dict(session.execute(sa.select(SeasonPlayer.player_id, SeasonPlayer.division)).all())
+    assert found == {ids[5]: "1", ids[4]: "1", ids[0]: "1", ids[1]: "2", ids[2]: "2", ids[3]: "2"}
