@@ -1,0 +1,30 @@
+"""Defects found in reviewing issue 14's leagues (each test failed before its fix)."""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+from server.models import Game, Player
+from server.services import organise
+from server.services.links import league_token
+from tests.conftest import Stack
+from tests.server.test_results import league_game, make_season
+from tests.support import T0, all_rows, seat_ids
+
+
+def test_the_organiser_forms_refuse_non_ascii_digits_without_a_500(embedded: Stack) -> None:
+    """``"²".isdigit()`` is true but ``int("²")`` fails: the game, points and days fields are refused, not a 500."""
+    league_id, season_id = make_season(embedded.db, rounds=1)
+    game_id = league_game(embedded.db, season_id, 1, seed=93)
+    organise.abandon(embedded.db, game_id, now=T0)
+    base = f"/lo/{league_token(embedded.settings.secret_key, 'organiser', league_id, 1)}/season/{season_id}"
+    embedded.app.config["WTF_CSRF_ENABLED"] = False
+    colours = list(seat_ids(embedded.db, game_id))
+    assert embedded.client.get(f"{base}/results").status_code == 200  # (the standings' cache is written)
+    before = all_rows(embedded.db)
+    points = {f"points_{c}": "5" for c in colours}
+    assert embedded.client.post(f"{base}/record", data={"game": "²", **points}).status_code == 422
+    bad_points = {**points, f"points_{colours[0]}": "²"}
+    assert embedded.client.post(f"{base}/record", data={"game": str(game_id), **bad_points}).status_code == 422
+    assert embedded.client.post(f"{base}/next", data={"days": "²"}).status_code == 422
+    assert all_rows(embedded.db) == before
