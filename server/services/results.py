@@ -210,13 +210,21 @@ def _places_outcome(colours: Sequence[str], places: Mapping[str, int] | Sequence
     return {"scores": points, "cards": {}, "winners": [c for c in colours if points[c] == best]}
 
 
-def record_result(db: Database, game_id: int, places: Mapping[str, int] | Sequence[str], now: datetime) -> None:
-    """The organiser's result of an abandoned league game; then the round may be over."""
+def record_result(
+    db: Database,
+    game_id: int,
+    places: Mapping[str, int] | Sequence[str],
+    now: datetime,
+    *,
+    season_id: int | None = None,
+) -> None:
+    """The organiser's result of an abandoned league game; then the round may be over. With ``season_id`` (a league
+    organiser's page), a game of any other season is answered as one that is not there (nothing told of it)."""
     with db.session() as session:
         game = session.get(Game, game_id, with_for_update=True)
-        if game is None:
+        found = None if game is None else _league_of(session, game)
+        if game is None or (season_id is not None and (found is None or found[1].id != season_id)):
             raise ResultError(NO_GAME, game=game_id)
-        found = _league_of(session, game)
         if found is None:
             raise ResultError(NOT_LEAGUE, game=game_id)
         if game.status != GameStatus.ABANDONED:

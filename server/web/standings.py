@@ -197,7 +197,7 @@ def record(token: str, season: results.SeasonShown) -> Any:
     games = dict(results.unrecorded(dm().db, season_id))
     game_id = inputs.small_int(raw, 12) or 0
     try:
-        results.record_result(dm().db, game_id, _points(games.get(game_id, [])), utcnow())
+        results.record_result(dm().db, game_id, _points(games.get(game_id, [])), utcnow(), season_id=season_id)
     except ShownError as exc:
         return _organiser_page(token, season, error=say(exc), status=422)
     return redirect(url_for("standings.organiser", token=token, season_id=season_id, done="recorded"), code=303)

@@ -28,3 +28,27 @@ def test_the_organiser_forms_refuse_non_ascii_digits_without_a_500(embedded: Sta
     assert embedded.client.post(f"{base}/record", data={"game": str(game_id), **bad_points}).status_code == 422
     assert embedded.client.post(f"{base}/next", data={"days": "²"}).status_code == 422
     assert all_rows(embedded.db) == before
+
+
+def test_recording_a_result_for_another_leagues_game_tells_nothing_of_it(embedded: Stack) -> None:
+    """The organiser of one league posting another league's game id is answered as for a game that is not there
+    (not its colours, nor whether it is abandoned, recorded or a league game), and nothing changes."""
+    league_id, season_id = make_season(embedded.db, rounds=1)
+    _other_league, other_season = make_season(embedded.db, rounds=1)
+    theirs = league_game(embedded.db, other_season, 1, seed=94, tag=2)
+    organise.abandon(embedded.db, theirs, now=T0)
+    base = f"/lo/{league_token(embedded.settings.secret_key, 'organiser', league_id, 1)}/season/{season_id}"
+    embedded.app.config["WTF_CSRF_ENABLED"] = False
+    assert embedded.client.get(f"{base}/results").status_code == 200
+    before = all_rows(embedded.db)
+    colours = list(seat_ids(embedded.db, theirs))
+    points = {f"points_{c}": "5" for c in colours}
+    answer = embedded.client.post(f"{base}/record", data={"game": str(theirs), **points})
+    missing = embedded.client.post(f"{base}/record", data={"game": "999999", **points})
+    assert answer.status_code == missing.status_code == 422
+    assert "There is no game 999999." in missing.get_data(as_text=True)
+    assert f"There is no game {theirs}." in answer.get_data(as_text=True)
+    assert all_rows(embedded.db) == before
+    with embedded.db.session() as session:
+        game = session.get(Game, theirs)
+        assert game is not None and game.status == "abandoned"
