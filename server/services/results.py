@@ -631,8 +631,12 @@ class SeasonGame:
 
 
 def player_games(db: Database, season_id: int, player_id: int, reader_id: int | None) -> tuple[str, list[SeasonGame]]:
-    """(the player's name, their games of the season by round): every seat they were credited with, or started."""
+    """(the player's name, their games of the season by round): every seat they were credited with, or started. A
+    person with neither an entry nor a game in the season: ("", []) (nobody's name is read by trying ids)."""
     with db.session() as session:
+        entered = select(SeasonPlayer.id).where(
+            SeasonPlayer.season_id == season_id, SeasonPlayer.player_id == player_id
+        )
         name = session.execute(select(Player.display_name).where(Player.id == player_id)).scalar_one_or_none()
         results = session.execute(
             select(LeagueResult).where(
@@ -675,6 +679,8 @@ def player_games(db: Database, season_id: int, player_id: int, reader_id: int | 
                     0 if seat is None else seat.link_generation,
                 )
             )
+        if not out and session.execute(entered).first() is None:
+            return "", []
         return name or "", out
 
 

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from server.models import Game, Player
+from server.models import Game, Player, Seat
 from server.services import organise
-from server.services.links import league_token
+from server.services.links import league_token, player_token
 from tests.conftest import Stack
 from tests.server.test_results import league_game, make_season
-from tests.support import T0, all_rows, seat_ids
+from tests.support import T0, all_rows, create_tagged, seat_ids
 
 
 def test_the_organiser_forms_refuse_non_ascii_digits_without_a_500(embedded: Stack) -> None:
@@ -52,3 +52,26 @@ def test_recording_a_result_for_another_leagues_game_tells_nothing_of_it(embedde
     with embedded.db.session() as session:
         game = session.get(Game, theirs)
         assert game is not None and game.status == "abandoned"
+
+
+def test_a_players_games_page_never_names_someone_outside_the_season(embedded: Stack) -> None:
+    """``…/season/<id>/games/<player id>``, for a member or at the public link: any id of a person not in the
+    season shows no name (display names of the server's other players are not read by counting ids)."""
+    league_id, season_id = make_season(embedded.db, rounds=1, standings_public=True)
+    member_game = league_game(embedded.db, season_id, 1, seed=95, tag=3)
+    stranger_game = create_tagged(embedded.db, 3, seed=96, tag=4).game_id
+    with embedded.db.session() as session:
+        member = session.execute(sa.select(Seat.player_id).where(Seat.game_id == member_game)).scalars().first()
+        stranger = session.execute(sa.select(Seat.player_id).where(Seat.game_id == stranger_game)).scalars().first()
+        assert member is not None and stranger is not None
+        hidden = session.get(Player, stranger)
+        assert hidden is not None
+        hidden.display_name = "Zebedee Secret"
+    secret = embedded.settings.secret_key
+    urls = [
+        f"/p/{player_token(secret, member, 1)}/season/{season_id}/games/{stranger}",
+        f"/ls/{league_token(secret, 'public', league_id, 1)}/season/{season_id}/games/{stranger}",
+    ]
+    for url in urls:
+        response = embedded.client.get(url)
+        assert response.status_code in (200, 404) and "Zebedee" not in response.get_data(as_text=True)
