@@ -16,11 +16,12 @@ per table, each player mailed their table), the next round of a "when_over" seas
   first round (pending sign-ups stay out); each player gets one ``league_fixtures`` mail (key
   ``fixtures:<round>:<player>``) with their game, and the table's estimate (``services.estimate``) in its payload.
   A round started twice is refused.
-- ``start_next`` plans and starts the season's next round in the caller's transaction; None once every round was
-  played.
+- ``start_next`` plans and starts the season's next round in the caller's transaction (a round the organiser
+  planned already is started as it stands: their swaps kept); None once every round was played.
 - ``sweep`` (every minute) starts the due round of every season (at most one per season and call): a fixed
-  schedule's at its time, a "when_over" season's once every table of its last round is over (the game that ends a
-  round cannot start the next in its own transaction: ``rounds`` imports ``games``, whose end calls ``results``).
+  schedule's at its time (its planned round as it stands), a "when_over" season's once every table of its last
+  round is over (the game that ends a round cannot start the next in its own transaction: ``rounds`` imports
+  ``games``, whose end calls ``results``).
   The season's row is locked, so two workers start it once.
 
 Every refusal is a ``RoundError`` raised before anything is written: nothing changes.
@@ -297,9 +298,17 @@ def start_next(session: Session, season: Season, now: datetime) -> int | None:
         len(rounds) >= season.rounds and all(r.status != RoundStatus.PLANNED for r in rounds)
     ):
         return None
-    rnd = plan_round(session, season, now)
+    rnd = _to_start(session, season, now)
     start_round(session, rnd, now)
     return rnd.id
+
+
+def _to_start(session: Session, season: Season, now: datetime) -> LeagueRound:
+    """The round to start next: the planned one as the organiser left it (their swaps kept), else one planned now."""
+    rounds = _rounds(session, season.id)
+    if rounds and rounds[-1].status == RoundStatus.PLANNED and rounds[-1].tables:
+        return rounds[-1]
+    return plan_round(session, season, now)
 
 
 def due_seasons(db: Database, now: datetime) -> list[int]:
@@ -334,8 +343,7 @@ def sweep(db: Database, now: datetime) -> int:
                 season = _season(session, season_id, lock=True)
                 if not _due(session, season, now):
                     continue  # another worker started it
-                rnd = plan_round(session, season, now)
-                start_round(session, rnd, now)
+                start_round(session, _to_start(session, season, now), now)
                 started += 1
         except RoundError:
             continue  # too few players, or acquaintances that cannot sit apart: the organiser is shown it

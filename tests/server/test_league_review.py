@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 
-from server.models import Game, Player, Seat
-from server.services import organise
+from server.models import Game, Player, Season, Seat
+from server.services import organise, rounds, schedule
 from server.services.links import league_token, player_token
 from tests.conftest import Stack
 from tests.server.test_results import league_game, make_season
+from tests.server.test_rounds import enter, make_league, tables_of
+from tests.server.test_rounds import make_season as make_season_of
 from tests.support import T0, all_rows, create_tagged, seat_ids
 
 
@@ -75,3 +77,26 @@ def test_a_players_games_page_never_names_someone_outside_the_season(embedded: S
     for url in urls:
         response = embedded.client.get(url)
         assert response.status_code in (200, 404) and "Zebedee" not in response.get_data(as_text=True)
+
+
+def test_the_fixed_schedules_sweep_starts_the_tables_the_organiser_swapped(stack: Stack) -> None:
+    """A round planned and swapped by the organiser before its fixed start is started as it stands (the sweep used
+    to seat it again, losing the swap)."""
+    league_id = make_league(stack.db, timezone="Europe/Rome")
+    season = make_season_of(stack.db, league_id, schedule="fixed", rule={"weekday": 0, "time": "18:00"})
+    enter(stack.db, season, 8)
+    with stack.db.session() as session:
+        s = session.get(Season, season)
+        assert s is not None
+        starts = schedule.round_starts(s.schedule_rule or {}, "Europe/Rome", s.signup_closes, s.rounds)
+    planned = rounds.plan(stack.db, season, T0)
+    first, second = tables_of(stack.db, planned)
+    swapped = rounds.swap(stack.db, planned, first[0], second[0])
+    assert rounds.sweep(stack.db, starts[0]) == 1
+    assert tables_of(stack.db, planned) == swapped
+    with stack.db.session() as session:
+        seated = [
+            sorted(session.execute(sa.select(Seat.player_id).where(Seat.game_id == game.id)).scalars())
+            for game in session.execute(sa.select(Game).order_by(Game.id)).scalars()
+        ]
+    assert seated == [sorted(table) for table in swapped]
