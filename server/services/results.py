@@ -28,6 +28,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..db import Database
@@ -80,24 +81,18 @@ class ResultError(ShownError):
 
 def _rate(session: Session, game: ratings.FinishedGame, scope: int, now: datetime) -> None:
     """Apply ``game`` to the stored ratings of ``scope`` and append each rated person's point."""
-    people = {t.player_id for seat in game.seats for t in seat.tenures if t.player_id is not None}
+    probe: dict[int, ratings.Rating] = {}
+    ratings.rate_game(probe, game)  # who the game rates (whatever their ratings)
+    people = sorted(p for p, rating in probe.items() if rating.history)
     if not people:
         return
-    rows = {
-        row.player_id: row
-        for row in session.execute(
-            select(RatingRow).where(RatingRow.scope == scope, RatingRow.player_id.in_(sorted(people)))
-        ).scalars()
-    }
+    rows = _locked_ratings(session, scope, people, now)
     current = {pid: ratings.Rating(row.mu, row.sigma, row.games) for pid, row in rows.items()}
     ratings.rate_game(current, game)
     for player_id, rating in current.items():
         if not rating.history:
             continue
-        row = rows.get(player_id)
-        if row is None:
-            row = RatingRow(player_id=player_id, scope=scope, games=0)
-            session.add(row)
+        row = rows[player_id]
         row.mu, row.sigma, row.games, row.updated_at = rating.mu, rating.sigma, rating.games, now
         session.add(
             RatingPoint(
@@ -109,6 +104,25 @@ def _rate(session: Session, game: ratings.FinishedGame, scope: int, now: datetim
                 finished_at=game.finished_at,
             )
         )
+
+
+def _locked_ratings(session: Session, scope: int, people: list[int], now: datetime) -> dict[int, RatingRow]:
+    """The people's rating rows of ``scope``, locked (in id order) until the caller's commit, so that two games ending
+    at once both count; a person without one gets a row at the model's start (``games`` 0), inserted in a savepoint
+    (the second of two at once reads the first's)."""
+    query = select(RatingRow).where(RatingRow.scope == scope, RatingRow.player_id.in_(people))
+    known = set(session.execute(query.with_only_columns(RatingRow.player_id)).scalars())
+    unrated = ratings.Rating()
+    for player_id in (p for p in people if p not in known):
+        try:
+            with session.begin_nested():
+                start = RatingRow(player_id=player_id, scope=scope, games=0, updated_at=now)
+                start.mu, start.sigma = unrated.mu, unrated.sigma
+                session.add(start)
+        except IntegrityError:
+            pass
+    locked = query.order_by(RatingRow.player_id).with_for_update().execution_options(populate_existing=True)
+    return {row.player_id: row for row in session.execute(locked).scalars()}
 
 
 # --- league results --------------------------------------------------------------------------------------------------

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import threading
+import time
+from pathlib import Path
+
 import sqlalchemy as sa
 
-from server.models import Game, Player, Season, Seat
-from server.services import organise, rounds, schedule
+from server.db import Database
+from server.models import Game, Player, RatingPoint, RatingRow, Season, Seat
+from server.services import hub, organise, results, rounds, schedule
 from server.services.links import league_token, player_token
-from tests.conftest import Stack
+from tests.conftest import Stack, _stack
+from tests.server.test_replay import finish
 from tests.server.test_results import league_game, make_season
 from tests.server.test_rounds import enter, make_league, tables_of
 from tests.server.test_rounds import make_season as make_season_of
@@ -100,3 +106,66 @@ def test_the_fixed_schedules_sweep_starts_the_tables_the_organiser_swapped(stack
             for game in session.execute(sa.select(Game).order_by(Game.id)).scalars()
         ]
     assert seated == [sorted(table) for table in swapped]
+
+
+def _waiting_on_a_lock(db: Database) -> bool:
+    with db.session() as session:
+        query = "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        return bool(session.execute(sa.text(query)).scalar_one())
+
+
+def _rate_twice_at_once(db: Database, first: int, second: int, scope: int) -> None:
+    """Rate ``first`` in one transaction and, while it is open, ``second`` in another (a thread): the second waits
+    for the first (checked in PostgreSQL's own view of waiting sessions) before the first commits."""
+    done: list[BaseException | None] = []
+
+    def other() -> None:
+        try:
+            with db.session() as session:
+                game = hub.finished_game(session, second)
+                assert game is not None
+                results._rate(session, game, scope, T0)
+            done.append(None)
+        except BaseException as exc:
+            done.append(exc)
+
+    with db.session() as session:
+        game = hub.finished_game(session, first)
+        assert game is not None
+        results._rate(session, game, scope, T0)
+        session.flush()
+        thread = threading.Thread(target=other)
+        thread.start()
+        for _ in range(2000):  # until the other transaction waits on this one's rows (or has finished: the defect)
+            if done or _waiting_on_a_lock(db):
+                break
+            time.sleep(0.005)
+    thread.join()
+    assert done == [None]
+
+
+def test_two_games_ending_at_once_both_count_in_their_players_ratings(postgres_url: str, tmp_path: Path) -> None:
+    """Two games of the same people ending in two transactions at once: each rating counts both (the second read
+    the row before the first committed and overwrote it; a person's first rating was inserted twice)."""
+    stack = _stack("production", tmp_path, postgres_url, "memory://")
+    try:
+        games = [create_tagged(stack.db, 3, seed=seed, tag=5).game_id for seed in (97, 98)]
+        for game_id, seed in zip(games, (97, 98), strict=True):
+            finish(stack.db, game_id, seed=seed)
+        with stack.db.session() as session:
+            people = sorted(session.execute(sa.select(Seat.player_id).where(Seat.game_id == games[0])).scalars())
+
+        def counted(scope: int) -> list[int]:
+            with stack.db.session() as session:
+                found = sa.select(RatingRow.games).where(RatingRow.scope == scope, RatingRow.player_id.in_(people))
+                return sorted(session.execute(found).scalars())
+
+        assert counted(0) == [2, 2, 2]
+        _rate_twice_at_once(stack.db, games[0], games[1], 7)  # nobody rated in scope 7 yet: rows inserted
+        assert counted(7) == [2, 2, 2]
+        with stack.db.session() as session:
+            session.execute(sa.delete(RatingPoint).where(RatingPoint.scope == 0))
+        _rate_twice_at_once(stack.db, games[0], games[1], 0)  # rows there: updated
+        assert counted(0) == [4, 4, 4]
+    finally:
+        stack.db.dispose()
