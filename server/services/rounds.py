@@ -10,7 +10,8 @@ per table, each player mailed their table), the next round of a "when_over" seas
   sets the round's ``starts_at`` from ``schedule.round_starts``.
 - ``swap`` exchanges two players of a planned round (``fixtures.swap``): refused when it would seat declared
   acquaintances together, or once the round started.
-- ``start`` (``start_round`` in the caller's transaction) plans the round first when it has no tables, creates one
+- ``start`` (``start_round`` in the caller's transaction) plans the round first when it has no tables, or when who is
+  available changed since it was planned (a withdrawal, a missed round, an absence, a new confirmation), creates one
   game per table with the league's options and tempo preset (``games.create_in``: windows open, turn mails queued),
   ``Game.round_id`` set, the seats in the stored order of the table; the season goes from sign-up to running at its
   first round (pending sign-ups stay out); each player gets one ``league_fixtures`` mail (key
@@ -227,7 +228,7 @@ def start_round(session: Session, rnd: LeagueRound, now: datetime) -> list[int]:
     if rnd.status != RoundStatus.PLANNED:
         raise RoundError(STARTED)
     season = _season(session, rnd.season_id)
-    if not rnd.tables:
+    if not rnd.tables or _changed(session, season, rnd, now):
         rnd = plan_round(session, season, now)
     league = session.get(League, season.league_id)
     assert league is not None
@@ -256,6 +257,13 @@ def start_round(session: Session, rnd: LeagueRound, now: datetime) -> list[int]:
     for game, eng in created:
         CACHE.put(game, eng)  # the version it was created at: a rolled-back game is never read by its id again
     return [game.id for game, _ in created]
+
+
+def _changed(session: Session, season: Season, rnd: LeagueRound, now: datetime) -> bool:
+    """Who is available for the planned round is no longer who its tables seat (a player withdrew, said they will
+    miss it, is away, or confirmed since it was planned)."""
+    available = _available(session, _entries(session, season.id), rnd.number, rnd.starts_at or now)
+    return sorted(_seated(rnd)) != sorted(a.id for a in available)
 
 
 def _seated(rnd: LeagueRound) -> list[int]:

@@ -9,8 +9,8 @@ from pathlib import Path
 import sqlalchemy as sa
 
 from server.db import Database
-from server.models import Game, Player, RatingPoint, RatingRow, Season, Seat
-from server.services import hub, organise, results, rounds, schedule
+from server.models import Game, Player, RatingPoint, RatingRow, Season, SeasonPlayer, Seat
+from server.services import hub, leagues, organise, results, rounds, schedule
 from server.services.links import league_token, player_token
 from tests.conftest import Stack, _stack
 from tests.server.test_replay import finish
@@ -169,3 +169,22 @@ def test_two_games_ending_at_once_both_count_in_their_players_ratings(postgres_u
         assert counted(0) == [4, 4, 4]
     finally:
         stack.db.dispose()
+
+
+def test_a_player_who_withdrew_or_skips_after_the_round_was_planned_is_not_seated_at_its_start(stack: Stack) -> None:
+    """The round's tables were planned before one player withdrew and another said they will miss it: starting it
+    seats neither (it is planned again without them)."""
+    season = make_season_of(stack.db, make_league(stack.db))
+    ids = enter(stack.db, season, 10)
+    planned = rounds.plan(stack.db, season, T0)
+    with stack.db.session() as session:
+        entries = {
+            e.player_id: e.id
+            for e in session.execute(sa.select(SeasonPlayer).where(SeasonPlayer.season_id == season)).scalars()
+        }
+    leagues.withdraw(stack.db, entries[ids[0]], T0)
+    leagues.skip(stack.db, entries[ids[1]], 1, T0)
+    rounds.start(stack.db, planned, T0)
+    with stack.db.session() as session:
+        seated = set(session.execute(sa.select(Seat.player_id)).scalars())
+    assert ids[0] not in seated and ids[1] not in seated and seated == set(ids[2:])
