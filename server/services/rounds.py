@@ -263,7 +263,7 @@ def _changed(session: Session, season: Season, rnd: LeagueRound, now: datetime) 
     """Who is available for the planned round is no longer who its tables seat (a player withdrew, said they will
     miss it, is away, or confirmed since it was planned)."""
     available = _available(session, _entries(session, season.id), rnd.number, rnd.starts_at or now)
-    return sorted(_seated(rnd)) != sorted(a.id for a in available)
+    return Counter(_seated(rnd)) != Counter(a.id for a in available)
 
 
 def _seated(rnd: LeagueRound) -> list[int]:
