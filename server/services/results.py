@@ -28,6 +28,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ..db import Database
@@ -80,24 +81,18 @@ class ResultError(ShownError):
 
 def _rate(session: Session, game: ratings.FinishedGame, scope: int, now: datetime) -> None:
     """Apply ``game`` to the stored ratings of ``scope`` and append each rated person's point."""
-    people = {t.player_id for seat in game.seats for t in seat.tenures if t.player_id is not None}
+    probe: dict[int, ratings.Rating] = {}
+    ratings.rate_game(probe, game)  # who the game rates (whatever their ratings)
+    people = sorted(p for p, rating in probe.items() if rating.history)
     if not people:
         return
-    rows = {
-        row.player_id: row
-        for row in session.execute(
-            select(RatingRow).where(RatingRow.scope == scope, RatingRow.player_id.in_(sorted(people)))
-        ).scalars()
-    }
+    rows = _locked_ratings(session, scope, people, now)
     current = {pid: ratings.Rating(row.mu, row.sigma, row.games) for pid, row in rows.items()}
     ratings.rate_game(current, game)
     for player_id, rating in current.items():
         if not rating.history:
             continue
-        row = rows.get(player_id)
-        if row is None:
-            row = RatingRow(player_id=player_id, scope=scope, games=0)
-            session.add(row)
+        row = rows[player_id]
         row.mu, row.sigma, row.games, row.updated_at = rating.mu, rating.sigma, rating.games, now
         session.add(
             RatingPoint(
@@ -109,6 +104,25 @@ def _rate(session: Session, game: ratings.FinishedGame, scope: int, now: datetim
                 finished_at=game.finished_at,
             )
         )
+
+
+def _locked_ratings(session: Session, scope: int, people: list[int], now: datetime) -> dict[int, RatingRow]:
+    """The people's rating rows of ``scope``, locked (in id order) until the caller's commit, so that two games ending
+    at once both count; a person without one gets a row at the model's start (``games`` 0), inserted in a savepoint
+    (the second of two at once reads the first's)."""
+    query = select(RatingRow).where(RatingRow.scope == scope, RatingRow.player_id.in_(people))
+    known = set(session.execute(query.with_only_columns(RatingRow.player_id)).scalars())
+    unrated = ratings.Rating()
+    for player_id in (p for p in people if p not in known):
+        try:
+            with session.begin_nested():
+                start = RatingRow(player_id=player_id, scope=scope, games=0, updated_at=now)
+                start.mu, start.sigma = unrated.mu, unrated.sigma
+                session.add(start)
+        except IntegrityError:
+            pass
+    locked = query.order_by(RatingRow.player_id).with_for_update().execution_options(populate_existing=True)
+    return {row.player_id: row for row in session.execute(locked).scalars()}
 
 
 # --- league results --------------------------------------------------------------------------------------------------
@@ -210,13 +224,21 @@ def _places_outcome(colours: Sequence[str], places: Mapping[str, int] | Sequence
     return {"scores": points, "cards": {}, "winners": [c for c in colours if points[c] == best]}
 
 
-def record_result(db: Database, game_id: int, places: Mapping[str, int] | Sequence[str], now: datetime) -> None:
-    """The organiser's result of an abandoned league game; then the round may be over."""
+def record_result(
+    db: Database,
+    game_id: int,
+    places: Mapping[str, int] | Sequence[str],
+    now: datetime,
+    *,
+    season_id: int | None = None,
+) -> None:
+    """The organiser's result of an abandoned league game; then the round may be over. With ``season_id`` (a league
+    organiser's page), a game of any other season is answered as one that is not there (nothing told of it)."""
     with db.session() as session:
         game = session.get(Game, game_id, with_for_update=True)
-        if game is None:
+        found = None if game is None else _league_of(session, game)
+        if game is None or (season_id is not None and (found is None or found[1].id != season_id)):
             raise ResultError(NO_GAME, game=game_id)
-        found = _league_of(session, game)
         if found is None:
             raise ResultError(NOT_LEAGUE, game=game_id)
         if game.status != GameStatus.ABANDONED:
@@ -641,8 +663,12 @@ class SeasonGame:
 
 
 def player_games(db: Database, season_id: int, player_id: int, reader_id: int | None) -> tuple[str, list[SeasonGame]]:
-    """(the player's name, their games of the season by round): every seat they were credited with, or started."""
+    """(the player's name, their games of the season by round): every seat they were credited with, or started. A
+    person with neither an entry nor a game in the season: ("", []) (nobody's name is read by trying ids)."""
     with db.session() as session:
+        entered = select(SeasonPlayer.id).where(
+            SeasonPlayer.season_id == season_id, SeasonPlayer.player_id == player_id
+        )
         name = session.execute(select(Player.display_name).where(Player.id == player_id)).scalar_one_or_none()
         results = session.execute(
             select(LeagueResult).where(
@@ -685,6 +711,8 @@ def player_games(db: Database, season_id: int, player_id: int, reader_id: int | 
                     0 if seat is None else seat.link_generation,
                 )
             )
+        if not out and session.execute(entered).first() is None:
+            return "", []
         return name or "", out
 
 

@@ -10,18 +10,20 @@ per table, each player mailed their table), the next round of a "when_over" seas
   sets the round's ``starts_at`` from ``schedule.round_starts``.
 - ``swap`` exchanges two players of a planned round (``fixtures.swap``): refused when it would seat declared
   acquaintances together, or once the round started.
-- ``start`` (``start_round`` in the caller's transaction) plans the round first when it has no tables, creates one
+- ``start`` (``start_round`` in the caller's transaction) plans the round first when it has no tables, or when who is
+  available changed since it was planned (a withdrawal, a missed round, an absence, a new confirmation), creates one
   game per table with the league's options and tempo preset (``games.create_in``: windows open, turn mails queued),
   ``Game.round_id`` set, the seats in the stored order of the table; the season goes from sign-up to running at its
   first round (pending sign-ups stay out), and then a season with divisions places its players without one by
   rating (``results.place_divisions``); each player gets one ``league_fixtures`` mail (key
   ``fixtures:<round>:<player>``) with their game, and the table's estimate (``services.estimate``) in its payload.
   A round started twice is refused.
-- ``start_next`` plans and starts the season's next round in the caller's transaction; None once every round was
-  played.
+- ``start_next`` plans and starts the season's next round in the caller's transaction (a round the organiser
+  planned already is started as it stands: their swaps kept); None once every round was played.
 - ``sweep`` (every minute) starts the due round of every season (at most one per season and call): a fixed
-  schedule's at its time, a "when_over" season's once every table of its last round is over (the game that ends a
-  round cannot start the next in its own transaction: ``rounds`` imports ``games``, whose end calls ``results``).
+  schedule's at its time (its planned round as it stands), a "when_over" season's once every table of its last
+  round is over (the game that ends a round cannot start the next in its own transaction: ``rounds`` imports
+  ``games``, whose end calls ``results``).
   The season's row is locked, so two workers start it once.
 
 Every refusal is a ``RoundError`` raised before anything is written: nothing changes.
@@ -227,7 +229,7 @@ def start_round(session: Session, rnd: LeagueRound, now: datetime) -> list[int]:
     if rnd.status != RoundStatus.PLANNED:
         raise RoundError(STARTED)
     season = _season(session, rnd.season_id)
-    if not rnd.tables:
+    if not rnd.tables or _changed(session, season, rnd, now):
         rnd = plan_round(session, season, now)
     league = session.get(League, season.league_id)
     assert league is not None
@@ -257,6 +259,13 @@ def start_round(session: Session, rnd: LeagueRound, now: datetime) -> list[int]:
     for game, eng in created:
         CACHE.put(game, eng)  # the version it was created at: a rolled-back game is never read by its id again
     return [game.id for game, _ in created]
+
+
+def _changed(session: Session, season: Season, rnd: LeagueRound, now: datetime) -> bool:
+    """Who is available for the planned round is no longer who its tables seat (a player withdrew, said they will
+    miss it, is away, or confirmed since it was planned)."""
+    available = _available(session, _entries(session, season.id), rnd.number, rnd.starts_at or now)
+    return Counter(_seated(rnd)) != Counter(a.id for a in available)
 
 
 def _seated(rnd: LeagueRound) -> list[int]:
@@ -299,9 +308,17 @@ def start_next(session: Session, season: Season, now: datetime) -> int | None:
         len(rounds) >= season.rounds and all(r.status != RoundStatus.PLANNED for r in rounds)
     ):
         return None
-    rnd = plan_round(session, season, now)
+    rnd = _to_start(session, season, now)
     start_round(session, rnd, now)
     return rnd.id
+
+
+def _to_start(session: Session, season: Season, now: datetime) -> LeagueRound:
+    """The round to start next: the planned one as the organiser left it (their swaps kept), else one planned now."""
+    rounds = _rounds(session, season.id)
+    if rounds and rounds[-1].status == RoundStatus.PLANNED and rounds[-1].tables:
+        return rounds[-1]
+    return plan_round(session, season, now)
 
 
 def due_seasons(db: Database, now: datetime) -> list[int]:
@@ -336,8 +353,7 @@ def sweep(db: Database, now: datetime) -> int:
                 season = _season(session, season_id, lock=True)
                 if not _due(session, season, now):
                     continue  # another worker started it
-                rnd = plan_round(session, season, now)
-                start_round(session, rnd, now)
+                start_round(session, _to_start(session, season, now), now)
                 started += 1
         except RoundError:
             continue  # too few players, or acquaintances that cannot sit apart: the organiser is shown it

@@ -186,7 +186,8 @@ def _points(colours: list[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for colour in colours:
         raw = request.form.get(f"points_{colour}", "").strip()
-        out[colour] = int(raw) if raw.isdigit() and len(raw) <= 3 else raw
+        number = inputs.small_int(raw, 3)
+        out[colour] = raw if number is None else number
     return out
 
 
@@ -196,9 +197,9 @@ def record(token: str, season: results.SeasonShown) -> Any:
     season_id = season.season_id
     raw = request.form.get("game", "")
     games = dict(results.unrecorded(dm().db, season_id))
-    game_id = int(raw) if raw.isdigit() and len(raw) <= 12 else 0
+    game_id = inputs.small_int(raw, 12) or 0
     try:
-        results.record_result(dm().db, game_id, _points(games.get(game_id, [])), utcnow())
+        results.record_result(dm().db, game_id, _points(games.get(game_id, [])), utcnow(), season_id=season_id)
     except ShownError as exc:
         return _organiser_page(token, season, error=say(exc), status=422)
     return redirect(url_for("standings.organiser", token=token, season_id=season_id, done="recorded"), code=303)
@@ -219,7 +220,7 @@ def next_season(token: str, season: results.SeasonShown) -> Any:
 def _closes(_season: results.SeasonShown) -> datetime:
     """The sign-up's close from the form: in this many days (1 to ``results.MAX_SIGNUP_DAYS``)."""
     raw = request.form.get("days", "").strip()
-    days = int(raw) if raw.isdigit() and len(raw) <= 3 else 0
+    days = inputs.small_int(raw, 3) or 0
     if not 1 <= days <= results.MAX_SIGNUP_DAYS:
         raise results.ResultError(results.BAD_DAYS, count=results.MAX_SIGNUP_DAYS)
     return utcnow() + timedelta(days=days)

@@ -130,3 +130,23 @@ def test_the_web_servers_loggers_cut_tokens(embedded: Stack, caplog: pytest.LogC
     assert token not in text
     assert f"Exception while serving /s/{token[:4]}…/do" in text
     assert f'"POST /s/{token[:4]}…/do HTTP/1.1" 500 "http://deadmail.test/s/{token[:4]}…"' in text
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/l/{t}",
+        "/l/confirm/{t}",
+        "/api/l/{t}/signup",
+        "/api/l/confirm/{t}",
+        "/ls/{t}/season/1/games/2",
+        "/calendar/league/{t}.ics",
+        "/calendar/{t}.ics",
+        "/lo/{t}/season/1",
+    ],
+)
+def test_the_league_links_tokens_are_cut_from_logged_paths(path: str) -> None:
+    """Invitation, confirmation, public, organiser and calendar links of issue 14 (a logged confirmation link would
+    let a log's reader confirm someone's sign-up)."""
+    token = "eyJhbGciOiJIUzI1NiJ9.abcdefghijk.lmnopqrstu"
+    assert token[4:] not in cut_tokens(path.format(t=token))
