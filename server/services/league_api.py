@@ -15,7 +15,7 @@ the API shows of leagues, seasons and a player's entries.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
