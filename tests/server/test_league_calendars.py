@@ -79,7 +79,7 @@ def test_a_league_feed_at_its_public_link_revoked_with_it(stack: Stack) -> None:
     found = events(reply.get_data())
     assert len(found) == 3 and b"/s/" not in reply.get_data()
     assert str(Calendar.from_ical(reply.get_data())["X-WR-CALNAME"]) == "deadmail: Tuesday"
-    assert all(str(event["URL"]).endswith(f"/lp/{token}") for event in found.values())
+    assert all(str(event["URL"]).endswith(f"/ls/{token}") for event in found.values())
     invite = leagues.league_link(stack.db, key, league_id, "invite")
     assert stack.client.get(f"/calendar/league/{invite}.ics").status_code == 403  # another kind of link
     leagues.revoke(stack.db, league_id, "public")
