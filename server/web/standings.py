@@ -40,12 +40,11 @@ def _refused(exc: ShownError, status: int = 404) -> Any:
 
 def _page(season: results.SeasonShown, games_url: Any, **extra: Any) -> dict[str, Any]:
     """The season's standings, a page (``?page=``, from 0) of each division, and the reader's own row (``you``)."""
-    table = results.standings(dm().db, season.season_id)
     number = min(inputs.small_int(request.args.get("page", ""), 4) or 0, 9999)
-    mine = shown.row_of(table, extra["you"]) if extra.get("you") else None
+    table, mine = results.standings_page(dm().db, season.season_id, number, extra.get("you"))
     return {
         "season": season,
-        "tables": shown.tables(g.language, table, games_url, number),
+        "tables": shown.tables(g.language, table, games_url),
         "page": number,
         "mine": mine,
         **extra,
