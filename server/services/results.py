@@ -330,6 +330,10 @@ def _row(row: scoring.Row, names: Mapping[int, str]) -> dict[str, Any]:
     }
 
 
+#: a stored ending's value -> the ending (a dictionary look-up per seat, not an enum call).
+ENDINGS = {ending.value: ending for ending in scoring.Ending}
+
+
 def _season_games(session: Session, season_id: int) -> list[scoring.GameResult]:
     found = session.execute(
         select(
@@ -347,7 +351,7 @@ def _season_games(session: Session, season_id: int) -> list[scoring.GameResult]:
     ).all()
     seats: dict[int, list[scoring.SeatResult]] = {}
     for game_id, colour, points, cards, winner, player, ending, substitute in found:
-        seat = scoring.SeatResult(colour, points, cards, winner, player, scoring.Ending(ending), substitute)
+        seat = scoring.SeatResult(colour, points, cards, winner, player, ENDINGS[ending], substitute)
         seats.setdefault(game_id, []).append(seat)
     return [scoring.GameResult(game_id, tuple(found)) for game_id, found in seats.items()]
 
@@ -437,8 +441,11 @@ def _fresh(session: Session, season_id: int, now: datetime) -> tuple[Season, Sea
     return season, cached
 
 
-def _stored_row(row: SeasonStandingRow) -> dict[str, Any]:
-    return {"player": row.player_id} | {key: getattr(row, key) for key in ROW_COLUMNS[1:]}
+#: a stored row's columns, in ``ROW_COLUMNS``' order (read as plain tuples: no ORM object per row).
+_STORED = (
+    SeasonStandingRow.player_id,
+    *(getattr(SeasonStandingRow, key) for key in ROW_COLUMNS[1:]),
+)
 
 
 def _read(session: Session, cached: SeasonStandings, where: Any, more: list[bool] | None = None) -> Standings:
@@ -447,13 +454,13 @@ def _read(session: Session, cached: SeasonStandings, where: Any, more: list[bool
     names = [d["name"] for d in outline.get("divisions") or []]
     tabs: list[list[dict[str, Any]]] = [[] for _ in range(len(names) + 1)]
     found = session.execute(
-        select(SeasonStandingRow)
+        select(SeasonStandingRow.tab, *_STORED)
         .where(SeasonStandingRow.season_id == cached.season_id, where)
         .order_by(SeasonStandingRow.tab, SeasonStandingRow.position)
-    ).scalars()
-    for row in found:
-        if row.tab < len(tabs):
-            tabs[row.tab].append(_stored_row(row))
+    ).all()
+    for tab, *values in found:
+        if tab < len(tabs):
+            tabs[tab].append(dict(zip(ROW_COLUMNS, values, strict=True)))
     return Standings(cached.season_id, cached.version, list(zip(names, tabs[:-1], strict=True)), tabs[-1], more or [])
 
 
@@ -488,7 +495,7 @@ def standings_page(
         mine = None
         if reader is not None:
             own = session.execute(
-                select(SeasonStandingRow)
+                select(*_STORED)
                 .where(
                     SeasonStandingRow.season_id == season_id,
                     SeasonStandingRow.player_id == reader,
@@ -496,8 +503,8 @@ def standings_page(
                 )
                 .order_by(SeasonStandingRow.tab)
                 .limit(1)
-            ).scalar_one_or_none()
-            mine = None if own is None else _stored_row(own)
+            ).first()
+            mine = None if own is None else dict(zip(ROW_COLUMNS, own, strict=True))
         return table, mine
 
 

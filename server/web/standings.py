@@ -38,6 +38,13 @@ def _refused(exc: ShownError, status: int = 404) -> Any:
     return message(gettext("Nothing to show"), say(exc), status)
 
 
+def _games_urls(endpoint: str, **values: Any) -> Callable[[int], str]:
+    """``url_for(endpoint, player_id=…, **values)`` for each row of a table: built once (the route ends with the
+    player's id), then only the id changes."""
+    head, _zero = url_for(endpoint, player_id=0, **values).rsplit("/", 1)
+    return lambda player_id: f"{head}/{player_id}"
+
+
 def _page(season: results.SeasonShown, games_url: Any, **extra: Any) -> dict[str, Any]:
     """The season's standings, a page (``?page=``, from 0) of each division, and the reader's own row (``you``)."""
     number = min(inputs.small_int(request.args.get("page", ""), 4) or 0, 9999)
@@ -60,9 +67,7 @@ def member(token: str, season_id: int) -> Any:
     except results.ResultError as exc:
         return _refused(exc, 403)
 
-    def games_url(player_id: int) -> str:
-        return url_for("standings.member_games", token=token, season_id=season_id, player_id=player_id)
-
+    games_url = _games_urls("standings.member_games", token=token, season_id=season_id)
     page = _page(season, games_url, you=g.player_id, back=url_for("prefs.show", token=token))
     return render_template("standings/season.html", seasons=[page])
 
@@ -104,11 +109,7 @@ def public(token: str) -> Any:
         return _refused(exc, 403)
     pages = []
     for season in seasons:
-
-        def games_url(player_id: int, season_id: int = season.season_id) -> str:
-            return url_for("standings.public_games", token=token, season_id=season_id, player_id=player_id)
-
-        pages.append(_page(season, games_url))
+        pages.append(_page(season, _games_urls("standings.public_games", token=token, season_id=season.season_id)))
     return render_template("standings/season.html", seasons=pages)
 
 
