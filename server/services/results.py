@@ -418,27 +418,28 @@ def _store(session: Session, season: Season, now: datetime) -> None:
     session.flush()
 
 
-def _fresh(session: Session, season_id: int, now: datetime) -> tuple[Season, SeasonStandings]:
-    """The season and its stored standings, computed first when missing or stale (under the season's row lock, so
-    that two readers never store them twice). Results recompute them as they arrive (``_write_results``): a reader
-    computes only after a migration or a change made elsewhere."""
+def _fresh(session: Session, season_id: int, now: datetime) -> SeasonStandings:
+    """The season's stored standings, computed first when missing or stale (under the season's row lock, so that two
+    readers never store them twice). Results recompute them as they arrive (``_write_results``): a reader computes
+    only after a migration or a change made elsewhere."""
     found = session.execute(
-        select(Season, SeasonStandings)
+        select(Season.results_version, SeasonStandings)
         .outerjoin(SeasonStandings, SeasonStandings.season_id == Season.id)
         .where(Season.id == season_id)
     ).first()
     if found is None:
         raise ResultError(NO_SEASON, season=season_id)
-    season, cached = found
-    if cached is None or cached.version != season.results_version:
-        season = session.get(Season, season_id, with_for_update=True, populate_existing=True)
-        assert season is not None
-        cached = session.get(SeasonStandings, season_id, populate_existing=True)
-        if cached is None or cached.version != season.results_version:
-            _store(session, season, now)
-            cached = session.get(SeasonStandings, season_id)
-            assert cached is not None
-    return season, cached
+    version, cached = found
+    if cached is not None and cached.version == version:
+        return cached
+    season = session.get(Season, season_id, with_for_update=True, populate_existing=True)
+    assert season is not None
+    again = session.get(SeasonStandings, season_id, populate_existing=True)
+    if again is None or again.version != season.results_version:
+        _store(session, season, now)
+        again = session.get(SeasonStandings, season_id)
+        assert again is not None
+    return again
 
 
 #: a stored row's columns, in ``ROW_COLUMNS``' order (read as plain tuples: no ORM object per row).
@@ -465,7 +466,7 @@ def _read(session: Session, cached: SeasonStandings, where: Any, more: list[bool
 
 
 def _standings(session: Session, season_id: int, now: datetime) -> Standings:
-    _season, cached = _fresh(session, season_id, now)
+    cached = _fresh(session, season_id, now)
     return _read(session, cached, true())
 
 
@@ -486,7 +487,7 @@ def standings_page(
     """One page (0, 1, …) of ``PAGE`` rows of each table of the season's standings, and the reader's own row in
     the divisions (None: no reader, or not ranked): two indexed reads of the stored rows."""
     with db.session() as session:
-        _season, cached = _fresh(session, season_id, now or utcnow())
+        cached = _fresh(session, season_id, now or utcnow())
         outline = cached.rows
         counts = [d["count"] for d in outline.get("divisions") or []] + [outline.get("substitutes") or 0]
         start, end = page * PAGE, (page + 1) * PAGE

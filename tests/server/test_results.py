@@ -230,7 +230,9 @@ def test_the_standings_are_stored_as_the_result_arrives_read_while_fresh_and_rec
     assert stored_rows(embedded.db, season_id) == stored
 
 
-def test_a_standings_page_reads_its_rows_and_the_readers_own_row(embedded: Stack, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_standings_page_reads_its_rows_and_the_readers_own_row(
+    embedded: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
     _league, season_id = make_season(embedded.db, rounds=2)
     finish(embedded.db, league_game(embedded.db, season_id, 1, seed=83), seed=83)
     whole = results.standings(embedded.db, season_id).rows()
