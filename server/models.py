@@ -634,9 +634,31 @@ class SeasonStandings(Base):
 
     season_id: Mapped[int] = mapped_column(ForeignKey("seasons.id", ondelete="CASCADE"), primary_key=True)
     version: Mapped[int] = mapped_column(Integer)
-    #: the ranked rows per division, as ``results`` writes them.
+    #: the tables' outline, as ``results`` writes it: ``{"divisions": [{"name", "count"}], "substitutes": count}``;
+    #: the rows themselves are ``SeasonStandingRow``s (a page reads one page of them).
     rows: Mapped[dict[str, Any]] = mapped_column(JSONType)
     computed_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class SeasonStandingRow(Base):
+    """One ranked row of a season's stored standings (``results``): ``tab`` is its table (the divisions from the
+    highest: 0, 1, …; the substitutes' appearances last), ``position`` its order in that table from 0."""
+
+    __tablename__ = "season_standing_rows"
+    __table_args__ = (Index("ix_season_standing_rows_season_id_player_id", "season_id", "player_id"),)
+
+    season_id: Mapped[int] = mapped_column(ForeignKey("seasons.id", ondelete="CASCADE"), primary_key=True)
+    tab: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    position: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    player_id: Mapped[int] = mapped_column(Integer)
+    name: Mapped[str] = mapped_column(String(80))
+    rank: Mapped[int] = mapped_column(Integer)
+    games: Mapped[int] = mapped_column(Integer)
+    points: Mapped[float] = mapped_column(Float)
+    wins: Mapped[int] = mapped_column(Integer)
+    victory_points: Mapped[int] = mapped_column(Integer)
+    average_place: Mapped[float | None] = mapped_column(Float, nullable=True)
+    division: Mapped[str | None] = mapped_column(String(40), nullable=True)
 
 
 class RatingRow(Base):

@@ -22,26 +22,18 @@ def division_title(lang: str, name: str | None) -> str:
     return t.gettext("Division %(name)s") % {"name": name} if name else t.gettext("Standings")
 
 
-#: rows of a division's table on one page (a season of thousands of players is shown a page at a time).
-PAGE = 100
-
-
-def tables(
-    lang: str, table: Standings, games_url: Callable[[int], str] | None = None, page: int | None = None
-) -> list[dict[str, Any]]:
+def tables(lang: str, table: Standings, games_url: Callable[[int], str] | None = None) -> list[dict[str, Any]]:
     """Each division as ``{"title", "rows", "more"}`` (the substitutes' appearances last, when any); a row's ``url``
-    lists the player's games of the season (None without ``games_url``). With ``page`` (0, 1, …), only that page of
-    ``PAGE`` rows of each table; ``more``: a next page exists."""
+    lists the player's games of the season (None without ``games_url``); ``more``: a next page exists (``table`` is
+    one page of ``results.standings_page``)."""
     t = translations(lang)
     named = [(division_title(lang, name), rows) for name, rows in table.divisions]
     if table.substitutes:
         named.append((t.gettext("Substitute appearances"), table.substitutes))
-    start, end = (0, None) if page is None else (page * PAGE, (page + 1) * PAGE)
-    cut = [(title, rows[start:end], end is not None and len(rows) > end) for title, rows in named]
     return [
         {
             "title": title,
-            "more": more,
+            "more": i < len(table.more) and table.more[i],
             "rows": [
                 {
                     **row,
@@ -52,7 +44,7 @@ def tables(
                 for row in rows
             ],
         }
-        for title, rows, more in cut
+        for i, (title, rows) in enumerate(named)
     ]
 
 

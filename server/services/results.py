@@ -10,9 +10,12 @@
   the season is over: ``SEASON_END`` mails.
 - ``record_result``: the organiser records the result of an abandoned league game (victory points per colour, or a
   ranking); refused (nothing changed) for a game not in a league, not abandoned, or already recorded.
-- ``standings`` reads the ``SeasonStandings`` cache while its version is the season's ``results_version``; else it
-  computes it from the season's ``LeagueResult``s (``scoring.standings_by_division``, the league's system,
-  tie-breaks and forfeit rule; substitutes apart) and stores it: a page reads one row.
+- Standings are computed from the season's ``LeagueResult``s (``scoring.standings_by_division``, the league's
+  system, tie-breaks and forfeit rule; substitutes apart) as each result arrives, in its transaction, and stored: the
+  tables' outline in ``SeasonStandings`` (fresh while its version is the season's ``results_version``) and one
+  ``SeasonStandingRow`` per ranked row. ``standings_page`` reads one page of each table and the reader's own row by
+  index; ``standings`` reads them all (mails, CSV of the page, promotion). A reader finding them stale (after a
+  migration) computes and stores them first.
 - ``next_season`` creates the next season from the last one in one step (same rounds, schedule, limit, divisions):
   its confirmed players are carried over as *pending* entries, each mailed a confirmation; with divisions, each
   player keeps their division moved by promotion and relegation, and players without one are placed by their league
@@ -27,7 +30,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import delete, func, insert, select, true
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -46,6 +49,7 @@ from ..models import (
     RoundStatus,
     Season,
     SeasonPlayer,
+    SeasonStandingRow,
     SeasonStandings,
     SeasonStatus,
     Seat,
@@ -192,6 +196,7 @@ def _write_results(
         )
     season.results_version = (season.results_version or 0) + 1
     session.flush()
+    _store(session, season, now)  # here, under the season's lock: no reader waits for the computation
 
 
 def game_over(session: Session, game: Game, now: datetime) -> None:
@@ -309,17 +314,25 @@ def _round_over(session: Session, league_round: LeagueRound, season: Season, now
 
 # --- standings -------------------------------------------------------------------------------------------------------
 
+#: rows of a table on one page of the standings (a season of thousands of players is shown a page at a time).
+PAGE = 100
+
+#: the columns of a stored row, as a row's dict names them.
+ROW_COLUMNS = ("player", "name", "rank", "games", "points", "wins", "victory_points", "average_place", "division")
+
 
 @dataclass
 class Standings:
     """A season's standings: ``divisions`` as (name or None, rows) from the highest division, and the substitutes'
     appearances apart. Rows are dicts: player, name, rank, games, points, wins, victory_points, average_place
-    (None: no placed game), division."""
+    (None: no placed game), division. A page of them (``standings_page``): only that page's rows of each table, and
+    ``more`` per table (the divisions', then the substitutes'): a next page exists."""
 
     season_id: int
     version: int
     divisions: list[tuple[str | None, list[dict[str, Any]]]] = field(default_factory=list)
     substitutes: list[dict[str, Any]] = field(default_factory=list)
+    more: list[bool] = field(default_factory=list)
 
     def rows(self) -> list[dict[str, Any]]:
         return [row for _name, rows in self.divisions for row in rows]
@@ -339,6 +352,10 @@ def _row(row: scoring.Row, names: Mapping[int, str]) -> dict[str, Any]:
     }
 
 
+#: a stored ending's value -> the ending (a dictionary look-up per seat, not an enum call).
+ENDINGS = {ending.value: ending for ending in scoring.Ending}
+
+
 def _season_games(session: Session, season_id: int) -> list[scoring.GameResult]:
     found = session.execute(
         select(
@@ -356,7 +373,7 @@ def _season_games(session: Session, season_id: int) -> list[scoring.GameResult]:
     ).all()
     seats: dict[int, list[scoring.SeatResult]] = {}
     for game_id, colour, points, cards, winner, player, ending, substitute in found:
-        seat = scoring.SeatResult(colour, points, cards, winner, player, scoring.Ending(ending), substitute)
+        seat = scoring.SeatResult(colour, points, cards, winner, player, ENDINGS[ending], substitute)
         seats.setdefault(game_id, []).append(seat)
     return [scoring.GameResult(game_id, tuple(found)) for game_id, found in seats.items()]
 
@@ -376,8 +393,9 @@ def _order(division: str | None) -> tuple[int, str]:
     return (int(text), "") if text.isdigit() else (1 << 30, text)
 
 
-def compute(session: Session, season: Season) -> dict[str, Any]:
-    """The season's standings as the cache stores them."""
+def compute(session: Session, season: Season) -> Standings:
+    """The season's standings from its results (``scoring.standings_by_division``, the league's system, tie-breaks
+    and forfeit rule; substitutes apart)."""
     league = session.get(League, season.league_id)
     assert league is not None
     games = _season_games(session, season.id)
@@ -386,44 +404,131 @@ def compute(session: Session, season: Season) -> dict[str, Any]:
     subs = scoring.standings(games, *rules, substitutes=True)
     ids = {row.player for rows in by_division.values() for row in rows} | {row.player for row in subs}
     names = dict(session.execute(select(Player.id, Player.display_name).where(Player.id.in_(sorted(ids)))).all())
-    return {
-        "divisions": [
-            {"name": name, "rows": [_row(row, names) for row in rows]}
-            for name, rows in sorted(by_division.items(), key=lambda item: _order(item[0]))
-        ],
-        "substitutes": [_row(row, names) for row in subs],
+    divisions = [
+        (name, [_row(row, names) for row in rows])
+        for name, rows in sorted(by_division.items(), key=lambda item: _order(item[0]))
+    ]
+    return Standings(season.id, season.results_version, divisions, [_row(row, names) for row in subs])
+
+
+def _tabs(table: Standings) -> list[list[dict[str, Any]]]:
+    """The stored tables in order: each division's rows, then the substitutes'."""
+    return [rows for _name, rows in table.divisions] + [table.substitutes]
+
+
+def _store(session: Session, season: Season, now: datetime) -> None:
+    """Compute the season's standings and store them: the outline in ``SeasonStandings``, the rows apart."""
+    table = compute(session, season)
+    outline = {
+        "divisions": [{"name": name, "count": len(rows)} for name, rows in table.divisions],
+        "substitutes": len(table.substitutes),
     }
-
-
-def _standings(session: Session, season: Season, now: datetime) -> Standings:
+    session.execute(delete(SeasonStandingRow).where(SeasonStandingRow.season_id == season.id))
+    stored = [
+        {"season_id": season.id, "tab": tab, "position": i, "player_id": row["player"]}
+        | {key: row[key] for key in ROW_COLUMNS[1:]}
+        for tab, rows in enumerate(_tabs(table))
+        for i, row in enumerate(rows)
+    ]
+    if stored:
+        session.execute(insert(SeasonStandingRow), stored)
     cached = session.get(SeasonStandings, season.id)
-    if cached is None or cached.version != season.results_version:
-        rows = compute(session, season)
-        if cached is None:
-            cached = SeasonStandings(season_id=season.id, version=season.results_version, rows=rows, computed_at=now)
-            session.add(cached)
-        else:
-            cached.version, cached.rows, cached.computed_at = season.results_version, rows, now
-        session.flush()
-    stored = cached.rows
-    divisions = [(d["name"], list(d["rows"])) for d in stored.get("divisions") or []]
-    return Standings(season.id, cached.version, divisions, list(stored.get("substitutes") or []))
+    if cached is None:
+        session.add(SeasonStandings(season_id=season.id, version=season.results_version, rows=outline, computed_at=now))
+    else:
+        cached.version, cached.rows, cached.computed_at = season.results_version, outline, now
+    session.flush()
+
+
+def _fresh(session: Session, season_id: int, now: datetime) -> SeasonStandings:
+    """The season's stored standings, computed first when missing or stale (under the season's row lock, so that two
+    readers never store them twice). Results recompute them as they arrive (``_write_results``): a reader computes
+    only after a migration or a change made elsewhere."""
+    found = session.execute(
+        select(Season.results_version, SeasonStandings)
+        .outerjoin(SeasonStandings, SeasonStandings.season_id == Season.id)
+        .where(Season.id == season_id)
+    ).first()
+    if found is None:
+        raise ResultError(NO_SEASON, season=season_id)
+    version, cached = found
+    if cached is not None and cached.version == version:
+        return cached
+    season = session.get(Season, season_id, with_for_update=True, populate_existing=True)
+    assert season is not None
+    again = session.get(SeasonStandings, season_id, populate_existing=True)
+    if again is None or again.version != season.results_version:
+        _store(session, season, now)
+        again = session.get(SeasonStandings, season_id)
+        assert again is not None
+    return again
+
+
+#: a stored row's columns, in ``ROW_COLUMNS``' order (read as plain tuples: no ORM object per row).
+_STORED = (
+    SeasonStandingRow.player_id,
+    *(getattr(SeasonStandingRow, key) for key in ROW_COLUMNS[1:]),
+)
+
+
+def _read(session: Session, cached: SeasonStandings, where: Any, more: list[bool] | None = None) -> Standings:
+    """The stored rows matching ``where``, in their tables as ``cached`` outlines them."""
+    outline = cached.rows
+    names = [d["name"] for d in outline.get("divisions") or []]
+    tabs: list[list[dict[str, Any]]] = [[] for _ in range(len(names) + 1)]
+    found = session.execute(
+        select(SeasonStandingRow.tab, *_STORED)
+        .where(SeasonStandingRow.season_id == cached.season_id, where)
+        .order_by(SeasonStandingRow.tab, SeasonStandingRow.position)
+    ).all()
+    for tab, *values in found:
+        if tab < len(tabs):
+            tabs[tab].append(dict(zip(ROW_COLUMNS, values, strict=True)))
+    return Standings(cached.season_id, cached.version, list(zip(names, tabs[:-1], strict=True)), tabs[-1], more or [])
+
+
+def _standings(session: Session, season_id: int, now: datetime) -> Standings:
+    cached = _fresh(session, season_id, now)
+    return _read(session, cached, true())
 
 
 def standings(db: Database, season_id: int, now: datetime | None = None) -> Standings:
-    """The season's standings: the cached row while fresh, else computed and stored."""
+    """The season's standings, every row: the stored ones while fresh, else computed and stored."""
     with db.session() as session:
-        season = session.get(Season, season_id)
-        if season is None:
-            raise ResultError(NO_SEASON, season=season_id)
-        return _standings(session, season, now or utcnow())
+        return _standings(session, season_id, now or utcnow())
 
 
 def standings_in(session: Session, season_id: int, now: datetime) -> Standings:
     """``standings`` within a caller's session (the mails)."""
-    season = session.get(Season, season_id)
-    assert season is not None
-    return _standings(session, season, now)
+    return _standings(session, season_id, now)
+
+
+def standings_page(
+    db: Database, season_id: int, page: int, reader: int | None = None, now: datetime | None = None
+) -> tuple[Standings, dict[str, Any] | None]:
+    """One page (0, 1, …) of ``PAGE`` rows of each table of the season's standings, and the reader's own row in
+    the divisions (None: no reader, or not ranked): two indexed reads of the stored rows."""
+    with db.session() as session:
+        cached = _fresh(session, season_id, now or utcnow())
+        outline = cached.rows
+        counts = [d["count"] for d in outline.get("divisions") or []] + [outline.get("substitutes") or 0]
+        start, end = page * PAGE, (page + 1) * PAGE
+        shown = SeasonStandingRow.position.between(start, end - 1)
+        table = _read(session, cached, shown, [count > end for count in counts])
+        mine = None
+        if reader is not None:
+            own = session.execute(
+                select(*_STORED)
+                .where(
+                    SeasonStandingRow.season_id == season_id,
+                    SeasonStandingRow.player_id == reader,
+                    SeasonStandingRow.tab < len(counts) - 1,
+                )
+                .order_by(SeasonStandingRow.tab)
+                .limit(1)
+            ).first()
+            mine = None if own is None else dict(zip(ROW_COLUMNS, own, strict=True))
+        return table, mine
 
 
 @dataclass(frozen=True)
@@ -516,7 +621,7 @@ def _moved(session: Session, season: Season, players: Sequence[int], now: dateti
     count = season.divisions or 0
     before = _divisions(session, season.id)
     kept = {p: before[p] for p in players if p in before}
-    moved = moves(season, _standings(session, season, now))
+    moved = moves(season, _standings(session, season.id, now))
     kept |= {p: division for p, division in moved.items() if p in kept}
     rest = [p for p in players if p not in kept]
     return kept | _placed_by_rating(session, season.league_id, rest, count) if rest else kept

@@ -38,16 +38,22 @@ def _refused(exc: ShownError, status: int = 404) -> Any:
     return message(gettext("Nothing to show"), say(exc), status)
 
 
+def _games_urls(endpoint: str, **values: Any) -> Callable[[int], str]:
+    """``url_for(endpoint, player_id=…, **values)`` for each row of a table: built once (the route ends with the
+    player's id), then only the id changes."""
+    head, _zero = url_for(endpoint, player_id=0, **values).rsplit("/", 1)
+    return lambda player_id: f"{head}/{player_id}"
+
+
 def _page(season: results.SeasonShown, games_url: Any, **extra: Any) -> dict[str, Any]:
     """The season's standings, a page (``?page=``, from 0) of each division, and the reader's own row (``you``)."""
-    table = results.standings(dm().db, season.season_id)
     number = min(inputs.small_int(request.args.get("page", ""), 4) or 0, 9999)
-    mine = shown.row_of(table, extra["you"]) if extra.get("you") else None
+    table, mine = results.standings_page(dm().db, season.season_id, number, extra.get("you"))
     if mine is not None:  # its points written as the table writes them ("0", "0.75"), not as a float ("0.0")
         mine = {**mine, "points_text": shown.number(mine["points"])}
     return {
         "season": season,
-        "tables": shown.tables(g.language, table, games_url, number),
+        "tables": shown.tables(g.language, table, games_url),
         "page": number,
         "mine": mine,
         **extra,
@@ -63,9 +69,7 @@ def member(token: str, season_id: int) -> Any:
     except results.ResultError as exc:
         return _refused(exc, 403)
 
-    def games_url(player_id: int) -> str:
-        return url_for("standings.member_games", token=token, season_id=season_id, player_id=player_id)
-
+    games_url = _games_urls("standings.member_games", token=token, season_id=season_id)
     page = _page(season, games_url, you=g.player_id, back=url_for("prefs.show", token=token))
     return render_template("standings/season.html", seasons=[page])
 
@@ -107,11 +111,7 @@ def public(token: str) -> Any:
         return _refused(exc, 403)
     pages = []
     for season in seasons:
-
-        def games_url(player_id: int, season_id: int = season.season_id) -> str:
-            return url_for("standings.public_games", token=token, season_id=season_id, player_id=player_id)
-
-        pages.append(_page(season, games_url))
+        pages.append(_page(season, _games_urls("standings.public_games", token=token, season_id=season.season_id)))
     return render_template("standings/season.html", seasons=pages)
 
 

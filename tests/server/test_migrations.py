@@ -555,3 +555,53 @@ def test_0012_adds_rounds_results_standings_and_ratings_keeps_seasons_and_drops_
     assert not tables & {"league_rounds", "league_results", "season_standings", "ratings", "rating_points"}
     assert "round_id" not in {c["name"] for c in inspector.get_columns("games")}
     assert "seasons" in tables
+
+
+# --- 0013: a season's standings stored row by row ----------------------------------------------------------------
+
+
+def test_0013_adds_standing_rows_drops_the_stored_documents_so_they_are_computed_again_and_drops_the_rows(
+    alembic_runner: MigrationContext, alembic_engine: sa.Engine
+) -> None:
+    alembic_runner.migrate_up_to("0012")
+    with alembic_engine.begin() as conn:
+        meta = sa.MetaData()
+        leagues, seasons, standings = (
+            sa.Table(name, meta, autoload_with=conn) for name in ("leagues", "seasons", "season_standings")
+        )
+        league = conn.execute(
+            leagues.insert()
+            .values(
+                name="L",
+                language="en",
+                timezone="UTC",
+                options={},
+                scoring="placement",
+                tie_breaks=[],
+                forfeit="last",
+                created_at=T,
+            )
+            .returning(leagues.c.id)
+        ).scalar_one()
+        values = {"signup_closes": T, "rounds": 3, "schedule": "when_over", "status": "running", "created_at": T}
+        season = conn.execute(
+            seasons.insert().values(league_id=league, number=1, results_version=4, **values).returning(seasons.c.id)
+        ).scalar_one()
+        document = {"divisions": [{"name": None, "rows": [{"player": 1}]}], "substitutes": []}
+        conn.execute(standings.insert().values(season_id=season, version=4, rows=document, computed_at=T))
+
+    alembic_runner.migrate_up_one()
+
+    with alembic_engine.begin() as conn:
+        assert conn.execute(sa.text("SELECT count(*) FROM season_standings")).scalar_one() == 0
+        rows = sa.Table("season_standing_rows", sa.MetaData(), autoload_with=conn)
+        row = {"player_id": 1, "name": "Ann", "rank": 1, "games": 2, "points": 3.5, "wins": 1, "victory_points": 9}
+        conn.execute(rows.insert().values(season_id=season, tab=0, position=0, **row))
+        with pytest.raises(sa.exc.IntegrityError), conn.begin_nested():  # one row per table position
+            conn.execute(rows.insert().values(season_id=season, tab=0, position=0, **row))
+        indexes = {tuple(ix["column_names"]) for ix in sa.inspect(conn).get_indexes("season_standing_rows")}
+        assert ("season_id", "player_id") in indexes
+
+    alembic_runner.migrate_down_one()
+    tables = set(sa.inspect(alembic_engine).get_table_names())
+    assert "season_standing_rows" not in tables and "season_standings" in tables

@@ -23,6 +23,7 @@ from server.models import (
     RoundStatus,
     Season,
     SeasonPlayer,
+    SeasonStandingRow,
     SeasonStandings,
     SeasonStatus,
     Seat,
@@ -192,23 +193,56 @@ def test_a_seat_on_autopilot_and_a_substituted_seat_are_credited_by_the_forfeit_
     assert sub.substitute_id not in rows
 
 
-def test_the_standings_cache_is_read_while_fresh_and_recomputed_when_stale(embedded: Stack) -> None:
+def stored_rows(db: Database, season_id: int) -> list[tuple[int, int, int]]:
+    with db.session() as session:
+        found = session.execute(
+            sa.select(SeasonStandingRow.tab, SeasonStandingRow.position, SeasonStandingRow.player_id)
+            .where(SeasonStandingRow.season_id == season_id)
+            .order_by(SeasonStandingRow.tab, SeasonStandingRow.position)
+        ).all()
+    return [tuple(row) for row in found]
+
+
+def test_the_standings_are_stored_as_the_result_arrives_read_while_fresh_and_recomputed_when_stale(
+    embedded: Stack,
+) -> None:
     _league, season_id = make_season(embedded.db, rounds=2)
     game_id = league_game(embedded.db, season_id, 1, seed=83)
     finish(embedded.db, game_id, seed=83)
-    table = results.standings(embedded.db, season_id)
-    assert len(table.rows()) == 3 and table.version == 1
-    with embedded.db.session() as session:
+    with embedded.db.session() as session:  # stored by the game's end, before anyone reads them
         cached = session.get(SeasonStandings, season_id)
         assert cached is not None and cached.version == 1
-        cached.rows = {"divisions": [{"name": None, "rows": []}], "substitutes": []}
-    assert results.standings(embedded.db, season_id).rows() == []  # fresh: the cached row, as stored
+        assert cached.rows == {"divisions": [{"name": None, "count": 3}], "substitutes": 0}
+    stored = stored_rows(embedded.db, season_id)
+    assert [(tab, position) for tab, position, _player in stored] == [(0, 0), (0, 1), (0, 2)]
+    table = results.standings(embedded.db, season_id)
+    assert [row["player"] for row in table.rows()] == [player for _tab, _pos, player in stored]
+    assert table.version == 1
+    with embedded.db.session() as session:
+        session.execute(sa.delete(SeasonStandingRow).where(SeasonStandingRow.season_id == season_id))
+    assert results.standings(embedded.db, season_id).rows() == []  # fresh: the stored rows, as stored
     with embedded.db.session() as session:
         season = session.get(Season, season_id)
         assert season is not None
         season.results_version += 1
     again = results.standings(embedded.db, season_id)
     assert again.rows() == table.rows() and again.version == 2
+    assert stored_rows(embedded.db, season_id) == stored
+
+
+def test_a_standings_page_reads_its_rows_and_the_readers_own_row(
+    embedded: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _league, season_id = make_season(embedded.db, rounds=2)
+    finish(embedded.db, league_game(embedded.db, season_id, 1, seed=83), seed=83)
+    whole = results.standings(embedded.db, season_id).rows()
+    monkeypatch.setattr(results, "PAGE", 2)
+    first, mine = results.standings_page(embedded.db, season_id, 0, whole[2]["player"])
+    assert first.rows() == whole[:2] and first.more == [True, False] and mine == whole[2]
+    second, nobody = results.standings_page(embedded.db, season_id, 1, 999_999)
+    assert second.rows() == whole[2:] and second.more == [False, False] and nobody is None
+    beyond, _ = results.standings_page(embedded.db, season_id, 5)
+    assert beyond.rows() == [] and [name for name, _rows in beyond.divisions] == [None]
 
 
 def test_record_result_refusals_change_nothing_then_it_records_and_ends_the_round(embedded: Stack) -> None:
