@@ -443,7 +443,7 @@ class Composer:
         mine = shown_standings.row_of(table, self.player.id)
         draft = Draft("season_end", words)
         if mine is not None:
-            place = {"rank": mine["rank"], "points": shown_standings.number(mine["points"])}
+            place = {"rank": mine["rank"], "points": shown_standings.number(self.lang, mine["points"])}
             draft.notes.append(self.t.gettext("You finished in place %(rank)s with %(points)s points.") % place)
         moved = results.moves(season, table).get(self.player.id)
         if moved is not None and mine is not None:

@@ -5,16 +5,18 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from babel.numbers import format_decimal
+
 from ..services.results import Placed, Standings
 from ..text.i18n import translations
 
 
-def number(value: float | None) -> str:
-    """Points and average places: at most two decimals, none when whole."""
+def number(lang: str, value: float | None) -> str:
+    """Points and average places in the reader's language: at most two decimals, none when whole ("0,75" in Italian
+    and Polish)."""
     if value is None:
         return "–"
-    rounded = round(value, 2)
-    return str(int(rounded)) if rounded == int(rounded) else f"{rounded:.2f}".rstrip("0")
+    return format_decimal(round(value, 2), format="0.##", locale=lang)
 
 
 def division_title(lang: str, name: str | None) -> str:
@@ -37,8 +39,8 @@ def tables(lang: str, table: Standings, games_url: Callable[[int], str] | None =
             "rows": [
                 {
                     **row,
-                    "points_text": number(row["points"]),
-                    "average_text": number(row["average_place"]),
+                    "points_text": number(lang, row["points"]),
+                    "average_text": number(lang, row["average_place"]),
                     "url": games_url(row["player"]) if games_url else None,
                 }
                 for row in rows

@@ -31,6 +31,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
@@ -304,11 +305,14 @@ def _season(session: Session, season_id: int, *, lock: bool = False) -> Season:
     return season
 
 
-def _taking_sign_ups(season: Season, now: datetime) -> None:
+def _taking_sign_ups(session: Session, season: Season, now: datetime) -> None:
     if season.status != SeasonStatus.SIGNUP:
         raise LeagueError(NOT_SIGNUP, season=season.number)
     if now >= season.signup_closes:
-        raise LeagueError(CLOSED, when=season.signup_closes.strftime("%Y-%m-%d %H:%M UTC"))
+        league = session.get(League, season.league_id)
+        zone = league.timezone if league is not None else "UTC"  # the league's: the one its seasons are set in
+        local = season.signup_closes.astimezone(ZoneInfo(zone))
+        raise LeagueError(CLOSED, when=f"{local:%Y-%m-%d %H:%M} ({zone})")
 
 
 def _mailed(session: Session, entry: SeasonPlayer) -> tuple[int, datetime | None]:
@@ -407,7 +411,7 @@ def sign_up(db: Database, season_id: int, applicant: Applicant, now: datetime) -
     assert spec.email is not None
     with db.session() as session:
         season = _season(session, season_id, lock=True)
-        _taking_sign_ups(season, now)
+        _taking_sign_ups(session, season, now)
         player = address_player(session, spec.email)
         entry = session.execute(
             select(SeasonPlayer).where(SeasonPlayer.season_id == season.id, SeasonPlayer.player_id == player.id)
@@ -510,7 +514,7 @@ def confirm(db: Database, secret_key: str, token: str, max_age: int, now: dateti
         if entry.status == EntryStatus.CONFIRMED:
             return Confirmed(entry.id, already=True)
         season = _season(session, entry.season_id, lock=True)
-        _taking_sign_ups(season, now)
+        _taking_sign_ups(session, season, now)
         if season.max_players is not None and _confirmed_count(session, season.id) >= season.max_players:
             raise LeagueError(FULL, count=season.max_players)
         _apply(session, entry)

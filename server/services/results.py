@@ -628,7 +628,7 @@ def _moved(session: Session, season: Season, players: Sequence[int], now: dateti
 
 
 def place_divisions(session: Session, season: Season) -> None:
-    """A season with divisions, as its first round starts: each confirmed player without a division (every player
+    """A season with divisions, as a round is planned or started: each confirmed player without a division (every player
     of a league's first season) is placed by their league rating (``_placed_by_rating``)."""
     if not season.divisions:
         return
@@ -725,7 +725,24 @@ def season_of_member(db: Database, season_id: int, player_id: int) -> SeasonShow
         ).scalar_one_or_none()
         if season is None or entry is None or entry == EntryStatus.PENDING:
             raise ResultError(NOT_MEMBER, season=season_id)
+        if entry == EntryStatus.WITHDRAWN and not _played_in(session, season_id, player_id):
+            raise ResultError(NOT_MEMBER, season=season_id)
         return _shown(session, season)
+
+
+def _played_in(session: Session, season_id: int, player_id: int) -> bool:
+    """The player has a result in the season, or holds a seat of one of its games."""
+    result = select(LeagueResult.id).where(
+        LeagueResult.season_id == season_id,
+        (LeagueResult.player_id == player_id) | (LeagueResult.substitute_id == player_id),
+    )
+    seat = (
+        select(Seat.id)
+        .join(Game, Game.id == Seat.game_id)
+        .join(LeagueRound, LeagueRound.id == Game.round_id)
+        .where(LeagueRound.season_id == season_id, Seat.player_id == player_id)
+    )
+    return session.execute(select(result.exists() | seat.exists())).scalar_one()
 
 
 def season_of_league(db: Database, season_id: int, league_id: int) -> SeasonShown:

@@ -7,15 +7,16 @@ per table, each player mailed their table), the next round of a "when_over" seas
   none). Repeat opponents: the tables of the season's earlier rounds. Declared acquaintances (``SeasonPlayer.knows``,
   addresses): a pair is kept apart when either declared the other. Planning again while the latest round is still
   planned seats that round again (its tables replaced); past the season's last round it is refused. A fixed schedule
-  sets the round's ``starts_at`` from ``schedule.round_starts``.
+  sets the round's ``starts_at`` from ``schedule.round_starts``. A season with divisions first places its confirmed
+  players without one by rating (``results.place_divisions``), then seats each division at its own tables; a division
+  with fewer than 3 available players joins the one above it (or below).
 - ``swap`` exchanges two players of a planned round (``fixtures.swap``): refused when it would seat declared
   acquaintances together, or once the round started.
 - ``start`` (``start_round`` in the caller's transaction) plans the round first when it has no tables, or when who is
   available changed since it was planned (a withdrawal, a missed round, an absence, a new confirmation), creates one
   game per table with the league's options and tempo preset (``games.create_in``: windows open, turn mails queued),
   ``Game.round_id`` set, the seats in the stored order of the table; the season goes from sign-up to running at its
-  first round (pending sign-ups stay out), and then a season with divisions places its players without one by
-  rating (``results.place_divisions``); each player gets one ``league_fixtures`` mail (key
+  first round (pending sign-ups stay out); each player gets one ``league_fixtures`` mail (key
   ``fixtures:<round>:<player>``) with their game, and the table's estimate (``services.estimate``) in its payload.
   A round started twice is refused.
 - ``start_next`` plans and starts the season's next round in the caller's transaction (a round the organiser
@@ -141,6 +142,21 @@ def _available(session: Session, entries: list[SeasonPlayer], number: int, at: d
     return [fixtures.Available(p.id, _quiet(p), p.timezone or "UTC") for p in players if p.id not in away]
 
 
+def _by_division(entries: list[SeasonPlayer], players: list[fixtures.Available]) -> list[list[fixtures.Available]]:
+    """The available players by division ("1", "2", … then those without one), each seated at its own tables; a
+    division with fewer than 3 available players (too few for a table) joins the division above it (or below)."""
+    division: dict[fixtures.PlayerId, str] = {e.player_id: e.division or "" for e in entries}
+    names = sorted({division[p.id] for p in players}, key=lambda name: (name == "", len(name), name))
+    groups = [[p for p in players if division[p.id] == name] for name in names]
+    merged: list[list[fixtures.Available]] = []
+    for group in groups:
+        if merged and (len(group) < fixtures.MIN_TABLE or len(merged[-1]) < fixtures.MIN_TABLE):
+            merged[-1] = merged[-1] + group
+        else:
+            merged.append(group)
+    return merged or [[]]
+
+
 def _quiet(player: Player) -> Any:
     if not (player.quiet_start and player.quiet_end):
         return None
@@ -176,18 +192,23 @@ def plan_round(session: Session, season: Season, now: datetime) -> LeagueRound:
     starts = _starts_at(session, season, number)
     league = session.get(League, season.league_id)
     assert league is not None
+    results.place_divisions(session, season)  # (a season with divisions: each plays at its own tables)
     entries = _entries(session, season.id)
     at = starts or now
-    seating = fixtures.Round(
-        players=_available(session, entries, number, at),
-        size=league.table_size,
-        met=_met(r for r in rounds if r.number < number),
-        acquainted=acquainted(session, entries),
-        seed=season.id * 1000 + number,
-        day=at.date(),
-    )
+    met = _met(r for r in rounds if r.number < number)
+    pairs = acquainted(session, entries)
+    tables: list[list[fixtures.PlayerId]] = []
     try:
-        tables = fixtures.seat(seating)
+        for k, group in enumerate(_by_division(entries, _available(session, entries, number, at))):
+            seating = fixtures.Round(
+                players=group,
+                size=league.table_size,
+                met=met,
+                acquainted=pairs,
+                seed=season.id * 1000 + number + 100_000 * k,
+                day=at.date(),
+            )
+            tables += fixtures.seat(seating)
     except fixtures.FixturesError as exc:
         raise RoundError(exc.msgid, **exc.params) from None
     if rnd is None:

@@ -263,8 +263,11 @@ def test_a_sign_up_with_bad_input_changes_nothing(embedded: Stack, applicant: Ap
 
 def test_a_sign_up_after_the_close_or_out_of_the_signup_status_changes_nothing(stack: Stack) -> None:
     db = stack.db
-    season_id = season(db, league(db), closes=DAY)
-    refused(db, lambda: leagues.sign_up(db, season_id, ANN, now=T0 + DAY), "closed on 2031-03-05 12:00 UTC")
+    season_id = season(db, league(db, timezone="Europe/Rome"), closes=DAY)
+    # (written in the league's zone, the one its seasons are set in: 12:00 UTC is 13:00 in Rome in March)
+    refused(
+        db, lambda: leagues.sign_up(db, season_id, ANN, now=T0 + DAY), r"closed on 2031-03-05 13:00 \(Europe/Rome\)"
+    )
     with db.session() as session:
         row = session.get(Season, season_id)
         assert row is not None

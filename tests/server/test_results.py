@@ -361,6 +361,15 @@ def test_members_see_the_standings_and_others_are_refused(embedded: Stack) -> No
     assert theirs.status_code == 200 and "/replay" not in theirs.get_data(as_text=True)
     refused = embedded.client.get(f"/p/{player_token(secret, stranger, 1)}/season/{season_id}")
     assert refused.status_code == 403 and "Results, season 1" not in refused.get_data(as_text=True)
+    # who withdrew after playing still sees the season; who withdrew without playing a game of it does not
+    with embedded.db.session() as session:
+        session.add(SeasonPlayer(season_id=season_id, player_id=stranger, status="withdrawn", created_at=T0))
+        entry = session.execute(
+            sa.select(SeasonPlayer).where(SeasonPlayer.season_id == season_id, SeasonPlayer.player_id == member)
+        ).scalar_one()
+        entry.status = "withdrawn"
+    assert embedded.client.get(f"/p/{player_token(secret, member, 1)}/season/{season_id}").status_code == 200
+    assert embedded.client.get(f"/p/{player_token(secret, stranger, 1)}/season/{season_id}").status_code == 403
 
 
 def _players(db: Database, season_id: int) -> list[int]:
@@ -424,3 +433,10 @@ def test_a_post_without_the_csrf_token_is_refused(embedded: Stack) -> None:
     before = all_rows(embedded.db)
     assert embedded.client.post(f"{base}/next", data={"days": "10"}).status_code == 400
     assert all_rows(embedded.db) == before
+
+
+def test_points_and_places_are_written_in_the_readers_language() -> None:
+    from server.present.standings import number
+
+    assert [number("en", 0.75), number("it", 0.75), number("pl", 1.5)] == ["0.75", "0,75", "1,5"]
+    assert [number("it", 2.0), number("pl", 12.333), number("en", None)] == ["2", "12,33", "–"]

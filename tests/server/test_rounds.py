@@ -299,3 +299,28 @@ def test_a_season_with_divisions_places_its_players_by_rating_as_its_first_round
     with embedded.db.session() as session:
         found = dict(session.execute(sa.select(SeasonPlayer.player_id, SeasonPlayer.division)).all())
     assert found == {ids[5]: "1", ids[4]: "1", ids[0]: "1", ids[1]: "2", ids[2]: "2", ids[3]: "2"}
+
+
+def test_each_division_plays_at_its_own_tables_and_one_too_small_for_a_table_joins_its_neighbour(
+    embedded: Stack,
+) -> None:
+    """Promotion and relegation mean something only when a division's players meet one another: a round never
+    mixes divisions, unless a division has fewer available players than a table needs."""
+    league_id = make_league(embedded.db, table_size=3)
+    season_id = leagues.create_season(
+        embedded.db, league_id, T0 + DAY, 3, "when_over", None, now=T0, sizes=leagues.Sizes(divisions=2, promote=1)
+    )
+    ids = enter(embedded.db, season_id, 9)
+    division = {pid: ("1" if i < 3 else "2") for i, pid in enumerate(ids)}  # three in division 1, six in 2
+    for pid, name in division.items():
+        set_entry(embedded.db, pid, division=name)
+    tables = tables_of(embedded.db, rounds.plan(embedded.db, season_id, T0))
+    assert sorted(len(t) for t in tables) == [3, 3, 3]
+    assert all(len({division[p] for p in table}) == 1 for table in tables)  # no table mixes divisions
+    assert sorted(p for t in tables for p in t) == sorted(ids)
+    # two of division 1 say they will miss round 1: the one left cannot make a table and plays with division 2
+    set_entry(embedded.db, ids[0], skips=[1])
+    set_entry(embedded.db, ids[1], skips=[1])
+    tables = tables_of(embedded.db, rounds.plan(embedded.db, season_id, T0))
+    assert sorted(p for t in tables for p in t) == sorted(ids[2:])
+    assert all(3 <= len(t) <= 6 for t in tables)

@@ -134,21 +134,25 @@ def mails(stack: Stack, kind: MailKind) -> Counter[tuple[Any, int | None]]:
 
 
 def check_fixtures(stack: Stack, season_id: int, number: int, players: list[int], pair: frozenset[int]) -> None:
-    """Every confirmed player seated once, tables of 3 to 6, the acquaintances apart, and as few repeat opponents as
-    the exact optimum allows (``fixtures.exact`` on the same round)."""
+    """Every confirmed player seated once, tables of 3 to 6, the acquaintances apart, each division at its own tables,
+    and in each division as few repeat opponents as the exact optimum allows (``fixtures.exact`` on its players)."""
     found = season_rounds(stack, season_id)
     tables = found[number - 1].tables or []
     assert sorted(pid for table in tables for pid in table) == sorted(players)
     assert all(3 <= len(table) <= 6 for table in tables)
     assert not any(pair <= set(table) for table in tables)
+    division = {pid: e.division for pid, e in entries(stack, season_id).items()}
+    assert all(len({division[pid] for pid in table}) == 1 for table in tables)
     met: Counter[fixtures.Pair] = Counter()
     for earlier in found[: number - 1]:
         met.update(frozenset(p) for table in earlier.tables or [] for p in combinations(table, 2))
-    rnd = fixtures.Round([fixtures.Available(pid) for pid in players], size=3, met=met, acquainted=[pair])
-    best = fixtures.score(rnd, fixtures.exact(rnd)).repeats
-    assert fixtures.score(rnd, tables).repeats == best
-    if number == 1:
-        assert best == 0
+    for name in set(division.values()):
+        mine = [pid for pid in players if division[pid] == name]
+        rnd = fixtures.Round([fixtures.Available(pid) for pid in mine], size=3, met=met, acquainted=[pair])
+        best = fixtures.score(rnd, fixtures.exact(rnd)).repeats
+        assert fixtures.score(rnd, [t for t in tables if division[t[0]] == name]).repeats == best
+        if number == 1:
+            assert best == 0
 
 
 def check_standings(stack: Stack, season_id: int) -> results.Standings:
