@@ -394,6 +394,11 @@ class Composer:
         game = seat.game
         label = game_label(self.lang, game.id, game.title)
         draft = Draft("league_fixtures", {"label": label, "colour": colour_name(self.lang, seat.colour)})
+        league_round = self.session.get(LeagueRound, row.payload.get("round") or 0)
+        season = None if league_round is None else self.session.get(Season, league_round.season_id)
+        if league_round is not None and season is not None:
+            where = {"season": season.number, "round": league_round.number, "table": row.payload.get("table") or 1}
+            draft.notes.append(self.t.gettext("Season %(season)s, round %(round)s, table %(table)s.") % where)
         opponents = [
             league_shown.opponent_line(
                 self.lang, cap(one_line(s.player.display_name), MAX_USER_TEXT), s.player.timezone or "UTC", self.now

@@ -71,6 +71,7 @@ def status_name(lang: str, status: str) -> str:
         "withdrawn": t.gettext("withdrawn"),
         "planned": t.gettext("planned"),
         "started": t.gettext("started"),
+        "abandoned": t.gettext("abandoned"),
     }
     return names.get(status, status)
 
@@ -109,4 +110,5 @@ def round_page(lang: str, rnd: dict[str, Any], now: datetime) -> dict[str, Any]:
                 % {"num": table["awake"]},
             }
         )
-    return {**rnd, "status_name": status_name(lang, rnd["status"]), "tables": tables}
+    played = [{**game, "status_name": status_name(lang, game["status"])} for game in rnd.get("games", [])]
+    return {**rnd, "status_name": status_name(lang, rnd["status"]), "tables": tables, "games": played}

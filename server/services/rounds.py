@@ -262,7 +262,8 @@ def start_round(session: Session, rnd: LeagueRound, now: datetime) -> list[int]:
             options=dict(league.options or {}),
             timezone=league.timezone,
             preset=league.preset,
-            title=f"{league.name} · season {season.number} · round {rnd.number} · table {t}"[:120],
+            # (the league's name alone: pages and mails say the season, round and table in the reader's language)
+            title=league.name[:120],
             seed=(season.id * 7919 + rnd.number * 101 + t) % 2**31,
         )
         try:
@@ -271,7 +272,7 @@ def start_round(session: Session, rnd: LeagueRound, now: datetime) -> list[int]:
             raise RoundError(exc.msgid, **exc.params) from None
         game.round_id = rnd.id
         created.append((game, eng))
-        _mail_table(session, rnd, game, [players[pid] for pid in table], now)
+        _mail_table(session, rnd, t, game, [players[pid] for pid in table], now)
     rnd.status, rnd.started_at = RoundStatus.STARTED, now
     if season.status == SeasonStatus.SIGNUP:
         season.status = SeasonStatus.RUNNING
@@ -293,8 +294,10 @@ def _seated(rnd: LeagueRound) -> list[int]:
     return [pid for table in rnd.tables or [] for pid in table]
 
 
-def _mail_table(session: Session, rnd: LeagueRound, game: Game, people: list[Player], now: datetime) -> None:
-    """Each player's ``league_fixtures`` mail: their seat, and the table's estimate."""
+def _mail_table(
+    session: Session, rnd: LeagueRound, table: int, game: Game, people: list[Player], now: datetime
+) -> None:
+    """Each player's ``league_fixtures`` mail: their seat, the season, round and table, and the table's estimate."""
     sims = [games.sim_seat(p, game.tempo.get("timezone") or "UTC") for p in people]
     figures = estimate.simulate(
         sims, game.options, game.tempo, games=ESTIMATE_GAMES, seed=game.seed, start=now, replay=True
@@ -303,7 +306,7 @@ def _mail_table(session: Session, rnd: LeagueRound, game: Game, people: list[Pla
     rows = []
     for seat in game.seats:
         assert seat.player_id is not None
-        payload = {"round": rnd.id, "game": game.id, "seat": seat.id, "estimate": guess}
+        payload = {"round": rnd.id, "table": table, "game": game.id, "seat": seat.id, "estimate": guess}
         row = outbox.player_mail(
             seat.player_id, MailKind.LEAGUE_FIXTURES, f"fixtures:{rnd.id}:{seat.player_id}", payload, now
         )
@@ -511,5 +514,5 @@ def round_view(db: Database, league_id: int, round_id: int) -> dict[str, Any]:
             "status": rnd.status,
             "starts_at": rnd.starts_at,
             "tables": tables,
-            "games": [{"id": g.id, "title": g.title, "status": g.status} for g in found],
+            "games": [{"id": g.id, "table": k, "status": g.status} for k, g in enumerate(found, start=1)],
         }

@@ -71,7 +71,8 @@ def test_the_league_organiser_plans_previews_swaps_and_starts_a_round(stack: Sta
         assert [g.round_id for g in games] == [round_id, round_id]
         assert session.get(LeagueRound, round_id).status == "started"  # type: ignore[union-attr]
     html = page.get_data(as_text=True)
-    assert games[0].title in html and len(re.findall(r'href="/o/link/[^"]+"', html)) == 2
+    assert f"Table 1 · game {games[0].id}" in html and f"Table 2 · game {games[1].id}" in html
+    assert len(re.findall(r'href="/o/link/[^"]+"', html)) == 2
     game_page = stack.client.get(re.findall(r'href="(/o/link/[^"]+)"', html)[0], follow_redirects=True)
     assert game_page.status_code == 200
     again = post_form(stack.client, stack.app, f"/lo/{token}/round/{round_id}/start", {"confirm": "1"})
