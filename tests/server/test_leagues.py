@@ -409,11 +409,10 @@ def test_a_fixed_schedule_starts_rounds_weekly_at_the_same_local_time_across_a_c
 # --- races, limits, acquaintances, absences ---------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("stack", ["production"], indirect=True)  # (SQLite takes one writer at a time)
 def test_two_sign_ups_of_a_new_address_at_once_make_one_player(stack: Stack, monkeypatch: pytest.MonkeyPatch) -> None:
     """Another sign-up makes the player between this one's select and insert: the savepoint's insert fails on the
     unique address and the row is read back (no IntegrityError, no 500)."""
-    if stack.name != "production":
-        pytest.skip("SQLite takes one writer at a time")
     db = stack.db
     first, second = season(db, league(db)), season(db, league(db, name="Friday"))
     real = sa.orm.Session.execute
