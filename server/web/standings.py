@@ -50,7 +50,11 @@ def _page(season: results.SeasonShown, games_url: Any, **extra: Any) -> dict[str
     number = min(inputs.small_int(request.args.get("page", ""), 4) or 0, 9999)
     table, mine = results.standings_page(dm().db, season.season_id, number, extra.get("you"))
     if mine is not None:  # its points written as the table writes them ("0", "0.75"), not as a float ("0.0")
-        mine = {**mine, "points_text": shown.number(g.language, mine["points"])}
+        mine = {
+            **mine,
+            "points_text": shown.number(g.language, mine["points"]),
+            "count": shown.plural_of(mine["points"]),
+        }
     return {
         "season": season,
         "tables": shown.tables(g.language, table, games_url),

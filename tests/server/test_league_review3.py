@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import sqlalchemy as sa
 
 from server.models import MailKind, Player, Seat
 from server.services import leagues
 from server.services.links import player_token
 from tests.conftest import Stack
-from tests.server.test_results import _finished_season
+from tests.server.test_results import _finished_season, results_of
 from tests.server.test_rounds import make_league
 from tests.support import T0, compose, html_of, mail_settings, rows_of_kind, text_of
 
@@ -43,3 +45,35 @@ def test_an_invitation_to_an_unnamed_address_greets_without_an_empty_name(embedd
         text, html = text_of(message), html_of(message)
         assert text.startswith(f"{greeting}\n") and f">{greeting}</p>" in html
         assert " ," not in text and ", !" not in text
+
+
+def test_one_point_is_written_in_the_singular() -> None:
+    """ "1 punti" / "1 points" was written for a winner with one point; fractions stay plural."""
+    from server.present.standings import lines
+    from server.services.results import Standings
+
+    def row(rank: int, name: str, points: float) -> dict[str, Any]:
+        return {"player": rank, "name": name, "rank": rank, "games": 1, "points": points, "average_place": 1.0}
+
+    table = Standings(1, 1, divisions=[(None, [row(1, "Ann", 1.0), row(2, "Bob", 0.5), row(3, "Cy", 2.0)])])
+    assert lines("en", table)[1:] == [
+        "1. Ann: 1 point (1 game)",
+        "2. Bob: 0.5 points (1 game)",
+        "3. Cy: 2 points (1 game)",
+    ]
+    assert lines("it", table)[1:3] == ["1. Ann: 1 punto (1 partita)", "2. Bob: 0,5 punti (1 partita)"]
+
+
+def test_the_season_end_mail_and_the_standings_page_write_one_point_in_the_singular(embedded: Stack) -> None:
+    _league, season_id, game_id = _finished_season(embedded, scoring="wins")
+    member = next(r.player_id for r in results_of(embedded.db, game_id).values() if r.winner)
+    assert member is not None
+    with embedded.db.session() as session:
+        generation = session.get(Player, member).link_generation  # type: ignore[union-attr]
+    page = embedded.client.get(
+        f"/p/{player_token(embedded.settings.secret_key, member, generation)}/season/{season_id}"
+    )
+    assert "with 1 point." in page.get_data(as_text=True)
+    ends = [r for r in rows_of_kind(embedded.db, MailKind.SEASON_END) if r.player_id == member]
+    message = compose(embedded.db, ends[0].id, mail_settings(embedded.settings), now=T0)
+    assert message is not None and "with 1 point." in text_of(message)
