@@ -8,10 +8,11 @@ import sqlalchemy as sa
 
 from server.models import MailKind, Player, Seat
 from server.services import leagues
-from server.services.links import player_token
+from server.services.links import league_token, player_token
 from tests.conftest import Stack
 from tests.server.test_results import _finished_season, results_of
 from tests.server.test_rounds import make_league
+from tests.server.test_rounds import make_season as make_season_of
 from tests.support import T0, compose, html_of, mail_settings, rows_of_kind, text_of
 
 
@@ -77,3 +78,18 @@ def test_the_season_end_mail_and_the_standings_page_write_one_point_in_the_singu
     ends = [r for r in rows_of_kind(embedded.db, MailKind.SEASON_END) if r.player_id == member]
     message = compose(embedded.db, ends[0].id, mail_settings(embedded.settings), now=T0)
     assert message is not None and "with 1 point." in text_of(message)
+
+
+def test_the_league_organiser_pages_name_the_scoring_language_and_rounds_in_the_readers_language(
+    embedded: Stack,
+) -> None:
+    """The league page showed "placement" and "it" as stored, and the season page the heading "Round" in Italian."""
+    league_id = make_league(embedded.db, language="pl")
+    season_id = make_season_of(embedded.db, league_id)
+    base = f"/lo/{league_token(embedded.settings.secret_key, 'organiser', league_id, 1)}"
+    italian = {"Accept-Language": "it"}
+    page = embedded.client.get(base, headers=italian).get_data(as_text=True)
+    assert "<dd>punti per piazzamento, in proporzione ai giocatori del tavolo</dd>" in page
+    assert "<dd>polacco</dd>" in page and "<dd>placement</dd>" not in page
+    season = embedded.client.get(f"{base}/season/{season_id}", headers=italian).get_data(as_text=True)
+    assert "<h2>Turni</h2>" in season
