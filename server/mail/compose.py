@@ -449,7 +449,12 @@ class Composer:
         draft = Draft("season_end", words)
         if mine is not None:
             place = {"rank": mine["rank"], "points": shown_standings.number(self.lang, mine["points"])}
-            draft.notes.append(self.t.gettext("You finished in place %(rank)s with %(points)s points.") % place)
+            said = self.t.ngettext(
+                "You finished in place %(rank)s with %(points)s point.",
+                "You finished in place %(rank)s with %(points)s points.",
+                shown_standings.plural_of(mine["points"]),
+            )
+            draft.notes.append(said % place)
         moved = results.moves(season, table).get(self.player.id)
         if moved is not None and mine is not None:
             up = int(moved) < int(mine["division"] or 0)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from babel import Locale
 from babel.dates import format_time
 
 from ..services.presets import PRESETS
@@ -56,8 +57,23 @@ def league_page(lang: str, league: dict[str, Any]) -> dict[str, Any]:
     return {
         **league,
         "preset_name": t.gettext(preset.title) if preset else t.gettext("plain (24 hours for each decision)"),
+        "scoring_name": scoring_name(lang, str(league.get("scoring") or "")),
+        "language_name": Locale.parse(pick(str(league.get("language") or "en"))).get_display_name(
+            DATE_LOCALES[pick(lang)]
+        ),
         "seasons": [{**s, "status_name": status_name(lang, s["status"])} for s in league["seasons"]],
     }
+
+
+def scoring_name(lang: str, system: str) -> str:
+    """A scoring system's name in the reader's language (``scoring`` systems: placement, victory_points, wins)."""
+    t = translations(lang)
+    names = {
+        "placement": t.gettext("placement points scaled to the table's size"),
+        "victory_points": t.gettext("the game's victory points"),
+        "wins": t.gettext("wins only"),
+    }
+    return names.get(system, system)
 
 
 def status_name(lang: str, status: str) -> str:

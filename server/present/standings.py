@@ -19,6 +19,12 @@ def number(lang: str, value: float | None) -> str:
     return format_decimal(round(value, 2), format="0.##", locale=lang)
 
 
+def plural_of(value: float | None) -> int:
+    """The count that picks the plural form of points: whole points count as themselves ("1 point", "3 points"),
+    fractions as plural ("0,75 punti")."""
+    return int(value) if value is not None and float(value).is_integer() else 2
+
+
 def division_title(lang: str, name: str | None) -> str:
     t = translations(lang)
     return t.gettext("Division %(name)s") % {"name": name} if name else t.gettext("Standings")
@@ -59,7 +65,11 @@ def lines(lang: str, table: Standings) -> list[str]:
         for row in shown["rows"]:
             games = t.ngettext("%(num)d game", "%(num)d games", row["games"]) % {"num": row["games"]}
             out.append(
-                t.gettext("%(rank)s. %(name)s: %(points)s points (%(games)s)")
+                t.ngettext(
+                    "%(rank)s. %(name)s: %(points)s point (%(games)s)",
+                    "%(rank)s. %(name)s: %(points)s points (%(games)s)",
+                    plural_of(row["points"]),
+                )
                 % {"rank": row["rank"], "name": row["name"], "points": row["points_text"], "games": games}
             )
     return out

@@ -22,7 +22,7 @@ from flask_babel import gettext
 
 from ..models import utcnow
 from ..present import standings as shown
-from ..services import inputs, leagues, results
+from ..services import inputs, leagues, prefs, results
 from ..services.errors import ShownError
 from ..services.links import seat_token
 from .access import dm, message, player_link, reader_language, say
@@ -50,7 +50,11 @@ def _page(season: results.SeasonShown, games_url: Any, **extra: Any) -> dict[str
     number = min(inputs.small_int(request.args.get("page", ""), 4) or 0, 9999)
     table, mine = results.standings_page(dm().db, season.season_id, number, extra.get("you"))
     if mine is not None:  # its points written as the table writes them ("0", "0.75"), not as a float ("0.0")
-        mine = {**mine, "points_text": shown.number(g.language, mine["points"])}
+        mine = {
+            **mine,
+            "points_text": shown.number(g.language, mine["points"]),
+            "count": shown.plural_of(mine["points"]),
+        }
     return {
         "season": season,
         "tables": shown.tables(g.language, table, games_url),
@@ -60,10 +64,15 @@ def _page(season: results.SeasonShown, games_url: Any, **extra: Any) -> dict[str
     }
 
 
+def _own_language() -> str:
+    """A player link's pages speak the player's own language (as their hub does), not the browser's."""
+    return str(prefs.get_prefs(dm().db, g.player_id)["language"])
+
+
 @bp.get("/p/<token>/season/<int:season_id>")
 @player_link
 def member(token: str, season_id: int) -> Any:
-    g.language = reader_language()
+    g.language = _own_language()
     try:
         season = results.season_of_member(dm().db, season_id, g.player_id)
     except results.ResultError as exc:
@@ -77,7 +86,7 @@ def member(token: str, season_id: int) -> Any:
 @bp.get("/p/<token>/season/<int:season_id>/games/<int:player_id>")
 @player_link
 def member_games(token: str, season_id: int, player_id: int) -> Any:
-    g.language = reader_language()
+    g.language = _own_language()
     try:
         season = results.season_of_member(dm().db, season_id, g.player_id)
     except results.ResultError as exc:
