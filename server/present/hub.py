@@ -76,6 +76,8 @@ def rating_shown(lang: str, rating: ratings.Rating | None) -> dict[str, Any]:
     figures = ratings.shown(rating)
     played = rating.games if rating else 0
     games = t.ngettext("rated over %(num)d game", "rated over %(num)d games", played) % {"num": played}
+    if not played:
+        games = t.gettext("no rated game yet")
     if figures.new:
         text = t.ngettext("new: fewer than %(num)d game", "new: fewer than %(num)d games", ratings.NEW_BELOW) % {
             "num": ratings.NEW_BELOW

@@ -10,6 +10,7 @@ from babel import Locale
 from babel.dates import format_time
 
 from ..services.presets import PRESETS
+from ..text import glossary
 from ..text.i18n import DATE_LOCALES, format_when, translations
 from ..text.i18n import language as pick
 from ..text.i18n import zone as tz_of
@@ -61,7 +62,7 @@ def league_page(lang: str, league: dict[str, Any]) -> dict[str, Any]:
         "language_name": Locale.parse(pick(str(league.get("language") or "en"))).get_display_name(
             DATE_LOCALES[pick(lang)]
         ),
-        "seasons": [{**s, "status_name": status_name(lang, s["status"])} for s in league["seasons"]],
+        "seasons": [{**s, "status_name": status_name(lang, s["status"], "season")} for s in league["seasons"]],
     }
 
 
@@ -76,32 +77,42 @@ def scoring_name(lang: str, system: str) -> str:
     return names.get(system, system)
 
 
-def status_name(lang: str, status: str) -> str:
+def status_name(lang: str, status: str, of: str) -> str:
+    """The status of a season, a league round or a sign-up (``of``: "season", "round", "entry"), each worded for
+    its own noun (Italian and Polish agree adjectives with it); a game's is the glossary's."""
+    if of == "game":
+        return glossary.status_name(lang, status)
     t = translations(lang)
     names = {
-        "signup": t.gettext("taking sign-ups"),
-        "running": t.gettext("running"),
-        "over": t.gettext("over"),
-        "pending": t.gettext("pending"),
-        "confirmed": t.gettext("confirmed"),
-        "withdrawn": t.gettext("withdrawn"),
-        "planned": t.gettext("planned"),
-        "started": t.gettext("started"),
-        "abandoned": t.gettext("abandoned"),
+        "season": {
+            "signup": t.pgettext("a season", "taking sign-ups"),
+            "running": t.pgettext("a season", "running"),
+            "over": t.pgettext("a season", "over"),
+        },
+        "round": {
+            "planned": t.pgettext("a league round", "planned"),
+            "started": t.pgettext("a league round", "started"),
+            "over": t.pgettext("a league round", "over"),
+        },
+        "entry": {
+            "pending": t.pgettext("a sign-up", "waiting for confirmation"),
+            "confirmed": t.pgettext("a sign-up", "confirmed"),
+            "withdrawn": t.pgettext("a sign-up", "withdrawn"),
+        },
     }
-    return names.get(status, status)
+    return str(names.get(of, {}).get(status, status))
 
 
 def season_page(lang: str, season: dict[str, Any], tz: str, now: datetime) -> dict[str, Any]:
     """A season: its entries with their status, its rounds with their status and start."""
     return {
         **season,
-        "status_name": status_name(lang, season["status"]),
-        "entries": [{**e, "status_name": status_name(lang, e["status"])} for e in season["entries"]],
+        "status_name": status_name(lang, season["status"], "season"),
+        "entries": [{**e, "status_name": status_name(lang, e["status"], "entry")} for e in season["entries"]],
         "rounds": [
             {
                 **r,
-                "status_name": status_name(lang, r["status"]),
+                "status_name": status_name(lang, r["status"], "round"),
                 "starts": None if r["starts_at"] is None else format_when(r["starts_at"], now, tz, lang)[0],
             }
             for r in season["rounds"]
@@ -126,5 +137,5 @@ def round_page(lang: str, rnd: dict[str, Any], now: datetime) -> dict[str, Any]:
                 % {"num": table["awake"]},
             }
         )
-    played = [{**game, "status_name": status_name(lang, game["status"])} for game in rnd.get("games", [])]
-    return {**rnd, "status_name": status_name(lang, rnd["status"]), "tables": tables, "games": played}
+    played = [{**game, "status_name": status_name(lang, game["status"], "game")} for game in rnd.get("games", [])]
+    return {**rnd, "status_name": status_name(lang, rnd["status"], "round"), "tables": tables, "games": played}

@@ -70,6 +70,9 @@ ALL_PLANNED = N_("Season %(season)s has %(count)s rounds, all planned already: n
 SEASON_OVER = N_("Season %(season)s is over: nothing was changed.")
 STARTED = N_("This round already started: nothing was changed.")
 NOT_IN_LEAGUE = N_("There is no such round or season in this league.")
+OTHER_DIVISION = N_(
+    "These two players play in different divisions, and each division plays at its own tables: nothing was changed."
+)
 
 
 class RoundError(ShownError):
@@ -228,18 +231,31 @@ def plan(db: Database, season_id: int, now: datetime) -> int:
 
 def swap(db: Database, round_id: int, player_a: int, player_b: int) -> list[list[int]]:
     """Exchange two players between the tables of a planned round; the new tables. RoundError (nothing changed):
-    the round started, a player not seated, or declared acquaintances would sit together."""
+    the round started, a player not seated, players of two divisions, or declared acquaintances would sit together."""
     with db.session() as session:
         rnd = _round(session, round_id, lock=True)
         if rnd.status != RoundStatus.PLANNED:
             raise RoundError(STARTED)
-        pairs = acquainted(session, _entries(session, rnd.season_id))
+        entries = _entries(session, rnd.season_id)
+        _same_division(entries, rnd.tables or [], player_a, player_b)
+        pairs = acquainted(session, entries)
         try:
             tables = fixtures.swap(rnd.tables or [], player_a, player_b, pairs)
         except fixtures.FixturesError as exc:
             raise RoundError(exc.msgid, **exc.params) from None
         rnd.tables = [[int(pid) for pid in table] for table in tables]  # type: ignore[call-overload]
         return rnd.tables
+
+
+def _same_division(entries: list[SeasonPlayer], tables: list[list[int]], a: int, b: int) -> None:
+    """RoundError unless the two players may change tables: of the same division, or one of them at a table that
+    already mixes divisions (a division too small for a table of its own, ``_by_division``)."""
+    division = {e.player_id: e.division for e in entries}
+    if division.get(a) == division.get(b):
+        return
+    mixed = [len({division.get(pid) for pid in table}) > 1 for table in tables if a in table or b in table]
+    if not any(mixed):
+        raise RoundError(OTHER_DIVISION)
 
 
 # --- starting -------------------------------------------------------------------------------------------------------

@@ -199,3 +199,10 @@ def test_a_player_with_no_game_is_new(embedded: Stack) -> None:
         player_id = player.id
     text = page(embedded, player_id)
     assert "No game yet." in text and "new: fewer than 5 games" in text
+
+
+def test_a_player_without_a_rated_game_is_told_so_not_rated_over_zero_games() -> None:
+    from server.present.hub import rating_shown
+
+    assert rating_shown("en", None)["games"] == "no rated game yet"
+    assert rating_shown("it", None)["games"] == "nessuna partita valutata finora"

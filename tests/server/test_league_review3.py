@@ -93,3 +93,15 @@ def test_the_league_organiser_pages_name_the_scoring_language_and_rounds_in_the_
     assert "<dd>polacco</dd>" in page and "<dd>placement</dd>" not in page
     season = embedded.client.get(f"{base}/season/{season_id}", headers=italian).get_data(as_text=True)
     assert "<h2>Turni</h2>" in season
+
+
+def test_a_status_agrees_with_its_noun_in_italian_and_polish() -> None:
+    """A season (la stagione, sezon), a round (il turno, runda) and a sign-up are over, planned or confirmed in words
+    that agree with each; one word for all read "Turno 1 (finita)" and "Sezon 1 zakończona"."""
+    from server.present.league import status_name
+
+    assert [status_name("it", "over", of) for of in ("season", "round")] == ["conclusa", "concluso"]
+    assert [status_name("pl", "over", of) for of in ("season", "round")] == ["zakończony", "zakończona"]
+    assert status_name("en", "over", "game") == "over" and status_name("it", "confirmed", "entry").startswith(
+        "iscrizione"
+    )

@@ -42,7 +42,7 @@ def test_the_league_organiser_plans_previews_swaps_and_starts_a_round(stack: Sta
     assert page.status_code == 200 and "Tuesday Night" in page_text(page)
     assert "8 confirmed, 1 pending" in page_text(page)
     page = stack.client.get(f"/lo/{token}/season/{season}")
-    assert page.status_code == 200 and "P0" in page_text(page) and "pending" in page_text(page)
+    assert page.status_code == 200 and "P0" in page_text(page) and "waiting for confirmation" in page_text(page)
     planned = post_form(stack.client, stack.app, f"/lo/{token}/season/{season}/plan")
     assert planned.status_code == 303
     round_id = int(planned.headers["Location"].rsplit("/", 1)[1])

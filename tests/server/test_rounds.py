@@ -338,6 +338,13 @@ def test_each_division_plays_at_its_own_tables_and_one_too_small_for_a_table_joi
     assert sorted(len(t) for t in tables) == [3, 3, 3]
     assert all(len({division[p] for p in table}) == 1 for table in tables)  # no table mixes divisions
     assert sorted(p for t in tables for p in t) == sorted(ids)
+    # the organiser may not swap players of two divisions (nothing changes), but may within one
+    round_id = rounds.plan(embedded.db, season_id, T0)
+    tables = tables_of(embedded.db, round_id)
+    first, second = next(t for t in tables if division[t[0]] == "1"), [t for t in tables if division[t[0]] == "2"]
+    refused(embedded.db, lambda: rounds.swap(embedded.db, round_id, first[0], second[0][0]), "different divisions")
+    swapped = rounds.swap(embedded.db, round_id, second[0][0], second[1][0])
+    assert second[0][0] in next(t for t in swapped if second[1][0] not in t and division[t[0]] == "2")
     # two of division 1 say they will miss round 1: the one left cannot make a table and plays with division 2
     set_entry(embedded.db, ids[0], skips=[1])
     set_entry(embedded.db, ids[1], skips=[1])
