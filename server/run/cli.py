@@ -549,22 +549,28 @@ def _said(as_json: bool, data: dict[str, Any], text: str) -> None:
     click.echo(json.dumps(data) if as_json else text)
 
 
-def _tables_text(tables: list[list[int]]) -> str:
-    return "\n".join(f"  table {t}: players {', '.join(map(str, table))}" for t, table in enumerate(tables, 1))
+def _tables_text(db: Database, tables: list[list[int]]) -> str:
+    """ "  table 1: Ann (4), Bruno (7), Ola (9)": each player's name and the id ``round swap`` takes."""
+    named = league_rounds.names(db, (pid for table in tables for pid in table))
+    lines = []
+    for t, table in enumerate(tables, 1):
+        lines.append(f"  table {t}: " + ", ".join(f"{named.get(pid, '?')} ({pid})" for pid in table))
+    return "\n".join(lines)
 
 
 @round_group.command("plan")
 @click.option("--season", "season_id", required=True, type=int)
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object: the round's id and tables")
 def round_plan(season_id: int, as_json: bool) -> None:
-    """Plan the season's next round (or plan its planned round again): the tables, by player id."""
+    """Plan the season's next round (or plan its planned round again): the tables, by name and player id."""
     try:
         with database(_settings()) as db:
             round_id = league_rounds.plan(db, season_id, utcnow())
             tables = league_rounds.tables(db, round_id)
+            text = f"round {round_id} planned:\n{_tables_text(db, tables)}"
     except ShownError as exc:
         raise click.ClickException(str(exc)) from None
-    _said(as_json, {"round": round_id, "tables": tables}, f"round {round_id} planned:\n{_tables_text(tables)}")
+    _said(as_json, {"round": round_id, "tables": tables}, text)
 
 
 @round_group.command("swap")
@@ -577,9 +583,9 @@ def round_swap(round_id: int, first: int, second: int, as_json: bool) -> None:
     try:
         with database(_settings()) as db:
             tables = league_rounds.swap(db, round_id, first, second)
+            text = f"players {first} and {second} swapped:\n{_tables_text(db, tables)}"
     except ShownError as exc:
         raise click.ClickException(str(exc)) from None
-    text = f"players {first} and {second} swapped:\n{_tables_text(tables)}"
     _said(as_json, {"round": round_id, "tables": tables}, text)
 
 

@@ -406,6 +406,13 @@ def tables(db: Database, round_id: int) -> list[list[int]]:
         return list(_round(session, round_id).tables or [])
 
 
+def names(db: Database, player_ids: Iterable[int]) -> dict[int, str]:
+    """The players' names (the organiser's command line shows the tables by name and id)."""
+    with db.session() as session:
+        found = session.execute(select(Player.id, Player.display_name).where(Player.id.in_(list(player_ids))))
+        return {pid: name for pid, name in found}
+
+
 # --- what the league organiser's pages read -----------------------------------------------------------------------
 
 

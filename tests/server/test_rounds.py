@@ -297,6 +297,7 @@ def test_the_round_commands(stack: Stack) -> None:
     a, b = planned["tables"][0][0], planned["tables"][1][0]
     result = run(env, "round", "swap", "--round", str(planned["round"]), str(a), str(b))
     assert result.exit_code == 0 and "swapped" in result.output
+    assert f"P{a - ids[0]} ({a})" in result.output  # the tables by name, with the ids a swap takes
     result = run(env, "round", "start", "--round", str(planned["round"]), "--json")
     assert result.exit_code == 0, result.output
     assert len(json.loads(result.output)["games"]) == 2
