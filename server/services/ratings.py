@@ -127,10 +127,21 @@ def _people(seat: SeatResult) -> dict[int, float]:
     return shares
 
 
+def _rated_seats(game: FinishedGame) -> list[tuple[int, dict[int, float]]]:
+    """Each seat played by people, with its placement and their shares; none when fewer than two seats are."""
+    seats = [(seat.placement, people) for seat in game.seats if (people := _people(seat))]
+    return seats if len(seats) >= 2 else []
+
+
+def rated(game: FinishedGame) -> list[int]:
+    """The people ``rate_game`` rates in ``game``, in id order (none when fewer than two seats are people's)."""
+    return sorted(player_id for _, people in _rated_seats(game) for player_id in people)
+
+
 def rate_game(ratings: dict[int, Rating], game: FinishedGame) -> None:
     """Apply one finished game to ``ratings`` (player id → rating, updated in place; newcomers added)."""
-    seats = [(seat.placement, people) for seat in game.seats if (people := _people(seat))]
-    if len(seats) < 2:
+    seats = _rated_seats(game)
+    if not seats:
         return
     seen: set[int] = set()
     for _, people in seats:

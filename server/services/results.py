@@ -85,9 +85,7 @@ class ResultError(ShownError):
 
 def _rate(session: Session, game: ratings.FinishedGame, scope: int, now: datetime) -> None:
     """Apply ``game`` to the stored ratings of ``scope`` and append each rated person's point."""
-    probe: dict[int, ratings.Rating] = {}
-    ratings.rate_game(probe, game)  # who the game rates (whatever their ratings)
-    people = sorted(p for p, rating in probe.items() if rating.history)
+    people = ratings.rated(game)
     if not people:
         return
     rows = _locked_ratings(session, scope, people, now)
