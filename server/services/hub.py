@@ -14,11 +14,12 @@ fraction they owed; a seat played by one person alone has share 1.0.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import and_, case, func, or_, select
+from sqlalchemy import Row, and_, case, func, or_, select
 from sqlalchemy.orm import Session
 
 from ..db import Database
@@ -256,16 +257,20 @@ class HubEntry:
     season_id: int = 0
 
 
+def season_entries(session: Session, player_id: int) -> Sequence[Row[SeasonPlayer, Season, League]]:
+    """The player's season entries (any status) with their season and league, the newest season first."""
+    return session.execute(
+        select(SeasonPlayer, Season, League)
+        .join(Season, Season.id == SeasonPlayer.season_id)
+        .join(League, League.id == Season.league_id)
+        .where(SeasonPlayer.player_id == player_id)
+        .order_by(Season.id.desc())
+    ).all()
+
+
 def league_entries(db: Database, player_id: int, now: datetime) -> list[HubEntry]:
     """The player's own season entries (pending, confirmed or withdrawn), newest first."""
     with db.session() as session:
-        rows = session.execute(
-            select(SeasonPlayer, Season, League)
-            .join(Season, Season.id == SeasonPlayer.season_id)
-            .join(League, League.id == Season.league_id)
-            .where(SeasonPlayer.player_id == player_id)
-            .order_by(SeasonPlayer.id.desc())
-        ).all()
         return [
             HubEntry(
                 entry.id,
@@ -277,5 +282,5 @@ def league_entries(db: Database, player_id: int, now: datetime) -> list[HubEntry
                 tuple(entry.skips or ()),
                 season.id,
             )
-            for entry, season, league in rows
+            for entry, season, league in season_entries(session, player_id)
         ]

@@ -23,7 +23,7 @@ from sqlalchemy import func, select
 
 from ..db import Database
 from ..models import Game, League, LeagueRound, Player, Season, SeasonPlayer
-from . import results, rounds
+from . import hub, results, rounds
 from .errors import N_, ShownError
 from .leagues import (
     LINKS,
@@ -297,13 +297,6 @@ def season_view(db: Database, season_id: int, *, emails: bool) -> dict[str, Any]
 def player_entries(db: Database, player_id: int) -> list[dict[str, Any]]:
     """The player's season entries, newest season first: league, season, the season's and the entry's status."""
     with db.session() as session:
-        rows = session.execute(
-            select(SeasonPlayer, Season, League)
-            .join(Season, Season.id == SeasonPlayer.season_id)
-            .join(League, League.id == Season.league_id)
-            .where(SeasonPlayer.player_id == player_id)
-            .order_by(Season.id.desc())
-        ).all()
         return [
             {
                 "league": {"id": league.id, "name": league.name},
@@ -312,7 +305,7 @@ def player_entries(db: Database, player_id: int) -> list[dict[str, Any]]:
                 "signup_closes": _iso(season.signup_closes),
                 "rounds": season.rounds,
             }
-            for entry, season, league in rows
+            for entry, season, league in hub.season_entries(session, player_id)
         ]
 
 
