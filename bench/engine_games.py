@@ -113,7 +113,10 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     ap.add_argument("--games", type=int, default=300, help="games per measurement (default 300)")
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--tiny", action="store_true", help="a few games, for CI (--games 5)")
     args = ap.parse_args()
+    if args.tiny:
+        args.games = 5
     print(json.dumps(run_bench(args.games, args.seed, progress=sys.stderr)))
 
 

@@ -284,7 +284,7 @@ def measured(
     return result
 
 
-def main() -> None:
+def options() -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pg", default="postgresql+psycopg://postgres@127.0.0.1:5432", help="PostgreSQL server URL")
     ap.add_argument("--redis", default="redis://127.0.0.1:6379/14", help="broker (this Redis database is emptied)")
@@ -313,7 +313,16 @@ def main() -> None:
     )
     ap.add_argument("--max-other", type=float, default=0.3, help="cores busy that still count as idle")
     ap.add_argument("--profile", metavar="DIR", help="py-spy record every gunicorn worker during the max phase")
+    ap.add_argument("--tiny", action="store_true", help="seconds, for CI: -w 2, 4 games, 2 s phases")
     args = ap.parse_args()
+    if args.tiny:
+        args.workers, args.games, args.clients, args.duration, args.rate = "2", 4, 2, 2.0, 20.0
+        args.rate_duration, args.warmup, args.wait_idle = 2.0, 0.5, 0.0
+    return args
+
+
+def main() -> None:
+    args = options()
     counts = [int(x) for x in args.workers.split(",")]
     if not (3 <= args.seats <= 6 and 1 <= args.games <= 500 and args.duration <= 120 and args.rate_duration <= 120):
         raise SystemExit("--seats 3..6, --games at most 500, phases at most 120 s")

@@ -93,7 +93,10 @@ def main() -> None:
     ap.add_argument("--history", type=int, default=5, help="earlier rounds of the season")
     ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--tiny", action="store_true", help="a small season, for CI (--players 40 --history 2 --runs 1)")
     args = ap.parse_args()
+    if args.tiny:
+        args.players, args.history, args.runs = 40, 2, 1
     if args.players < 3 or args.runs < 1 or args.history < 0:
         ap.error("--players must be 3 or more, --runs 1 or more, --history 0 or more")
     print(f"fixtures: {args.players} players after {args.history} rounds, {args.runs} runs ...", file=sys.stderr)

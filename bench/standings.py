@@ -167,7 +167,10 @@ def main() -> None:
     parser.add_argument("--size", type=int, default=5)
     parser.add_argument("--requests", type=int, default=300)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--tiny", action="store_true", help="for CI: --games 40 --rounds 4 --requests 3")
     args = parser.parse_args()
+    if args.tiny:
+        args.games, args.rounds, args.requests = 40, 4, 3
     pg = os.environ.get("DEADMAIL_TEST_PG")
     if not pg:
         sys.exit("set DEADMAIL_TEST_PG (postgresql+psycopg://postgres@127.0.0.1:5432/test)")

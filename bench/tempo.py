@@ -150,7 +150,10 @@ def main() -> None:
         choices=(0, 1),
         help="one person vanishes at a random round: compared with the same games with all present",
     )
+    ap.add_argument("--tiny", action="store_true", help="a few games, for CI (--games 5)")
     args = ap.parse_args()
+    if args.tiny:
+        args.games, args.all = 5, False
     if args.autopilot_after is not None and args.autopilot_after < 0:
         ap.error("--autopilot-after must be 0 or more")
     if not args.all:

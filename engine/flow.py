@@ -57,13 +57,16 @@ if TYPE_CHECKING:
 Flow = Generator[list[Request], dict[str, Any], Any]
 
 
-def play(g: Game) -> Flow:
-    """The whole game from wherever ``g`` stands: setup, or the start of a phase of a round."""
-    start = g.phase
+def play(g: Game, start: Phase | None = None) -> Flow:
+    """The whole game from wherever ``g`` stands: setup, or the start of a phase of a round (``start``: default
+    ``g.phase``). The start of a round is announced to ``g.round_starts`` (``Game.snapshot``)."""
+    start = start or g.phase
     if start == Phase.SETUP:
         yield from setup(g)
         start = Phase.TRUCK
     while True:
+        if start == Phase.TRUCK:
+            g.round_starts()
         yield from play_round(g, start)
         if game_over(g):
             finish(g)

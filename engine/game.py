@@ -1,7 +1,8 @@
 """A game in progress: the state, the flow driving it, the answer log and the JSON round trip.
 
 A game is fully determined by its :class:`Config` and its log of answers, timeouts and standing-order changes;
-``Game.from_json`` replays that log, and checks the result against the stored snapshot.
+``Game.from_json`` replays that log, and checks the result against the stored snapshot. ``Game.snapshot`` is the
+state at the start of the latest round, from which ``Game.restore`` replays only the log entries after it.
 """
 
 from __future__ import annotations
@@ -18,6 +19,28 @@ from .rules import vote_decided
 from .state import State
 
 FORMAT = "deadmail-engine/1"
+SNAPSHOT_FORMAT = "deadmail-snapshot/1"
+
+
+class Rng(random.Random):
+    """``random.Random`` that counts the 32-bit words it draws, so its state is one number (``skip`` restores it)."""
+
+    def __init__(self, seed: int) -> None:
+        self.drawn = 0
+        super().__init__(seed)
+
+    def random(self) -> float:
+        self.drawn += 2
+        return super().random()
+
+    def getrandbits(self, k: int) -> int:
+        self.drawn += (k + 31) // 32
+        return super().getrandbits(k)
+
+    def skip(self, words: int) -> None:
+        """Draw ``words`` words at once, as after ``words`` words drawn one by one."""
+        super().getrandbits(32 * words)
+        self.drawn += words
 
 
 class Game(State):
@@ -35,13 +58,22 @@ class Game(State):
         "window_no",
         "_answers",
         "_flow",
+        "_snapshot",
     )
 
     def __init__(self, config: Config) -> None:
+        self._begin(config)
+        if config.position is None:
+            self._deal()
+        else:
+            self._load(config.position)
+        self._start(flow.play(self))
+
+    def _begin(self, config: Config) -> None:
         super().__init__(config.players)
         self.config = config
         self.options = config.options
-        self.rng = random.Random(config.seed)
+        self.rng = Rng(config.seed)
         self._dice = config.dice
         self._dice_used = 0
         self.standing: dict[str, list[str]] = {p: list(o) for p, o in config.standing_orders.items()}
@@ -52,11 +84,10 @@ class Game(State):
         self.window: list[Request] = []
         self.window_no = 0
         self._answers: dict[str, ParsedAnswer] = {}
-        if config.position is None:
-            self._deal()
-        else:
-            self._load(config.position)
-        self._flow = flow.play(self)
+        self._snapshot: dict[str, Any] | None = None
+
+    def _start(self, play: flow.Flow) -> None:
+        self._flow = play
         self._resume(None)
 
     # --- starting ----------------------------------------------------------------------------------------------
@@ -239,6 +270,76 @@ class Game(State):
         if window:
             self.window_no += 1
 
+    # --- snapshots ---------------------------------------------------------------------------------------------
+
+    def round_starts(self) -> None:
+        """Called by the flow at the start of each round, where ``flow.play(g, Phase.TRUCK)`` restarts it exactly:
+        record the state there (``snapshot``)."""
+        self._snapshot = {
+            "format": SNAPSHOT_FORMAT,
+            "log": len(self.log),
+            "events": len(self.events),
+            "window_no": self.window_no,
+            "rng": self.rng.drawn,
+            "dice_used": self._dice_used,
+            "standing": {p: list(order) for p, order in self.standing.items()},
+            "state": {
+                **self.position(),
+                "played": list(self.played),
+                "hidden": sorted([p, c] for p, c in self.hidden),
+                "hardware": self.hardware,
+                "threats": dict(self.threats),
+                "destinations": dict(self.destinations),
+                "moved": dict(self.moved),
+            },
+        }
+
+    def snapshot(self) -> dict[str, Any] | None:
+        """The state at the start of the latest round (plain JSON, no events), or None before the first round:
+        ``"log"`` says how many log entries it covers and ``"events"`` how many events came before it."""
+        snap = self._snapshot
+        return None if snap is None else {key: _copy(value) for key, value in snap.items()}
+
+    @classmethod
+    def restore(cls, data: dict[str, Any], snapshot: dict[str, Any] | None, events: list[dict[str, Any]]) -> Game:
+        """The game ``data`` (``to_json``) restored from ``snapshot`` (one of its own ``snapshot()``s) and the game's
+        first ``snapshot["events"]`` events, replaying only the log entries after it; the same game as
+        ``from_json(data)``. Without a snapshot, ``from_json(data)``. ScenarioError when they do not fit."""
+        if snapshot is None:
+            return cls.from_json(data)
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise ScenarioError(f"not a saved game of format {FORMAT}")
+        if snapshot.get("format") != SNAPSHOT_FORMAT or not 0 <= snapshot["log"] <= len(data["log"]):
+            raise ScenarioError("snapshot: not a snapshot of this game")
+        if len(events) != snapshot["events"]:
+            raise ScenarioError(f"snapshot: {snapshot['events']} events expected, {len(events)} given")
+        game = cls.__new__(cls)
+        game._begin(Config.from_json(data["config"]))
+        game._load_snapshot(snapshot, data["log"][: snapshot["log"]], events)
+        game._start(flow.play(game, Phase.TRUCK))
+        game._replay(data, snapshot["log"])
+        return game
+
+    def _load_snapshot(self, snap: dict[str, Any], log: list[dict[str, Any]], events: list[dict[str, Any]]) -> None:
+        state = snap["state"]
+        self._load(state)
+        dice = state["dice"]
+        self.dice = None if dice is None else {"values": list(dice["values"]), "seen_by": list(dice["seen_by"])}
+        unplaced = state.get("unplaced")
+        self.unplaced = None if unplaced is None else {p: list(c) for p, c in unplaced.items()}
+        self.played = list(state["played"])
+        self.hidden = {(p, c) for p, c in state["hidden"]}
+        self.hardware = state["hardware"]
+        self.threats = dict(state["threats"])
+        self.destinations = dict(state["destinations"])
+        self.moved = dict(state["moved"])
+        self.standing = {p: list(order) for p, order in snap["standing"].items()}
+        self.rng.skip(snap["rng"])
+        self._dice_used = snap["dice_used"]
+        self.window_no = snap["window_no"]
+        self.events = list(events)
+        self.log = [_copy(entry) for entry in log]
+
     # --- JSON --------------------------------------------------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
@@ -256,19 +357,23 @@ class Game(State):
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise ScenarioError(f"not a saved game of format {FORMAT}")
         game = cls(Config.from_json(data["config"]))
-        for i, entry in enumerate(data["log"]):
+        game._replay(data, 0)
+        return game
+
+    def _replay(self, data: dict[str, Any], start: int) -> None:
+        """Replay the log of ``data`` from entry ``start``, and check the result against its snapshot."""
+        for i, entry in enumerate(data["log"][start:], start=start):
             try:
-                game.replay_entry(entry)
+                self.replay_entry(entry)
             except IllegalAnswer as exc:
                 raise ScenarioError(f"saved game: log entry {i} does not apply: {exc}") from None
         snapshot = data.get("snapshot")
         if snapshot is not None and snapshot != {
-            "state": game.position(),
-            "events": len(game.events),
-            "window_no": game.window_no,
+            "state": self.position(),
+            "events": len(self.events),
+            "window_no": self.window_no,
         }:
             raise ScenarioError("saved game: the replayed log does not give the saved state")
-        return game
 
     def replay_entry(self, entry: dict[str, Any]) -> None:
         if "standing_order" in entry:

@@ -9,6 +9,7 @@
 | ``DEADMAIL_API_TOKEN`` | a random token kept in ``<data dir>/api_token`` (organisers' JSON API) |
 | ``DEADMAIL_DATA_DIR`` | ``./deadmail-data`` |
 | ``DEADMAIL_SWEEP_SECONDS`` | ``60``: how often the sweep runs |
+| ``DEADMAIL_SWEEP_BATCH`` | ``100``: items a sweep task takes at once (a full batch enqueues the next) |
 | ``DEADMAIL_QUEUE`` | ``deadmail``: the broker queue the web enqueues on and the workers consume |
 | ``DEADMAIL_SMTP_URL`` | empty: files in ``<data dir>/mail``; else ``smtp://u:p@host:port`` … (below) |
 | ``DEADMAIL_MAIL_FROM`` | ``deadmail <deadmail@localhost>``: the From of every mail |
@@ -18,6 +19,7 @@
 | ``DEADMAIL_ANSWERS_PER_MINUTE`` | ``30``: answers taken per minute and client (web and API) |
 | ``DEADMAIL_LINKS_PER_MINUTE`` | ``120``: pages opened from links (and the JSON seat view) per minute and client |
 | ``DEADMAIL_TRUSTED_PROXIES`` | ``0``: reverse proxies in front of the web whose ``X-Forwarded-*`` are believed |
+| ``DEADMAIL_OUTBOX_KEEP_DAYS`` | ``3``: days a sent (or skipped, merged, failed) mail's row is kept; 1 or more |
 
 ``DEADMAIL_SMTP_URL`` forms (read by :func:`parse_smtp_url`; the transport is ``server/mail/transports.py``):
 
@@ -58,6 +60,8 @@ class Settings:
     link_max_age: int = 60 * 24 * 3600
     #: the sweep period (seconds): due windows, stuck mail and heartbeat.
     sweep_every: float = 60.0
+    #: how many items one batch of a sweep part claims (``services.sweeps``); a full batch enqueues the next one.
+    sweep_batch: int = 100
     broker_options: dict[str, Any] = field(default_factory=dict)
     queue: str = "deadmail"
     #: empty: mail goes to files in ``mail_dir``; else where to send it (``parse_smtp_url``, server/mail/transports.py).
@@ -74,6 +78,8 @@ class Settings:
     links_per_minute: int = 120
     #: reverse proxies trusted to say who the client is (``X-Forwarded-*``, Werkzeug's ``ProxyFix``); 0: none.
     trusted_proxies: int = 0
+    #: days a final outbox row is kept before ``services.outbox.prune`` may delete it (1 or more: see ``prune``).
+    outbox_keep_days: float = 3.0
 
     @property
     def embedded_broker(self) -> bool:
@@ -100,6 +106,7 @@ class Settings:
             "api_token": env.get("DEADMAIL_API_TOKEN") or "",
             "data_dir": data_dir,
             "sweep_every": float(env.get("DEADMAIL_SWEEP_SECONDS") or 60),
+            "sweep_batch": max(1, int(env.get("DEADMAIL_SWEEP_BATCH") or 100)),
             "queue": env.get("DEADMAIL_QUEUE") or "deadmail",
             "smtp_url": (env.get("DEADMAIL_SMTP_URL") or "").strip(),
             "mail_from": (env.get("DEADMAIL_MAIL_FROM") or "").strip() or "deadmail <deadmail@localhost>",
@@ -109,12 +116,15 @@ class Settings:
             "links_per_minute": int(env.get("DEADMAIL_LINKS_PER_MINUTE") or 120),
             "inbound_per_sender": int(env.get("DEADMAIL_INBOUND_PER_SENDER") or 20),
             "trusted_proxies": int(env.get("DEADMAIL_TRUSTED_PROXIES") or 0),
+            "outbox_keep_days": float(env.get("DEADMAIL_OUTBOX_KEEP_DAYS") or 3),
         }
         values.update(overrides)
         if not values["smtp_url"] and not values["reply_domain"]:
             values["reply_domain"] = "reply.localhost"  # mail in files: replies are written on the mailbox page
         if values["trusted_proxies"] < 0:
             raise ValueError("DEADMAIL_TRUSTED_PROXIES: the number of reverse proxies in front of the web, 0 or more")
+        if values["outbox_keep_days"] < 1:
+            raise ValueError("DEADMAIL_OUTBOX_KEEP_DAYS: days a sent mail's row is kept, 1 or more")
         if values["smtp_url"]:
             parse_smtp_url(values["smtp_url"])  # a bad URL stops the start with a ValueError naming the problem
         for key, name in (("secret_key", "secret_key"), ("api_token", "api_token")):

@@ -1,13 +1,14 @@
 """The database: one SQLAlchemy engine and session factory, usable from Flask, Celery and the CLI alike.
 
 A transaction may ask for work to be done once it has committed, and only then: kick the advance of a window
-(``advance_after_commit``) or send a mail (``send_after_commit``). The work goes to the :class:`Tasks` the
-database was given (the task queue); without one it is left to the sweep, which finds every due window and
-pending mail in the tables anyway. A transaction that rolls back asks for nothing.
+(``advance_after_commit``) or send its mail (``send_after_commit``: one task for all its rows). The work goes to the
+:class:`Tasks` the database was given (the task queue); without one it is left to the sweep, which finds every due
+window and pending mail in the tables anyway. A transaction that rolls back asks for nothing.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -24,7 +25,9 @@ class Tasks(Protocol):
 
     def advance(self, window_id: int) -> None: ...
 
-    def send_mail(self, outbox_id: int) -> None: ...
+    def send_mail(self, outbox_ids: list[int]) -> None:
+        """Send these rows (a transaction's new mail) over one connection."""
+        ...
 
 
 @dataclass
@@ -45,6 +48,11 @@ def private_sqlite_file(url: str) -> None:
     os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))  # an empty file is an empty database
 
 
+def compact_json(value: Any) -> str:
+    """JSON values as the database stores them: without the spaces after "," and ":" (``models.TextJSON``)."""
+    return json.dumps(value, separators=(",", ":"))
+
+
 class Database:
     def __init__(self, url: str, tasks: Tasks | None = None, **engine_options: Any) -> None:
         self.url = url
@@ -60,6 +68,7 @@ class Database:
             engine_options.setdefault("pool_recycle", 1800)
             engine_options.setdefault("pool_size", 10)
             engine_options.setdefault("max_overflow", 20)
+        engine_options.setdefault("json_serializer", compact_json)
         self.engine: Engine = create_engine(url, **engine_options)
         if self.is_sqlite:
             _sqlite_setup(self.engine)
@@ -84,8 +93,8 @@ class Database:
             return
         for window_id in later.advance:
             self.tasks.advance(window_id)
-        for outbox_id in later.mail:
-            self.tasks.send_mail(outbox_id)
+        if later.mail:
+            self.tasks.send_mail(later.mail)
 
     def dispose(self) -> None:
         self.engine.dispose()
@@ -104,7 +113,7 @@ def advance_after_commit(session: Session, window_id: int) -> None:
 
 
 def send_after_commit(session: Session, outbox_ids: Iterable[int]) -> None:
-    """Send these outbox rows once this transaction has committed."""
+    """Send these outbox rows once this transaction has committed (one task for all of them)."""
     later = _after_commit(session)
     later.mail.extend(i for i in outbox_ids if i not in later.mail)
 

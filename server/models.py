@@ -1,4 +1,4 @@
-"""SQLAlchemy 2 models: players, games, seats, windows and their requests, events, the mail outbox, heartbeats.
+"""SQLAlchemy 2 models: players, games, seats, windows and their requests, event batches, the mail outbox, heartbeats.
 
 All times are stored as naive UTC and read back as aware UTC (``UTCDateTime``). Statuses are stored as their
 string values; the ``StrEnum`` classes below name them (a member compares equal to its string).
@@ -19,12 +19,16 @@ from sqlalchemy import (
     Index,
     Integer,
     MetaData,
+    Select,
     String,
     Text,
     TypeDecorator,
     UniqueConstraint,
     event,
     false,
+    literal_column,
+    select,
+    text,
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import Dialect
@@ -32,6 +36,10 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 from sqlalchemy.sql.elements import ColumnElement
 
 JSONType = JSON().with_variant(JSONB(), "postgresql")
+#: JSON kept as written (compact text, ``db.compact_json``) for the many small values of events and requests: on
+#: PostgreSQL JSONB takes about twice their bytes (migration 0016); nothing queries them by their contents but
+#: ``reliability``'s path lookups, which JSON has too.
+TextJSON = JSON()
 
 
 class UTCDateTime(TypeDecorator[datetime]):
@@ -183,6 +191,9 @@ class Game(Base):
     #: the engine's saved game (Game.to_json): config, answer log, snapshot. Loaded only when the engine cache
     #: does not already hold this version.
     state: Mapped[dict[str, Any]] = mapped_column(JSONType, deferred=True)
+    #: the engine's state at the start of the latest round (``engine.Game.snapshot``) and how many log entries it
+    #: covers: restoring replays only the answers after it (``services.engines``). Null: replay the whole log.
+    snapshot: Mapped[dict[str, Any] | None] = mapped_column(JSONType, deferred=True)
     #: bumped on every change of ``state``; requests are checked against the state they were made from.
     version: Mapped[int] = mapped_column(Integer, default=0)
     round: Mapped[int] = mapped_column(Integer, default=0)
@@ -193,6 +204,8 @@ class Game(Base):
     round_id: Mapped[int | None] = mapped_column(ForeignKey("league_rounds.id", ondelete="SET NULL"), index=True)
     #: paused by the organiser until this instant: no window advances before it (the pause ends by itself).
     paused_until: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    #: play hours: when the next session's reminder is due (``reminders.plan_session_reminders``); null: none.
+    session_at: Mapped[datetime | None] = mapped_column(UTCDateTime, index=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
@@ -285,17 +298,25 @@ class Invitation(Base):
     used_by: Mapped[int | None] = mapped_column(ForeignKey("players.id"))
 
 
+#: the condition of the windows' partial indexes (the sweep's due instants index open windows only, migration 0017).
+OPEN_ONLY = text("status = 'open'")
+
+
 class Window(Base):
     """One wait for the players: the requests the engine opened at the same time (RULES.md H-1)."""
 
     __tablename__ = "windows"
     __table_args__ = (
         UniqueConstraint("game_id", "number"),
-        Index("ix_windows_status_deadline", "status", "deadline"),
+        *(
+            Index(f"ix_windows_open_{column}", column, postgresql_where=OPEN_ONLY, sqlite_where=OPEN_ONLY)
+            for column in ("deadline", "completed_at", "remind_at", "claimed_until")
+        ),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    #: (indexed by the unique constraint it leads, as ``requests.window_id`` and ``events.game_id``: migration 0016)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
     #: the engine's window number (Game.window_no).
     number: Mapped[int] = mapped_column(Integer)
     #: a WindowStatus
@@ -311,9 +332,20 @@ class Window(Base):
     deadline_revision: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     #: when the last owed answer arrived (for latency figures).
     completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    #: when the next step of the reminder ladder is due for its unanswered requests (``services.reminders``);
+    #: null: no step left.
+    remind_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    #: a sweep batch took this window until this instant (``services.sweeps``): no other batch takes it before.
+    claimed_until: Mapped[datetime | None] = mapped_column(UTCDateTime)
     closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
     requests: Mapped[list[RequestRow]] = relationship(back_populates="window", order_by="RequestRow.position")
+
+
+#: "the window is open" for the sweep's queries, with the status written as a literal: PostgreSQL uses a partial
+#: index (``OPEN_ONLY``) only for a condition it can see implies the index's, which a bound value does not (once a
+#: prepared statement goes to a generic plan).
+WINDOW_OPEN: ColumnElement[bool] = Window.status == literal_column(f"'{WindowStatus.OPEN}'")
 
 
 class RequestRow(Base):
@@ -323,13 +355,13 @@ class RequestRow(Base):
     __table_args__ = (UniqueConstraint("window_id", "seat_id"),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
-    window_id: Mapped[int] = mapped_column(ForeignKey("windows.id", ondelete="CASCADE"), index=True)
+    window_id: Mapped[int] = mapped_column(ForeignKey("windows.id", ondelete="CASCADE"))
     seat_id: Mapped[int] = mapped_column(ForeignKey("seats.id", ondelete="CASCADE"), index=True)
     #: order in the window (seating order from the Chief).
     position: Mapped[int] = mapped_column(Integer)
     kind: Mapped[str] = mapped_column(String(16))
     #: the engine's request as JSON: private to the seat.
-    payload: Mapped[dict[str, Any]] = mapped_column(JSONType)
+    payload: Mapped[dict[str, Any]] = mapped_column(TextJSON)
     answer: Mapped[Any | None] = mapped_column(JSONType)
     answered_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     #: the deadline passed without an answer: the H-4 default was applied.
@@ -350,24 +382,28 @@ class RequestRow(Base):
 @event.listens_for(Window.deadline, "set", active_history=True)
 def _deadline_moved(window: Window, value: datetime, old: Any, _initiator: Any) -> None:
     """Every move of an open window's deadline (an organiser's extension or pause, last call, play hours, an
-    absence) raises its ``deadline_revision``; the first deadline, when the window is made, does not."""
+    absence) raises its ``deadline_revision``, and makes its ``remind_at`` due at once: the next reminder pass
+    computes the ladder of the new deadline (``services.reminders``). The first deadline, when the window is made,
+    does neither."""
     if isinstance(old, datetime) and value != old:
         window.deadline_revision = (window.deadline_revision or 0) + 1
+        window.remind_at = window.opened_at
 
 
-class Event(Base):
-    """What happened, as the engine told it; ``visible_to`` null means public (RULES.md H-6)."""
+class EventBatch(Base):
+    """What happened, as the engine told it: the events of one advance (``turns._store_events``), in one row.
 
-    __tablename__ = "events"
-    __table_args__ = (UniqueConstraint("game_id", "seq"),)
+    ``events`` is the JSON text (``db.compact_json``) of their list in the engine's own form (``engine.Game.events``:
+    ``{"type": ..., "to": [...]}``, no ``"to"`` when public, RULES.md H-6); they are the game's events
+    ``first_seq`` to ``first_seq + count - 1``. One row per advance instead of one per event (issue 15): a
+    sixth of the rows, and PostgreSQL compresses a long batch (TOAST)."""
 
-    id: Mapped[int] = mapped_column(primary_key=True)
-    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
-    seq: Mapped[int] = mapped_column(Integer)
-    round: Mapped[int] = mapped_column(Integer)
-    type: Mapped[str] = mapped_column(String(32))
-    data: Mapped[dict[str, Any]] = mapped_column(JSONType)
-    visible_to: Mapped[list[str] | None] = mapped_column(JSONType)
+    __tablename__ = "event_batches"
+
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    first_seq: Mapped[int] = mapped_column(Integer, primary_key=True)
+    count: Mapped[int] = mapped_column(Integer)
+    events: Mapped[str] = mapped_column(Text)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
@@ -573,6 +609,13 @@ class SeasonPlayer(Base):
     skips: Mapped[list[int] | None] = mapped_column(JSONType)
     #: addresses of people the player declared they know: never seated together in ranked play; null: none.
     knows: Mapped[list[str] | None] = mapped_column(JSONType)
+
+    @classmethod
+    def confirmed(cls, season_id: int) -> Select[SeasonPlayer]:
+        """The query of a season's confirmed entries, by player id (seated, credited, counted against the limit)."""
+        return (
+            select(cls).where(cls.season_id == season_id, cls.status == EntryStatus.CONFIRMED).order_by(cls.player_id)
+        )
 
 
 class RoundStatus(StrEnum):

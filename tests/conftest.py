@@ -208,15 +208,16 @@ def embedded(tmp_path: Path) -> Iterator[Stack]:
 
 
 @contextmanager
-def running_worker(settings: Settings) -> Iterator[Any]:
-    """A real Celery worker, in-process (celery.contrib.testing), consuming the broker of ``settings``."""
+def running_worker(settings: Settings, concurrency: int = 2) -> Iterator[Any]:
+    """A real Celery worker, in-process (celery.contrib.testing), consuming the broker of ``settings`` with
+    ``concurrency`` threads."""
     from celery.contrib.testing.worker import start_worker
 
     from worker.app import make_celery
 
     app = make_celery(settings)
     with start_worker(
-        app, pool="threads", concurrency=2, perform_ping_check=False, loglevel="WARNING", shutdown_timeout=20
+        app, pool="threads", concurrency=concurrency, perform_ping_check=False, loglevel="WARNING", shutdown_timeout=20
     ):
         yield app
 

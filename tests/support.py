@@ -30,16 +30,18 @@ from flask.testing import FlaskClient
 from flask_wtf.csrf import generate_csrf
 from itsdangerous import TimestampSigner
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 import engine
 import engine.bots
 from server.config import Settings
 from server.db import Database
 from server.mail.compose import compose as compose_mail
-from server.models import Base, Event, Game, MailKind, Outbox, Player, RequestRow, Seat, Window
+from server.models import Base, EventBatch, Game, MailKind, Outbox, Player, RequestRow, Seat, Window
 from server.run.queue import Queue
 from server.services import games, organisers, turns
 from server.services.engines import CACHE
+from tests.waiting import wait_for
 
 if TYPE_CHECKING:
     from tests.worker.conftest import TaskLog
@@ -50,13 +52,16 @@ T0 = datetime(2031, 3, 4, 12, 0, tzinfo=UTC)
 
 
 class Recorder:
-    """``Tasks`` that only record what committed transactions asked for: ``advanced`` windows, ``mails`` to send.
+    """``Tasks`` that only record what committed transactions asked for: ``advanced`` windows, ``mails`` to send
+    (``mail_tasks``: as the tasks carry them).
     Given ``settings``, it also passes them on to the real queue (tasks go through the broker)."""
 
     def __init__(self, settings: Settings | None = None) -> None:
         self.inner = None if settings is None else Queue(settings)
         self.advanced: list[int] = []
+        #: every row to send, and the rows of each task (one per transaction).
         self.mails: list[int] = []
+        self.mail_tasks: list[list[int]] = []
         self.lock = threading.Lock()
 
     def advance(self, window_id: int) -> None:
@@ -65,11 +70,12 @@ class Recorder:
         if self.inner is not None:
             self.inner.advance(window_id)
 
-    def send_mail(self, outbox_id: int) -> None:
+    def send_mail(self, outbox_ids: list[int]) -> None:
         with self.lock:
-            self.mails.append(outbox_id)
+            self.mails.extend(outbox_ids)
+            self.mail_tasks.append(list(outbox_ids))
         if self.inner is not None:
-            self.inner.send_mail(outbox_id)
+            self.inner.send_mail(outbox_ids)
 
 
 def recording(db: Database) -> tuple[Database, Recorder]:
@@ -309,9 +315,7 @@ def snapshot(db: Database, game_id: int) -> dict[str, Any]:
             "status": game.status,
             "windows": [(w.number, w.status, w.closed_at) for w in windows],
             "requests": [(r.id, r.answer, r.answered_at, r.defaulted) for r in requests],
-            "events": session.execute(
-                select(Event.seq, Event.type).where(Event.game_id == game_id).order_by(Event.id)
-            ).all(),
+            "events": [(seq, e["type"]) for seq, e in enumerate(stored_events(session, game_id))],
             "outbox": session.execute(select(Outbox.key).where(Outbox.game_id == game_id).order_by(Outbox.id)).all(),
         }
 
@@ -360,12 +364,22 @@ def check_game(db: Database, game_id: int) -> engine.Game:
                     entry["answer"] = row.answer
                 log.append(entry)
         assert game.state["log"] == log
-        events = session.execute(
-            select(Event.seq, Event.type).where(Event.game_id == game_id).order_by(Event.seq)
-        ).all()
-        assert [e.seq for e in events] == list(range(len(eng.events)))
-        assert [e.type for e in events] == [e["type"] for e in eng.events]
+        assert stored_events(session, game_id) == json.loads(json.dumps(eng.events))
     return eng
+
+
+def stored_events(session: Session, game_id: int) -> list[dict[str, Any]]:
+    """The game's stored events in the engine's form, in order (the index is the seq), from its ``EventBatch``
+    rows, checked to follow each other without gap or overlap."""
+    events: list[dict[str, Any]] = []
+    for batch in session.execute(
+        select(EventBatch).where(EventBatch.game_id == game_id).order_by(EventBatch.first_seq)
+    ).scalars():
+        assert batch.first_seq == len(events)
+        listed = json.loads(batch.events)
+        assert len(listed) == batch.count > 0
+        events.extend(listed)
+    return events
 
 
 # --- the web ---------------------------------------------------------------------------------------------------------
@@ -421,7 +435,7 @@ def log_in_as_organiser(client: FlaskClient) -> None:
 # --- moved from the test files that shared them --------------------------------------------------
 
 
-SWEEP = "deadmail.sweep"
+SWEEP = "deadmail.sweep"  # its parts: "deadmail.sweep.<part>", each returning {"counts", "claimed", "then"}
 
 
 IDLE = {"rounds": 0, "advanced": 0, "reminded": 0, "digests": 0, "sessions": 0, "sent": 0}
@@ -431,12 +445,37 @@ def mail_files(folder: Path) -> list[Path]:
     return sorted(folder.glob("*.eml")) if folder.is_dir() else []
 
 
-def sweep(worker: Celery, task_log: TaskLog, at: datetime) -> dict[str, int]:
-    """One sweep through the broker and the real worker, at the injected instant ``at``."""
-    done = len(task_log.of(SWEEP))
-    worker.send_task(SWEEP, kwargs={"now": at.isoformat()})
-    result: dict[str, int] = task_log.wait(SWEEP, done + 1)[-1].retval
-    return result
+def sweep(worker: Celery, task_log: TaskLog, at: datetime, beats: int = 1, timeout: float = 60.0) -> dict[str, int]:
+    """One sweep (or ``beats`` sent at once) through the broker and the real worker, at the injected instant ``at``:
+    waits until every part task of the pass has finished (those the beat task enqueued and those they enqueued) and
+    returns their counts summed under ``IDLE``'s keys."""
+    return summed(sweep_parts(worker, task_log, at, beats, timeout))
+
+
+def sweep_parts(worker: Celery, task_log: TaskLog, at: datetime, beats: int = 1, timeout: float = 60.0) -> list[Any]:
+    """``sweep``'s part tasks as they ran (``Ran``: each one's ``retval`` has ``part``, ``counts``, ``claimed``,
+    ``then``)."""
+    with task_log.lock:
+        start = len(task_log.ran)
+    for _ in range(beats):
+        worker.send_task(SWEEP, kwargs={"now": at.isoformat()})
+    parts: list[Any] = []
+
+    def finished() -> bool:
+        with task_log.lock:
+            ran = task_log.ran[start:]
+        plans = [r for r in ran if r.name == SWEEP]
+        parts[:] = [r for r in ran if r.name.startswith(f"{SWEEP}.")]
+        queued = sum(len(r.retval["then"]) for r in parts) + sum(len(r.retval["parts"]) for r in plans)
+        return len(plans) == beats and len(parts) >= queued
+
+    wait_for(lambda: bool(task_log.failures) or finished(), timeout, f"the sweep at {at}")
+    assert task_log.failures == [], task_log.failures
+    return parts
+
+
+def summed(parts: list[Any]) -> dict[str, int]:
+    return {key: sum(r.retval["counts"].get(key, 0) for r in parts) for key in IDLE}
 
 
 def utc(*args: int) -> datetime:

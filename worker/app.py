@@ -1,4 +1,5 @@
-"""The Celery app: JSON only, acks late, one message at a time, and a beat schedule of one short sweep.
+"""The Celery app: JSON only, acks late, one message at a time, and a beat schedule of one sweep that fans out into
+one task per part (``services.sweeps``).
 
 Start it with ``celery -A worker.app worker`` (and exactly one ``celery -A worker.app beat``), or embedded with
 ``deadmail up``.
@@ -11,7 +12,7 @@ from kombu.entity import Queue as KombuQueue
 
 from server.config import Settings
 from server.run import broker
-from server.run.queue import SEND, mail_queue
+from server.run.queue import SEND, SWEEP, mail_queue
 
 
 def make_celery(settings: Settings | None = None) -> Celery:
@@ -38,9 +39,9 @@ def make_celery(settings: Settings | None = None) -> Celery:
         # mail has its own queue, so a slow SMTP server never delays an advance; workers consume both unless
         # started with -Q (e.g. dedicated mail workers: -Q deadmail.mail)
         task_queues=(KombuQueue(settings.queue), KombuQueue(mail_queue(settings))),
-        task_routes={SEND: {"queue": mail_queue(settings)}},
+        task_routes={SEND: {"queue": mail_queue(settings)}, f"{SWEEP}.mail": {"queue": mail_queue(settings)}},
         beat_schedule={
-            "sweep": {"task": "deadmail.sweep", "schedule": settings.sweep_every},
+            "sweep": {"task": SWEEP, "schedule": settings.sweep_every},
         },
     )
     app.conf.deadmail_settings = settings

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import cache
 from typing import Any
 
@@ -10,10 +10,10 @@ from celery import Task, shared_task
 
 from server.config import Settings
 from server.db import Database
-from server.mail.send import send_due, send_one
+from server.mail.send import full, send_batch, send_one, send_rows
 from server.mail.transports import transport_for
-from server.run.queue import ADVANCE, SEND, Queue
-from server.services import absences, heartbeat, reminders, rounds, turns
+from server.run.queue import ADVANCE, SEND, SWEEP, Queue
+from server.services import heartbeat, sweeps, turns
 
 
 def _settings(task: Task) -> Settings:
@@ -38,28 +38,58 @@ def advance_window(self: Task, window_id: int) -> None:
 
 
 @shared_task(bind=True, name=SEND)
-def send_outbox(self: Task, outbox_id: int) -> str:
+def send_outbox(self: Task, outbox_ids: int | list[int]) -> str | dict[str, str]:
+    """One row (messages queued before rows were sent together): its result; a list: each row's, over one connection."""
     settings = _settings(self)
-    return send_one(_db(self), outbox_id, transport_for(settings), settings)
+    if isinstance(outbox_ids, int):
+        return send_one(_db(self), outbox_ids, transport_for(settings), settings)
+    results = send_rows(_db(self), outbox_ids, transport_for(settings), settings)
+    return {str(row_id): result for row_id, result in results.items()}
 
 
-@shared_task(bind=True, name="deadmail.sweep")
+@shared_task(bind=True, name=SWEEP)
 def sweep(self: Task, now: str | None = None) -> dict[str, Any]:
-    """Every minute: apply absences under way to the open windows, advance due windows (also those whose kick was
-    lost), write the reminders and digests that are due, send due mail (theirs included: they are due now), write a
-    heartbeat; first, start the league rounds whose fixed start has come. Its own transactions ask for no task: the
-    mail they write is sent by this same sweep."""
-    at = datetime.fromisoformat(now) if now else heartbeat.now()
+    """Beat, every minute: enqueue one task per part of the sweep (``services.sweeps``) for the same instant, and
+    write the heartbeat. It does no work itself."""
+    at = now or heartbeat.now().isoformat()
+    for part in sweeps.PARTS:
+        self.app.send_task(f"{SWEEP}.{part}", kwargs={"now": at})
+    info = {"now": at, "parts": list(sweeps.PARTS)}
+    heartbeat.beat(_database(_settings(self).database_url), "sweep", info)
+    return info
+
+
+def _part(self: Task, part: str, now: str) -> dict[str, Any]:
+    """One batch of a sweep part; enqueues the part again after a full batch, and the parts that follow it. Its own
+    transactions ask for no task: the mail they write is sent by a mail batch of the same pass."""
     settings = _settings(self)
     db = _database(settings.database_url)
-    absences.apply_started(db, at)  # an absence that began while a window was open: applied before the advances
-    result = {
-        "rounds": rounds.sweep(db, at),  # a fixed schedule's due rounds: their games' first mails go out below
-        "advanced": turns.sweep_windows(db, at),
-        "reminded": len(reminders.plan_reminders(db, at)),
-        "digests": len(reminders.release_digests(db, at)),
-        "sessions": len(reminders.plan_session_reminders(db, at)),
-        "sent": send_due(db, transport_for(settings), settings, at),
-    }
-    heartbeat.beat(db, "sweep", result)
-    return result
+    at = datetime.fromisoformat(now)
+    then: list[str] = []
+
+    def enqueue(name: str) -> None:
+        self.app.send_task(f"{SWEEP}.{name}", kwargs={"now": now})
+        then.append(name)
+
+    if part == "mail":
+        results = send_batch(db, transport_for(settings), settings, at, settings.sweep_batch)
+        if full(results, settings.sweep_batch):
+            enqueue(part)
+        batch = sweeps.Batch({"sent": sum(result == "sent" for result in results.values())})
+    else:
+        keep = timedelta(days=settings.outbox_keep_days)
+        batch = sweeps.run(part, db, at, settings.sweep_batch, lambda: enqueue(part), keep)
+    for name in sweeps.follow(part, batch.counts):
+        enqueue(name)
+    return {"part": part, "counts": batch.counts, "claimed": batch.claimed, "then": then}
+
+
+def _part_task(part: str) -> Any:
+    @shared_task(bind=True, name=f"{SWEEP}.{part}")
+    def run(self: Task, now: str) -> dict[str, Any]:
+        return _part(self, part, now)
+
+    return run
+
+
+PART_TASKS = {part: _part_task(part) for part in sweeps.PARTS}

@@ -33,7 +33,7 @@ from urllib.parse import quote, urlencode, urlsplit
 
 import css_inline
 from sqlalchemy import func, select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, joinedload
 
 from ..config import Settings
 from ..db import Database
@@ -49,9 +49,11 @@ from ..models import (
     MailKind,
     Outbox,
     Player,
+    RequestRow,
     Season,
     SeasonPlayer,
     Seat,
+    Window,
     utcnow,
 )
 from ..present import board
@@ -146,6 +148,8 @@ class Composer:
         self.t = i18n.translations(self.lang)
         #: the player's preferences page (also the mail's List-Unsubscribe).
         self.prefs_url = f"{settings.base_url}/p/{player_token(settings.secret_key, player.id, player.link_generation)}"
+        #: seat id -> its ``open_request`` read a moment ago in this transaction (the notice's staleness check)
+        self.opened: dict[int, tuple[Window | None, RequestRow | None]] = {}
 
     def links(self, seat: Seat) -> Links:
         token = seat_token(self.settings.secret_key, seat.id, seat.link_generation)
@@ -166,7 +170,7 @@ class Composer:
         seat its reader no longer plays (replaced: the mail would carry the seat's new link)."""
         if seat.player_id != self.player.id:
             return None
-        state = seat_state(self.session, seat, self.now)
+        state = seat_state(self.session, seat, self.now, self.opened.pop(seat.id, None))
         window = state["window"]
         owes = window is not None and window["request"] is not None
         if only_window is not None and not (owes and window["number"] == only_window):
@@ -193,7 +197,7 @@ class Composer:
 
     def notice(self, row: Outbox, seat: Seat) -> Draft | None:
         """turn, update, game_over: the seat's current situation."""
-        window, _mine = open_request(self.session, seat.game_id, seat.id)
+        window, _mine = self.opened[seat.id] = open_request(self.session, seat.game_id, seat.id)
         stale = row.kind != MailKind.GAME_OVER and (window is None or window.number != row.payload.get("window"))
         if stale and outbox.covered(self.session, row):
             return None
@@ -656,10 +660,6 @@ def _thread(message: EmailMessage, game_id: int, seat_id: int, host: str) -> Non
         message["References"] = root
 
 
-#: the kinds of row whose mail can start a seat's thread.
-THREAD_STARTERS = (MailKind.TURN, MailKind.UPDATE, MailKind.GAME_OVER, MailKind.LINK)
-
-
 def message_id(session: Session, settings: Settings, row: Outbox) -> str:
     """The Message-ID of the row's mail, the same at every attempt (a copy sent again after a failure is the same
     mail to a client): the seat's thread root for the row that starts the thread, else a keyed digest of the row,
@@ -677,7 +677,7 @@ def _starts_thread(session: Session, row: Outbox) -> tuple[int, int] | None:
     row of a ``THREAD_STARTERS`` kind. Decided by the rows alone, never by what was sent before: every attempt gets
     the same Message-ID, and no two rows share one. (When that first row is never sent, nothing on the seat's thread
     carries the root's Message-ID; clients still group the mails that refer to it.)"""
-    if row.kind != MailKind.DIGEST and row.kind not in THREAD_STARTERS:
+    if row.kind != MailKind.DIGEST and row.kind not in outbox.THREAD_STARTERS:
         return None  # a table-talk mail, a reply's answer, a reminder: never a thread's first
     merged = _merged(session, row) if row.kind == MailKind.DIGEST else [row]
     seats = {(r.game_id, r.seat_id) for r in merged if r.seat_id is not None and r.game_id is not None}
@@ -686,7 +686,7 @@ def _starts_thread(session: Session, row: Outbox) -> tuple[int, int] | None:
     ((game_id, seat_id),) = seats
     first = session.execute(
         select(func.min(Outbox.id)).where(
-            Outbox.game_id == game_id, Outbox.seat_id == seat_id, Outbox.kind.in_(THREAD_STARTERS)
+            Outbox.game_id == game_id, Outbox.seat_id == seat_id, Outbox.kind.in_(outbox.THREAD_STARTERS)
         )
     ).scalar()
     return (game_id, seat_id) if any(r.id == first for r in merged) else None
@@ -775,12 +775,14 @@ def compose(db: Database, row_id: int, settings: Settings, now: datetime | None 
     """The mail for one outbox row, or None when nothing is left to tell (the row is then skipped)."""
     now = now or utcnow()
     with db.session() as session:
-        row = session.get(Outbox, row_id)
+        # the row and its reader, the seat with its game and the table's seats and players: three queries
+        row = session.get(Outbox, row_id, options=[joinedload(Outbox.player)])
         if row is None:
             return None
         lang = row.payload.get("lang") if isinstance(row.payload.get("lang"), str) else None
         composer = Composer(session, settings, row.player, now, lang)
-        seat = session.get(Seat, row.seat_id) if row.seat_id else None
+        table = joinedload(Seat.game).selectinload(Game.seats).joinedload(Seat.player)
+        seat = session.get(Seat, row.seat_id, options=[table]) if row.seat_id else None
         draft: Draft | None = None
         if row.kind == MailKind.CHAT:
             return None if seat is None else composer.chat(row, seat)

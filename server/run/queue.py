@@ -15,7 +15,10 @@ from . import broker
 log = logging.getLogger("deadmail.queue")
 
 ADVANCE = "deadmail.advance_window"
+#: one outbox row id, or a list of them (a transaction's mail, sent over one connection).
 SEND = "deadmail.send_outbox"
+#: the minute sweep (beat); its parts are ``deadmail.sweep.<part>`` (``services.sweeps.PARTS``).
+SWEEP = "deadmail.sweep"
 #: how long a client waits for the broker (seconds), to connect and for each answer.
 PUBLISH_TIMEOUT = 1.0
 #: one retry (a connection the broker dropped is opened again), then the work is left to the sweep.
@@ -53,7 +56,7 @@ class Queue:
             )
         self.celery = celery
 
-    def _send(self, name: str, *args: int) -> None:
+    def _send(self, name: str, *args: object) -> None:
         try:
             self.celery.send_task(name, args=list(args), ignore_result=True)
         except Exception:  # the broker is down: the sweep will do it
@@ -62,5 +65,5 @@ class Queue:
     def advance(self, window_id: int) -> None:
         self._send(ADVANCE, window_id)
 
-    def send_mail(self, outbox_id: int) -> None:
-        self._send(SEND, outbox_id)
+    def send_mail(self, outbox_ids: list[int]) -> None:
+        self._send(SEND, list(outbox_ids))

@@ -16,7 +16,7 @@ from engine.options import CHOICES
 
 from ..db import Database
 from ..models import Game, GameStatus, MailKind, Player, Seat, utcnow
-from . import autopilot, estimate, inputs, outbox, presets, reliability, tenures
+from . import autopilot, estimate, inputs, outbox, presets, reliability, reminders, tenures
 from .engines import CACHE
 from .errors import N_, ShownError
 from .links import seat_token
@@ -370,6 +370,7 @@ def create_in(
         options=eng.options.to_json(),
         seed=seed,
         tempo=spec.tempo(),
+        session_at=reminders.session_due(spec.tempo(), now),
         state={},
         organiser_email=spec.organiser_email,
         created_at=now,

@@ -5,6 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy.exc import IntegrityError
+
 from ..db import Database
 from ..models import Heartbeat, utcnow
 
@@ -14,6 +16,14 @@ def now() -> datetime:
 
 
 def beat(db: Database, name: str, info: dict[str, Any]) -> None:
+    """Write the job's heartbeat; two beats at once (two beat tasks) both succeed, the later one wins."""
+    try:
+        _write(db, name, info)
+    except IntegrityError:  # the row was inserted meanwhile: now it is found
+        _write(db, name, info)
+
+
+def _write(db: Database, name: str, info: dict[str, Any]) -> None:
     with db.session() as session:
         row = session.get(Heartbeat, name)
         if row is None:

@@ -323,12 +323,6 @@ def _mailed(session: Session, entry: SeasonPlayer) -> tuple[int, datetime | None
     return int(count), last
 
 
-def _confirm_mail(session: Session, entry: SeasonPlayer, sent: int, language: str, now: datetime) -> None:
-    """Queue the confirmation mail of a pending entry (each mail its own row: a resend is a new one), in
-    ``language`` (the form's: the player row may not be the applicant's yet)."""
-    outbox.confirm_entry(session, entry, now, sent=sent, language=language)
-
-
 def address_player(session: Session, email: str) -> Player:
     """The player of ``email``; an unknown address gets a row made minimally (``display_name`` "": no name anyone
     confirmed; default preferences). Two at once for the same address: the second reads back the first's row."""
@@ -432,7 +426,7 @@ def sign_up(db: Database, season_id: int, applicant: Applicant, now: datetime) -
         entry.status = EntryStatus.PENDING
         entry.applicant = given
         session.flush()
-        _confirm_mail(session, entry, sent, given["language"], now)
+        outbox.confirm_entry(session, entry, now, sent=sent, language=given["language"])  # the form's language
         return SignedUp(entry.id, resent=pending)
 
 
@@ -524,13 +518,7 @@ def confirm(db: Database, secret_key: str, token: str, max_age: int, now: dateti
 
 
 def _confirmed_count(session: Session, season_id: int) -> int:
-    return int(
-        session.execute(
-            select(func.count())
-            .select_from(SeasonPlayer)
-            .where(SeasonPlayer.season_id == season_id, SeasonPlayer.status == EntryStatus.CONFIRMED)
-        ).scalar_one()
-    )
+    return len(session.execute(SeasonPlayer.confirmed(season_id)).all())
 
 
 def withdraw(db: Database, season_player_id: int, now: datetime) -> None:

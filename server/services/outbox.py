@@ -13,11 +13,11 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, select, update
-from sqlalchemy.orm import Session
+from sqlalchemy import delete, exists, func, select, update
+from sqlalchemy.orm import Session, aliased
 
 from ..db import Database, send_after_commit
-from ..models import MailKind, Outbox, OutboxStatus, SeasonPlayer, Seat, utcnow
+from ..models import MailKind, Outbox, OutboxStatus, SeasonPlayer, Seat, Window, WindowStatus, utcnow
 
 log = logging.getLogger("deadmail.outbox")
 
@@ -34,6 +34,14 @@ UNSENT = (OutboxStatus.PENDING, OutboxStatus.HELD)
 STUCK_ERROR = "still sending after its last try (the worker died or the database failed): it may have been sent"
 #: rows that will still be sent.
 WAITING = (OutboxStatus.PENDING, OutboxStatus.SENDING, OutboxStatus.HELD)
+#: rows done with: never tried again (``prune`` deletes them once they are old and nothing needs them).
+FINAL = (OutboxStatus.SENT, OutboxStatus.SKIPPED, OutboxStatus.MERGED, OutboxStatus.FAILED)
+#: the kinds of row whose mail can start a seat's thread (``compose.message_id``: the seat's first such row).
+THREAD_STARTERS = (MailKind.TURN, MailKind.UPDATE, MailKind.GAME_OVER, MailKind.LINK)
+#: kinds whose rows are counted to number the next one (``confirm_entry``, ``leagues.invite``): never pruned.
+COUNTED = (MailKind.LEAGUE_CONFIRM, MailKind.LEAGUE_INVITE)
+#: how long a final row is kept by default (``Settings.outbox_keep_days``, ``DEADMAIL_OUTBOX_KEEP_DAYS``).
+KEEP = timedelta(days=3)
 
 
 def notice(seat: Seat, kind: MailKind, key: str, payload: dict[str, Any], now: datetime) -> Outbox:
@@ -92,16 +100,52 @@ def backoff(attempts: int) -> timedelta:
 
 
 def claim(db: Database, row_id: int, now: datetime) -> bool:
-    """Take a due pending row for sending; False when it is not due, not pending, or taken by someone else. The
-    claim is dated when it is made, not at ``now`` (a sweep's start, which may be long past after a slow SMTP server):
-    a row is released as stuck only ``STUCK_AFTER`` after its sender took it, never while that sender still works."""
+    """Take a due pending row for sending; False when it is not due, not pending, or taken by someone else."""
+    return claim_many(db, now, ids=[row_id]) == [row_id]
+
+
+def claim_many(db: Database, now: datetime, *, ids: list[int] | None = None, limit: int = 100) -> list[int]:
+    """Take due pending rows for sending in one statement: those of ``ids``, or (without ``ids``) up to ``limit`` in
+    the order they were written, skipping rows another worker is claiming (``FOR UPDATE SKIP LOCKED``; SQLite has one
+    writer). Without ``ids``, rows stuck in 'sending' are released first (``release_stuck``). The claim is dated when
+    it is made, not at ``now`` (a sweep's start, which may be long past after a slow SMTP server): a row is released
+    as stuck only ``STUCK_AFTER`` after its sender took it, never while that sender still works."""
+    due = (Outbox.status == OutboxStatus.PENDING, Outbox.next_attempt_at <= now)
     with db.session() as session:
-        claimed: int = session.execute(  # type: ignore[attr-defined]
+        if ids is None:
+            _release_stuck(session, now)
+            # a CTE, computed once (a subquery under IN may be run again by PostgreSQL's plan, claiming more)
+            chosen = (
+                select(Outbox.id)
+                .where(*due)
+                .order_by(Outbox.id)
+                .limit(limit)
+                .with_for_update(skip_locked=True)
+                .cte("chosen")
+                .prefix_with("MATERIALIZED", dialect="postgresql")
+            )
+            which = Outbox.id.in_(select(chosen.c.id))
+        else:
+            which = Outbox.id.in_(ids)
+        claimed = session.execute(
             update(Outbox)
-            .where(Outbox.id == row_id, Outbox.status == OutboxStatus.PENDING, Outbox.next_attempt_at <= now)
+            .where(which, *due)
             .values(status=OutboxStatus.SENDING, attempts=Outbox.attempts + 1, next_attempt_at=max(now, utcnow()))
-        ).rowcount
-    return claimed == 1
+            .returning(Outbox.id)
+        ).scalars()
+        return sorted(claimed)
+
+
+def release(db: Database, ids: list[int]) -> None:
+    """Claimed rows that were never tried (their batch's connection failed first): pending again, due at once, their
+    claim not counted as an attempt."""
+    if ids:
+        with db.session() as session:
+            session.execute(
+                update(Outbox)
+                .where(Outbox.id.in_(ids), Outbox.status == OutboxStatus.SENDING)
+                .values(status=OutboxStatus.PENDING, attempts=Outbox.attempts - 1)
+            )
 
 
 def skipped(db: Database, row_id: int) -> None:
@@ -147,19 +191,9 @@ def failed(db: Database, row_id: int, error: str, now: datetime) -> str:
 
 
 def due_rows(db: Database, now: datetime, limit: int = 500) -> list[int]:
-    """Pending rows whose time has come, after releasing rows stuck in 'sending' by a dead worker (or a mark that
-    failed): tried again, or failed for good once they had ``MAX_ATTEMPTS`` tries like any failing row."""
-    stuck = (Outbox.status == OutboxStatus.SENDING, Outbox.next_attempt_at <= now - STUCK_AFTER)
+    """Pending rows whose time has come, after releasing rows stuck in 'sending' (``release_stuck``)."""
     with db.session() as session:
-        given_up = session.execute(
-            update(Outbox)
-            .where(*stuck, Outbox.attempts >= MAX_ATTEMPTS)
-            .values(status=OutboxStatus.FAILED, last_error=STUCK_ERROR)
-            .returning(Outbox.id)
-        ).scalars()
-        for row_id in given_up:
-            log.error("outbox %s failed for good: %s", row_id, STUCK_ERROR)
-        session.execute(update(Outbox).where(*stuck).values(status=OutboxStatus.PENDING))
+        _release_stuck(session, now)
         rows = session.execute(
             select(Outbox.id)
             .where(Outbox.status == OutboxStatus.PENDING, Outbox.next_attempt_at <= now)
@@ -167,6 +201,21 @@ def due_rows(db: Database, now: datetime, limit: int = 500) -> list[int]:
             .limit(limit)
         ).scalars()
         return list(rows)
+
+
+def _release_stuck(session: Session, now: datetime) -> None:
+    """Rows stuck in 'sending' by a dead worker (or a mark that failed): tried again, or failed for good once they
+    had ``MAX_ATTEMPTS`` tries like any failing row."""
+    stuck = (Outbox.status == OutboxStatus.SENDING, Outbox.next_attempt_at <= now - STUCK_AFTER)
+    given_up = session.execute(
+        update(Outbox)
+        .where(*stuck, Outbox.attempts >= MAX_ATTEMPTS)
+        .values(status=OutboxStatus.FAILED, last_error=STUCK_ERROR)
+        .returning(Outbox.id)
+    ).scalars()
+    for row_id in given_up:
+        log.error("outbox %s failed for good: %s", row_id, STUCK_ERROR)
+    session.execute(update(Outbox).where(*stuck).values(status=OutboxStatus.PENDING))
 
 
 def covered(session: Session, row: Outbox) -> bool:
@@ -185,3 +234,42 @@ def covered(session: Session, row: Outbox) -> bool:
 def rows(session: Session, ids: Iterable[int]) -> list[Outbox]:
     """The outbox rows of ``ids``, in the order they were written (a digest's held rows)."""
     return list(session.execute(select(Outbox).where(Outbox.id.in_(list(ids))).order_by(Outbox.id)).scalars())
+
+
+def prune(db: Database, now: datetime, limit: int = 1000, keep: timedelta = KEEP) -> int:
+    """Delete up to ``limit`` final rows last tried more than ``keep`` ago that nothing needs any more; returns how
+    many. Kept whatever their age: rows written while their game's window is still open (the window's keys, ``turn:``,
+    ``update:``, ``lastcall:``, ``absent:``, must stay taken while an advance or an answer could write them again), a
+    seat's first row of a ``THREAD_STARTERS`` kind (its Message-ID is the seat's thread root), rows a waiting digest
+    merges, and ``COUNTED`` kinds. Other keys are made once (a reminder's request and step, a reply's inbound mail)
+    or only within a day of their row (a chat slot, a session's day: ``keep`` must be a day or more)."""
+    first = aliased(Outbox)
+    first_starter = (
+        select(func.min(first.id))
+        .where(first.game_id == Outbox.game_id, first.seat_id == Outbox.seat_id, first.kind.in_(THREAD_STARTERS))
+        .scalar_subquery()
+    )
+    open_window = exists().where(
+        Window.game_id == Outbox.game_id, Window.status != WindowStatus.CLOSED, Window.opened_at <= Outbox.created_at
+    )
+    with db.session() as session:
+        digests = session.execute(
+            select(Outbox.payload).where(Outbox.status.in_(WAITING), Outbox.kind == MailKind.DIGEST)
+        ).scalars()
+        merged = [i for payload in digests for i in payload.get("rows") or [] if isinstance(i, int)]
+        old = (
+            select(Outbox.id)
+            .where(
+                Outbox.status.in_(FINAL),
+                Outbox.next_attempt_at < now - keep,
+                Outbox.kind.not_in(COUNTED),
+                Outbox.id.not_in(merged),
+                ~open_window,
+                (Outbox.kind.not_in(THREAD_STARTERS)) | (Outbox.id != first_starter),
+            )
+            .limit(limit)
+        )
+        ids = list(session.execute(old).scalars())
+        if ids:
+            session.execute(delete(Outbox).where(Outbox.id.in_(ids)))
+        return len(ids)

@@ -16,17 +16,29 @@
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import select, update
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, load_only
 
 from ..db import Database, send_after_commit
-from ..models import Game, GameStatus, MailKind, Outbox, OutboxStatus, Player, RequestRow, Seat, Window, WindowStatus
+from ..models import (
+    WINDOW_OPEN,
+    Game,
+    GameStatus,
+    MailKind,
+    Outbox,
+    OutboxStatus,
+    Player,
+    RequestRow,
+    Seat,
+    Window,
+    WindowStatus,
+)
 from . import outbox
 from .tempo import PlayHours, in_quiet_hours
 
@@ -68,6 +80,11 @@ def due_step(opened_at: datetime, deadline: datetime, now: datetime) -> int:
 # --- reminders ---------------------------------------------------------------------------------------------------
 
 
+def next_remind_at(opened_at: datetime, deadline: datetime, after: datetime) -> datetime | None:
+    """The first ladder step after ``after`` (``Window.remind_at``); None when no step is left."""
+    return min((t for t in (deadline - lead for lead in ladder(deadline - opened_at)) if t > after), default=None)
+
+
 @dataclass(frozen=True)
 class _Owed:
     request_id: int
@@ -76,37 +93,57 @@ class _Owed:
     step: int
 
 
-def plan_reminders(db: Database, now: datetime) -> list[int]:
+def plan_reminders(db: Database, now: datetime, limit: int = 1000, more: Callable[[], None] | None = None) -> list[int]:
     """Write one ``reminder`` outbox row per player who owes a decision whose ladder step has come (and is not in
-    their quiet hours); returns the new rows' ids, to send after the commit."""
+    their quiet hours), for up to ``limit`` windows whose ``remind_at`` has come (claimed: locked, their
+    ``remind_at`` moved on to the next step, or to the end of a player's quiet hours while they owe a step); calls
+    ``more`` (before writing) when it took a full batch. Returns the new rows' ids, to send after the commit."""
     with db.session() as session:
+        windows = session.execute(
+            select(Window.id, Window.number, Window.opened_at, Window.deadline, Window.completed_at, Game.status)
+            .join(Game, Window.game_id == Game.id)
+            .where(WINDOW_OPEN, Window.remind_at <= now, Game.unpaused_at(now))
+            .order_by(Window.remind_at)
+            .limit(limit)
+            .with_for_update(skip_locked=True, of=Window)
+        ).all()
+        if not windows:
+            return []
+        if len(windows) == limit and more is not None:
+            more()
         rows = session.execute(
-            select(RequestRow.id, RequestRow.reminded, RequestRow.seat_id, Window, Player)
-            .join(Window, RequestRow.window_id == Window.id)
+            select(RequestRow.id, RequestRow.reminded, RequestRow.window_id, RequestRow.seat_id, Player)
             .join(Seat, RequestRow.seat_id == Seat.id)
             .join(Player, Seat.player_id == Player.id)
-            .join(Game, Window.game_id == Game.id)
             .where(
-                Window.status == WindowStatus.OPEN,
-                Window.completed_at.is_(None),  # a vote closed as decided owes nothing more
-                Window.deadline > now,
+                RequestRow.window_id.in_([w.id for w in windows]),
                 RequestRow.answered_at.is_(None),
                 Seat.bot.is_(None),
-                Game.status == GameStatus.RUNNING,
-                Game.unpaused_at(now),  # no reminders while paused
             )
             .order_by(RequestRow.id)
         ).all()
-        quiet: dict[int, bool] = {}
+        owing: dict[int, list[tuple[int, int, int, Player]]] = defaultdict(list)
+        for request_id, reminded, window_id, seat_id, player in rows:
+            owing[window_id].append((request_id, reminded, seat_id, player))
+        quiet: dict[int, datetime | None] = {}
         due: list[tuple[Player, _Owed]] = []
-        for request_id, reminded, seat_id, window, player in rows:
-            step = due_step(window.opened_at, window.deadline, now)
-            if step <= reminded:
-                continue
-            if player.id not in quiet:
-                quiet[player.id] = in_quiet_hours(player, now) is not None
-            if not quiet[player.id]:
-                due.append((player, _Owed(request_id, seat_id, window.number, step)))
+        moved: list[dict[str, Any]] = []
+        for window in windows:
+            live = window.status == GameStatus.RUNNING and window.completed_at is None and window.deadline > now
+            at = next_remind_at(window.opened_at, window.deadline, now) if live else None
+            step = due_step(window.opened_at, window.deadline, now) if live else 0
+            for request_id, reminded, seat_id, player in owing[window.id]:
+                if step <= reminded:
+                    continue
+                if player.id not in quiet:
+                    quiet[player.id] = in_quiet_hours(player, now)
+                ends = quiet[player.id]
+                if ends is None:
+                    due.append((player, _Owed(request_id, seat_id, window.number, step)))
+                elif ends < window.deadline:  # the step goes out at the first pass after their quiet hours
+                    at = ends if at is None else min(at, ends)
+            moved.append({"id": window.id, "remind_at": at})
+        session.execute(update(Window), moved)
         claimed: dict[int, list[_Owed]] = defaultdict(list)
         for player, owed in due:  # in request id order, so concurrent sweeps lock rows in the same order
             taken = session.execute(
@@ -167,22 +204,47 @@ def _is_int(value: object) -> bool:
 # --- sessions of play hours ------------------------------------------------------------------------------------
 
 
-def plan_session_reminders(db: Database, now: datetime) -> list[int]:
-    """In the ``SESSION_LEAD`` before each session of a running (not paused) game's play hours, write a ``session``
-    mail to each person seated in it, once per game, seat and session day (its key); returns the new rows' ids. The
-    session is the agreed time: quiet hours do not hold it back."""
+def session_due(tempo: dict[str, Any], now: datetime) -> datetime | None:
+    """When the reminder of the next session of the tempo's play hours is due (``Game.session_at``); None without
+    play hours."""
+    hours = PlayHours.of(tempo)
+    return None if hours is None else hours.next_start(now) - SESSION_LEAD
+
+
+def plan_session_reminders(
+    db: Database, now: datetime, limit: int = 1000, more: Callable[[], None] | None = None
+) -> list[int]:
+    """For up to ``limit`` games (not paused) whose ``session_at`` has come: in the ``SESSION_LEAD`` before a
+    session of a running game's play hours, write a ``session`` mail to each person seated in it, once per game,
+    seat and session day (its key), and move ``session_at`` on to the next session (null: no play hours, or not
+    running). Calls ``more`` when it took a full batch; returns the new rows' ids. The session is the agreed time:
+    quiet hours do not hold it back."""
     with db.session() as session:
-        running = session.execute(
-            select(Game).where(Game.status == GameStatus.RUNNING, Game.unpaused_at(now)).order_by(Game.id)
-        ).scalars()
+        due = (
+            session.execute(
+                select(Game)
+                .options(load_only(Game.id, Game.status, Game.tempo, Game.session_at))
+                .where(Game.session_at <= now, Game.unpaused_at(now))
+                .order_by(Game.session_at)
+                .limit(limit)
+                .with_for_update(skip_locked=True)
+            )
+            .scalars()
+            .all()
+        )
+        if len(due) == limit and more is not None:
+            more()
         rows: list[Outbox] = []
-        for game in running:
-            hours = PlayHours.of(game.tempo)
+        for game in due:
+            hours = PlayHours.of(game.tempo) if game.status == GameStatus.RUNNING else None
             if hours is None:
+                game.session_at = None
                 continue
             start = hours.next_start(now)
             if now < start - SESSION_LEAD:
+                game.session_at = start - SESSION_LEAD
                 continue
+            game.session_at = hours.next_start(start) - SESSION_LEAD
             day = start.astimezone(ZoneInfo(hours.zone)).date().isoformat()
             for seat in game.seats:
                 if seat.bot is None and seat.player is not None:

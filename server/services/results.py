@@ -276,13 +276,7 @@ def _round_done(session: Session, league_round: LeagueRound) -> bool:
 
 
 def _players(session: Session, season_id: int) -> list[int]:
-    return list(
-        session.execute(
-            select(SeasonPlayer.player_id)
-            .where(SeasonPlayer.season_id == season_id, SeasonPlayer.status == EntryStatus.CONFIRMED)
-            .order_by(SeasonPlayer.player_id)
-        ).scalars()
-    )
+    return [entry.player_id for entry in session.execute(SeasonPlayer.confirmed(season_id)).scalars()]
 
 
 def _round_over(session: Session, league_round: LeagueRound, season: Season, now: datetime) -> None:

@@ -105,13 +105,7 @@ def _rounds(session: Session, season_id: int) -> list[LeagueRound]:
 
 
 def _entries(session: Session, season_id: int) -> list[SeasonPlayer]:
-    return list(
-        session.execute(
-            select(SeasonPlayer)
-            .where(SeasonPlayer.season_id == season_id, SeasonPlayer.status == EntryStatus.CONFIRMED)
-            .order_by(SeasonPlayer.player_id)
-        ).scalars()
-    )
+    return list(session.execute(SeasonPlayer.confirmed(season_id)).scalars())
 
 
 def acquainted(session: Session, entries: Iterable[SeasonPlayer]) -> set[frozenset[int]]:
@@ -393,8 +387,7 @@ def sweep(db: Database, now: datetime) -> int:
                 season = _season(session, season_id, lock=True)
                 if not _due(session, season, now):
                     continue  # another worker started it
-                start_round(session, _to_start(session, season, now), now)
-                started += 1
+                started += start_next(session, season, now) is not None
         except RoundError:
             continue  # too few players, or acquaintances that cannot sit apart: the organiser is shown it
     return started

@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import select, update
-from sqlalchemy.orm import Session, selectinload
+from sqlalchemy.orm import Session, joinedload
 
 import engine
 
@@ -72,7 +72,7 @@ def public_requests(session: Session, window: Window) -> list[RequestRow]:
         select(RequestRow)
         .where(RequestRow.window_id == window.id)
         .order_by(RequestRow.position)
-        .options(selectinload(RequestRow.seat).selectinload(Seat.player))
+        .options(joinedload(RequestRow.seat, innerjoin=True).joinedload(Seat.player))  # one query
     ).scalars()
     return [row for row in rows if not engine.asked_in_secret(row.payload)]
 
@@ -128,10 +128,16 @@ def standing_order(seat: Seat) -> list[str]:
     return list(view_of(seat)["standing_order"] or [])
 
 
-def seat_state(session: Session, seat: Seat, now: datetime | None = None) -> dict[str, Any]:
-    """Everything the seat's player may know now: the engine's view, plus the open window and their own answer."""
+def seat_state(
+    session: Session,
+    seat: Seat,
+    now: datetime | None = None,
+    opened: tuple[Window | None, RequestRow | None] | None = None,
+) -> dict[str, Any]:
+    """Everything the seat's player may know now: the engine's view, plus the open window and their own answer
+    (``opened``: the seat's ``open_request``, when the caller has just read it in this transaction)."""
     game = seat.game
-    window, mine = open_request(session, game.id, seat.id)
+    window, mine = opened or open_request(session, game.id, seat.id)
     return {
         # the table's public names (colour -> the player's name; None for a bot): every player sees who sits where
         "names": {s.colour: s.player.display_name if s.player is not None else None for s in game.seats},

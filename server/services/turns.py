@@ -23,15 +23,16 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import bindparam, delete, select
+from sqlalchemy import ColumnElement, bindparam, delete, select, update
 from sqlalchemy.orm import Session, load_only
 
 import engine
 from engine.bots import RandomBot, SensibleBot
 
-from ..db import Database, advance_after_commit
+from ..db import Database, advance_after_commit, compact_json
 from ..models import (
-    Event,
+    WINDOW_OPEN,
+    EventBatch,
     Game,
     GameStatus,
     MailKind,
@@ -42,7 +43,7 @@ from ..models import (
     WindowStatus,
     utcnow,
 )
-from . import autopilot, outbox, results, standing
+from . import autopilot, outbox, reminders, results, standing
 from .engines import CACHE
 from .errors import N_, ShownError
 from .links import LinkError, check_generation
@@ -142,6 +143,7 @@ def open_windows(session: Session, game: Game, eng: engine.Game, events_before: 
     early = _complete_if_done(session, game, window, rows, now)
     if not early and len(rows) == 1:
         _last_call(session, game, window, rows, now, opening=seats[automatic[0][0].player])
+    window.remind_at = None if early else reminders.next_remind_at(window.opened_at, window.deadline, now)
     mail: list[Outbox] = []
     held_until = _on_the_page(game, window, now)
     for req, (value, _source) in automatic:
@@ -222,26 +224,21 @@ def _log_automatic(game: Game, eng: engine.Game, seat: Seat, req: engine.Request
 
 
 def _store_events(session: Session, game: Game, eng: engine.Game, events_before: int, now: datetime) -> None:
-    current = game.round
-    for seq, event in enumerate(eng.events[events_before:], start=events_before):
-        if event["type"] == "round_started":
-            current = event["round"]
-        data = {k: v for k, v in event.items() if k not in ("type", "to")}
+    """The events of this advance (the engine's from ``events_before`` on), in one ``EventBatch`` row."""
+    events = eng.events[events_before:]
+    if events:
         session.add(
-            Event(
-                game_id=game.id,
-                seq=seq,
-                round=current,
-                type=event["type"],
-                data=data,
-                visible_to=event.get("to"),
-                created_at=now,
+            EventBatch(
+                game_id=game.id, first_seq=events_before, count=len(events), events=compact_json(events), created_at=now
             )
         )
 
 
 def store_state(game: Game, eng: engine.Game, now: datetime) -> None:
+    """The engine's saved game and its latest snapshot (``services.engines`` restores from them); the game's events
+    are stored by ``_store_events``, as the snapshot needs them."""
     game.state = eng.to_json()
+    game.snapshot = eng.snapshot()
     game.version += 1
     game.round = eng.round
     game.phase = eng.phase
@@ -432,7 +429,7 @@ def submit_answer(
             raise AnswerError(
                 N_("You are asked for a %(asked)s now, not a %(given)s."), 409, asked=row.kind, given=str(kind)[:20]
             )
-        eng = CACHE.get(game)
+        eng = CACHE.checker(game)  # checking needs the state, not the events
         if eng.window_no != window.number:  # should never happen: the state and the window are read under one lock
             raise AnswerError(MOVING_ON, 409)
         try:
@@ -509,16 +506,14 @@ def set_standing_order(db: Database, seat_id: int, order: list[str], now: dateti
 # --- advancing ---------------------------------------------------------------------------------------------------
 
 
-def advance_window(db: Database, window_id: int, now: datetime | None = None, wait: bool = True) -> bool:
+def advance_window(db: Database, window_id: int, now: datetime | None = None) -> bool:
     """Close the window if it is open and complete or due, and open the next one; False when this call did nothing
-    (not open, not due, paused, or, with ``wait=False``, locked by someone else). A kicked advance waits for the
-    row lock (a submit holds it briefly); the sweep skips locked windows."""
+    (not open, not due, or paused). It waits for the window's row lock (an answer or a reminder holds it briefly; a
+    concurrent advance, then found closed); the sweep takes only windows its batch leased (``claim_windows``)."""
     now = now or utcnow()
     with db.session() as session:
         window = session.execute(
-            select(Window)
-            .where(Window.id == window_id, Window.status == WindowStatus.OPEN)
-            .with_for_update(skip_locked=not wait)
+            select(Window).where(Window.id == window_id, Window.status == WindowStatus.OPEN).with_for_update()
         ).scalar_one_or_none()
         if window is None:
             return False
@@ -614,27 +609,67 @@ def _apply(game: Game, window: Window, rows: list[RequestRow], eng: engine.Game)
         row.defaulted = True
 
 
+#: a sweep batch's claim on a window (``Window.claimed_until``): no other batch takes it before this has passed.
+LEASE = timedelta(minutes=2)
+
+
+def _due(now: datetime) -> list[ColumnElement[bool]]:
+    """Open windows that are due, as two conditions each read through its own index: past their deadline, and
+    complete (their kick may have been lost)."""
+    return [Window.deadline <= now, Window.completed_at.is_not(None)]
+
+
 def due_windows(db: Database, now: datetime, limit: int = 200) -> list[int]:
-    """Open windows of games not paused that are complete (their kick may have been lost) or past their deadline."""
+    """Open windows of games not paused that are complete or past their deadline, claimed or not."""
     with db.session() as session:
-        rows = session.execute(
-            select(Window.id)
-            .join(Game, Game.id == Window.game_id)
-            .where(
-                Window.status == WindowStatus.OPEN,
-                (Window.deadline <= now) | Window.completed_at.is_not(None),
-                Game.unpaused_at(now),  # a paused game's window is due once the pause is over
+        found: set[int] = set()
+        for due in _due(now):
+            found.update(
+                session.execute(
+                    select(Window.id)
+                    .join(Game, Game.id == Window.game_id)
+                    .where(WINDOW_OPEN, due, Game.unpaused_at(now))
+                    .limit(limit)
+                ).scalars()
             )
-            .order_by(Window.deadline)
-            .limit(limit)
-        ).scalars()
-        return list(rows)
+        return sorted(found)[:limit]
 
 
-def sweep_windows(db: Database, now: datetime | None = None) -> int:
-    """Advance every due window; returns how many were applied by this call."""
+def claim_windows(db: Database, now: datetime, limit: int) -> list[int]:
+    """Claim up to ``limit`` due windows not claimed by another batch (earliest deadline first): each gets a lease
+    (``claimed_until``) in one UPDATE over rows locked with ``SKIP LOCKED`` (ignored by SQLite, whose writes are
+    serialized). Returns their ids; each is then advanced by ``advance_window``, whose own claim is exactly-once."""
+    free = Window.claimed_until.is_(None) | (Window.claimed_until <= now)
+    claimed: list[int] = []
+    with db.session() as session:
+        for due in _due(now):
+            if len(claimed) >= limit:
+                break
+            # a CTE, computed once (a subquery under IN may be run again by PostgreSQL's plan, claiming more)
+            chosen = (
+                select(Window.id)
+                .join(Game, Game.id == Window.game_id)
+                .where(WINDOW_OPEN, due, free, Game.unpaused_at(now))
+                .order_by(Window.deadline)
+                .limit(limit - len(claimed))
+                .with_for_update(skip_locked=True, of=Window)
+                .cte("chosen")
+                .prefix_with("MATERIALIZED", dialect="postgresql")
+            )
+            claimed += session.execute(
+                update(Window)
+                .where(Window.id.in_(select(chosen.c.id)), free)
+                .values(claimed_until=now + LEASE)
+                .returning(Window.id)
+                .execution_options(synchronize_session=False)
+            ).scalars()
+    return claimed
+
+
+def sweep_windows(db: Database, now: datetime | None = None, limit: int = 200) -> int:
+    """Claim up to ``limit`` due windows and advance them; returns how many were applied by this call."""
     now = now or utcnow()
-    return sum(advance_window(db, wid, now, wait=False) for wid in due_windows(db, now))
+    return sum(advance_window(db, wid, now) for wid in claim_windows(db, now, limit))
 
 
 def bot_choice(db: Database, seat_id: int, kind: str, seed: int) -> Any:

@@ -349,13 +349,17 @@ def answer_by_clicking(page: Page, index: int) -> str:
     choice = choices.nth(index % count)
     words = choice.locator("span").inner_text()
     choice.locator("input[type=radio]").check()
+    asked = form.get_attribute("id")  # "decision-<window>"
     with page.expect_response(re.compile(r"\?saved=\d+$")) as saved:
         form.get_by_role("button", name="Answer").click()
     page.wait_for_url(re.compile(r"\?saved=\d+$"))
     expect(page.get_by_role("status")).to_contain_text("Your answer is saved")
-    # the page the server sent after saving shows the answer (read from the response: the last answer of the window
-    # lets the worker move on, and the page's live refresh may already show the next decision)
-    shown = re.findall(r'<p class="current-answer">(.*?)</p>', saved.value.text(), re.S)
+    # the page the server sent after saving shows the answer (read from the response: the page's live refresh may
+    # already show the next decision), unless that was the window's last answer and the worker moved on first
+    served = saved.value.text()
+    if f'id="{asked}"' not in served:
+        return words
+    shown = re.findall(r'<p class="current-answer">(.*?)</p>', served, re.S)
     assert shown and words.split(" ", 1)[1][:20] in html.unescape(shown[0]), shown
     return words
 

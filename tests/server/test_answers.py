@@ -20,11 +20,21 @@ from werkzeug.test import TestResponse
 import engine
 from engine.bots import SensibleBot
 from server.db import Database
-from server.models import Event, Game, RequestRow, Seat, Window
+from server.models import Game, RequestRow, Seat, Window
 from server.services import games, turns
 from server.text.grammar import commands_for, parse_reply
 from tests.conftest import Stack
-from tests.support import AUTH, all_rows, api_game, engine_of, open_window, recording, seat_ids, stop_signing_clock
+from tests.support import (
+    AUTH,
+    all_rows,
+    api_game,
+    engine_of,
+    open_window,
+    recording,
+    seat_ids,
+    stop_signing_clock,
+    stored_events,
+)
 
 PEOPLE = ["Ann <ann@example.org>", "Bob <bob@example.org>", "Cy <cy@example.org>"]
 CLOSED = "This decision is closed: the game has moved on. Open your link to see what is new."
@@ -360,10 +370,8 @@ def test_nobody_sees_another_players_answer_before_the_window_closes(
     # closed: the votes are public events, seen by everyone, including the player who did not vote
     expected = {first: changed_vote, second: other_vote}
     with stack.db.session() as session:
-        revealed = session.execute(
-            sa.select(Event).where(Event.game_id == game_id, Event.type == "votes_revealed").order_by(Event.seq)
-        ).scalars()
-        public = [e.data["votes"] for e in revealed if e.visible_to is None]
+        revealed = [e for e in stored_events(session, game_id) if e["type"] == "votes_revealed"]
+        public = [e["votes"] for e in revealed if "to" not in e]
     assert expected in public
     for colour in (first, second, idle):
         events = client.get(f"/api/seat/{tokens[colour]}").json["view"]["events"]
@@ -613,10 +621,8 @@ def test_at_the_deadline_missing_answers_get_the_h4_defaults_and_are_logged_defa
         assert game.state == expected.to_json()  # the engine's H-4 defaults, exactly
         closed = session.get(Window, window["id"])
         assert (closed.status, closed.closed_at) == ("closed", deadline)
-        events = session.execute(
-            sa.select(Event).where(Event.game_id == game_id, Event.seq >= events_before).order_by(Event.seq)
-        ).scalars()
-        rows = [(e.type, e.data, e.visible_to) for e in events]
+        events = stored_events(session, game_id)[events_before:]
+        rows = [(e["type"], {k: v for k, v in e.items() if k not in ("type", "to")}, e.get("to")) for e in events]
     defaulted = [(data, to) for kind, data, to in rows if kind == "answer_defaulted"]
     assert defaulted == [({"player": "red", "kind": "place"}, None), ({"player": "blue", "kind": "place"}, None)]
     assert [r[0] for r in rows] == [e["type"] for e in expected.events[events_before:]]

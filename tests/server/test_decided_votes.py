@@ -14,11 +14,11 @@ import sqlalchemy as sa
 
 import engine
 from server.db import Database
-from server.models import Event, Game, RequestRow
+from server.models import Game, RequestRow
 from server.services import turns
 from server.text.sentences import event_text
 from tests.conftest import Stack
-from tests.support import T0, api_game, open_window, play_window, recording
+from tests.support import T0, api_game, open_window, play_window, recording, stored_events
 
 PLAYERS = [f"P{i} <p{i}.votes@example.org>" for i in range(5)]
 
@@ -44,8 +44,8 @@ def reach_vote(db: Database, game_id: int) -> tuple[int, int, dict[str, int], li
 
 def events_of(db: Database, game_id: int, type_: str) -> list[dict[str, Any]]:
     with db.session() as session:
-        rows = session.execute(sa.select(Event).where(Event.game_id == game_id, Event.type == type_)).scalars()
-        return [{"data": e.data, "to": e.visible_to} for e in rows]
+        rows = [e for e in stored_events(session, game_id) if e["type"] == type_]
+        return [{"data": {k: v for k, v in e.items() if k not in ("type", "to")}, "to": e.get("to")} for e in rows]
 
 
 def row_of(db: Database, window_id: int, seat_id: int) -> RequestRow:

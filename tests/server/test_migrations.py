@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,7 @@ from pytest_alembic.tests import (
     test_up_down_consistency,
     test_upgrade,
 )
+from sqlalchemy.orm import Session
 
 import engine
 from engine.bots import RandomBot, play_game
@@ -605,3 +606,137 @@ def test_0013_adds_standing_rows_drops_the_stored_documents_so_they_are_computed
     alembic_runner.migrate_down_one()
     tables = set(sa.inspect(alembic_engine).get_table_names())
     assert "season_standing_rows" not in tables and "season_standings" in tables
+
+
+# --- 0016: events and requests stored compactly -----------------------------------------------------------------------
+
+
+def test_0016_keeps_every_event_and_request_as_it_was_and_makes_a_public_events_audience_sql_null(
+    alembic_runner: MigrationContext, alembic_engine: sa.Engine
+) -> None:
+    alembic_runner.migrate_up_to("0015")
+    data = {"origin": 4, "player": "green", "target": 6, "character": "gunman"}
+    payload = {"kind": "move", "player": "red", "options": [{"character": "pinup"}], "destination": 3}
+    with alembic_engine.begin() as conn:
+        meta = sa.MetaData()
+        players, games, seats, windows, requests, events = (
+            sa.Table(name, meta, autoload_with=conn)
+            for name in ("players", "games", "seats", "windows", "requests", "events")
+        )
+        game = conn.execute(
+            games.insert()
+            .values(
+                title="",
+                status="running",
+                options={},
+                seed=1,
+                tempo={},
+                state={},
+                version=1,
+                round=0,
+                phase="setup",
+                created_at=T,
+                updated_at=T,
+            )
+            .returning(games.c.id)
+        ).scalar_one()
+        seat = conn.execute(
+            seats.insert()
+            .values(game_id=game, position=0, colour="red", bot="random", link_generation=1)
+            .returning(seats.c.id)
+        ).scalar_one()
+        window = conn.execute(
+            windows.insert()
+            .values(game_id=game, number=1, status="closed", round=1, phase="move", opened_at=T, deadline=T)
+            .returning(windows.c.id)
+        ).scalar_one()
+        conn.execute(
+            requests.insert().values(
+                window_id=window, seat_id=seat, position=0, kind="move", payload=payload, defaulted=False
+            )
+        )
+        conn.execute(
+            events.insert().values(game_id=game, seq=0, round=1, type="moved", data=data, visible_to=None, created_at=T)
+        )
+        conn.execute(
+            events.insert().values(
+                game_id=game, seq=1, round=1, type="dice_seen", data={}, visible_to=["red"], created_at=T
+            )
+        )
+    del players
+
+    def stored() -> tuple[list[tuple[Any, ...]], Any]:
+        with alembic_engine.connect() as conn:
+            rows = conn.execute(sa.text("SELECT data, visible_to FROM events ORDER BY seq")).all()
+            loaded = [tuple(json.loads(v) if isinstance(v, str) else v for v in row) for row in rows]
+            (value,) = conn.execute(sa.text("SELECT payload FROM requests")).one()
+            return loaded, json.loads(value) if isinstance(value, str) else value
+
+    assert stored() == ([(data, None), ({}, ["red"])], payload)
+    alembic_runner.migrate_up_one()
+    assert stored() == ([(data, None), ({}, ["red"])], payload)
+    with alembic_engine.connect() as conn:
+        assert conn.execute(sa.text("SELECT count(*) FROM events WHERE visible_to IS NULL")).scalar_one() == 1
+    alembic_runner.migrate_down_one()
+    assert stored() == ([(data, None), ({}, ["red"])], payload)
+
+
+# --- 0017: events stored one row per advance --------------------------------------------------------------------------
+
+
+def test_0017_moves_each_advances_events_into_one_batch_read_back_as_the_engines_and_indexes_open_windows_only(
+    alembic_runner: MigrationContext, alembic_engine: sa.Engine
+) -> None:
+    """Events stored at one instant with consecutive seqs become one ``event_batches`` row; ``engines._events``
+    reads them back as the engine's own events (cut at any count); the windows' due instants are indexed alone (for
+    open windows only); the downgrade gives back the same rows."""
+    from server.services.engines import _events
+
+    alembic_runner.migrate_up_to("0016")
+    states = after_each_window(seed=17, windows=6)
+    eng = states[-1]
+    ends = [len(state.events) for state in states]
+    with alembic_engine.begin() as conn:
+        tables = sa.MetaData()
+        tables.reflect(conn, only=["games", "events"])
+        game_id = insert_game(conn, tables, eng, "running")
+        for window, (start, end) in enumerate(zip([0, *ends], ends, strict=False)):  # one instant per window
+            conn.execute(
+                sa.text("UPDATE events SET created_at = :at WHERE game_id = :g AND seq >= :start AND seq < :end"),
+                {"at": T + timedelta(minutes=window), "g": game_id, "start": start, "end": end},
+            )
+
+    def rows() -> list[tuple[Any, ...]]:
+        with alembic_engine.connect() as conn:
+            found = conn.execute(
+                sa.text("SELECT seq, type, data, visible_to, created_at FROM events ORDER BY seq")
+            ).all()
+            return [
+                (
+                    seq,
+                    type_,
+                    *(json.loads(v) if isinstance(v, str) else v for v in (data, to)),
+                    datetime.fromisoformat(str(at)),
+                )
+                for seq, type_, data, to, at in found
+            ]
+
+    before = rows()
+    alembic_runner.migrate_up_one()
+    expected = json.loads(json.dumps(eng.events))
+    with alembic_engine.connect() as conn:
+        batches = conn.execute(sa.text("SELECT first_seq, count FROM event_batches ORDER BY first_seq")).all()
+        assert [tuple(b) for b in batches] == [
+            (start, end - start) for start, end in zip([0, *ends], ends, strict=False) if end > start
+        ]
+        with Session(conn) as session:
+            assert _events(session, game_id, len(expected)) == expected
+            assert _events(session, game_id, ends[2] + 1) == expected[: ends[2] + 1]  # cut inside a batch
+        indexes = {ix["name"]: ix["column_names"] for ix in sa.inspect(conn).get_indexes("windows")}
+        assert {name: indexes[name] for name in indexes if name.startswith("ix_windows_open_")} == {
+            f"ix_windows_open_{column}": [column]
+            for column in ("deadline", "completed_at", "remind_at", "claimed_until")
+        }
+    alembic_runner.migrate_down_one()
+    assert rows() == before
+    assert "event_batches" not in sa.inspect(alembic_engine).get_table_names()

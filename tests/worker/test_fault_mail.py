@@ -23,7 +23,7 @@ from server.run.queue import SEND
 from server.services import outbox
 from tests.conftest import _stack
 from tests.own_postgres import OwnPostgres, own_postgres
-from tests.support import FROM, create, free_port, outbox_ids, rows_of
+from tests.support import FROM, create, free_port, outbox_ids, rows_of, sweep
 from worker.app import make_celery
 
 from .conftest import TaskLog
@@ -78,9 +78,8 @@ def test_a_sender_cut_off_between_smtp_accept_and_the_mark_sends_again_with_the_
             assert status == {ids[0]: ("sending", 1), ids[1]: ("pending", 0), ids[2]: ("pending", 0)}
 
             at = utcnow() + outbox.STUCK_AFTER + timedelta(minutes=1)
-            app.send_task("deadmail.sweep", kwargs={"now": at.isoformat()})
-            (swept,) = task_log.wait("deadmail.sweep", 1)
-        assert swept.retval["sent"] == 3 and swept.retval["advanced"] == 0
+            swept = sweep(app, task_log, at)
+        assert swept["sent"] == 3 and swept["advanced"] == 0
         statuses = [(r.status, r.attempts) for r in rows_of(db, ids)]
     finally:
         smtp.stop()

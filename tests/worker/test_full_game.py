@@ -11,10 +11,10 @@ from celery import Celery
 from sqlalchemy import func, select
 
 from engine.rules import scores, winners
-from server.models import Event, Game, Outbox, RequestRow, Window
+from server.models import Game, Outbox, RequestRow, Window
 from server.services import turns
 from tests.conftest import Stack
-from tests.support import AUTH, api_game, check_game, people, seat_ids
+from tests.support import AUTH, api_game, check_game, people, seat_ids, stored_events
 
 from ..waiting import wait_for
 from .conftest import TaskLog
@@ -100,8 +100,8 @@ def check_finished(stack: Stack, game_id: int, players: int, taken: int) -> None
         assert len(rows) == len(eng.log)
         assert len([r for r in rows if r.answered_at is not None]) == taken
         assert not any(r.defaulted for r in rows)
-        over = session.execute(select(Event.data).where(Event.game_id == game_id, Event.type == "game_over")).one()
-        assert over.data == outcome
+        over = [e for e in stored_events(session, game_id) if e["type"] == "game_over"]
+        assert [{k: v for k, v in e.items() if k != "type"} for e in over] == [outcome]
         over_mail = session.execute(
             select(func.count()).select_from(Outbox).where(Outbox.game_id == game_id, Outbox.kind == "game_over")
         ).scalar()

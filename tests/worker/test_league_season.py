@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from functools import partial
 from itertools import combinations
@@ -122,12 +122,16 @@ def round_games(stack: Stack, round_id: int) -> list[Game]:
         return list(found)
 
 
-def mails(stack: Stack, kind: MailKind) -> Counter[tuple[Any, int | None]]:
-    """(the mail's round or season, its player) -> how many were queued."""
-    rows = rows_of_kind(stack.db, kind)
-    return Counter(
-        ((row.payload or {}).get("round") or (row.payload or {}).get("season"), row.player_id) for row in rows
-    )
+def mails(stack: Stack, story: Story, kind: MailKind) -> Counter[tuple[Any, int | None]]:
+    """(the mail's round or season, its player) -> how many were queued, counting rows seen at earlier checks too
+    (the sweep prunes sent rows a few days old on the injected clock)."""
+    for row in rows_of_kind(stack.db, kind):
+        story.seen[row.id] = (
+            kind,
+            (row.payload or {}).get("round") or (row.payload or {}).get("season"),
+            row.player_id,
+        )
+    return Counter((about, player) for of, about, player in story.seen.values() if of == kind)
 
 
 # --- helpers: the checks at every step -------------------------------------------------------------------------------
@@ -311,6 +315,8 @@ class Story:
     starts: list[datetime]
     players: list[int]
     pair: frozenset[int]
+    #: every league mail row seen so far: id -> (kind, its round or season, its player) (``mails``).
+    seen: dict[int, tuple[MailKind, Any, int | None]] = field(default_factory=dict)
 
 
 def open_season(stack: Stack) -> Story:
@@ -367,8 +373,8 @@ def check_round_over(stack: Stack, story: Story, games_by_round: list[list[Game]
     check_feeds(stack, story, list(range(len(games_by_round) + 1, ROUNDS + 1)))
     round_ids = [r.id for r in season_rounds(stack, story.season_id)]
     once = Counter({(r, p): 1 for r in round_ids for p in story.players})
-    assert mails(stack, MailKind.LEAGUE_FIXTURES) == once
-    assert mails(stack, MailKind.LEAGUE_RESULTS) == once
+    assert mails(stack, story, MailKind.LEAGUE_FIXTURES) == once
+    assert mails(stack, story, MailKind.LEAGUE_RESULTS) == once
 
 
 def check_next_season(stack: Stack, story: Story) -> None:
@@ -401,7 +407,7 @@ def test_a_whole_season_is_played_on_an_injected_clock(stack: Stack, worker: Cel
 
     with stack.db.session() as session:
         assert session.get(Season, story.season_id).status == SeasonStatus.OVER  # type: ignore[union-attr]
-    assert mails(stack, MailKind.SEASON_END) == Counter({(story.season_id, p): 1 for p in story.players})
+    assert mails(stack, story, MailKind.SEASON_END) == Counter({(story.season_id, p): 1 for p in story.players})
     assert sweep(worker, task_log, story.starts[-1] + timedelta(days=7))["rounds"] == 0  # no fourth round
 
     check_next_season(stack, story)

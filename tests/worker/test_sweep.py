@@ -1,6 +1,7 @@
 """The sweep (issue 3, DESIGN.md "the database is the clock"): a lost advance is recovered within one sweep period,
 a window past its deadline is closed with the H-4 defaults, mail is sent with retries and back-off kept in the row,
-rows stuck in "sending" are released; and the sweep writes a heartbeat. Time is injected, never slept."""
+rows stuck in "sending" are released; and the sweep (fanned out into parts) writes a heartbeat. Time is injected,
+never slept."""
 
 from __future__ import annotations
 
@@ -14,10 +15,23 @@ from sqlalchemy import select
 
 from server.db import Database
 from server.mail.send import send_one
-from server.models import Event, Heartbeat, Outbox, Window
+from server.models import Heartbeat, Outbox, Window
 from server.services import heartbeat, outbox, turns
+from server.services.sweeps import PARTS
 from tests.conftest import Stack
-from tests.support import IDLE, T0, check_game, create, mail_files, open_window, outbox_ids, seat_ids, snapshot, sweep
+from tests.support import (
+    IDLE,
+    T0,
+    check_game,
+    create,
+    mail_files,
+    open_window,
+    outbox_ids,
+    seat_ids,
+    snapshot,
+    stored_events,
+    sweep,
+)
 
 from .conftest import TaskLog
 
@@ -62,7 +76,7 @@ def test_a_lost_advance_is_recovered_by_the_next_sweep(
     with stack.db.session() as session:
         beat = session.get(Heartbeat, "sweep")
         assert beat is not None
-        assert (beat.info, beat.beat_at) == (result, beat_at)
+        assert (beat.info, beat.beat_at) == ({"now": (answered_at + period).isoformat(), "parts": list(PARTS)}, beat_at)
     assert task_log.of("deadmail.advance_window") == []  # recovered by the sweep itself
 
     # the next sweep finds nothing to do, and sends nothing twice
@@ -100,10 +114,8 @@ def test_the_sweep_defaults_missing_answers_at_the_deadline_and_leaves_other_win
         assert closed is not None
         assert (closed.status, closed.closed_at) == ("closed", T0 + timedelta(hours=1))
         got = [(r.seat.colour, r.defaulted, r.answer is None) for r in closed.requests]
-        defaulted = session.execute(
-            select(Event.data).where(Event.game_id == late.game_id, Event.type == "answer_defaulted")
-        ).scalars()
-        assert list(defaulted) == [{"player": missing, "kind": rows[1].kind}]
+        defaulted = [e for e in stored_events(session, late.game_id) if e["type"] == "answer_defaulted"]
+        assert defaulted == [{"type": "answer_defaulted", "player": missing, "kind": rows[1].kind}]
     assert got == [(r.seat.colour, r.seat.colour == missing, r.seat.colour == missing) for r in rows]
     assert eng.log[1] == {"player": missing, "kind": rows[1].kind, "timeout": True}
     second = open_window(stack.db, late.game_id)
