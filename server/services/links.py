@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from itsdangerous import BadSignature, SignatureExpired, URLSafeSerializer, URLSafeTimedSerializer
+from itsdangerous import BadSignature, SignatureExpired, TimestampSigner, URLSafeSerializer, URLSafeTimedSerializer
 
 from .errors import N_, ShownError
 
@@ -151,10 +151,19 @@ def read_league_token(secret_key: str, which: str, token: str) -> tuple[int, int
     return _two_ids(_load(secret_key, LEAGUE_SALTS[which], token, 0, N_("This link is not valid.")))
 
 
+class _UndatedSigner(TimestampSigner):
+    """Signs with a fixed time: a token that never expires is then the same string each time it is made."""
+
+    def get_timestamp(self) -> int:
+        return 1
+
+
 def calendar_token(secret_key: str, player_id: int, generation: int) -> str:
     """A player's calendar address: it does not expire (a calendar service fetches it for months), it is revoked by
-    the player's ``calendar_generation``."""
-    return serializer(secret_key, CALENDAR_SALT).dumps([player_id, generation])
+    the player's ``calendar_generation``, and it is the same string on every page and mail of one generation (an
+    address dated when shown would change from one second to the next). Read like the other timed tokens, so the
+    dated addresses handed out before stay valid."""
+    return URLSafeTimedSerializer(secret_key, salt=CALENDAR_SALT, signer=_UndatedSigner).dumps([player_id, generation])
 
 
 def read_calendar_token(secret_key: str, token: str) -> tuple[int, int]:

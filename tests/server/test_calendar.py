@@ -5,12 +5,15 @@ round starts."""
 
 from __future__ import annotations
 
+import time
 from datetime import UTC, datetime, timedelta
 from typing import Any
+from unittest.mock import patch
 
 import pytest
 import sqlalchemy as sa
 from icalendar import Calendar
+from itsdangerous import TimestampSigner, URLSafeTimedSerializer
 
 from engine.bots import RandomBot
 from server.db import Database
@@ -18,7 +21,7 @@ from server.models import Player, RequestRow, Seat, Window
 from server.present.calendar import ALARM, EVENT_LENGTH, league_calendar, player_calendar
 from server.services import calendar, organise, turns
 from server.services.calendar import Deadline, Feed, RoundStart
-from server.services.links import calendar_token, player_token
+from server.services.links import CALENDAR_SALT, calendar_token, player_token
 from tests.conftest import Stack
 from tests.support import T0, create, engine_of, open_window, player_of, post_form, seat_ids
 
@@ -197,6 +200,20 @@ def test_a_new_address_needs_the_form_token(embedded: Stack) -> None:
     reply = post_form(embedded.client, embedded.app, f"/p/{prefs}/calendar", csrf=False)
     assert reply.status_code == 400
     assert calendar.address(embedded.db, embedded.settings.secret_key, p0) == old
+
+
+def test_the_address_is_one_string_and_a_dated_one_still_opens(embedded: Stack) -> None:
+    """The address shown is the same from one second to the next (a page and the test reading it a second apart
+    once saw two), and an address signed with its date, as handed out before, still opens the feed."""
+    _games, p0, _p1 = two_games(embedded)
+    secret = embedded.settings.secret_key
+    made = calendar_token(secret, p0, 1)
+    with patch.object(TimestampSigner, "get_timestamp", return_value=int(time.time()) + 5):
+        dated = URLSafeTimedSerializer(secret, salt=CALENDAR_SALT).dumps([p0, 1])
+        assert calendar_token(secret, p0, 1) == made == calendar.address(embedded.db, secret, p0)
+    assert dated != made
+    for token in (made, dated):
+        assert len(events(fetch(embedded, token))) == 2
 
 
 def test_forged_and_other_links_open_no_calendar(embedded: Stack) -> None:
