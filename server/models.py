@@ -270,16 +270,24 @@ class SeatTenure(Base):
     ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
+#: the condition of the absences' partial index: the ones the sweep has still to apply.
+UNAPPLIED = text("NOT applied")
+
+
 class Absence(Base):
     """A time a player declared they are away (issue 12): each game's ``absence`` option decides what it does."""
 
     __tablename__ = "absences"
+    #: the sweep finds absences that have begun and are not applied yet through this index (migration 0018).
+    __table_args__ = (Index("ix_absences_unapplied", "starts_at", postgresql_where=UNAPPLIED, sqlite_where=UNAPPLIED),)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), index=True)
     starts_at: Mapped[datetime] = mapped_column(UTCDateTime)
     ends_at: Mapped[datetime] = mapped_column(UTCDateTime)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    #: applied to the windows open when it began (``absences.declare`` or the sweep's ``apply_started``), once.
+    applied: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
 
 
 class Invitation(Base):

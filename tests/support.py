@@ -438,7 +438,7 @@ def log_in_as_organiser(client: FlaskClient) -> None:
 SWEEP = "deadmail.sweep"  # its parts: "deadmail.sweep.<part>", each returning {"counts", "claimed", "then"}
 
 
-IDLE = {"rounds": 0, "advanced": 0, "reminded": 0, "digests": 0, "sessions": 0, "sent": 0}
+IDLE = {"absences": 0, "rounds": 0, "advanced": 0, "reminded": 0, "digests": 0, "sessions": 0, "sent": 0}
 
 
 def mail_files(folder: Path) -> list[Path]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import re
+from collections.abc import Callable
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
 
@@ -28,7 +29,7 @@ from sqlalchemy.orm import Session
 import engine
 
 from ..db import Database
-from ..models import Absence, Game, GameStatus, Player, RequestRow, Seat, Window, WindowStatus, utcnow
+from ..models import UNAPPLIED, Absence, Game, GameStatus, Player, RequestRow, Seat, Window, WindowStatus, utcnow
 from . import autopilot, turns
 from .errors import N_, ShownError
 from .links import LinkError
@@ -123,7 +124,7 @@ def declare(db: Database, player_id: int, starts: datetime, ends: datetime, now:
         ).first()
         if overlapping is not None:
             raise AbsenceError(OVERLAPS)
-        absence = Absence(player_id=player_id, starts_at=starts, ends_at=ends, created_at=now)
+        absence = Absence(player_id=player_id, starts_at=starts, ends_at=ends, created_at=now, applied=starts <= now)
         session.add(absence)
         session.flush()
         log.info("player %s is away from %s to %s", player_id, starts.isoformat(), ends.isoformat())
@@ -167,22 +168,38 @@ def as_json(item: dict[str, Any]) -> dict[str, Any]:
 # --- applying an absence under way -----------------------------------------------------------------------------------
 
 
-def apply_started(db: Database, now: datetime | None = None) -> int:
-    """The minute sweep: absences under way applied to the window open in each game of their player (declared
-    earlier, they may have begun while a window was open). Idempotent: a request answered, or a deadline already at
-    the end of the absence, is left alone. Returns how many games it changed."""
+def apply_started(
+    db: Database, now: datetime | None = None, limit: int = 200, more: Callable[[], None] | None = None
+) -> int:
+    """The minute sweep: absences declared earlier that have begun, each applied once to the window open in each game
+    of its player (they may have begun while a window was open; windows opening later are handled when they open).
+    Up to ``limit`` of them, read through ``ix_absences_unapplied``, so a pass with none begun reads nothing; a full
+    batch calls ``more`` (another batch takes the rest). Each is applied and marked in one transaction, under its
+    row's lock (skipped when another batch holds it): one failure leaves it for the next sweep and never stops the
+    batch. Returns how many games it changed."""
     now = now or utcnow()
     with db.session() as session:
-        away = session.execute(
-            select(Absence.player_id, Absence.ends_at).where(Absence.starts_at <= now, Absence.ends_at > now)
-        ).all()
+        begun = list(
+            session.execute(
+                select(Absence.id).where(UNAPPLIED, Absence.starts_at <= now).order_by(Absence.starts_at).limit(limit)
+            ).scalars()
+        )
+    if len(begun) == limit and more is not None:
+        more()
     changed = 0
-    for player_id, ends in sorted(away):  # one transaction per player: one failure never stops the sweep
+    for absence_id in begun:
         try:
             with db.session() as session:
-                changed += _apply(session, player_id, ends, now)
+                absence = session.execute(
+                    select(Absence).where(Absence.id == absence_id, UNAPPLIED).with_for_update(skip_locked=True)
+                ).scalar_one_or_none()
+                if absence is None:  # applied meanwhile, or another batch has it
+                    continue
+                absence.applied = True
+                if absence.ends_at > now:
+                    changed += _apply(session, absence.player_id, absence.ends_at, now)
         except SQLAlchemyError:
-            log.exception("absence of player %s: not applied this minute (tried again at the next sweep)", player_id)
+            log.exception("absence %s: not applied this minute (tried again at the next sweep)", absence_id)
     return changed
 
 

@@ -36,7 +36,7 @@ from sqlalchemy.orm import Session
 
 from ..db import Database
 from ..models import ChatChannel, ChatMessage, Game, GameStatus, MailKind, Outbox, OutboxStatus, Seat, utcnow
-from . import reply_address
+from . import outbox, reply_address
 from .errors import N_, ShownError
 from .tempo import in_quiet_hours
 
@@ -196,7 +196,7 @@ def _queue_mail(session: Session, seat: Seat, now: datetime) -> None:
                     payload={"slot": slot},
                     status=OutboxStatus.HELD if held else OutboxStatus.PENDING,
                     created_at=now,
-                    next_attempt_at=due,
+                    next_attempt_at=outbox.digest_due(seat.player, now) if held else due,
                 )
             )
     except IntegrityError:

@@ -494,6 +494,7 @@ def _apply(session: Session, entry: SeasonPlayer) -> None:
         for key in ("language", "timezone", "quiet_start", "quiet_end", "mail_mode", "digest_hours"):
             if key in given:
                 setattr(player, key, given[key])
+        outbox.look_at_held(session, Outbox.player_id == player.id)
     if not player.display_name:  # never left without a name once confirmed
         player.display_name = player.email.split("@")[0][:80]
     entry.knows = list(given.get("knows") or []) or None

@@ -17,7 +17,7 @@ from sqlalchemy import delete, exists, func, select, update
 from sqlalchemy.orm import Session, aliased
 
 from ..db import Database, send_after_commit
-from ..models import MailKind, Outbox, OutboxStatus, SeasonPlayer, Seat, Window, WindowStatus, utcnow
+from ..models import MailKind, Outbox, OutboxStatus, Player, SeasonPlayer, Seat, Window, WindowStatus, utcnow
 
 log = logging.getLogger("deadmail.outbox")
 
@@ -26,6 +26,10 @@ MAX_ATTEMPTS = 10
 STUCK_AFTER = timedelta(minutes=10)
 #: notifications a player on a digest receives together (``reminders.release_digests`` sends the digest).
 DIGESTED = frozenset({MailKind.TURN, MailKind.UPDATE, MailKind.GAME_OVER})
+#: a digest holding a decision that closes within this much time goes at once (``reminders.release_digests``).
+URGENT = timedelta(hours=2)
+#: a stored ``digest_hours`` beyond this (a week) counts as a week.
+MAX_DIGEST_HOURS = 7 * 24
 #: kinds told by a seat's own notification; a newer one of these to the same seat covers an older one.
 NOTICES = (MailKind.TURN, MailKind.UPDATE, MailKind.GAME_OVER)
 #: rows not yet handed to a transport.
@@ -44,15 +48,43 @@ COUNTED = (MailKind.LEAGUE_CONFIRM, MailKind.LEAGUE_INVITE)
 KEEP = timedelta(days=3)
 
 
-def notice(seat: Seat, kind: MailKind, key: str, payload: dict[str, Any], now: datetime) -> Outbox:
+def notice(
+    seat: Seat, kind: MailKind, key: str, payload: dict[str, Any], now: datetime, closes: datetime | None = None
+) -> Outbox:
     """A notification for the seat's player; ``key`` makes it unique, so a repeated advance cannot queue it twice.
-    Held for the digest when the player asked for one."""
+    Held for the digest when the player asked for one: the digest sweep looks at it at ``digest_due`` (``closes``:
+    the deadline of the decision it asks for)."""
     assert seat.player_id is not None and seat.player is not None
     row = player_mail(seat.player_id, kind, key, payload, now)
     row.game_id, row.seat_id = seat.game_id, seat.id
     if kind in DIGESTED and seat.player.mail_mode == "digest":
         row.status = OutboxStatus.HELD
+        row.next_attempt_at = digest_due(seat.player, now, closes)
     return row
+
+
+def digest_span(player: Player) -> timedelta:
+    """How long the player's digest gathers notifications: their ``digest_hours`` (4 when unset), at most a week."""
+    hours = player.digest_hours if player.digest_hours is not None else 4
+    return timedelta(hours=min(max(0, hours), MAX_DIGEST_HOURS))
+
+
+def digest_due(player: Player, now: datetime, closes: datetime | None = None) -> datetime:
+    """When the digest sweep first looks at a row held now (its ``next_attempt_at``): once the digest's span has
+    passed, or ``URGENT`` before the deadline ``closes`` of the decision it asks for, whichever comes first."""
+    due = now + digest_span(player)
+    return due if closes is None else max(now, min(due, closes - URGENT))
+
+
+def look_at_held(session: Session, *where: Any) -> None:
+    """The digest sweep looks again at once at the held rows matching ``where`` (a player's digest settings changed,
+    or a deadline came sooner), instead of at the instant it had planned."""
+    session.execute(
+        update(Outbox)
+        .where(Outbox.status == OutboxStatus.HELD, *where)
+        .values(next_attempt_at=Outbox.created_at)
+        .execution_options(synchronize_session=False)
+    )
 
 
 def player_mail(player_id: int, kind: MailKind, key: str, payload: dict[str, Any], now: datetime) -> Outbox:

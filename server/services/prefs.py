@@ -17,8 +17,8 @@ from sqlalchemy.orm import Session
 from engine.data import CHARACTERS
 
 from ..db import Database
-from ..models import LANGUAGES, Game, GameStatus, Player, Seat
-from . import inputs, standing, turns
+from ..models import LANGUAGES, Game, GameStatus, Outbox, Player, Seat
+from . import inputs, outbox, standing, turns
 from .errors import N_, ShownError
 from .links import LinkError, check_current, read_player_token
 from .seats import standing_order
@@ -187,6 +187,7 @@ def save_prefs(
         changed = [sid for sid, order in checked_orders.items() if _changes(session, sid, player_id, order)]
         for key, value in checked.items():
             setattr(player, key, value)
+        outbox.look_at_held(session, Outbox.player_id == player_id)  # released or merged by the settings now
         standing.merge_defaults(player, defaults)
     answered = [sid for sid in changed if _give_to_engine(db, sid, checked_orders[sid])]
     return Saved(answered)

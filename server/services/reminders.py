@@ -49,11 +49,9 @@ MIN_LEAD = timedelta(minutes=5)
 #: two reminders closer together than this are one too many.
 MIN_GAP = timedelta(minutes=5)
 #: a digest holding a decision that closes within this much time goes at once.
-URGENT = timedelta(hours=2)
+URGENT = outbox.URGENT
 #: inside quiet hours, a digest waits for them to end unless that leaves less than this before a deadline.
 MIN_NOTICE = timedelta(minutes=30)
-#: a stored ``digest_hours`` beyond this (a week) counts as a week.
-MAX_DIGEST_HOURS = 7 * 24
 #: how long before a session of play hours its reminder goes out.
 SESSION_LEAD = timedelta(minutes=15)
 
@@ -259,14 +257,30 @@ def plan_session_reminders(
 # --- digests -----------------------------------------------------------------------------------------------------
 
 
-def release_digests(db: Database, now: datetime) -> list[int]:
+def release_digests(db: Database, now: datetime, limit: int = 200, more: Callable[[], None] | None = None) -> list[int]:
     """Merge each digest player's held rows into one ``digest`` row when it is time (see the module's docstring),
-    and let go as ordinary mail the held rows of players who left the digest; returns the ids to send."""
+    and let go as ordinary mail the held rows of players who left the digest; returns the ids to send.
+
+    Looks only at the players with a held row whose ``next_attempt_at`` has come (``outbox.digest_due``: the span
+    has passed or a decision it asks for is near its deadline; ``outbox.look_at_held`` when settings changed), up
+    to ``limit`` of them (a full batch calls ``more``), so a pass with nothing due reads nothing more. A player
+    looked at whose digest is not due yet gets the instant of the next look."""
     with db.session() as session:
+        due = list(
+            session.execute(
+                select(Outbox.player_id)
+                .where(Outbox.status == OutboxStatus.HELD, Outbox.next_attempt_at <= now)
+                .group_by(Outbox.player_id)
+                .order_by(Outbox.player_id)
+                .limit(limit)
+            ).scalars()
+        )
+        if len(due) == limit and more is not None:
+            more()
         held = session.execute(
             select(Outbox, Player)
             .join(Player, Outbox.player_id == Player.id)
-            .where(Outbox.status == OutboxStatus.HELD)
+            .where(Outbox.status == OutboxStatus.HELD, Outbox.player_id.in_(due))
             .order_by(Outbox.id)
             .with_for_update(skip_locked=True, of=Outbox)
         ).all()
@@ -284,8 +298,13 @@ def release_digests(db: Database, now: datetime) -> list[int]:
                     row.status = OutboxStatus.PENDING
                     row.next_attempt_at = now
                 out.extend(row.id for row in rows)
-            elif _digest_due(session, player, rows, now):
+                continue
+            look = _digest_look(player, rows, _soonest_deadline(session, rows, now), now)
+            if look is None:
                 digests.append((rows, _digest(player_id, rows, now)))
+            else:
+                for row in rows:
+                    row.next_attempt_at = look
         for rows, _ in digests:
             for row in rows:
                 row.status = OutboxStatus.MERGED
@@ -294,16 +313,21 @@ def release_digests(db: Database, now: datetime) -> list[int]:
         return [digest.id for digest in added] + out
 
 
-def _digest_due(session: Session, player: Player, rows: list[Outbox], now: datetime) -> bool:
-    hours = player.digest_hours if player.digest_hours is not None else 4
-    aged = now >= min(row.created_at for row in rows) + timedelta(hours=min(max(0, hours), MAX_DIGEST_HOURS))
-    soonest = _soonest_deadline(session, rows, now)
+def _digest_look(player: Player, rows: list[Outbox], soonest: datetime | None, now: datetime) -> datetime | None:
+    """None when the player's digest of ``rows`` is due now (``soonest``: the earliest deadline of a decision they
+    ask for), else when to look at it again: when it will be old enough, near that deadline, or at the end of the
+    quiet hours the player is in, whichever comes first."""
+    aged_at = min(row.created_at for row in rows) + outbox.digest_span(player)
     urgent = soonest is not None and soonest - now <= URGENT
     quiet_end = in_quiet_hours(player, now)
     if quiet_end is None:
-        return aged or urgent
+        if now >= aged_at or urgent:
+            return None
     # inside quiet hours: only when waiting for them to end would make the player miss the decision
-    return urgent and soonest is not None and soonest < quiet_end + MIN_NOTICE
+    elif urgent and soonest is not None and soonest < quiet_end + MIN_NOTICE:
+        return None
+    later = [at for at in (aged_at, soonest and soonest - URGENT, quiet_end) if at is not None and at > now]
+    return min(later, default=now + timedelta(minutes=1))
 
 
 def _soonest_deadline(session: Session, rows: list[Outbox], now: datetime) -> datetime | None:

@@ -52,9 +52,9 @@ def run(part: str, db: Database, now: datetime, limit: int, more: Callable[[], N
     if part == "sessions":
         return Batch({"sessions": len(reminders.plan_session_reminders(db, now, limit, more))})
     if part == "digests":
-        return Batch({"digests": len(reminders.release_digests(db, now))})
+        return Batch({"digests": len(reminders.release_digests(db, now, limit, more))})
     if part == "absences":
-        return Batch({"absences": absences.apply_started(db, now)})
+        return Batch({"absences": absences.apply_started(db, now, limit, more)})
     if part == "rounds":
         return Batch({"rounds": rounds.sweep(db, now)})
     if part == "prune":

@@ -150,7 +150,7 @@ def open_windows(session: Session, game: Game, eng: engine.Game, events_before: 
         if value is None and not early:
             seat = seats[req.player]
             payload: dict[str, Any] = {"window": window.number}
-            turn = outbox.notice(seat, MailKind.TURN, f"turn:{window.id}:{seat.id}", payload, now)
+            turn = outbox.notice(seat, MailKind.TURN, f"turn:{window.id}:{seat.id}", payload, now, window.deadline)
             if held_until is not None:  # dropped when due if answered on the page by then (compose.notice)
                 turn.payload = {**payload, "unless_answered": True}
                 turn.next_attempt_at = held_until
@@ -381,6 +381,7 @@ def _last_call(
     )
     paces = [(opened, at) for opened, at in answered if at is not None]
     window.deadline = last_call_end(game.tempo, now, window.deadline, quiet_of(seat.player), paces)
+    outbox.look_at_held(session, Outbox.seat_id == seat.id)  # a digest asking for this decision may be due sooner
     if opening is None:
         key = f"lastcall:{window.id}"
         outbox.add(session, [outbox.notice(seat, MailKind.LAST_CALL, key, {"window": window.number}, now)])

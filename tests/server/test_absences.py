@@ -149,6 +149,32 @@ def test_an_absence_that_begins_while_a_window_is_open_is_applied_by_the_sweep(s
     assert open_window(db, game_id) is not None
 
 
+def test_the_sweep_applies_a_begun_absence_once_and_again_after_a_failure(
+    stack: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 15: each absence is applied once, when it has begun (``Absence.applied``), so a pass reads only the
+    absences still to apply; one whose application failed stays unapplied and is applied at the next pass."""
+    db = stack.db
+    _game_id, seat, player = a_game(db)
+    absences.declare(db, player, T0 + 2 * HOUR, T0 + DAY, now=T0)
+    apply = absences._apply
+
+    def failing(*args: Any) -> int:
+        raise sa.exc.OperationalError("UPDATE", {}, Exception("the database went away"))
+
+    monkeypatch.setattr(absences, "_apply", failing)
+    assert absences.apply_started(db, T0 + 3 * HOUR) == 0
+    assert rows_of_seat(db, seat)[0].answered_at is None
+    with db.session() as session:
+        assert session.execute(sa.select(Absence.applied)).scalar_one() is False
+    calls: list[int] = []
+    monkeypatch.setattr(absences, "_apply", lambda *args: calls.append(args[1]) or apply(*args))
+    assert absences.apply_started(db, T0 + 3 * HOUR + timedelta(minutes=1)) == 1
+    assert rows_of_seat(db, seat)[0].autopilot
+    assert absences.apply_started(db, T0 + 4 * HOUR) == 0
+    assert calls == [player]  # once: the pass after it reads nothing
+
+
 # --- extend -------------------------------------------------------------------------------------------------------
 
 

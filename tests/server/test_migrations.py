@@ -740,3 +740,37 @@ def test_0017_moves_each_advances_events_into_one_batch_read_back_as_the_engines
     alembic_runner.migrate_down_one()
     assert rows() == before
     assert "event_batches" not in sa.inspect(alembic_engine).get_table_names()
+
+
+def test_0018_marks_the_absences_over_as_applied_leaves_the_others_to_the_sweep_and_drops_the_flag_again(
+    alembic_runner: MigrationContext, alembic_engine: sa.Engine
+) -> None:
+    """Issue 15: ``absences.applied`` (the sweep applies an absence once, when it begins): true for the absences
+    already over, false for those under way or to come (the next sweep applies them: applying is idempotent),
+    indexed on ``starts_at`` where not applied; the downgrade drops them and keeps the absences."""
+    alembic_runner.migrate_up_to("0017")
+    past, now = datetime(2001, 1, 1), datetime.now() + timedelta(days=1)  # the tables' naive UTC
+    spans = [(past, past + timedelta(days=2)), (past, now + timedelta(days=2)), (now, now + timedelta(days=3))]
+    with alembic_engine.begin() as conn:
+        players = sa.Table("players", sa.MetaData(), autoload_with=conn)
+        player_id = conn.execute(
+            players.insert()
+            .values(email="ann@example.org", display_name="Ann", language="en", timezone="UTC", created_at=T)
+            .returning(players.c.id)
+        ).scalar_one()
+        absences = sa.Table("absences", sa.MetaData(), autoload_with=conn)
+        conn.execute(
+            absences.insert(),
+            [{"player_id": player_id, "starts_at": s, "ends_at": e, "created_at": past} for s, e in spans],
+        )
+
+    alembic_runner.migrate_up_one()
+    with alembic_engine.connect() as conn:
+        found = conn.execute(sa.text("SELECT applied FROM absences ORDER BY id")).scalars().all()
+        assert [bool(applied) for applied in found] == [True, False, False]
+        indexes = {ix["name"]: ix["column_names"] for ix in sa.inspect(conn).get_indexes("absences")}
+        assert indexes["ix_absences_unapplied"] == ["starts_at"]
+    alembic_runner.migrate_down_one()
+    with alembic_engine.connect() as conn:
+        assert conn.execute(sa.text("SELECT count(*) FROM absences")).scalar_one() == 3
+        assert "applied" not in {c["name"] for c in sa.inspect(conn).get_columns("absences")}

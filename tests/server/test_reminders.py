@@ -15,7 +15,7 @@ import sqlalchemy as sa
 
 from server.db import Database
 from server.models import Outbox, Player, RequestRow, Seat, Window
-from server.services import games, turns
+from server.services import games, prefs, turns
 from server.services.reminders import ladder, plan_reminders, release_digests, still_owed
 from tests.conftest import Stack
 from tests.support import T0, add_player, request_of, utc
@@ -26,6 +26,22 @@ H, M, S = timedelta(hours=1), timedelta(minutes=1), timedelta(seconds=1)
 
 
 # --- helpers -----------------------------------------------------------------------------------------------------
+
+
+#: the settings form as a player on a four-hour digest fills it.
+PREFS = {
+    "language": "en",
+    "timezone": "UTC",
+    "quiet_start": "",
+    "quiet_end": "",
+    "mail_mode": "digest",
+    "digest_hours": 4,
+}
+
+
+def player_id(db: Database, email: str) -> int:
+    with db.session() as session:
+        return session.execute(sa.select(Player.id).where(Player.email == email)).scalar_one()
 
 
 def set_player(db: Database, email: str, **fields: Any) -> None:
@@ -400,6 +416,27 @@ def test_a_digest_goes_sooner_when_a_decision_closes_within_two_hours(stack: Sta
     assert [row(db, i)["email"] for i in release_digests(db, T0 + 4 * H)] == [BOB]
 
 
+def test_a_held_row_is_looked_at_only_when_its_digest_may_be_due(stack: Stack) -> None:
+    """Issue 15: the digest sweep reads only the held rows whose instant has come (``next_attempt_at``): the end of
+    the digest's span, or two hours before the deadline of the decision a turn notice asks for; a player looked at
+    whose digest is not due yet is given the instant of the next look."""
+    db = stack.db
+    add_player(db, ANN, mail_mode="digest", digest_hours=4)
+    add_player(db, BOB, mail_mode="digest", digest_hours=24)
+    seats = new_game(db, T0, window=6 * H)
+    [ann], [bob] = held_rows(db, ANN), held_rows(db, BOB)
+    assert row(db, ann)["next_attempt_at"] == T0 + 4 * H  # her span ends first
+    assert row(db, bob)["next_attempt_at"] == T0 + 4 * H  # two hours before his decision closes
+    answer(db, seats[BOB], T0 + M)
+    prefs.save_prefs(db, player_id(db, ANN), PREFS)  # the same settings again: looked at, and not due
+    assert release_digests(db, T0 + 2 * M) == []
+    assert row(db, ann)["next_attempt_at"] == T0 + 4 * H
+    assert [row(db, i)["email"] for i in release_digests(db, T0 + 4 * H)] == [ANN]
+    assert row(db, bob)["next_attempt_at"] == T0 + 24 * H  # answered: nothing urgent left, it waits for its span
+    assert release_digests(db, T0 + 24 * H - S) == []
+    assert [row(db, i)["email"] for i in release_digests(db, T0 + 24 * H)] == [BOB]
+
+
 def test_a_digest_waits_for_the_end_of_quiet_hours(stack: Stack) -> None:
     db = stack.db
     add_player(
@@ -436,7 +473,8 @@ def test_held_rows_of_a_player_who_left_the_digest_go_as_ordinary_mail(stack: St
     add_player(db, ANN, mail_mode="digest", digest_hours=4)
     new_game(db, T0)
     held = held_rows(db, ANN)
-    set_player(db, ANN, mail_mode="each")
+    assert release_digests(db, T0 + M) == []  # the digest gathers
+    prefs.save_prefs(db, player_id(db, ANN), PREFS | {"mail_mode": "each"})  # tells the digest sweep to look again
     assert release_digests(db, T0 + M) == held
     assert [(row(db, i)["status"], row(db, i)["next_attempt_at"]) for i in held] == [("pending", T0 + M)]
     assert release_digests(db, T0 + 5 * H) == []

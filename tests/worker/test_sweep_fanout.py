@@ -14,8 +14,8 @@ from typing import Any
 import sqlalchemy as sa
 from celery import Celery
 
-from server.models import MailKind, Window
-from server.services import games
+from server.models import MailKind, Outbox, Seat, Window
+from server.services import absences, games
 from server.services.tempo import parse_deadlines, parse_play_hours
 from tests.conftest import Stack, running_worker
 from tests.support import IDLE, T0, create_tagged, rows_of_kind, stored_events, summed, sweep, sweep_parts, utc
@@ -69,6 +69,14 @@ def statements() -> Iterator[list[str]]:
         sa.event.remove(sa.Engine, "before_cursor_execute", count)
 
 
+def seats_player(stack: Stack, game_id: int) -> int:
+    """The second person's player of the game."""
+    with stack.db.session() as session:
+        return session.execute(
+            sa.select(Seat.player_id).where(Seat.game_id == game_id, Seat.player_id.is_not(None)).order_by(Seat.id)
+        ).all()[1][0]
+
+
 def test_a_pass_with_nothing_due_runs_the_same_statements_with_1_and_with_21_live_games(
     stack: Stack, worker: Celery, task_log: TaskLog
 ) -> None:
@@ -76,12 +84,17 @@ def test_a_pass_with_nothing_due_runs_the_same_statements_with_1_and_with_21_liv
     sweep(worker, task_log, T0)  # the first mails
     with statements() as few:
         assert sweep(worker, task_log, T0 + timedelta(minutes=1)) == IDLE
-    for i in range(20):
-        create_tagged(stack.db, 3, seed=601 + i)
+    digest = {0: {"mail_mode": "digest", "digest_hours": 4}}  # each new game's first player gets a digest
+    ids = [create_tagged(stack.db, 3, seed=601 + i, prefs=digest).game_id for i in range(20)]
+    for player_id in (seats_player(stack, game_id) for game_id in ids):  # away now (applied at once), and later
+        absences.declare(stack.db, player_id, T0, T0 + timedelta(days=2), now=T0)
+        absences.declare(stack.db, player_id, T0 + timedelta(days=3), T0 + timedelta(days=4), now=T0)
     sweep(worker, task_log, T0 + timedelta(minutes=1))
     with statements() as many:
         assert sweep(worker, task_log, T0 + timedelta(minutes=2)) == IDLE
-    assert len(many) == len(few)
+    assert len(many) == len(few)  # with 20 players away and 20 digests gathering
+    with stack.db.session() as session:
+        assert session.execute(sa.select(sa.func.count()).where(Outbox.status == "held")).scalar_one() == 20
 
 
 def test_reminders_and_session_reminders_go_out_once_under_two_beats(
