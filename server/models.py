@@ -18,6 +18,7 @@ from sqlalchemy import (
     ForeignKey,
     Index,
     Integer,
+    LargeBinary,
     MetaData,
     Select,
     String,
@@ -32,8 +33,10 @@ from sqlalchemy import (
 )
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.engine import Dialect
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship, validates
 from sqlalchemy.sql.elements import ColumnElement
+
+import engine
 
 JSONType = JSON().with_variant(JSONB(), "postgresql")
 #: JSON kept as written (compact text, ``db.compact_json``) for the many small values of events and requests: on
@@ -368,8 +371,13 @@ class RequestRow(Base):
     #: order in the window (seating order from the Chief).
     position: Mapped[int] = mapped_column(Integer)
     kind: Mapped[str] = mapped_column(String(16))
-    #: the engine's request as JSON: private to the seat.
-    payload: Mapped[dict[str, Any]] = mapped_column(TextJSON)
+    #: the engine's request as JSON (the prompt and options shown to the seat, private to it) while its window is
+    #: open; null once the window is closed (``turns.advance_window``, ``organise.abandon``): the replay reads the
+    #: requests from the engine's log, what a closed request is is its ``kind`` and ``secret`` (issue 15).
+    payload: Mapped[dict[str, Any] | None] = mapped_column(TextJSON)
+    #: asked in secret (``engine.asked_in_secret`` of its payload, set with it; B-INFO): nobody else is told of it,
+    #: nor counts it (``reliability``).
+    secret: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     answer: Mapped[Any | None] = mapped_column(JSONType)
     answered_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     #: the deadline passed without an answer: the H-4 default was applied.
@@ -386,6 +394,13 @@ class RequestRow(Base):
     window: Mapped[Window] = relationship(back_populates="requests")
     seat: Mapped[Seat] = relationship()
 
+    @validates("payload")
+    def _secret_of(self, _key: str, payload: dict[str, Any] | None) -> dict[str, Any] | None:
+        """A request given its payload is marked secret when it is asked in secret; closing keeps the mark."""
+        if payload is not None:
+            self.secret = engine.asked_in_secret(payload)
+        return payload
+
 
 @event.listens_for(Window.deadline, "set", active_history=True)
 def _deadline_moved(window: Window, value: datetime, old: Any, _initiator: Any) -> None:
@@ -401,17 +416,17 @@ def _deadline_moved(window: Window, value: datetime, old: Any, _initiator: Any) 
 class EventBatch(Base):
     """What happened, as the engine told it: the events of one advance (``turns._store_events``), in one row.
 
-    ``events`` is the JSON text (``db.compact_json``) of their list in the engine's own form (``engine.Game.events``:
-    ``{"type": ..., "to": [...]}``, no ``"to"`` when public, RULES.md H-6); they are the game's events
-    ``first_seq`` to ``first_seq + count - 1``. One row per advance instead of one per event (issue 15): a
-    sixth of the rows, and PostgreSQL compresses a long batch (TOAST)."""
+    ``events`` is their list in the engine's own form (``engine.Game.events``: ``{"type": ..., "to": [...]}``, no
+    ``"to"`` when public, RULES.md H-6), packed (``packing.pack_events``: deflate with a preset dictionary, about a
+    fifth of the JSON); they are the game's events ``first_seq`` to ``first_seq + count - 1``. One row per advance
+    instead of one per event (issue 15): a sixth of the rows."""
 
     __tablename__ = "event_batches"
 
     game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
     first_seq: Mapped[int] = mapped_column(Integer, primary_key=True)
     count: Mapped[int] = mapped_column(Integer)
-    events: Mapped[str] = mapped_column(Text)
+    events: Mapped[bytes] = mapped_column(LargeBinary)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 

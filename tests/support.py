@@ -38,6 +38,7 @@ from server.config import Settings
 from server.db import Database
 from server.mail.compose import compose as compose_mail
 from server.models import Base, EventBatch, Game, MailKind, Outbox, Player, RequestRow, Seat, Window
+from server.packing import unpack_events
 from server.run.queue import Queue
 from server.services import games, organisers, turns
 from server.services.engines import CACHE
@@ -376,7 +377,7 @@ def stored_events(session: Session, game_id: int) -> list[dict[str, Any]]:
         select(EventBatch).where(EventBatch.game_id == game_id).order_by(EventBatch.first_seq)
     ).scalars():
         assert batch.first_seq == len(events)
-        listed = json.loads(batch.events)
+        listed = unpack_events(batch.events)
         assert len(listed) == batch.count > 0
         events.extend(listed)
     return events

@@ -26,8 +26,6 @@ from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
-import engine
-
 from ..db import Database
 from ..models import UNAPPLIED, Absence, Game, GameStatus, Player, RequestRow, Seat, Window, WindowStatus, utcnow
 from . import autopilot, turns
@@ -232,7 +230,7 @@ def _apply(session: Session, player_id: int, until: datetime, now: datetime) -> 
             continue
         # a window asked in secret is left alone (B-INFO): answered or extended the moment the table sees "away",
         # it would tell them the player was asked in it; its default counts for nothing
-        secret = any(engine.asked_in_secret(r.payload) for r in rows)
+        secret = any(r.secret for r in rows)
         if autopilot.absence_mode(game.tempo) == "autopilot":
             if secret:
                 continue

@@ -28,8 +28,6 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-import engine
-
 from ..db import Database
 from ..models import Absence, Game, GameStatus, MailKind, Outbox, Player, RequestRow, Seat, Window, WindowStatus, utcnow
 from . import outbox
@@ -118,7 +116,7 @@ def count_missed(session: Session, game: Game, rows: list[RequestRow], now: date
     after = after_of(game.tempo)
     for row in rows:
         seat = row.seat
-        if seat.bot is not None or seat.player_id is None or engine.asked_in_secret(row.payload):
+        if seat.bot is not None or seat.player_id is None or row.secret:
             continue
         if row.defaulted:
             seat.missed += 1

@@ -12,7 +12,6 @@ game; a change works on a ``fresh`` copy and ``put``s it back once committed.
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from collections import OrderedDict
@@ -25,6 +24,7 @@ from sqlalchemy.orm import Session, object_session
 import engine
 
 from ..models import EventBatch, Game
+from ..packing import unpack_events
 
 log = logging.getLogger(__name__)
 
@@ -123,14 +123,13 @@ def restore(game: Game, same: engine.Game | None = None, *, unread: bool = False
 
 def _events(session: Session, game_id: int, count: int) -> list[dict[str, Any]]:
     """The game's first ``count`` engine events, as ``turns._store_events`` stored them: the batches that start
-    before ``count``, read as text and parsed at once, cut at ``count``."""
-    texts = session.execute(
+    before ``count``, unpacked, cut at ``count``."""
+    packed = session.execute(
         select(EventBatch.events)
         .where(EventBatch.game_id == game_id, EventBatch.first_seq < count)
         .order_by(EventBatch.first_seq)
     ).scalars()
-    events: list[dict[str, Any]] = json.loads("[" + ",".join(text[1:-1] for text in texts if text != "[]") + "]")
-    return events[:count]
+    return [event for batch in packed for event in unpack_events(batch)][:count]
 
 
 CACHE = EngineCache()

@@ -38,8 +38,6 @@ from typing import Any
 from sqlalchemy import ColumnElement, and_, func, not_, or_, select
 from sqlalchemy.orm import Session
 
-from engine.data import Kind
-
 from ..db import Database
 from ..models import RequestRow, Seat, Window, WindowStatus
 
@@ -81,16 +79,6 @@ class Reliability:
 NONE = Reliability(0, None, None)
 
 
-def _asked_in_secret() -> ColumnElement[bool]:
-    """``engine.asked_in_secret`` in SQL: a card request, or a move with exactly one option."""
-    options = RequestRow.payload
-    one_option = and_(
-        options[("options", 0)].as_string().is_not(None),
-        options[("options", 1)].as_string().is_(None),
-    )
-    return or_(RequestRow.kind == Kind.CARDS.value, and_(RequestRow.kind == Kind.MOVE.value, one_option))
-
-
 def counted() -> ColumnElement[bool]:
     """The rows that count (see the module's docstring), given a join of ``RequestRow`` and ``Window``."""
     return and_(
@@ -99,7 +87,7 @@ def counted() -> ColumnElement[bool]:
         not_(RequestRow.standing),
         not_(RequestRow.autopilot),
         or_(RequestRow.answered_at.is_not(None), RequestRow.defaulted),
-        not_(_asked_in_secret()),
+        not_(RequestRow.secret),
     )
 
 

@@ -74,7 +74,7 @@ def public_requests(session: Session, window: Window) -> list[RequestRow]:
         .order_by(RequestRow.position)
         .options(joinedload(RequestRow.seat, innerjoin=True).joinedload(Seat.player))  # one query
     ).scalars()
-    return [row for row in rows if not engine.asked_in_secret(row.payload)]
+    return [row for row in rows if not row.secret]
 
 
 def owed_requests(session: Session, window: Window | None) -> list[dict[str, Any]]:
@@ -100,7 +100,8 @@ def still_deciding(session: Session, window: Window | None) -> list[dict[str, st
 
 
 def answer_in(session: Session, seat: Seat, window_number: object) -> tuple[dict[str, Any], Any] | None:
-    """The seat's own request and answer in its game's window ``window_number``; None when it gave none there."""
+    """The seat's own request and answer in its game's window ``window_number`` (once it is closed, the request is
+    ``{"kind": ...}`` only); None when it gave none there."""
     row = session.execute(
         select(RequestRow)
         .join(Window, Window.id == RequestRow.window_id)
@@ -108,7 +109,7 @@ def answer_in(session: Session, seat: Seat, window_number: object) -> tuple[dict
     ).scalar_one_or_none()
     if row is None or row.answered_at is None:
         return None
-    return row.payload, row.answer
+    return row.payload or {"kind": row.kind}, row.answer  # a closed window's request keeps only its kind
 
 
 def answered(db: Database, seat_id: int, window_number: int) -> bool:

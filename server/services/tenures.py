@@ -17,8 +17,6 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-import engine
-
 from ..models import Game, GameStatus, Player, RequestRow, SeatTenure, Window, WindowStatus
 
 
@@ -63,7 +61,7 @@ def _count(session: Session, game: Game, spans: dict[int, list[_Span]]) -> None:
         .where(Window.game_id == game.id, Window.status == WindowStatus.CLOSED)
     ).all()
     for row, closed_at in rows:
-        if closed_at is None or engine.asked_in_secret(row.payload):
+        if closed_at is None or row.secret:
             continue
         span = next((s for s in spans.get(row.seat_id, []) if s.holds(row.player_id, closed_at)), None)
         if span is None:

@@ -29,7 +29,7 @@ from sqlalchemy.orm import Session, load_only
 import engine
 from engine.bots import RandomBot, SensibleBot
 
-from ..db import Database, advance_after_commit, compact_json
+from ..db import Database, advance_after_commit
 from ..models import (
     WINDOW_OPEN,
     EventBatch,
@@ -43,6 +43,7 @@ from ..models import (
     WindowStatus,
     utcnow,
 )
+from ..packing import pack_events
 from . import autopilot, outbox, reminders, results, standing
 from .engines import CACHE
 from .errors import N_, ShownError
@@ -229,7 +230,7 @@ def _store_events(session: Session, game: Game, eng: engine.Game, events_before:
     if events:
         session.add(
             EventBatch(
-                game_id=game.id, first_seq=events_before, count=len(events), events=compact_json(events), created_at=now
+                game_id=game.id, first_seq=events_before, count=len(events), events=pack_events(events), created_at=now
             )
         )
 
@@ -298,7 +299,9 @@ _OPEN_WINDOW = (
 )
 _WINDOW_ROWS = (
     select(RequestRow)
-    .options(load_only(RequestRow.seat_id, RequestRow.kind, RequestRow.answer, RequestRow.answered_at))
+    .options(
+        load_only(RequestRow.seat_id, RequestRow.kind, RequestRow.secret, RequestRow.answer, RequestRow.answered_at)
+    )
     .where(RequestRow.window_id == bindparam("window_id"))
 )
 
@@ -361,7 +364,7 @@ def _last_call(
     if len(left) != 1 or last_call_of(game.tempo) is None:
         return
     seat = opening or left[0].seat
-    if seat.bot is not None or seat.player is None or any(engine.asked_in_secret(r.payload) for r in rows):
+    if seat.bot is not None or seat.player is None or any(r.secret for r in rows):
         return
     if autopilot.absence_mode(game.tempo) == "extend" and autopilot.away_until(session, [seat.player.id], now):
         return  # their deadline waits for the end of their absence (``autopilot.extend_for_absence``)
@@ -540,6 +543,8 @@ def advance_window(db: Database, window_id: int, now: datetime | None = None) ->
             session.execute(delete(Window).where(Window.game_id == game.id, Window.number == eng.window_no))
         window.status = WindowStatus.CLOSED
         window.closed_at = now
+        for row in rows:  # a closed request is its kind, secret and answer: the engine's log has the rest
+            row.payload = None
         open_windows(session, game, eng, events_before, now)
     CACHE.put(game, eng)  # committed: later checks start from the new state
     return True
@@ -570,7 +575,7 @@ def _wait_for_absent(session: Session, game: Game, window: Window, rows: list[Re
 
     absent = [r.seat for r in rows if r.answered_at is None and away(r.seat)]
     # in a window asked in secret, anyone away makes it wait: waiting only for askeds would tell who was asked
-    secret = any(engine.asked_in_secret(r.payload) for r in rows)
+    secret = any(r.secret for r in rows)
     if not (any(away(seat) for seat in game.seats) if secret else absent):
         return False
     window.deadline = hours.next_session_deadline(now)

@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-import engine
 from engine.bots import RandomBot
 from server.db import Database
 from server.mail import replies
@@ -58,7 +57,7 @@ def owing(db: Database, game_id: int) -> list[int]:
 def public_owing(db: Database, game_id: int) -> list[int]:
     window = open_window(db, game_id)
     assert window is not None
-    return [r.seat_id for r in window.requests if r.answered_at is None and not engine.asked_in_secret(r.payload)]
+    return [r.seat_id for r in window.requests if r.answered_at is None and not r.secret]
 
 
 def answer_the_others(db: Database, game_id: int, away_seat: int, now: datetime, seed: int = 5) -> bool:
@@ -219,7 +218,7 @@ def test_a_seat_answered_at_once_spends_no_budget_and_makes_nobody_wait(stack: S
     for _ in range(12):
         window = open_window(db, game_id)
         assert window is not None
-        mine = [r for r in window.requests if r.seat_id == seat and not engine.asked_in_secret(r.payload)]
+        mine = [r for r in window.requests if r.seat_id == seat and not r.secret]
         if mine and window.opened_at >= now:
             asked += 1
             assert mine[0].autopilot and window.deadline <= window.opened_at + DAY
@@ -240,7 +239,7 @@ def test_a_window_asked_in_secret_is_neither_extended_nor_answered_B_INFO(stack:
             window = open_window(db, created.game_id)
             if window is None:
                 break
-            secret = [r for r in window.requests if r.answered_at is None and engine.asked_in_secret(r.payload)]
+            secret = [r for r in window.requests if r.answered_at is None and r.secret]
             if secret:
                 seat = secret[0].seat_id
                 player = player_of(db, seat).id

@@ -65,7 +65,7 @@ def others_answer(db: Database, game_id: int, absent: str, ids: dict[str, int]) 
 
 
 def public_row(rows: list[RequestRow], seat_id: int) -> RequestRow | None:
-    return next((r for r in rows if r.seat_id == seat_id and not engine.asked_in_secret(r.payload)), None)
+    return next((r for r in rows if r.seat_id == seat_id and not r.secret), None)
 
 
 def until_autopilot(db: Database, game_id: int, colour: str, ids: dict[str, int]) -> list[bool]:
@@ -185,6 +185,7 @@ def test_a_request_asked_in_secret_neither_counts_nor_resets_B_INFO() -> None:
     class FakeRow:
         def __init__(self, payload: dict[str, Any], defaulted: bool, answered: bool) -> None:
             self.seat, self.payload, self.defaulted = FakeSeat(), payload, defaulted
+            self.secret = engine.asked_in_secret(payload)  # as ``RequestRow`` marks it
             self.answered_at = object() if answered else None
             self.standing = self.autopilot = False
 

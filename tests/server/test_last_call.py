@@ -148,7 +148,7 @@ def _card_window(db: Database) -> tuple[int, int]:
             if window is None:
                 break
             asked = [r for r in window.requests if r.answered_at is None]
-            if len(asked) >= 2 and all(engine.asked_in_secret(r.payload) for r in window.requests):
+            if len(asked) >= 2 and all(r.secret for r in window.requests):
                 return game_id, window.number
             play_window(db, game_id, seed * 100 + step, NOW)
     pytest.fail("no card window asking two people in 60 games")
@@ -178,7 +178,7 @@ def _play_until_blue_is_last_to_answer(db: Database, game_id: int, delay: timede
         assert window is not None
         owed = [r for r in window.requests if r.answered_at is None]
         colours = {r.seat.colour for r in owed}
-        in_the_open = not any(engine.asked_in_secret(r.payload) for r in window.requests)
+        in_the_open = not any(r.secret for r in window.requests)
         if blue_answers >= 6 and in_the_open and "blue" in colours and len(colours) >= 2:
             return window, blue_answers
         answered = window.opened_at + delay
@@ -225,7 +225,7 @@ def test_a_player_with_fewer_than_six_answers_gets_the_whole_last_call(stack: St
     window = open_window(db, game_id)
     assert window is not None
     owed = sorted({r.seat.colour for r in window.requests if r.answered_at is None})
-    if len(owed) >= 2 and not any(engine.asked_in_secret(r.payload) for r in window.requests):
+    if len(owed) >= 2 and not any(r.secret for r in window.requests):
         called = NOW + timedelta(minutes=10)
         for colour in owed[:-1]:
             answer(db, game_id, colour, called)

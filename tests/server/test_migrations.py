@@ -687,11 +687,9 @@ def test_0016_keeps_every_event_and_request_as_it_was_and_makes_a_public_events_
 def test_0017_moves_each_advances_events_into_one_batch_read_back_as_the_engines_and_indexes_open_windows_only(
     alembic_runner: MigrationContext, alembic_engine: sa.Engine
 ) -> None:
-    """Events stored at one instant with consecutive seqs become one ``event_batches`` row; ``engines._events``
-    reads them back as the engine's own events (cut at any count); the windows' due instants are indexed alone (for
-    open windows only); the downgrade gives back the same rows."""
-    from server.services.engines import _events
-
+    """Events stored at one instant with consecutive seqs become one ``event_batches`` row, the engine's own events
+    in order; the windows' due instants are indexed alone (for open windows only); the downgrade gives back the same
+    rows."""
     alembic_runner.migrate_up_to("0016")
     states = after_each_window(seed=17, windows=6)
     eng = states[-1]
@@ -729,9 +727,8 @@ def test_0017_moves_each_advances_events_into_one_batch_read_back_as_the_engines
         assert [tuple(b) for b in batches] == [
             (start, end - start) for start, end in zip([0, *ends], ends, strict=False) if end > start
         ]
-        with Session(conn) as session:
-            assert _events(session, game_id, len(expected)) == expected
-            assert _events(session, game_id, ends[2] + 1) == expected[: ends[2] + 1]  # cut inside a batch
+        texts = conn.execute(sa.text("SELECT events FROM event_batches ORDER BY first_seq")).scalars()
+        assert [event for text in texts for event in json.loads(text)] == expected
         indexes = {ix["name"]: ix["column_names"] for ix in sa.inspect(conn).get_indexes("windows")}
         assert {name: indexes[name] for name in indexes if name.startswith("ix_windows_open_")} == {
             f"ix_windows_open_{column}": [column]
@@ -774,3 +771,95 @@ def test_0018_marks_the_absences_over_as_applied_leaves_the_others_to_the_sweep_
     with alembic_engine.connect() as conn:
         assert conn.execute(sa.text("SELECT count(*) FROM absences")).scalar_one() == 3
         assert "applied" not in {c["name"] for c in sa.inspect(conn).get_columns("absences")}
+
+
+# --- 0019: events packed; closed requests without their payload ------------------------------------------------------
+
+
+def test_0019_packs_events_marks_secret_requests_empties_closed_ones_and_gives_all_back_on_the_way_down(
+    alembic_runner: MigrationContext, alembic_engine: sa.Engine
+) -> None:
+    """Each batch is packed and ``engines._events`` reads the engine's own events from it (cut at any count);
+    requests asked in secret are marked (``engine.asked_in_secret``, B-INFO) and keep the mark once closed; a closed
+    window's requests lose their payload, an open one's keep it; the downgrade gives back every event and every
+    payload, the closed ones as the engine asked them (its replay)."""
+    from server.services.engines import _events
+
+    alembic_runner.migrate_up_to("0018")
+    states = after_each_window(seed=18, windows=8)
+    eng = states[-1]
+    ends = [len(state.events) for state in states]
+    with alembic_engine.begin() as conn:
+        tables = sa.MetaData()
+        tables.reflect(conn, only=["games", "seats", "windows", "requests", "event_batches"])
+        games, windows = tables.tables["games"], tables.tables["windows"]
+        game_id = conn.execute(
+            games.insert()
+            .values(title="", status="running", options={}, seed=eng.config.seed, tempo={}, state=eng.to_json())
+            .values(version=eng.window_no, round=eng.round, phase=eng.phase, created_at=T, updated_at=T)
+            .returning(games.c.id)
+        ).scalar_one()
+        conn.execute(
+            tables.tables["event_batches"].insert(),
+            [
+                {"game_id": game_id, "first_seq": start, "count": end - start, "created_at": T}
+                | {"events": json.dumps(eng.events[start:end], separators=(",", ":"))}
+                for start, end in zip([0, *ends], ends, strict=False)
+                if end > start
+            ],
+        )
+        insert_seats(conn, tables, game_id, {colour: {"bot": "random"} for colour in eng.players})
+        seat_of = {colour: seat for colour, (seat,) in seats_of(conn, game_id, "id").items()}
+        replayed, done = engine.Game(eng.config), 0
+        while True:  # every window of the game, as the engine asked it: closed ones, then the open one
+            number = replayed.window_no
+            status = "open" if number == eng.window_no else "closed"
+            window = conn.execute(
+                windows.insert()
+                .values(game_id=game_id, number=number, status=status, round=0, phase="x", opened_at=T, deadline=T)
+                .returning(windows.c.id)
+            ).scalar_one()
+            conn.execute(
+                tables.tables["requests"].insert(),
+                [
+                    {"window_id": window, "seat_id": seat_of[req.player], "position": i, "kind": req.kind}
+                    | {"payload": req.to_json(), "defaulted": False}
+                    for i, req in enumerate(replayed.pending())
+                ],
+            )
+            if status == "open":
+                break
+            while replayed.window_no == number:
+                replayed.replay_entry(eng.log[done])
+                done += 1
+
+    def requests() -> list[tuple[Any, ...]]:
+        with alembic_engine.connect() as conn:
+            found = conn.execute(sa.text("SELECT id, kind, payload FROM requests ORDER BY id")).all()
+            return [(id_, kind, json.loads(p) if isinstance(p, str) else p) for id_, kind, p in found]
+
+    def batches() -> list[tuple[Any, ...]]:
+        with alembic_engine.connect() as conn:
+            found = conn.execute(sa.text("SELECT first_seq, count, events FROM event_batches ORDER BY 1")).all()
+            return [tuple(row) for row in found]
+
+    before, events_before = requests(), batches()
+    assert {engine.asked_in_secret(p) for _, _, p in before} == {True, False}
+    alembic_runner.migrate_up_one()
+    expected = json.loads(json.dumps(eng.events))
+    with alembic_engine.connect() as conn:
+        with Session(conn) as session:
+            assert _events(session, game_id, len(expected)) == expected
+            assert _events(session, game_id, len(expected) // 2) == expected[: len(expected) // 2]
+        rows = conn.execute(
+            sa.text(
+                "SELECT r.id, r.payload, r.secret, w.status FROM requests r JOIN windows w ON w.id = r.window_id"
+                " ORDER BY r.id"
+            )
+        ).all()
+    assert [bool(secret) for _, _, secret, _ in rows] == [engine.asked_in_secret(p) for _, _, p in before]
+    assert all((payload is None) == (status == "closed") for _, payload, _, status in rows)
+    assert any(status == "open" for *_, status in rows)
+    alembic_runner.migrate_down_one()
+    assert requests() == before
+    assert batches() == events_before

@@ -11,7 +11,6 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-import engine
 from server.db import Database
 from server.mail.send import send_one
 from server.models import Game, MailKind, OutboxStatus, RequestRow, Seat, Window, utcnow
@@ -308,7 +307,7 @@ def _card_window_with_one_away(db: Database, **away: Any) -> tuple[int, Window]:
             if window is None:
                 break
             asked = {r.seat.colour for r in window.requests if r.answered_at is None}
-            secret = all(engine.asked_in_secret(r.payload) for r in window.requests)
+            secret = all(r.secret for r in window.requests)
             if secret and asked and len(asked) < 3 and window.completed_at is None:
                 for colour in asked:  # everyone asked is at the table and stays silent
                     seats.visit(db, ids[colour], max(IN_SESSION + timedelta(minutes=1), window.opened_at))

@@ -344,8 +344,8 @@ def test_played_windows(stack: Stack) -> None:
 
 
 def _expected_counts(db: Database, people: dict[str, int], game_id: int | None = None) -> dict[int, int]:
-    """Counted requests per person (in one game), from the rows, in Python (``engine.asked_in_secret`` on each
-    payload)."""
+    """Counted requests per person (in one game), from the rows, in Python (the ``secret`` mark each row got from
+    ``engine.asked_in_secret`` of its payload when it opened)."""
     with db.session() as session:
         query = sa.select(RequestRow).join(Window).where(Window.status == "closed", RequestRow.player_id.is_not(None))
         if game_id is not None:
@@ -353,7 +353,7 @@ def _expected_counts(db: Database, people: dict[str, int], game_id: int | None =
         rows = session.execute(query).scalars()
         counts = dict.fromkeys(people.values(), 0)
         for row in rows:
-            if row.standing or row.autopilot or engine.asked_in_secret(row.payload):
+            if row.standing or row.autopilot or row.secret:
                 continue
             if row.answered_at is None and not row.defaulted:
                 continue

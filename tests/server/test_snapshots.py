@@ -13,7 +13,7 @@ from sqlalchemy import event as sa_event
 from sqlalchemy import select
 
 import engine
-from server.models import Game
+from server.models import Game, RequestRow, Window
 from server.services import engines, turns
 from tests.conftest import Stack
 from tests.support import T0, check_game, create, open_window, play_window, seat_ids, stored_events
@@ -133,3 +133,29 @@ def test_an_answer_on_a_cache_miss_is_checked_without_reading_the_events_and_pag
         shown = engines.CACHE.get(game)  # what a page reads: the events from their rows, none a placeholder
         assert engines.UNREAD not in shown.events
         assert shown.events == engine.Game.from_json(game.state).events
+
+
+def test_closed_windows_keep_their_requests_kind_secret_mark_and_answer_not_their_payload_B_INFO(stack: Stack) -> None:
+    """Issue 15: once its window is closed a request keeps its kind, its ``secret`` mark (from
+    ``engine.asked_in_secret`` of its payload when it opened) and its answer (the engine's log has the request);
+    the open window's requests keep their payload (the seat page shows it). The game still checks out."""
+    game_id = create(stack.db, 4, seed=21).game_id
+    marks: dict[int, bool] = {}
+    now = T0
+    for _ in range(12):
+        window = open_window(stack.db, game_id)
+        assert window is not None
+        for row in window.requests:
+            assert row.payload is not None and row.payload["kind"] == row.kind
+            marks[row.id] = engine.asked_in_secret(row.payload)
+            assert row.secret is marks[row.id]
+        now += timedelta(minutes=1)
+        play_window(stack.db, game_id, 21, now)
+    assert True in marks.values() and False in marks.values()
+    with stack.db.session() as session:
+        rows = session.execute(select(RequestRow, Window.status).join(Window, Window.id == RequestRow.window_id)).all()
+    closed = [row for row, status in rows if status == "closed"]
+    assert len(closed) == len(marks) and all(row.payload is None for row in closed)
+    assert {row.id: row.secret for row in closed} == marks
+    assert all(row.payload is not None for row, status in rows if status == "open")
+    check_game(stack.db, game_id)
