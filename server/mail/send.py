@@ -24,7 +24,7 @@ from ..config import Settings
 from ..db import Database
 from ..models import utcnow
 from ..services import outbox
-from .compose import Mail, compose
+from .compose import Mail, compose_batch
 from .transports import Sender, ends_batch, session_of
 
 log = logging.getLogger("deadmail.mail")
@@ -69,45 +69,59 @@ def send_due(db: Database, transport: Sender, settings: Settings, now: datetime,
 
 
 def _send_claimed(db: Database, ids: list[int], transport: Sender, settings: Settings, now: datetime) -> dict[int, str]:
-    """Send claimed rows in order over one session of the transport; a failure of the connection (not of one mail)
-    stops there and releases the rows not tried yet."""
+    """Send claimed rows in order over one session of the transport, composed together as far as they can be
+    (``compose.compose_batch``) and each group recorded together; a failure of the connection (not of one mail) stops
+    there and releases the rows not tried yet."""
     results: dict[int, str] = {}
-    if not ids:
-        return results
+    todo = list(ids)
     with session_of(transport) as sender:
-        for n, row_id in enumerate(ids):
-            results[row_id], go_on = _send(db, row_id, sender, settings, now)
+        while todo:
+            composed = compose_batch(db, todo, settings, now)
+            todo = todo[len(composed) :]
+            accepted: dict[int, Mail] = {}
+            go_on = True
+            for n, (row_id, mail) in enumerate(composed):
+                results[row_id], go_on = _send(db, row_id, mail, sender, now, accepted)
+                if not go_on:
+                    todo = [later for later, _ in composed[n + 1 :]] + todo
+                    break
+            if accepted:
+                results.update(dict.fromkeys(accepted, _record(db, accepted)))
             if not go_on:
-                outbox.release(db, ids[n + 1 :])
-                results.update((rest, "released") for rest in ids[n + 1 :])
+                outbox.release(db, todo)
+                results.update((rest, "released") for rest in todo)
                 break
     return results
 
 
-def _send(db: Database, row_id: int, sender: Sender, settings: Settings, now: datetime) -> tuple[str, bool]:
-    """Compose and send one claimed row, record the result; and whether the session can take the next mail."""
-    recorded: list[bool] = []
+def _send(
+    db: Database, row_id: int, mail: Mail | Exception | None, sender: Sender, now: datetime, accepted: dict[int, Mail]
+) -> tuple[str, bool]:
+    """Send one claimed row's composed mail (the transport calls back once it has it: ``accepted``), or record why
+    not; and whether the session can take the next mail."""
     try:
-        mail = compose(db, row_id, settings, now)
+        if isinstance(mail, Exception):
+            raise mail
         if mail is None:  # nothing left to tell (re-checked now): never sent
             outbox.skipped(db, row_id)
             return "skipped", True
-        sender.send(mail.message, lambda: recorded.append(_record(db, row_id, mail)))
+        sender.send(mail.message, lambda: accepted.update({row_id: mail}))
     except (OSError, smtplib.SMTPException) as exc:
         return outbox.failed(db, row_id, f"{type(exc).__name__}: {exc}", now), not ends_batch(sender, exc)
     except Exception as exc:  # a bug (say in composing): a failed attempt like any other, never a loop for ever
         log.exception("outbox %s: could not be sent", row_id)
         return outbox.failed(db, row_id, f"{type(exc).__name__}: {exc}", now), True
-    return ("sent" if recorded == [True] else "unrecorded"), True
+    return "sent", True
 
 
-def _record(db: Database, row_id: int, mail: Mail) -> bool:
-    """Mark the row sent, right after the transport took the mail; a database error is logged, not raised (the mail
-    is out: the row stays claimed and is sent again later, with the same Message-ID)."""
+def _record(db: Database, accepted: dict[int, Mail]) -> str:
+    """Mark the rows whose mails the transport took sent, in one transaction: 'sent'; a database error is logged, not
+    raised: 'unrecorded' (the mails are out: the rows stay claimed and are sent again later, with the same
+    Message-IDs)."""
     try:
-        outbox.sent(db, row_id, mail.told, mail.chat)
+        outbox.sent_many(db, {row_id: (mail.told, mail.chat) for row_id, mail in accepted.items()})
     except SQLAlchemyError:
-        mid = mail.message["Message-ID"]
-        log.exception("outbox %s: sent as %s but not recorded: it will be sent again, the same", row_id, mid)
-        return False
-    return True
+        mids = ", ".join(str(mail.message["Message-ID"]) for mail in accepted.values())
+        log.exception("outbox %s: sent as %s but not recorded: sent again later, the same", list(accepted), mids)
+        return "unrecorded"
+    return "sent"
