@@ -183,8 +183,9 @@ class Batch:
                 .where(Outbox.seat_id.in_(seat_ids), Outbox.kind.in_(outbox.THREAD_STARTERS))
                 .group_by(Outbox.game_id, Outbox.seat_id)
             )
-            for game_id, seat_id, first in firsts:
-                self.first[int(game_id), int(seat_id)] = first
+            for of_game, of_seat, first in firsts:
+                assert of_game is not None and of_seat is not None  # seat_id given: a seat's game
+                self.first[of_game, of_seat] = first
 
     def opened(self, seat: Seat) -> tuple[Window | None, RequestRow | None] | None:
         """The seat's ``open_request``, when its game was loaded (else None: read it)."""
