@@ -25,7 +25,8 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from email.headerregistry import Address
+from email import policy
+from email.headerregistry import Address, BaseHeader, HeaderRegistry
 from email.message import EmailMessage
 from email.utils import formatdate, parseaddr
 from typing import Any
@@ -772,6 +773,24 @@ def _starts_thread(session: Session, row: Outbox, batch: Batch | None = None) ->
     return (game_id, seat_id) if any(r.id == first for r in merged) else None
 
 
+class _Headers(HeaderRegistry):
+    """The standard header classes, each made once (``HeaderRegistry`` makes a new class at every header set)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._made: dict[str, type[BaseHeader]] = {}
+
+    def __getitem__(self, name: str) -> type[BaseHeader]:
+        made = self._made.get(name)
+        if made is None:
+            made = self._made[name] = super().__getitem__(name)
+        return made
+
+
+#: the mails' policy: the standard one (``email.policy.default``), its header classes made once.
+POLICY = policy.default.clone(header_factory=_Headers())
+
+
 def recipient(player: Player) -> Address:
     """The To of a mail to ``player``: their address, and their name on one line as its display name only (built as
     an ``Address``, never as a string to parse: a name can neither become nor add an address)."""
@@ -785,7 +804,7 @@ def envelope(composer: Composer, row: Outbox, template: str, ctx: dict[str, Any]
     settings, player, lang = composer.settings, composer.player, composer.lang
     text = i18n.render(f"{template}.txt", lang, **ctx)
     html = css_inline.inline(i18n.render(f"{template}.html", lang, **ctx), load_remote_stylesheets=False)
-    message = EmailMessage()
+    message = EmailMessage(POLICY)
     message["From"] = settings.mail_from
     message["To"] = recipient(player)
     message["Subject"] = cap(ctx["subject"], 200)

@@ -14,10 +14,12 @@ from typing import Any
 
 import pytest
 from aiosmtpd.controller import Controller
+from itsdangerous import TimestampSigner
 from sqlalchemy import event, select
 
 from server.config import Settings
 from server.db import Database
+from server.mail.compose import Mail, compose, compose_batch
 from server.mail.send import send_batch, send_rows
 from server.mail.transports import Sender, SMTPTransport
 from server.models import OutboxStatus, Player
@@ -215,3 +217,59 @@ def test_a_transaction_asks_for_one_send_task_carrying_all_its_rows(
     assert handler.connections == 1
     assert send_rows(embedded.db, ids, transport, mail_settings(embedded.settings), T0) == {}  # none due twice
     assert all(row.status == OutboxStatus.SENT for row in rows_of(embedded.db, ids))
+
+
+def _shown(mail: Mail | None) -> tuple[list[tuple[str, str]], str, str, dict[int, int]]:
+    """A composed mail as its reader gets it (its Date, the second it was composed, left out) and what it tells."""
+    assert mail is not None
+    message = mail.message
+    headers = [(key, str(value)) for key, value in message.items() if key != "Date"]
+    text, html = (message.get_body((kind,)) for kind in ("plain", "html"))
+    assert text is not None and html is not None
+    return headers, text.get_content(), html.get_content(), mail.told
+
+
+def test_mails_composed_in_a_batch_are_the_mails_composed_one_by_one(
+    stack: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(TimestampSigner, "get_timestamp", lambda _self: 1_900_000_000)  # links signed the same second
+    settings = mail_settings(stack.settings)
+    ids = games(stack.db, 3)
+    with stack.db.session() as session:  # readers in every language, each mail in its reader's own
+        for n, player in enumerate(session.execute(select(Player).order_by(Player.id)).scalars()):
+            player.language = ("en", "it", "pl")[n % 3]
+
+    batch = compose_batch(stack.db, ids, settings, T0)
+    assert [row_id for row_id, _mail in batch] == ids  # one seat each: composed together
+    alone = [_shown(compose(stack.db, row_id, settings, T0)) for row_id in ids]
+    together = [_shown(mail) for _row_id, mail in batch if not isinstance(mail, Exception)]
+    assert together == alone
+    languages = {dict(headers)["Content-Language"] for headers, *_ in together}
+    assert languages == {"en", "it", "pl"}
+    message_ids = [dict(headers)["Message-ID"] for headers, *_ in together]
+    assert len(set(message_ids)) == len(ids)
+    assert all("seat-" in mid for mid in message_ids)  # each seat's first mail: its thread's root
+
+
+def test_a_batch_costs_the_same_sql_statements_whatever_its_number_of_mails(
+    stack: Stack, smtp: tuple[CountingHandler, SMTPTransport]
+) -> None:
+    _handler, transport = smtp
+    settings = mail_settings(stack.settings)
+    ids = games(stack.db, 10)
+
+    def statements(limit: int) -> int:
+        counted: list[str] = []
+
+        def count(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+            counted.append(statement)
+
+        event.listen(stack.db.engine, "before_cursor_execute", count)
+        try:
+            assert set(send_batch(stack.db, transport, settings, T0, limit=limit).values()) == {"sent"}
+        finally:
+            event.remove(stack.db.engine, "before_cursor_execute", count)
+        return len(counted)
+
+    assert statements(10) == statements(40)  # 2 games, then 8: rows, seats, windows ... each read once a batch
+    assert states(stack.db, ids) == {i: ("sent", 1) for i in ids}
