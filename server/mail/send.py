@@ -70,58 +70,50 @@ def send_due(db: Database, transport: Sender, settings: Settings, now: datetime,
 
 def _send_claimed(db: Database, ids: list[int], transport: Sender, settings: Settings, now: datetime) -> dict[int, str]:
     """Send claimed rows in order over one session of the transport, composed together as far as they can be
-    (``compose.compose_batch``) and each group recorded together; a failure of the connection (not of one mail) stops
-    there and releases the rows not tried yet."""
+    (``compose.compose_batch``), each recorded as soon as the transport took it; a failure of the connection (not
+    of one mail) stops there and releases the rows not tried yet."""
     results: dict[int, str] = {}
     todo = list(ids)
     with session_of(transport) as sender:
         while todo:
             composed = compose_batch(db, todo, settings, now)
             todo = todo[len(composed) :]
-            accepted: dict[int, Mail] = {}
-            go_on = True
             for n, (row_id, mail) in enumerate(composed):
-                results[row_id], go_on = _send(db, row_id, mail, sender, now, accepted)
+                results[row_id], go_on = _send(db, row_id, mail, sender, now)
                 if not go_on:
-                    todo = [later for later, _ in composed[n + 1 :]] + todo
-                    break
-            if accepted:
-                results.update(dict.fromkeys(accepted, _record(db, accepted)))
-            if not go_on:
-                outbox.release(db, todo)
-                results.update((rest, "released") for rest in todo)
-                break
+                    rest = [later for later, _ in composed[n + 1 :]] + todo
+                    outbox.release(db, rest)
+                    results.update((later, "released") for later in rest)
+                    return results
     return results
 
 
-def _send(
-    db: Database, row_id: int, mail: Mail | Exception | None, sender: Sender, now: datetime, accepted: dict[int, Mail]
-) -> tuple[str, bool]:
-    """Send one claimed row's composed mail (the transport calls back once it has it: ``accepted``), or record why
-    not; and whether the session can take the next mail."""
+def _send(db: Database, row_id: int, mail: Mail | Exception | None, sender: Sender, now: datetime) -> tuple[str, bool]:
+    """Send one claimed row's composed mail and record it the moment the transport took it (a crash can then repeat
+    at most this one mail), or record why not; and whether the session can take the next mail."""
+    recorded: list[bool] = []
     try:
         if isinstance(mail, Exception):
             raise mail
         if mail is None:  # nothing left to tell (re-checked now): never sent
             outbox.skipped(db, row_id)
             return "skipped", True
-        sender.send(mail.message, lambda: accepted.update({row_id: mail}))
+        sender.send(mail.message, lambda: recorded.append(_record(db, row_id, mail)))
     except (OSError, smtplib.SMTPException) as exc:
         return outbox.failed(db, row_id, f"{type(exc).__name__}: {exc}", now), not ends_batch(sender, exc)
     except Exception as exc:  # a bug (say in composing): a failed attempt like any other, never a loop for ever
         log.exception("outbox %s: could not be sent", row_id)
         return outbox.failed(db, row_id, f"{type(exc).__name__}: {exc}", now), True
-    return "sent", True
+    return ("sent" if recorded == [True] else "unrecorded"), True
 
 
-def _record(db: Database, accepted: dict[int, Mail]) -> str:
-    """Mark the rows whose mails the transport took sent, in one transaction: 'sent'; a database error is logged, not
-    raised: 'unrecorded' (the mails are out: the rows stay claimed and are sent again later, with the same
-    Message-IDs)."""
+def _record(db: Database, row_id: int, mail: Mail) -> bool:
+    """Mark the row sent, right after the transport took the mail; a database error is logged, not raised (the mail
+    is out: the row stays claimed and is sent again later, with the same Message-ID)."""
     try:
-        outbox.sent_many(db, {row_id: (mail.told, mail.chat) for row_id, mail in accepted.items()})
+        outbox.sent(db, row_id, mail.told, mail.chat)
     except SQLAlchemyError:
-        mids = ", ".join(str(mail.message["Message-ID"]) for mail in accepted.values())
-        log.exception("outbox %s: sent as %s but not recorded: sent again later, the same", list(accepted), mids)
-        return "unrecorded"
-    return "sent"
+        mid = mail.message["Message-ID"]
+        log.exception("outbox %s: sent as %s but not recorded: it will be sent again, the same", row_id, mid)
+        return False
+    return True

@@ -176,6 +176,47 @@ def test_a_connection_lost_between_mails_leaves_the_first_sent_and_the_rest_pend
     assert len(handler.accepted) == 10 and len(set(handler.message_ids())) == 10  # none lost, none twice
 
 
+class Died(BaseException):
+    """The worker's process ends here (killed), with nothing run after it."""
+
+
+def test_a_worker_dying_mid_batch_has_recorded_every_mail_that_went_so_none_goes_twice(
+    stack: Stack, smtp: tuple[CountingHandler, SMTPTransport]
+) -> None:
+    """Each mail is marked sent the moment the SMTP server took it, before the next one: a worker killed after the
+    k-th mail of a batch leaves those k rows sent (never sent again) and the rest claimed, sent once later."""
+    handler, transport = smtp
+    settings = mail_settings(stack.settings)
+    ids = games(stack.db, 2)
+    k = 4
+
+    class DiesAfter(CutAfter):
+        @contextlib.contextmanager
+        def session(self) -> Iterator[Sender]:
+            with self.inner.session() as real:
+                transport = self
+
+                class Dying:
+                    connected = True
+
+                    def send(self, message: EmailMessage, accepted: Callable[[], None]) -> None:
+                        real.send(message, accepted)
+                        transport.sent += 1
+                        if transport.sent == transport.k:
+                            raise Died
+
+                yield Dying()
+
+    with pytest.raises(Died):
+        send_batch(stack.db, DiesAfter(transport, k), settings, T0)
+    assert states(stack.db, ids) == {i: ("sent", 1) for i in ids[:k]} | {i: ("sending", 1) for i in ids[k:]}
+    later = T0 + outbox.STUCK_AFTER + dt.timedelta(minutes=1)  # the stuck claims are released, and sent
+    while send_batch(stack.db, transport, settings, later):
+        pass
+    assert {state for state, _ in states(stack.db, ids).values()} == {"sent"}
+    assert len(handler.accepted) == 10 and len(set(handler.message_ids())) == 10  # none twice
+
+
 def test_a_batch_costs_a_bounded_number_of_sql_statements_per_mail(
     stack: Stack, smtp: tuple[CountingHandler, SMTPTransport]
 ) -> None:
@@ -258,7 +299,8 @@ def test_a_batch_costs_the_same_sql_statements_whatever_its_number_of_mails(
     settings = mail_settings(stack.settings)
     ids = games(stack.db, 10)
 
-    def statements(limit: int) -> int:
+    def statements(limit: int) -> tuple[int, int]:
+        """The batch's reads, and its statements in all."""
         counted: list[str] = []
 
         def count(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
@@ -269,7 +311,9 @@ def test_a_batch_costs_the_same_sql_statements_whatever_its_number_of_mails(
             assert set(send_batch(stack.db, transport, settings, T0, limit=limit).values()) == {"sent"}
         finally:
             event.remove(stack.db.engine, "before_cursor_execute", count)
-        return len(counted)
+        return sum(s.lstrip().upper().startswith("SELECT") for s in counted), len(counted)
 
-    assert statements(10) == statements(40)  # 2 games, then 8: rows, seats, windows ... each read once a batch
+    (few_reads, few), (many_reads, many) = statements(10), statements(40)
+    assert few_reads == many_reads  # 2 games, then 8: rows, seats, windows ... each read once a batch
+    assert many - few <= 30 * 3  # each mail only marked sent as soon as it went: (SET LOCAL,) the row, its seat
     assert states(stack.db, ids) == {i: ("sent", 1) for i in ids}
