@@ -774,17 +774,37 @@ def _starts_thread(session: Session, row: Outbox, batch: Batch | None = None) ->
 
 
 class _Headers(HeaderRegistry):
-    """The standard header classes, each made once (``HeaderRegistry`` makes a new class at every header set)."""
+    """The standard header classes, each made once (``HeaderRegistry`` makes a new class at every header set), and
+    the headers last parsed, each kept for the next mail that sets the same value (a header is an immutable string:
+    the From, the MIME headers, the Content-Language and a reader's To are then parsed once, not at every mail)."""
+
+    #: at most this many parsed headers are kept (then all are forgotten at once).
+    KEEP = 512
 
     def __init__(self) -> None:
         super().__init__()
         self._made: dict[str, type[BaseHeader]] = {}
+        self._parsed: dict[tuple[str, object], BaseHeader] = {}
 
     def __getitem__(self, name: str) -> type[BaseHeader]:
         made = self._made.get(name)
         if made is None:
             made = self._made[name] = super().__getitem__(name)
         return made
+
+    def __call__(self, name: str, value: Any) -> BaseHeader:
+        if isinstance(value, Address):  # a To: keyed by its parts (an Address is not hashable)
+            key: tuple[str, object] = (name, (value.display_name, value.username, value.domain))
+        elif type(value) is str:
+            key = (name, value)
+        else:
+            return super().__call__(name, value)
+        parsed = self._parsed.get(key)
+        if parsed is None:
+            if len(self._parsed) >= self.KEEP:
+                self._parsed.clear()
+            parsed = self._parsed[key] = super().__call__(name, value)
+        return parsed
 
 
 #: the mails' policy: the standard one (``email.policy.default``), its header classes made once.

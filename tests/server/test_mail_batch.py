@@ -19,7 +19,7 @@ from sqlalchemy import event, select
 
 from server.config import Settings
 from server.db import Database
-from server.mail.compose import Mail, compose, compose_batch
+from server.mail.compose import POLICY, Mail, compose, compose_batch
 from server.mail.send import send_batch, send_rows
 from server.mail.transports import Sender, SMTPTransport
 from server.models import OutboxStatus, Player
@@ -317,3 +317,25 @@ def test_a_batch_costs_the_same_sql_statements_whatever_its_number_of_mails(
     assert few_reads == many_reads  # 2 games, then 8: rows, seats, windows ... each read once a batch
     assert many - few <= 30 * 3  # each mail only marked sent as soon as it went: (SET LOCAL,) the row, its seat
     assert states(stack.db, ids) == {i: ("sent", 1) for i in ids}
+
+
+def test_headers_parsed_once_are_kept_and_read_the_same(stack: Stack, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The header values every mail sets (From, the MIME headers, a reader's To) are parsed once per process
+    (``compose.POLICY``): a mail composed from kept headers is the mail composed from freshly parsed ones."""
+    monkeypatch.setattr(TimestampSigner, "get_timestamp", lambda _self: 1_900_000_000)
+    settings = mail_settings(stack.settings)
+    ids = games(stack.db, 1)[:2]  # two readers of one game, each mailed from the same address
+    monkeypatch.setattr(POLICY.header_factory, "_parsed", {})
+    fresh = [compose(stack.db, row_id, settings, T0) for row_id in ids]
+    kept = [compose(stack.db, row_id, settings, T0) for row_id in ids]
+    assert [_shown(mail) for mail in kept] == [_shown(mail) for mail in fresh]
+
+    def folded(mail: Mail | None) -> list[str]:
+        assert mail is not None
+        return [POLICY.fold(key, value) for key, value in mail.message.items() if key != "Date"]
+
+    assert [folded(mail) for mail in kept] == [folded(mail) for mail in fresh]
+    first, second = (mail.message for mail in fresh if mail is not None)
+    again = kept[0].message if kept[0] is not None else None
+    assert again is not None and first["To"] != second["To"]
+    assert second["From"] is first["From"] and again["To"] is first["To"]  # parsed once, kept
