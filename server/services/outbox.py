@@ -13,7 +13,9 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Table, bindparam, delete, exists, func, select, text, update
+from sqlalchemy import Integer, Table, Update, bindparam, cast, delete, exists, func, select, update
+from sqlalchemy import column as sa_column
+from sqlalchemy import values as sa_values
 from sqlalchemy.orm import Session, aliased
 
 from ..db import Database, send_after_commit
@@ -157,17 +159,16 @@ def skipped(db: Database, row_id: int) -> None:
 def sent(db: Database, row_id: int, told: dict[int, int], chat: dict[int, int]) -> None:
     """The transport took the mail: the row is sent, and the seats it told (seat id -> events of their view, seat id
     -> last table-talk message) move their ``told_events`` and ``chat_mailed_id`` on (never back), so they are not
-    told the same again. One transaction: a statement for the row and one per column of the seats."""
+    told the same again. One transaction; on PostgreSQL one statement (the seats' updates in its WITH), so a mark
+    costs one round trip to the database, not one per statement with a BEGIN and a COMMIT."""
+    row = update(Outbox).where(Outbox.id == row_id).values(status=OutboxStatus.SENT, sent_at=utcnow())
+    marks = [(column, values) for column, values in (("told_events", told), ("chat_mailed_id", chat)) if values]
     seats = Seat.__table__
     assert isinstance(seats, Table)
-    with db.session() as session:
-        if session.get_bind().dialect.name == "postgresql":
-            # a mark lost only if PostgreSQL itself crashes within the next moments (the mail then goes again, the
-            # same Message-ID), never when the worker does: not worth waiting for a disk flush after every mail
-            session.execute(text("SET LOCAL synchronous_commit = off"))
-        session.execute(update(Outbox).where(Outbox.id == row_id).values(status=OutboxStatus.SENT, sent_at=utcnow()))
-        for column, values in (("told_events", told), ("chat_mailed_id", chat)):
-            if values:
+    if db.is_sqlite:  # (no VALUES list to update from): a statement per column, run for each seat
+        with db.session() as session:
+            session.execute(row)
+            for column, values in marks:
                 mark = seats.c[column]
                 session.execute(
                     update(seats)
@@ -175,6 +176,29 @@ def sent(db: Database, row_id: int, told: dict[int, int], chat: dict[int, int]) 
                     .values({column: bindparam("value")}),
                     [{"seat": seat_id, "value": value} for seat_id, value in values.items()],
                 )
+        return
+    # a mark lost only if PostgreSQL itself crashes within the next moments (the mail then goes again, the same
+    # Message-ID), never when the worker does: not worth waiting for a disk flush after every mail
+    # (``set_config(..., true)``: for this statement's own transaction only)
+    no_flush = func.set_config("synchronous_commit", "off", True).is_not(None)
+    if told or chat:  # one update of the seats (a row updated twice in one statement keeps only one of them)
+        row = row.add_cte(_moved(seats, told, chat).cte("moved"))
+    with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
+        connection.execute(row.where(no_flush))
+
+
+def _moved(seats: Table, told: dict[int, int], chat: dict[int, int]) -> Update:
+    """The seats told moving their ``told_events`` and ``chat_mailed_id`` on to what they were told, never back."""
+    given = sa_values(*(sa_column(name, Integer) for name in ("seat", "told", "chat")), name="given")
+    given = given.data([(seat_id, told.get(seat_id), chat.get(seat_id)) for seat_id in {*told, *chat}])
+    return (
+        update(seats)
+        .where(seats.c.id == given.c.seat)
+        .values(
+            told_events=func.greatest(seats.c.told_events, cast(given.c.told, Integer)),  # (a column of NULLs: text)
+            chat_mailed_id=func.greatest(seats.c.chat_mailed_id, cast(given.c.chat, Integer)),
+        )
+    )
 
 
 def failed(db: Database, row_id: int, error: str, now: datetime) -> str:

@@ -22,7 +22,7 @@ from server.db import Database
 from server.mail.compose import POLICY, Mail, compose, compose_batch
 from server.mail.send import send_batch, send_rows
 from server.mail.transports import Sender, SMTPTransport
-from server.models import OutboxStatus, Player
+from server.models import Outbox, OutboxStatus, Player, Seat
 from server.services import outbox
 from tests.conftest import Stack
 from tests.support import T0, create, free_port, mail_settings, outbox_ids, recording, rows_of
@@ -339,3 +339,33 @@ def test_headers_parsed_once_are_kept_and_read_the_same(stack: Stack, monkeypatc
     again = kept[0].message if kept[0] is not None else None
     assert again is not None and first["To"] != second["To"]
     assert second["From"] is first["From"] and again["To"] is first["To"]  # parsed once, kept
+
+
+def test_a_mail_is_recorded_sent_in_one_statement_and_its_seats_never_move_back(stack: Stack) -> None:
+    """``outbox.sent`` right after each mail: on PostgreSQL one statement in its own transaction (the seats' marks
+    in its WITH), the seats it told moved on to what it told, never back."""
+    first, second, *_ = games(stack.db, 1)
+    with stack.db.session() as session:
+        (one, two) = (session.get(Outbox, row_id).seat_id for row_id in (first, second))  # type: ignore[union-attr]
+        for seat_id, value in ((one, 5), (two, 1)):
+            session.get(Seat, seat_id).told_events = value  # type: ignore[union-attr]
+    counted: list[str] = []
+
+    def count(_conn: Any, _cursor: Any, statement: str, *_: Any) -> None:
+        counted.append(statement)
+
+    assert one is not None and two is not None
+    event.listen(stack.db.engine, "before_cursor_execute", count)
+    outbox.sent(stack.db, first, {one: 3, two: 4}, {two: 9})
+    event.remove(stack.db.engine, "before_cursor_execute", count)
+    with stack.db.session() as session:
+        assert session.get(Outbox, first).status == OutboxStatus.SENT  # type: ignore[union-attr]
+        assert session.get(Outbox, second).status == OutboxStatus.PENDING  # type: ignore[union-attr]
+        marks = {s.id: (s.told_events, s.chat_mailed_id) for s in session.scalars(select(Seat))}
+    assert marks[one] == (5, None) and marks[two] == (4, 9)  # 5 is kept: never back
+    if not stack.db.is_sqlite:
+        assert len([s for s in counted if not s.lower().startswith("select 1")]) == 1
+    outbox.sent(stack.db, second, {one: 7}, {})  # no table talk told
+    with stack.db.session() as session:
+        assert session.get(Seat, one).told_events == 7  # type: ignore[union-attr]
+        assert session.get(Outbox, second).status == OutboxStatus.SENT  # type: ignore[union-attr]
