@@ -25,7 +25,8 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from email.headerregistry import Address
+from email import policy
+from email.headerregistry import Address, BaseHeader, HeaderRegistry
 from email.message import EmailMessage
 from email.utils import formatdate, parseaddr
 from typing import Any
@@ -54,6 +55,7 @@ from ..models import (
     SeasonPlayer,
     Seat,
     Window,
+    WindowStatus,
     utcnow,
 )
 from ..present import board
@@ -66,7 +68,7 @@ from ..services import autopilot, chat, outbox, reminders, reply_address, result
 from ..services.errors import ShownError
 from ..services.inputs import one_line
 from ..services.links import confirm_token, league_token, organiser_token, player_token, seat_token
-from ..services.seats import answer_in, open_request, seat_state
+from ..services.seats import Shared, answer_in, open_request, seat_state, still_deciding
 from ..text import i18n
 from ..text.glossary import colour_name
 from ..text.refusals import refusal
@@ -135,11 +137,80 @@ class Draft:
     chat: dict[int, int] = field(default_factory=dict)
 
 
+#: a seat with its game, and the table's seats and players.
+TABLE = joinedload(Seat.game).selectinload(Game.seats).joinedload(Seat.player)
+
+
+class Batch:
+    """Outbox rows composed together in one transaction (``compose_batch``): what their mails read is loaded for all
+    of them in a few queries (the rows and their readers, the seats with their tables, the games' open windows with
+    their requests, absences, the seats' first thread rows), and each table's public parts are built once. Every
+    mail is still built from its own reader's view (``seat_state``, ``engine.view``)."""
+
+    def __init__(self, session: Session, ids: list[int], now: datetime) -> None:
+        query = select(Outbox).where(Outbox.id.in_(ids)).options(joinedload(Outbox.player))
+        self.rows = {row.id: row for row in session.execute(query).scalars()}
+        seat_ids = {row.seat_id for row in self.rows.values() if row.seat_id is not None}
+        query_seats = select(Seat).where(Seat.id.in_(seat_ids)).options(TABLE)
+        self.seats = {seat.id: seat for seat in session.execute(query_seats).scalars()} if seat_ids else {}
+        games = {seat.game_id: seat.game for seat in self.seats.values()}
+        windows = session.execute(
+            select(Window).where(Window.game_id.in_(list(games)), Window.status == WindowStatus.OPEN)
+        ).scalars()
+        self.windows: dict[int, Window | None] = dict.fromkeys(games)
+        self.windows.update((window.game_id, window) for window in windows)
+        requests: dict[int, list[RequestRow]] = {w.id: [] for w in self.windows.values() if w is not None}
+        if requests:
+            for request in session.execute(
+                select(RequestRow)
+                .where(RequestRow.window_id.in_(requests))
+                .order_by(RequestRow.window_id, RequestRow.position)
+                .options(joinedload(RequestRow.seat, innerjoin=True).joinedload(Seat.player))
+            ).scalars():
+                requests[request.window_id].append(request)
+        people = (s.player_id for game in games.values() for s in game.seats if s.bot is None and s.player_id)
+        away = autopilot.away_until(session, people, now)
+        self.requests = requests
+        self.shared: dict[int, Shared] = {}
+        for game_id, game in games.items():
+            window = self.windows[game_id]
+            owed = still_deciding(session, window, None if window is None else requests[window.id])
+            self.shared[game_id] = Shared(owed, autopilot.table(session, game, now, away))
+        #: (game id, seat id) -> the id of the seat's first row of a ``THREAD_STARTERS`` kind (None: none)
+        self.first: dict[tuple[int, int], int | None] = {(s.game_id, s.id): None for s in self.seats.values()}
+        if seat_ids:
+            firsts = session.execute(
+                select(Outbox.game_id, Outbox.seat_id, func.min(Outbox.id))
+                .where(Outbox.seat_id.in_(seat_ids), Outbox.kind.in_(outbox.THREAD_STARTERS))
+                .group_by(Outbox.game_id, Outbox.seat_id)
+            )
+            for of_game, of_seat, first in firsts:
+                assert of_game is not None and of_seat is not None  # seat_id given: a seat's game
+                self.first[of_game, of_seat] = first
+
+    def opened(self, seat: Seat) -> tuple[Window | None, RequestRow | None] | None:
+        """The seat's ``open_request``, when its game was loaded (else None: read it)."""
+        if seat.game_id not in self.windows:
+            return None
+        window = self.windows[seat.game_id]
+        if window is None:
+            return None, None
+        return window, next((r for r in self.requests[window.id] if r.seat_id == seat.id), None)
+
+
 class Composer:
     def __init__(
-        self, session: Session, settings: Settings, player: Player, now: datetime, lang: str | None = None
+        self,
+        session: Session,
+        settings: Settings,
+        player: Player,
+        now: datetime,
+        lang: str | None = None,
+        batch: Batch | None = None,
     ) -> None:
         self.session = session
+        #: the rows composed together, and what they share.
+        self.batch = batch
         self.settings = settings
         self.player = player
         self.now = now
@@ -170,7 +241,9 @@ class Composer:
         seat its reader no longer plays (replaced: the mail would carry the seat's new link)."""
         if seat.player_id != self.player.id:
             return None
-        state = seat_state(self.session, seat, self.now, self.opened.pop(seat.id, None))
+        opened = self.opened.pop(seat.id, None) or self.open_request(seat)
+        shared = self.batch.shared.get(seat.game_id) if self.batch is not None and opened is not None else None
+        state = seat_state(self.session, seat, self.now, opened, shared)
         window = state["window"]
         owes = window is not None and window["request"] is not None
         if only_window is not None and not (owes and window["number"] == only_window):
@@ -193,11 +266,16 @@ class Composer:
         draft.sections.append(ctx)
         return ctx
 
+    def open_request(self, seat: Seat) -> tuple[Window | None, RequestRow | None] | None:
+        """The seat's ``open_request`` as the batch read it (None without a batch, or for a game not in it)."""
+        return None if self.batch is None else self.batch.opened(seat)
+
     # -- each kind: fills the draft, or None when nothing is left to tell --
 
     def notice(self, row: Outbox, seat: Seat) -> Draft | None:
         """turn, update, game_over: the seat's current situation."""
-        window, _mine = self.opened[seat.id] = open_request(self.session, seat.game_id, seat.id)
+        opened = self.open_request(seat) or open_request(self.session, seat.game_id, seat.id)
+        window, _mine = self.opened[seat.id] = opened
         stale = row.kind != MailKind.GAME_OVER and (window is None or window.number != row.payload.get("window"))
         if stale and outbox.covered(self.session, row):
             return None
@@ -660,19 +738,19 @@ def _thread(message: EmailMessage, game_id: int, seat_id: int, host: str) -> Non
         message["References"] = root
 
 
-def message_id(session: Session, settings: Settings, row: Outbox) -> str:
+def message_id(session: Session, settings: Settings, row: Outbox, batch: Batch | None = None) -> str:
     """The Message-ID of the row's mail, the same at every attempt (a copy sent again after a failure is the same
     mail to a client): the seat's thread root for the row that starts the thread, else a keyed digest of the row,
     which tells nothing about the game."""
     host = _host(settings)
-    starts = _starts_thread(session, row)
+    starts = _starts_thread(session, row, batch)
     if starts is not None:
         return thread_root(*starts, host)
     digest = hmac.new(settings.secret_key.encode(), f"deadmail.outbox:{row.id}:{row.key}".encode(), hashlib.sha256)
     return f"<{digest.hexdigest()[:32]}@{host}>"
 
 
-def _starts_thread(session: Session, row: Outbox) -> tuple[int, int] | None:
+def _starts_thread(session: Session, row: Outbox, batch: Batch | None = None) -> tuple[int, int] | None:
     """(game id, seat id) when the row's mail starts that seat's thread: it is (or, a digest, merges) the seat's first
     row of a ``THREAD_STARTERS`` kind. Decided by the rows alone, never by what was sent before: every attempt gets
     the same Message-ID, and no two rows share one. (When that first row is never sent, nothing on the seat's thread
@@ -684,12 +762,53 @@ def _starts_thread(session: Session, row: Outbox) -> tuple[int, int] | None:
     if len(seats) != 1:
         return None
     ((game_id, seat_id),) = seats
-    first = session.execute(
-        select(func.min(Outbox.id)).where(
-            Outbox.game_id == game_id, Outbox.seat_id == seat_id, Outbox.kind.in_(outbox.THREAD_STARTERS)
-        )
-    ).scalar()
+    if batch is not None and (game_id, seat_id) in batch.first:
+        first = batch.first[game_id, seat_id]
+    else:
+        first = session.execute(
+            select(func.min(Outbox.id)).where(
+                Outbox.game_id == game_id, Outbox.seat_id == seat_id, Outbox.kind.in_(outbox.THREAD_STARTERS)
+            )
+        ).scalar()
     return (game_id, seat_id) if any(r.id == first for r in merged) else None
+
+
+class _Headers(HeaderRegistry):
+    """The standard header classes, each made once (``HeaderRegistry`` makes a new class at every header set), and
+    the headers last parsed, each kept for the next mail that sets the same value (a header is an immutable string:
+    the From, the MIME headers, the Content-Language and a reader's To are then parsed once, not at every mail)."""
+
+    #: at most this many parsed headers are kept (then all are forgotten at once).
+    KEEP = 512
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._made: dict[str, type[BaseHeader]] = {}
+        self._parsed: dict[tuple[str, object], BaseHeader] = {}
+
+    def __getitem__(self, name: str) -> type[BaseHeader]:
+        made = self._made.get(name)
+        if made is None:
+            made = self._made[name] = super().__getitem__(name)
+        return made
+
+    def __call__(self, name: str, value: Any) -> BaseHeader:
+        if isinstance(value, Address):  # a To: keyed by its parts (an Address is not hashable)
+            key: tuple[str, object] = (name, (value.display_name, value.username, value.domain))
+        elif type(value) is str:
+            key = (name, value)
+        else:
+            return super().__call__(name, value)
+        parsed = self._parsed.get(key)
+        if parsed is None:
+            if len(self._parsed) >= self.KEEP:
+                self._parsed.clear()
+            parsed = self._parsed[key] = super().__call__(name, value)
+        return parsed
+
+
+#: the mails' policy: the standard one (``email.policy.default``), its header classes made once.
+POLICY = policy.default.clone(header_factory=_Headers())
 
 
 def recipient(player: Player) -> Address:
@@ -705,12 +824,12 @@ def envelope(composer: Composer, row: Outbox, template: str, ctx: dict[str, Any]
     settings, player, lang = composer.settings, composer.player, composer.lang
     text = i18n.render(f"{template}.txt", lang, **ctx)
     html = css_inline.inline(i18n.render(f"{template}.html", lang, **ctx), load_remote_stylesheets=False)
-    message = EmailMessage()
+    message = EmailMessage(POLICY)
     message["From"] = settings.mail_from
     message["To"] = recipient(player)
     message["Subject"] = cap(ctx["subject"], 200)
     message["Date"] = formatdate(localtime=False)
-    message["Message-ID"] = message_id(composer.session, settings, row)
+    message["Message-ID"] = message_id(composer.session, settings, row, composer.batch)
     if reply_to:
         message["Reply-To"] = reply_to
     message["Auto-Submitted"] = "auto-generated"
@@ -773,26 +892,60 @@ _PLAYER_KINDS: dict[str, Callable[[Composer, Outbox], Draft | None]] = {
 
 def compose(db: Database, row_id: int, settings: Settings, now: datetime | None = None) -> Mail | None:
     """The mail for one outbox row, or None when nothing is left to tell (the row is then skipped)."""
+    ((_row_id, mail),) = compose_batch(db, [row_id], settings, now)
+    if isinstance(mail, Exception):
+        raise mail
+    return mail
+
+
+def compose_batch(
+    db: Database, ids: list[int], settings: Settings, now: datetime | None = None
+) -> list[tuple[int, Mail | Exception | None]]:
+    """The mails of the first rows of ``ids`` (at least one), composed in order in one transaction (``Batch``): each
+    row's mail, None (nothing left to tell), or the exception composing it raised (a bug, or the database: it ends
+    the list). The list also ends before a mail telling a seat what an earlier mail of the list tells it too
+    (``Mail.told``, ``Mail.chat``): that one is composed again once the earlier mails are sent and recorded, from what
+    they told, as when each mail was composed just before it was sent."""
     now = now or utcnow()
-    with db.session() as session:
-        # the row and its reader, the seat with its game and the table's seats and players: three queries
-        row = session.get(Outbox, row_id, options=[joinedload(Outbox.player)])
-        if row is None:
-            return None
-        lang = row.payload.get("lang") if isinstance(row.payload.get("lang"), str) else None
-        composer = Composer(session, settings, row.player, now, lang)
-        table = joinedload(Seat.game).selectinload(Game.seats).joinedload(Seat.player)
-        seat = session.get(Seat, row.seat_id, options=[table]) if row.seat_id else None
-        draft: Draft | None = None
-        if row.kind == MailKind.CHAT:
-            return None if seat is None else composer.chat(row, seat)
-        if row.kind in _SEAT_KINDS and seat is not None:
-            draft = _SEAT_KINDS[row.kind](composer, row, seat)
-        elif row.kind in _PLAYER_KINDS:
-            draft = _PLAYER_KINDS[row.kind](composer, row)
-        else:
-            log.warning("outbox %s: cannot compose a %r mail", row.id, row.kind)
-        return None if draft is None else _notice_mail(composer, row, draft)
+    composed: list[tuple[int, Mail | Exception | None]] = []
+    touched: set[int] = set()
+    try:
+        with db.session() as session:
+            batch = Batch(session, ids, now)
+            for row_id in ids:
+                try:
+                    mail = _compose_row(session, settings, batch, row_id, now)
+                except Exception as exc:  # the row fails (``send._send``); the transaction may be lost: stop here
+                    composed.append((row_id, exc))
+                    break
+                told = set() if mail is None else {*mail.told, *mail.chat}
+                if told & touched:
+                    break
+                touched |= told
+                composed.append((row_id, mail))
+    except Exception as exc:  # the rows could not be read (or the transaction ended badly): the first row fails
+        if not composed:
+            return [(ids[0], exc)]
+    return composed
 
 
-__all__ = ["Composer", "Links", "Mail", "compose", "envelope", "message_id", "thread_root"]
+def _compose_row(session: Session, settings: Settings, batch: Batch, row_id: int, now: datetime) -> Mail | None:
+    row = batch.rows.get(row_id)
+    if row is None:
+        return None
+    lang = row.payload.get("lang") if isinstance(row.payload.get("lang"), str) else None
+    composer = Composer(session, settings, row.player, now, lang, batch)
+    seat = batch.seats.get(row.seat_id) if row.seat_id else None
+    draft: Draft | None = None
+    if row.kind == MailKind.CHAT:
+        return None if seat is None else composer.chat(row, seat)
+    if row.kind in _SEAT_KINDS and seat is not None:
+        draft = _SEAT_KINDS[row.kind](composer, row, seat)
+    elif row.kind in _PLAYER_KINDS:
+        draft = _PLAYER_KINDS[row.kind](composer, row)
+    else:
+        log.warning("outbox %s: cannot compose a %r mail", row.id, row.kind)
+    return None if draft is None else _notice_mail(composer, row, draft)
+
+
+__all__ = ["Batch", "Composer", "Links", "Mail", "compose", "compose_batch", "envelope", "message_id", "thread_root"]

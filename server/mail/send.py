@@ -24,7 +24,7 @@ from ..config import Settings
 from ..db import Database
 from ..models import utcnow
 from ..services import outbox
-from .compose import Mail, compose
+from .compose import Mail, compose_batch
 from .transports import Sender, ends_batch, session_of
 
 log = logging.getLogger("deadmail.mail")
@@ -69,26 +69,32 @@ def send_due(db: Database, transport: Sender, settings: Settings, now: datetime,
 
 
 def _send_claimed(db: Database, ids: list[int], transport: Sender, settings: Settings, now: datetime) -> dict[int, str]:
-    """Send claimed rows in order over one session of the transport; a failure of the connection (not of one mail)
-    stops there and releases the rows not tried yet."""
+    """Send claimed rows in order over one session of the transport, composed together as far as they can be
+    (``compose.compose_batch``), each recorded as soon as the transport took it; a failure of the connection (not
+    of one mail) stops there and releases the rows not tried yet."""
     results: dict[int, str] = {}
-    if not ids:
-        return results
+    todo = list(ids)
     with session_of(transport) as sender:
-        for n, row_id in enumerate(ids):
-            results[row_id], go_on = _send(db, row_id, sender, settings, now)
-            if not go_on:
-                outbox.release(db, ids[n + 1 :])
-                results.update((rest, "released") for rest in ids[n + 1 :])
-                break
+        while todo:
+            composed = compose_batch(db, todo, settings, now)
+            todo = todo[len(composed) :]
+            for n, (row_id, mail) in enumerate(composed):
+                results[row_id], go_on = _send(db, row_id, mail, sender, now)
+                if not go_on:
+                    rest = [later for later, _ in composed[n + 1 :]] + todo
+                    outbox.release(db, rest)
+                    results.update((later, "released") for later in rest)
+                    return results
     return results
 
 
-def _send(db: Database, row_id: int, sender: Sender, settings: Settings, now: datetime) -> tuple[str, bool]:
-    """Compose and send one claimed row, record the result; and whether the session can take the next mail."""
+def _send(db: Database, row_id: int, mail: Mail | Exception | None, sender: Sender, now: datetime) -> tuple[str, bool]:
+    """Send one claimed row's composed mail and record it the moment the transport took it (a crash can then repeat
+    at most this one mail), or record why not; and whether the session can take the next mail."""
     recorded: list[bool] = []
     try:
-        mail = compose(db, row_id, settings, now)
+        if isinstance(mail, Exception):
+            raise mail
         if mail is None:  # nothing left to tell (re-checked now): never sent
             outbox.skipped(db, row_id)
             return "skipped", True

@@ -89,12 +89,15 @@ def flies(seat: Seat, tempo: dict[str, Any] | None, away: dict[int, datetime]) -
     return seat.autopilot_at is not None or (seat.player_id in away and absence_mode(tempo) == "autopilot")
 
 
-def table(session: Session, game: Game, now: datetime) -> dict[str, dict[str, Any]]:
+def table(
+    session: Session, game: Game, now: datetime, away: dict[int, datetime] | None = None
+) -> dict[str, dict[str, Any]]:
     """What the table may know of each person seat's presence (public): ``{"autopilot": bool, "away_until": iso or
     None}`` by colour; ``autopilot``: its requests are answered at once (missed deadlines, or away in a game whose
     absences go on autopilot; away in a game that extends deadlines, the table waits). Only seats on autopilot or
-    away are listed."""
-    away = away_until(session, (s.player_id for s in game.seats if s.bot is None and s.player_id), now)
+    away are listed. ``away``: ``away_until`` of (at least) the table's people, when the caller read it already."""
+    if away is None:
+        away = away_until(session, (s.player_id for s in game.seats if s.bot is None and s.player_id), now)
     shown: dict[str, dict[str, Any]] = {}
     for seat in game.seats:
         until = away.get(seat.player_id or 0)

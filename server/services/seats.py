@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -74,14 +75,22 @@ def public_requests(session: Session, window: Window) -> list[RequestRow]:
         .order_by(RequestRow.position)
         .options(joinedload(RequestRow.seat, innerjoin=True).joinedload(Seat.player))  # one query
     ).scalars()
+    return public(rows)
+
+
+def public(rows: Iterable[RequestRow]) -> list[RequestRow]:
+    """Those of a window's requests (in order) that anyone may be told of (``public_requests``)."""
     return [row for row in rows if not row.secret]
 
 
-def owed_requests(session: Session, window: Window | None) -> list[dict[str, Any]]:
+def owed_requests(
+    session: Session, window: Window | None, requests: list[RequestRow] | None = None
+) -> list[dict[str, Any]]:
     """Who owes what in the open window, as anyone may be told (``public_requests``): each request's colour, its
     player's name (None for a bot), the bot's kind, the request's kind and whether it is answered; never the answer.
     A request answered by its player's standing answers counts as not answered yet: an answer there the instant the
-    window opens would tell others that the player has them (H-6)."""
+    window opens would tell others that the player has them (H-6). ``requests``: the window's rows in order, with
+    their seats and players, when the caller loaded them already."""
     return [
         {
             "colour": row.seat.colour,
@@ -90,13 +99,19 @@ def owed_requests(session: Session, window: Window | None) -> list[dict[str, Any
             "kind": row.kind,
             "answered": row.answered_at is not None and not row.standing,
         }
-        for row in ([] if window is None else public_requests(session, window))
+        for row in (
+            [] if window is None else public(requests) if requests is not None else public_requests(session, window)
+        )
     ]
 
 
-def still_deciding(session: Session, window: Window | None) -> list[dict[str, str]]:
-    """The public "still deciding" list of the open window: colour and kind of every public request not answered."""
-    return [{"player": r["colour"], "kind": r["kind"]} for r in owed_requests(session, window) if not r["answered"]]
+def still_deciding(
+    session: Session, window: Window | None, requests: list[RequestRow] | None = None
+) -> list[dict[str, str]]:
+    """The public "still deciding" list of the open window: colour and kind of every public request not answered
+    (``requests``: as ``owed_requests`` takes them)."""
+    owed = owed_requests(session, window, requests)
+    return [{"player": r["colour"], "kind": r["kind"]} for r in owed if not r["answered"]]
 
 
 def answer_in(session: Session, seat: Seat, window_number: object) -> tuple[dict[str, Any], Any] | None:
@@ -129,16 +144,30 @@ def standing_order(seat: Seat) -> list[str]:
     return list(view_of(seat)["standing_order"] or [])
 
 
+@dataclass(frozen=True)
+class Shared:
+    """What every seat of a table is shown alike (public), built once for many seats (a batch of mails)."""
+
+    #: ``still_deciding`` of the open window.
+    waiting_for: list[dict[str, str]]
+    #: ``autopilot.table``.
+    presence: dict[str, dict[str, Any]]
+
+
 def seat_state(
     session: Session,
     seat: Seat,
     now: datetime | None = None,
     opened: tuple[Window | None, RequestRow | None] | None = None,
+    shared: Shared | None = None,
 ) -> dict[str, Any]:
     """Everything the seat's player may know now: the engine's view, plus the open window and their own answer
-    (``opened``: the seat's ``open_request``, when the caller has just read it in this transaction)."""
+    (``opened``: the seat's ``open_request``, when the caller has just read it in this transaction; ``shared``: the
+    table's public parts, read in the same transaction for that window)."""
     game = seat.game
     window, mine = opened or open_request(session, game.id, seat.id)
+    if shared is None:
+        shared = Shared(still_deciding(session, window), autopilot.table(session, game, now or utcnow()))
     return {
         # the table's public names (colour -> the player's name; None for a bot): every player sees who sits where
         "names": {s.colour: s.player.display_name if s.player is not None else None for s in game.seats},
@@ -159,9 +188,9 @@ def seat_state(
             "completed": window.completed_at is not None,
         },
         # the engine collects a window's answers only when it closes: who still owes one is in the rows
-        "view": {**view_of(seat), "waiting_for": still_deciding(session, window)},
+        "view": {**view_of(seat), "waiting_for": shared.waiting_for},
         # public: the seats on autopilot or away (``autopilot.table``), and whether this one is
-        "presence": autopilot.table(session, game, now or utcnow()),
+        "presence": shared.presence,
     }
 
 

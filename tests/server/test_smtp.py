@@ -30,7 +30,7 @@ from sqlalchemy.exc import OperationalError
 
 from server.config import Settings, parse_smtp_url
 from server.db import Database
-from server.mail import send
+from server.mail import compose as composing
 from server.mail.send import send_one
 from server.mail.transports import FileTransport, SMTPTransport, transport_for
 from server.models import Outbox, OutboxStatus, Player, utcnow
@@ -603,7 +603,7 @@ def test_a_bug_in_composing_counts_toward_the_attempt_limit_and_the_row_ends_fai
     def broken(*_args: Any) -> None:
         raise ValueError("a bug in composing")
 
-    monkeypatch.setattr(send, "compose", broken)
+    monkeypatch.setattr(composing, "_compose_row", broken)  # each row of a batch is composed there
     at = T0
     for attempt in range(1, outbox.MAX_ATTEMPTS + 1):
         assert row_id in due_rows(db, at)
