@@ -1,7 +1,7 @@
 """Scale: N live 5-player games on one PostgreSQL, built fast, and what the sweep, the workers and answers cost.
 
     DEADMAIL_TEST_PG=… DEADMAIL_TEST_REDIS=… python bench/scale.py [--games 1000,10000] [--templates 20]
-                                                                   [--tiny] [--seed 1]
+                                                                   [--tiny] [--seed 1] [--only answers]
 
 For each N, on 127.0.0.1 only, in a fresh PostgreSQL database ``dm_bench_<random>`` (dropped at the end) with the
 Redis server of ``DEADMAIL_TEST_REDIS``, database 12, as the broker (emptied before and after) and an aiosmtpd sink
@@ -32,6 +32,9 @@ as the SMTP server:
    ``deadmail.send_outbox`` task per 100 rows); ``bytes_per_live_game`` and ``bytes_per_finished_game``
    (``pg_total_relation_size`` of the game tables: after the build / N, and the growth from copying the finished
    template / copies).
+
+``--only answers`` builds the games and measures the answers only (the run's entry then has only the build's figures
+and ``answers``/``answers_spread_ratio``).
 
 Prints progress on stderr and one JSON object on stdout, one entry per N under ``runs``.
 """
@@ -694,12 +697,15 @@ def run(games: int, args: argparse.Namespace, pg: str, broker: str) -> dict[str,
             )
             say(f"  built {live_games} live games in {built:.1f} s; {database / 1e6:.0f} MB")
 
-            out.update(worker_phases(stack, cloner, templates, games, shift, args.seed))
-            out["mail"] = mail_rate(stack, cloner, templates, max(50, min(2000, games)))
-            out["mails_per_s"] = out["mail"]["per_s"]
-            say(f"  mail: {out['mail']}")
+            if args.only != "answers":
+                out.update(worker_phases(stack, cloner, templates, games, shift, args.seed))
+                out["mail"] = mail_rate(stack, cloner, templates, max(50, min(2000, games)))
+                out["mails_per_s"] = out["mail"]["per_s"]
+                say(f"  mail: {out['mail']}")
 
             out.update(answer_phases(stack, url, cloner, templates, games, args))
+            if args.only == "answers":
+                return out
 
             finished = max(5, min(500, games // 20))
             with stack.engine.begin() as conn:
@@ -723,6 +729,7 @@ def main() -> None:
     ap.add_argument("--spread", type=int, default=3000, help="games the spread answers go to")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--tiny", action="store_true", help="seconds, for CI: 50 games from 4 templates")
+    ap.add_argument("--only", choices=["answers"], help="measure only this (after the build), nothing else")
     args = ap.parse_args()
     if args.tiny:
         args.games, args.templates, args.focus, args.spread = "50", 4, 10, 40
