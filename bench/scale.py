@@ -1,7 +1,7 @@
 """Scale: N live 5-player games on one PostgreSQL, built fast, and what the sweep, the workers and answers cost.
 
     DEADMAIL_TEST_PG=… DEADMAIL_TEST_REDIS=… python bench/scale.py [--games 1000,10000] [--templates 20]
-                                                                   [--tiny] [--seed 1]
+                                                                   [--tiny] [--seed 1] [--only answers]
 
 For each N, on 127.0.0.1 only, in a fresh PostgreSQL database ``dm_bench_<random>`` (dropped at the end) with the
 Redis server of ``DEADMAIL_TEST_REDIS``, database 12, as the broker (emptied before and after) and an aiosmtpd sink
@@ -23,15 +23,18 @@ as the SMTP server:
    workers); ``advance_per_s`` with 1 and 2 workers (a backlog of complete windows: their requests answered in SQL
    with the bots' legal answers, ``completed_at`` set, one ``deadmail.advance_window`` task each; advancing also
    writes and sends their mail); ``answers`` (``turns.submit_answer`` called by 2 client processes, not HTTP: over
-   3,000 games and over 60 games, changing answers among the legal ones, each client having run the same plan once
-   untimed (the steady state of web processes that have seen these games), and the ratio of the two rates
-   (``answers_spread_ratio``); ``cold``: one answer to each of up to 3,000 untouched games, round-robin, from a cold
-   start. Votes are left out (the first answers may decide them) and the last request of each window is left
-   unanswered, so no answer kicks an advance; answers/s and CPU ms per answer of the client processes, which do the
-   web's work, and of PostgreSQL); ``mails_per_s`` (one worker sending a backlog of pending turn mails, one
-   ``deadmail.send_outbox`` task per 100 rows); ``bytes_per_live_game`` and ``bytes_per_finished_game``
-   (``pg_total_relation_size`` of the game tables: after the build / N, and the growth from copying the finished
-   template / copies).
+   3,000 games and over 60 games (requests with two legal answers or more), every answer changing the stored one
+   among the legal ones, each client having run the same plan once untimed (the steady state of web processes that
+   have seen these games), and the ratio of the two rates (``answers_spread_ratio``); ``cold``: one answer to each
+   of up to 3,000 untouched games, round-robin, from a cold start. Votes are left out (the first answers may decide
+   them) and the last request of each window is left unanswered, so no answer kicks an advance; answers/s and CPU
+   ms per answer of the client processes, which do the web's work, and of PostgreSQL); ``mails_per_s`` (one worker
+   sending a backlog of pending turn mails, one ``deadmail.send_outbox`` task per 100 rows); ``bytes_per_live_game``
+   and ``bytes_per_finished_game`` (``pg_total_relation_size`` of the game tables: after the build / N, and the
+   growth from copying the finished template / copies).
+
+``--only answers`` builds the games and measures the answers only (the run's entry then has only the build's figures
+and ``answers``/``answers_spread_ratio``).
 
 Prints progress on stderr and one JSON object on stdout, one entry per N under ``runs``.
 """
@@ -518,9 +521,12 @@ def _answer_client(url: str, plan: Plan, warm: Plan, start: Any, done: Any, out:
 
 def answer_plan(
     stack: Stack, cloner: Cloner, templates: dict[str, Any], games: int | None, total: int, seed: int
-) -> list[tuple[int, str, int, Any]]:
-    """``total`` answers: over all untouched games, one per request (all but each window's last), round-robin over
-    the games; or over ``games`` games, changing answers among the legal ones."""
+) -> tuple[Plan, Plan]:
+    """``total`` answers and what to answer before them, untimed: over all untouched games, one per request (all but
+    each window's last), round-robin over the games, and nothing before; or over ``games`` games (requests with two
+    legal answers or more, round-robin over the games so that every one of them is answered), changing answers among
+    the legal ones, each time (``legal[p % n]`` the ``p``-th time), and before them the plan itself then ``legal[1]``
+    for each (every timed answer changes the stored one, as in the steady state of players changing their minds)."""
     answers = templates["answers"]
     span = cloner.span["requests"]
     with stack.engine.connect() as conn:
@@ -540,33 +546,30 @@ def answer_plan(
     items: dict[int, list[tuple[int, str, int, list[Any]]]] = {}
     for rid, seat_id, kind, number, game_id, position, last in rows:
         legal = answers.get((rid - 1) % span + 1)
-        if legal and position < last:
+        if legal and position < last and (games is None or len(legal) > 1):
             items.setdefault(game_id, []).append((seat_id, kind, number, legal))
     chosen = list(items)
     rng.shuffle(chosen)
     if games is not None:
-        pool = [i for g in chosen[:games] for i in items[g]]
-        return [
-            (s, k, n, legal[(i // len(pool)) % len(legal)])
-            for i, (s, k, n, legal) in ((i, pool[i % len(pool)]) for i in range(total))
-        ]
-    plan = []
-    for depth in range(SEATS):
-        plan += [(s, k, n, legal[0]) for g in chosen if depth < len(items[g]) for s, k, n, legal in [items[g][depth]]]
-    return plan[:total]
+        chosen = chosen[:games]
+    pool = [items[g][depth] for depth in range(SEATS) for g in chosen if depth < len(items[g])]
+    if games is None:
+        return [(s, k, n, legal[0]) for s, k, n, legal in pool[:total]], []
+    plan = [
+        (s, k, n, legal[(i // len(pool)) % len(legal)])
+        for i, (s, k, n, legal) in ((i, pool[i % len(pool)]) for i in range(total))
+    ]
+    return plan, plan + [(s, k, n, legal[1]) for s, k, n, legal in pool]
 
 
-def answer_rate(
-    stack: Stack, url: str, plan: list[tuple[int, str, int, Any]], *, warm: bool = True, clients: int = 2
-) -> dict[str, Any]:
-    """Answers/s and CPU per answer of ``clients`` processes sharing ``plan``; ``warm``: each runs the whole plan
-    once first, untimed (the steady state of web processes that have seen these games), else every answer is
-    timed from a cold start."""
+def answer_rate(stack: Stack, url: str, plan: Plan, before: Plan | None, *, clients: int = 2) -> dict[str, Any]:
+    """Answers/s and CPU per answer of ``clients`` processes sharing ``plan``; ``before``: what each answers first,
+    untimed (the steady state of web processes that have seen these games), or None: every answer is timed from a
+    cold start."""
     ctx = multiprocessing.get_context("spawn")
     start, done, out = ctx.Event(), ctx.Event(), ctx.Queue()
-    before = plan if warm else []
     procs = [
-        ctx.Process(target=_answer_client, args=(url, plan[i::clients], before, start, done, out))
+        ctx.Process(target=_answer_client, args=(url, plan[i::clients], before or [], start, done, out))
         for i in range(clients)
     ]
     for proc in procs:
@@ -636,7 +639,9 @@ def answer_phases(
     focus, wide = args.focus, min(args.spread, games)
     sizes = [(None, total), (wide, 2 * total), (focus, 2 * total)]  # cold, over many games, over few
     plans = [answer_plan(stack, cloner, templates, k, n, args.seed) for k, n in sizes]
-    cold, spread, concentrated = (answer_rate(stack, url, plan, warm=i > 0) for i, plan in enumerate(plans))
+    cold, spread, concentrated = (
+        answer_rate(stack, url, plan, before if i else None) for i, (plan, before) in enumerate(plans)
+    )
     say(f"  answers: over {wide} games {spread}, over {focus} games {concentrated}, cold {cold}")
     return {
         "answers": {
@@ -694,12 +699,15 @@ def run(games: int, args: argparse.Namespace, pg: str, broker: str) -> dict[str,
             )
             say(f"  built {live_games} live games in {built:.1f} s; {database / 1e6:.0f} MB")
 
-            out.update(worker_phases(stack, cloner, templates, games, shift, args.seed))
-            out["mail"] = mail_rate(stack, cloner, templates, max(50, min(2000, games)))
-            out["mails_per_s"] = out["mail"]["per_s"]
-            say(f"  mail: {out['mail']}")
+            if args.only != "answers":
+                out.update(worker_phases(stack, cloner, templates, games, shift, args.seed))
+                out["mail"] = mail_rate(stack, cloner, templates, max(50, min(2000, games)))
+                out["mails_per_s"] = out["mail"]["per_s"]
+                say(f"  mail: {out['mail']}")
 
             out.update(answer_phases(stack, url, cloner, templates, games, args))
+            if args.only == "answers":
+                return out
 
             finished = max(5, min(500, games // 20))
             with stack.engine.begin() as conn:
@@ -723,6 +731,7 @@ def main() -> None:
     ap.add_argument("--spread", type=int, default=3000, help="games the spread answers go to")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--tiny", action="store_true", help="seconds, for CI: 50 games from 4 templates")
+    ap.add_argument("--only", choices=["answers"], help="measure only this (after the build), nothing else")
     args = ap.parse_args()
     if args.tiny:
         args.games, args.templates, args.focus, args.spread = "50", 4, 10, 40

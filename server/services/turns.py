@@ -297,10 +297,19 @@ _GAME = (
 _OPEN_WINDOW = (
     select(Window).where(Window.game_id == bindparam("game_id"), Window.status == WindowStatus.OPEN).with_for_update()
 )
+#: what ``_store`` reads of the window's rows (no column it compares is left to a lazy load: one more query each).
 _WINDOW_ROWS = (
     select(RequestRow)
     .options(
-        load_only(RequestRow.seat_id, RequestRow.kind, RequestRow.secret, RequestRow.answer, RequestRow.answered_at)
+        load_only(
+            RequestRow.seat_id,
+            RequestRow.kind,
+            RequestRow.secret,
+            RequestRow.answer,
+            RequestRow.answered_at,
+            RequestRow.standing,
+            RequestRow.autopilot,
+        )
     )
     .where(RequestRow.window_id == bindparam("window_id"))
 )

@@ -159,6 +159,37 @@ def test_an_answer_is_stored_may_be_changed_and_repeating_it_changes_nothing(sta
     assert all_rows(stack.db) == before
 
 
+def test_an_answer_is_four_reads_and_one_write_when_it_changes_nothing_loaded_lazily(stack: Stack) -> None:
+    """Once the checker is cached, an answer reads the seat, the locked window, the game and the window's rows (all
+    ``_store`` compares: no lazy load of a column), then writes the row only when the answer changes it."""
+    game_id, _ = new_game(stack)
+    window = decision(stack.db, game_id)
+    first, second = window["requests"]["yellow"]["options"][:2]
+    yellow = seat_ids(stack.db, game_id)["yellow"]
+    turns.submit_answer(stack.db, yellow, "place", first, window_number=window["number"])  # caches the checker
+
+    tables: list[str] = []
+
+    def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        words = statement.split()
+        verb = words[0].upper()
+        if verb in ("SELECT", "UPDATE", "INSERT", "DELETE"):
+            table = words[words.index("FROM") + 1] if verb in ("SELECT", "DELETE") else words[1 + (verb == "INSERT")]
+            tables.append(f"{verb} {table}")
+
+    sa.event.listen(stack.db.engine, "before_cursor_execute", record)
+    try:
+        for answer, changed in ((first, False), (second, True), (second, False)):
+            tables.clear()
+            result = turns.submit_answer(stack.db, yellow, "place", answer, window_number=window["number"])
+            assert result.changed is changed
+            reads = ["SELECT seats", "SELECT windows", "SELECT games", "SELECT requests"]
+            assert tables == reads + (["UPDATE requests"] if changed else [])
+    finally:
+        sa.event.remove(stack.db.engine, "before_cursor_execute", record)
+    assert request_row(stack.db, window["id"], "yellow")["answer"] == second
+
+
 def test_the_last_owed_answer_completes_the_window_and_asks_for_one_advance(stack: Stack) -> None:
     game_id, _ = new_game(stack)
     window = decision(stack.db, game_id)
