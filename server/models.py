@@ -323,6 +323,8 @@ class Window(Base):
             Index(f"ix_windows_open_{column}", column, postgresql_where=OPEN_ONLY, sqlite_where=OPEN_ONLY)
             for column in ("deadline", "completed_at", "remind_at", "claimed_until")
         ),
+        # a game's open window, found in one lookup (answers, pages, advances; migration 0020)
+        Index("ix_windows_open_game_id", "game_id", postgresql_where=OPEN_ONLY, sqlite_where=OPEN_ONLY),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)

@@ -863,3 +863,23 @@ def test_0019_packs_events_marks_secret_requests_empties_closed_ones_and_gives_a
     alembic_runner.migrate_down_one()
     assert requests() == before
     assert batches() == events_before
+
+
+def test_0020_indexes_each_games_open_window_and_a_lookup_reads_that_index_alone(
+    alembic_runner: MigrationContext, alembic_engine: sa.Engine
+) -> None:
+    """Issue 15: a game's open window is one lookup in ``ix_windows_open_game_id`` (open windows only), not the
+    game's windows ANDed with a scan of every open window; the downgrade drops it."""
+    alembic_runner.migrate_up_to("0020")
+    with alembic_engine.connect() as conn:
+        indexes = {ix["name"]: ix["column_names"] for ix in sa.inspect(conn).get_indexes("windows")}
+        assert indexes["ix_windows_open_game_id"] == ["game_id"]
+        if conn.dialect.name == "postgresql":
+            conn.execute(sa.text("SET enable_seqscan = off"))
+            plan = conn.execute(
+                sa.text("EXPLAIN SELECT id FROM windows WHERE game_id = 7 AND status = 'open' FOR UPDATE")
+            ).scalars()
+            used = " ".join(plan)
+            assert "ix_windows_open_game_id" in used and "claimed_until" not in used
+    alembic_runner.migrate_down_one()
+    assert "ix_windows_open_game_id" not in {ix["name"] for ix in sa.inspect(alembic_engine).get_indexes("windows")}
