@@ -24,7 +24,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import ColumnElement, bindparam, delete, select, update
-from sqlalchemy.orm import Session, load_only
+from sqlalchemy.orm import Session, load_only, selectinload
 
 import engine
 from engine.bots import RandomBot, SensibleBot
@@ -534,7 +534,9 @@ def advance_window(db: Database, window_id: int, now: datetime | None = None) ->
         complete = window.completed_at is not None or all(r.answered_at is not None for r in rows)
         if not complete and window.deadline > now:
             return False
-        game = session.get(Game, window.game_id)
+        # the seats and their players at once: the rows' seats and the players' settings are then read without a
+        # query each
+        game = session.get(Game, window.game_id, options=[selectinload(Game.seats).joinedload(Seat.player)])
         assert game is not None
         if game.paused_at(now):
             return False  # paused by the organiser: the sweep advances it once the pause is over
