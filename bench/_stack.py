@@ -104,12 +104,30 @@ def redis_db(url: str) -> Iterator[str]:
 
     check_local(url)
     client = redis.Redis.from_url(url)
+    other = client.get(CLAIM)
+    if other is not None and int(other) != os.getpid() and _alive(int(other)):
+        raise SystemExit(f"{url} is the broker of another benchmark run (process {int(other)}): wait for it to end")
     client.flushdb()
+    client.set(CLAIM, os.getpid())  # emptying it under a running benchmark would lose that run's tasks
     try:
         yield url
     finally:
         client.flushdb()
         client.close()
+
+
+#: the key naming the process whose benchmark uses a Redis database as its broker.
+CLAIM = "deadmail:bench:pid"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def server_env(data_dir: Path, database_url: str, broker_url: str, base_url: str) -> dict[str, str]:
