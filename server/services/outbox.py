@@ -13,9 +13,7 @@ from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Integer, Table, Update, bindparam, cast, delete, exists, func, select, update
-from sqlalchemy import column as sa_column
-from sqlalchemy import values as sa_values
+from sqlalchemy import Table, bindparam, delete, exists, func, select, text, update
 from sqlalchemy.orm import Session, aliased
 
 from ..db import Database, send_after_commit
@@ -193,14 +191,15 @@ def sent(db: Database, row_id: int, told: dict[int, int], chat: dict[int, int]) 
     -> last table-talk message) move their ``told_events`` and ``chat_mailed_id`` on (never back), so they are not
     told the same again. One transaction; on PostgreSQL one statement (the seats' updates in its WITH), so a mark
     costs one round trip to the database, not one per statement with a BEGIN and a COMMIT."""
-    row = update(Outbox).where(Outbox.id == row_id).values(status=OutboxStatus.SENT, sent_at=utcnow())
-    marks = [(column, values) for column, values in (("told_events", told), ("chat_mailed_id", chat)) if values]
-    seats = Seat.__table__
-    assert isinstance(seats, Table)
-    if db.is_sqlite:  # (no VALUES list to update from): a statement per column, run for each seat
+    if db.is_sqlite:  # (no arrays to update from): a statement per column, run for each seat
+        seats = Seat.__table__
+        assert isinstance(seats, Table)
         with db.session() as session:
-            session.execute(row)
-            for column, values in marks:
+            done = update(Outbox).where(Outbox.id == row_id)
+            session.execute(done.values(status=OutboxStatus.SENT, sent_at=utcnow()))
+            for column, values in (("told_events", told), ("chat_mailed_id", chat)):
+                if not values:
+                    continue
                 mark = seats.c[column]
                 session.execute(
                     update(seats)
@@ -211,26 +210,36 @@ def sent(db: Database, row_id: int, told: dict[int, int], chat: dict[int, int]) 
         return
     # a mark lost only if PostgreSQL itself crashes within the next moments (the mail then goes again, the same
     # Message-ID), never when the worker does: not worth waiting for a disk flush after every mail
-    # (``set_config(..., true)``: for this statement's own transaction only)
-    no_flush = func.set_config("synchronous_commit", "off", True).is_not(None)
-    if told or chat:  # one update of the seats (a row updated twice in one statement keeps only one of them)
-        row = row.add_cte(_moved(seats, told, chat).cte("moved"))
+    seat_ids = sorted({*told, *chat})
     with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as connection:
-        connection.execute(row.where(no_flush))
-
-
-def _moved(seats: Table, told: dict[int, int], chat: dict[int, int]) -> Update:
-    """The seats told moving their ``told_events`` and ``chat_mailed_id`` on to what they were told, never back."""
-    given = sa_values(*(sa_column(name, Integer) for name in ("seat", "told", "chat")), name="given")
-    given = given.data([(seat_id, told.get(seat_id), chat.get(seat_id)) for seat_id in {*told, *chat}])
-    return (
-        update(seats)
-        .where(seats.c.id == given.c.seat)
-        .values(
-            told_events=func.greatest(seats.c.told_events, cast(given.c.told, Integer)),  # (a column of NULLs: text)
-            chat_mailed_id=func.greatest(seats.c.chat_mailed_id, cast(given.c.chat, Integer)),
+        connection.execute(
+            _SENT,
+            {
+                "row": row_id,
+                "now": utcnow().replace(tzinfo=None),
+                "seats": seat_ids,
+                "told": [told.get(seat_id) for seat_id in seat_ids],
+                "chat": [chat.get(seat_id) for seat_id in seat_ids],
+            },
         )
+
+
+#: ``sent`` on PostgreSQL, one statement (one round trip, compiled once): the seats told move their marks on (never
+#: back) in its WITH (a row updated twice in one statement keeps only one update: both marks in one); the disk
+#: flush is left out for its own transaction only (``set_config(..., true)``).
+_SENT = text(
+    """
+    WITH moved AS (
+        UPDATE seats SET told_events = GREATEST(seats.told_events, given.told),
+                         chat_mailed_id = GREATEST(seats.chat_mailed_id, given.chat)
+        FROM unnest(CAST(:seats AS integer[]), CAST(:told AS integer[]), CAST(:chat AS integer[]))
+             AS given(seat, told, chat)
+        WHERE seats.id = given.seat
     )
+    UPDATE outbox SET status = 'sent', sent_at = :now
+    WHERE id = :row AND set_config('synchronous_commit', 'off', true) IS NOT NULL
+    """
+)
 
 
 def failed(db: Database, row_id: int, error: str, now: datetime) -> str:
