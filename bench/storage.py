@@ -18,6 +18,7 @@ import argparse
 import json
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
@@ -45,12 +46,27 @@ GAME_OF = {
 }
 
 
+def _settled(conn: sa.Connection, seconds: float = 60) -> None:
+    """Waits (at most ``seconds``) until no other transaction, in any database of the server, is older than now:
+    PostgreSQL keeps the rows they might still see, so ``VACUUM FULL`` would count this database's dead rows too
+    when other programs (tests, benchmarks) use the same server."""
+    mark = conn.execute(sa.text("SELECT (pg_current_xact_id()::text::bigint % 4294967296)::text::xid")).scalar_one()
+    older = sa.text(
+        "SELECT count(*) FROM pg_stat_activity WHERE pid <> pg_backend_pid()"
+        " AND (age(backend_xmin) >= age(CAST(:mark AS xid)) OR age(backend_xid) >= age(CAST(:mark AS xid)))"
+    )
+    end = time.monotonic() + seconds
+    while conn.execute(older, {"mark": mark}).scalar_one() and time.monotonic() < end:
+        time.sleep(0.2)
+
+
 def measure(url: str) -> dict[str, Any]:
     """Bytes per live game (running) and per finished game (over or abandoned) in the database at ``url``, in all
     and per table (``bytes``, ``rows`` and ``row_bytes``: the mean ``pg_column_size`` of a row)."""
     engine = sa.create_engine(url, isolation_level="AUTOCOMMIT")
     try:
         with engine.connect() as conn:
+            _settled(conn)
             conn.execute(sa.text("VACUUM FULL ANALYZE"))
             tables = conn.execute(sa.text("SELECT tablename FROM pg_tables WHERE schemaname = 'public'")).scalars()
             counts = dict(

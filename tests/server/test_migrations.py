@@ -883,3 +883,49 @@ def test_0020_indexes_each_games_open_window_and_a_lookup_reads_that_index_alone
             assert "ix_windows_open_game_id" in used and "claimed_until" not in used
     alembic_runner.migrate_down_one()
     assert "ix_windows_open_game_id" not in {ix["name"] for ix in sa.inspect(alembic_engine).get_indexes("windows")}
+
+
+# --- 0021: saved games and snapshots packed --------------------------------------------------------------------------
+
+
+def test_0021_packs_each_games_saved_game_and_snapshot_read_back_equal_and_unpacks_them_on_the_way_down(
+    alembic_runner: MigrationContext, alembic_engine: sa.Engine
+) -> None:
+    """A game's saved game and snapshot (or its null snapshot) read back through the models equal to what was
+    stored, packed in fewer bytes than their JSON; the downgrade gives back the same JSON."""
+    from server.models import Game
+
+    alembic_runner.migrate_up_to("0020")
+    eng = after_each_window(seed=20, windows=40)[-1]
+    snapshot = eng.snapshot()
+    assert snapshot is not None
+    stored = json.loads(json.dumps([eng.to_json(), snapshot]))
+    with alembic_engine.begin() as conn:
+        games = sa.MetaData()
+        games.reflect(conn, only=["games"])
+        table = games.tables["games"]
+        for snap in (stored[1], None):
+            conn.execute(
+                table.insert()
+                .values(title="", status="running", options={}, seed=1, tempo={}, state=stored[0], snapshot=snap)
+                .values(version=0, round=0, phase="x", created_at=T, updated_at=T)
+            )
+
+    def rows() -> list[tuple[Any, ...]]:
+        with alembic_engine.connect() as conn:
+            found = conn.execute(sa.text("SELECT id, state, snapshot FROM games ORDER BY id")).all()
+        return [tuple(json.loads(v) if isinstance(v, str) else v for v in row) for row in found]
+
+    before = rows()
+    assert [row[1:] for row in before] == [tuple(stored), (stored[0], None)]
+    alembic_runner.migrate_up_one()
+    with alembic_engine.connect() as conn, Session(conn) as session:
+        assert session.execute(sa.select(Game.state, Game.snapshot).order_by(Game.id)).all() == [
+            tuple(stored),
+            (stored[0], None),
+        ]
+    packed = [value for row in rows() for value in row[1:] if value is not None]
+    assert all(isinstance(v, bytes) for v in packed)
+    assert len(packed[0]) * 5 < len(json.dumps(stored[0])) and len(packed[1]) * 2 < len(json.dumps(stored[1]))
+    alembic_runner.migrate_down_one()
+    assert rows() == before
