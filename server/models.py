@@ -37,6 +37,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship,
 from sqlalchemy.sql.elements import ColumnElement
 
 import engine
+
 from . import packing
 
 JSONType = JSON().with_variant(JSONB(), "postgresql")
