@@ -181,7 +181,11 @@ class Batch:
         if seat_ids:
             firsts = session.execute(
                 select(Outbox.game_id, Outbox.seat_id, func.min(Outbox.id))
-                .where(Outbox.seat_id.in_(seat_ids), Outbox.kind.in_(outbox.THREAD_STARTERS))
+                .where(
+                    Outbox.game_id.in_({game_id for game_id, _ in self.first}),  # through its index, not a scan
+                    Outbox.seat_id.in_(seat_ids),
+                    Outbox.kind.in_(outbox.THREAD_STARTERS),
+                )
                 .group_by(Outbox.game_id, Outbox.seat_id)
             )
             for of_game, of_seat, first in firsts:
