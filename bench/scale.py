@@ -360,7 +360,9 @@ class Stack:
 # --- measures -----------------------------------------------------------------------------------------------------
 
 OPEN_DUE = "SELECT count(*) FROM windows WHERE status <> 'closed' AND id = ANY(:ids)"
-MAIL_DUE = "SELECT count(*) FROM outbox WHERE status IN ('pending', 'sending') AND next_attempt_at <= now() AND id <= :top"
+MAIL_DUE = (
+    "SELECT count(*) FROM outbox WHERE status IN ('pending', 'sending') AND next_attempt_at <= now() AND id <= :top"
+)
 
 
 def sweep_idle(stack: Stack) -> float:
