@@ -89,6 +89,17 @@ def after_each_window(seed: int, windows: int) -> list[engine.Game]:
     return states
 
 
+def insert_ann(conn: sa.Connection, players: sa.Table | None = None) -> int:
+    """A player row as every revision stores one (Ann); returns its id."""
+    players = sa.Table("players", sa.MetaData(), autoload_with=conn) if players is None else players
+    player_id: int = conn.execute(
+        players.insert()
+        .values(email="ann@example.org", display_name="Ann", language="en", timezone="UTC", created_at=T)
+        .returning(players.c.id)
+    ).scalar_one()
+    return player_id
+
+
 def insert_game(conn: sa.Connection, tables: sa.MetaData, eng: engine.Game, status: str) -> int:
     """A game row as the server of revision 0003 stored it: its engine state and every event, with who sees it."""
     games, events = tables.tables["games"], tables.tables["events"]
@@ -263,12 +274,7 @@ def test_0005_gives_every_player_generation_1_so_earlier_preferences_links_keep_
 
     alembic_runner.migrate_up_to("0004")
     with alembic_engine.begin() as conn:
-        players = sa.Table("players", sa.MetaData(), autoload_with=conn)
-        player_id = conn.execute(
-            players.insert()
-            .values(email="ann@example.org", display_name="Ann", language="en", timezone="UTC", created_at=T)
-            .returning(players.c.id)
-        ).scalar_one()
+        player_id = insert_ann(conn)
     earlier = serializer("secret", PLAYER_SALT).dumps(player_id)  # a link of the release before: a bare id
 
     alembic_runner.migrate_up_one()
@@ -306,12 +312,7 @@ def test_0006_adds_standing_answers_empty_and_takes_them_away_again(
 ) -> None:
     alembic_runner.migrate_up_to("0005")
     with alembic_engine.begin() as conn:
-        players = sa.Table("players", sa.MetaData(), autoload_with=conn)
-        conn.execute(
-            players.insert().values(
-                email="ann@example.org", display_name="Ann", language="en", timezone="UTC", created_at=T
-            )
-        )
+        insert_ann(conn)
 
     alembic_runner.migrate_up_one()
 
@@ -341,11 +342,7 @@ def test_0009_gives_earlier_requests_to_the_seats_person_and_none_to_a_bot(
         players, games, seats, windows, requests = (
             sa.Table(name, meta, autoload_with=conn) for name in ("players", "games", "seats", "windows", "requests")
         )
-        ann = conn.execute(
-            players.insert()
-            .values(email="ann@example.org", display_name="Ann", language="en", timezone="UTC", created_at=T)
-            .returning(players.c.id)
-        ).scalar_one()
+        ann = insert_ann(conn, players)
         game = conn.execute(
             games.insert()
             .values(
@@ -450,12 +447,7 @@ def test_0011_adds_leagues_seasons_and_season_players_with_their_defaults_and_dr
 ) -> None:
     alembic_runner.migrate_up_to("0010")
     with alembic_engine.begin() as conn:
-        players = sa.Table("players", sa.MetaData(), autoload_with=conn)
-        ann = conn.execute(
-            players.insert()
-            .values(email="ann@example.org", display_name="Ann", language="en", timezone="UTC", created_at=T)
-            .returning(players.c.id)
-        ).scalar_one()
+        ann = insert_ann(conn)
 
     alembic_runner.migrate_up_one()
 
@@ -511,11 +503,7 @@ def test_0012_adds_rounds_results_standings_and_ratings_keeps_seasons_and_drops_
         players, leagues, seasons = (
             sa.Table(name, meta, autoload_with=conn) for name in ("players", "leagues", "seasons")
         )
-        ann = conn.execute(
-            players.insert()
-            .values(email="ann@example.org", display_name="Ann", language="en", timezone="UTC", created_at=T)
-            .returning(players.c.id)
-        ).scalar_one()
+        ann = insert_ann(conn, players)
         league = conn.execute(
             leagues.insert()
             .values(
@@ -749,12 +737,7 @@ def test_0018_marks_the_absences_over_as_applied_leaves_the_others_to_the_sweep_
     past, now = datetime(2001, 1, 1), datetime.now() + timedelta(days=1)  # the tables' naive UTC
     spans = [(past, past + timedelta(days=2)), (past, now + timedelta(days=2)), (now, now + timedelta(days=3))]
     with alembic_engine.begin() as conn:
-        players = sa.Table("players", sa.MetaData(), autoload_with=conn)
-        player_id = conn.execute(
-            players.insert()
-            .values(email="ann@example.org", display_name="Ann", language="en", timezone="UTC", created_at=T)
-            .returning(players.c.id)
-        ).scalar_one()
+        player_id = insert_ann(conn)
         absences = sa.Table("absences", sa.MetaData(), autoload_with=conn)
         conn.execute(
             absences.insert(),
