@@ -209,8 +209,8 @@ class Composer:
         settings: Settings,
         player: Player,
         now: datetime,
-        lang: str | None = None,
-        batch: Batch | None = None,
+        lang: str | None,
+        batch: Batch,
     ) -> None:
         self.session = session
         #: the rows composed together, and what they share.
@@ -246,7 +246,7 @@ class Composer:
         if seat.player_id != self.player.id:
             return None
         opened = self.opened.pop(seat.id, None) or self.open_request(seat)
-        shared = self.batch.shared.get(seat.game_id) if self.batch is not None and opened is not None else None
+        shared = self.batch.shared.get(seat.game_id) if opened is not None else None
         state = seat_state(self.session, seat, self.now, opened, shared)
         window = state["window"]
         owes = window is not None and window["request"] is not None
@@ -271,8 +271,8 @@ class Composer:
         return ctx
 
     def open_request(self, seat: Seat) -> tuple[Window | None, RequestRow | None] | None:
-        """The seat's ``open_request`` as the batch read it (None without a batch, or for a game not in it)."""
-        return None if self.batch is None else self.batch.opened(seat)
+        """The seat's ``open_request`` as the batch read it (None for a game not in it)."""
+        return self.batch.opened(seat)
 
     # -- each kind: fills the draft, or None when nothing is left to tell --
 
@@ -742,7 +742,7 @@ def _thread(message: EmailMessage, game_id: int, seat_id: int, host: str) -> Non
         message["References"] = root
 
 
-def message_id(session: Session, settings: Settings, row: Outbox, batch: Batch | None = None) -> str:
+def message_id(session: Session, settings: Settings, row: Outbox, batch: Batch) -> str:
     """The Message-ID of the row's mail, the same at every attempt (a copy sent again after a failure is the same
     mail to a client): the seat's thread root for the row that starts the thread, else a keyed digest of the row,
     which tells nothing about the game."""
@@ -754,7 +754,7 @@ def message_id(session: Session, settings: Settings, row: Outbox, batch: Batch |
     return f"<{digest.hexdigest()[:32]}@{host}>"
 
 
-def _starts_thread(session: Session, row: Outbox, batch: Batch | None = None) -> tuple[int, int] | None:
+def _starts_thread(session: Session, row: Outbox, batch: Batch) -> tuple[int, int] | None:
     """(game id, seat id) when the row's mail starts that seat's thread: it is (or, a digest, merges) the seat's first
     row of a ``THREAD_STARTERS`` kind. Decided by the rows alone, never by what was sent before: every attempt gets
     the same Message-ID, and no two rows share one. (When that first row is never sent, nothing on the seat's thread
@@ -766,7 +766,7 @@ def _starts_thread(session: Session, row: Outbox, batch: Batch | None = None) ->
     if len(seats) != 1:
         return None
     ((game_id, seat_id),) = seats
-    if batch is not None and (game_id, seat_id) in batch.first:
+    if (game_id, seat_id) in batch.first:  # else a digest's seat, not one of the batch's rows
         first = batch.first[game_id, seat_id]
     else:
         first = session.execute(
