@@ -15,7 +15,9 @@ as the SMTP server:
    requests, events, outbox, …: found from ``server.models``' foreign keys) are copied with ``INSERT … SELECT``
    and ``generate_series`` until there are N live games: new ids (offsets per copy), distinct player addresses,
    every instant shifted so that each window opened in the last 6 hours (so no deadline nor reminder is due), the
-   copied mail recorded as sent. Build seconds and database size are reported.
+   copied mail recorded as sent. Packed values are copied byte for byte: a copy's archive of closed windows and
+   its people's ledgers name the template's seats and windows (their sizes and reads are what matter here). Build
+   seconds and database size are reported.
 3. **Measures**, with real ``celery -A worker.app worker --pool=solo`` subprocesses (no beat: the benchmark sends
    ``deadmail.sweep`` itself, once a minute while it waits, as beat would) and completion read from the database:
    ``sweep_idle_s`` (one pass of every part of the sweep with nothing due, in the benchmark's process; median of 3);
@@ -169,8 +171,12 @@ def build_templates(db: Any, count: int, seed: int) -> dict[str, Any]:
 # --- cloning ------------------------------------------------------------------------------------------------------
 
 
+#: the tables of the people at a game's table: copied with the game (a copy's players are its own).
+PEOPLE = ("players", "ledgers")
+
+
 def game_tables() -> list[sa.Table]:
-    """Every table whose rows belong to a game (a foreign key path to ``games``), and ``players``; parents first."""
+    """Every table whose rows belong to a game (a foreign key path to ``games``), and ``PEOPLE``; parents first."""
     from server.models import Base
 
     belongs = {"games"}
@@ -181,7 +187,7 @@ def game_tables() -> list[sa.Table]:
             if table.name not in belongs and any(fk.column.table.name in belongs for fk in table.foreign_keys):
                 belongs.add(table.name)
                 changed = True
-    return [t for t in Base.metadata.sorted_tables if t.name in belongs or t.name == "players"]
+    return [t for t in Base.metadata.sorted_tables if t.name in belongs or t.name in PEOPLE]
 
 
 def _owned(table: sa.Table, games: str) -> str:
@@ -190,8 +196,9 @@ def _owned(table: sa.Table, games: str) -> str:
         return f"id IN ({games})"
     if "game_id" in table.c:
         return f"game_id IN ({games})"
-    if table.name == "players":
-        return f"id IN (SELECT player_id FROM seats WHERE game_id IN ({games}))"
+    if table.name in PEOPLE:
+        column = "id" if table.name == "players" else "player_id"
+        return f"{column} IN (SELECT player_id FROM seats WHERE game_id IN ({games}))"
     for fk in sorted(table.foreign_keys, key=lambda fk: fk.parent.name):
         parent = fk.column.table
         if parent.name != "players" and parent in game_tables():
@@ -207,17 +214,21 @@ class Cloner:
         self.tables = game_tables()
         #: the tables with an id of their own (``event_batches`` is keyed by its game and first event)
         self.numbered = [t for t in self.tables if "id" in t.c]
-        self.span = {
-            t.name: conn.execute(sa.text(f"SELECT coalesce(max(id), 0) + 1 FROM {t.name}")).scalar_one()
-            for t in self.numbered
-        }
+        self.span = {t.name: self._top(conn, t.name) + 1 for t in self.numbered}
         self.next = 1  # the next free copy number
+
+    @staticmethod
+    def _top(conn: sa.Connection, table: str) -> int:
+        """The highest id the table has given: its sequence's (rows closed windows leave are deleted, their ids are
+        never given again: mail keys carry them)."""
+        sql = f"SELECT greatest(coalesce(max(id), 0), (SELECT last_value FROM {table}_id_seq)) FROM {table}"
+        top: int = conn.execute(sa.text(sql)).scalar_one()
+        return top
 
     def copies_free(self, conn: sa.Connection) -> None:
         """Move ``next`` past every id written since (workers' new rows)."""
         for t in self.numbered:
-            top = conn.execute(sa.text(f"SELECT coalesce(max(id), 0) FROM {t.name}")).scalar_one()
-            self.next = max(self.next, top // self.span[t.name] + 1)
+            self.next = max(self.next, self._top(conn, t.name) // self.span[t.name] + 1)
 
     def clone(self, conn: sa.Connection, games: list[int], copies: int, shift: str, sent: bool = True) -> range:
         """``copies`` copies of ``games``; every instant moved by the SQL interval ``shift`` (it may use ``s``, the

@@ -5,7 +5,9 @@
 Plays ``--games`` 5-seat games (3 people, 2 random bots) through the services in a fresh database ``dm_bench_<random>``
 (dropped at the end): half stopped in their middle (live), half to their end (finished); every answer is given
 at once, every due mail is composed and sent (discarded) after each advance, the sweep's reminders are not run.
-``--prune`` prunes the outbox (``services.outbox.prune``) as it would be once its keep time has passed.
+``--prune`` prunes the outbox (``services.outbox.prune``) as it would be once its keep time has passed. Then the
+games' rows are copied ``--copies`` times (99: 30 games become 3,000), so that what a table costs whatever its rows
+(an index's first pages) is shared as it would be at scale.
 
 :func:`measure` measures any deadmail database (``bench/scale.py`` uses it): each table's
 ``pg_total_relation_size`` (rows, indexes, TOAST) after ``VACUUM FULL ANALYZE``, shared among games by the size
@@ -167,6 +169,22 @@ def play(url: str, games: int, seed: int, prune: bool) -> None:
     db.dispose()
 
 
+def copy(url: str, copies: int) -> None:
+    """Every game's rows copied ``copies`` times (``bench.scale.Cloner``: ``INSERT … SELECT``), so each table's pages
+    that do not grow with its rows (an index's metapage and root, a relation's last page, partly filled) weigh per
+    game what they weigh at scale, not a fifteenth of a table's size each as with 30 games. A copy's packed values
+    (its archive, events) are its template's, byte for byte."""
+    from bench.scale import Cloner
+
+    engine = sa.create_engine(url)
+    try:
+        with engine.begin() as conn:
+            games = list(conn.execute(sa.text("SELECT id FROM games ORDER BY id")).scalars())
+            Cloner(conn).clone(conn, games, copies, "interval '0 seconds'", sent=False)
+    finally:
+        engine.dispose()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=6)
@@ -175,6 +193,9 @@ def main() -> None:
         "--tiny", action="store_true", help="2 games: checks the benchmark runs (its figures are mostly whole pages)"
     )
     parser.add_argument("--prune", action="store_true", help="prune the outbox before measuring")
+    parser.add_argument(
+        "--copies", type=int, default=99, help="copies of the games played, measured with them (0 with --tiny)"
+    )
     args = parser.parse_args()
     import os
 
@@ -184,8 +205,11 @@ def main() -> None:
     games = 2 if args.tiny else args.games
     with postgres_database(server) as url:
         play(url, games, args.seed, args.prune)
+        copies = 0 if args.tiny else args.copies
+        if copies:
+            copy(url, copies)
         result = measure(url)
-    print(json.dumps({"games": games, "seed": args.seed, "pruned": args.prune, **result}, indent=1))
+    print(json.dumps({"games": games, "copies": copies, "seed": args.seed, "pruned": args.prune, **result}, indent=1))
 
 
 if __name__ == "__main__":

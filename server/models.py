@@ -195,6 +195,19 @@ class Player(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
+class Ledger(Base):
+    """The requests counted for a person's reliability over every game (``reliability.record``, as each window
+    closes): how many, and the newest ``reliability.LAST`` of them. A row of its own, locked by nothing else: an
+    advance locks its window, then the ledgers of the people it counts (issue 15)."""
+
+    __tablename__ = "ledgers"
+
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), primary_key=True)
+    counted: Mapped[int] = mapped_column(Integer, default=0)
+    #: newest first: [opened, deadline, answered or null, defaulted, window id], instants as ``archive.stamp``s.
+    newest: Mapped[list[list[Any]]] = mapped_column(Packed)
+
+
 class Game(Base):
     __tablename__ = "games"
 
@@ -214,6 +227,9 @@ class Game(Base):
     #: the engine's state at the start of the latest round (``engine.Game.snapshot``) and how many log entries it
     #: covers: restoring replays only the answers after it (``services.engines``). Null: replay the whole log.
     snapshot: Mapped[dict[str, Any] | None] = mapped_column(Packed, deferred=True)
+    #: its closed windows and their requests (``services.archive``): a live game's history in one value, not in a
+    #: hundred rows (issue 15). Null: none closed yet.
+    archive: Mapped[dict[str, Any] | None] = mapped_column(Packed, deferred=True)
     #: bumped on every change of ``state``; requests are checked against the state they were made from.
     version: Mapped[int] = mapped_column(Integer, default=0)
     round: Mapped[int] = mapped_column(Integer, default=0)
@@ -342,6 +358,9 @@ class Window(Base):
         ),
         # a game's open window, found in one lookup (answers, pages, advances; migration 0020)
         Index("ix_windows_open_game_id", "game_id", postgresql_where=OPEN_ONLY, sqlite_where=OPEN_ONLY),
+        # ids are never given again (SQLite would reuse the highest once deleted, ``services.archive``): mail keys
+        # carry them
+        {"sqlite_autoincrement": True},
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -382,7 +401,7 @@ class RequestRow(Base):
     """One decision owed by one seat in a window, and its (secret until closing) answer."""
 
     __tablename__ = "requests"
-    __table_args__ = (UniqueConstraint("window_id", "seat_id"),)
+    __table_args__ = (UniqueConstraint("window_id", "seat_id"), {"sqlite_autoincrement": True})  # as windows'
 
     id: Mapped[int] = mapped_column(primary_key=True)
     window_id: Mapped[int] = mapped_column(ForeignKey("windows.id", ondelete="CASCADE"))

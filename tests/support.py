@@ -40,7 +40,7 @@ from server.mail.compose import compose as compose_mail
 from server.models import Base, EventBatch, Game, MailKind, Outbox, Player, RequestRow, Seat, Window
 from server.packing import unpack_events
 from server.run.queue import Queue
-from server.services import games, organisers, turns
+from server.services import archive, games, organisers, turns
 from server.services.engines import CACHE
 from tests.waiting import wait_for
 
@@ -306,19 +306,73 @@ def snapshot(db: Database, game_id: int) -> dict[str, Any]:
     with db.session() as session:
         game = session.get(Game, game_id)
         assert game is not None
-        windows = session.execute(select(Window).where(Window.game_id == game_id).order_by(Window.number)).scalars()
-        requests = session.execute(
-            select(RequestRow).join(Window).where(Window.game_id == game_id).order_by(RequestRow.id)
-        ).scalars()
+        windows, requests = every_window(session, game)
         return {
             "version": game.version,
             "state": game.state,
             "status": game.status,
             "windows": [(w.number, w.status, w.closed_at) for w in windows],
-            "requests": [(r.id, r.answer, r.answered_at, r.defaulted) for r in requests],
+            "requests": [(n, r.seat_id, r.answer, r.answered_at, r.defaulted) for n, r in requests],
             "events": [(seq, e["type"]) for seq, e in enumerate(stored_events(session, game_id))],
             "outbox": session.execute(select(Outbox.key).where(Outbox.game_id == game_id).order_by(Outbox.id)).all(),
         }
+
+
+def requests_in(db: Database, window_id: int) -> list[Any]:
+    """A window's requests in seating order: its rows (detached) while it is open, else the ones its game's archive
+    keeps (``services.archive``: the same fields but the payload)."""
+    with db.session() as session:
+        rows = list(
+            session.execute(
+                select(RequestRow).where(RequestRow.window_id == window_id).order_by(RequestRow.position)
+            ).scalars()
+        )
+        for row in rows:
+            session.expunge(row)
+        if rows:
+            return rows
+        for game_id, packed in session.execute(select(Game.id, Game.archive).where(Game.archive.is_not(None))):
+            closed = [r for r in archive.requests_of(game_id, packed) if r.window.id == window_id]
+            if closed:
+                return closed
+        return []
+
+
+def request_in(db: Database, window_id: int, seat_id: int) -> Any:
+    """A seat's request in a window, open or closed (``requests_in``)."""
+    return next(r for r in requests_in(db, window_id) if r.seat_id == seat_id)
+
+
+def closed_window(db: Database, game_id: int, window_id: int) -> archive.ClosedWindow | None:
+    """A window of the game's archive, by its id (None: not closed)."""
+    with db.session() as session:
+        game = session.get(Game, game_id)
+        assert game is not None
+        return next((w for w in archive.windows_of(game.archive).values() if w.id == window_id), None)
+
+
+@dataclass(frozen=True)
+class AnyWindow:
+    """A window closed (from the game's archive) or not (its row), as the checks compare them."""
+
+    id: int
+    number: int
+    status: str
+    opened_at: datetime
+    completed_at: datetime | None
+    closed_at: datetime | None
+
+
+def every_window(session: Session, game: Game) -> tuple[list[AnyWindow], list[tuple[int, Any]]]:
+    """Every window of the game in order, closed (``services.archive``) then open, and every request with its
+    window's number (an archived request or a ``RequestRow``), in order."""
+    closed = archive.windows_of(game.archive).values()
+    rows = session.execute(select(Window).where(Window.game_id == game.id).order_by(Window.number)).scalars().all()
+    windows = [AnyWindow(w.id, w.number, "closed", w.opened_at, w.completed_at, w.closed_at) for w in closed]
+    windows += [AnyWindow(w.id, w.number, w.status, w.opened_at, w.completed_at, w.closed_at) for w in rows]
+    requests: list[tuple[int, Any]] = [(r.window.number, r) for r in archive.requests_of(game.id, game.archive)]
+    requests += [(w.number, r) for w in rows for r in w.requests]
+    return windows, requests
 
 
 def check_game(db: Database, game_id: int) -> engine.Game:
@@ -331,9 +385,7 @@ def check_game(db: Database, game_id: int) -> engine.Game:
         game = session.get(Game, game_id)
         assert game is not None
         eng = engine.Game.from_json(game.state)
-        windows = list(
-            session.execute(select(Window).where(Window.game_id == game_id).order_by(Window.number)).scalars()
-        )
+        windows, requests = every_window(session, game)
         numbers = [w.number for w in windows]
         assert numbers == list(range(1, len(windows) + 1)), numbers
         assert eng.window_no == len(windows)
@@ -345,17 +397,14 @@ def check_game(db: Database, game_id: int) -> engine.Game:
         assert game.version == len(closed) + 1
         assert game.status == ("over" if eng.over else "running")
         assert game.outcome == eng.outcome
+        colours = {seat.id: seat.colour for seat in game.seats}
         log: list[dict[str, Any]] = []
         for window in closed:
-            rows = list(
-                session.execute(
-                    select(RequestRow).where(RequestRow.window_id == window.id).order_by(RequestRow.position)
-                ).scalars()
-            )
+            rows = [r for n, r in requests if n == window.number]
             # a vote closed once decided: its votes first, then the voters who did not vote
             decided = window.completed_at is not None and any(r.answered_at is None for r in rows)
             for row in sorted(rows, key=lambda r: r.answered_at is None) if decided else rows:
-                entry: dict[str, Any] = {"player": row.seat.colour, "kind": row.kind}
+                entry: dict[str, Any] = {"player": colours[row.seat_id], "kind": row.kind}
                 if row.defaulted:
                     entry["timeout"] = True
                 elif row.answered_at is None:

@@ -33,7 +33,7 @@ from ..config import Settings
 from ..db import Database
 from ..mail.folder import DEMO_DOMAIN
 from ..models import Game, Window
-from ..services import games, turns
+from ..services import archive, games, turns
 from ..services.links import read_token
 from ..services.tempo import parse_duration
 from ..web.app import create_app
@@ -150,11 +150,18 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
 
 
+def _windows(session: Any, game_id: int) -> list[Any]:
+    """Every window of the game, closed (its archive) and open, in order."""
+    game = session.get(Game, game_id)
+    closed = list(archive.windows_of(None if game is None else game.archive).values())
+    unclosed = session.execute(select(Window).where(Window.game_id == game_id).order_by(Window.number)).scalars()
+    return sorted([*closed, *unclosed], key=lambda w: w.number)
+
+
 def latencies(db: Database, game_id: int) -> list[float]:
     """Seconds from a window's last answer to the next window being open, for every window closed that way."""
     with db.session() as session:
-        windows = session.execute(select(Window).where(Window.game_id == game_id).order_by(Window.number)).scalars()
-        rows = list(windows)
+        rows = _windows(session, game_id)
     return [
         (nxt.opened_at - cur.completed_at).total_seconds()
         for cur, nxt in itertools.pairwise(rows)
@@ -168,7 +175,7 @@ def figures(db: Database, game_id: int) -> dict[str, Any]:
         game = session.get(Game, game_id)
         assert game is not None
         outcome, final = game.outcome, game.status
-        windows = len(session.execute(select(Window.id).where(Window.game_id == game.id)).all())
+        windows = len(_windows(session, game.id))
     times = latencies(db, game_id)
     return {
         "game": game_id,

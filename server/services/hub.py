@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, and_, case, func, or_, select
+from sqlalchemy import Row, and_, or_, select
 from sqlalchemy.orm import Session
 
 from ..db import Database
@@ -37,7 +37,7 @@ from ..models import (
     Window,
     WindowStatus,
 )
-from . import ratings, schedule, scoring
+from . import archive, ratings, schedule, scoring
 
 #: the rating history shown: its last points.
 HISTORY = 8
@@ -169,17 +169,12 @@ def finished_games(session: Session, *where: Any) -> list[ratings.FinishedGame]:
         .where(over)
         .order_by(Game.id, Seat.position)
     ).all()
-    mine = and_(RequestRow.answered_at.is_not(None), RequestRow.autopilot.is_(False), RequestRow.defaulted.is_(False))
-    counted = session.execute(
-        select(RequestRow.seat_id, RequestRow.player_id, func.count(), func.sum(case((mine, 1), else_=0)))
-        .join(Window, Window.id == RequestRow.window_id)
-        .join(Game, Game.id == Window.game_id)
-        .where(over)
-        .group_by(RequestRow.seat_id, RequestRow.player_id)
-    ).all()
     counts: dict[int, dict[int | None, tuple[int, int]]] = {}
-    for seat_id, who, owed, answered in counted:
-        counts.setdefault(seat_id, {})[who] = (int(owed), int(answered or 0))
+    for rows in archive.closed_requests(session, {row[0] for row in seats}).values():
+        for r in rows:
+            owed, answered = counts.setdefault(r.seat_id, {}).get(r.player_id, (0, 0))
+            mine = r.answered_at is not None and not r.autopilot and not r.defaulted
+            counts[r.seat_id][r.player_id] = (owed + 1, answered + int(mine))
     by_game: dict[int, tuple[datetime, list[ratings.SeatResult]]] = {}
     places: dict[int, dict[str, int]] = {}
     for game_id, finished_at, outcome, seat_id, colour, holder, bot in seats:

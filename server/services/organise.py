@@ -35,7 +35,7 @@ from ..models import (
     WindowStatus,
     utcnow,
 )
-from . import autopilot, outbox, tenures, turns
+from . import archive, autopilot, outbox, reliability, tenures, turns
 from .engines import CACHE
 from .errors import N_, ShownError
 from .games import PlayerSpec, find_or_create_player
@@ -466,11 +466,15 @@ def abandon(db: Database, game_id: int, now: datetime | None = None) -> bool:
         game.status = GameStatus.ABANDONED
         game.paused_until = None
         game.updated_at = now
-        session.execute(
-            update(Window)
+        unclosed = session.execute(
+            select(Window)
             .where(Window.game_id == game.id, Window.status.in_((WindowStatus.OPEN, WindowStatus.RESOLVING)))
-            .values(status=WindowStatus.CLOSED, closed_at=now)
-        )
+            .with_for_update()
+        ).scalars()
+        closing = [(window, list(window.requests)) for window in unclosed]
+        for window, rows in closing:
+            reliability.record(session, reliability.counted_of(window, rows))
+        archive.fold(session, game, closing, now)
         session.execute(
             update(Outbox)
             .where(Outbox.game_id == game.id, Outbox.status.in_(outbox.UNSENT))

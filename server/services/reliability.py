@@ -1,8 +1,8 @@
 """How reliably a person answers (issue 12): the share of their requests answered before the deadline, and how long
 they usually take. Leagues and organisers read it; the player sees their own on their preferences page.
 
-What counts: the request rows a person owed (``RequestRow.player_id``: the person who held the seat when the request
-opened, so a substitute's figures are theirs) in closed windows, of every game or of one game. Left out:
+What counts: the requests a person owed (``player_id``: the person who held the seat when the request opened, so a
+substitute's figures are theirs) in closed windows, of every game or of one game. Left out:
 
 - requests answered at once by the person's standing answers (``standing``) or by the autopilot (``autopilot``):
   the person was not asked;
@@ -10,8 +10,8 @@ opened, so a substitute's figures are theirs) in closed windows, of every game o
 - requests asked in secret (B-INFO, ``engine.asked_in_secret``): a card window (kind ``cards``), and a move with a
   single character to move (asked only of a player holding a Sprint). Being asked at all tells what the player
   holds, so a count of them, even per game and after the fact, must not exist: every figure here is computed over
-  public requests only, filtered in SQL (the kind, and for a move the length of its ``options``; the test checks
-  that this filter and ``engine.asked_in_secret`` agree).
+  public requests only (a request's ``secret`` mark, set from ``engine.asked_in_secret`` of its payload when it
+  opened).
 
 Of what is left, a request is *on time* when the person answered it themselves no later than the window's
 (final) deadline; it is *missed* when it was defaulted (H-4), or answered after the deadline before the window
@@ -23,8 +23,9 @@ closed. The figures use the person's newest ``LAST`` counted requests (newest fi
   (the time of their last change, when they changed an answer).
 
 A person with fewer than ``NEW_BELOW`` counted requests is *new*: both figures are unknown (None), never shown as
-unreliable. Every call reads the figures of many people in one query (a window function keeps each one's newest
-``LAST`` rows), never one query per person.
+unreliable. Where they are read from (issue 15): over every game, each person's ledger (``Ledger``: the count
+and the newest ``LAST``, kept by ``record`` as each window closes); in some games, those games' archives of closed
+requests (``services.archive``). Every call reads the figures of many people in one query, never one per person.
 """
 
 from __future__ import annotations
@@ -33,13 +34,17 @@ import statistics
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from datetime import datetime
+from typing import Any, NamedTuple
 
-from sqlalchemy import ColumnElement, and_, func, not_, or_, select
+from sqlalchemy import select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
 from ..db import Database
-from ..models import RequestRow, Seat, Window, WindowStatus
+from ..models import Ledger, RequestRow, Seat, Window
+from . import archive
 
 #: how many of a person's newest counted requests the figures use.
 LAST = 50
@@ -79,19 +84,29 @@ class Reliability:
 NONE = Reliability(0, None, None)
 
 
-def counted() -> ColumnElement[bool]:
-    """The rows that count (see the module's docstring), given a join of ``RequestRow`` and ``Window``."""
-    return and_(
-        Window.status == WindowStatus.CLOSED.value,
-        RequestRow.player_id.is_not(None),
-        not_(RequestRow.standing),
-        not_(RequestRow.autopilot),
-        or_(RequestRow.answered_at.is_not(None), RequestRow.defaulted),
-        not_(RequestRow.secret),
+class _Counted(NamedTuple):
+    """One counted request: its window's opening and final deadline, the person's answer, its window's id (of two
+    windows opened at one instant, the later made is the newer)."""
+
+    opened_at: datetime
+    deadline: datetime
+    answered_at: datetime | None
+    defaulted: bool
+    window_id: int
+
+
+def counts(row: archive.ClosedRequest | RequestRow) -> bool:
+    """Whether a closed request counts (see the module's docstring)."""
+    return (
+        row.player_id is not None
+        and not row.standing
+        and not row.autopilot
+        and (row.answered_at is not None or row.defaulted)
+        and not row.secret
     )
 
 
-def _figures(rows: list[Any], total: int) -> Reliability:
+def _figures(rows: list[_Counted], total: int) -> Reliability:
     """The figures of one person's newest rows (newest first)."""
     if total < NEW_BELOW:
         return Reliability(total, None, None)
@@ -107,38 +122,83 @@ def _figures(rows: list[Any], total: int) -> Reliability:
     return Reliability(total, share, median)
 
 
+def _newest(rows: Iterable[_Counted]) -> list[_Counted]:
+    """Newest first: by the window's opening, then the window made later."""
+    return sorted(rows, key=lambda r: (r.opened_at, r.window_id), reverse=True)
+
+
+def _entry(row: _Counted) -> list[Any]:
+    """A ledger's entry (``Ledger.newest``)."""
+    instants = (archive.stamp(row.opened_at), archive.stamp(row.deadline), archive.stamp(row.answered_at))
+    return [*instants, row.defaulted, row.window_id]
+
+
+def _entries(newest: list[list[Any]]) -> list[_Counted]:
+    """A ledger's entries, newest first."""
+    rows = []
+    for opened, deadline, answered, defaulted, window_id in newest:
+        opened_at, deadline_at = archive.at(opened), archive.at(deadline)
+        assert opened_at is not None and deadline_at is not None
+        rows.append(_Counted(opened_at, deadline_at, archive.at(answered), bool(defaulted), window_id))
+    return rows
+
+
+def record(session: Session, rows: Iterable[tuple[int, _Counted]]) -> None:
+    """A closed window's counted requests (person, request) added to each person's ledger (``Ledger``): the count
+    over every game and the newest ``LAST``. The ledgers are locked in the order of their people's ids (nothing
+    else locks them): two windows of two games closing at once for one person both count."""
+    mine: dict[int, list[_Counted]] = defaultdict(list)
+    for player_id, row in rows:
+        mine[player_id].append(row)
+    if not mine:
+        return
+    people = sorted(mine)
+    with session.no_autoflush:  # the closing rows' changes are not written: they are deleted (``archive.fold``)
+        insert = (pg_insert if session.get_bind().dialect.name == "postgresql" else sqlite_insert)(Ledger)
+        new = [{"player_id": p, "counted": 0, "newest": []} for p in people]
+        session.execute(insert.values(new).on_conflict_do_nothing())
+        ledgers = session.execute(
+            select(Ledger)
+            .where(Ledger.player_id.in_(people))
+            .order_by(Ledger.player_id)
+            .with_for_update()
+            .execution_options(populate_existing=True)  # as the lock found it, not as read before
+        ).scalars()
+        for ledger in ledgers:
+            added = mine[ledger.player_id]
+            ledger.newest = [_entry(r) for r in _newest([*_entries(ledger.newest), *added])[:LAST]]
+            ledger.counted += len(added)
+
+
+def counted_of(window: Window | archive.ClosedWindow, rows: Iterable[RequestRow]) -> list[tuple[int, _Counted]]:
+    """The counted requests of a window being closed, as ``record`` takes them."""
+    return [
+        (row.player_id, _Counted(window.opened_at, window.deadline, row.answered_at, row.defaulted, window.id))
+        for row in rows
+        if counts(row) and row.player_id is not None
+    ]
+
+
 def _read(
     session: Session, player_ids: Iterable[int], game_ids: Iterable[int] | None, per_game: bool
 ) -> dict[tuple[int, int | None], Reliability]:
-    """(player, game or None) -> figures, in one query; a key with no counted request is missing."""
+    """(player, game or None) -> figures; a key with no counted request is missing. Over every game: the people's
+    ledgers (one query); in some games: those games' archives (one query)."""
     people = sorted(set(player_ids))
     if not people:
         return {}
-    partition = [RequestRow.player_id, Window.game_id] if per_game else [RequestRow.player_id]
-    newest_first: list[ColumnElement[Any]] = [Window.opened_at.desc(), RequestRow.id.desc()]
-    inner = (
-        select(
-            RequestRow.player_id.label("player_id"),
-            Window.game_id.label("game_id"),
-            Window.opened_at.label("opened_at"),
-            Window.deadline.label("deadline"),
-            RequestRow.answered_at.label("answered_at"),
-            RequestRow.defaulted.label("defaulted"),
-            func.row_number().over(partition_by=partition, order_by=newest_first).label("age"),
-            func.count().over(partition_by=partition).label("total"),
-        )
-        .join(Window, Window.id == RequestRow.window_id)
-        .where(RequestRow.player_id.in_(people), counted())
-    )
-    if game_ids is not None:
-        inner = inner.where(Window.game_id.in_(sorted(set(game_ids))))
-    sub = inner.subquery()
-    order = [sub.c.player_id, sub.c.game_id, sub.c.age] if per_game else [sub.c.player_id, sub.c.age]
-    query = select(sub).where(sub.c.age <= LAST).order_by(*order)  # each group newest first
-    groups: dict[tuple[int, int | None], list[Any]] = defaultdict(list)
-    for row in session.execute(query).all():
-        groups[(row.player_id, row.game_id if per_game else None)].append(row)
-    return {key: _figures(rows, rows[0].total) for key, rows in groups.items()}
+    if game_ids is None:
+        ledgers = session.execute(select(Ledger).where(Ledger.player_id.in_(people), Ledger.counted > 0)).scalars()
+        return {(ledger.player_id, None): _figures(_entries(ledger.newest), ledger.counted) for ledger in ledgers}
+    groups: dict[tuple[int, int | None], list[_Counted]] = defaultdict(list)
+    wanted = set(people)
+    for game_id, rows in archive.closed_requests(session, game_ids).items():
+        for row in rows:
+            if row.player_id in wanted and counts(row):
+                key = (row.player_id, game_id if per_game else None)
+                counted = _Counted(row.opened_at, row.deadline, row.answered_at, row.defaulted, row.window.id)
+                groups[key].append(counted)
+    return {key: _figures(_newest(rows)[:LAST], len(rows)) for key, rows in groups.items()}
 
 
 def of_players(session: Session, player_ids: Iterable[int], game_id: int | None = None) -> dict[int, Reliability]:

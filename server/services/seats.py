@@ -14,7 +14,7 @@ import engine
 
 from ..db import Database
 from ..models import Game, RequestRow, Seat, Window, WindowStatus, pick_language, utcnow
-from . import autopilot
+from . import archive, autopilot
 from .engines import CACHE
 from .errors import N_
 from .links import LinkError, check_generation, read_token
@@ -116,15 +116,18 @@ def still_deciding(
 
 def answer_in(session: Session, seat: Seat, window_number: object) -> tuple[dict[str, Any], Any] | None:
     """The seat's own request and answer in its game's window ``window_number`` (once it is closed, the request is
-    ``{"kind": ...}`` only); None when it gave none there."""
+    ``{"kind": ...}`` only: the game's archive keeps no more); None when it gave none there."""
     row = session.execute(
         select(RequestRow)
         .join(Window, Window.id == RequestRow.window_id)
         .where(RequestRow.seat_id == seat.id, Window.game_id == seat.game_id, Window.number == window_number)
     ).scalar_one_or_none()
-    if row is None or row.answered_at is None:
-        return None
-    return row.payload or {"kind": row.kind}, row.answer  # a closed window's request keeps only its kind
+    if row is not None:
+        return None if row.answered_at is None else (row.payload or {"kind": row.kind}, row.answer)
+    game = session.get(Game, seat.game_id)
+    closed = archive.requests_of(seat.game_id, None if game is None else game.archive)
+    found = next((r for r in closed if r.seat_id == seat.id and r.window.number == window_number), None)
+    return None if found is None or found.answered_at is None else ({"kind": found.kind}, found.answer)
 
 
 def answered(db: Database, seat_id: int, window_number: int) -> bool:

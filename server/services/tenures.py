@@ -2,8 +2,9 @@
 current when the game ended, the seat's result.
 
 A seat's tenures are its ``SeatTenure`` rows (a seat never handed over has none: its one tenure runs from the game's
-creation). A request belongs to the tenure of the person who owed it (``RequestRow.player_id``; a hand-over gives the
-seat's open request to the newcomer) and whose time it closed in. Only closed windows and public requests count:
+creation). A request belongs to the tenure of the person who owed it (``player_id``; a hand-over gives the
+seat's open request to the newcomer) and whose time it closed in. Only closed windows (the game's archive,
+``services.archive``) and public requests count:
 an answer in an open window is secret, and so is being asked in a card window (``engine.asked_in_secret``, B-INFO),
 which the counts would tell.
 """
@@ -17,7 +18,8 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ..models import Game, GameStatus, Player, RequestRow, SeatTenure, Window, WindowStatus
+from ..models import Game, GameStatus, Player, SeatTenure
+from . import archive
 
 
 @dataclass
@@ -54,16 +56,11 @@ def _spans(session: Session, game: Game) -> dict[int, list[_Span]]:
     return spans
 
 
-def _count(session: Session, game: Game, spans: dict[int, list[_Span]]) -> None:
-    rows = session.execute(
-        select(RequestRow, Window.closed_at)
-        .join(Window, Window.id == RequestRow.window_id)
-        .where(Window.game_id == game.id, Window.status == WindowStatus.CLOSED)
-    ).all()
-    for row, closed_at in rows:
-        if closed_at is None or row.secret:
+def _count(game: Game, spans: dict[int, list[_Span]]) -> None:
+    for row in archive.requests_of(game.id, game.archive):
+        if row.secret:
             continue
-        span = next((s for s in spans.get(row.seat_id, []) if s.holds(row.player_id, closed_at)), None)
+        span = next((s for s in spans.get(row.seat_id, []) if s.holds(row.player_id, row.closed_at)), None)
         if span is None:
             continue
         span.owed += 1
@@ -87,7 +84,7 @@ def of_game(session: Session, game: Game) -> dict[str, list[dict[str, Any]]]:
     (datetimes; "to" None for the current one), "requests": {"owed", "answered", "autopilot", "defaulted"},
     "result": {"score", "won"} for the tenure current when the game ended, else None}``."""
     spans = _spans(session, game)
-    _count(session, game, spans)
+    _count(game, spans)
     ids = {s.player_id for found in spans.values() for s in found if s.player_id is not None}
     found = session.execute(select(Player.id, Player.display_name).where(Player.id.in_(sorted(ids))))
     names = {player_id: name for player_id, name in found}

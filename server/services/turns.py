@@ -24,7 +24,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import ColumnElement, bindparam, delete, select, update
-from sqlalchemy.orm import Session, load_only, selectinload
+from sqlalchemy.orm import Session, load_only, selectinload, undefer
 
 import engine
 from engine.bots import RandomBot, SensibleBot
@@ -44,7 +44,7 @@ from ..models import (
     utcnow,
 )
 from ..packing import pack_events
-from . import autopilot, outbox, reminders, results, standing
+from . import archive, autopilot, outbox, reliability, reminders, results, standing
 from .engines import CACHE
 from .errors import N_, ShownError
 from .links import LinkError, check_generation
@@ -377,21 +377,15 @@ def _last_call(
         return
     if autopilot.absence_mode(game.tempo) == "extend" and autopilot.away_until(session, [seat.player.id], now):
         return  # their deadline waits for the end of their absence (``autopilot.extend_for_absence``)
-    answered = session.execute(
-        select(Window.opened_at, RequestRow.answered_at)
-        .join(Window, Window.id == RequestRow.window_id)
-        .where(
-            RequestRow.seat_id == seat.id,
-            RequestRow.window_id != window.id,
-            RequestRow.answered_at.is_not(None),
-            RequestRow.standing.is_(False),
-            RequestRow.autopilot.is_(False),
-            RequestRow.player_id == seat.player_id,  # not a former player's of the seat
-        )
-        .order_by(RequestRow.id.desc())
-        .limit(50)
-    )
-    paces = [(opened, at) for opened, at in answered if at is not None]
+    paces = [
+        (r.opened_at, r.answered_at)
+        for r in reversed(archive.requests_of(game.id, game.archive))
+        if r.seat_id == seat.id
+        and r.answered_at is not None
+        and not r.standing
+        and not r.autopilot
+        and r.player_id == seat.player_id  # not a former player's of the seat
+    ][:50]
     window.deadline = last_call_end(game.tempo, now, window.deadline, quiet_of(seat.player), paces)
     outbox.look_at_held(session, Outbox.seat_id == seat.id)  # a digest asking for this decision may be due sooner
     if opening is None:
@@ -536,7 +530,9 @@ def advance_window(db: Database, window_id: int, now: datetime | None = None) ->
             return False
         # the seats and their players at once: the rows' seats and the players' settings are then read without a
         # query each
-        game = session.get(Game, window.game_id, options=[selectinload(Game.seats).joinedload(Seat.player)])
+        game = session.get(
+            Game, window.game_id, options=[selectinload(Game.seats).joinedload(Seat.player), undefer(Game.archive)]
+        )
         assert game is not None
         if game.paused_at(now):
             return False  # paused by the organiser: the sweep advances it once the pause is over
@@ -552,10 +548,8 @@ def advance_window(db: Database, window_id: int, now: datetime | None = None) ->
         else:  # should never happen: resynchronise rather than leave the game stuck
             log.error("game %s: window %s does not match the engine's window %s", game.id, window.number, eng.window_no)
             session.execute(delete(Window).where(Window.game_id == game.id, Window.number == eng.window_no))
-        window.status = WindowStatus.CLOSED
-        window.closed_at = now
-        for row in rows:  # a closed request is its kind, secret and answer: the engine's log has the rest
-            row.payload = None
+        reliability.record(session, reliability.counted_of(window, rows))
+        archive.fold(session, game, [(window, rows)], now)  # closed: its rows go, the game's archive keeps it
         open_windows(session, game, eng, events_before, now)
     CACHE.put(game, eng)  # committed: later checks start from the new state
     return True

@@ -20,8 +20,8 @@ from werkzeug.test import TestResponse
 import engine
 from engine.bots import SensibleBot
 from server.db import Database
-from server.models import Game, RequestRow, Seat, Window
-from server.services import games, turns
+from server.models import Game, Window
+from server.services import archive, games, turns
 from server.text.grammar import commands_for, parse_reply
 from tests.conftest import Stack
 from tests.support import (
@@ -31,6 +31,7 @@ from tests.support import (
     engine_of,
     open_window,
     recording,
+    request_in,
     seat_ids,
     stop_signing_clock,
     stored_events,
@@ -65,17 +66,14 @@ def decision(db: Database, game_id: int) -> dict[str, Any]:
         }
         for r in window.requests
     }
-    return {"id": window.id, "number": window.number, "deadline": window.deadline, "requests": rows}
+    seats = {r.seat.colour: r.seat_id for r in window.requests}
+    return {"id": window.id, "number": window.number, "deadline": window.deadline, "requests": rows, "seats": seats}
 
 
-def request_row(db: Database, window_id: int, colour: str) -> dict[str, Any]:
-    with db.session() as session:
-        row = session.execute(
-            sa.select(RequestRow)
-            .join(Seat, Seat.id == RequestRow.seat_id)
-            .where(RequestRow.window_id == window_id, Seat.colour == colour)
-        ).scalar_one()
-        return {"answer": row.answer, "answered_at": row.answered_at, "defaulted": row.defaulted}
+def request_row(db: Database, window: dict[str, Any], colour: str) -> dict[str, Any]:
+    """A seat's request in a window (``decision``), open or closed (``support.request_in``)."""
+    row = request_in(db, window["id"], window["seats"][colour])
+    return {"answer": row.answer, "answered_at": row.answered_at, "defaulted": row.defaulted}
 
 
 def time_out_until(
@@ -123,7 +121,7 @@ def test_an_illegal_answer_is_refused_with_the_engines_message_and_nothing_is_st
     assert reply.json == {"ok": False, "error": str(expected.value)}
     assert str(expected.value).startswith("You cannot place a character at 2; the dice allow")
     assert all_rows(stack.db) == before
-    assert request_row(stack.db, window["id"], "yellow")["answered_at"] is None
+    assert request_row(stack.db, window, "yellow")["answered_at"] is None
 
     with pytest.raises(turns.AnswerError) as refused:
         turns.submit_answer(stack.db, seat_ids(stack.db, game_id)["yellow"], "place", "anywhere")
@@ -140,13 +138,13 @@ def test_an_answer_is_stored_may_be_changed_and_repeating_it_changes_nothing(sta
     reply = post_answer(stack, tokens["yellow"], {"kind": "place", "answer": first, "window": window["number"]})
     assert reply.status_code == 200
     assert reply.json == {"ok": True, "window": window["number"], "changed": True, "complete": False}
-    stored = request_row(stack.db, window["id"], "yellow")
+    stored = request_row(stack.db, window, "yellow")
     assert stored["answer"] == first
     assert stack.client.get(f"/api/seat/{tokens['yellow']}").json["window"]["answer"] == first
 
     reply = post_answer(stack, tokens["yellow"], {"kind": "place", "answer": second})
     assert reply.json == {"ok": True, "window": window["number"], "changed": True, "complete": False}
-    assert request_row(stack.db, window["id"], "yellow")["answer"] == second
+    assert request_row(stack.db, window, "yellow")["answer"] == second
     assert stack.client.get(f"/api/seat/{tokens['yellow']}").json["window"]["answer"] == second
 
     before = all_rows(stack.db)
@@ -187,7 +185,7 @@ def test_an_answer_is_four_reads_and_one_write_when_it_changes_nothing_loaded_la
             assert tables == reads + (["UPDATE requests"] if changed else [])
     finally:
         sa.event.remove(stack.db.engine, "before_cursor_execute", record)
-    assert request_row(stack.db, window["id"], "yellow")["answer"] == second
+    assert request_row(stack.db, window, "yellow")["answer"] == second
 
 
 def test_the_last_owed_answer_completes_the_window_and_asks_for_one_advance(stack: Stack) -> None:
@@ -217,7 +215,7 @@ def test_answers_are_refused_once_the_window_is_closed(stack: Stack) -> None:
     assert post_answer(stack, tokens["yellow"], {"kind": "place", "answer": option}).status_code == 200
 
     assert turns.advance_window(stack.db, window["id"], now=window["deadline"]) is True
-    closed = request_row(stack.db, window["id"], "yellow")
+    closed = request_row(stack.db, window, "yellow")
     before = all_rows(stack.db)
 
     other = window["requests"]["yellow"]["options"][1]
@@ -231,7 +229,7 @@ def test_answers_are_refused_once_the_window_is_closed(stack: Stack) -> None:
     assert refused.value.status == 409
     assert str(refused.value) == CLOSED
     assert all_rows(stack.db) == before
-    assert request_row(stack.db, window["id"], "yellow") == closed
+    assert request_row(stack.db, window, "yellow") == closed
     assert closed["answer"] == option
 
 
@@ -313,7 +311,7 @@ def test_an_answer_racing_an_advance_is_checked_under_the_window_lock(
     if stack.name == "embedded":
         assert not race.done  # the advance waited for the answer's transaction
         assert (reply.status_code, reply.json["window"]) == (200, old["number"])
-        assert request_row(stack.db, old["id"], "yellow") | {"answered_at": None} == {
+        assert request_row(stack.db, old, "yellow") | {"answered_at": None} == {
             "answer": stale,
             "answered_at": None,
             "defaulted": False,
@@ -324,7 +322,7 @@ def test_an_answer_racing_an_advance_is_checked_under_the_window_lock(
         engine_of(stack.db, game_id).check("yellow", "place", stale)
     expected = (409, CLOSED) if names_window else (422, str(illegal.value))
     assert (reply.status_code, reply.json["error"]) == expected
-    assert request_row(stack.db, old["id"], "yellow")["defaulted"] is True
+    assert request_row(stack.db, old, "yellow")["defaulted"] is True
 
 
 def test_a_wrong_kind_is_refused(stack: Stack) -> None:
@@ -486,7 +484,7 @@ def test_the_html_form_saves_an_answer_and_the_page_then_shows_it(stack: Stack) 
     reply = stack.client.post(f"/s/{token}/do", data={**form["hidden"], "c": chosen})
     assert reply.status_code == 303
     assert reply.headers["Location"] == f"/s/{token}?saved={window['number']}"
-    assert request_row(stack.db, window["id"], "blue")["answer"] == request_json["options"][-1]
+    assert request_row(stack.db, window, "blue")["answer"] == request_json["options"][-1]
 
     shown = stack.client.get(reply.headers["Location"]).get_data(as_text=True)
     assert "Your answer is saved. You may change it until the window closes." in shown
@@ -639,19 +637,19 @@ def test_at_the_deadline_missing_answers_get_the_h4_defaults_and_are_logged_defa
     assert turns.advance_window(stack.db, window["id"], now=deadline) is True
     assert turns.advance_window(stack.db, window["id"], now=deadline) is False  # applied once
 
-    assert request_row(stack.db, window["id"], "yellow") == {
+    assert request_row(stack.db, window, "yellow") == {
         "answer": answer,
-        "answered_at": request_row(stack.db, window["id"], "yellow")["answered_at"],
+        "answered_at": request_row(stack.db, window, "yellow")["answered_at"],
         "defaulted": False,
     }
     for colour in ("red", "blue"):
-        assert request_row(stack.db, window["id"], colour) == {"answer": None, "answered_at": None, "defaulted": True}
+        assert request_row(stack.db, window, colour) == {"answer": None, "answered_at": None, "defaulted": True}
     with stack.db.session() as session:
         game = session.get(Game, game_id)
         assert game is not None
         assert game.state == expected.to_json()  # the engine's H-4 defaults, exactly
-        closed = session.get(Window, window["id"])
-        assert (closed.status, closed.closed_at) == ("closed", deadline)
+        closed = archive.windows_of(game.archive)[window["number"]]
+        assert (closed.id, closed.closed_at) == (window["id"], deadline)
         events = stored_events(session, game_id)[events_before:]
         rows = [(e["type"], {k: v for k, v in e.items() if k not in ("type", "to")}, e.get("to")) for e in events]
     defaulted = [(data, to) for kind, data, to in rows if kind == "answer_defaulted"]

@@ -10,13 +10,12 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-import sqlalchemy as sa
 
 import engine
 from engine.bots import SensibleBot
 from server.db import Database
 from server.mail import replies
-from server.models import MailKind, RequestRow, Window, WindowStatus
+from server.models import MailKind, Window, WindowStatus
 from server.services import autopilot, reply_address, seats, substitutes, turns
 from server.services.links import LinkError
 from tests.conftest import Stack
@@ -31,6 +30,7 @@ from tests.support import (
     mail_settings,
     open_window,
     post_form,
+    requests_in,
     rows_of_kind,
     seat_ids,
     seat_of,
@@ -41,12 +41,8 @@ PEOPLE = ["Ann <ann@example.org>", "Bruno <bruno@example.org>", "Ola <ola@exampl
 ORGANISER = "Orla <orla@example.org>"
 
 
-def rows_of(db: Database, window_id: int) -> list[RequestRow]:
-    with db.session() as session:
-        rows = list(session.execute(sa.select(RequestRow).where(RequestRow.window_id == window_id)).scalars())
-        for row in rows:
-            session.expunge(row)
-        return rows
+def rows_of(db: Database, window_id: int) -> list[Any]:
+    return requests_in(db, window_id)
 
 
 def others_answer(db: Database, game_id: int, absent: str, ids: dict[str, int]) -> Window:
@@ -64,7 +60,7 @@ def others_answer(db: Database, game_id: int, absent: str, ids: dict[str, int]) 
     return found
 
 
-def public_row(rows: list[RequestRow], seat_id: int) -> RequestRow | None:
+def public_row(rows: list[Any], seat_id: int) -> Any:
     return next((r for r in rows if r.seat_id == seat_id and not r.secret), None)
 
 

@@ -10,15 +10,14 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-import sqlalchemy as sa
 
 import engine
 from server.db import Database
-from server.models import Game, RequestRow
+from server.models import Game
 from server.services import turns
 from server.text.sentences import event_text
 from tests.conftest import Stack
-from tests.support import T0, api_game, open_window, play_window, recording, stored_events
+from tests.support import T0, api_game, open_window, play_window, recording, request_in, stored_events
 
 PLAYERS = [f"P{i} <p{i}.votes@example.org>" for i in range(5)]
 
@@ -48,13 +47,9 @@ def events_of(db: Database, game_id: int, type_: str) -> list[dict[str, Any]]:
         return [{"data": {k: v for k, v in e.items() if k not in ("type", "to")}, "to": e.get("to")} for e in rows]
 
 
-def row_of(db: Database, window_id: int, seat_id: int) -> RequestRow:
-    with db.session() as session:
-        row = session.execute(
-            sa.select(RequestRow).where(RequestRow.window_id == window_id, RequestRow.seat_id == seat_id)
-        ).scalar_one()
-        session.expunge(row)
-        return row
+def row_of(db: Database, window_id: int, seat_id: int) -> Any:
+    """A seat's request in a window, open or closed (``support.request_in``)."""
+    return request_in(db, window_id, seat_id)
 
 
 @pytest.mark.rule("VOT-4", "H-4")

@@ -23,7 +23,7 @@ from celery import Celery
 from server.config import Settings
 from server.db import Database
 from server.mail import inbound
-from server.models import InboundMail, Outbox, RequestRow, Seat, Window
+from server.models import Game, InboundMail, Outbox
 from server.run.migrate import upgrade
 from server.services import reply_address
 from server.services.seats import seat_view
@@ -34,6 +34,7 @@ from tests.support import (
     DEADMAIL,
     REPLY_DOMAIN,
     create_tagged,
+    every_window,
     free_port,
     letter,
     mail_settings,
@@ -81,16 +82,14 @@ def reply_for(db: Database, settings: Settings, game_id: int, pick: int = 0) -> 
 
 
 def window_of(db: Database, game_id: int, number: int) -> tuple[int, str, Any]:
-    """The window's id and status, and the person's answer in it."""
+    """The window's id and status, and the person's answer in it (open or closed: ``support.every_window``)."""
     with db.session() as session:
-        window = session.execute(
-            sa.select(Window).where(Window.game_id == game_id, Window.number == number)
-        ).scalar_one()
-        row = session.execute(
-            sa.select(RequestRow)
-            .join(Seat, Seat.id == RequestRow.seat_id)
-            .where(RequestRow.window_id == window.id, Seat.colour == "yellow")
-        ).scalar_one()
+        game = session.get(Game, game_id)
+        assert game is not None
+        windows, requests = every_window(session, game)
+        window = next(w for w in windows if w.number == number)
+        yellow = next(s.id for s in game.seats if s.colour == "yellow")
+        row = next(r for n, r in requests if n == number and r.seat_id == yellow)
         return window.id, window.status, row.answer
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -910,5 +910,118 @@ def test_0021_packs_each_games_saved_game_and_snapshot_read_back_equal_and_unpac
     packed = [value for row in rows() for value in row[1:] if value is not None]
     assert all(isinstance(v, bytes) for v in packed)
     assert len(packed[0]) * 5 < len(json.dumps(stored[0])) and len(packed[1]) * 2 < len(json.dumps(stored[1]))
+    alembic_runner.migrate_down_one()
+    assert rows() == before
+
+
+# --- 0022: closed windows folded into the game's archive ---------------------------------------------------------
+
+
+def test_0022_folds_closed_windows_into_the_games_archive_keeps_open_ones_and_gives_every_row_back_on_the_way_down(
+    alembic_runner: MigrationContext, alembic_engine: sa.Engine
+) -> None:
+    """Issue 15: each closed window and its requests leave their rows for the game's archive, read back equal
+    (``services.archive``); the open window and its requests keep their rows (SQLite rebuilds the tables, foreign keys
+    off: nothing cascades); the person's ledger counts what reliability counted (a bot's, a secret
+    request, standing answers and a vote decided without them do not); ids deleted are never given again (SQLite
+    would reuse the highest); the downgrade gives back a closed row per archived window and request."""
+    from server.models import Game, Ledger
+    from server.packing import GAMES, pack
+    from server.services import archive, reliability
+
+    alembic_runner.migrate_up_to("0021")
+    fields = ("answer", "answered_at", "defaulted", "standing", "autopilot", "secret", "player_id", "kind")
+    with alembic_engine.begin() as conn:
+        tables = sa.MetaData()
+        tables.reflect(conn, only=["games", "players", "seats", "windows", "requests"])
+        ann = insert_ann(conn, tables.tables["players"])
+        game_id = conn.execute(
+            tables.tables["games"]
+            .insert()
+            .values(title="", status="running", options={}, seed=1, tempo={}, state=pack({"log": []}, GAMES))
+            .values(version=0, round=0, phase="x", created_at=T, updated_at=T)
+            .returning(tables.tables["games"].c.id)
+        ).scalar_one()
+        insert_seats(
+            conn,
+            tables,
+            game_id,
+            {"red": {"player_id": ann, "bot": None}, "blue": {"player_id": None, "bot": "random"}},
+        )
+        seat = {colour: s for colour, (s,) in seats_of(conn, game_id, "id").items()}
+        windows, requests = tables.tables["windows"], tables.tables["requests"]
+        asked = [  # window number -> (red's request, blue's): (fields of ``fields``)
+            (
+                ("x", T + timedelta(hours=1), False, False, False, False, ann, "place"),
+                ("y", T, False, False, False, False, None, "place"),
+            ),
+            ((None, None, True, False, False, False, ann, "move"), ("z", T, False, False, False, False, None, "move")),
+            (
+                ("c", T + timedelta(hours=2), False, False, False, True, ann, "cards"),
+                ("d", T, False, False, False, False, None, "cards"),
+            ),
+            (("s", T, False, True, False, False, ann, "vote"), (None, None, False, False, False, False, None, "vote")),
+            (
+                (None, None, False, False, False, False, ann, "place"),
+                ("w", T, False, False, False, False, None, "place"),
+            ),
+        ]
+        for number, pair in enumerate(asked, start=1):
+            status = "open" if number == len(asked) else "closed"
+            opened = T + timedelta(days=number)
+            window = conn.execute(
+                windows.insert()
+                .values(game_id=game_id, number=number, status=status, round=1, phase="p", opened_at=opened)
+                .values(
+                    deadline=opened + timedelta(days=1),
+                    closed_at=None if status == "open" else opened + timedelta(days=1),
+                )
+                .returning(windows.c.id)
+            ).scalar_one()
+            for position, (colour, values) in enumerate(zip(("red", "blue"), pair, strict=True)):
+                row = dict(zip(fields, values, strict=True))
+                if row["answered_at"] is not None:
+                    row["answered_at"] = opened + (row["answered_at"] - T)
+                conn.execute(
+                    requests.insert()
+                    .values(window_id=window, seat_id=seat[colour], position=position, **row)
+                    .values(payload={"kind": row["kind"]} if status == "open" else None)
+                )
+
+    def rows() -> list[tuple[Any, ...]]:
+        with alembic_engine.connect() as conn:
+            return [
+                tuple(row)
+                for row in conn.execute(
+                    sa.text(
+                        "SELECT w.number, w.status, w.opened_at, w.deadline, w.closed_at, r.seat_id, r.position,"
+                        " r.kind, r.answered_at, r.defaulted, r.standing, r.autopilot, r.secret, r.player_id"
+                        " FROM requests r JOIN windows w ON w.id = r.window_id ORDER BY w.number, r.position"
+                    )
+                )
+            ]
+
+    before = rows()
+    alembic_runner.migrate_up_one()
+    assert [row[:2] for row in rows()] == [(5, "open"), (5, "open")]  # the open window's rows, as they were
+    with alembic_engine.connect() as conn, Session(conn) as session:
+        game = session.get(Game, game_id)
+        assert game is not None
+        closed = archive.requests_of(game_id, game.archive)
+        assert [(r.window.number, r.seat_id, r.kind, r.answer, r.player_id) for r in closed] == [
+            (n, seat[c], pair[i][7], pair[i][0], pair[i][6])
+            for n, pair in enumerate(asked[:4], start=1)
+            for i, c in enumerate(("red", "blue"))
+        ]
+        assert next(r.answered_at for r in closed if r.answered_at is not None) == T.replace(tzinfo=UTC) + timedelta(
+            days=1, hours=1
+        )
+        figures = reliability.of_players(session, [ann])[ann]
+        assert figures.requests == 2  # the place answered and the move missed: not the cards, standing, bots
+        ledger = session.get(Ledger, ann)
+        assert ledger is not None and ledger.counted == 2 and len(ledger.newest) == 2
+        if conn.dialect.name == "sqlite":  # the highest id deleted is not given again
+            top = conn.execute(sa.text("SELECT seq FROM sqlite_sequence WHERE name = 'windows'")).scalar_one()
+            assert top == 5
     alembic_runner.migrate_down_one()
     assert rows() == before

@@ -22,7 +22,7 @@ from werkzeug.test import TestResponse
 from engine.bots import RandomBot
 from server.db import Database
 from server.mail.replies import receive
-from server.models import Game, OrganiserSession, Outbox, Player, RequestRow, Seat, SeatTenure, Window
+from server.models import Game, OrganiserSession, Outbox, Player, RequestRow, Seat, SeatTenure
 from server.services import games, organise, reminders, reply_address, turns
 from server.services.links import LinkError, organiser_token, read_organiser_token, read_token, seat_token
 from server.web import organiser as organiser_pages
@@ -32,6 +32,7 @@ from tests.support import (
     REPLY_DOMAIN,
     T0,
     Recorder,
+    closed_window,
     compose,
     create_tagged,
     engine_of,
@@ -412,9 +413,8 @@ def test_abandon_stops_everything(stack: Stack) -> None:
     assert organise.abandon(stack.db, created.game_id, now=T0 + HOUR)
     assert game_row(stack.db, created.game_id).status == "abandoned"
     assert open_window(stack.db, created.game_id) is None
-    with stack.db.session() as session:
-        closed = session.get(Window, window_id)
-        assert closed is not None and closed.status == "closed" and closed.closed_at == T0 + HOUR
+    closed = closed_window(stack.db, created.game_id, window_id)  # in the game's archive
+    assert closed is not None and closed.closed_at == T0 + HOUR
     assert all(r.status == "skipped" for r in outbox_rows(stack.db, created.game_id))
     assert not organise.abandon(stack.db, created.game_id)  # again: nothing more
     with pytest.raises(turns.AnswerError):

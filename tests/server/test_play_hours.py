@@ -24,6 +24,7 @@ from tests.support import (
     compose,
     open_window,
     play_window,
+    requests_in,
     rows_of_kind,
     seat_ids,
     text_of,
@@ -177,13 +178,8 @@ def test_a_session_deadline_waits_once_for_players_absent_from_the_session(stack
     # waits once: at the next session's deadline the two missing answers get the default
     assert not turns.advance_window(db, first.id, now=NEXT_SESSION_DEADLINE - timedelta(seconds=1))
     assert turns.advance_window(db, first.id, now=NEXT_SESSION_DEADLINE)
-    with db.session() as session:
-        query = (
-            sa.select(Seat.colour, RequestRow.defaulted)
-            .join(Seat, Seat.id == RequestRow.seat_id)
-            .where(RequestRow.window_id == first.id)
-        )
-        defaulted = {colour: value for colour, value in session.execute(query)}
+    colours = {seat_id: colour for colour, seat_id in ids.items()}
+    defaulted = {colours[r.seat_id]: r.defaulted for r in requests_in(db, first.id)}
     assert defaulted == {"yellow": False, "red": True, "blue": True}
     assert len(rows_of_kind(db, MailKind.LAST_CALL)) == 1
 

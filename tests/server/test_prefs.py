@@ -34,6 +34,7 @@ from tests.conftest import Stack
 from tests.support import (
     T0,
     all_rows,
+    closed_window,
     compose,
     create,
     engine_of,
@@ -399,9 +400,7 @@ def answered_by_order(db: Database, window: Window, row: RequestRow, order: list
 def closed_with_the_orders_choice(db: Database, window: Window, row: RequestRow, order: list[str]) -> None:
     """Once advanced: the window closed, the victim the order chose was eaten."""
     expected = by_standing_order(row.payload["options"], order)
-    with db.session() as session:
-        closed = session.get(Window, window.id)
-        assert closed is not None and closed.status == "closed"
+    assert closed_window(db, window.game_id, window.id) is not None
     eng = engine_of(db, window.game_id)
     eaten = [e for e in engine.view(eng, row.seat.colour)["events"] if e["type"] == "eaten"]
     assert eaten[-1]["character"] == expected and eaten[-1]["player"] == row.seat.colour

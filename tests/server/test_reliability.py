@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import itertools
 import statistics
+import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -20,8 +22,8 @@ from sqlalchemy import event
 import engine
 import engine.bots
 from server.db import Database
-from server.models import Player, RequestRow, Seat, Window
-from server.services import reliability, turns
+from server.models import Game, Player, RequestRow, Seat, Window
+from server.services import archive, reliability, turns
 from server.services.links import player_token, seat_token
 from server.services.reliability import DECAY, LAST, NEW_BELOW, Reliability
 from tests.conftest import Stack
@@ -87,25 +89,29 @@ def add(db: Database, owner: Owner, opened: datetime, **fields: Any) -> None:
             phase="test",
             opened_at=opened,
             deadline=opened + timedelta(hours=24),
-            closed_at=opened + timedelta(hours=24) if ask.status == "closed" else None,
         )
         session.add(window)
         session.flush()
-        session.add(
-            RequestRow(
-                window_id=window.id,
-                seat_id=seat_id,
-                player_id=player_id,
-                position=0,
-                kind=ask.kind,
-                payload=ask.payload if ask.payload is not None else {"kind": ask.kind, "options": [1, 2]},
-                answer=None if ask.answered is None else "x",
-                answered_at=None if ask.answered is None else opened + ask.answered,
-                defaulted=ask.defaulted,
-                standing=ask.standing,
-                autopilot=ask.autopilot,
-            )
+        row = RequestRow(
+            window_id=window.id,
+            seat_id=seat_id,
+            player_id=player_id,
+            position=0,
+            kind=ask.kind,
+            payload=ask.payload if ask.payload is not None else {"kind": ask.kind, "options": [1, 2]},
+            answer=None if ask.answered is None else "x",
+            answered_at=None if ask.answered is None else opened + ask.answered,
+            defaulted=ask.defaulted,
+            standing=ask.standing,
+            autopilot=ask.autopilot,
         )
+        session.add(row)
+        session.flush()
+        if ask.status == "closed":  # closed as ``turns.advance_window`` closes a window
+            game = session.get(Game, game_id)
+            assert game is not None
+            reliability.record(session, reliability.counted_of(window, [row]))
+            archive.fold(session, game, [(window, [row])], opened + timedelta(hours=24))
 
 
 def series(
@@ -212,7 +218,7 @@ def test_what_is_not_counted(stack: Stack) -> None:
 
 
 def test_the_secret_filter_is_the_engines(stack: Stack) -> None:
-    """The SQL that leaves out requests asked in secret agrees with ``engine.asked_in_secret`` on every shape."""
+    """What leaves out requests asked in secret agrees with ``engine.asked_in_secret`` on every shape."""
     game_id, seats = table(stack)
     ys, yp = seats["yellow"]
     payloads = [
@@ -228,16 +234,12 @@ def test_the_secret_filter_is_the_engines(stack: Stack) -> None:
         {"kind": "place", "options": [{"character": "gunman", "location": 1}]},
         {"kind": "victim", "options": None},
     ]
+    counted = []
     for i, payload in enumerate(payloads):
+        before = figures_of(stack.db, [yp])[yp].requests
         add(stack.db, (game_id, ys, yp), T0 + i * HOUR, kind=payload["kind"], payload=payload)
-    with stack.db.session() as session:
-        rows = session.execute(
-            sa.select(RequestRow.payload, reliability.counted())
-            .join(Window, Window.id == RequestRow.window_id)
-            .where(RequestRow.player_id == yp, Window.status == "closed")
-            .order_by(Window.opened_at)
-        ).all()
-    assert [bool(counted) for _, counted in rows] == [not engine.asked_in_secret(p) for p in payloads]
+        counted.append(figures_of(stack.db, [yp])[yp].requests == before + 1)
+    assert counted == [not engine.asked_in_secret(p) for p in payloads]
 
 
 def test_per_game_and_overall(stack: Stack) -> None:
@@ -344,21 +346,18 @@ def test_played_windows(stack: Stack) -> None:
 
 
 def _expected_counts(db: Database, people: dict[str, int], game_id: int | None = None) -> dict[int, int]:
-    """Counted requests per person (in one game), from the rows, in Python (the ``secret`` mark each row got from
-    ``engine.asked_in_secret`` of its payload when it opened)."""
+    """Counted requests per person (in one game), from the games' archives, in Python (the ``secret`` mark each
+    request got from ``engine.asked_in_secret`` of its payload when it opened)."""
     with db.session() as session:
-        query = sa.select(RequestRow).join(Window).where(Window.status == "closed", RequestRow.player_id.is_not(None))
-        if game_id is not None:
-            query = query.where(Window.game_id == game_id)
-        rows = session.execute(query).scalars()
+        games = [game_id] if game_id is not None else session.execute(sa.select(Game.id)).scalars().all()
         counts = dict.fromkeys(people.values(), 0)
-        for row in rows:
-            if row.standing or row.autopilot or row.secret:
-                continue
-            if row.answered_at is None and not row.defaulted:
-                continue
-            assert row.player_id is not None
-            counts[row.player_id] += 1
+        for rows in archive.closed_requests(session, games).values():
+            for row in rows:
+                if row.player_id is None or row.standing or row.autopilot or row.secret:
+                    continue
+                if row.answered_at is None and not row.defaulted:
+                    continue
+                counts[row.player_id] += 1
         return counts
 
 
@@ -476,3 +475,35 @@ def test_secret_requests_change_no_figure(stack: Stack) -> None:
     series(stack.db, (game_id, ys, yp), "c1c1", start=later)
     series(stack.db, (game_id, ys, yp), "c1", start=later + timedelta(days=10), answered=None, defaulted=True)
     assert everything() == before
+
+
+def test_two_windows_closing_at_once_for_one_person_both_count(stack: Stack) -> None:
+    """Two games' windows closing at the same moment both add to the person's ledger: the second waits for the
+    first's lock on the person's row (PostgreSQL ``FOR UPDATE``; SQLite's write lock) instead of writing over it
+    a ledger read before the first one's commit."""
+    game_id, seats = table(stack)
+    ys, yp = seats["yellow"]
+    series(stack.db, (game_id, ys, yp), "o" * 3)
+    owner = threading.get_ident()
+    read = threading.Event()
+
+    def slow_after_reading(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        if threading.get_ident() == owner and "FROM players" in statement and not read.is_set():
+            read.set()  # the other closing starts now, while this one has read the ledger and not yet written it
+            time.sleep(1)
+
+    def close_one(at: datetime) -> None:
+        window = Window(opened_at=at, deadline=at + HOUR)
+        row = RequestRow(player_id=yp, answered_at=at, defaulted=False, standing=False, autopilot=False, secret=False)
+        with stack.db.session() as session:
+            reliability.record(session, reliability.counted_of(window, [row]))
+
+    other = threading.Thread(target=lambda: (read.wait(10), close_one(T0 + 20 * HOUR)))
+    other.start()
+    event.listen(stack.db.engine, "after_cursor_execute", slow_after_reading)
+    try:
+        close_one(T0 + 10 * HOUR)
+    finally:
+        event.remove(stack.db.engine, "after_cursor_execute", slow_after_reading)
+        other.join(30)
+    assert figures_of(stack.db, [yp])[yp].requests == 5

@@ -14,7 +14,7 @@ from sqlalchemy import select
 
 import engine
 from server.models import Game, RequestRow, Window
-from server.services import engines, turns
+from server.services import archive, engines, turns
 from tests.conftest import Stack
 from tests.support import T0, check_game, create, open_window, play_window, seat_ids, stored_events
 
@@ -140,22 +140,25 @@ def test_closed_windows_keep_their_requests_kind_secret_mark_and_answer_not_thei
     ``engine.asked_in_secret`` of its payload when it opened) and its answer (the engine's log has the request);
     the open window's requests keep their payload (the seat page shows it). The game still checks out."""
     game_id = create(stack.db, 4, seed=21).game_id
-    marks: dict[int, bool] = {}
+    marks: dict[tuple[int, int], bool] = {}
     now = T0
     for _ in range(12):
         window = open_window(stack.db, game_id)
         assert window is not None
         for row in window.requests:
             assert row.payload is not None and row.payload["kind"] == row.kind
-            marks[row.id] = engine.asked_in_secret(row.payload)
-            assert row.secret is marks[row.id]
+            marks[(window.number, row.seat_id)] = engine.asked_in_secret(row.payload)
+            assert row.secret is marks[(window.number, row.seat_id)]
         now += timedelta(minutes=1)
         play_window(stack.db, game_id, 21, now)
     assert True in marks.values() and False in marks.values()
     with stack.db.session() as session:
+        game = session.get(Game, game_id)
+        assert game is not None
+        closed = archive.requests_of(game_id, game.archive)
         rows = session.execute(select(RequestRow, Window.status).join(Window, Window.id == RequestRow.window_id)).all()
-    closed = [row for row, status in rows if status == "closed"]
-    assert len(closed) == len(marks) and all(row.payload is None for row in closed)
-    assert {row.id: row.secret for row in closed} == marks
+    assert {(r.window.number, r.seat_id): r.secret for r in closed} == marks
+    assert all(not hasattr(r, "payload") for r in closed)  # the archive keeps no payload
+    assert {status for _row, status in rows} == {"open"}
     assert all(row.payload is not None for row, status in rows if status == "open")
     check_game(stack.db, game_id)

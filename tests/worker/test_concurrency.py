@@ -14,12 +14,12 @@ from flask import Flask
 from sqlalchemy import func, select
 
 import engine
-from server.models import Game, Outbox, Window
+from server.models import Game, Outbox
 from server.run.queue import ADVANCE
 from server.services import games
 from server.web.app import create_app
 from tests.conftest import Stack
-from tests.support import Recorder, api_game, check_game, open_window, people, stored_events
+from tests.support import Recorder, api_game, check_game, every_window, open_window, people, stored_events
 
 from ..waiting import wait_for
 from .conftest import TaskLog
@@ -116,8 +116,8 @@ def check_one_advance(stack: Stack, game_id: int, answers: dict[str, Any]) -> No
         assert game is not None
         assert game.version == 2
         assert game.state == expected.to_json()
-        numbers = session.execute(select(Window.number, Window.status).where(Window.game_id == game_id)).all()
-        assert sorted(numbers) == [(1, "closed"), (2, "open")]
+        windows, _requests = every_window(session, game)
+        assert [(w.number, w.status) for w in windows] == [(1, "closed"), (2, "open")]
         assert stored_events(session, game_id) == json.loads(json.dumps(expected.events))
         log = game.state["log"]
     assert eng.window_no == expected.window_no == 2
@@ -126,10 +126,17 @@ def check_one_advance(stack: Stack, game_id: int, answers: dict[str, Any]) -> No
 
 
 def first_window_rows(stack: Stack, game_id: int) -> dict[str, tuple[int, Any, bool, bool]]:
-    """colour -> (position, answer, defaulted, answered) of window 1's request rows."""
+    """colour -> (position, answer, defaulted, answered) of window 1's requests (closed: the game's archive)."""
     with stack.db.session() as session:
-        first = session.execute(select(Window).where(Window.game_id == game_id, Window.number == 1)).scalar_one()
-        return {r.seat.colour: (r.position, r.answer, r.defaulted, r.answered_at is not None) for r in first.requests}
+        game = session.get(Game, game_id)
+        assert game is not None
+        colours = {seat.id: seat.colour for seat in game.seats}
+        _windows, requests = every_window(session, game)
+    return {
+        colours[r.seat_id]: (r.position, r.answer, r.defaulted, r.answered_at is not None)
+        for number, r in requests
+        if number == 1
+    }
 
 
 def test_twenty_threads_answer_every_seat_of_a_six_player_window_at_once(

@@ -11,10 +11,10 @@ from celery import Celery
 from sqlalchemy import func, select
 
 from engine.rules import scores, winners
-from server.models import Game, Outbox, RequestRow, Window
+from server.models import Game, Outbox
 from server.services import turns
 from tests.conftest import Stack
-from tests.support import AUTH, api_game, check_game, people, seat_ids, stored_events
+from tests.support import AUTH, api_game, check_game, every_window, people, seat_ids, stored_events
 
 from ..waiting import wait_for
 from .conftest import TaskLog
@@ -89,13 +89,10 @@ def check_finished(stack: Stack, game_id: int, players: int, taken: int) -> None
         game = session.get(Game, game_id)
         assert game is not None
         assert (game.status, game.outcome, game.phase) == ("over", outcome, "over")
-        windows = session.execute(select(func.count()).select_from(Window).where(Window.game_id == game_id)).scalar()
-        assert windows == eng.window_no > 10
-        open_or_resolving = session.execute(
-            select(func.count()).select_from(Window).where(Window.game_id == game_id, Window.status != "closed")
-        ).scalar()
-        assert open_or_resolving == 0
-        rows = session.execute(select(RequestRow).join(Window).where(Window.game_id == game_id)).scalars().all()
+        windows, requests = every_window(session, game)  # closed ones from the game's archive
+        assert len(windows) == eng.window_no > 10
+        assert {w.status for w in windows} == {"closed"}
+        rows = [r for _number, r in requests]
         # every request answered by HTTP, once, none defaulted; but votes not cast once decided (check_game)
         assert len(rows) == len(eng.log)
         assert len([r for r in rows if r.answered_at is not None]) == taken

@@ -25,11 +25,11 @@ from sqlalchemy import func, select
 
 from server.db import Database
 from server.mail import inbound
-from server.models import Game, InboundMail, Outbox, RequestRow, Seat, Window
+from server.models import Game, InboundMail, Outbox, Window
 from server.run.queue import Queue
 from server.text import i18n
 from tests.conftest import Stack
-from tests.support import check_game, create_tagged, free_port, mail_settings
+from tests.support import check_game, create_tagged, every_window, free_port, mail_settings
 from tests.waiting import wait_for
 
 HOST = "127.0.0.1"
@@ -194,13 +194,10 @@ def test_a_whole_game_is_played_by_replying_to_mails(by_mail: ByMail) -> None:
 
     check_game(stack.db, game_id)  # the stored answers replay to the stored state, window by window
     with stack.db.session() as session:
-        owed = session.execute(
-            select(RequestRow)
-            .join(Window, Window.id == RequestRow.window_id)
-            .join(Seat, Seat.id == RequestRow.seat_id)
-            .where(Window.game_id == game_id, Seat.bot.is_(None))
-        ).scalars()
-        decisions = list(owed)
+        game = session.get(Game, game_id)
+        assert game is not None
+        people = {seat.id for seat in game.seats if seat.bot is None}
+        decisions = [r for _number, r in every_window(session, game)[1] if r.seat_id in people]
         counted = session.execute(select(InboundMail.status, func.count()).group_by(InboundMail.status))
         statuses = {status: count for status, count in counted}
     assert len(decisions) > 20

@@ -13,11 +13,11 @@ from sqlalchemy import select, update
 from server.db import Database
 from server.mail.send import send_one
 from server.mail.transports import FileTransport
-from server.models import Outbox, Window
+from server.models import Game, Outbox, Window
 from server.run.queue import ADVANCE, SEND
 from server.services import outbox, turns
 from tests.conftest import Stack
-from tests.support import T0, check_game, create, mail_files, open_window, outbox_ids, seat_ids, snapshot
+from tests.support import T0, check_game, create, every_window, mail_files, open_window, outbox_ids, seat_ids, snapshot
 
 from .conftest import TaskLog
 
@@ -143,6 +143,8 @@ def test_a_window_out_of_step_with_the_engine_is_replaced_not_left_stuck(embedde
         session.execute(update(Window).where(Window.id == window.id).values(number=99))  # out of step
     assert turns.advance_window(embedded.db, window.id, now=window.deadline) is True
     with embedded.db.session() as session:
-        rows = session.execute(select(Window).where(Window.game_id == game_id).order_by(Window.id)).scalars().all()
-        assert [(w.number, w.status) for w in rows] == [(99, "closed"), (1, "open")]
-        assert len(rows[1].requests) == 3
+        game = session.get(Game, game_id)
+        assert game is not None
+        windows, requests = every_window(session, game)
+        assert [(w.number, w.status) for w in windows] == [(99, "closed"), (1, "open")]
+        assert len([r for number, r in requests if number == 1]) == 3

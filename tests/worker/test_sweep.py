@@ -15,8 +15,8 @@ from sqlalchemy import select
 
 from server.db import Database
 from server.mail.send import send_one
-from server.models import Heartbeat, Outbox, Window
-from server.services import heartbeat, outbox, turns
+from server.models import Game, Heartbeat, Outbox
+from server.services import archive, heartbeat, outbox, turns
 from server.services.sweeps import PARTS
 from tests.conftest import Stack
 from tests.support import (
@@ -110,10 +110,12 @@ def test_the_sweep_defaults_missing_answers_at_the_deadline_and_leaves_other_win
     assert snapshot(stack.db, other.game_id) == before[other.game_id]
     eng = check_game(stack.db, late.game_id)
     with stack.db.session() as session:
-        closed = session.get(Window, window.id)
-        assert closed is not None
-        assert (closed.status, closed.closed_at) == ("closed", T0 + timedelta(hours=1))
-        got = [(r.seat.colour, r.defaulted, r.answer is None) for r in closed.requests]
+        game = session.get(Game, late.game_id)
+        assert game is not None
+        closed = [r for r in archive.requests_of(game.id, game.archive) if r.window.number == window.number]
+        assert {r.closed_at for r in closed} == {T0 + timedelta(hours=1)}
+        colours = {seat.id: seat.colour for seat in game.seats}
+        got = [(colours[r.seat_id], r.defaulted, r.answer is None) for r in closed]
         defaulted = [e for e in stored_events(session, late.game_id) if e["type"] == "answer_defaulted"]
         assert defaulted == [{"type": "answer_defaulted", "player": missing, "kind": rows[1].kind}]
     assert got == [(r.seat.colour, r.seat.colour == missing, r.seat.colour == missing) for r in rows]

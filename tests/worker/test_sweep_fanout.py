@@ -14,23 +14,31 @@ from typing import Any
 import sqlalchemy as sa
 from celery import Celery
 
-from server.models import MailKind, Outbox, Seat, Window
+from server.models import Game, MailKind, Outbox, Seat, Window
 from server.services import absences, games
 from server.services.tempo import parse_deadlines, parse_play_hours
 from tests.conftest import Stack, running_worker
-from tests.support import IDLE, T0, create_tagged, rows_of_kind, stored_events, summed, sweep, sweep_parts, utc
+from tests.support import (
+    IDLE,
+    T0,
+    create_tagged,
+    every_window,
+    rows_of_kind,
+    stored_events,
+    summed,
+    sweep,
+    sweep_parts,
+    utc,
+)
 
 from .conftest import TaskLog
 
 
 def window_numbers(stack: Stack) -> dict[int, list[tuple[int, str]]]:
+    """Game -> its windows' numbers and statuses, closed (its archive) and open."""
     with stack.db.session() as session:
-        found: dict[int, list[tuple[int, str]]] = {}
-        for game_id, number, status in session.execute(
-            sa.select(Window.game_id, Window.number, Window.status).order_by(Window.game_id, Window.number)
-        ):
-            found.setdefault(game_id, []).append((number, status))
-        return found
+        games = session.execute(sa.select(Game).order_by(Game.id)).scalars().all()
+        return {game.id: [(w.number, w.status) for w in every_window(session, game)[0]] for game in games}
 
 
 def test_two_beats_and_four_worker_threads_claim_each_due_window_in_one_batch_and_advance_it_once(
