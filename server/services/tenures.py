@@ -2,11 +2,10 @@
 current when the game ended, the seat's result.
 
 A seat's tenures are its ``SeatTenure`` rows (a seat never handed over has none: its one tenure runs from the game's
-creation). A request belongs to the tenure of the person who owed it (``player_id``; a hand-over gives the
-seat's open request to the newcomer) and whose time it closed in. Only closed windows (the game's archive,
-``services.archive``) and public requests count:
-an answer in an open window is secret, and so is being asked in a card window (``engine.asked_in_secret``, B-INFO),
-which the counts would tell.
+creation). A request belongs to the tenure of the person who owed it (``player_id``; a hand-over gives the seat's
+open request to the newcomer) and whose time it closed in. Only closed windows (the game's archive,
+``services.archive``) and public requests count: an answer in an open window is secret, and so is being asked in a
+card window (``engine.asked_in_secret``, B-INFO), which the counts would tell.
 """
 
 from __future__ import annotations
