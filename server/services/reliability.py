@@ -170,13 +170,13 @@ def record(session: Session, rows: Iterable[tuple[int, _Counted]]) -> None:
             ledger.counted += len(added)
 
 
+def _counted(window: Window | archive.ClosedWindow, row: RequestRow | archive.ClosedRequest) -> _Counted:
+    return _Counted(window.opened_at, window.deadline, row.answered_at, row.defaulted, window.id)
+
+
 def counted_of(window: Window | archive.ClosedWindow, rows: Iterable[RequestRow]) -> list[tuple[int, _Counted]]:
     """The counted requests of a window being closed, as ``record`` takes them."""
-    return [
-        (row.player_id, _Counted(window.opened_at, window.deadline, row.answered_at, row.defaulted, window.id))
-        for row in rows
-        if counts(row) and row.player_id is not None
-    ]
+    return [(row.player_id, _counted(window, row)) for row in rows if counts(row) and row.player_id is not None]
 
 
 def _read(
@@ -196,8 +196,7 @@ def _read(
         for row in rows:
             if row.player_id in wanted and counts(row):
                 key = (row.player_id, game_id if per_game else None)
-                counted = _Counted(row.opened_at, row.deadline, row.answered_at, row.defaulted, row.window.id)
-                groups[key].append(counted)
+                groups[key].append(_counted(row.window, row))
     return {key: _figures(_newest(rows)[:LAST], len(rows)) for key, rows in groups.items()}
 
 
