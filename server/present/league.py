@@ -7,9 +7,13 @@ from datetime import datetime
 from typing import Any
 
 from babel import Locale
-from babel.dates import format_time
+from babel.dates import format_time, get_day_names
 
+from ..models import LANGUAGES
+from ..services import scoring
+from ..services.leagues import TABLE_SIZES
 from ..services.presets import PRESETS
+from ..services.tempo import zone_choices
 from ..text import glossary
 from ..text.i18n import DATE_LOCALES, format_when, translations
 from ..text.i18n import language as pick
@@ -139,3 +143,90 @@ def round_page(lang: str, rnd: dict[str, Any], now: datetime) -> dict[str, Any]:
         )
     played = [{**game, "status_name": status_name(lang, game["status"], "game")} for game in rnd.get("games", [])]
     return {**rnd, "status_name": status_name(lang, rnd["status"], "round"), "tables": tables, "games": played}
+
+
+def tie_break_name(lang: str, name: str) -> str:
+    """A tie-break's name in the reader's language (``scoring.TIE_BREAKS``)."""
+    t = translations(lang)
+    names = {
+        "victory_points": t.gettext("more victory points"),
+        "wins": t.gettext("more wins"),
+        "average_placement": t.gettext("better average placement"),
+        "head_to_head": t.gettext("head-to-head results"),
+    }
+    return names.get(name, name)
+
+
+def forfeit_name(lang: str, rule: str) -> str:
+    """A forfeit rule's name in the reader's language (``scoring.FORFEITS``)."""
+    t = translations(lang)
+    names = {
+        "last": t.gettext("placed last at the table"),
+        "zero": t.gettext("no points for the game"),
+        "as_played": t.gettext("scored as the game ended"),
+    }
+    return names.get(rule, rule)
+
+
+WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+def league_form(lang: str, values: dict[str, Any], error: str | None) -> dict[str, Any]:
+    """templates/league/new.html's context: every field's choices in the reader's language; ``values`` refills the
+    form after a refusal."""
+    t = translations(lang)
+    common, others = zone_choices()
+    return {
+        "values": values,
+        "error": error,
+        "languages": [(code, str(Locale.parse(code).get_display_name(code)).capitalize()) for code in LANGUAGES],
+        "common_zones": common,
+        "other_zones": others,
+        "sizes": list(range(TABLE_SIZES[0], TABLE_SIZES[1] + 1)),
+        "systems": [(s, scoring_name(lang, s)) for s in scoring.SYSTEMS],
+        "tie_breaks": [(b, tie_break_name(lang, b)) for b in scoring.TIE_BREAKS],
+        "forfeits": [(f, forfeit_name(lang, f)) for f in scoring.FORFEITS],
+        "presets": [(p.name, t.gettext(p.title)) for p in PRESETS.values()],
+    }
+
+
+def season_form(lang: str, values: dict[str, Any], zone: str, error: str | None) -> dict[str, Any]:
+    """templates/league/new_season.html's context: the weekdays in the reader's language, the league's zone."""
+    days = get_day_names("wide", locale=DATE_LOCALES[pick(lang)])
+    return {
+        "values": values,
+        "error": error,
+        "zone": zone,
+        "weekdays": [(k, days[k].capitalize()) for k in range(7)],
+    }
+
+
+def entry_rows(lang: str, entries: list[dict[str, Any]], zone: str, now: datetime) -> list[dict[str, Any]]:
+    """A season's sign-ups for its organiser: name, status, when confirmed (nothing else of them)."""
+    return [
+        {
+            "name": e["name"],
+            "status": e["status"],
+            "status_name": status_name(lang, e["status"], "entry"),
+            "confirmed": None if e.get("confirmed_at") is None else format_when(e["confirmed_at"], now, zone, lang)[0],
+            "division": e.get("division"),
+        }
+        for e in entries
+    ]
+
+
+def swap_groups(tables: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The players who may change tables, by division (each division plays at its own tables, so a swap across
+    divisions is never offered): a group only when its division sits at two tables or more."""
+    groups: dict[str, dict[str, Any]] = {}
+    for table in tables:
+        for p in table["players"]:
+            key = str(p.get("division") or "")
+            group = groups.setdefault(key, {"division": p.get("division"), "players": [], "tables": set()})
+            group["players"].append({**p, "table": table["number"]})
+            group["tables"].add(table["number"])
+    return [
+        {"division": g["division"], "players": g["players"]}
+        for key, g in sorted(groups.items(), key=lambda kv: (kv[0] == "", len(kv[0]), kv[0]))
+        if len(g["tables"]) > 1
+    ]

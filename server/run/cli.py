@@ -335,8 +335,9 @@ def league() -> None:
 @click.option("--tie-break", "tie_breaks", multiple=True, help="in order: victory_points, wins, average_placement, …")
 @click.option("--forfeit", default="last", show_default=True, help="last, zero or as_played")
 @click.option("--public", "standings_public", is_flag=True, help="standings visible to anyone with the public link")
-def league_create(**given: Any) -> None:
-    """Create a league; prints one JSON object: its id and its links' tokens (invite, organiser, public)."""
+@click.option("--json", "as_json", is_flag=True, help="print one JSON object: the id and each link's token and url")
+def league_create(as_json: bool, **given: Any) -> None:
+    """Create a league; prints its links' addresses (invite, organiser, public) and what to do next."""
     settings = _settings()
     chosen = list(given.pop("tie_breaks"))
     try:
@@ -344,10 +345,21 @@ def league_create(**given: Any) -> None:
         spec.tie_breaks = chosen or spec.tie_breaks
         with database(settings) as db:
             league_id = leagues.create_league(db, spec, now=utcnow())
-            links = {which: leagues.league_link(db, settings.secret_key, league_id, which) for which in leagues.LINKS}
+            tokens = {which: leagues.league_link(db, settings.secret_key, league_id, which) for which in leagues.LINKS}
     except ShownError as exc:
         raise click.ClickException(str(exc)) from None
-    click.echo(json.dumps({"id": league_id, "links": links}))
+    links = {k: {"token": t, "url": leagues.link_url(settings.base_url, k, t)} for k, t in tokens.items()}
+    text = "\n".join(
+        [
+            f"league {league_id} created",
+            f"organiser (its pages; keep it to yourself): {links['organiser']['url']}",
+            f"invitation (players sign up there once a season takes sign-ups): {links['invite']['url']}",
+            f"public (standings when public, calendar): {links['public']['url']}",
+            f"next: create a season (deadmail season create --league {league_id} …, or from the organiser link),"
+            " then invite players (deadmail league invite)",
+        ]
+    )
+    _league_out({"id": league_id, "links": links}, as_json, text)
 
 
 def _league_out(data: dict[str, Any], as_json: bool, text: str) -> None:
@@ -359,14 +371,20 @@ def _league_out(data: dict[str, Any], as_json: bool, text: str) -> None:
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object")
 @click.argument("addresses", nargs=-1, required=True)
 def league_invite(league_id: int, as_json: bool, addresses: tuple[str, ...]) -> None:
-    """Mail each address the league's invitation link, in the league's language."""
+    """Mail each address the league's invitation link, in the league's language (held until a season of the league
+    takes sign-ups, then mailed)."""
     try:
         with database(_settings()) as db:
             mailed = leagues.invite(db, league_id, list(addresses), utcnow())
+            held = set(leagues.held_invitations(db, league_id)) & set(mailed)
     except ShownError as exc:
         raise click.ClickException(str(exc)) from None
     text = f"league {league_id}: an invitation is on its way to " + ", ".join(mailed)
-    _league_out({"league": league_id, "invited": mailed}, as_json, text)
+    if held:
+        text = f"league {league_id}: no season takes sign-ups yet; the invitations wait until one does: " + ", ".join(
+            mailed
+        )
+    _league_out({"league": league_id, "invited": mailed, "held": bool(held)}, as_json, text)
 
 
 def _link_options(command: Callable[..., None]) -> Callable[..., None]:

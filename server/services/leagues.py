@@ -282,6 +282,8 @@ def create_season(
         )
         session.add(season)
         session.flush()
+        if signup_closes > now:
+            outbox.release_invitations(session, league_id, now)
         return season.id
 
 
@@ -680,10 +682,36 @@ def link_url(base_url: str, which: str, token: str) -> str:
 
 
 def invite(db: Database, league_id: int, addresses: list[str], now: datetime) -> list[str]:
-    """Mail each address the league's invitation link (in the league's language): a ``league_invite`` mail each,
-    to the address's player (made minimally when unknown, ``address_player``: nothing of it is shown until it
-    confirms a sign-up). The addresses mailed (checked, lower case, once each); LeagueError, nothing queued, when
-    one is not an address."""
+    """Queue for each address the league's invitation link (in the league's language): a ``league_invite`` mail
+    each, to the address's player (made minimally when unknown, ``address_player``: nothing of it is shown until it
+    confirms a sign-up). Mailed at once while a season takes sign-ups; else held (``outbox.HELD_UNTIL_SEASON``)
+    until one opens (``outbox.release_invitations``): an invitation never leads to a page saying no season is open.
+    The addresses queued (checked, lower case, once each); LeagueError, nothing queued, when one is not an address."""
+    checked = _addresses(addresses)
+    with db.session() as session:
+        league = session.get(League, league_id)
+        if league is None:
+            raise LeagueError(NO_LEAGUE, league=league_id)
+        held = not _open_for_sign_ups(session, league.id, now)
+        rows = []
+        for address in checked:
+            player = address_player(session, address)
+            prefix = f"league_invite:{league.id}:{player.id}:"
+            sent = session.execute(select(func.count()).where(Outbox.key.like(f"{prefix}%"))).scalar_one()
+            payload = {"league": league.id, "lang": league.language}
+            row = outbox.player_mail(player.id, MailKind.LEAGUE_INVITE, f"{prefix}{sent + 1}", payload, now)
+            if held:
+                row.next_attempt_at = outbox.HELD_UNTIL_SEASON
+            rows.append(row)
+        if held:
+            session.add_all(rows)
+        else:
+            outbox.add(session, rows)
+        return checked
+
+
+def _addresses(addresses: list[str]) -> list[str]:
+    """The addresses to invite: checked, lower case, once each, 1 to ``MAX_INVITES``; LeagueError else."""
     checked: list[str] = []
     for text in addresses:
         try:
@@ -696,19 +724,29 @@ def invite(db: Database, league_id: int, addresses: list[str], now: datetime) ->
         raise LeagueError(NO_ADDRESSES)
     if len(checked) > MAX_INVITES:
         raise LeagueError(TOO_MANY_INVITES, count=MAX_INVITES)
+    return checked
+
+
+def _open_for_sign_ups(session: Session, league_id: int, now: datetime) -> bool:
+    """A season of the league takes sign-ups now (its sign-up not yet closed)."""
+    found = session.execute(
+        select(Season.id)
+        .where(Season.league_id == league_id, Season.status == SeasonStatus.SIGNUP, Season.signup_closes > now)
+        .limit(1)
+    ).first()
+    return found is not None
+
+
+def held_invitations(db: Database, league_id: int) -> list[str]:
+    """The addresses whose invitation waits for a season taking sign-ups (for the league's organiser), by address."""
     with db.session() as session:
-        league = session.get(League, league_id)
-        if league is None:
-            raise LeagueError(NO_LEAGUE, league=league_id)
-        rows = []
-        for address in checked:
-            player = address_player(session, address)
-            prefix = f"league_invite:{league.id}:{player.id}:"
-            sent = session.execute(select(func.count()).where(Outbox.key.like(f"{prefix}%"))).scalar_one()
-            payload = {"league": league.id, "lang": league.language}
-            rows.append(outbox.player_mail(player.id, MailKind.LEAGUE_INVITE, f"{prefix}{sent + 1}", payload, now))
-        outbox.add(session, rows)
-        return checked
+        found = session.execute(
+            select(Player.email)
+            .join(Outbox, Outbox.player_id == Player.id)
+            .where(*outbox.held_invitations(league_id))
+            .distinct()
+        ).scalars()
+        return sorted(found)
 
 
 # --- rounds still to start (hub, calendars) ---------------------------------------------------------------------------

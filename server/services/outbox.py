@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy import Table, bindparam, delete, exists, func, select, text, update
@@ -44,6 +44,9 @@ FINAL = (OutboxStatus.SENT, OutboxStatus.SKIPPED, OutboxStatus.MERGED, OutboxSta
 THREAD_STARTERS = (MailKind.TURN, MailKind.UPDATE, MailKind.GAME_OVER, MailKind.LINK)
 #: kinds whose rows are counted to number the next one (``confirm_entry``, ``leagues.invite``): never pruned.
 COUNTED = (MailKind.LEAGUE_CONFIRM, MailKind.LEAGUE_INVITE)
+#: the ``next_attempt_at`` of a league invitation held until a season of its league takes sign-ups (never due
+#: before: ``release_invitations`` makes it due when one opens).
+HELD_UNTIL_SEASON = datetime(9999, 1, 1, tzinfo=UTC)
 #: how long a final row is kept by default (``Settings.outbox_keep_days``, ``DEADMAIL_OUTBOX_KEEP_DAYS``).
 KEEP = timedelta(days=3)
 
@@ -342,3 +345,27 @@ def prune(db: Database, now: datetime, limit: int = 1000, keep: timedelta = KEEP
         if ids:
             session.execute(delete(Outbox).where(Outbox.id.in_(ids)))
         return len(ids)
+
+
+def held_invitations(league_id: int) -> tuple[Any, ...]:
+    """The conditions of the league's invitations held until one of its seasons takes sign-ups."""
+    return (
+        Outbox.kind == MailKind.LEAGUE_INVITE,
+        Outbox.key.like(f"league_invite:{league_id}:%"),
+        Outbox.status == OutboxStatus.PENDING,
+        Outbox.next_attempt_at == HELD_UNTIL_SEASON,
+    )
+
+
+def release_invitations(session: Session, league_id: int, now: datetime) -> None:
+    """A season of the league opened for sign-ups: its held invitations are mailed (once the transaction commits)."""
+    ids = list(
+        session.execute(
+            update(Outbox)
+            .where(*held_invitations(league_id))
+            .values(next_attempt_at=now)
+            .returning(Outbox.id)
+            .execution_options(synchronize_session=False)
+        ).scalars()
+    )
+    send_after_commit(session, ids)

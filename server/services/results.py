@@ -668,6 +668,7 @@ def next_season(db: Database, season_id: int, signup_closes: datetime, now: date
         )
         session.add(created)
         session.flush()
+        outbox.release_invitations(session, season.league_id, now)  # invitations held until a season takes sign-ups
         players = _players(session, season.id)
         divisions = _moved(session, season, players, now) if season.divisions else {}
         for player_id in players:

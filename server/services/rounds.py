@@ -487,7 +487,16 @@ def season_view(db: Database, league_id: int, season_id: int) -> dict[str, Any]:
             "status": season.status,
             "rounds_count": season.rounds,
             "schedule": season.schedule,
-            "entries": [{"name": p.display_name, "status": e.status} for e, p in entries],
+            "entries": [  # what the organiser sees of a sign-up: never its address or link
+                {
+                    "name": p.display_name or str((e.applicant or {}).get("name") or ""),
+                    "status": e.status,
+                    "confirmed_at": e.confirmed_at,
+                    "division": e.division,
+                }
+                for e, p in entries
+            ],
+            "divisions": season.divisions,
             "rounds": [
                 {
                     "id": r.id,
@@ -510,6 +519,7 @@ def round_view(db: Database, league_id: int, round_id: int) -> dict[str, Any]:
         season = _in_league(session, league_id, rnd.season_id)
         seated = _seated(rnd)
         players = {p.id: p for p in session.execute(select(Player).where(Player.id.in_(seated))).scalars()}
+        division = {e.player_id: e.division for e in _entries(session, season.id)}
         day = (rnd.starts_at or rnd.started_at or utcnow()).date()
         tables = []
         for table in rnd.tables or []:
@@ -517,7 +527,15 @@ def round_view(db: Database, league_id: int, round_id: int) -> dict[str, Any]:
             masks = [fixtures.awake_hours(_quiet(p), p.timezone or "UTC", day) for p in shown]
             tables.append(
                 {
-                    "players": [{"id": p.id, "name": p.display_name, "zone": p.timezone or "UTC"} for p in shown],
+                    "players": [
+                        {
+                            "id": p.id,
+                            "name": p.display_name,
+                            "zone": p.timezone or "UTC",
+                            "division": division.get(p.id),
+                        }
+                        for p in shown
+                    ],
                     "awake": reduce(and_, masks, fixtures.ALL_DAY).bit_count(),
                 }
             )

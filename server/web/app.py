@@ -17,6 +17,7 @@ from . import (
     guard,
     invitations,
     league_organiser,
+    league_setup,
     leagues,
     logs,
     mailbox,
@@ -70,6 +71,7 @@ def create_app(settings: Settings, db: Database) -> Flask:
         chat.bp,  # POST /s/<token>/chat: table talk
         replay.bp,  # /s/<token>/replay
         organiser.bp,  # /o/…
+        league_setup.bp,  # /o/leagues: every league, a new one
         invitations.bp,  # /i/<key>: a seat offered to a substitute
         leagues.bp,  # /l/<token>: a league's sign-up, /l/confirm/<token>: its confirmation
         league_organiser.bp,  # /lo/<token>: a league's organiser pages (seasons, rounds)

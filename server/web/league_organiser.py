@@ -14,11 +14,14 @@ from flask_babel import gettext
 
 from ..models import utcnow
 from ..present import league as shown
-from ..services import rounds
+from ..services import leagues, rounds
+from ..services.errors import N_
 from ..services.inputs import small_int
+from ..services.leagues import LeagueError
 from ..services.links import organiser_token
 from ..services.rounds import RoundError
-from .access import dm, league_organiser_link, message, reader_language, say
+from . import league_forms as forms
+from .access import dm, league_organiser_link, logged_in, message, reader_language, say
 
 bp = Blueprint("league_organiser", __name__, url_prefix="/lo")
 
@@ -34,11 +37,97 @@ def _not_found(exc: RoundError) -> Any:
     return message(gettext("Not found"), say(exc), 404)
 
 
+#: the notices after a form's redirect (``?done=``).
+NOTICES = {
+    "created": N_("The league is created. Next: create its first season, then invite players."),
+    "season": N_("The season is created: it takes sign-ups now. Invite players, or share the invitation link."),
+    "invited": N_("The invitations are on their way."),
+    "held": N_("The invitations wait for a season taking sign-ups: they are mailed as soon as one opens."),
+}
+
+
+def _notice() -> str | None:
+    found = NOTICES.get(str(request.args.get("done", ""))[:12])
+    return None if found is None else gettext(found)
+
+
+def _common() -> dict[str, Any]:
+    """What every page of the league's organiser shows: the server organiser's way back to all leagues."""
+    return {"all_leagues": logged_in(), "notice": _notice()}
+
+
 @bp.get("/<token>")
 @league_organiser_link
 def league(token: str) -> Any:
     data = rounds.league_view(dm().db, g.league_id)
-    return render_template("league/organiser.html", token=token, league=shown.league_page(reader_language(), data))
+    page = shown.league_page(reader_language(), data)
+    held = leagues.held_invitations(dm().db, g.league_id)
+    return render_template("league/organiser.html", token=token, league=page, held=held, **_common())
+
+
+def _zone() -> str:
+    return str(rounds.league_view(dm().db, g.league_id)["timezone"])
+
+
+def _season_form(token: str, values: dict[str, str], error: str | None = None, status: int = 200) -> Any:
+    defaults = {"rounds": "3", "schedule": "when_over", "weekday": "0", "time": "18:00", "closes_time": "18:00"}
+    page = shown.season_form(reader_language(), defaults | values, _zone(), error)
+    return render_template("league/new_season.html", token=token, **page, **_common()), status
+
+
+@bp.get("/<token>/season/new")
+@league_organiser_link
+def new_season(token: str) -> Any:
+    return _season_form(token, {})
+
+
+@bp.post("/<token>/season/new")
+@league_organiser_link
+def create_season(token: str) -> Any:
+    """Create the league's next season (taking sign-ups); held invitations are mailed now. Then its page."""
+    given = forms.values(request.form, forms.SEASON_FIELDS)
+    try:
+        args = forms.season_args(given, _zone())
+        season_id = leagues.create_season(
+            dm().db, g.league_id, args.closes, args.rounds, args.schedule, args.rule, now=utcnow(), sizes=args.sizes
+        )
+    except LeagueError as exc:
+        return _season_form(token, given, say(exc), 400)
+    return redirect(url_for("league_organiser.season", token=token, season_id=season_id, done="season"), code=303)
+
+
+def _invite_page(token: str, text: str = "", error: str | None = None, status: int = 200) -> Any:
+    db, secret = dm().db, dm().settings.secret_key
+    signup = leagues.signup_page(db, g.league_id)["season"]
+    link = leagues.link_url(dm().settings.base_url, "invite", leagues.league_link(db, secret, g.league_id, "invite"))
+    page = {
+        "addresses": text,
+        "error": error,
+        "link": link,
+        "open": signup is not None and signup["closes"] > utcnow(),
+        "held": leagues.held_invitations(db, g.league_id),
+        "limit": leagues.MAX_INVITES,
+    }
+    return render_template("league/invite.html", token=token, **page, **_common()), status
+
+
+@bp.get("/<token>/invite")
+@league_organiser_link
+def invite_form(token: str) -> Any:
+    return _invite_page(token)
+
+
+@bp.post("/<token>/invite")
+@league_organiser_link
+def invite(token: str) -> Any:
+    """Invite the addresses: mailed while a season takes sign-ups, else held until one does."""
+    text = str(request.form.get("addresses", ""))[: forms.INVITE_LIMIT]
+    try:
+        leagues.invite(dm().db, g.league_id, forms.addresses(text), utcnow())
+    except LeagueError as exc:
+        return _invite_page(token, text, say(exc), 400)
+    done = "held" if leagues.held_invitations(dm().db, g.league_id) else "invited"
+    return redirect(url_for("league_organiser.invite_form", token=token, done=done), code=303)
 
 
 def _season(token: str, season_id: int, error: str | None = None, status: int = 200) -> Any:
@@ -46,9 +135,13 @@ def _season(token: str, season_id: int, error: str | None = None, status: int = 
         data = rounds.season_view(dm().db, g.league_id, season_id)
     except RoundError as exc:
         return _not_found(exc)
-    zone = rounds.league_view(dm().db, g.league_id)["timezone"]
+    zone = _zone()
     page = shown.season_page(reader_language(), data, zone, utcnow())
-    return render_template("league/season.html", token=token, season=page, error=error), status
+    entries = shown.entry_rows(reader_language(), data["entries"], zone, utcnow())
+    return (
+        render_template("league/season.html", token=token, season=page, entries=entries, error=error, **_common()),
+        status,
+    )
 
 
 @bp.get("/<token>/season/<int:season_id>")
@@ -80,7 +173,13 @@ def _round(token: str, round_id: int, error: str | None = None, status: int = 20
         game["id"]: url_for("organiser.organiser_game_link", token=organiser_token(secret, game["id"]))
         for game in data["games"]
     }
-    return render_template("league/round.html", token=token, rnd=page, links=links, error=error), status
+    groups = shown.swap_groups(page["tables"])
+    return (
+        render_template(
+            "league/round.html", token=token, rnd=page, links=links, groups=groups, error=error, **_common()
+        ),
+        status,
+    )
 
 
 @bp.get("/<token>/round/<int:round_id>")
@@ -107,6 +206,20 @@ def swap(token: str, round_id: int) -> Any:
     return redirect(url_for("league_organiser.round_page", token=token, round_id=round_id), code=303)
 
 
+@bp.get("/<token>/round/<int:round_id>/start")
+@league_organiser_link
+def start_page(token: str, round_id: int) -> Any:
+    """The page asking to start the round (a link or a reload of the start address): nothing is changed."""
+    try:
+        data = rounds.round_view(dm().db, g.league_id, round_id)
+    except RoundError as exc:
+        return _not_found(exc)
+    if data["status"] != "planned":
+        return redirect(url_for("league_organiser.round_page", token=token, round_id=round_id), code=303)
+    page = shown.round_page(reader_language(), data, utcnow())
+    return render_template("league/start.html", token=token, rnd=page, **_common())
+
+
 @bp.post("/<token>/round/<int:round_id>/start")
 @league_organiser_link
 def start(token: str, round_id: int) -> Any:
@@ -119,7 +232,7 @@ def start(token: str, round_id: int) -> Any:
         return _round(token, round_id, say(RoundError(rounds.STARTED)), 409)
     if str(request.form.get("confirm", ""))[:4] != "1":
         page = shown.round_page(reader_language(), data, utcnow())
-        return render_template("league/start.html", token=token, rnd=page)
+        return render_template("league/start.html", token=token, rnd=page, **_common())
     try:
         rounds.start(dm().db, round_id, utcnow())
     except RoundError as exc:

@@ -360,12 +360,16 @@ def test_the_signup_season_is_the_latest_taking_sign_ups(embedded: Stack) -> Non
 
 def test_league_and_season_create_on_the_command_line(stack: Stack) -> None:
     env = cli_env(stack)
-    made = run(env, "league", "create", "--name", "Tuesday", "--size", "4", "--tie-break", "wins", "--preset", "week")
+    given = ("league", "create", "--name", "Tuesday", "--size", "4", "--tie-break", "wins", "--preset", "week")
+    made = run(env, *given, "--json")
     assert made.exit_code == 0, made.output
     created = json.loads(made.output)
     assert set(created["links"]) == {"invite", "organiser", "public"}
     key = stack.settings.secret_key
-    assert leagues.open_league(stack.db, key, "invite", created["links"]["invite"]) == created["id"]
+    assert leagues.open_league(stack.db, key, "invite", created["links"]["invite"]["token"]) == created["id"]
+    base = stack.settings.base_url
+    for kind, path in (("invite", "/l/"), ("organiser", "/lo/"), ("public", "/ls/")):
+        assert created["links"][kind]["url"] == f"{base}{path}{created['links'][kind]['token']}"
     with stack.db.session() as session:
         stored = session.get(League, created["id"])
         assert stored is not None and (stored.table_size, stored.tie_breaks, stored.preset) == (4, ["wins"], "week")
