@@ -511,6 +511,13 @@ def season_view(db: Database, league_id: int, season_id: int) -> dict[str, Any]:
         }
 
 
+def divisions(db: Database, season_id: int) -> dict[int, str | None]:
+    """The division of each confirmed player of the season (None: none), by player id: the organiser's round page
+    shows them before the first game (the seating places them, ``results.place_divisions``)."""
+    with db.session() as session:
+        return {e.player_id: e.division for e in _entries(session, season_id)}
+
+
 def round_view(db: Database, league_id: int, round_id: int) -> dict[str, Any]:
     """A round of the league: its tables (players' ``id``, ``name``, ``zone``; the hours all are awake on the
     round's day), and once started its games (``id``, ``title``, ``status``)."""
@@ -519,7 +526,6 @@ def round_view(db: Database, league_id: int, round_id: int) -> dict[str, Any]:
         season = _in_league(session, league_id, rnd.season_id)
         seated = _seated(rnd)
         players = {p.id: p for p in session.execute(select(Player).where(Player.id.in_(seated))).scalars()}
-        division = {e.player_id: e.division for e in _entries(session, season.id)}
         day = (rnd.starts_at or rnd.started_at or utcnow()).date()
         tables = []
         for table in rnd.tables or []:
@@ -527,15 +533,7 @@ def round_view(db: Database, league_id: int, round_id: int) -> dict[str, Any]:
             masks = [fixtures.awake_hours(_quiet(p), p.timezone or "UTC", day) for p in shown]
             tables.append(
                 {
-                    "players": [
-                        {
-                            "id": p.id,
-                            "name": p.display_name,
-                            "zone": p.timezone or "UTC",
-                            "division": division.get(p.id),
-                        }
-                        for p in shown
-                    ],
+                    "players": [{"id": p.id, "name": p.display_name, "zone": p.timezone or "UTC"} for p in shown],
                     "awake": reduce(and_, masks, fixtures.ALL_DAY).bit_count(),
                 }
             )

@@ -81,11 +81,10 @@ def closes_at(day: str, clock: str, zone: str) -> datetime:
     """The sign-up's close, a day (YYYY-MM-DD) and a time (HH:MM) in the league's ``zone``, in UTC."""
     if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", day) or not re.fullmatch(r"\d{2}:\d{2}", clock):
         raise LeagueError(BAD_CLOSES)
-    try:
-        local = datetime.fromisoformat(f"{day}T{clock}")
-    except ValueError:
+    try:  # (a day at the edge of the calendar can fall outside it once moved to UTC)
+        return datetime.fromisoformat(f"{day}T{clock}").replace(tzinfo=ZoneInfo(zone)).astimezone(UTC)
+    except (ValueError, OverflowError):
         raise LeagueError(BAD_CLOSES) from None
-    return local.replace(tzinfo=ZoneInfo(zone)).astimezone(UTC)
 
 
 def season_args(given: dict[str, str], zone: str) -> SeasonArgs:

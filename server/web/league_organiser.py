@@ -162,12 +162,21 @@ def plan(token: str, season_id: int) -> Any:
     return redirect(url_for("league_organiser.round_page", token=token, round_id=round_id), code=303)
 
 
+def _round_shown(data: dict[str, Any]) -> dict[str, Any]:
+    """The round as its pages show it, each player with their division (placed when the round was planned)."""
+    placed = rounds.divisions(dm().db, data["season_id"])
+    for table in data["tables"]:
+        for player in table["players"]:
+            player["division"] = placed.get(player["id"])
+    return shown.round_page(reader_language(), data, utcnow())
+
+
 def _round(token: str, round_id: int, error: str | None = None, status: int = 200) -> Any:
     try:
         data = rounds.round_view(dm().db, g.league_id, round_id)
     except RoundError as exc:
         return _not_found(exc)
-    page = shown.round_page(reader_language(), data, utcnow())
+    page = _round_shown(data)
     secret = dm().settings.secret_key
     links = {
         game["id"]: url_for("organiser.organiser_game_link", token=organiser_token(secret, game["id"]))
@@ -216,8 +225,7 @@ def start_page(token: str, round_id: int) -> Any:
         return _not_found(exc)
     if data["status"] != "planned":
         return redirect(url_for("league_organiser.round_page", token=token, round_id=round_id), code=303)
-    page = shown.round_page(reader_language(), data, utcnow())
-    return render_template("league/start.html", token=token, rnd=page, **_common())
+    return render_template("league/start.html", token=token, rnd=_round_shown(data), **_common())
 
 
 @bp.post("/<token>/round/<int:round_id>/start")
@@ -231,8 +239,7 @@ def start(token: str, round_id: int) -> Any:
     if data["status"] != "planned":
         return _round(token, round_id, say(RoundError(rounds.STARTED)), 409)
     if str(request.form.get("confirm", ""))[:4] != "1":
-        page = shown.round_page(reader_language(), data, utcnow())
-        return render_template("league/start.html", token=token, rnd=page, **_common())
+        return render_template("league/start.html", token=token, rnd=_round_shown(data), **_common())
     try:
         rounds.start(dm().db, round_id, utcnow())
     except RoundError as exc:
