@@ -224,6 +224,11 @@ def _league_season(live: Live, urls: dict[str, str]) -> None:
     urls["league-round-planned"] = f"{organiser}/round/{second}"
     urls["league-round-started"] = f"{organiser}/round/{first}"
     urls["league-results"] = f"{organiser}/season/{season_id}/results"
+    urls["league-season-new"] = f"{organiser}/season/new"
+    urls["league-invite"] = f"{organiser}/invite"
+    urls["league-start-page"] = f"{organiser}/round/{second}/start"
+    urls["leagues"] = "/o/leagues"
+    urls["league-new"] = "/o/leagues/new"
     urls["league-public"] = f"/ls/{leagues.league_link(db, key, league_id, 'public')}"
     with db.session() as session:
         player = session.get(Player, ids[0])
@@ -314,7 +319,12 @@ PAGES = {
     "invitation": 200,
     "league-signup": 200,
     "league-confirm": 200,
+    "leagues": 200,
+    "league-new": 200,
     "league-organiser": 200,
+    "league-season-new": 200,
+    "league-invite": 200,
+    "league-start-page": 200,
     "league-season": 200,
     "league-round-planned": 200,
     "league-start-confirm": 200,
