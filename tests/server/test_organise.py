@@ -23,7 +23,7 @@ from engine.bots import RandomBot
 from server.db import Database
 from server.mail.replies import receive
 from server.models import Game, OrganiserSession, Outbox, Player, RequestRow, Seat, SeatTenure
-from server.services import games, organise, reminders, reply_address, turns
+from server.services import games, organise, reminders, reply_address, substitutes, turns
 from server.services.links import LinkError, organiser_token, read_organiser_token, read_token, seat_token
 from server.web import organiser as organiser_pages
 from server.web.app import create_app
@@ -796,3 +796,25 @@ def test_the_create_form_takes_the_organisers_email(organiser: Stack) -> None:
     assert row.id in tasks.mails  # queued with the game's other mail
     assert post(organiser, "/o/new", {"players": "bot\nbot\nbot", "deadline": "24h"}).status_code == 201
     assert len(organiser_mails(organiser.db)) == 1
+
+
+def _zones(db: Database) -> dict[str, str]:
+    with db.session() as session:
+        return {email: zone for email, zone in session.execute(sa.select(Player.email, Player.timezone))}
+
+
+def test_people_new_to_the_server_get_the_games_time_zone_and_known_people_keep_theirs(stack: Stack) -> None:
+    """Issue 25: a player the organiser adds, whom the server did not know, sees the game's times in the game's zone
+    (the organiser's choice), not in UTC, until they choose their own; a known player's own zone is kept."""
+    with stack.db.session() as session:
+        session.add(Player(email="kim@example.org", display_name="Kim", timezone="Asia/Tokyo"))
+    players = [games.parse_player(p) for p in ("Ann <ann@example.org>", "Kim <kim@example.org>", "bot")]
+    spec = games.GameSpec(players=players, seed=7, timezone="Europe/Rome", organiser_email="oz@example.org")
+    created = games.create_game(stack.db, spec, now=T0)
+    zones = _zones(stack.db)
+    assert zones == {"ann@example.org": "Europe/Rome", "kim@example.org": "Asia/Tokyo", "oz@example.org": "Europe/Rome"}
+    # a newcomer replacing a seat, and a substitute the seat is offered to, are in the game's zone too
+    organise.replace_seat(stack.db, created.game_id, "blue", player=games.PlayerSpec(name="Dee", email="dee@x.org"))
+    substitutes.offer(stack.db, created.game_id, "red", to=games.PlayerSpec(name="Eve", email="eve@x.org"))
+    zones = _zones(stack.db)
+    assert zones["dee@x.org"] == "Europe/Rome" and zones["eve@x.org"] == "Europe/Rome"
