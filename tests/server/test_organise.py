@@ -609,8 +609,8 @@ def test_create_a_game_with_the_form(organiser: Stack) -> None:
         "avoid_quiet_hours": "1",
     }
     reply = post(organiser, "/o/new", form)
-    page = reply.get_data(as_text=True)
-    assert reply.status_code == 201, page
+    assert reply.status_code == 303, reply.get_data(as_text=True)
+    page = organiser.client.get(reply.headers["Location"]).get_data(as_text=True)
     with organiser.db.session() as session:
         game = session.execute(sa.select(Game)).scalar_one()
         assert game.title == "Friday <b>night</b>"
@@ -628,6 +628,42 @@ def test_create_a_game_with_the_form(organiser: Stack) -> None:
     path = link.group(1).removeprefix(organiser.settings.base_url)
     assert other.get(path).status_code == 303
     assert other.get(f"/o/games/{game_id}").status_code == 200
+
+
+def _counts(db: Database) -> tuple[int, int]:
+    with db.session() as session:
+        made = session.execute(sa.select(sa.func.count(Game.id))).scalar_one()
+        return made, session.execute(sa.select(sa.func.count(Outbox.id))).scalar_one()
+
+
+def test_creating_redirects_to_the_created_page_which_a_reload_never_creates_again(organiser: Stack) -> None:
+    """Issue 25: the form's POST answers 303 to the created page (POST/redirect/GET); reloading it, or going back to
+    it, creates no other game and mails nobody again. It shows the links to copy to the organiser only (logged in,
+    or this game's organiser session), and no cache keeps it."""
+    tasks = app_tasks(organiser)
+    reply = post(organiser, "/o/new", {"players": "Ann <ann@example.org>\nbob@example.org\nbot"})
+    assert reply.status_code == 303 and reply.get_data(as_text=True).count("/s/") == 0
+    with organiser.db.session() as session:
+        game_id = session.execute(sa.select(Game.id)).scalar_one()
+    assert reply.headers["Location"] == f"/o/games/{game_id}/created"
+    made, mails = _counts(organiser.db)
+    queued = list(tasks.mails)
+    assert made == 1 and mails == len(queued) > 0
+    for _ in range(2):  # the page, then a reload
+        page = organiser.client.get(reply.headers["Location"])
+        assert page.status_code == 200 and page.headers["Cache-Control"] == "no-store"
+        text = page.get_data(as_text=True)
+        assert f"Game {game_id} is created" in text and len(re.findall(r'value="http://deadmail.test/s/', text)) == 2
+        assert "/o/link/" in text
+    assert _counts(organiser.db) == (1, mails) and tasks.mails == queued
+    # nobody else sees it: a visitor is sent to log in, another game's organiser session is too
+    stranger = organiser.app.test_client()
+    assert stranger.get(reply.headers["Location"]).status_code == 302
+    other = create_tagged(organiser.db, 3, seed=8)
+    stranger.get(f"/o/link/{organiser_token(organiser.settings.secret_key, other.game_id)}")
+    assert stranger.get(f"/o/games/{other.game_id}/created").status_code == 200
+    assert stranger.get(reply.headers["Location"]).status_code == 302
+    assert organiser.client.get("/o/games/999999/created").status_code == 404
 
 
 @pytest.mark.parametrize(
@@ -791,10 +827,10 @@ def test_the_create_form_takes_the_organisers_email(organiser: Stack) -> None:
     assert 'name="organiser_email"' in organiser.client.get("/o/new").get_data(as_text=True)
     form = {"players": "bot\nbot\nbot", "deadline": "24h", "organiser_email": "oz@x.org"}
     reply = post(organiser, "/o/new", form)
-    assert reply.status_code == 201, reply.get_data(as_text=True)
+    assert reply.status_code == 303, reply.get_data(as_text=True)
     (row,) = organiser_mails(organiser.db)
     assert row.id in tasks.mails  # queued with the game's other mail
-    assert post(organiser, "/o/new", {"players": "bot\nbot\nbot", "deadline": "24h"}).status_code == 201
+    assert post(organiser, "/o/new", {"players": "bot\nbot\nbot", "deadline": "24h"}).status_code == 303
     assert len(organiser_mails(organiser.db)) == 1
 
 
