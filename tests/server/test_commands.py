@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import http.cookiejar
 import json
 import re
 import subprocess
@@ -80,6 +81,9 @@ def test_demo_auto_plays_a_whole_game_and_prints_one_json_line(tmp_path: Path) -
     assert result["windows"] > 10
     assert 0 <= result["latency_median_s"] <= result["latency_p95_s"]
     assert result["up"] is None  # no deadmail up was running: it served the game itself
+    # issue 25: a link to watch the game (its organiser page), on the server the demo started
+    assert re.search(r"watch it: http://127\.0\.0\.1:\d+/o/link/\S+\n", done.stderr), done.stderr
+    assert "/s/" not in done.stderr  # no seat's link
 
 
 def _rate_left(url: str) -> int:
@@ -122,6 +126,12 @@ def test_demo_auto_plays_against_the_running_deadmail_up_and_its_mail_stays_out_
         result = json.loads(done.stdout)
         assert result["status"] == "over" and result["up"] == url
         assert f"answering over HTTP at the running deadmail up at {url}" in done.stderr
+        # issue 25: the link to watch it opens the game's organiser page on the running deadmail up
+        watch = re.search(r"watch it: (\S+)\n", done.stderr)
+        assert watch is not None and watch.group(1).startswith(f"{url}/o/link/"), done.stderr
+        browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+        with browser.open(watch.group(1), timeout=5) as reply:
+            assert reply.url == f"{url}/o/games/{result['game']}" and "Players and their links" in reply.read().decode()
         assert "Warm shutdown" not in done.stderr  # it started no worker of its own
         assert _rate_left(url) == before - 1  # the bots came from addresses of their own, not the player's
         bot_mail = [p for p in (data / "mail").glob("*.eml") if "@demo.invalid" in p.read_text()]
