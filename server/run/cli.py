@@ -82,7 +82,8 @@ def up(host: str, port: int) -> None:
         ) from exc
     click.echo("starting the worker …", err=True)
     worker = Supervised(settings)
-    signal.signal(signal.SIGTERM, _interrupt)  # stopped by a service manager: like Ctrl+C, the worker too
+    for stopped_by in (signal.SIGTERM, signal.SIGHUP):  # a service manager, a closed terminal: like Ctrl+C
+        signal.signal(stopped_by, _interrupt)
     announced = announce_up(settings, local_url(host, port))  # ``deadmail demo --auto`` plays here
     try:
         click.echo(f"deadmail is running at http://{host}:{port}/  (links use {settings.base_url})")
@@ -94,12 +95,14 @@ def up(host: str, port: int) -> None:
         )
         click.echo("create a game to play:  deadmail demo --email you@example.org      stop: Ctrl+C")
         sys.stdout.flush()
-        server.run()
-    except KeyboardInterrupt:
-        click.echo("stopping …", err=True)
+        server.run()  # until Ctrl+C (waitress stops its threads and returns)
     finally:
+        for stopped_by in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # stopping: a second Ctrl+C waits for it
+            signal.signal(stopped_by, signal.SIG_IGN)
         withdraw_up(announced)
         worker.stop()
+        server.close()
+        click.echo("stopped", err=True)
 
 
 def _interrupt(_signum: int, _frame: object) -> None:
