@@ -12,8 +12,7 @@ import os
 import threading
 import uuid
 from pathlib import Path
-from queue import Empty
-from time import monotonic, sleep
+from time import monotonic
 from typing import Any
 
 from kombu.exceptions import ChannelError
@@ -48,18 +47,18 @@ stopping = threading.Event()
 class Transport(filesystem.Transport):
     Channel = Channel
 
-    def drain_events(self, connection: Any, timeout: float | None = None) -> None:
-        """kombu's polling loop (deliver one message, or wait ``polling_interval`` and try again until ``timeout``),
-        which ends, delivering nothing more, once the worker is ``stopping``."""
+    def drain_events(self, connection: Any, timeout: Any = None) -> Any:  # type: ignore[override]
+        """kombu's polling (deliver a message, or wait ``polling_interval`` and look again until ``timeout``), one
+        poll at a time, so that it ends, delivering nothing more, as soon as the worker is ``stopping``."""
+        step = self.polling_interval or 0.1
         started = monotonic()
         while not stopping.is_set():
+            left = step if timeout is None else min(step, timeout - (monotonic() - started))
             try:
-                self.cycle.get(self._deliver, timeout=timeout)
-                return
-            except Empty:
+                return super().drain_events(connection, timeout=max(left, 0.001))
+            except TimeoutError:
                 if timeout is not None and monotonic() - started >= timeout:
-                    break
-                sleep(self.polling_interval or 0)
+                    raise
         raise TimeoutError()
 
     @property
