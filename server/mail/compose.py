@@ -536,8 +536,8 @@ class Composer:
         if mine is not None:
             place = {"rank": mine["rank"], "points": shown_standings.number(self.lang, mine["points"])}
             said = self.t.ngettext(
-                "You finished in place %(rank)s with %(points)s point.",
-                "You finished in place %(rank)s with %(points)s points.",
+                "You finished in place %(rank)s with %(points)s league point.",
+                "You finished in place %(rank)s with %(points)s league points.",
                 shown_standings.plural_of(mine["points"]),
             )
             draft.notes.append(said % place)

@@ -18,7 +18,7 @@ from .seat import game_label, ordinal
 
 
 def result_text(lang: str, game: HubGame) -> str:
-    """ "2nd of 5, 31 points" (or "shared 1st of 4 …")."""
+    """ "2nd of 5, 31 victory points" (or "shared 1st of 4 …"): the game's points, never a league's."""
     t = translations(lang)
     result = game.result
     if result is None:
@@ -27,7 +27,7 @@ def result_text(lang: str, game: HubGame) -> str:
     place = (t.gettext("shared %(place)s of %(count)s") if result.shared else t.gettext("%(place)s of %(count)s")) % (
         words
     )
-    points = t.ngettext("%(num)d point", "%(num)d points", result.points) % {"num": result.points}
+    points = t.ngettext("%(num)d victory point", "%(num)d victory points", result.points) % {"num": result.points}
     return f"{place}, {points}"
 
 

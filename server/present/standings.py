@@ -57,7 +57,7 @@ def tables(lang: str, table: Standings, games_url: Callable[[int], str] | None =
 
 
 def lines(lang: str, table: Standings) -> list[str]:
-    """The standings as lines of text (a mail): a title per division, then "rank. name: points (games)"."""
+    """The standings as lines of text (a mail): a title per division, then "rank. name: N league points (games)"."""
     t = translations(lang)
     out = []
     for shown in tables(lang, table):
@@ -66,8 +66,8 @@ def lines(lang: str, table: Standings) -> list[str]:
             games = t.ngettext("%(num)d game", "%(num)d games", row["games"]) % {"num": row["games"]}
             out.append(
                 t.ngettext(
-                    "%(rank)s. %(name)s: %(points)s point (%(games)s)",
-                    "%(rank)s. %(name)s: %(points)s points (%(games)s)",
+                    "%(rank)s. %(name)s: %(points)s league point (%(games)s)",
+                    "%(rank)s. %(name)s: %(points)s league points (%(games)s)",
                     plural_of(row["points"]),
                 )
                 % {"rank": row["rank"], "name": row["name"], "points": row["points_text"], "games": games}
@@ -76,11 +76,17 @@ def lines(lang: str, table: Standings) -> list[str]:
 
 
 def round_lines(lang: str, games: list[tuple[int, list[Placed]]]) -> list[str]:
-    """The reader's games of a round: "Game N: 1. Ann (12), 2. Bob (9), …"."""
+    """The reader's games of a round: "Game N: 1. Ann (12 victory points), 2. Bob (9 victory points), …"."""
     t = translations(lang)
+
+    def one(p: Placed) -> str:
+        said = t.ngettext(
+            "%(place)s. %(name)s (%(num)d victory point)", "%(place)s. %(name)s (%(num)d victory points)", p.points
+        )
+        return said % {"place": p.place, "name": p.name, "num": p.points}
+
     return [
-        t.gettext("Game %(game)s: %(places)s")
-        % {"game": game_id, "places": ", ".join(f"{p.place}. {p.name} ({p.points})" for p in placed)}
+        t.gettext("Game %(game)s: %(places)s") % {"game": game_id, "places": ", ".join(one(p) for p in placed)}
         for game_id, placed in games
     ]
 

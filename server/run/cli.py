@@ -29,7 +29,7 @@ from ..services.links import LinkError, mailbox_token
 from ..services.seats import rotate_link
 from ..services.tempo import check_timezone, parse_duration, parse_play_hours
 from ..web.app import create_app
-from .demo import run_auto
+from .demo import player_name, run_auto
 from .migrate import upgrade
 from .processes import Supervised, announce_up, local_url, private_umask, running_up, withdraw_up
 from .queue import Queue
@@ -82,7 +82,8 @@ def up(host: str, port: int) -> None:
         ) from exc
     click.echo("starting the worker …", err=True)
     worker = Supervised(settings)
-    signal.signal(signal.SIGTERM, _interrupt)  # stopped by a service manager: like Ctrl+C, the worker too
+    for stopped_by in (signal.SIGTERM, signal.SIGHUP):  # a service manager, a closed terminal: like Ctrl+C
+        signal.signal(stopped_by, _interrupt)
     announced = announce_up(settings, local_url(host, port))  # ``deadmail demo --auto`` plays here
     try:
         click.echo(f"deadmail is running at http://{host}:{port}/  (links use {settings.base_url})")
@@ -94,12 +95,14 @@ def up(host: str, port: int) -> None:
         )
         click.echo("create a game to play:  deadmail demo --email you@example.org      stop: Ctrl+C")
         sys.stdout.flush()
-        server.run()
-    except KeyboardInterrupt:
-        click.echo("stopping …", err=True)
+        server.run()  # until Ctrl+C (waitress stops its threads and returns)
     finally:
+        for stopped_by in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):  # stopping: a second Ctrl+C waits for it
+            signal.signal(stopped_by, signal.SIG_IGN)
         withdraw_up(announced)
         worker.stop()
+        server.close()
+        click.echo("stopped", err=True)
 
 
 def _interrupt(_signum: int, _frame: object) -> None:
@@ -272,12 +275,12 @@ def game_link(game_id: int, colour: str, rotate: bool) -> None:
 
 @main.command()
 @click.option("--email", default="you@example.org", show_default=True, help="your e-mail: the mail goes there")
-@click.option("--name", default="You", show_default=True)
+@click.option("--name", default=None, help="your name at the table  [default: from your address, or Player]")
 @click.option("--players", default=4, show_default=True, type=click.IntRange(3, 6))
 @click.option("--auto", is_flag=True, help="play a whole game of bots through HTTP, broker, worker and database")
 @click.option("--deadline", default="5s", show_default=True, help="with --auto: every request's deadline")
 @click.option("--seed", type=int, default=None)
-def demo(email: str, name: str, players: int, auto: bool, deadline: str, seed: int | None) -> None:
+def demo(email: str, name: str | None, players: int, auto: bool, deadline: str, seed: int | None) -> None:
     """Start a game against bots at once (or, with --auto, watch bots play one through the whole system)."""
     settings = _settings()
     if auto:
@@ -289,7 +292,7 @@ def demo(email: str, name: str, players: int, auto: bool, deadline: str, seed: i
         click.echo(json.dumps(played))
         return
     spec = games.GameSpec(
-        players=[games.PlayerSpec(name=name, email=email.lower())]
+        players=[games.PlayerSpec(name=name or player_name(email), email=email.lower())]
         + [games.PlayerSpec(bot="sensible") for _ in range(players - 1)],
         seed=seed,
     )
@@ -302,7 +305,10 @@ def demo(email: str, name: str, players: int, auto: bool, deadline: str, seed: i
     click.echo(f"game {created.game_id}: you play against {players - 1} bots. Open your seat:\n\n    {link}\n")
     if running_up(settings) is None:
         click.echo("deadmail up is not running on this data folder: start it (deadmail up) to open the link")
-    click.echo(f"your mail is also written to {settings.mail_dir}")
+    if settings.smtp_url:
+        click.echo(f"your mail is sent to {email.lower()}")
+    else:  # the page ``deadmail up`` prints: the mail written to files, read in the browser
+        click.echo(f"your mail: {settings.base_url}/mail/{mailbox_token(settings.secret_key)}")
 
 
 def _options(pairs: tuple[str, ...]) -> dict[str, Any]:

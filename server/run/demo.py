@@ -14,6 +14,7 @@ from __future__ import annotations
 import http.client
 import itertools
 import json
+import re
 import secrets
 import socket
 import statistics
@@ -34,15 +35,29 @@ from ..db import Database
 from ..mail.folder import DEMO_DOMAIN
 from ..models import Game, Window
 from ..services import archive, games, turns
-from ..services.links import read_token
+from ..services.links import organiser_token, read_token
 from ..services.tempo import parse_duration
 from ..web.app import create_app
 from .migrate import upgrade
 from .processes import running_up, start_worker, stop
 from .queue import Queue
 
+#: the name of a demo's player whose address says nothing better (``player_name``).
+PLAYER = "Player"
+#: local parts of an address that are no one's name ("you@example.org" must not greet "Hello You,").
+NOT_NAMES = {"you", "me", "player", "test", "user", "demo"}
+
 #: the longest a bot waits when the server says "too many requests" (seconds)
 MAX_WAIT = 30.0
+
+
+def player_name(email: str) -> str:
+    """The name of ``deadmail demo``'s player, from their address: "ann.smith@example.org" plays as "Ann Smith";
+    an address that names nobody ("you@example.org") as "Player". Mails greet them by it and the story tells of them
+    in the third person ("Ann Smith (Red) rolls …"), so it is never a pronoun."""
+    words = [word for word in re.split(r"[^A-Za-z]+", email.partition("@")[0]) if word]
+    name = " ".join(word.capitalize() for word in words)[:40]
+    return PLAYER if not name or name.lower() in NOT_NAMES else name
 
 
 def _free_port() -> int:
@@ -145,6 +160,13 @@ class Table:
             self.answered.add((bot.token, number))
 
 
+def watch_link(settings: Settings, game_id: int) -> str:
+    """Where to watch a demo's game: its organiser link, which opens the game's organiser page in a browser: the
+    board as a spectator sees it (no hand, no secret answer), who owes what, and the replay at the end. No seat's link
+    is printed: the bots' own links stay behind that page, for whoever ran the demo."""
+    return f"{settings.base_url}/o/link/{organiser_token(settings.secret_key, game_id)}"
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
@@ -243,6 +265,9 @@ def run_auto(
         if progress is not None:
             where = f"the running deadmail up at {up}" if up else url
             print(f"game {created.game_id}: {players} bots answering over HTTP at {where}", file=progress, flush=True)
+            print(f"watch it: {watch_link(settings, created.game_id)}", file=progress, flush=True)
+            if not up:
+                print("(this server stops with the demo: run deadmail up first to keep watching)", file=progress)
         bots = []
         seats = games.seat_links(db, created.game_id, settings.secret_key, settings.base_url)
         for seat, source in zip(seats, _sources(url, players), strict=True):

@@ -123,7 +123,9 @@ def start_worker(settings: Settings, beat: bool = True, loglevel: str = "warning
     ]
     if beat:
         args += ["-B", "-s", str(settings.data_dir / "beat-schedule")]
-    return subprocess.Popen(args, env=env, stdout=sys.stderr)  # stdout stays for the command's own output
+    # stdout stays for the command's own output; a process group of its own: a Ctrl+C in the terminal reaches the
+    # command only, which stops the worker (``stop``) and says so
+    return subprocess.Popen(args, env=env, stdout=sys.stderr, process_group=0)
 
 
 def stop(process: subprocess.Popen[bytes]) -> None:

@@ -311,16 +311,23 @@ def colours_for(count: int) -> list[str]:
 # --- creating and describing games ------------------------------------------------------------------------------
 
 
-def find_or_create_player(session: Session, spec: PlayerSpec) -> Player:
+def find_or_create_player(session: Session, spec: PlayerSpec, timezone: str = "UTC") -> Player:
+    """The player of the address; one the server does not know yet is made, in ``timezone`` (the game's: they see
+    its times there until they choose their own)."""
     assert spec.email is not None
     player = session.execute(select(Player).where(Player.email == spec.email)).scalar_one_or_none()
     if player is None:
-        player = Player(email=spec.email, display_name=spec.name or spec.email)
+        player = Player(email=spec.email, display_name=spec.name or spec.email, timezone=timezone)
         session.add(player)
         session.flush()
     elif not player.display_name:  # made by an unconfirmed sign-up (``leagues.address_player``): nobody named it
         player.display_name = spec.name or spec.email
     return player
+
+
+def zone_of(game: Game) -> str:
+    """The game's time zone (the organiser's choice; UTC when none was given)."""
+    return str((game.tempo or {}).get("timezone") or "UTC")
 
 
 @dataclass(frozen=True)
@@ -379,12 +386,13 @@ def create_in(
     session.add(game)
     session.flush()
     for i, (colour, pspec) in enumerate(zip(colours, spec.players, strict=True)):
-        player = None if pspec.bot else find_or_create_player(session, pspec)
+        player = None if pspec.bot else find_or_create_player(session, pspec, spec.timezone)
         session.add(Seat(game=game, position=i, colour=colour, player=player, bot=pspec.bot))
     session.flush()
     open_windows(session, game, eng, events_before=0, now=now)
     if spec.organiser_email:  # the organiser's link, by mail
-        player = find_or_create_player(session, PlayerSpec(name=spec.organiser_name, email=spec.organiser_email))
+        organiser = PlayerSpec(name=spec.organiser_name, email=spec.organiser_email)
+        player = find_or_create_player(session, organiser, spec.timezone)
         row = outbox.player_mail(player.id, MailKind.ORGANISER, f"organiser:{game.id}", {}, now)
         row.game_id = game.id
         outbox.add(session, [row])

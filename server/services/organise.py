@@ -38,7 +38,7 @@ from ..models import (
 from . import archive, autopilot, outbox, reliability, tenures, turns
 from .engines import CACHE
 from .errors import N_, ShownError
-from .games import PlayerSpec, find_or_create_player
+from .games import PlayerSpec, find_or_create_player, zone_of
 from .seats import open_window, owed_requests, revoke_links, standing_order
 from .tempo import closes_decided_votes
 from .turns import BOT_KINDS
@@ -273,7 +273,7 @@ def _check_replacement(bot: str | None, player: PlayerSpec | None) -> None:
 
 def _newcomer(session: Session, game: Game, seat: Seat, player: PlayerSpec) -> Player | None:
     """The person taking the seat; None when they already play it. OrganiseError when they play another seat."""
-    newcomer = find_or_create_player(session, player)
+    newcomer = find_or_create_player(session, player, zone_of(game))
     if seat.player_id == newcomer.id:
         return None
     refuse_if_seated(session, game, newcomer.email)

@@ -29,7 +29,7 @@ from ..db import Database
 from ..models import Game, GameStatus, Invitation, MailKind, Player, Seat, utcnow
 from . import organise, outbox
 from .errors import N_, ShownError
-from .games import PlayerSpec, find_or_create_player, person
+from .games import PlayerSpec, find_or_create_player, person, zone_of
 from .links import LinkError
 
 log = logging.getLogger("deadmail.substitutes")
@@ -75,7 +75,7 @@ def offer(db: Database, game_id: int, colour: str, now: datetime | None = None, 
         session.add(invitation)
         session.flush()
         if to is not None:
-            guest = find_or_create_player(session, to)
+            guest = find_or_create_player(session, to, zone_of(game))
             row = outbox.player_mail(
                 guest.id, MailKind.INVITATION, f"invitation:{invitation.id}", {"invitation": invitation.id}, now
             )

@@ -589,7 +589,9 @@ def _votes_revealed(s: _Say, e: Event, you: bool) -> str:
     for voter, choice in (e.get("votes") or {}).items():
         n = int(weights.get(voter) or 0)
         values = {"voter": s.whom(voter), "colour": s.whom(choice), "num": n}
-        if choice is None:
+        if choice is None and s.reader is not None and voter == s.reader:  # "you abstains" is not English
+            ballots.append(s.t.ngettext("you abstain (%(num)d vote)", "you abstain (%(num)d votes)", n) % values)
+        elif choice is None:
             ballots.append(
                 s.t.ngettext("%(voter)s abstains (%(num)d vote)", "%(voter)s abstains (%(num)d votes)", n) % values
             )

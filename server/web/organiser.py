@@ -140,13 +140,23 @@ def create() -> Any:
         created = games.create_game(dm().db, spec)
     except games.GameError as exc:
         return render_template("organiser/new.html", **shown.new_game_form(reader_language(), values, say(exc))), 400
+    return redirect(url_for("organiser.created_page", game_id=created.game_id), code=303)
+
+
+@bp.get("/games/<int:game_id>/created")
+@organiser_required
+def created_page(game_id: int) -> Any:
+    """What a new game gives its organiser: their organiser link and the seats' links to pass on. The creating form
+    is redirected here (POST/redirect/GET): reloading this page, or going back and forth, creates nothing. Like every
+    organiser page, only for the organiser logged in or this game's organiser session, and never cached."""
+    try:
+        organise.game_zone(dm().db, game_id)  # the game exists
+    except organise.OrganiseError:
+        abort(404)
     s = dm().settings
-    link = (
-        f"{s.base_url}{url_for('organiser.organiser_game_link', token=organiser_token(s.secret_key, created.game_id))}"
-    )
-    seats = shown.seats(reader_language(), games.seat_links(dm().db, created.game_id, s.secret_key, s.base_url))
-    page = render_template("organiser/created.html", game_id=created.game_id, organiser_link=link, seats=seats)
-    return page, 201
+    link = f"{s.base_url}{url_for('organiser.organiser_game_link', token=organiser_token(s.secret_key, game_id))}"
+    seats = shown.seats(reader_language(), games.seat_links(dm().db, game_id, s.secret_key, s.base_url))
+    return render_template("organiser/created.html", game_id=game_id, organiser_link=link, seats=seats)
 
 
 # --- one game ------------------------------------------------------------------------------------------------------

@@ -364,6 +364,20 @@ def answer_by_clicking(page: Page, index: int) -> str:
     return words
 
 
+def reload_the_created_page(organiser: Page, live: Live, game_id: int, links: dict[str, str]) -> None:
+    """Issue 25: reloading the created page, or going back to it and forth, creates no other game (the form's POST
+    was redirected to it: POST/redirect/GET); it shows the same seats."""
+    assert organiser.url == f"{live.url}/o/games/{game_id}/created"
+    organiser.reload()
+    organiser.go_back()
+    organiser.go_forward()
+    expect(organiser.get_by_role("heading", level=1)).to_have_text(f"Game {game_id} is created")
+    seats = {colour: link.split(".")[0] for colour, link in links.items()}  # the same seats (signed anew each second)
+    assert {colour: link.split(".")[0] for colour, link in seat_colours(organiser).items()} == seats
+    organiser.goto(f"{live.url}/o/")
+    expect(organiser.get_by_text("Browser night")).to_have_count(1)
+
+
 def test_an_organiser_creates_a_game_and_the_players_play_a_round_by_clicking(
     live: Live,
     desktop: BrowserContext,
@@ -386,6 +400,7 @@ def test_an_organiser_creates_a_game_and_the_players_play_a_round_by_clicking(
     game_id = int(re.findall(r"\d+", organiser.get_by_role("heading", level=1).inner_text())[0])
     links = seat_colours(organiser)
     assert len(links) == 3 and all(link.startswith(f"{live.url}/s/") for link in links.values())
+    reload_the_created_page(organiser, live, game_id, links)
 
     # one player on a desktop, one on a phone, one with JavaScript turned off
     colours = list(links)

@@ -311,7 +311,7 @@ PAGES = {
     "organiser-logout": 200,
     "organiser-index": 200,
     "organiser-new": 200,
-    "organiser-created": 201,
+    "organiser-created": 200,  # reached by the form's redirect (POST/redirect/GET)
     "organiser-game-running": 200,
     "organiser-game-over": 200,
     "organiser-offer": 200,

@@ -14,11 +14,12 @@ import sqlalchemy as sa
 from click.testing import CliRunner, Result
 from werkzeug.test import TestResponse
 
-from server.models import Game, Window
+from server.models import Game, Outbox, Player, Window
 from server.run.cli import main
 from server.services import turns
+from server.services.links import mailbox_token
 from tests.conftest import Stack
-from tests.support import AUTH, all_rows
+from tests.support import AUTH, all_rows, compose, mail_settings, text_of
 
 PEOPLE = ["Ann <ann@example.org>", "Bob <bob@example.org>", "Cy <cy@example.org>"]
 NEEDS_TOKEN = "This call needs the organiser's API token (Authorization: Bearer …)."
@@ -455,3 +456,25 @@ def test_a_demo_that_loses_its_server_says_so_in_one_line(embedded: Stack, monke
     result = run(cli_env(embedded), "demo", "--auto", "--players", "3")
     assert_clean_error(result, 1, "the demo lost its server")
     assert "did deadmail up stop?" in result.stderr
+
+
+def test_the_demo_names_its_player_and_prints_the_mailbox_page(stack: Stack) -> None:
+    """Issue 25: ``deadmail demo --email you@example.org`` plays as "Player" (never "You": mails greet the player by
+    name and the story tells of them in the third person), a named address as its name; it prints the mailbox
+    page's address (the one ``deadmail up`` prints), not the mail folder."""
+    env = cli_env(stack)
+    made = run(env, "demo", "--email", "you@example.org", "--players", "3")
+    assert made.exit_code == 0, made.output
+    mailbox = f"{stack.settings.base_url}/mail/{mailbox_token(stack.settings.secret_key)}"
+    assert f"your mail: {mailbox}\n" in made.stdout and str(stack.settings.mail_dir) not in made.stdout
+    again = run(env, "demo", "--email", "Ann.Smith@example.org", "--players", "3")
+    assert again.exit_code == 0, again.output
+    with stack.db.session() as session:
+        names = dict(session.execute(sa.select(Player.email, Player.display_name)).all())
+        first = session.execute(sa.select(Outbox.id).order_by(Outbox.id)).scalars().first()
+    assert names == {"you@example.org": "Player", "ann.smith@example.org": "Ann Smith"}
+    assert first is not None
+    message = compose(stack.db, first, mail_settings(stack.settings))
+    assert message is not None and "you@example.org" in str(message["To"])
+    mail = text_of(message)
+    assert "Hello Player," in mail and "You (" not in mail

@@ -177,7 +177,7 @@ def test_a_new_address_revokes_the_old_one_alone(stack: Stack) -> None:
     old = calendar.address(stack.db, secret, p0)
     prefs = player_token(secret, p0, 1)
     page = stack.client.get(f"/p/{prefs}").get_data(as_text=True)
-    assert page.count('id="calendar"') == 1 and "<title>Your preferences · deadmail</title>" in page
+    assert page.count('id="calendar"') == 1 and "<title>Your games, leagues and preferences · deadmail</title>" in page
     assert f"/calendar/{old}.ics" in page and f"webcal://localhost/calendar/{old}.ics" in page.replace(
         stack.settings.base_url.split("://", 1)[1], "localhost"
     )

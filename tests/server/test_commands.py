@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import http.cookiejar
 import json
+import os
 import re
+import signal
 import subprocess
+import time
 import urllib.error
 import urllib.request
 from pathlib import Path
@@ -12,10 +16,14 @@ from pathlib import Path
 from tests.support import DEADMAIL, clean_env, demo_link, free_port, health
 from tests.waiting import wait_for
 
+#: how long ``deadmail up`` may take to stop after a Ctrl+C (it took 5.5 s, waiting out the worker's polls)
+STOPS_WITHIN = 3.5
+
 
 def test_deadmail_up_serves_pages_and_runs_the_worker_and_prints_no_warning(tmp_path: Path) -> None:
     """On a fresh folder: creates the database, prints its address, serves, and the worker sends the first mail; no
-    warning is printed on the way."""
+    warning is printed on the way. A Ctrl+C (SIGINT to the terminal's foreground process group) stops it at once,
+    worker too, saying "stopped" once and nothing of Celery's shutdown (issue 25)."""
     port = free_port()
     env = clean_env(tmp_path)
     up = subprocess.Popen(
@@ -25,6 +33,7 @@ def test_deadmail_up_serves_pages_and_runs_the_worker_and_prints_no_warning(tmp_
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        start_new_session=True,  # a process group of its own, as a shell's foreground job: Ctrl+C signals it all
     )
     try:
         assert up.stdout is not None
@@ -51,14 +60,23 @@ def test_deadmail_up_serves_pages_and_runs_the_worker_and_prints_no_warning(tmp_
         assert again.returncode != 0 and "is a deadmail up already running there?" in again.stderr, again.stderr
         assert "Traceback" not in again.stderr
         assert json.loads((tmp_path / "deadmail-data" / "up.json").read_text())["pid"] == up.pid
-    finally:
-        up.terminate()
+        pressed = time.monotonic()
+        os.killpg(up.pid, signal.SIGINT)  # Ctrl+C
         rest, errors = up.communicate(timeout=30)
+        took = time.monotonic() - pressed
+    finally:
+        if up.poll() is None:
+            os.killpg(up.pid, signal.SIGKILL)
+            up.communicate(timeout=30)
+    assert up.returncode == 0 and took < STOPS_WITHIN, (took, errors)
+    assert errors.splitlines()[-1] == "stopped" and errors.count("stop") == 1, errors
+    assert "shutdown" not in errors.lower() and "Traceback" not in errors, errors
     assert not (tmp_path / "control").exists()  # the broker keeps its files in the data folder
     # quiet: no warning of Celery or kombu (running as root, no broker host, deprecated settings), while it started,
     # served, sent mail and stopped
     printed = (first + rest + errors).splitlines()
     assert [line for line in printed if re.search(r"warn|deprecat|superuser", line, re.IGNORECASE)] == [], errors
+    assert not list((tmp_path / "deadmail-data").glob("up.json"))
 
 
 def test_demo_auto_plays_a_whole_game_and_prints_one_json_line(tmp_path: Path) -> None:
@@ -80,6 +98,9 @@ def test_demo_auto_plays_a_whole_game_and_prints_one_json_line(tmp_path: Path) -
     assert result["windows"] > 10
     assert 0 <= result["latency_median_s"] <= result["latency_p95_s"]
     assert result["up"] is None  # no deadmail up was running: it served the game itself
+    # issue 25: a link to watch the game (its organiser page), on the server the demo started
+    assert re.search(r"watch it: http://127\.0\.0\.1:\d+/o/link/\S+\n", done.stderr), done.stderr
+    assert "/s/" not in done.stderr  # no seat's link
 
 
 def _rate_left(url: str) -> int:
@@ -122,6 +143,12 @@ def test_demo_auto_plays_against_the_running_deadmail_up_and_its_mail_stays_out_
         result = json.loads(done.stdout)
         assert result["status"] == "over" and result["up"] == url
         assert f"answering over HTTP at the running deadmail up at {url}" in done.stderr
+        # issue 25: the link to watch it opens the game's organiser page on the running deadmail up
+        watch = re.search(r"watch it: (\S+)\n", done.stderr)
+        assert watch is not None and watch.group(1).startswith(f"{url}/o/link/"), done.stderr
+        browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))
+        with browser.open(watch.group(1), timeout=5) as reply:
+            assert reply.url == f"{url}/o/games/{result['game']}" and "Players and their links" in reply.read().decode()
         assert "Warm shutdown" not in done.stderr  # it started no worker of its own
         assert _rate_left(url) == before - 1  # the bots came from addresses of their own, not the player's
         bot_mail = [p for p in (data / "mail").glob("*.eml") if "@demo.invalid" in p.read_text()]

@@ -133,7 +133,7 @@ def test_the_create_page_offers_presets_and_shows_an_estimate(organiser: Stack) 
     assert all_rows(organiser.db) == before
     del form["estimate"]
     reply = post_form(organiser.client, organiser.app, "/o/new", form)
-    assert reply.status_code == 201
+    assert reply.status_code == 303
     with organiser.db.session() as session:
         tempo = session.execute(sa.select(Game.tempo)).scalar_one()
     assert tempo["preset"] == "week" and tempo["durations"] == presets.PRESETS["week"].tempo["durations"]

@@ -120,7 +120,7 @@ def test_a_finished_game_shows_the_place_and_the_replay_and_a_replaced_seat_is_n
     organise.replace_seat(stack.db, other.game_id, colour, bot="random", now=T0)
 
     text = page(stack, player_id)
-    assert f"{expected}, {points} point" in text
+    assert f"{expected}, {points} victory point" in text  # the game's points, never taken for a league's (issue 25)
     token = seat_token(stack.settings.secret_key, yellow, generation)
     assert f'href="/s/{token}/replay"' in text
     # the replaced seat is listed, not linked (by no generation of its link)
@@ -206,3 +206,24 @@ def test_a_player_without_a_rated_game_is_told_so_not_rated_over_zero_games() ->
 
     assert rating_shown("en", None)["games"] == "no rated game yet"
     assert rating_shown("it", None)["games"] == "nessuna partita valutata finora"
+
+
+@pytest.mark.parametrize(
+    ("lang", "title"),
+    [
+        ("en", "Your games, leagues and preferences"),
+        ("it", "Le tue partite, leghe e preferenze"),
+        ("pl", "Twoje gry, ligi i preferencje"),
+    ],
+)
+def test_the_hub_is_titled_for_what_it_holds(stack: Stack, lang: str, title: str) -> None:
+    """Issue 25: the player's page holds their games, leagues, ratings and preferences: its title says so (it said
+    "Your preferences"); the preferences keep their own heading."""
+    with stack.db.session() as session:
+        player = Player(email="hub@example.org", display_name="Hub", language=lang)
+        session.add(player)
+        session.flush()
+        player_id = player.id
+    text = page(stack, player_id)
+    assert f"<title>{title} · deadmail</title>" in text and f"<h1>{title}</h1>" in text
+    assert text.index('<h2 id="preferences">') < text.index('<form method="post"')

@@ -58,11 +58,12 @@ def test_one_point_is_written_in_the_singular() -> None:
 
     table = Standings(1, 1, divisions=[(None, [row(1, "Ann", 1.0), row(2, "Bob", 0.5), row(3, "Cy", 2.0)])])
     assert lines("en", table)[1:] == [
-        "1. Ann: 1 point (1 game)",
-        "2. Bob: 0.5 points (1 game)",
-        "3. Cy: 2 points (1 game)",
+        "1. Ann: 1 league point (1 game)",
+        "2. Bob: 0.5 league points (1 game)",
+        "3. Cy: 2 league points (1 game)",
     ]
-    assert lines("it", table)[1:3] == ["1. Ann: 1 punto (1 partita)", "2. Bob: 0,5 punti (1 partita)"]
+    it = ["1. Ann: 1 punto in classifica (1 partita)", "2. Bob: 0,5 punti in classifica (1 partita)"]
+    assert lines("it", table)[1:3] == it
 
 
 def test_the_season_end_mail_and_the_standings_page_write_one_point_in_the_singular(embedded: Stack) -> None:
@@ -74,10 +75,10 @@ def test_the_season_end_mail_and_the_standings_page_write_one_point_in_the_singu
     page = embedded.client.get(
         f"/p/{player_token(embedded.settings.secret_key, member, generation)}/season/{season_id}"
     )
-    assert "with 1 point." in page.get_data(as_text=True)
+    assert "with 1 league point." in page.get_data(as_text=True)
     ends = [r for r in rows_of_kind(embedded.db, MailKind.SEASON_END) if r.player_id == member]
     message = compose(embedded.db, ends[0].id, mail_settings(embedded.settings), now=T0)
-    assert message is not None and "with 1 point." in text_of(message)
+    assert message is not None and "with 1 league point." in text_of(message)
 
 
 def test_the_league_organiser_pages_name_the_scoring_language_and_rounds_in_the_readers_language(

@@ -316,3 +316,26 @@ def test_every_card_says_what_it_does(lang: str) -> None:
 def test_phase_names() -> None:
     assert glossary.phase_name("it", "attack") == "F. Attacco degli zombie"
     assert glossary.phase_name("pl", "truck") == "a) Przeszukiwanie auta"
+
+
+@pytest.mark.parametrize(
+    ("lang", "mine", "theirs"),
+    [
+        ("en", "you abstain (2 votes)", "Ann (Yellow) abstains (1 vote)"),
+        ("it", "tu ti astieni (2 voti)", "Ann (Giallo) si astiene (1 voto)"),
+        ("pl", "ty wstrzymujesz się (2 głosy)", "Ann (Żółty) wstrzymuje się (1 głos)"),
+    ],
+)
+def test_the_reader_who_abstains_is_told_so_in_the_second_person(lang: str, mine: str, theirs: str) -> None:
+    """Issue 25 (VOT-7, H-4): the story speaks of its reader as "you", with the verb that goes with it ("you
+    abstain", never "you abstains"); the others in the third person, by name."""
+    event = {
+        "type": "votes_revealed",
+        "location": 1,
+        "votes": {"red": None, "yellow": None, "blue": "red"},
+        "weights": {"red": 2, "yellow": 1, "blue": 1},
+        "totals": {"red": 1},
+    }
+    names = {"red": "Bea", "yellow": "Ann", "blue": "Cy"}
+    told = sentences.event_text(lang, event, "red", names)
+    assert mine in told and theirs in told, told

@@ -23,7 +23,7 @@ from engine.bots import RandomBot
 from server.db import Database
 from server.mail.replies import receive
 from server.models import Game, OrganiserSession, Outbox, Player, RequestRow, Seat, SeatTenure
-from server.services import games, organise, reminders, reply_address, turns
+from server.services import games, organise, reminders, reply_address, substitutes, turns
 from server.services.links import LinkError, organiser_token, read_organiser_token, read_token, seat_token
 from server.web import organiser as organiser_pages
 from server.web.app import create_app
@@ -609,8 +609,8 @@ def test_create_a_game_with_the_form(organiser: Stack) -> None:
         "avoid_quiet_hours": "1",
     }
     reply = post(organiser, "/o/new", form)
-    page = reply.get_data(as_text=True)
-    assert reply.status_code == 201, page
+    assert reply.status_code == 303, reply.get_data(as_text=True)
+    page = organiser.client.get(reply.headers["Location"]).get_data(as_text=True)
     with organiser.db.session() as session:
         game = session.execute(sa.select(Game)).scalar_one()
         assert game.title == "Friday <b>night</b>"
@@ -628,6 +628,42 @@ def test_create_a_game_with_the_form(organiser: Stack) -> None:
     path = link.group(1).removeprefix(organiser.settings.base_url)
     assert other.get(path).status_code == 303
     assert other.get(f"/o/games/{game_id}").status_code == 200
+
+
+def _counts(db: Database) -> tuple[int, int]:
+    with db.session() as session:
+        made = session.execute(sa.select(sa.func.count(Game.id))).scalar_one()
+        return made, session.execute(sa.select(sa.func.count(Outbox.id))).scalar_one()
+
+
+def test_creating_redirects_to_the_created_page_which_a_reload_never_creates_again(organiser: Stack) -> None:
+    """Issue 25: the form's POST answers 303 to the created page (POST/redirect/GET); reloading it, or going back to
+    it, creates no other game and mails nobody again. It shows the links to copy to the organiser only (logged in,
+    or this game's organiser session), and no cache keeps it."""
+    tasks = app_tasks(organiser)
+    reply = post(organiser, "/o/new", {"players": "Ann <ann@example.org>\nbob@example.org\nbot"})
+    assert reply.status_code == 303 and reply.get_data(as_text=True).count("/s/") == 0
+    with organiser.db.session() as session:
+        game_id = session.execute(sa.select(Game.id)).scalar_one()
+    assert reply.headers["Location"] == f"/o/games/{game_id}/created"
+    made, mails = _counts(organiser.db)
+    queued = list(tasks.mails)
+    assert made == 1 and mails == len(queued) > 0
+    for _ in range(2):  # the page, then a reload
+        page = organiser.client.get(reply.headers["Location"])
+        assert page.status_code == 200 and page.headers["Cache-Control"] == "no-store"
+        text = page.get_data(as_text=True)
+        assert f"Game {game_id} is created" in text and len(re.findall(r'value="http://deadmail.test/s/', text)) == 2
+        assert "/o/link/" in text
+    assert _counts(organiser.db) == (1, mails) and tasks.mails == queued
+    # nobody else sees it: a visitor is sent to log in, another game's organiser session is too
+    stranger = organiser.app.test_client()
+    assert stranger.get(reply.headers["Location"]).status_code == 302
+    other = create_tagged(organiser.db, 3, seed=8)
+    stranger.get(f"/o/link/{organiser_token(organiser.settings.secret_key, other.game_id)}")
+    assert stranger.get(f"/o/games/{other.game_id}/created").status_code == 200
+    assert stranger.get(reply.headers["Location"]).status_code == 302
+    assert organiser.client.get("/o/games/999999/created").status_code == 404
 
 
 @pytest.mark.parametrize(
@@ -791,8 +827,30 @@ def test_the_create_form_takes_the_organisers_email(organiser: Stack) -> None:
     assert 'name="organiser_email"' in organiser.client.get("/o/new").get_data(as_text=True)
     form = {"players": "bot\nbot\nbot", "deadline": "24h", "organiser_email": "oz@x.org"}
     reply = post(organiser, "/o/new", form)
-    assert reply.status_code == 201, reply.get_data(as_text=True)
+    assert reply.status_code == 303, reply.get_data(as_text=True)
     (row,) = organiser_mails(organiser.db)
     assert row.id in tasks.mails  # queued with the game's other mail
-    assert post(organiser, "/o/new", {"players": "bot\nbot\nbot", "deadline": "24h"}).status_code == 201
+    assert post(organiser, "/o/new", {"players": "bot\nbot\nbot", "deadline": "24h"}).status_code == 303
     assert len(organiser_mails(organiser.db)) == 1
+
+
+def _zones(db: Database) -> dict[str, str]:
+    with db.session() as session:
+        return {email: zone for email, zone in session.execute(sa.select(Player.email, Player.timezone))}
+
+
+def test_people_new_to_the_server_get_the_games_time_zone_and_known_people_keep_theirs(stack: Stack) -> None:
+    """Issue 25: a player the organiser adds, whom the server did not know, sees the game's times in the game's zone
+    (the organiser's choice), not in UTC, until they choose their own; a known player's own zone is kept."""
+    with stack.db.session() as session:
+        session.add(Player(email="kim@example.org", display_name="Kim", timezone="Asia/Tokyo"))
+    players = [games.parse_player(p) for p in ("Ann <ann@example.org>", "Kim <kim@example.org>", "bot")]
+    spec = games.GameSpec(players=players, seed=7, timezone="Europe/Rome", organiser_email="oz@example.org")
+    created = games.create_game(stack.db, spec, now=T0)
+    zones = _zones(stack.db)
+    assert zones == {"ann@example.org": "Europe/Rome", "kim@example.org": "Asia/Tokyo", "oz@example.org": "Europe/Rome"}
+    # a newcomer replacing a seat, and a substitute the seat is offered to, are in the game's zone too
+    organise.replace_seat(stack.db, created.game_id, "blue", player=games.PlayerSpec(name="Dee", email="dee@x.org"))
+    substitutes.offer(stack.db, created.game_id, "red", to=games.PlayerSpec(name="Eve", email="eve@x.org"))
+    zones = _zones(stack.db)
+    assert zones["dee@x.org"] == "Europe/Rome" and zones["eve@x.org"] == "Europe/Rome"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from datetime import timedelta
 from typing import Any
 
@@ -121,6 +122,9 @@ def test_a_league_game_ending_writes_results_ratings_and_ends_the_round_and_seas
     text = text_of(message)
     assert "the results of round 1, season 1" in str(message["Subject"])
     assert f"Game {first}: 1. " in text and "Standings:" in text and "/season/" in text
+    # issue 25: a game's places carry its victory points, the standings the league's points, each named
+    assert re.search(rf"Game {first}: 1\. [^,]+ \(\d+ victory points?\), 2\. ", text), text
+    assert re.search(r"\n1\. [^\n]+: \d+(\.\d+)? league points? \(\d games?\)", text), text
     # the last round: season over, the end mails, and nothing mailed twice
     second = league_game(stack.db, season_id, 2, seed=82)
     finish(stack.db, second, seed=82)
