@@ -564,6 +564,30 @@ class Composer:
         draft.actions.append({"text": self.t.gettext("See the league and sign up"), "url": url})
         return draft
 
+    def round_unseated(self, row: Outbox) -> Draft | None:
+        """To the league's organiser: the season's next round could not be seated, and why, with the season's page
+        (``rounds.sweep``); skipped once a round was seated after all."""
+        found = self._season(row.payload.get("season"))
+        if found is None or found[0].unseated is None:
+            return None
+        season, words = found
+        stall = season.unseated or {}
+        draft = Draft("round_unseated", {**words, "round": stall.get("round") or 1})
+        reason = ShownError(str(stall.get("msgid") or ""), **dict(stall.get("params") or {}))
+        draft.notes.append(refusal(reason, self.lang))
+        draft.notes.append(
+            self.t.gettext(
+                "The round starts by itself as soon as it can be seated (a player confirms, comes back or stops "
+                "skipping it); you may also change the season on its page."
+            )
+        )
+        league = self.session.get(League, season.league_id)
+        assert league is not None
+        token = league_token(self.settings.secret_key, "organiser", league.id, league.organiser_generation)
+        url = f"{self.settings.base_url}/lo/{token}/season/{season.id}"
+        draft.actions.append({"text": self.t.gettext("Open the season's page"), "url": url})
+        return draft
+
     def substituted(self, row: Outbox) -> Draft | None:
         """A substitute took over the reader's seat: who, and thanks (no link: the seat is no longer theirs)."""
         game = self.session.get(Game, row.game_id or 0)
@@ -891,6 +915,7 @@ _PLAYER_KINDS: dict[str, Callable[[Composer, Outbox], Draft | None]] = {
     MailKind.LEAGUE_RESULTS: Composer.league_results,
     MailKind.SEASON_END: Composer.season_end,
     MailKind.LEAGUE_INVITE: Composer.league_invite,
+    MailKind.ROUND_UNSEATED: Composer.round_unseated,
 }
 
 

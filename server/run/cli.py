@@ -335,6 +335,7 @@ def league() -> None:
 @click.option("--tie-break", "tie_breaks", multiple=True, help="in order: victory_points, wins, average_placement, …")
 @click.option("--forfeit", default="last", show_default=True, help="last, zero or as_played")
 @click.option("--public", "standings_public", is_flag=True, help="standings visible to anyone with the public link")
+@click.option("--email", "organiser_email", default=None, help="the organiser's address (a round not seated)")
 def league_create(**given: Any) -> None:
     """Create a league; prints one JSON object: its id and its links' tokens (invite, organiser, public)."""
     settings = _settings()

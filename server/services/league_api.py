@@ -81,6 +81,7 @@ LEAGUE_FIELDS = {
     "tie_breaks": "list",
     "forfeit": "text",
     "standings_public": "bool",
+    "organiser_email": "text?",
 }
 SEASON_FIELDS = {
     "signup_closes": "text",

@@ -128,6 +128,8 @@ class LeagueSpec:
     tie_breaks: list[str] = field(default_factory=lambda: list(scoring.TIE_BREAKS))
     forfeit: str = "last"
     standings_public: bool = False
+    #: the organiser's address: a round the minute sweep cannot seat is mailed there (``rounds.sweep``); optional.
+    organiser_email: str | None = None
 
 
 def _choice(value: object, choices: tuple[str, ...], msgid: str) -> str:
@@ -165,6 +167,7 @@ def check_league(spec: LeagueSpec) -> dict[str, Any]:
     ):
         raise LeagueError(BAD_TIE_BREAKS, choices=", ".join(scoring.TIE_BREAKS))
     forfeit = _choice(spec.forfeit, scoring.FORFEITS, BAD_FORFEIT)
+    organiser_email = _organiser_email(spec.organiser_email)
     if not isinstance(spec.options, dict):
         raise LeagueError(BAD_OPTIONS, reason="not an object")
     try:  # the options as a game of the league's size takes them (the engine's own check)
@@ -182,7 +185,18 @@ def check_league(spec: LeagueSpec) -> dict[str, Any]:
         "tie_breaks": list(breaks),
         "forfeit": forfeit,
         "standings_public": bool(spec.standings_public),
+        "organiser_email": organiser_email,
     }
+
+
+def _organiser_email(value: object) -> str | None:
+    """The league organiser's address, checked (None or "" for none); LeagueError for anything else."""
+    if value is None or value == "":
+        return None
+    try:
+        return inputs.email_address(value if isinstance(value, str) else repr(value)[:40])
+    except inputs.InputError as exc:
+        raise LeagueError(exc.msgid, **exc.params) from None
 
 
 def create_league(db: Database, spec: LeagueSpec, now: datetime) -> int:

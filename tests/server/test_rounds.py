@@ -21,6 +21,7 @@ from server.models import (
     EntryStatus,
     Game,
     GameStatus,
+    League,
     LeagueRound,
     MailKind,
     Player,
@@ -352,3 +353,108 @@ def test_each_division_plays_at_its_own_tables_and_one_too_small_for_a_table_joi
     tables = tables_of(embedded.db, rounds.plan(embedded.db, season_id, T0))
     assert sorted(p for t in tables for p in t) == sorted(ids[2:])
     assert all(3 <= len(t) <= 6 for t in tables)
+
+
+# --- seating with acquaintances; a round that cannot be seated (issue 25) --------------------------------------------
+
+
+def test_six_players_of_a_size_5_league_with_a_known_pair_are_planned_three_and_three(stack: Stack) -> None:
+    """One table of 6 is the league's preferred seating of six players, but it cannot keep a declared pair apart:
+    the round was refused ("cannot all sit at different tables"); it is now two tables of 3, the pair apart."""
+    season = make_season(stack.db, make_league(stack.db, table_size=5))
+    ids = enter(stack.db, season, 6)
+    set_entry(stack.db, ids[0], knows=["p1@example.org"])
+    tables = tables_of(stack.db, rounds.plan(stack.db, season, T0))
+    assert sorted(map(len, tables)) == [3, 3] and sorted(seated(tables)) == sorted(ids)
+    assert not any(ids[0] in t and ids[1] in t for t in tables)
+
+
+@pytest.mark.parametrize("count", [12, 13, 14])
+def test_two_divisions_with_a_known_pair_in_one_are_planned(stack: Stack, count: int) -> None:
+    """12-14 players in two divisions: a division of 6 sat as one table of 6, so a known pair in it blocked the
+    season; each division now plays at its own tables with the pair apart."""
+    league_id = make_league(stack.db, table_size=5)
+    season = leagues.create_season(
+        stack.db, league_id, T0 + DAY, 3, "when_over", None, now=T0, sizes=leagues.Sizes(divisions=2, promote=1)
+    )
+    ids = enter(stack.db, season, count)
+    division = {pid: ("1" if i < count // 2 else "2") for i, pid in enumerate(ids)}
+    for pid, name in division.items():
+        set_entry(stack.db, pid, division=name)
+    for first in (0, count // 2):  # a pair in each division (6 or 7 players each)
+        set_entry(stack.db, ids[first], knows=[f"p{first + 1}@example.org"])
+    tables = tables_of(stack.db, rounds.plan(stack.db, season, T0))
+    assert sorted(seated(tables)) == sorted(ids)
+    assert all(len({division[p] for p in table}) == 1 for table in tables)
+    for first in (0, count // 2):
+        assert not any(ids[first] in t and ids[first + 1] in t for t in tables)
+
+
+def unseatable_season(db: Database, **league: Any) -> tuple[int, int, list[int]]:
+    """A running "when_over" season whose first round is over and whose second cannot be seated: three players left
+    for round 2, two of whom declared they know each other. (league id, season id, player ids)"""
+    league_id = make_league(db, table_size=3, **league)
+    season = make_season(db, league_id, rounds=2)
+    ids = enter(db, season, 4)
+    with db.session() as session:
+        s = session.get(Season, season)
+        assert s is not None
+        s.status = SeasonStatus.RUNNING
+        session.add(LeagueRound(season_id=season, number=1, status=RoundStatus.OVER, tables=[ids], started_at=T0))
+    set_entry(db, ids[3], skips=[2])
+    set_entry(db, ids[0], knows=["p1@example.org"])
+    return league_id, season, ids
+
+
+def test_a_round_that_cannot_be_seated_tells_the_organiser_once_and_clears_once_seated(stack: Stack) -> None:
+    """The sweep skipped a due round it could not seat without telling anyone: the season stalled. Now the reason is
+    kept on the season, the league's organiser address gets one mail (not one a minute), and a round seated clears
+    it."""
+    _, season, ids = unseatable_season(stack.db, organiser_email="Org@Example.org")
+    for minute in range(3):
+        assert rounds.sweep(stack.db, T0 + timedelta(minutes=minute)) == 0
+    mails = rows_of_kind(stack.db, MailKind.ROUND_UNSEATED)
+    assert len(mails) == 1
+    with stack.db.session() as session:
+        organiser = session.get(Player, mails[0].player_id)
+        s = session.get(Season, season)
+        assert organiser is not None and organiser.email == "org@example.org" and s is not None
+        assert s.unseated is not None and s.unseated["round"] == 2 and "know each other" in s.unseated["msgid"]
+        assert s.unseated["since"] == T0.isoformat()
+    message = compose(stack.db, mails[0].id, mail_settings(stack.settings), now=T0)
+    assert message is not None and message["To"].addresses[0].addr_spec == "org@example.org"
+    text = text_of(message)
+    assert "Round 2 of season 1 of Tuesday is due" in text and "know each other" in text
+    token = re.search(r"/lo/([^/\s]+)/season/(\d+)", text)
+    assert token is not None and int(token.group(2)) == season
+    page = stack.client.get(f"/lo/{token.group(1)}/season/{season}")
+    shown = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page.get_data(as_text=True)))
+    assert page.status_code == 200 and "Round 2 is due but cannot be seated" in shown and "know each other" in shown
+    set_entry(stack.db, ids[0], knows=None)  # the declaration is taken back: the three are seated and start
+    assert rounds.sweep(stack.db, T0 + timedelta(minutes=5)) == 1
+    with stack.db.session() as session:
+        s = session.get(Season, season)
+        assert s is not None and s.unseated is None
+    assert len(rows_of_kind(stack.db, MailKind.ROUND_UNSEATED)) == 1
+    assert compose(stack.db, mails[0].id, mail_settings(stack.settings), now=T0) is None  # seated: nothing to tell
+    page = stack.client.get(f"/lo/{token.group(1)}/season/{season}")
+    assert "cannot be seated" not in page.get_data(as_text=True)
+
+
+def test_a_round_that_cannot_be_seated_without_an_organiser_address_is_shown_only(stack: Stack) -> None:
+    _, season, _ = unseatable_season(stack.db)
+    assert rounds.sweep(stack.db, T0) == 0
+    assert rows_of_kind(stack.db, MailKind.ROUND_UNSEATED) == []
+    with stack.db.session() as session:
+        s = session.get(Season, season)
+        assert s is not None and s.unseated is not None
+
+
+def test_a_league_takes_its_organisers_address(stack: Stack) -> None:
+    league_id = make_league(stack.db, organiser_email=" Org@Example.org ")
+    with stack.db.session() as session:
+        assert session.get(League, league_id).organiser_email == "org@example.org"  # type: ignore[union-attr]
+    before = all_rows(stack.db)
+    with pytest.raises(leagues.LeagueError, match="not an e-mail address"):
+        make_league(stack.db, organiser_email="not an address")
+    assert all_rows(stack.db) == before
