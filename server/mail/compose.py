@@ -135,6 +135,8 @@ class Draft:
     notes: list[str] = field(default_factory=list)
     actions: list[dict[str, str]] = field(default_factory=list)
     chat: dict[int, int] = field(default_factory=dict)
+    #: the name the mail greets, when not the player's own (a sign-up greets the name typed in its form).
+    greeting: str = ""
 
 
 #: a seat with its game, and the table's seats and players.
@@ -463,6 +465,7 @@ class Composer:
         assert league is not None
         words = {"league": cap(one_line(league.name), MAX_USER_TEXT), "season": season.number}
         draft = Draft("league_confirm", words)
+        draft.greeting = str((entry.applicant or {}).get("name") or "")  # (the row's name may be empty or another)
         draft.notes.append(
             self.t.gettext("If you did not sign up, ignore this mail: nobody takes part without confirming.")
         )
@@ -873,7 +876,7 @@ def _notice_mail(composer: Composer, row: Outbox, draft: Draft) -> Mail:
     words = words_of(composer.lang, draft.variant, draft.words)
     ctx = {
         "kind": row.kind,
-        "name": cap(composer.player.display_name, MAX_USER_TEXT),
+        "name": cap(one_line(draft.greeting) or composer.player.display_name, MAX_USER_TEXT),
         "intro": words.intro,
         "sections": draft.sections,
         "notes": draft.notes,

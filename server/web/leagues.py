@@ -16,7 +16,7 @@ from flask_babel import gettext
 
 from ..models import utcnow
 from ..present.calendar import league_calendar
-from ..services import calendar, hub, leagues, prefs
+from ..services import calendar, hub, inputs, leagues, prefs
 from ..services.inputs import small_int
 from ..services.leagues import Applicant, LeagueError
 from ..services.tempo import zone_choices
@@ -107,10 +107,17 @@ def confirm_page(token: str) -> Any:
 def confirm(token: str) -> Any:
     """Confirm the sign-up: the player is in the season."""
     s = dm().settings
+    knows = request.form.get("knows")  # (None: the form without the field; the list is kept)
     try:
         shown = _confirmation(token)
-        done = leagues.confirm(dm().db, s.secret_key, token, s.link_max_age, utcnow())
     except LeagueError as exc:
+        return message(gettext("Sign-up not confirmed"), say(exc), 409)
+    try:
+        done = leagues.confirm(dm().db, s.secret_key, token, s.link_max_age, utcnow(), knows=knows)
+    except LeagueError as exc:
+        if exc.msgid in (inputs.BAD_EMAIL, leagues.TOO_MANY_KNOWS):  # the form again, with what was typed
+            shown = {**shown, "knows": [line for line in (knows or "").splitlines() if line.strip()]}
+            return render_template("league/confirm.html", token=token, shown=shown, error=say(exc)), 400
         return message(gettext("Sign-up not confirmed"), say(exc), 409)
     return render_template("league/confirmed.html", shown=shown, already=done.already)
 

@@ -31,9 +31,9 @@ from server.models import (
     SeasonPlayer,
     SeasonStatus,
 )
-from server.services import leagues, rounds, schedule
+from server.services import leagues, results, rounds, schedule
 from server.services.leagues import LeagueSpec
-from server.services.links import read_token
+from server.services.links import confirm_token, read_token
 from server.services.rounds import RoundError
 from tests.conftest import Stack
 from tests.server.test_api_cli import cli_env, run
@@ -458,3 +458,83 @@ def test_a_league_takes_its_organisers_address(stack: Stack) -> None:
     with pytest.raises(leagues.LeagueError, match="not an e-mail address"):
         make_league(stack.db, organiser_email="not an address")
     assert all_rows(stack.db) == before
+
+
+# --- acquaintances carried over to the next season (issue 25) --------------------------------------------------------
+
+
+def next_season_of(stack: Stack, count: int, knows: dict[int, list[str]]) -> tuple[int, list[int]]:
+    """A finished season of ``count`` players of a league of size 3 (``knows``: index -> addresses declared), and
+    its next season (results.next_season): the new season's id, the players."""
+    season = make_season(stack.db, make_league(stack.db, table_size=3), rounds=3)
+    ids = enter(stack.db, season, count)
+    for index, addresses in knows.items():
+        set_entry(stack.db, ids[index], knows=addresses)
+    with stack.db.session() as session:
+        s = session.get(Season, season)
+        assert s is not None
+        s.status = SeasonStatus.OVER
+    return results.next_season(stack.db, season, T0 + 7 * DAY, T0), ids
+
+
+def confirm_all(stack: Stack, season: int, knows: dict[int, str] | None = None) -> None:
+    """Follow each pending entry's confirmation link (``knows``: player id -> the list typed on the page)."""
+    with stack.db.session() as session:
+        pending = session.execute(sa.select(SeasonPlayer).where(SeasonPlayer.season_id == season)).scalars().all()
+        links = {e.player_id: confirm_token(stack.settings.secret_key, e.id, e.confirm_generation) for e in pending}
+    for player_id, token in links.items():
+        typed = (knows or {}).get(player_id)
+        leagues.confirm(stack.db, stack.settings.secret_key, token, stack.settings.link_max_age, T0, knows=typed)
+
+
+def test_acquaintances_carry_over_to_the_next_season_and_keep_its_rounds_and_swaps_apart(stack: Stack) -> None:
+    """Pairs kept apart all season 1 shared tables in season 2 (the next season lost ``knows``, and confirming
+    cleared it): they are carried, kept apart in each round, and a swap that would seat them together is refused."""
+    created, ids = next_season_of(stack, 9, {0: ["p1@example.org"], 2: ["p3@example.org"]})
+    with stack.db.session() as session:
+        carried = dict(
+            session.execute(
+                sa.select(SeasonPlayer.player_id, SeasonPlayer.knows).where(SeasonPlayer.season_id == created)
+            ).all()
+        )
+    assert carried[ids[0]] == ["p1@example.org"] and carried[ids[2]] == ["p3@example.org"] and carried[ids[4]] is None
+    link = leagues.confirmation(stack.db, stack.settings.secret_key, token_of(stack, created, ids[0]), 3600)
+    assert link["knows"] == ["p1@example.org"]  # shown on the confirmation page, to change there
+    confirm_all(stack, created)
+    for k in range(3):
+        with stack.db.session() as session:
+            rnd = rounds.start_next(session, session.get(Season, created), T0 + (k + 8) * DAY)  # type: ignore[arg-type]
+        assert rnd is not None
+        tables = tables_of(stack.db, rnd)
+        for a, b in ((ids[0], ids[1]), (ids[2], ids[3])):
+            assert not any(a in t and b in t for t in tables), (k, tables)
+    with stack.db.session() as session:  # the last round planned again, still planned, to try a swap
+        session.execute(sa.update(LeagueRound).where(LeagueRound.id == rnd).values(status=RoundStatus.PLANNED))
+    tables = tables_of(stack.db, rnd)
+    mate = next(p for p in next(t for t in tables if ids[1] in t) if p != ids[1])
+    refused(stack.db, lambda: rounds.swap(stack.db, rnd, ids[0], mate), "declared they know")
+
+
+def token_of(stack: Stack, season: int, player_id: int) -> str:
+    with stack.db.session() as session:
+        entry = session.execute(
+            sa.select(SeasonPlayer).where(SeasonPlayer.season_id == season, SeasonPlayer.player_id == player_id)
+        ).scalar_one()
+        return confirm_token(stack.settings.secret_key, entry.id, entry.confirm_generation)
+
+
+def test_the_carried_acquaintances_are_changed_as_the_player_confirms(stack: Stack) -> None:
+    created, ids = next_season_of(stack, 6, {0: ["p1@example.org"]})
+    before = all_rows(stack.db)
+    with pytest.raises(leagues.LeagueError, match="not an e-mail address"):
+        leagues.confirm(stack.db, stack.settings.secret_key, token_of(stack, created, ids[0]), 3600, T0, knows="nope")
+    assert all_rows(stack.db) == before  # refused: still pending, the list unchanged
+    confirm_all(stack, created, {ids[0]: "P2@example.org\n", ids[3]: "p4@example.org, p5@example.org"})
+    with stack.db.session() as session:
+        now = dict(
+            session.execute(
+                sa.select(SeasonPlayer.player_id, SeasonPlayer.knows).where(SeasonPlayer.season_id == created)
+            ).all()
+        )
+    assert now[ids[0]] == ["p2@example.org"] and now[ids[3]] == ["p4@example.org", "p5@example.org"]
+    assert now[ids[1]] is None
