@@ -9,13 +9,17 @@ import json
 import re
 from collections import Counter
 from datetime import timedelta
+from email import message_from_bytes, policy
 from itertools import combinations
 from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from aiosmtpd.controller import Controller
 
 from server.db import Database
+from server.mail.send import send_batch
+from server.mail.transports import SMTPTransport
 from server.models import (
     Absence,
     EntryStatus,
@@ -37,7 +41,8 @@ from server.services.links import confirm_token, read_token
 from server.services.rounds import RoundError
 from tests.conftest import Stack
 from tests.server.test_api_cli import cli_env, run
-from tests.support import T0, all_rows, compose, mail_settings, rows_of_kind, text_of
+from tests.server.test_mail_batch import CountingHandler
+from tests.support import T0, all_rows, compose, free_port, mail_settings, rows_of_kind, text_of
 
 DAY = timedelta(days=1)
 ZONES = ["Europe/Rome", "Europe/Warsaw", "America/New_York", "Asia/Tokyo", "UTC", "Europe/London"]
@@ -411,8 +416,19 @@ def test_a_round_that_cannot_be_seated_tells_the_organiser_once_and_clears_once_
     kept on the season, the league's organiser address gets one mail (not one a minute), and a round seated clears
     it."""
     _, season, ids = unseatable_season(stack.db, organiser_email="Org@Example.org")
-    for minute in range(3):
-        assert rounds.sweep(stack.db, T0 + timedelta(minutes=minute)) == 0
+    handler = CountingHandler()
+    controller = Controller(handler, hostname="127.0.0.1", port=free_port())
+    controller.start()
+    try:  # each minute: the sweep, then the due mail sent over real SMTP
+        transport = SMTPTransport.from_url(f"smtp://127.0.0.1:{controller.port}?timeout=5")
+        for minute in range(3):
+            assert rounds.sweep(stack.db, T0 + timedelta(minutes=minute)) == 0
+            send_batch(stack.db, transport, mail_settings(stack.settings), T0 + timedelta(minutes=minute))
+    finally:
+        controller.stop()
+    assert len(handler.accepted) == 1  # once per stall, not once a minute
+    sent = message_from_bytes(handler.accepted[0], policy=policy.default)
+    assert sent["To"] == "org@example.org" and "round 2 of season 1 cannot be seated" in str(sent["Subject"])
     mails = rows_of_kind(stack.db, MailKind.ROUND_UNSEATED)
     assert len(mails) == 1
     with stack.db.session() as session:
