@@ -34,7 +34,7 @@ from tests.server.test_api_leagues import HOSTILE, RAW_BODIES, bearer, closes, n
 from tests.server.test_replay import finish
 from tests.server.test_results import league_game
 from tests.server.test_results import make_season as results_season
-from tests.server.test_rounds import enter, make_league, make_season
+from tests.server.test_rounds import enter, make_league, make_season, unseatable_season
 from tests.support import AUTH, all_rows, create_tagged, seat_ids
 
 
@@ -428,3 +428,12 @@ def test_a_league_is_created_with_its_organisers_address(stack: Stack) -> None:
         refused_ = stack.client.post("/api/leagues", headers=AUTH, json={"name": "Org", "organiser_email": bad})
         assert refused_.status_code == 400 and refused_.json["ok"] is False, refused_.json
     assert all_rows(stack.db) == before
+
+
+def test_a_season_whose_due_round_cannot_be_seated_says_so_in_the_api(stack: Stack) -> None:
+    league_id, season_id, _ = unseatable_season(stack.db)
+    shown = stack.client.get(f"/api/seasons/{season_id}", headers=organiser_token(stack, league_id))
+    assert shown.status_code == 200 and shown.json["unseated"] is None
+    rounds.sweep(stack.db, utcnow())
+    stalled = stack.client.get(f"/api/seasons/{season_id}", headers=organiser_token(stack, league_id)).json
+    assert stalled["unseated"]["round"] == 2 and "know each other" in stalled["unseated"]["reason"]

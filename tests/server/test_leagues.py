@@ -162,7 +162,14 @@ def test_sign_up_is_pending_until_the_mailed_link_confirms_it(stack: Stack) -> N
     (token,) = confirm_links(stack)
     assert token == confirm_token(stack.settings.secret_key, entry.id, entry.confirm_generation)
     shown = leagues.confirmation(stack.db, stack.settings.secret_key, token, stack.settings.link_max_age)
-    assert shown == {"league": "Tuesday", "season": 1, "name": "Ann", "email": "ann@example.org", "status": "pending", "knows": []}
+    assert shown == {
+        "league": "Tuesday",
+        "season": 1,
+        "name": "Ann",
+        "email": "ann@example.org",
+        "status": "pending",
+        "knows": [],
+    }
 
     done = leagues.confirm(stack.db, stack.settings.secret_key, token, stack.settings.link_max_age, now=T0 + DAY)
     assert not done.already
