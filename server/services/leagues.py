@@ -100,6 +100,7 @@ BAD_DIVISIONS = N_("A season has 1 to %(count)s divisions, or none.")
 BAD_PROMOTE = N_("Promotion and relegation move 0 to %(count)s players, and only between divisions.")
 FULL = N_("This season is full: it has its %(count)s players. Nothing was changed.")
 TOO_MANY_KNOWS = N_("Give at most %(count)s addresses of people you know.")
+NOT_PLAYING = N_("Only a confirmed player of a season not over can change the people they know: nothing was changed.")
 NOT_CONFIRMED = N_("Only a confirmed player of the season can say they will miss a round: nothing was changed.")
 BAD_ROUND = N_("Season %(season)s has rounds 1 to %(count)s: nothing was changed.")
 ROUND_STARTED = N_("Round %(round)s has already started: nothing was changed.")
@@ -526,6 +527,26 @@ def _apply(session: Session, entry: SeasonPlayer) -> None:
     if "knows" in given:  # (an entry carried over from the last season keeps its own list unless changed)
         entry.knows = list(given.get("knows") or []) or None
     entry.applicant = None
+
+
+def set_knows(db: Database, season_player_id: int, text: object) -> list[str]:
+    """Replace the people a confirmed player of a season not over declared they know (``check_knows``): kept apart
+    from the next round planned on. LeagueError, nothing changed: not such an entry, or an address refused."""
+    with db.session() as session:
+        entry = session.get(SeasonPlayer, season_player_id, with_for_update=True)
+        season = None if entry is None else session.get(Season, entry.season_id)
+        if (
+            entry is None
+            or season is None
+            or entry.status != EntryStatus.CONFIRMED
+            or season.status == SeasonStatus.OVER
+        ):
+            raise LeagueError(NOT_PLAYING)
+        player = session.get(Player, entry.player_id)
+        assert player is not None
+        knows = check_knows(text, player.email.lower())
+        entry.knows = knows or None
+        return knows
 
 
 def confirm(db: Database, secret_key: str, token: str, max_age: int, now: datetime, knows: object = None) -> Confirmed:

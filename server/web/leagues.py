@@ -158,6 +158,18 @@ def hub_skip(token: str, entry_id: int) -> Any:
     return redirect(url_for("prefs.show", token=token, league=done) + "#leagues", code=303)
 
 
+@bp.post("/p/<token>/leagues/<int:entry_id>/knows")
+@player_link
+def hub_knows(token: str, entry_id: int) -> Any:
+    """Change the people the player knows in a season they play (``knows``); the hub again."""
+    try:
+        _own(entry_id)
+        leagues.set_knows(dm().db, entry_id, str(request.form.get("knows", ""))[:KNOWS_LIMIT])
+    except LeagueError as exc:
+        return render_hub(token, say(exc), {leagues.NOT_IN: 404, leagues.NOT_PLAYING: 409}.get(exc.msgid, 400))
+    return redirect(url_for("prefs.show", token=token, league="knows") + "#leagues", code=303)
+
+
 @bp.get("/p/<token>/leagues/<int:entry_id>/withdraw")
 @player_link
 def hub_withdraw_page(token: str, entry_id: int) -> Any:
