@@ -512,7 +512,7 @@ def _apply(session: Session, entry: SeasonPlayer) -> None:
     given = dict(entry.applicant or {})
     player = session.get(Player, entry.player_id)
     assert player is not None
-    if given and _unconfirmed(session, player, entry):
+    if given.get("name") and _unconfirmed(session, player, entry):  # (no name: only knows changed as it confirms)
         player.display_name = given["name"]
         for key in ("language", "timezone", "quiet_start", "quiet_end", "mail_mode", "digest_hours"):
             if key in given:
