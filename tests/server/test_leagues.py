@@ -409,7 +409,10 @@ def test_the_signup_season_is_the_latest_taking_sign_ups(embedded: Stack) -> Non
 
 def test_league_and_season_create_on_the_command_line(stack: Stack) -> None:
     env = cli_env(stack)
-    made = run(env, "league", "create", "--name", "Tuesday", "--size", "4", "--tie-break", "wins", "--preset", "week")
+    made = run(
+        env, "league", "create", "--name", "Tuesday", "--size", "4", "--tie-break", "wins", "--preset", "week",
+        "--email", "Org@example.org",
+    )  # fmt: skip
     assert made.exit_code == 0, made.output
     created = json.loads(made.output)
     assert set(created["links"]) == {"invite", "organiser", "public"}
@@ -418,6 +421,7 @@ def test_league_and_season_create_on_the_command_line(stack: Stack) -> None:
     with stack.db.session() as session:
         stored = session.get(League, created["id"])
         assert stored is not None and (stored.table_size, stored.tie_breaks, stored.preset) == (4, ["wins"], "week")
+        assert stored.organiser_email == "org@example.org"
     closes = "2999-01-01T18:00+01:00"
     args = ("season", "create", "--league", str(created["id"]), "--signup-closes", closes, "--rounds", "3")
     first = run(env, *args, "--schedule", "fixed", "--weekday", "0", "--time", "18:00")
@@ -428,6 +432,7 @@ def test_league_and_season_create_on_the_command_line(stack: Stack) -> None:
     before = all_rows(stack.db)
     for bad, message in (
         (("league", "create", "--name", "x", "--size", "9"), "A table seats 3 to 6 players, not 9"),
+        (("league", "create", "--name", "x", "--email", "x"), "is not an e-mail address"),
         ((*args, "--schedule", "fixed"), "A fixed schedule needs"),
         (("season", "create", "--league", "999", "--signup-closes", closes, "--rounds", "3"), "There is no league 999"),
         (("season", "create", "--league", "1", "--signup-closes", "soon", "--rounds", "3"), "give a time such as"),
