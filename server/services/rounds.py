@@ -409,11 +409,13 @@ def _unseated(db: Database, season_id: int, exc: RoundError, now: datetime) -> N
         number = len([r for r in _rounds(session, season.id) if r.status != RoundStatus.PLANNED]) + 1
         new = season.unseated is None
         since = now.isoformat() if new else (season.unseated or {}).get("since", now.isoformat())
-        season.unseated = {"round": number, "msgid": exc.msgid, "params": dict(exc.params), "since": since}
+        stall = {"round": number, "msgid": exc.msgid, "params": dict(exc.params), "since": since}
+        if season.unseated != stall:  # (written when it changes, not each minute)
+            season.unseated = stall
         league = session.get(League, season.league_id)
         assert league is not None
         if new and league.organiser_email:
-            organiser = leagues.address_player(session, league.organiser_email)
+            organiser = leagues.address_player(session, league.organiser_email, league.timezone)
             payload = {"season": season.id, "lang": league.language}
             key = f"round_unseated:{season.id}:{number}:{int(now.timestamp())}"
             outbox.add(session, [outbox.player_mail(organiser.id, MailKind.ROUND_UNSEATED, key, payload, now)])
