@@ -156,6 +156,9 @@ class MailKind(StrEnum):
     LEAGUE_RESULTS = "league_results"
     #: the season is over: the final standings (``services.results``).
     SEASON_END = "season_end"
+    #: a season's next round could not be seated (too few players, acquaintances): to the league's organiser once
+    #: per stall (``services.rounds.sweep``).
+    ROUND_UNSEATED = "round_unseated"
 
 
 class Base(DeclarativeBase):
@@ -608,6 +611,8 @@ class League(Base):
     invite_generation: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
     organiser_generation: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
     public_generation: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
+    #: where the league's mails to its organiser go (a round that cannot be seated); null: their page only.
+    organiser_email: Mapped[str | None] = mapped_column(String(320))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
@@ -641,6 +646,9 @@ class Season(Base):
     previous_id: Mapped[int | None] = mapped_column(ForeignKey("seasons.id", ondelete="SET NULL"))
     #: raised whenever a result of the season is stored; the standings cache is fresh while it holds the same number.
     results_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
+    #: why the minute sweep could not seat the season's next round (``rounds.sweep``): ``{"round", "msgid",
+    #: "params", "since"}``; the organiser is mailed once per stall and shown it; null once a round is seated.
+    unseated: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 

@@ -135,6 +135,8 @@ class Draft:
     notes: list[str] = field(default_factory=list)
     actions: list[dict[str, str]] = field(default_factory=list)
     chat: dict[int, int] = field(default_factory=dict)
+    #: the name the mail greets, when not the player's own (a sign-up greets the name typed in its form).
+    greeting: str = ""
 
 
 #: a seat with its game, and the table's seats and players.
@@ -463,6 +465,7 @@ class Composer:
         assert league is not None
         words = {"league": cap(one_line(league.name), MAX_USER_TEXT), "season": season.number}
         draft = Draft("league_confirm", words)
+        draft.greeting = str((entry.applicant or {}).get("name") or "")  # (the row's name may be empty or another)
         draft.notes.append(
             self.t.gettext("If you did not sign up, ignore this mail: nobody takes part without confirming.")
         )
@@ -562,6 +565,30 @@ class Composer:
         token = league_token(self.settings.secret_key, "invite", league.id, league.invite_generation)
         url = f"{self.settings.base_url}/l/{token}"
         draft.actions.append({"text": self.t.gettext("See the league and sign up"), "url": url})
+        return draft
+
+    def round_unseated(self, row: Outbox) -> Draft | None:
+        """To the league's organiser: the season's next round could not be seated, and why, with the season's page
+        (``rounds.sweep``); skipped once a round was seated after all."""
+        found = self._season(row.payload.get("season"))
+        if found is None or found[0].unseated is None:
+            return None
+        season, words = found
+        stall = season.unseated or {}
+        draft = Draft("round_unseated", {**words, "round": stall.get("round") or 1})
+        reason = ShownError(str(stall.get("msgid") or ""), **dict(stall.get("params") or {}))
+        draft.notes.append(refusal(reason, self.lang))
+        draft.notes.append(
+            self.t.gettext(
+                "The round starts by itself as soon as it can be seated (a player confirms, comes back or stops "
+                "skipping it); you may also change the season on its page."
+            )
+        )
+        league = self.session.get(League, season.league_id)
+        assert league is not None
+        token = league_token(self.settings.secret_key, "organiser", league.id, league.organiser_generation)
+        url = f"{self.settings.base_url}/lo/{token}/season/{season.id}"
+        draft.actions.append({"text": self.t.gettext("Open the season's page"), "url": url})
         return draft
 
     def substituted(self, row: Outbox) -> Draft | None:
@@ -849,7 +876,7 @@ def _notice_mail(composer: Composer, row: Outbox, draft: Draft) -> Mail:
     words = words_of(composer.lang, draft.variant, draft.words)
     ctx = {
         "kind": row.kind,
-        "name": cap(composer.player.display_name, MAX_USER_TEXT),
+        "name": cap(one_line(draft.greeting) or composer.player.display_name, MAX_USER_TEXT),
         "intro": words.intro,
         "sections": draft.sections,
         "notes": draft.notes,
@@ -891,6 +918,7 @@ _PLAYER_KINDS: dict[str, Callable[[Composer, Outbox], Draft | None]] = {
     MailKind.LEAGUE_RESULTS: Composer.league_results,
     MailKind.SEASON_END: Composer.season_end,
     MailKind.LEAGUE_INVITE: Composer.league_invite,
+    MailKind.ROUND_UNSEATED: Composer.round_unseated,
 }
 
 

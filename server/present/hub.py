@@ -104,8 +104,9 @@ def league_ratings_shown(lang: str, found: list[tuple[str, ratings.Rating]]) -> 
 
 def leagues_shown(lang: str, timezone: str, now: datetime, entries: list[HubEntry]) -> list[dict[str, Any]]:
     """The player's season entries for the hub: ``{"id", "title", "status", "next", "rounds": [{"number", "when",
-    "skipped"}], "skips", "can_skip", "can_withdraw", "standings"}`` (``standings``: the season's id, or None); times
-    in the reader's zone."""
+    "skipped"}], "skips", "can_skip", "can_withdraw", "knows", "standings"}`` (``knows``: the addresses of people they
+    know, one a line, while they play; else None; ``standings``: the season's id, or None); times in the reader's
+    zone."""
     t = translations(lang)
     statuses = {
         "pending": t.gettext("waiting for your confirmation (see the mail)"),
@@ -133,6 +134,8 @@ def leagues_shown(lang: str, timezone: str, now: datetime, entries: list[HubEntr
                 "rounds": rounds if playing else [],
                 "skips": list(entry.skips),
                 "can_withdraw": entry.status != "withdrawn" and entry.season_status != "over",
+                # the people they know, to change while they play (a pending sign-up changes them as it confirms)
+                "knows": "\n".join(entry.knows) if playing else None,
                 # the standings open to a confirmed player (and one who withdrew), not to a pending sign-up
                 "standings": entry.season_id if entry.status != "pending" else None,
             }

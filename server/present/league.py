@@ -11,6 +11,7 @@ from babel.dates import format_time, get_day_names
 
 from ..models import LANGUAGES
 from ..services import scoring
+from ..services.errors import ShownError
 from ..services.leagues import TABLE_SIZES
 from ..services.presets import PRESETS
 from ..services.tempo import zone_choices
@@ -18,6 +19,7 @@ from ..text import glossary
 from ..text.i18n import DATE_LOCALES, format_when, translations
 from ..text.i18n import language as pick
 from ..text.i18n import zone as tz_of
+from ..text.refusals import refusal
 
 
 def clock(zone: str, now: datetime, lang: str) -> str:
@@ -108,9 +110,11 @@ def status_name(lang: str, status: str, of: str) -> str:
 
 
 def season_page(lang: str, season: dict[str, Any], tz: str, now: datetime) -> dict[str, Any]:
-    """A season: its entries with their status, its rounds with their status and start."""
+    """A season: its entries with their status, its rounds with their status and start, and the notice of a due
+    round that could not be seated (``unseated``: its number, the reason and since when; None)."""
     return {
         **season,
+        "unseated": unseated_notice(lang, season.get("unseated"), tz, now),
         "status_name": status_name(lang, season["status"], "season"),
         "entries": [{**e, "status_name": status_name(lang, e["status"], "entry")} for e in season["entries"]],
         "rounds": [
@@ -122,6 +126,18 @@ def season_page(lang: str, season: dict[str, Any], tz: str, now: datetime) -> di
             for r in season["rounds"]
         ],
     }
+
+
+def unseated_notice(lang: str, stall: dict[str, Any] | None, tz: str, now: datetime) -> dict[str, Any] | None:
+    """A season's stall (``Season.unseated``) shown: ``round``, ``reason`` (translated), ``since`` (in ``tz``)."""
+    if not stall:
+        return None
+    reason = ShownError(str(stall.get("msgid") or ""), **dict(stall.get("params") or {}))
+    try:
+        since = format_when(datetime.fromisoformat(str(stall.get("since"))), now, tz, lang)[0]
+    except ValueError:
+        since = ""
+    return {"round": stall.get("round") or 1, "reason": refusal(reason, lang), "since": since}
 
 
 def round_page(lang: str, rnd: dict[str, Any], now: datetime) -> dict[str, Any]:

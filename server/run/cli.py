@@ -341,6 +341,7 @@ def league() -> None:
 @click.option("--tie-break", "tie_breaks", multiple=True, help="in order: victory_points, wins, average_placement, …")
 @click.option("--forfeit", default="last", show_default=True, help="last, zero or as_played")
 @click.option("--public", "standings_public", is_flag=True, help="standings visible to anyone with the public link")
+@click.option("--email", "organiser_email", default=None, help="the organiser's address (a round not seated)")
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object: the id and each link's token and url")
 def league_create(as_json: bool, **given: Any) -> None:
     """Create a league; prints its links' addresses (invite, organiser, public) and what to do next."""

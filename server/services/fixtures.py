@@ -7,6 +7,12 @@ total distance of the other tables from that size, then the fewest tables. With 
 of 5, 601 are 119 of 5 and one of 6, 602 are 119 of 5, one of 4 and one of 3, 7 are 4 + 3, 12 are 5 + 4 + 3. Fewer
 than 3 available players cannot be seated: ``FixturesError(TOO_FEW)``.
 
+**Other splits** (``splits``): when the search cannot keep the declared acquaintances apart at those tables (six
+players at one table of 6, a pair among them), ``seat`` tries the other ways to split a round of up to ``SMALL``
+players into tables of 3 to 6 (``MAX_SPLITS`` of them, in the order of the same rule) and keeps, of the seatings that
+keep every acquaintance apart, the one with the fewest repeat meetings, then the earliest split: six players with a
+pair sit 3 + 3. Only when no split keeps them apart is the round refused (``APART``).
+
 **Objective** (``cost``, smaller is better), summed over the tables::
 
     FORBIDDEN x (pairs of declared acquaintances at the table)
@@ -38,7 +44,7 @@ enumerates every seating (up to ``EXACT_LIMIT`` players) for the tests to compar
 from __future__ import annotations
 
 import random
-from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from functools import cache
@@ -60,6 +66,7 @@ __all__ = [
     "exact",
     "score",
     "seat",
+    "splits",
     "swap",
     "table_sizes",
 ]
@@ -74,6 +81,8 @@ SAMPLE = 24
 MAX_PASSES = 12
 BUDGET = 800_000
 EXACT_LIMIT = 12
+#: the other splits of a round into table sizes ``seat`` tries when acquaintances cannot sit apart (``splits``).
+MAX_SPLITS = 8
 
 TOO_FEW = N_("A round needs at least 3 available players; %(count)s are available.")
 APART = N_("The players who declared that they know each other cannot all sit at different tables: nothing was seated.")
@@ -159,6 +168,27 @@ def _key(sizes: tuple[int, ...], size: int) -> tuple[int, int, tuple[int, ...]]:
     return sum(abs(s - size) for s in sizes), len(sizes), tuple(sorted(sizes, reverse=True))
 
 
+def splits(count: int, size: int = 5) -> list[list[int]]:
+    """The ways to seat ``count`` players at tables of 3 to 6 (largest first): ``table_sizes`` first, then up to
+    ``MAX_SPLITS`` others in the order of the same rule (the most tables of ``size``, the least distance of the
+    others from it, the fewest tables); only the preferred one for a round of more than ``SMALL`` players."""
+    preferred = table_sizes(count, size)
+    if count > SMALL:
+        return [preferred]
+    found: list[tuple[int, ...]] = []
+    for sixes in range(count // 6 + 1):
+        for fives in range((count - 6 * sixes) // 5 + 1):
+            for fours in range((count - 6 * sixes - 5 * fives) // 4 + 1):
+                threes, left = divmod(count - 6 * sixes - 5 * fives - 4 * fours, 3)
+                if not left:
+                    found.append((6,) * sixes + (5,) * fives + (4,) * fours + (3,) * threes)
+    others = sorted(
+        (list(f) for f in found if list(f) != preferred),
+        key=lambda f: (-f.count(size), *_key(tuple(s for s in f if s != size), size)),
+    )
+    return [preferred, *others[:MAX_SPLITS]]
+
+
 @cache
 def awake_hours(quiet: tuple[time, time] | None, zone: str, day: date) -> int:
     """The hours of ``day`` (UTC) in which the player is awake, as a 24-bit mask (bit ``h``: ``h:30`` UTC)."""
@@ -184,6 +214,8 @@ class _Problem:
         if len(set(ids)) != len(ids):
             raise ValueError("a player is listed twice")
         self.ids = ids
+        self.size = rnd.size
+        #: the table sizes being searched (``table_sizes``; another of ``splits`` when acquaintances need it).
         self.sizes = table_sizes(len(ids), rnd.size)
         index = {pid: i for i, pid in enumerate(ids)}
         self.weight: list[dict[int, int]] = [{} for _ in ids]
@@ -205,6 +237,16 @@ class _Problem:
         self.weight[j][i] = self.weight[j].get(i, 0) + amount
         return True
 
+    def counts(self, tables: Sequence[Sequence[int]]) -> tuple[int, int]:
+        """The pairs of acquaintances seated together and the repeat meetings of a seating (by index)."""
+        together = repeats = 0
+        for table in tables:
+            for a, b in combinations(table, 2):
+                w = self.weight[a].get(b, 0)
+                together += w // FORBIDDEN
+                repeats += (w % FORBIDDEN) // REPEAT
+        return together, repeats
+
     def table_cost(self, table: Sequence[int]) -> int:
         together = sum(self.weight[a].get(b, 0) for a, b in combinations(table, 2))
         mask = ALL_DAY
@@ -215,10 +257,16 @@ class _Problem:
 
 def seat(rnd: Round, *, restarts: int | None = None) -> list[list[PlayerId]]:
     """The tables of the round (ids, each table in the order of ``rnd.players``, tables largest first), by the
-    module's greedy start and local search. Raises ``FixturesError`` (TOO_FEW, SIZE, APART)."""
+    module's greedy start and local search, at the preferred table sizes or, when acquaintances cannot sit apart
+    there, at another split (``splits``). Raises ``FixturesError`` (TOO_FEW, SIZE, APART)."""
     problem = _Problem(rnd)
     rng = random.Random(rnd.seed)
     runs = restarts if restarts is not None else max(1, min(8, 240 // len(problem.ids)))
+    return _finish(problem, _best_split(problem, lambda: _searched(problem, rng, runs)))
+
+
+def _searched(problem: _Problem, rng: random.Random, runs: int) -> list[list[int]]:
+    """The best of ``runs`` greedy starts and local searches at ``problem.sizes``."""
     best: tuple[int, list[list[int]]] | None = None
     for _ in range(runs):
         search = _Search(problem, rng)
@@ -229,7 +277,25 @@ def seat(rnd: Round, *, restarts: int | None = None) -> list[list[PlayerId]]:
         if total == 0:
             break  # nothing left to gain
     assert best is not None
-    return _finish(problem, best[1])
+    return best[1]
+
+
+def _best_split(problem: _Problem, search: Callable[[], list[list[int]]]) -> list[list[int]]:
+    """``search``'s seating at the preferred sizes; when it seats acquaintances together, the seating of each other
+    split (``splits``) too, and of those that keep them apart the one with the fewest repeats, then the earliest."""
+    candidates = splits(len(problem.ids), problem.size)
+    best: tuple[tuple[int, int, int], list[list[int]]] | None = None
+    for rank, sizes in enumerate(candidates):
+        problem.sizes = sizes
+        tables = search()
+        together, repeats = problem.counts(tables)
+        if best is None or (together, repeats, rank) < best[0]:
+            best = ((together, repeats, rank), tables)
+        if best[0][0] == 0 and rank == 0:
+            break  # the preferred split keeps everyone apart
+    assert best is not None
+    problem.sizes = [len(t) for t in best[1]]
+    return best[1]
 
 
 def _finish(problem: _Problem, tables: list[list[int]]) -> list[list[PlayerId]]:
@@ -348,35 +414,34 @@ def score(rnd: Round, tables: Sequence[Sequence[PlayerId]]) -> Score:
     """The figures of a seating of ``rnd`` (any seating, not only ``seat``'s)."""
     problem = _Problem(rnd)
     index = {pid: i for i, pid in enumerate(problem.ids)}
-    acquainted = repeats = 0
+    members = [[index[pid] for pid in table] for table in tables]
     awake = []
-    for table in tables:
-        members = [index[pid] for pid in table]
-        for a, b in combinations(members, 2):
-            w = problem.weight[a].get(b, 0)
-            acquainted += w // FORBIDDEN
-            repeats += (w % FORBIDDEN) // REPEAT
+    for table in members:
         mask = ALL_DAY
-        for i in members:
+        for i in table:
             mask &= problem.mask[i]
         awake.append(mask.bit_count())
-    return Score(acquainted, repeats, tuple(awake))
+    return Score(*problem.counts(members), tuple(awake))
 
 
 def exact(rnd: Round) -> list[list[PlayerId]]:
-    """The best seating by the same objective and table sizes, by enumerating them all (up to ``EXACT_LIMIT``
+    """The best seating by the same objective and splits, by enumerating them all (up to ``EXACT_LIMIT``
     players; for tests). Raises ``FixturesError(APART)`` when every seating puts acquaintances together."""
     problem = _Problem(rnd)
     n = len(problem.ids)
     if n > EXACT_LIMIT:
         raise ValueError(f"exact is for at most {EXACT_LIMIT} players")
+    return _finish(problem, _best_split(problem, lambda: _enumerated(problem)))
+
+
+def _enumerated(problem: _Problem) -> list[list[int]]:
     best: tuple[int, list[list[int]]] | None = None
-    for tables in _partitions(list(range(n)), sorted(problem.sizes)):
+    for tables in _partitions(list(range(len(problem.ids))), sorted(problem.sizes)):
         total = sum(problem.table_cost(t) for t in tables)
         if best is None or total < best[0]:
             best = (total, tables)
     assert best is not None
-    return _finish(problem, best[1])
+    return best[1]
 
 
 def _partitions(people: list[int], sizes: list[int]) -> Iterator[list[list[int]]]:

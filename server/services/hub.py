@@ -250,6 +250,8 @@ class HubEntry:
     skips: tuple[int, ...]
     #: the season's id (its standings page: ``/p/<token>/season/<id>``)
     season_id: int = 0
+    #: the addresses of people the player declared they know in this season (never at their table)
+    knows: tuple[str, ...] = ()
 
 
 def season_entries(session: Session, player_id: int) -> Sequence[Row[SeasonPlayer, Season, League]]:
@@ -276,6 +278,7 @@ def league_entries(db: Database, player_id: int, now: datetime) -> list[HubEntry
                 tuple(schedule.upcoming_rounds(session, season, league.timezone, now)),
                 tuple(entry.skips or ()),
                 season.id,
+                tuple(entry.knows or ()),
             )
             for entry, season, league in season_entries(session, player_id)
         ]

@@ -81,6 +81,7 @@ LEAGUE_FIELDS = {
     "tie_breaks": "list",
     "forfeit": "text",
     "standings_public": "bool",
+    "organiser_email": "text?",
 }
 SEASON_FIELDS = {
     "signup_closes": "text",
@@ -235,7 +236,17 @@ def _season_json(season: Season, counts: dict[str, int]) -> dict[str, Any]:
         "divisions": season.divisions,
         "promote": season.promote,
         "entries": counts,
+        "unseated": _unseated(season.unseated),
     }
+
+
+def _unseated(stall: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Why the season's due round could not be seated (``Season.unseated``): its ``round``, the ``reason`` (English)
+    and ``since`` when; None while nothing is stalled."""
+    if not stall:
+        return None
+    reason = str(ShownError(str(stall.get("msgid") or ""), **dict(stall.get("params") or {})))
+    return {"round": stall.get("round"), "reason": reason, "since": stall.get("since")}
 
 
 def _entry_counts(session: Any, season_ids: list[int]) -> dict[int, dict[str, int]]:

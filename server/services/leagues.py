@@ -11,9 +11,11 @@
   language the form chose) carries the signed link (``links.confirm_token``: the entry and its
   ``confirm_generation``) that ``confirm`` follows. Nobody is in a season without confirming from the address
   signed up, and a stranger's sign-up changes nothing of a player: ``confirm`` applies the form's name and
-  preferences only to a player nobody confirmed yet (no seats, no other confirmed entry); a known player keeps
-  their own and only the league's data (declared acquaintances) is stored. Signing up again while pending mails the
-  link again (not more often than every ``RESEND_AFTER``); once confirmed nothing is mailed and nothing changes.
+  preferences only to a player nobody confirmed yet (no seats, no other confirmed entry); a known player gets the
+  time zone and quiet hours typed and keeps their name and mail settings; the league's data (declared
+  acquaintances) is stored for everyone. The confirmation mail greets the name typed. Signing up again while
+  pending mails the link again (not more often than every ``RESEND_AFTER``); once confirmed nothing is mailed and
+  nothing changes.
   The form's answer is the same in every case (``SignedUp`` is not shown): it never tells whether an address is
   signed up. A season with ``max_players`` confirmed is full: ``confirm`` refuses.
 - ``skip`` / ``unskip``: a confirmed player says they will miss a round not yet started (``SeasonPlayer.skips``).
@@ -98,6 +100,7 @@ BAD_DIVISIONS = N_("A season has 1 to %(count)s divisions, or none.")
 BAD_PROMOTE = N_("Promotion and relegation move 0 to %(count)s players, and only between divisions.")
 FULL = N_("This season is full: it has its %(count)s players. Nothing was changed.")
 TOO_MANY_KNOWS = N_("Give at most %(count)s addresses of people you know.")
+NOT_PLAYING = N_("Only a confirmed player of a season not over can change the people they know: nothing was changed.")
 NOT_CONFIRMED = N_("Only a confirmed player of the season can say they will miss a round: nothing was changed.")
 BAD_ROUND = N_("Season %(season)s has rounds 1 to %(count)s: nothing was changed.")
 ROUND_STARTED = N_("Round %(round)s has already started: nothing was changed.")
@@ -128,6 +131,8 @@ class LeagueSpec:
     tie_breaks: list[str] = field(default_factory=lambda: list(scoring.TIE_BREAKS))
     forfeit: str = "last"
     standings_public: bool = False
+    #: the organiser's address: a round the minute sweep cannot seat is mailed there (``rounds.sweep``); optional.
+    organiser_email: str | None = None
 
 
 def _choice(value: object, choices: tuple[str, ...], msgid: str) -> str:
@@ -165,6 +170,7 @@ def check_league(spec: LeagueSpec) -> dict[str, Any]:
     ):
         raise LeagueError(BAD_TIE_BREAKS, choices=", ".join(scoring.TIE_BREAKS))
     forfeit = _choice(spec.forfeit, scoring.FORFEITS, BAD_FORFEIT)
+    organiser_email = _organiser_email(spec.organiser_email)
     if not isinstance(spec.options, dict):
         raise LeagueError(BAD_OPTIONS, reason="not an object")
     try:  # the options as a game of the league's size takes them (the engine's own check)
@@ -182,7 +188,18 @@ def check_league(spec: LeagueSpec) -> dict[str, Any]:
         "tie_breaks": list(breaks),
         "forfeit": forfeit,
         "standings_public": bool(spec.standings_public),
+        "organiser_email": organiser_email,
     }
+
+
+def _organiser_email(value: object) -> str | None:
+    """The league organiser's address, checked (None or "" for none); LeagueError for anything else."""
+    if value is None or value == "":
+        return None
+    try:
+        return inputs.email_address(value if isinstance(value, str) else repr(value)[:40])
+    except inputs.InputError as exc:
+        raise LeagueError(exc.msgid, **exc.params) from None
 
 
 def create_league(db: Database, spec: LeagueSpec, now: datetime) -> int:
@@ -325,16 +342,18 @@ def _mailed(session: Session, entry: SeasonPlayer) -> tuple[int, datetime | None
     return int(count), last
 
 
-def address_player(session: Session, email: str) -> Player:
+def address_player(session: Session, email: str, zone: str = "UTC") -> Player:
     """The player of ``email``; an unknown address gets a row made minimally (``display_name`` "": no name anyone
-    confirmed; default preferences). Two at once for the same address: the second reads back the first's row."""
+    confirmed; default preferences, but the time zone ``zone``: the league's, so what it is shown before it
+    confirms is in the league's time, not UTC). Two at once for the same address: the second reads back the
+    first's row."""
     query = select(Player).where(Player.email == email)
     known = session.execute(query).scalar_one_or_none()
     if known is not None:
         return known
     try:
         with session.begin_nested():
-            player = Player(email=email, display_name="")
+            player = Player(email=email, display_name="", timezone=zone)
             session.add(player)
         return player
     except IntegrityError:
@@ -408,7 +427,8 @@ def sign_up(db: Database, season_id: int, applicant: Applicant, now: datetime) -
     with db.session() as session:
         season = _season(session, season_id, lock=True)
         _taking_sign_ups(session, season, now)
-        player = address_player(session, spec.email)
+        league = session.get(League, season.league_id)
+        player = address_player(session, spec.email, league.timezone if league else "UTC")
         entry = session.execute(
             select(SeasonPlayer).where(SeasonPlayer.season_id == season.id, SeasonPlayer.player_id == player.id)
         ).scalar_one_or_none()
@@ -467,6 +487,8 @@ def confirmation(db: Database, secret_key: str, token: str, max_age: int) -> dic
             "name": given.get("name") or player.display_name,
             "email": player.email,
             "status": entry.status,
+            #: the acquaintances confirming keeps (the form's, or those carried over from the last season).
+            "knows": list(given.get("knows", entry.knows or [])),
         }
 
 
@@ -486,30 +508,61 @@ def _unconfirmed(session: Session, player: Player, entry: SeasonPlayer) -> bool:
 
 
 def _apply(session: Session, entry: SeasonPlayer) -> None:
-    """What the confirmed form gave: the name and preferences for a player nobody confirmed before, the league's
-    own data (acquaintances) for everyone; the entry keeps no applicant any more."""
+    """What the confirmed form gave: the name and preferences for a player nobody confirmed before; for a known
+    player the time zone and the quiet hours typed (both given; empty ones keep theirs), not their name nor their
+    mail settings; the league's own data (acquaintances) for everyone. The entry keeps no applicant any more."""
     given = dict(entry.applicant or {})
     player = session.get(Player, entry.player_id)
     assert player is not None
-    if given and _unconfirmed(session, player, entry):
+    if given.get("name") and _unconfirmed(session, player, entry):  # (no name: only knows changed as it confirms)
         player.display_name = given["name"]
         for key in ("language", "timezone", "quiet_start", "quiet_end", "mail_mode", "digest_hours"):
             if key in given:
                 setattr(player, key, given[key])
         outbox.look_at_held(session, Outbox.player_id == player.id)
+    elif given.get("name"):  # a known player: the zone and quiet hours they typed (name and mail settings stay)
+        player.timezone = given.get("timezone") or player.timezone
+        if given.get("quiet_start") and given.get("quiet_end"):
+            player.quiet_start, player.quiet_end = given["quiet_start"], given["quiet_end"]
     if not player.display_name:  # never left without a name once confirmed
         player.display_name = player.email.split("@")[0][:80]
-    entry.knows = list(given.get("knows") or []) or None
+    if "knows" in given:  # (an entry carried over from the last season keeps its own list unless changed)
+        entry.knows = list(given.get("knows") or []) or None
     entry.applicant = None
 
 
-def confirm(db: Database, secret_key: str, token: str, max_age: int, now: datetime) -> Confirmed:
+def set_knows(db: Database, season_player_id: int, text: object) -> list[str]:
+    """Replace the people a confirmed player of a season not over declared they know (``check_knows``): kept apart
+    from the next round planned on. LeagueError, nothing changed: not such an entry, or an address refused."""
+    with db.session() as session:
+        entry = session.get(SeasonPlayer, season_player_id, with_for_update=True)
+        season = None if entry is None else session.get(Season, entry.season_id)
+        if (
+            entry is None
+            or season is None
+            or entry.status != EntryStatus.CONFIRMED
+            or season.status == SeasonStatus.OVER
+        ):
+            raise LeagueError(NOT_PLAYING)
+        player = session.get(Player, entry.player_id)
+        assert player is not None
+        knows = check_knows(text, player.email.lower())
+        entry.knows = knows or None
+        return knows
+
+
+def confirm(db: Database, secret_key: str, token: str, max_age: int, now: datetime, knows: object = None) -> Confirmed:
     """Confirm the sign-up a mailed link names; LinkError for a forged, expired or replaced link, LeagueError when
-    the player withdrew, the sign-up closed before they confirmed, or the season is full (nothing changed)."""
+    the player withdrew, the sign-up closed before they confirmed, the season is full, or ``knows`` (the addresses
+    of people they know, as the sign-up form takes them; None: keep the list) is not valid (nothing changed)."""
     with db.session() as session:
         entry = _entry_of_link(session, secret_key, token, max_age)
         if entry.status == EntryStatus.CONFIRMED:
             return Confirmed(entry.id, already=True)
+        if knows is not None:
+            player = session.get(Player, entry.player_id)
+            assert player is not None
+            entry.applicant = {**(entry.applicant or {}), "knows": check_knows(knows, player.email.lower())}
         season = _season(session, entry.season_id, lock=True)
         _taking_sign_ups(session, season, now)
         if season.max_players is not None and _confirmed_count(session, season.id) >= season.max_players:
@@ -695,7 +748,7 @@ def invite(db: Database, league_id: int, addresses: list[str], now: datetime) ->
         held = not _open_for_sign_ups(session, league.id, now)
         rows = []
         for address in checked:
-            player = address_player(session, address)
+            player = address_player(session, address, league.timezone)
             prefix = f"league_invite:{league.id}:{player.id}:"
             sent = session.execute(select(func.count()).where(Outbox.key.like(f"{prefix}%"))).scalar_one()
             payload = {"league": league.id, "lang": league.language}

@@ -639,7 +639,8 @@ def place_divisions(session: Session, season: Season) -> None:
 
 def next_season(db: Database, season_id: int, signup_closes: datetime, now: datetime) -> int:
     """The next season of a finished one (its id): same rounds, schedule, limit and divisions; its confirmed players
-    carried over as pending entries, each mailed a confirmation, with their divisions."""
+    carried over as pending entries, each mailed a confirmation, with their divisions and the acquaintances they
+    declared (``SeasonPlayer.knows``: still kept apart; the confirmation page lets them change the list)."""
     with db.session() as session:
         season = session.get(Season, season_id, with_for_update=True)
         if season is None:
@@ -669,7 +670,9 @@ def next_season(db: Database, season_id: int, signup_closes: datetime, now: date
         session.add(created)
         session.flush()
         outbox.release_invitations(session, season.league_id, now)  # invitations held until a season takes sign-ups
-        players = _players(session, season.id)
+        carried = list(session.execute(SeasonPlayer.confirmed(season.id)).scalars())
+        players = [entry.player_id for entry in carried]
+        knows = {entry.player_id: entry.knows for entry in carried}
         divisions = _moved(session, season, players, now) if season.divisions else {}
         for player_id in players:
             entry = SeasonPlayer(
@@ -677,6 +680,7 @@ def next_season(db: Database, season_id: int, signup_closes: datetime, now: date
                 player_id=player_id,
                 status=EntryStatus.PENDING,
                 division=divisions.get(player_id),
+                knows=list(knows[player_id] or []) or None,  # (kept apart again; editable as they confirm)
                 created_at=now,
             )
             session.add(entry)

@@ -25,7 +25,11 @@ per table, each player mailed their table), the next round of a "when_over" seas
   schedule's at its time (its planned round as it stands), a "when_over" season's once every table of its last
   round is over (the game that ends a round cannot start the next in its own transaction: ``rounds`` imports
   ``games``, whose end calls ``results``).
-  The season's row is locked, so two workers start it once.
+  The season's row is locked, so two workers start it once. A due round that cannot be seated (too few available
+  players, acquaintances no split keeps apart) is not skipped silently: the reason is kept on the season
+  (``Season.unseated``, shown on the league organiser's season page) and the league's organiser address
+  (``League.organiser_email``, when set) gets one ``round_unseated`` mail per stall; the sweep tries again each
+  minute, and a round seated (by the sweep or the organiser) clears it.
 
 Every refusal is a ``RoundError`` raised before anything is written: nothing changes.
 """
@@ -213,6 +217,7 @@ def plan_round(session: Session, season: Season, now: datetime) -> LeagueRound:
         session.add(rnd)
     rnd.tables = [[int(pid) for pid in table] for table in tables]  # type: ignore[call-overload]
     rnd.starts_at = starts
+    season.unseated = None  # (seated: a stall the organiser was told of is over)
     session.flush()
     return rnd
 
@@ -379,7 +384,8 @@ def _due(session: Session, season: Season, now: datetime) -> bool:
 
 def sweep(db: Database, now: datetime) -> int:
     """Start the due round of each season (``due_seasons``; one per season and call, the season's row locked and the
-    round checked again under the lock): how many started. A season whose round cannot be seated is skipped."""
+    round checked again under the lock): how many started. A season whose round cannot be seated is kept as
+    ``unseated`` and its organiser told once (``_unseated``); the next sweep tries again."""
     started = 0
     for season_id in due_seasons(db, now):
         try:
@@ -388,9 +394,31 @@ def sweep(db: Database, now: datetime) -> int:
                 if not _due(session, season, now):
                     continue  # another worker started it
                 started += start_next(session, season, now) is not None
-        except RoundError:
-            continue  # too few players, or acquaintances that cannot sit apart: the organiser is shown it
+        except RoundError as exc:  # too few players, or acquaintances no split keeps apart
+            _unseated(db, season_id, exc, now)
     return started
+
+
+def _unseated(db: Database, season_id: int, exc: RoundError, now: datetime) -> None:
+    """Keep why the season's due round could not be seated; the first time (a new stall), mail the league's
+    organiser address when it has one (``round_unseated``, in the league's language)."""
+    with db.session() as session:
+        season = _season(session, season_id, lock=True)
+        if not _due(session, season, now):
+            return  # started meanwhile
+        number = len([r for r in _rounds(session, season.id) if r.status != RoundStatus.PLANNED]) + 1
+        new = season.unseated is None
+        since = now.isoformat() if new else (season.unseated or {}).get("since", now.isoformat())
+        stall = {"round": number, "msgid": exc.msgid, "params": dict(exc.params), "since": since}
+        if season.unseated != stall:  # (written when it changes, not each minute)
+            season.unseated = stall
+        league = session.get(League, season.league_id)
+        assert league is not None
+        if new and league.organiser_email:
+            organiser = leagues.address_player(session, league.organiser_email, league.timezone)
+            payload = {"season": season.id, "lang": league.language}
+            key = f"round_unseated:{season.id}:{number}:{int(now.timestamp())}"
+            outbox.add(session, [outbox.player_mail(organiser.id, MailKind.ROUND_UNSEATED, key, payload, now)])
 
 
 def tables(db: Database, round_id: int) -> list[list[int]]:
@@ -472,7 +500,8 @@ def _in_league(session: Session, league_id: int, season_id: int) -> Season:
 
 
 def season_view(db: Database, league_id: int, season_id: int) -> dict[str, Any]:
-    """A season of the league: its entries (name, status) and rounds (number, status, start, tables)."""
+    """A season of the league: its entries (name, status), rounds (number, status, start, tables) and why its due
+    round could not be seated (``unseated``, or None)."""
     with db.session() as session:
         season = _in_league(session, league_id, season_id)
         entries = session.execute(
@@ -508,6 +537,8 @@ def season_view(db: Database, league_id: int, season_id: int) -> dict[str, Any]:
                 for r in _rounds(session, season_id)
             ],
             "can_plan": season.status != SeasonStatus.OVER and (len(_rounds(session, season_id)) < season.rounds),
+            #: why the sweep could not seat the due round (``Season.unseated``), or None.
+            "unseated": season.unseated,
         }
 
 

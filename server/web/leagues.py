@@ -16,7 +16,7 @@ from flask_babel import gettext
 
 from ..models import utcnow
 from ..present.calendar import league_calendar
-from ..services import calendar, hub, leagues, prefs
+from ..services import calendar, hub, inputs, leagues, prefs
 from ..services.inputs import small_int
 from ..services.leagues import Applicant, LeagueError
 from ..services.tempo import zone_choices
@@ -107,10 +107,17 @@ def confirm_page(token: str) -> Any:
 def confirm(token: str) -> Any:
     """Confirm the sign-up: the player is in the season."""
     s = dm().settings
+    knows = request.form.get("knows")  # (None: the form without the field; the list is kept)
     try:
         shown = _confirmation(token)
-        done = leagues.confirm(dm().db, s.secret_key, token, s.link_max_age, utcnow())
     except LeagueError as exc:
+        return message(gettext("Sign-up not confirmed"), say(exc), 409)
+    try:
+        done = leagues.confirm(dm().db, s.secret_key, token, s.link_max_age, utcnow(), knows=knows)
+    except LeagueError as exc:
+        if exc.msgid in (inputs.BAD_EMAIL, leagues.TOO_MANY_KNOWS):  # the form again, with what was typed
+            shown = {**shown, "knows": [line for line in (knows or "").splitlines() if line.strip()]}
+            return render_template("league/confirm.html", token=token, shown=shown, error=say(exc)), 400
         return message(gettext("Sign-up not confirmed"), say(exc), 409)
     return render_template("league/confirmed.html", shown=shown, already=done.already)
 
@@ -149,6 +156,18 @@ def hub_skip(token: str, entry_id: int) -> Any:
         return render_hub(token, say(exc), 409)
     done = "unskipped" if undo else "skipped"
     return redirect(url_for("prefs.show", token=token, league=done) + "#leagues", code=303)
+
+
+@bp.post("/p/<token>/leagues/<int:entry_id>/knows")
+@player_link
+def hub_knows(token: str, entry_id: int) -> Any:
+    """Change the people the player knows in a season they play (``knows``); the hub again."""
+    try:
+        _own(entry_id)
+        leagues.set_knows(dm().db, entry_id, str(request.form.get("knows", ""))[:KNOWS_LIMIT])
+    except LeagueError as exc:
+        return render_hub(token, say(exc), {leagues.NOT_IN: 404, leagues.NOT_PLAYING: 409}.get(exc.msgid, 400))
+    return redirect(url_for("prefs.show", token=token, league="knows") + "#leagues", code=303)
 
 
 @bp.get("/p/<token>/leagues/<int:entry_id>/withdraw")

@@ -38,6 +38,7 @@ LEAGUE_NOTICES = {
     "skipped": N_("Saved: you will miss that round."),
     "unskipped": N_("Saved: you will play that round."),
     "withdrawn": N_("You withdrew from the season."),
+    "knows": N_("Saved: the people you know in this season."),
 }
 FIELDS = ("language", "timezone", "quiet_start", "quiet_end", "mail_mode", "digest_hours")
 

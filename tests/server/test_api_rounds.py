@@ -14,7 +14,18 @@ from typing import Any
 import sqlalchemy as sa
 
 from server.db import Database
-from server.models import Game, LeagueRound, Player, RoundStatus, Season, SeasonStatus, Seat, utcnow
+from server.models import (
+    Game,
+    League,
+    LeagueRound,
+    Player,
+    RoundStatus,
+    Season,
+    SeasonPlayer,
+    SeasonStatus,
+    Seat,
+    utcnow,
+)
 from server.services import leagues, organise, results, rounds
 from server.services.links import player_token
 from tests.conftest import Stack
@@ -23,7 +34,7 @@ from tests.server.test_api_leagues import HOSTILE, RAW_BODIES, bearer, closes, n
 from tests.server.test_replay import finish
 from tests.server.test_results import league_game
 from tests.server.test_results import make_season as results_season
-from tests.server.test_rounds import enter, make_league, make_season
+from tests.server.test_rounds import enter, make_league, make_season, unseatable_season
 from tests.support import AUTH, all_rows, create_tagged, seat_ids
 
 
@@ -392,3 +403,37 @@ def test_the_command_line_prints_standings_records_a_result_and_creates_the_next
     assert (out["league"], out["number"]) == (league_id, 2)
     twice = run(env, "season", "next", "--season", str(season_id), "--signup-closes", closes())
     assert_clean_error(twice, 1, "was already created")
+
+
+def test_six_players_of_a_size_5_league_with_a_known_pair_are_planned_by_the_api(stack: Stack) -> None:
+    """It answered 409 "cannot all sit at different tables", though 3 + 3 keeps the pair apart (issue 25)."""
+    league_id, season_id, players = season_with_players(stack, 6, table_size=5)
+    with stack.db.session() as session:
+        entry = session.execute(sa.select(SeasonPlayer).where(SeasonPlayer.player_id == players[0])).scalar_one()
+        entry.knows = ["p1@example.org"]
+    planned = plan(stack, season_id, organiser_token(stack, league_id))
+    assert planned.status_code == 201, planned.json
+    tables = [[p["id"] for p in t["players"]] for t in planned.json["tables"]]
+    assert sorted(map(len, tables)) == [3, 3] and not any({players[0], players[1]} <= set(t) for t in tables)
+
+
+def test_a_league_is_created_with_its_organisers_address(stack: Stack) -> None:
+    made = stack.client.post("/api/leagues", headers=AUTH, json={"name": "Org", "organiser_email": "Org@Example.org"})
+    assert made.status_code == 201, made.json
+    with stack.db.session() as session:
+        league = session.get(League, made.json["id"])
+        assert league is not None and league.organiser_email == "org@example.org"
+    before = all_rows(stack.db)
+    for bad in ("Org <org@example.org>", 12):
+        refused_ = stack.client.post("/api/leagues", headers=AUTH, json={"name": "Org", "organiser_email": bad})
+        assert refused_.status_code == 400 and refused_.json["ok"] is False, refused_.json
+    assert all_rows(stack.db) == before
+
+
+def test_a_season_whose_due_round_cannot_be_seated_says_so_in_the_api(stack: Stack) -> None:
+    league_id, season_id, _ = unseatable_season(stack.db)
+    shown = stack.client.get(f"/api/seasons/{season_id}", headers=organiser_token(stack, league_id))
+    assert shown.status_code == 200 and shown.json["unseated"] is None
+    rounds.sweep(stack.db, utcnow())
+    stalled = stack.client.get(f"/api/seasons/{season_id}", headers=organiser_token(stack, league_id)).json
+    assert stalled["unseated"]["round"] == 2 and "know each other" in stalled["unseated"]["reason"]

@@ -44,9 +44,11 @@ def a_round(n: int, rng: random.Random, *, size: int, rounds: int, pairs: int, s
 def check_seating(rnd: Round, tables: list[list[int]]) -> None:
     seated = [pid for table in tables for pid in table]
     assert sorted(seated) == sorted(p.id for p in rnd.players)  # every available player exactly once
-    assert sorted(map(len, tables), reverse=True) == table_sizes(len(rnd.players), rnd.size)
-    assert all(3 <= len(table) <= 6 for table in tables)
     known = {frozenset(pair) for pair in rnd.acquainted}
+    sizes = sorted(map(len, tables), reverse=True)
+    assert sizes in fixtures.splits(len(rnd.players), rnd.size)
+    if not known:  # another split only to keep acquaintances apart
+        assert sizes == table_sizes(len(rnd.players), rnd.size)
     assert not any(frozenset(pair) in known for table in tables for pair in combinations(table, 2))
 
 
@@ -172,6 +174,47 @@ def test_acquaintances_that_cannot_be_apart_are_refused() -> None:
         with pytest.raises(FixturesError, match="know each other"):
             search(Round(eight, size=4, acquainted=triangle))
     check_seating(Round(eight, size=4, acquainted=triangle[:2]), seat(Round(eight, size=4, acquainted=triangle[:2])))
+
+
+def test_six_players_with_a_known_pair_sit_three_and_three() -> None:
+    """Size 5, six players: one table of 6 is preferred, but a declared pair cannot sit apart there, so
+    the round is two tables of 3 with the pair apart (it was refused: issue 25)."""
+    six = [Available(i) for i in range(6)]
+    assert table_sizes(6, 5) == [6]
+    for search in (seat, exact):
+        tables = search(Round(six, size=5, acquainted=[(0, 1)]))
+        assert sorted(map(len, tables)) == [3, 3]
+        assert not any({0, 1} <= set(table) for table in tables)
+    assert seat(Round(six, size=5)) == [list(range(6))]  # without the pair: one table of 6, as before
+
+
+def test_four_who_all_know_each_other_sit_at_four_tables() -> None:
+    """Twelve players of size 5 (5 + 4 + 3 preferred), four of whom all know each other: three tables
+    cannot keep them apart, four tables of 3 can; the planner finds that split, as the exhaustive search does."""
+    twelve = [Available(i) for i in range(12)]
+    clique = [frozenset(pair) for pair in combinations(range(4), 2)]  # four who all know each other: 4 tables
+    rnd = Round(twelve, size=5, acquainted=clique, seed=2)
+    tables = seat(rnd)
+    assert sorted(map(len, tables)) == [3, 3, 3, 3]
+    check_seating(rnd, tables)
+    assert sorted(map(len, exact(rnd))) == [3, 3, 3, 3]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(3, 10), st.integers(3, 6), st.integers(0, 6), st.integers(0, 2**32))
+def test_refused_only_when_no_split_keeps_acquaintances_apart(n: int, size: int, pairs: int, seed: int) -> None:
+    """Property: ``seat`` refuses (APART) only when the exhaustive search over every split finds nothing either;
+    any pairs, not only a matching."""
+    rng = random.Random(seed)
+    known = rng.sample(list(combinations(range(n), 2)), min(pairs, n * (n - 1) // 2))
+    rnd = Round([Available(i) for i in range(n)], size, {}, known, seed=seed)
+    try:
+        exact(rnd)
+    except FixturesError:
+        with pytest.raises(FixturesError):
+            seat(rnd)
+        return
+    check_seating(rnd, seat(rnd))
 
 
 def test_the_organiser_swaps_two_players() -> None:

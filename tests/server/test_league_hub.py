@@ -20,11 +20,16 @@ DAY = timedelta(days=1)
 
 def confirmed_ann(stack: Stack) -> tuple[str, int]:
     """Ann confirmed in season 1 of "Tuesday" (fixed, Mondays 18:00, 3 rounds): her hub path and her entry."""
+    return confirmed_ann_in(stack, "ann@example.org", "Tuesday")
+
+
+def confirmed_ann_in(stack: Stack, email: str, name: str) -> tuple[str, int]:
+    """``email`` confirmed in season 1 of a new league ``name``: the hub path and the entry."""
     now = utcnow()
     db = stack.db
-    league_id = leagues.create_league(db, LeagueSpec(name="Tuesday"), now)
+    league_id = leagues.create_league(db, LeagueSpec(name=name), now)
     season_id = leagues.create_season(db, league_id, now + DAY, 3, "fixed", {"weekday": 0, "time": "18:00"}, now=now)
-    entry = leagues.sign_up(db, season_id, Applicant("Ann", "ann@example.org"), now).season_player_id
+    entry = leagues.sign_up(db, season_id, Applicant("Ann", email), now).season_player_id
     with db.session() as session:
         row = session.get(SeasonPlayer, entry)
         assert row is not None
@@ -96,3 +101,31 @@ def test_another_players_entry_is_refused(stack: Stack) -> None:
     assert stack.client.get(f"{hub}/leagues/{bob}/withdraw").status_code == 404
     assert post_form(stack.client, stack.app, f"{hub}/leagues/{bob}/skip", {"round": "1"}).status_code == 409
     assert all_rows(stack.db) == rows and entry != bob
+
+
+def test_the_people_you_know_are_changed_from_the_hub(stack: Stack) -> None:
+    """A confirmed player changes the acquaintances of a season they play from their hub (issue 25: a next season's
+    players had no way to declare them again); a bad address or another's entry changes nothing."""
+    hub, entry = confirmed_ann(stack)
+    page = text_of(stack.client.get(hub).get_data(as_text=True))
+    assert "People you know" in page
+    done = post_form(stack.client, stack.app, f"{hub}/leagues/{entry}/knows", {"knows": "Bob@example.org\ncat@x.org"})
+    assert done.status_code == 303
+    with stack.db.session() as session:
+        assert session.get(SeasonPlayer, entry).knows == ["bob@example.org", "cat@x.org"]  # type: ignore[union-attr]
+    after = stack.client.get(done.headers["Location"]).get_data(as_text=True)
+    assert (
+        "Saved: the people you know in this season." in text_of(after)
+        and "bob@example.org\ncat@x.org</textarea>" in after
+    )
+    other_hub, _ = confirmed_ann_in(stack, "dan@example.org", "Friday")
+    rows = all_rows(stack.db)
+    bad = post_form(stack.client, stack.app, f"{hub}/leagues/{entry}/knows", {"knows": "not an address"})
+    assert bad.status_code == 400 and "is not an e-mail address" in text_of(bad.get_data(as_text=True))
+    foreign = post_form(stack.client, stack.app, f"{other_hub}/leagues/{entry}/knows", {"knows": ""})
+    assert foreign.status_code == 404  # not Dan's entry
+    assert all_rows(stack.db) == rows
+    cleared = post_form(stack.client, stack.app, f"{hub}/leagues/{entry}/knows", {"knows": ""})
+    assert cleared.status_code == 303
+    with stack.db.session() as session:
+        assert session.get(SeasonPlayer, entry).knows is None  # type: ignore[union-attr]

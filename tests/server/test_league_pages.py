@@ -220,3 +220,22 @@ def test_a_confirmation_after_withdrawing_is_refused(stack: Stack) -> None:
     response = post_form(stack.client, stack.app, link)
     assert response.status_code == 409 and "You withdrew from this season" in page_text(response)
     assert all_rows(stack.db) == rows
+
+
+def test_the_confirmation_page_shows_and_changes_the_people_you_know(stack: Stack) -> None:
+    """The confirmation (of a sign-up, or of an entry carried over to the next season) shows the acquaintances that
+    confirming keeps, in a field to change them; a bad address re-shows the form and changes nothing (issue 25)."""
+    _, token = open_league(stack)
+    sign_up(stack, token, knows="bob@example.org")
+    link = confirm_link(stack)
+    page = stack.client.get(link)
+    assert page.status_code == 200 and "bob@example.org</textarea>" in page.get_data(as_text=True)
+    rows = all_rows(stack.db)
+    bad = post_form(stack.client, stack.app, link, {"knows": "bob@example.org\nnot an address"})
+    assert bad.status_code == 400 and "is not an e-mail address" in page_text(bad)
+    assert "not an address" in bad.get_data(as_text=True) and all_rows(stack.db) == rows
+    done = post_form(stack.client, stack.app, link, {"knows": "cat@example.org, dan@example.org"})
+    assert done.status_code == 200 and "You are in season 1 of Tuesday Night." in page_text(done)
+    with stack.db.session() as session:
+        entry = session.execute(sa.select(SeasonPlayer)).scalar_one()
+        assert entry.status == EntryStatus.CONFIRMED and entry.knows == ["cat@example.org", "dan@example.org"]

@@ -162,7 +162,14 @@ def test_sign_up_is_pending_until_the_mailed_link_confirms_it(stack: Stack) -> N
     (token,) = confirm_links(stack)
     assert token == confirm_token(stack.settings.secret_key, entry.id, entry.confirm_generation)
     shown = leagues.confirmation(stack.db, stack.settings.secret_key, token, stack.settings.link_max_age)
-    assert shown == {"league": "Tuesday", "season": 1, "name": "Ann", "email": "ann@example.org", "status": "pending"}
+    assert shown == {
+        "league": "Tuesday",
+        "season": 1,
+        "name": "Ann",
+        "email": "ann@example.org",
+        "status": "pending",
+        "knows": [],
+    }
 
     done = leagues.confirm(stack.db, stack.settings.secret_key, token, stack.settings.link_max_age, now=T0 + DAY)
     assert not done.already
@@ -200,23 +207,65 @@ def player_row(db: Database, email: str) -> Player:
         return player
 
 
-def test_a_known_address_keeps_its_name_and_preferences(embedded: Stack) -> None:
+def test_a_known_address_keeps_its_name_and_gets_the_zone_typed_once_it_confirms(embedded: Stack) -> None:
+    """Nothing of a known player changes before the address confirms; once it does, the zone typed is taken (it was
+    dropped: a player stayed UTC, issue 25), empty quiet hours keep theirs, and the name and language stay theirs."""
     db = embedded.db
     leagues.sign_up(db, season(db, league(db)), ANN, now=T0)
     confirm_last(embedded)
     other = season(db, league(db, name="Friday"))
-    mallory = Applicant("Mallory", "ann@example.org", "pl", "UTC", knows="bob@example.org")
+    mallory = Applicant("Mallory", "ann@example.org", "pl", "Asia/Tokyo", knows="bob@example.org")
     leagues.sign_up(db, other, mallory, now=T0)
     ann = player_row(db, "ann@example.org")
     assert (ann.display_name, ann.language, ann.timezone) == ("Ann", "it", "Europe/Rome")
-    # the mail is in the form's language; once the address confirms, only the league's data is taken
+    # the mail is in the form's language and greets the name typed
     row = rows_of_kind(db, MailKind.LEAGUE_CONFIRM)[-1]
     message = compose(db, row.id, mail_settings(embedded.settings), now=T0)
     assert message is not None and message["Subject"] == "Friday: potwierdź swój zapis na sezon 1"
+    assert text_of(message).startswith("Cześć, Mallory!")
     entry_id = confirm_last(embedded)
     ann = player_row(db, "ann@example.org")
-    assert (ann.display_name, ann.language, ann.timezone) == ("Ann", "it", "Europe/Rome")
+    assert (ann.display_name, ann.language, ann.timezone) == ("Ann", "it", "Asia/Tokyo")
+    assert (ann.quiet_start, ann.quiet_end) == ("23:00", "07:00")
     assert entry_of(db, entry_id).knows == ["bob@example.org"]
+
+
+def test_a_player_known_from_a_game_keeps_the_zone_quiet_hours_and_name_typed(stack: Stack) -> None:
+    """A player known from an organiser's game (UTC, no quiet hours) signs up with their zone and quiet hours: the
+    confirmation greets the name typed, and confirming applies the zone and quiet hours (issue 25)."""
+    db = stack.db
+    players = [games.parse_player(p) for p in ("Ann <ann@example.org>", "Bob <bob@example.org>", "Cid <c@x.org>")]
+    games.create_game(db, games.GameSpec(players=players, seed=1), now=T0)
+    leagues.sign_up(
+        db, season(db, league(db)), Applicant("Annie", "ann@example.org", "en", "Europe/Rome", "22:30", "07:00"), now=T0
+    )
+    before = player_row(db, "ann@example.org")
+    row = rows_of_kind(db, MailKind.LEAGUE_CONFIRM)[-1]
+    message = compose(db, row.id, mail_settings(stack.settings), now=T0)
+    assert message is not None and text_of(message).startswith("Hello Annie,")
+    confirm_last(stack)
+    ann = player_row(db, "ann@example.org")
+    assert (ann.timezone, ann.quiet_start, ann.quiet_end) == ("Europe/Rome", "22:30", "07:00")
+    assert ann.display_name == before.display_name == "Ann"  # (seen by name in the games they play)
+
+
+def test_an_invited_address_gets_the_leagues_zone_and_its_confirmation_greets_the_name_typed(stack: Stack) -> None:
+    """An address the server does not know yet is made with the league's zone (what it is shown before it confirms
+    is in the league's time, not UTC), and the sign-up's mail greets the name typed, not "Hello," (issue 25)."""
+    db = stack.db
+    league_id = league(db, timezone="Europe/Warsaw")
+    leagues.invite(db, league_id, ["cat@example.org"], T0)
+    assert player_row(db, "cat@example.org").timezone == "Europe/Warsaw"
+    leagues.sign_up(db, season(db, league_id), Applicant("Cat", "cat@example.org", "en", "America/New_York"), now=T0)
+    row = rows_of_kind(db, MailKind.LEAGUE_CONFIRM)[-1]
+    message = compose(db, row.id, mail_settings(stack.settings), now=T0)
+    assert message is not None and text_of(message).startswith("Hello Cat,")
+    assert player_row(db, "cat@example.org").timezone == "Europe/Warsaw"  # nothing changes before it confirms
+    confirm_last(stack)
+    cat = player_row(db, "cat@example.org")
+    assert (cat.display_name, cat.timezone) == ("Cat", "America/New_York")
+    leagues.sign_up(db, season(db, league_id), Applicant("Dan", "dan@example.org", "en"), now=T0)
+    assert player_row(db, "dan@example.org").timezone == "Europe/Warsaw"
 
 
 def test_an_unconfirmed_name_is_never_kept(embedded: Stack) -> None:
@@ -361,7 +410,7 @@ def test_the_signup_season_is_the_latest_taking_sign_ups(embedded: Stack) -> Non
 def test_league_and_season_create_on_the_command_line(stack: Stack) -> None:
     env = cli_env(stack)
     given = ("league", "create", "--name", "Tuesday", "--size", "4", "--tie-break", "wins", "--preset", "week")
-    made = run(env, *given, "--json")
+    made = run(env, *given, "--email", "Org@example.org", "--json")
     assert made.exit_code == 0, made.output
     created = json.loads(made.output)
     assert set(created["links"]) == {"invite", "organiser", "public"}
@@ -373,6 +422,7 @@ def test_league_and_season_create_on_the_command_line(stack: Stack) -> None:
     with stack.db.session() as session:
         stored = session.get(League, created["id"])
         assert stored is not None and (stored.table_size, stored.tie_breaks, stored.preset) == (4, ["wins"], "week")
+        assert stored.organiser_email == "org@example.org"
     closes = "2999-01-01T18:00+01:00"
     args = ("season", "create", "--league", str(created["id"]), "--signup-closes", closes, "--rounds", "3")
     first = run(env, *args, "--schedule", "fixed", "--weekday", "0", "--time", "18:00")
@@ -383,6 +433,7 @@ def test_league_and_season_create_on_the_command_line(stack: Stack) -> None:
     before = all_rows(stack.db)
     for bad, message in (
         (("league", "create", "--name", "x", "--size", "9"), "A table seats 3 to 6 players, not 9"),
+        (("league", "create", "--name", "x", "--email", "x"), "is not an e-mail address"),
         ((*args, "--schedule", "fixed"), "A fixed schedule needs"),
         (("season", "create", "--league", "999", "--signup-closes", closes, "--rounds", "3"), "There is no league 999"),
         (("season", "create", "--league", "1", "--signup-closes", "soon", "--rounds", "3"), "give a time such as"),

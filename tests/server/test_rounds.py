@@ -9,18 +9,23 @@ import json
 import re
 from collections import Counter
 from datetime import timedelta
+from email import message_from_bytes, policy
 from itertools import combinations
 from typing import Any
 
 import pytest
 import sqlalchemy as sa
+from aiosmtpd.controller import Controller
 
 from server.db import Database
+from server.mail.send import send_batch
+from server.mail.transports import SMTPTransport
 from server.models import (
     Absence,
     EntryStatus,
     Game,
     GameStatus,
+    League,
     LeagueRound,
     MailKind,
     Player,
@@ -30,13 +35,14 @@ from server.models import (
     SeasonPlayer,
     SeasonStatus,
 )
-from server.services import leagues, rounds, schedule
+from server.services import leagues, results, rounds, schedule
 from server.services.leagues import LeagueSpec
-from server.services.links import read_token
+from server.services.links import confirm_token, read_token
 from server.services.rounds import RoundError
 from tests.conftest import Stack
 from tests.server.test_api_cli import cli_env, run
-from tests.support import T0, all_rows, compose, mail_settings, rows_of_kind, text_of
+from tests.server.test_mail_batch import CountingHandler
+from tests.support import T0, all_rows, compose, free_port, mail_settings, rows_of_kind, text_of
 
 DAY = timedelta(days=1)
 ZONES = ["Europe/Rome", "Europe/Warsaw", "America/New_York", "Asia/Tokyo", "UTC", "Europe/London"]
@@ -352,3 +358,199 @@ def test_each_division_plays_at_its_own_tables_and_one_too_small_for_a_table_joi
     tables = tables_of(embedded.db, rounds.plan(embedded.db, season_id, T0))
     assert sorted(p for t in tables for p in t) == sorted(ids[2:])
     assert all(3 <= len(t) <= 6 for t in tables)
+
+
+# --- seating with acquaintances; a round that cannot be seated (issue 25) --------------------------------------------
+
+
+def test_six_players_of_a_size_5_league_with_a_known_pair_are_planned_three_and_three(stack: Stack) -> None:
+    """One table of 6 is the league's preferred seating of six players, but it cannot keep a declared pair apart:
+    the round was refused ("cannot all sit at different tables"); it is now two tables of 3, the pair apart."""
+    season = make_season(stack.db, make_league(stack.db, table_size=5))
+    ids = enter(stack.db, season, 6)
+    set_entry(stack.db, ids[0], knows=["p1@example.org"])
+    tables = tables_of(stack.db, rounds.plan(stack.db, season, T0))
+    assert sorted(map(len, tables)) == [3, 3] and sorted(seated(tables)) == sorted(ids)
+    assert not any(ids[0] in t and ids[1] in t for t in tables)
+
+
+@pytest.mark.parametrize("count", [12, 13, 14])
+def test_two_divisions_with_a_known_pair_in_one_are_planned(stack: Stack, count: int) -> None:
+    """12-14 players in two divisions: a division of 6 sat as one table of 6, so a known pair in it blocked the
+    season; each division now plays at its own tables with the pair apart."""
+    league_id = make_league(stack.db, table_size=5)
+    season = leagues.create_season(
+        stack.db, league_id, T0 + DAY, 3, "when_over", None, now=T0, sizes=leagues.Sizes(divisions=2, promote=1)
+    )
+    ids = enter(stack.db, season, count)
+    division = {pid: ("1" if i < count // 2 else "2") for i, pid in enumerate(ids)}
+    for pid, name in division.items():
+        set_entry(stack.db, pid, division=name)
+    for first in (0, count // 2):  # a pair in each division (6 or 7 players each)
+        set_entry(stack.db, ids[first], knows=[f"p{first + 1}@example.org"])
+    tables = tables_of(stack.db, rounds.plan(stack.db, season, T0))
+    assert sorted(seated(tables)) == sorted(ids)
+    assert all(len({division[p] for p in table}) == 1 for table in tables)
+    for first in (0, count // 2):
+        assert not any(ids[first] in t and ids[first + 1] in t for t in tables)
+
+
+def unseatable_season(db: Database, **league: Any) -> tuple[int, int, list[int]]:
+    """A running "when_over" season whose first round is over and whose second cannot be seated: three players left
+    for round 2, two of whom declared they know each other. (league id, season id, player ids)"""
+    league_id = make_league(db, table_size=3, **league)
+    season = make_season(db, league_id, rounds=2)
+    ids = enter(db, season, 4)
+    with db.session() as session:
+        s = session.get(Season, season)
+        assert s is not None
+        s.status = SeasonStatus.RUNNING
+        session.add(LeagueRound(season_id=season, number=1, status=RoundStatus.OVER, tables=[ids], started_at=T0))
+    set_entry(db, ids[3], skips=[2])
+    set_entry(db, ids[0], knows=["p1@example.org"])
+    return league_id, season, ids
+
+
+def test_a_round_that_cannot_be_seated_tells_the_organiser_once_and_clears_once_seated(stack: Stack) -> None:
+    """The sweep skipped a due round it could not seat without telling anyone: the season stalled. Now the reason is
+    kept on the season, the league's organiser address gets one mail (not one a minute), and a round seated clears
+    it."""
+    _, season, ids = unseatable_season(stack.db, organiser_email="Org@Example.org")
+    handler = CountingHandler()
+    controller = Controller(handler, hostname="127.0.0.1", port=free_port())
+    controller.start()
+    try:  # each minute: the sweep, then the due mail sent over real SMTP
+        transport = SMTPTransport.from_url(f"smtp://127.0.0.1:{controller.port}?timeout=5")
+        for minute in range(3):
+            assert rounds.sweep(stack.db, T0 + timedelta(minutes=minute)) == 0
+            send_batch(stack.db, transport, mail_settings(stack.settings), T0 + timedelta(minutes=minute))
+    finally:
+        controller.stop()
+    assert len(handler.accepted) == 1  # once per stall, not once a minute
+    sent = message_from_bytes(handler.accepted[0], policy=policy.default)
+    assert sent["To"] == "org@example.org" and "round 2 of season 1 cannot be seated" in str(sent["Subject"])
+    mails = rows_of_kind(stack.db, MailKind.ROUND_UNSEATED)
+    assert len(mails) == 1
+    with stack.db.session() as session:
+        organiser = session.get(Player, mails[0].player_id)
+        s = session.get(Season, season)
+        assert organiser is not None and organiser.email == "org@example.org" and s is not None
+        assert s.unseated is not None and s.unseated["round"] == 2 and "know each other" in s.unseated["msgid"]
+        assert s.unseated["since"] == T0.isoformat()
+    message = compose(stack.db, mails[0].id, mail_settings(stack.settings), now=T0)
+    assert message is not None and message["To"].addresses[0].addr_spec == "org@example.org"
+    text = text_of(message)
+    assert "Round 2 of season 1 of Tuesday is due" in text and "know each other" in text
+    token = re.search(r"/lo/([^/\s]+)/season/(\d+)", text)
+    assert token is not None and int(token.group(2)) == season
+    page = stack.client.get(f"/lo/{token.group(1)}/season/{season}")
+    shown = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", page.get_data(as_text=True)))
+    assert page.status_code == 200 and "Round 2 is due but cannot be seated" in shown and "know each other" in shown
+    set_entry(stack.db, ids[0], knows=None)  # the declaration is taken back: the three are seated and start
+    assert rounds.sweep(stack.db, T0 + timedelta(minutes=5)) == 1
+    with stack.db.session() as session:
+        s = session.get(Season, season)
+        assert s is not None and s.unseated is None
+    assert len(rows_of_kind(stack.db, MailKind.ROUND_UNSEATED)) == 1
+    assert compose(stack.db, mails[0].id, mail_settings(stack.settings), now=T0) is None  # seated: nothing to tell
+    page = stack.client.get(f"/lo/{token.group(1)}/season/{season}")
+    assert "cannot be seated" not in page.get_data(as_text=True)
+
+
+def test_a_round_that_cannot_be_seated_without_an_organiser_address_is_shown_only(stack: Stack) -> None:
+    _, season, _ = unseatable_season(stack.db)
+    assert rounds.sweep(stack.db, T0) == 0
+    assert rows_of_kind(stack.db, MailKind.ROUND_UNSEATED) == []
+    with stack.db.session() as session:
+        s = session.get(Season, season)
+        assert s is not None and s.unseated is not None
+
+
+def test_a_league_takes_its_organisers_address(stack: Stack) -> None:
+    league_id = make_league(stack.db, organiser_email=" Org@Example.org ")
+    with stack.db.session() as session:
+        assert session.get(League, league_id).organiser_email == "org@example.org"  # type: ignore[union-attr]
+    before = all_rows(stack.db)
+    with pytest.raises(leagues.LeagueError, match="not an e-mail address"):
+        make_league(stack.db, organiser_email="not an address")
+    assert all_rows(stack.db) == before
+
+
+# --- acquaintances carried over to the next season (issue 25) --------------------------------------------------------
+
+
+def next_season_of(stack: Stack, count: int, knows: dict[int, list[str]]) -> tuple[int, list[int]]:
+    """A finished season of ``count`` players of a league of size 3 (``knows``: index -> addresses declared), and
+    its next season (results.next_season): the new season's id, the players."""
+    season = make_season(stack.db, make_league(stack.db, table_size=3), rounds=3)
+    ids = enter(stack.db, season, count)
+    for index, addresses in knows.items():
+        set_entry(stack.db, ids[index], knows=addresses)
+    with stack.db.session() as session:
+        s = session.get(Season, season)
+        assert s is not None
+        s.status = SeasonStatus.OVER
+    return results.next_season(stack.db, season, T0 + 7 * DAY, T0), ids
+
+
+def confirm_all(stack: Stack, season: int, knows: dict[int, str] | None = None) -> None:
+    """Follow each pending entry's confirmation link (``knows``: player id -> the list typed on the page)."""
+    with stack.db.session() as session:
+        pending = session.execute(sa.select(SeasonPlayer).where(SeasonPlayer.season_id == season)).scalars().all()
+        links = {e.player_id: confirm_token(stack.settings.secret_key, e.id, e.confirm_generation) for e in pending}
+    for player_id, token in links.items():
+        typed = (knows or {}).get(player_id)
+        leagues.confirm(stack.db, stack.settings.secret_key, token, stack.settings.link_max_age, T0, knows=typed)
+
+
+def test_acquaintances_carry_over_to_the_next_season_and_keep_its_rounds_and_swaps_apart(stack: Stack) -> None:
+    """Pairs kept apart all season 1 shared tables in season 2 (the next season lost ``knows``, and confirming
+    cleared it): they are carried, kept apart in each round, and a swap that would seat them together is refused."""
+    created, ids = next_season_of(stack, 9, {0: ["p1@example.org"], 2: ["p3@example.org"]})
+    with stack.db.session() as session:
+        carried = dict(
+            session.execute(
+                sa.select(SeasonPlayer.player_id, SeasonPlayer.knows).where(SeasonPlayer.season_id == created)
+            ).all()
+        )
+    assert carried[ids[0]] == ["p1@example.org"] and carried[ids[2]] == ["p3@example.org"] and carried[ids[4]] is None
+    link = leagues.confirmation(stack.db, stack.settings.secret_key, token_of(stack, created, ids[0]), 3600)
+    assert link["knows"] == ["p1@example.org"]  # shown on the confirmation page, to change there
+    confirm_all(stack, created)
+    for k in range(3):
+        with stack.db.session() as session:
+            rnd = rounds.start_next(session, session.get(Season, created), T0 + (k + 8) * DAY)  # type: ignore[arg-type]
+        assert rnd is not None
+        tables = tables_of(stack.db, rnd)
+        for a, b in ((ids[0], ids[1]), (ids[2], ids[3])):
+            assert not any(a in t and b in t for t in tables), (k, tables)
+    with stack.db.session() as session:  # the last round planned again, still planned, to try a swap
+        session.execute(sa.update(LeagueRound).where(LeagueRound.id == rnd).values(status=RoundStatus.PLANNED))
+    tables = tables_of(stack.db, rnd)
+    mate = next(p for p in next(t for t in tables if ids[1] in t) if p != ids[1])
+    refused(stack.db, lambda: rounds.swap(stack.db, rnd, ids[0], mate), "declared they know")
+
+
+def token_of(stack: Stack, season: int, player_id: int) -> str:
+    with stack.db.session() as session:
+        entry = session.execute(
+            sa.select(SeasonPlayer).where(SeasonPlayer.season_id == season, SeasonPlayer.player_id == player_id)
+        ).scalar_one()
+        return confirm_token(stack.settings.secret_key, entry.id, entry.confirm_generation)
+
+
+def test_the_carried_acquaintances_are_changed_as_the_player_confirms(stack: Stack) -> None:
+    created, ids = next_season_of(stack, 6, {0: ["p1@example.org"]})
+    before = all_rows(stack.db)
+    with pytest.raises(leagues.LeagueError, match="not an e-mail address"):
+        leagues.confirm(stack.db, stack.settings.secret_key, token_of(stack, created, ids[0]), 3600, T0, knows="nope")
+    assert all_rows(stack.db) == before  # refused: still pending, the list unchanged
+    confirm_all(stack, created, {ids[0]: "P2@example.org\n", ids[3]: "p4@example.org, p5@example.org"})
+    with stack.db.session() as session:
+        now = dict(
+            session.execute(
+                sa.select(SeasonPlayer.player_id, SeasonPlayer.knows).where(SeasonPlayer.season_id == created)
+            ).all()
+        )
+    assert now[ids[0]] == ["p2@example.org"] and now[ids[3]] == ["p4@example.org", "p5@example.org"]
+    assert now[ids[1]] is None
