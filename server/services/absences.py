@@ -10,7 +10,8 @@ within the game's budget. Windows that open during the absence are handled when 
 (``turns.open_windows`` with ``autopilot.away_until``); ``declare`` applies an absence that starts now to the window
 open in each game, and ``apply_started`` (the minute sweep) one declared earlier that has just begun.
 
-Refused (``AbsenceError``, nothing changed): an absence entirely in the past, one that ends before it starts, one
+Refused (``inputs.InputError``, nothing changed): a day not in ``inputs.YEARS``. Refused (``AbsenceError``, nothing
+changed): an absence entirely in the past, one that ends before it starts, one
 longer than ``LONGEST``, one overlapping another of the player's.
 """
 
@@ -28,7 +29,7 @@ from sqlalchemy.orm import Session
 
 from ..db import Database
 from ..models import UNAPPLIED, Absence, Game, GameStatus, Player, RequestRow, Seat, Window, WindowStatus, utcnow
-from . import autopilot, turns
+from . import autopilot, inputs, turns
 from .errors import N_, ShownError
 from .links import LinkError
 from .tempo import zone
@@ -45,7 +46,7 @@ OVERLAPS = N_("This absence overlaps one you already declared: nothing was chang
 NO_SUCH = N_("You have no such absence to remove (it may be over already): nothing was changed.")
 NOT_A_DAY = N_("“%(value)s” is not a date such as 2026-12-03: nothing was changed.")
 
-_ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+_ISO_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 
 
 class AbsenceError(ShownError):
@@ -55,15 +56,14 @@ class AbsenceError(ShownError):
 # --- days in the player's zone ---------------------------------------------------------------------------------------
 
 
-#: the years an absence may name (beyond them, a date is a typing error, and the calendar's ends are near).
-YEARS = (2000, 2999)
-
-
-def between(first: date, last: date, timezone: str | None) -> tuple[datetime, datetime]:
+def between(
+    first: date, last: date, timezone: str | None, fields: tuple[str, str] = ("from", "to")
+) -> tuple[datetime, datetime]:
     """The span of the days ``first`` to ``last`` (both included) in the zone ``timezone``: from the start of the
-    first day to the end of the last (the start of the next), in UTC."""
-    if not (YEARS[0] <= first.year and last.year <= YEARS[1]):
-        raise AbsenceError(NOT_A_DAY, value=str(first if first.year < YEARS[0] else last))
+    first day to the end of the last (the start of the next), in UTC. Days not in ``inputs.YEARS`` are refused
+    (``inputs.in_range``, naming ``fields``): near the calendar's ends, a day's start in a zone is no instant."""
+    inputs.in_range(first, fields[0])
+    inputs.in_range(last, fields[1])
     tz = zone(timezone)
     starts = datetime.combine(first, time(0), tzinfo=tz).astimezone(UTC)
     ends = datetime.combine(last + timedelta(days=1), time(0), tzinfo=tz).astimezone(UTC)
