@@ -214,10 +214,10 @@ def _refused(game_id: int, exc: ShownError) -> Any:
     return _game_page(game_id, error=say(exc), status=400 if isinstance(exc, inputs.InputError) else 409)
 
 
-def _when(name: str, tz: str) -> datetime:
+def _when(name: str, tz: str, label: str) -> datetime:
     """The form's datetime-local field ``name``, read in the game's zone (``inputs.local_instant``); OrganiseError
-    when it is not one, InputError when it is out of range."""
-    instant = inputs.local_instant(_field(name, 40), name, zone(tz))
+    when it is not one, InputError (naming it ``label``) when it is out of range."""
+    instant = inputs.local_instant(_field(name, 40), label, zone(tz))
     if instant is None:
         raise organise.OrganiseError(organise.BAD_DATE)
     return instant
@@ -228,7 +228,7 @@ def _when(name: str, tz: str) -> datetime:
 def extend(game_id: int) -> Any:
     def run(tz: str) -> str:
         if _field("until", 40).strip():
-            organise.extend_deadline(dm().db, game_id, until=_when("until", tz))
+            organise.extend_deadline(dm().db, game_id, until=_when("until", tz, _("The new deadline")))
             return "extended"
         text = _field("hours", 4)
         hours = inputs.small_int(text, 4) or 0
@@ -244,7 +244,7 @@ def extend(game_id: int) -> Any:
 @organiser_required
 def pause(game_id: int) -> Any:
     def run(tz: str) -> str:
-        organise.pause(dm().db, game_id, _when("until", tz))
+        organise.pause(dm().db, game_id, _when("until", tz, _("The end of the pause")))
         return "paused"
 
     return _operation(game_id, run)

@@ -225,7 +225,9 @@ def add_absence(token: str) -> Any:
     g.language = data["language"]
     values = {key: str(request.form.get(key, ""))[:40] for key in ("from", "to")}
     try:
-        starts, ends = absences.between(absences.day(values["from"]), absences.day(values["to"]), data["timezone"])
+        first, last = absences.day(values["from"]), absences.day(values["to"])
+        labels = (_("First day away"), _("Last day away"))  # the form's: a day out of range is named by them
+        starts, ends = absences.between(first, last, data["timezone"], labels)
         absences.declare(dm().db, g.player_id, starts, ends)
     except ShownError as exc:  # 400 for a day out of range (``inputs.YEARS``), 422 for an absence refused
         status = 400 if isinstance(exc, inputs.InputError) else 422

@@ -161,9 +161,9 @@ def test_the_absences_form_refuses_days_out_of_range_and_shows_itself_again(stac
     token = player_token(stack.settings.secret_key, player.id, 1)
     before = all_rows(stack.db)
     for values, message in (
-        ({"from": "9999-12-30", "to": "9999-12-31"}, "from is out of range: &#39;9999-12-30&#39;"),
-        ({"from": "2031-12-30", "to": "9999-12-31"}, "to is out of range: &#39;9999-12-31&#39;"),
-        ({"from": "0001-01-01", "to": "0001-01-02"}, "from is out of range"),
+        ({"from": "9999-12-30", "to": "9999-12-31"}, "First day away is out of range: &#39;9999-12-30&#39;"),
+        ({"from": "2031-12-30", "to": "9999-12-31"}, "Last day away is out of range: &#39;9999-12-31&#39;"),
+        ({"from": "0001-01-01", "to": "0001-01-02"}, "First day away is out of range"),
     ):
         reply = post_form(stack.client, stack.app, f"/p/{token}/absences", values)
         page = reply.get_data(as_text=True)
@@ -176,11 +176,11 @@ def test_the_organisers_extend_and_pause_refuse_times_out_of_range(organiser: St
     created = create_tagged(organiser.db, 3, seed=7)
     base = f"/o/games/{created.game_id}"
     before = all_rows(organiser.db)
-    for path in (f"{base}/extend", f"{base}/pause"):
+    for path, named in ((f"{base}/extend", "The new deadline"), (f"{base}/pause", "The end of the pause")):
         for text in ("0001-01-01T00:00", "9999-12-31T23:59", "1999-12-31T23:59"):
             reply = post_form(organiser.client, organiser.app, path, {"until": text})
             page = reply.get_data(as_text=True)
-            assert reply.status_code == 400 and f"until is out of range: &#39;{text}&#39;" in page, page
+            assert reply.status_code == 400 and f"{named} is out of range: &#39;{text}&#39;" in page, page
     assert all_rows(organiser.db) == before
 
 

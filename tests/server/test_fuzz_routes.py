@@ -511,9 +511,9 @@ DATE_KEYS = [
 #: date field missing here fails ``test_every_date_field_out_of_range_answers_400_never_500``: route the field
 #: through ``services.inputs`` (``instant``, ``local_instant``, ``day``) or ``tempo.parse_duration``, and add it.
 DATE_FORMS: dict[str, tuple[str, dict[str, str], list[str], str]] = {
-    "prefs.add_absence": ("from", {"to": "2031-12-31"}, ["9999-12-31", "0001-01-01"], "from is out of range"),
-    "organiser.extend": ("until", {}, ["9999-12-31T23:59", "0001-01-01T00:00"], "until is out of range"),
-    "organiser.pause": ("until", {}, ["9999-12-31T23:59", "0001-01-01T00:00"], "until is out of range"),
+    "prefs.add_absence": ("from", {"to": "2031-12-31"}, ["9999-12-31", "0001-01-01"], "First day away is out of range"),
+    "organiser.extend": ("until", {}, ["9999-12-31T23:59", "0001-01-01T00:00"], "The new deadline is out of range"),
+    "organiser.pause": ("until", {}, ["9999-12-31T23:59", "0001-01-01T00:00"], "The end of the pause is out of"),
     "organiser.create": (
         "deadline",
         {"players": "Ann <ann@x.example>\nbot\nbot"},
