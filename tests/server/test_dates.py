@@ -7,20 +7,25 @@ years 1 and 9999: ``9999-12-31T23:59:59-14:00`` is no instant in UTC, and readin
 from __future__ import annotations
 
 import json
+import os
+import re
 from datetime import UTC, date, datetime, timedelta, timezone
 from zoneinfo import ZoneInfo
 
 import pytest
 
 from server.mail import replies
+from server.mail.send import send_one
+from server.mail.transports import FileTransport
 from server.services import inputs
-from server.services.links import player_token
+from server.services.links import mailbox_token, player_token
 from server.services.tempo import TempoError, parse_duration
 from server.text import away
 from tests.conftest import Stack
 from tests.server.test_absences import last_reply, reply_setup
 from tests.server.test_api_cli import assert_clean_error, cli_env, run
 from tests.server.test_api_leagues import SEASON, new_league, open_league, refused
+from tests.server.test_mailbox import write_mail
 from tests.support import (
     AUTH,
     T0,
@@ -28,10 +33,13 @@ from tests.support import (
     api_game,
     compose,
     create_tagged,
+    csrf_token,
     letter,
     mail_settings,
+    outbox_ids,
     player_of,
     post_form,
+    rows_of,
     seat_ids,
     text_of,
 )
@@ -251,3 +259,31 @@ def test_away_by_reply_out_of_range_is_refused_and_told(stack: Stack, language: 
     assert mail is not None and said in text_of(mail), text_of(mail)
     with pytest.raises(inputs.InputError, match=f"{said.split(maxsplit=1)[0]} is out of range"):
         away.parse_away(line, language, "Pacific/Kiritimati", T0)
+
+
+def test_away_out_of_range_written_on_the_mailbox_page_gets_the_error_reply(stack: Stack) -> None:
+    created = create_tagged(stack.db, 3, seed=3, absences={})
+    first = rows_of(stack.db, outbox_ids(stack.db, created.game_id))[0]
+    transport = FileTransport(stack.settings.mail_dir)
+    assert send_one(stack.db, first.id, transport, stack.settings, now=T0) == "sent"
+    [path] = stack.settings.mail_dir.glob("*.eml")
+    before = all_rows(stack.db)["absences"]
+    reply_url = f"/mail/{mailbox_token(stack.settings.secret_key)}/{path.name}/reply"
+    body = {"body": "AWAY 9999-12-30 - 9999-12-31", "csrf_token": csrf_token(stack.client, stack.app)}
+    sent = stack.client.post(reply_url, data=body)
+    assert sent.status_code == 303 and sent.headers["Location"].endswith("replied=error")
+    assert all_rows(stack.db)["absences"] == before
+    row = last_reply(stack)
+    assert row.payload["result"] == "refused" and row.payload["refusal"]["msgid"] == inputs.OUT_OF_RANGE
+    mail = compose(stack.db, row.id, stack.settings, now=T0)
+    assert mail is not None and "AWAY is out of range: '9999-12-30'" in text_of(mail), text_of(mail)
+
+
+@pytest.mark.parametrize("header", ["Fri, 31 Dec 9999 23:59:59 -1400", "Mon, 01 Jan 99999 00:00:00 +0000"])
+def test_a_mail_file_dated_far_away_is_listed_by_the_mailbox_at_its_files_time(embedded: Stack, header: str) -> None:
+    name = write_mail(embedded, 1, "Ann <ann@example.org>", "Mall of Horror, game 7: your decision (Round 1)")
+    path = embedded.settings.mail_dir / name
+    path.write_bytes(re.sub(rb"\nDate: [^\n]*\n", f"\nDate: {header}\n".encode(), path.read_bytes(), count=1))
+    os.utime(path, ns=(10**18, 10**18))
+    page = embedded.client.get(f"/mail/{mailbox_token(embedded.settings.secret_key)}")
+    assert page.status_code == 200 and name in page.get_data(as_text=True)
