@@ -17,7 +17,7 @@ import pytest
 from server.mail import replies
 from server.mail.send import send_one
 from server.mail.transports import FileTransport
-from server.services import inputs
+from server.services import inputs, leagues, results
 from server.services.links import mailbox_token, player_token
 from server.services.tempo import TempoError, parse_duration
 from server.text import away
@@ -287,3 +287,21 @@ def test_a_mail_file_dated_far_away_is_listed_by_the_mailbox_at_its_files_time(e
     os.utime(path, ns=(10**18, 10**18))
     page = embedded.client.get(f"/mail/{mailbox_token(embedded.settings.secret_key)}")
     assert page.status_code == 200 and name in page.get_data(as_text=True)
+
+
+def test_the_services_refuse_a_sign_up_close_out_of_range_whoever_read_it(stack: Stack) -> None:
+    """Defence in depth for pages still to come: a season's close read elsewhere than ``inputs`` (a form's own
+    parsing, with the zone attached but not converted) is refused by ``create_season`` and ``next_season``."""
+    league_id, _token = open_league(stack)
+    season_id = stack.client.get(f"/api/leagues/{league_id}", headers=AUTH).json["seasons"][0]["id"]
+    before = all_rows(stack.db)
+    far = [
+        datetime(9999, 12, 31, 23, 59, tzinfo=timezone(timedelta(hours=-14))),
+        datetime(1, 1, 1, tzinfo=ZoneInfo("Pacific/Kiritimati")),
+    ]
+    for when in far:
+        with pytest.raises(inputs.InputError, match="signup_closes is out of range"):
+            leagues.create_season(stack.db, league_id, when, 3, "when_over", None, now=datetime.now(UTC))
+        with pytest.raises(inputs.InputError, match="signup_closes is out of range"):
+            results.next_season(stack.db, season_id, when, datetime.now(UTC))
+    assert all_rows(stack.db) == before
