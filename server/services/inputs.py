@@ -154,6 +154,8 @@ OUT_OF_RANGE = N_(
 D = TypeVar("D", date, datetime)
 
 _ISO_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+#: a ``datetime-local`` value: ASCII digits, seconds optional.
+_LOCAL = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2})?")
 
 
 def in_range(when: D, field: str, text: str | None = None) -> D:
@@ -182,11 +184,13 @@ def instant(text: object, field: str, naive: tzinfo | None = None) -> datetime:
 
 
 def local_instant(text: object, field: str, zone: tzinfo) -> datetime | None:
-    """A form's ``datetime-local`` value (``2031-03-11T18:00``) read in ``zone``, in UTC; None when it is not one;
-    InputError (``OUT_OF_RANGE``) when it is not in ``YEARS``."""
-    raw = text.strip()[:16] if isinstance(text, str) else ""
+    """A form's ``datetime-local`` value (``2031-03-11T18:00``, seconds optional) read in ``zone``, in UTC; None when
+    it is not one; InputError (``OUT_OF_RANGE``) when it is not in ``YEARS``."""
+    raw = text.strip()[:40] if isinstance(text, str) else ""
+    if not _LOCAL.fullmatch(raw):
+        return None
     try:
-        local = datetime.strptime(raw, "%Y-%m-%dT%H:%M")
+        local = datetime.fromisoformat(raw)
     except ValueError:
         return None
     return in_range(local.replace(tzinfo=zone), field, raw).astimezone(UTC)

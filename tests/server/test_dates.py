@@ -87,7 +87,11 @@ def test_the_first_and_last_instants_taken_are_instants_in_utc_and_in_every_zone
 def test_a_form_time_and_a_day_out_of_range_are_refused() -> None:
     kiritimati = ZoneInfo("Pacific/Kiritimati")
     assert inputs.local_instant("2999-12-31T23:59", "until", kiritimati) == datetime(2999, 12, 31, 9, 59, tzinfo=UTC)
-    assert inputs.local_instant("tomorrow", "until", kiritimati) is None
+    assert inputs.local_instant("2031-03-11T18:00:30", "until", ZoneInfo("UTC")) == datetime(
+        2031, 3, 11, 18, 0, 30, tzinfo=UTC
+    )
+    for text in ("tomorrow", "２０３１-01-01T00:00", "2031-01-01T00:00+99:00", "2031-01-01T24:00", "2031-02-30T10:00"):
+        assert inputs.local_instant(text, "until", kiritimati) is None
     for text in ("0001-01-01T00:00", "9999-12-31T23:59"):
         with pytest.raises(inputs.InputError, match="until is out of range"):
             inputs.local_instant(text, "until", ZoneInfo("Pacific/Honolulu"))
