@@ -10,15 +10,14 @@ within the game's budget. Windows that open during the absence are handled when 
 (``turns.open_windows`` with ``autopilot.away_until``); ``declare`` applies an absence that starts now to the window
 open in each game, and ``apply_started`` (the minute sweep) one declared earlier that has just begun.
 
-Refused (``inputs.InputError``, nothing changed): a day not in ``inputs.YEARS``. Refused (``AbsenceError``, nothing
-changed): an absence entirely in the past, one that ends before it starts, one
-longer than ``LONGEST``, one overlapping another of the player's.
+Refused (``AbsenceError``, nothing changed): an absence entirely in the past, one that ends before it starts, one
+longer than ``LONGEST``, one overlapping another of the player's; (``inputs.InputError``) a day not in
+``inputs.YEARS``.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
@@ -46,8 +45,6 @@ OVERLAPS = N_("This absence overlaps one you already declared: nothing was chang
 NO_SUCH = N_("You have no such absence to remove (it may be over already): nothing was changed.")
 NOT_A_DAY = N_("“%(value)s” is not a date such as 2026-12-03: nothing was changed.")
 
-_ISO_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
-
 
 class AbsenceError(ShownError):
     """An absence refused; nothing was changed."""
@@ -71,14 +68,13 @@ def between(
 
 
 def day(value: object) -> date:
-    """A day as a form or the API gives it: ``2026-12-03``. AbsenceError otherwise."""
+    """A day as a form or the API gives it: ``2026-12-03`` (``inputs.iso_day``). AbsenceError otherwise (its range
+    is checked by ``between``, which names the fields)."""
     text = str(value if value is not None else "").strip()[:40]
-    if _ISO_DAY.fullmatch(text):
-        try:
-            return date.fromisoformat(text)
-        except ValueError:
-            pass
-    raise AbsenceError(NOT_A_DAY, value=text[:20])
+    found = inputs.iso_day(text)
+    if found is None:
+        raise AbsenceError(NOT_A_DAY, value=text[:20])
+    return found
 
 
 def today(timezone: str | None, now: datetime) -> date:

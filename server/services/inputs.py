@@ -9,10 +9,10 @@ stored or put in a mail.
   ``"Name <address>"``, never two); mails build their headers from both with ``email.headerregistry.Address``.
 - JSON from outside (``parse_json``): nesting deeper than ``MAX_DEPTH`` is refused before parsing, so a deep text
   never reaches the recursive parser (RecursionError); then the text is parsed and, by default, checked as above.
-- Dates and instants from outside (``instant``, ``local_instant``, ``day``, ``in_range``): read as ISO 8601 and
-  taken only in the years ``YEARS`` (2000 to 2999, in the text's own zone), so that every one is an instant in UTC
-  and in every zone (Python's calendar ends at years 1 and 9999: ``9999-12-31T23:59:59-14:00`` is not one in
-  UTC, and converting it raised OverflowError); anything else is refused with a message naming the field
+- Dates and instants from outside (``instant``, ``local_instant``, ``day``, ``in_range``; ``iso_day`` reads a day):
+  read as ISO 8601 and taken only in the years ``YEARS`` (2000 to 2999, in the text's own zone), so that every one is
+  an instant in UTC and in every zone (Python's calendar ends at years 1 and 9999: ``9999-12-31T23:59:59-14:00`` is
+  not one in UTC, and converting it raised OverflowError); anything else is refused with a message naming the field
   (``OUT_OF_RANGE``). Every date a page, the API, the command line or a reply gives goes through them.
 """
 
@@ -196,13 +196,20 @@ def local_instant(text: object, field: str, zone: tzinfo) -> datetime | None:
     return in_range(local.replace(tzinfo=zone), field, raw).astimezone(UTC)
 
 
-def day(text: object, field: str) -> date:
-    """A day from outside, ``2031-03-11``; InputError: not such a text (``BAD_DAY``), or not in ``YEARS``."""
+def iso_day(text: object) -> date | None:
+    """``2031-03-11`` (ASCII digits, a day of the calendar) as a date, whatever its year; None for any other text."""
     raw = text.strip()[:40] if isinstance(text, str) else ""
     if not _ISO_DAY.fullmatch(raw):
-        raise InputError(BAD_DAY, field=field)
+        return None
     try:
-        found = date.fromisoformat(raw)
+        return date.fromisoformat(raw)
     except ValueError:
-        raise InputError(BAD_DAY, field=field) from None
-    return in_range(found, field, raw)
+        return None
+
+
+def day(text: object, field: str) -> date:
+    """A day from outside, ``2031-03-11``; InputError: not such a text (``BAD_DAY``), or not in ``YEARS``."""
+    found = iso_day(text)
+    if found is None:
+        raise InputError(BAD_DAY, field=field)
+    return in_range(found, field, str(text).strip())
