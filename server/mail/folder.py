@@ -66,7 +66,7 @@ def entry(path: Path, mtime_ns: int, size: int) -> Listed:
     found = headers(path)
     try:
         date = parsedate_to_datetime(found["Date"]).astimezone(UTC)
-    except (TypeError, ValueError, IndexError):
+    except (TypeError, ValueError, IndexError, OverflowError):  # none, unreadable, or no instant in UTC (year 9999)
         date = datetime.fromtimestamp(mtime_ns / 1e9, UTC)
     match = _game_label().search(found["Subject"])
     game = None if match is None else int(next(g for g in match.groups() if g is not None))

@@ -32,15 +32,6 @@ def local_input(instant: datetime, tz: str) -> str:
     return instant.astimezone(zone(tz)).strftime("%Y-%m-%dT%H:%M")
 
 
-def from_local(text: str, tz: str) -> datetime | None:
-    """A datetime-local value, read in the game's zone; None when it is not one."""
-    try:
-        local = datetime.strptime(text.strip()[:16], "%Y-%m-%dT%H:%M")
-    except ValueError:
-        return None
-    return local.replace(tzinfo=zone(tz))
-
-
 def seats(lang: str, links: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The seats of ``games.seat_links`` with their colours' names and players' names."""
     return [

@@ -284,6 +284,10 @@ def demo(email: str, name: str | None, players: int, auto: bool, deadline: str, 
     """Start a game against bots at once (or, with --auto, watch bots play one through the whole system)."""
     settings = _settings()
     if auto:
+        try:
+            parse_duration(deadline)  # refused before a server starts
+        except ShownError as exc:
+            raise click.BadParameter(str(exc), param_hint="--deadline") from None
         private_umask()  # as ``deadmail up``: it starts a web server and a worker on the data folder
         try:
             played = run_auto(settings, players, deadline, seed, progress=sys.stderr)
@@ -430,6 +434,25 @@ def league_revoke(league_id: int, which: str, as_json: bool) -> None:
     _current_link(league_id, which, as_json, revoke=True)
 
 
+class Instant(click.ParamType[datetime]):
+    """An ISO 8601 time given on the command line (no offset: UTC), in UTC, read by ``inputs.instant``: a usage
+    error (exit 2, one line) when it is not one or not in ``inputs.YEARS``."""
+
+    name = "time"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> datetime:
+        if isinstance(value, datetime):
+            return value
+        try:
+            return inputs.instant(str(value), "the time", naive=UTC)
+        except inputs.InputError as exc:
+            unread = exc.msgid == inputs.BAD_INSTANT
+            self.fail(f"{str(value)[:40]!r}: give a time such as 2031-03-01T18:00" if unread else str(exc), param, ctx)
+
+
+SIGNUP_CLOSES = "when sign-ups close: 2031-03-01T18:00+01:00 (no offset: UTC), in the years 2000 to 2999"
+
+
 @main.group()
 def season() -> None:
     """A league's seasons."""
@@ -437,7 +460,7 @@ def season() -> None:
 
 @season.command("create")
 @click.option("--league", "league_id", required=True, type=int)
-@click.option("--signup-closes", required=True, help="when sign-ups close: 2031-03-01T18:00+01:00 (no offset: UTC)")
+@click.option("--signup-closes", required=True, type=Instant(), help=SIGNUP_CLOSES)
 @click.option("--rounds", required=True, type=int, help="1 to 52")
 @click.option("--schedule", default="when_over", show_default=True, type=click.Choice(leagues.SCHEDULES))
 @click.option("--weekday", type=int, default=None, help="with --schedule fixed: 0 (Monday) to 6 (Sunday)")
@@ -449,7 +472,7 @@ def season() -> None:
 @click.option("--promote", type=int, default=0, show_default=True, help="players promoted and relegated, 0 to 20")
 def season_create(
     league_id: int,
-    signup_closes: str,
+    signup_closes: datetime,
     rounds: int,
     schedule: str,
     weekday: int | None,
@@ -458,26 +481,16 @@ def season_create(
 ) -> None:
     """Create the league's next season; prints one JSON object: its id and number."""
     settings = _settings()
-    closes = _signup_closes(signup_closes)
     rule = None if schedule == "when_over" else {"weekday": weekday, "time": clock}
     try:
         with database(settings) as db:
             season_id = leagues.create_season(
-                db, league_id, closes, rounds, schedule, rule, now=utcnow(), sizes=leagues.Sizes(**sizes)
+                db, league_id, signup_closes, rounds, schedule, rule, now=utcnow(), sizes=leagues.Sizes(**sizes)
             )
             number = leagues.season_number(db, season_id)
     except ShownError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(json.dumps({"id": season_id, "league": league_id, "number": number}))
-
-
-def _signup_closes(text: str) -> datetime:
-    """``--signup-closes``: an ISO 8601 time (no offset: UTC); a clear message for any other text."""
-    try:
-        closes = datetime.fromisoformat(text)
-    except ValueError:
-        raise click.ClickException(f"--signup-closes {text[:40]!r}: give a time such as 2031-03-01T18:00") from None
-    return closes if closes.tzinfo else closes.replace(tzinfo=UTC)
 
 
 def _standings_text(shown: dict[str, Any]) -> str:
@@ -521,15 +534,14 @@ def season_standings(season_id: int, as_csv: bool, as_json: bool) -> None:
 
 @season.command("next")
 @click.option("--season", "season_id", required=True, type=int)
-@click.option("--signup-closes", required=True, help="when sign-ups close: 2031-03-01T18:00+01:00 (no offset: UTC)")
+@click.option("--signup-closes", required=True, type=Instant(), help=SIGNUP_CLOSES)
 @click.option("--json", "as_json", is_flag=True, help="print one JSON object: the new season's id and number")
-def season_next(season_id: int, signup_closes: str, as_json: bool) -> None:
+def season_next(season_id: int, signup_closes: datetime, as_json: bool) -> None:
     """Create the next season of a finished one: its players carried over, each mailed to confirm; promotion and
     relegation between divisions."""
-    closes = _signup_closes(signup_closes)
     try:
         with database(_settings()) as db:
-            created = results.next_season(db, season_id, closes, utcnow())
+            created = results.next_season(db, season_id, signup_closes, utcnow())
             league_id, number = league_api.season_league(db, created), leagues.season_number(db, created)
     except ShownError as exc:
         raise click.ClickException(str(exc)) from None

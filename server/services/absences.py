@@ -11,13 +11,13 @@ within the game's budget. Windows that open during the absence are handled when 
 open in each game, and ``apply_started`` (the minute sweep) one declared earlier that has just begun.
 
 Refused (``AbsenceError``, nothing changed): an absence entirely in the past, one that ends before it starts, one
-longer than ``LONGEST``, one overlapping another of the player's.
+longer than ``LONGEST``, one overlapping another of the player's; (``inputs.InputError``) a day not in
+``inputs.YEARS``.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Callable
 from datetime import UTC, date, datetime, time, timedelta
 from typing import Any
@@ -28,7 +28,7 @@ from sqlalchemy.orm import Session
 
 from ..db import Database
 from ..models import UNAPPLIED, Absence, Game, GameStatus, Player, RequestRow, Seat, Window, WindowStatus, utcnow
-from . import autopilot, turns
+from . import autopilot, inputs, turns
 from .errors import N_, ShownError
 from .links import LinkError
 from .tempo import zone
@@ -45,8 +45,6 @@ OVERLAPS = N_("This absence overlaps one you already declared: nothing was chang
 NO_SUCH = N_("You have no such absence to remove (it may be over already): nothing was changed.")
 NOT_A_DAY = N_("“%(value)s” is not a date such as 2026-12-03: nothing was changed.")
 
-_ISO_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
-
 
 class AbsenceError(ShownError):
     """An absence refused; nothing was changed."""
@@ -55,15 +53,14 @@ class AbsenceError(ShownError):
 # --- days in the player's zone ---------------------------------------------------------------------------------------
 
 
-#: the years an absence may name (beyond them, a date is a typing error, and the calendar's ends are near).
-YEARS = (2000, 2999)
-
-
-def between(first: date, last: date, timezone: str | None) -> tuple[datetime, datetime]:
+def between(
+    first: date, last: date, timezone: str | None, fields: tuple[str, str] = ("from", "to")
+) -> tuple[datetime, datetime]:
     """The span of the days ``first`` to ``last`` (both included) in the zone ``timezone``: from the start of the
-    first day to the end of the last (the start of the next), in UTC."""
-    if not (YEARS[0] <= first.year and last.year <= YEARS[1]):
-        raise AbsenceError(NOT_A_DAY, value=str(first if first.year < YEARS[0] else last))
+    first day to the end of the last (the start of the next), in UTC. Days not in ``inputs.YEARS`` are refused
+    (``inputs.in_range``, naming ``fields``): near the calendar's ends, a day's start in a zone is no instant."""
+    inputs.in_range(first, fields[0])
+    inputs.in_range(last, fields[1])
     tz = zone(timezone)
     starts = datetime.combine(first, time(0), tzinfo=tz).astimezone(UTC)
     ends = datetime.combine(last + timedelta(days=1), time(0), tzinfo=tz).astimezone(UTC)
@@ -71,14 +68,13 @@ def between(first: date, last: date, timezone: str | None) -> tuple[datetime, da
 
 
 def day(value: object) -> date:
-    """A day as a form or the API gives it: ``2026-12-03``. AbsenceError otherwise."""
+    """A day as a form or the API gives it: ``2026-12-03`` (``inputs.iso_day``). AbsenceError otherwise (its range
+    is checked by ``between``, which names the fields)."""
     text = str(value if value is not None else "").strip()[:40]
-    if _ISO_DAY.fullmatch(text):
-        try:
-            return date.fromisoformat(text)
-        except ValueError:
-            pass
-    raise AbsenceError(NOT_A_DAY, value=text[:20])
+    found = inputs.iso_day(text)
+    if found is None:
+        raise AbsenceError(NOT_A_DAY, value=text[:20])
+    return found
 
 
 def today(timezone: str | None, now: datetime) -> date:

@@ -9,13 +9,19 @@ stored or put in a mail.
   ``"Name <address>"``, never two); mails build their headers from both with ``email.headerregistry.Address``.
 - JSON from outside (``parse_json``): nesting deeper than ``MAX_DEPTH`` is refused before parsing, so a deep text
   never reaches the recursive parser (RecursionError); then the text is parsed and, by default, checked as above.
+- Dates and instants from outside (``instant``, ``local_instant``, ``day``, ``in_range``; ``iso_day`` reads a day):
+  read as ISO 8601 and taken only in the years ``YEARS`` (2000 to 2999, in the text's own zone), so that every one is
+  an instant in UTC and in every zone (Python's calendar ends at years 1 and 9999: ``9999-12-31T23:59:59-14:00`` is
+  not one in UTC, and converting it raised OverflowError); anything else is refused with a message naming the field
+  (``OUT_OF_RANGE``). Every date a page, the API, the command line or a reply gives goes through them.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from typing import Any
+from datetime import UTC, date, datetime, tzinfo
+from typing import Any, TypeVar
 
 from .errors import N_, ShownError
 
@@ -131,3 +137,79 @@ def parse_json(data: bytes | str, strict: bool = True) -> Any:
     if strict and not _storable(value):
         raise InputError(BAD_CHARACTERS)
     return value
+
+
+# --- dates and instants ----------------------------------------------------------------------------------------------
+
+#: the years a date or an instant from outside may name, both included (beyond them a date is a typing error, and
+#: near the calendar's ends, years 1 and 9999, an instant with an offset is not one in UTC or in some zone).
+YEARS = (2000, 2999)
+
+BAD_INSTANT = N_("%(field)s must be a date and time with its zone, such as 2031-03-11T18:00:00+01:00.")
+BAD_DAY = N_("%(field)s must be a date such as 2031-03-11.")
+OUT_OF_RANGE = N_(
+    "%(field)s is out of range: %(value)s is not in the years %(first)s to %(last)s. Nothing was changed."
+)
+
+D = TypeVar("D", date, datetime)
+
+_ISO_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+#: a ``datetime-local`` value: ASCII digits, seconds optional.
+_LOCAL = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(:[0-9]{2})?")
+
+
+def in_range(when: D, field: str, text: str | None = None) -> D:
+    """``when`` (a date, or a datetime in its own zone) when its year is one of ``YEARS``; InputError
+    (``OUT_OF_RANGE``, naming ``field`` and quoting ``text``, the value as given) else. An aware datetime that passes
+    is an instant in UTC and in every zone."""
+    if not YEARS[0] <= when.year <= YEARS[1]:
+        value = shown(when.isoformat() if text is None else text, 40)
+        raise InputError(OUT_OF_RANGE, field=field, value=value, first=YEARS[0], last=YEARS[1])
+    return when
+
+
+def instant(text: object, field: str, naive: tzinfo | None = None) -> datetime:
+    """An ISO 8601 date and time from outside, in UTC. Without an offset it is read in ``naive`` (when given; else
+    refused). InputError: not such a text (``BAD_INSTANT``), or not in ``YEARS`` (``OUT_OF_RANGE``)."""
+    raw = text.strip()[:80] if isinstance(text, str) else ""
+    try:
+        when = datetime.fromisoformat(raw)
+    except ValueError:
+        raise InputError(BAD_INSTANT, field=field) from None
+    if when.utcoffset() is None:
+        if naive is None:
+            raise InputError(BAD_INSTANT, field=field)
+        when = when.replace(tzinfo=naive)
+    return in_range(when, field, raw).astimezone(UTC)
+
+
+def local_instant(text: object, field: str, zone: tzinfo) -> datetime | None:
+    """A form's ``datetime-local`` value (``2031-03-11T18:00``, seconds optional) read in ``zone``, in UTC; None when
+    it is not one; InputError (``OUT_OF_RANGE``) when it is not in ``YEARS``."""
+    raw = text.strip()[:40] if isinstance(text, str) else ""
+    if not _LOCAL.fullmatch(raw):
+        return None
+    try:
+        local = datetime.fromisoformat(raw)
+    except ValueError:
+        return None
+    return in_range(local.replace(tzinfo=zone), field, raw).astimezone(UTC)
+
+
+def iso_day(text: object) -> date | None:
+    """``2031-03-11`` (ASCII digits, a day of the calendar) as a date, whatever its year; None for any other text."""
+    raw = text.strip()[:40] if isinstance(text, str) else ""
+    if not _ISO_DAY.fullmatch(raw):
+        return None
+    try:
+        return date.fromisoformat(raw)
+    except ValueError:
+        return None
+
+
+def day(text: object, field: str) -> date:
+    """A day from outside, ``2031-03-11``; InputError: not such a text (``BAD_DAY``), or not in ``YEARS``."""
+    found = iso_day(text)
+    if found is None:
+        raise InputError(BAD_DAY, field=field)
+    return in_range(found, field, str(text).strip())

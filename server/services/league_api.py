@@ -3,7 +3,8 @@ the API shows of leagues, seasons and a player's entries.
 
 - ``league_spec``, ``season_args`` and ``applicant`` take a parsed JSON body: an object of the named fields only,
   each of its type (a text at most ``MAX_TEXT`` characters); any other body is a ``BodyError`` naming the first
-  refused field (the services then check the values themselves).
+  refused field (the services then check the values themselves); ``signup_closes`` is read by ``inputs.instant``
+  (an ``InputError`` when it is not an instant with its zone, or not in ``inputs.YEARS``).
 - ``leagues_list``, ``league_view``, ``season_view`` and ``player_entries`` read; instants are ISO 8601 in UTC.
   ``season_view`` lists its entries' addresses only when asked (``emails``: the server's organiser).
 - ``link_urls``: a league's three links, each its token and its address (``leagues.link_url``).
@@ -23,7 +24,7 @@ from sqlalchemy import func, select
 
 from ..db import Database
 from ..models import Game, League, LeagueRound, Player, Season, SeasonPlayer
-from . import hub, results, rounds
+from . import hub, inputs, results, rounds
 from .errors import N_, ShownError
 from .leagues import (
     LINKS,
@@ -51,7 +52,6 @@ NOT_LIST = N_("%(field)s must be a list.")
 TOO_LONG = N_("%(field)s is at most %(count)s characters.")
 ONE_OF = N_("Send %(choices)s: one of them.")
 NOT_COLOURS = N_("%(field)s must be a list of colours.")
-BAD_INSTANT = N_("%(field)s must be a date and time with its zone, such as 2031-03-11T18:00:00+01:00.")
 
 
 class BodyError(ShownError):
@@ -133,22 +133,11 @@ class SeasonArgs:
     sizes: Sizes
 
 
-def instant(text: str, field: str) -> datetime:
-    """An ISO 8601 date and time with its zone, in UTC; BodyError for any other text."""
-    try:
-        when = datetime.fromisoformat(text)
-    except ValueError:
-        raise BodyError(BAD_INSTANT, field=field) from None
-    if when.tzinfo is None or when.utcoffset() is None:
-        raise BodyError(BAD_INSTANT, field=field)
-    return when.astimezone(UTC)
-
-
 def season_args(body: Any) -> SeasonArgs:
     """A ``POST /api/leagues/<id>/seasons`` body: ``signup_closes``, ``rounds``, ``schedule`` and (fixed) ``rule``;
     optionally ``max_players``, ``divisions`` and ``promote``."""
     given = fields(body, SEASON_FIELDS, ("signup_closes", "rounds", "schedule"))
-    closes = instant(given["signup_closes"], "signup_closes")
+    closes = inputs.instant(given["signup_closes"], "signup_closes")
     sizes = Sizes(given.get("max_players"), given.get("divisions"), given.get("promote", 0))
     return SeasonArgs(closes, given["rounds"], given["schedule"], given.get("rule"), sizes)
 
@@ -178,7 +167,7 @@ def result_args(body: Any) -> dict[str, Any] | list[str]:
 
 def next_args(body: Any) -> datetime:
     """The next season's body: when its sign-up closes."""
-    return instant(fields(body, NEXT_FIELDS, ("signup_closes",))["signup_closes"], "signup_closes")
+    return inputs.instant(fields(body, NEXT_FIELDS, ("signup_closes",))["signup_closes"], "signup_closes")
 
 
 # --- reads -----------------------------------------------------------------------------------------------------------

@@ -271,7 +271,9 @@ def create_season(
     sizes: Sizes | None = None,
 ) -> int:
     """The league's next season (numbered after its last), taking sign-ups until ``signup_closes``; its id. Its
-    ``sizes``: at most so many confirmed players, divisions, promotion (``check_sizes``; default: none of them)."""
+    ``sizes``: at most so many confirmed players, divisions, promotion (``check_sizes``; default: none of them).
+    ``signup_closes`` out of ``inputs.YEARS`` (however its caller read it) is an ``InputError``."""
+    inputs.in_range(signup_closes, "signup_closes")
     if signup_closes <= now:
         raise LeagueError(CLOSES_PAST)
     if not isinstance(rounds, int) or isinstance(rounds, bool) or not 1 <= rounds <= MAX_ROUNDS:

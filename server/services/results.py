@@ -56,7 +56,7 @@ from ..models import (
     SeatTenure,
     utcnow,
 )
-from . import hub, outbox, ratings, scoring
+from . import hub, inputs, outbox, ratings, scoring
 from .errors import N_, ShownError
 
 #: the scope of the rating across all games.
@@ -640,7 +640,9 @@ def place_divisions(session: Session, season: Season) -> None:
 def next_season(db: Database, season_id: int, signup_closes: datetime, now: datetime) -> int:
     """The next season of a finished one (its id): same rounds, schedule, limit and divisions; its confirmed players
     carried over as pending entries, each mailed a confirmation, with their divisions and the acquaintances they
-    declared (``SeasonPlayer.knows``: still kept apart; the confirmation page lets them change the list)."""
+    declared (``SeasonPlayer.knows``: still kept apart; the confirmation page lets them change the list).
+    ``signup_closes`` out of ``inputs.YEARS`` (however its caller read it) is an ``InputError``."""
+    inputs.in_range(signup_closes, "signup_closes")
     with db.session() as session:
         season = session.get(Season, season_id, with_for_update=True)
         if season is None:

@@ -38,13 +38,16 @@ def closes_decided_votes(tempo: dict[str, Any] | None) -> bool:
 
 
 def parse_duration(text: str) -> int:
-    """``"24h"``, ``"90m"``, ``"2d"``, ``"30s"`` (a bare number means hours) -> seconds."""
+    """``"24h"``, ``"90m"``, ``"2d"``, ``"30s"`` (a bare number means hours) -> seconds; TempoError for any other
+    text, and for a duration shorter than a second or longer than 30 days (however many digits it has)."""
     match = _DURATION.match(text)
     if not match:
-        raise TempoError(N_("%(value)s is not a duration such as 24h, 90m, 2d or 30s"), value=repr(text))
-    seconds = round(float(match.group(1)) * _UNITS[match.group(2)])
+        raise TempoError(N_("%(value)s is not a duration such as 24h, 90m, 2d or 30s"), value=repr(text[:40]))
+    number = match.group(1)
+    # a number of more digits than any duration taken is out of range at once (as a float it may be infinite)
+    seconds = round(float(number) * _UNITS[match.group(2)]) if len(number.split(".")[0]) <= 9 else 0
     if not 1 <= seconds <= 30 * 86400:
-        raise TempoError(N_("%(value)s: a deadline must be between 1 second and 30 days"), value=repr(text))
+        raise TempoError(N_("%(value)s: a deadline must be between 1 second and 30 days"), value=repr(text[:40]))
     return seconds
 
 

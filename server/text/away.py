@@ -10,7 +10,8 @@
 
 Every language also accepts the English words. ``read_away`` and ``is_back`` look at the reply's first line (quotes
 and signature stripped first); a line that starts with the absence word but gives no dates is refused with
-``DatesError``, a ``ShownError`` translated where it is shown.
+``DatesError``, a ``ShownError`` translated where it is shown; days not in ``inputs.YEARS`` (``AWAY 9999-12-31``)
+with ``inputs.InputError`` (``absences.between``).
 """
 
 from __future__ import annotations
@@ -286,7 +287,8 @@ def parse_away(
         shown = " ".join(line.split())[:60]
         raise DatesError(NOT_UNDERSTOOD, command=shown, example=example(language)) from None
     start, end = _days(first, last, absences.today(timezone, now))
-    return absences.between(start, end, timezone)
+    word = AWAY_WORDS.get(language, AWAY_WORDS["en"])[0]
+    return absences.between(start, end, timezone, (word, word))
 
 
 def _first_line(text: str) -> str:

@@ -29,6 +29,7 @@ from flask import Blueprint, Response, g, jsonify, request
 from ..models import utcnow
 from ..services import fixtures, league_api, leagues, results, rounds
 from ..services.errors import ShownError
+from ..services.inputs import InputError
 from ..services.league_api import BodyError
 from ..services.leagues import LeagueError
 from ..services.links import LinkError
@@ -189,7 +190,7 @@ def create_season(league_id: int) -> Any:
             now=utcnow(),
             sizes=given.sizes,
         )
-    except (LeagueError, BodyError) as exc:
+    except (LeagueError, BodyError, InputError) as exc:
         return refusal(exc)
     number = leagues.season_number(dm().db, season_id)
     return jsonify({"ok": True, "id": season_id, "league": league_id, "number": number}), 201

@@ -23,6 +23,7 @@ from ..present import organiser as shown
 from ..services import games, inputs, organise, reliability, rounds, substitutes, turns
 from ..services.errors import ShownError
 from ..services.links import league_token, organiser_token
+from ..services.tempo import zone
 from . import replay as replays
 from .access import (
     dm,
@@ -216,15 +217,17 @@ def _operation(game_id: int, run: Callable[[str], str]) -> Any:
 
 
 def _refused(game_id: int, exc: ShownError) -> Any:
-    """The game page saying why an operation was refused (404 for a game that does not exist)."""
+    """The game page saying why an operation was refused (404 for a game that does not exist; 400 for a value that
+    cannot be taken, such as a date out of range; else 409)."""
     if isinstance(exc, organise.OrganiseError) and exc.msgid == organise.NO_GAME:
         abort(404)
-    return _game_page(game_id, error=say(exc), status=409)
+    return _game_page(game_id, error=say(exc), status=400 if isinstance(exc, inputs.InputError) else 409)
 
 
-def _when(text: str, tz: str) -> datetime:
-    """A datetime-local value of the form, read in the game's zone; OrganiseError when it is not one."""
-    instant = shown.from_local(text, tz)
+def _when(name: str, tz: str, label: str) -> datetime:
+    """The form's datetime-local field ``name``, read in the game's zone (``inputs.local_instant``); OrganiseError
+    when it is not one, InputError (naming it ``label``) when it is out of range."""
+    instant = inputs.local_instant(_field(name, 40), label, zone(tz))
     if instant is None:
         raise organise.OrganiseError(organise.BAD_DATE)
     return instant
@@ -234,9 +237,8 @@ def _when(text: str, tz: str) -> datetime:
 @organiser_required
 def extend(game_id: int) -> Any:
     def run(tz: str) -> str:
-        until = _field("until", 40).strip()
-        if until:
-            organise.extend_deadline(dm().db, game_id, until=_when(until, tz))
+        if _field("until", 40).strip():
+            organise.extend_deadline(dm().db, game_id, until=_when("until", tz, _("The new deadline")))
             return "extended"
         text = _field("hours", 4)
         hours = inputs.small_int(text, 4) or 0
@@ -252,7 +254,7 @@ def extend(game_id: int) -> Any:
 @organiser_required
 def pause(game_id: int) -> Any:
     def run(tz: str) -> str:
-        organise.pause(dm().db, game_id, _when(_field("until", 40), tz))
+        organise.pause(dm().db, game_id, _when("until", tz, _("The end of the pause")))
         return "paused"
 
     return _operation(game_id, run)

@@ -20,7 +20,7 @@ from ..present.absences import absences_shown
 from ..present.calendar import player_calendar
 from ..present.hub import games_shown, history_shown, league_ratings_shown, leagues_shown, rating_shown
 from ..present.seat import STANDING_SELECTS, standing_selects
-from ..services import absences, calendar, hub, prefs, reliability
+from ..services import absences, calendar, hub, inputs, prefs, reliability
 from ..services.errors import N_, ShownError
 from ..services.links import seat_token
 from ..services.tempo import zone_choices
@@ -226,10 +226,13 @@ def add_absence(token: str) -> Any:
     g.language = data["language"]
     values = {key: str(request.form.get(key, ""))[:40] for key in ("from", "to")}
     try:
-        starts, ends = absences.between(absences.day(values["from"]), absences.day(values["to"]), data["timezone"])
+        first, last = absences.day(values["from"]), absences.day(values["to"])
+        labels = (_("First day away"), _("Last day away"))  # the form's: a day out of range is named by them
+        starts, ends = absences.between(first, last, data["timezone"], labels)
         absences.declare(dm().db, g.player_id, starts, ends)
-    except ShownError as exc:
-        return _render(prefs_form(data), data, token, away_error=say(exc), away_values=values, status=422)
+    except ShownError as exc:  # 400 for a day out of range (``inputs.YEARS``), 422 for an absence refused
+        status = 400 if isinstance(exc, inputs.InputError) else 422
+        return _render(prefs_form(data), data, token, away_error=say(exc), away_values=values, status=status)
     return redirect(url_for("prefs.show", token=token, away="added") + "#absences", code=303)
 
 

@@ -396,7 +396,7 @@ def test_the_command_line_prints_standings_records_a_result_and_creates_the_next
     listed = run(env, "season", "standings", "--season", str(season_id), "--csv")
     assert listed.stdout.splitlines() == results.csv(embedded.db, season_id).splitlines()
     bad = run(env, "season", "next", "--season", str(season_id), "--signup-closes", "soon")
-    assert_clean_error(bad, 1, "--signup-closes 'soon': give a time such as")
+    assert_clean_error(bad, 2, "'soon': give a time such as")
     created = run(env, "season", "next", "--season", str(season_id), "--signup-closes", closes(), "--json")
     assert created.exit_code == 0, created.output
     out = json.loads(created.stdout)

@@ -26,6 +26,7 @@ import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -471,3 +472,135 @@ def test_every_form_with_hostile_fields_answers_without_a_server_error(fuzzed: F
                 _sending(fuzzed, client, method, path, as_form, {}),
                 f"{method} {_endpoint(fuzzed, method, path)}",
             )
+
+
+# --- dates, times and durations far from now (issue 25) ---------------------------------------------------------------
+
+#: a date, time or duration no one means: the calendar's ends with extreme offsets (no instant in UTC), five-digit
+#: years, a day or a time alone, a number of hours no float holds.
+FAR_DATES = [
+    "9999-12-31T23:59:59-14:00",
+    "0001-01-01T00:00:00+14:00",
+    "99999-01-01",
+    "9999-12-31",
+    "0001-01-01",
+    "9999-12-31T23:59",
+    "0001-01-01T00:00",
+    "9" * 400,
+    "999999999999h",
+    "vote=" + "9" * 400,
+]
+#: the form fields and JSON keys that carry a date, a time of day or a duration.
+DATE_FIELD = re.compile(
+    r"^(from|to|until|signup_closes|deadlines?|play_deadline|play_hours|last_call|absence_budget|hours|days"
+    r"|quiet_start|quiet_end|rule)$"
+)
+DATE_KEYS = [
+    "signup_closes",
+    "from",
+    "to",
+    "until",
+    "deadlines",
+    "last_call",
+    "absence_budget",
+    "play_deadline",
+    "rule",
+]
+#: the forms whose date, time or duration field, given a value of its shape out of range in an otherwise working form,
+#: answers 400 with the reason: endpoint -> (the field, the rest of the form, the values, the reason). A form with a
+#: date field missing here fails ``test_every_date_field_out_of_range_answers_400_never_500``: route the field
+#: through ``services.inputs`` (``instant``, ``local_instant``, ``day``) or ``tempo.parse_duration``, and add it.
+DATE_FORMS: dict[str, tuple[str, dict[str, str], list[str], str]] = {
+    "prefs.add_absence": ("from", {"to": "2031-12-31"}, ["9999-12-31", "0001-01-01"], "First day away is out of range"),
+    "organiser.extend": ("until", {}, ["9999-12-31T23:59", "0001-01-01T00:00"], "The new deadline is out of range"),
+    "organiser.pause": ("until", {}, ["9999-12-31T23:59", "0001-01-01T00:00"], "The end of the pause is out of"),
+    "organiser.create": (
+        "deadline",
+        {"players": "Ann <ann@x.example>\nbot\nbot"},
+        ["9" * 20, "999999999999h"],
+        "a deadline must be between 1 second and 30 days",
+    ),
+}
+#: form fields of a time of day or a choice (not a date nor a duration): refused (4xx), never a 500.
+CLOCK_FIELDS = {"quiet_start", "quiet_end", "hours", "days", "play_hours"}
+#: fields named like a date that are none: a table talk message's addressee.
+NOT_DATES = {"chat.post": {"to"}}
+
+
+def _json_date_bodies(value: str) -> list[dict[str, Any]]:
+    """Each date key alone holding ``value`` (``deadlines`` as a list, a ``rule``'s time), and all of them at once."""
+
+    def shaped(key: str) -> Any:
+        return [value] if key == "deadlines" else {"weekday": 0, "time": value} if key == "rule" else value
+
+    return [{key: shaped(key)} for key in DATE_KEYS] + [{key: shaped(key) for key in DATE_KEYS}]
+
+
+def _league_paths(fuzzed: Fuzzed) -> tuple[str, str]:
+    """A new league with a season: its seasons' path and the season's next-season path."""
+    client = fuzzed.client(organiser=True)
+    league = client.post("/api/leagues", json={"name": "Far dates", "table_size": 4}, headers=AUTH)
+    assert league.status_code == 201, league.json
+    closes = (datetime.now(UTC) + timedelta(days=7)).isoformat()
+    body = {"signup_closes": closes, "rounds": 2, "schedule": "when_over"}
+    season = client.post(f"/api/leagues/{league.json['id']}/seasons", json=body, headers=AUTH)
+    assert season.status_code == 201, season.json
+    return f"/api/leagues/{league.json['id']}/seasons", f"/api/seasons/{season.json['id']}/next"
+
+
+def _api_date_calls(fuzzed: Fuzzed, seasons: str, following: str) -> list[tuple[str, dict[str, Any], str]]:
+    """(path, body, reason) of the API's calls that take a date, time or duration, each with one out of range."""
+    seat = next(t for t in fuzzed.valid["token"] if fuzzed.client(False).get(f"/api/seat/{t}").status_code == 200)
+    players = {"players": ["Ann <ann@x.example>", "Bob <bob@x.example>", "bot"]}
+    calls: list[tuple[str, dict[str, Any], str]] = []
+    for text in FAR_DATES[:2]:
+        season = {"signup_closes": text, "rounds": 2, "schedule": "when_over"}
+        calls.append((seasons, season, "signup_closes is out of range"))
+        calls.append((following, {"signup_closes": text}, "signup_closes is out of range"))
+    for text in ("9999-12-31", "0001-01-01"):
+        calls.append((f"/api/seat/{seat}/absences", {"from": text, "to": text}, "from is out of range"))
+    calls.append((f"/api/seat/{seat}/absences", {"text": "AWAY 31 DEC 9999"}, "AWAY is out of range"))
+    durations = [{"deadlines": ["9" * 400]}, {"deadlines": ["vote=999999999999h"]}, {"last_call": "9" * 400}]
+    durations.append({"absence": "extend", "absence_budget": "9" * 400})
+    for path in ("/api/games", "/api/games/estimate"):
+        calls += [(path, players | body, "a deadline must be between 1 second and 30 days") for body in durations]
+    return calls
+
+
+def test_every_date_field_out_of_range_answers_400_never_500(fuzzed: Fuzzed) -> None:
+    """Every date, time and duration field of every route (the pages' form fields, the API's keys) sent far values:
+    never a 500; and 400 with the reason where the route takes that field (``DATE_FORMS``, ``_api_date_calls``)."""
+    client = fuzzed.client(organiser=True)
+    token = csrf_token(client, fuzzed.stack.app)
+    seasons, following = _league_paths(fuzzed)
+    targets = [*_body_targets(fuzzed), ("POST", seasons), ("POST", following)]
+    for method, path in targets:
+        form = fuzzed.forms.get(_endpoint(fuzzed, method, path))
+        dated = [name for name in (fuzzed.fields if form is None else form) if DATE_FIELD.match(name)]
+        for value in FAR_DATES:
+            for fields in [{name: value} for name in dated] + [dict.fromkeys(dated, value)]:
+                _send(fuzzed, client, method, path, data=_form(fields, token), content_type=FORM)
+            for body in _json_date_bodies(value):
+                _send(fuzzed, client, method, path, json=body, headers=AUTH)
+    dated_forms = {
+        endpoint
+        for endpoint, names in fuzzed.forms.items()
+        if any(DATE_FIELD.match(n) for n in set(names) - CLOCK_FIELDS - NOT_DATES.get(endpoint, set()))
+    }
+    assert dated_forms <= set(DATE_FORMS), (
+        f"forms with a date field not checked for 400: {dated_forms - set(DATE_FORMS)}"
+    )
+    paths = {r.endpoint: _paths(r, fuzzed.valid, hostile=False) for r in _rules(fuzzed) if r.endpoint in DATE_FORMS}
+    assert set(paths) == set(DATE_FORMS), set(DATE_FORMS) - set(paths)
+    for endpoint, (name, rest, far, reason) in DATE_FORMS.items():
+        for value in far:
+            body = _form(rest | {name: value}, token)
+            sent = [_send(fuzzed, client, "POST", path, data=body, content_type=FORM) for path in paths[endpoint]]
+            opened = [reply for reply in sent if reply.status_code not in (401, 403, 404)]  # (another link or game)
+            assert opened, (endpoint, paths[endpoint])
+            for reply in opened:
+                page = html.unescape(reply.get_data(as_text=True))
+                assert reply.status_code == 400 and reason in page, (endpoint, value, reply.status_code, page[-3000:])
+    for path, body, reason in _api_date_calls(fuzzed, seasons, following):
+        sent = _send(fuzzed, client, "POST", path, json=body, headers=AUTH)
+        assert sent.status_code == 400 and reason in sent.json["error"], (path, str(body)[:200], sent.json)
