@@ -7,13 +7,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from werkzeug.datastructures import MultiDict
 
-from ..services import leagues, scoring
+from ..services import inputs, leagues, scoring
 from ..services.errors import N_
 from ..services.inputs import small_int
 from ..services.leagues import LeagueError, LeagueSpec, Sizes
@@ -77,20 +77,24 @@ class SeasonArgs:
     sizes: Sizes
 
 
-def closes_at(day: str, clock: str, zone: str) -> datetime:
-    """The sign-up's close, a day (YYYY-MM-DD) and a time (HH:MM) in the league's ``zone``, in UTC."""
+def closes_at(day: str, clock: str, zone: str, label: str) -> datetime:
+    """The sign-up's close, a day (YYYY-MM-DD) and a time (HH:MM) in the league's ``zone``, in UTC; LeagueError
+    ``BAD_CLOSES`` for no such day and time, or ``inputs.OUT_OF_RANGE`` (naming the field by ``label``)."""
     if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", day) or not re.fullmatch(r"\d{2}:\d{2}", clock):
         raise LeagueError(BAD_CLOSES)
-    try:  # (a day at the edge of the calendar can fall outside it once moved to UTC)
-        return datetime.fromisoformat(f"{day}T{clock}").replace(tzinfo=ZoneInfo(zone)).astimezone(UTC)
-    except (ValueError, OverflowError):
-        raise LeagueError(BAD_CLOSES) from None
+    try:
+        found = inputs.local_instant(f"{day}T{clock}", label, ZoneInfo(zone))
+    except inputs.InputError as exc:
+        raise LeagueError(exc.msgid, **exc.params) from None
+    if found is None:
+        raise LeagueError(BAD_CLOSES)
+    return found
 
 
-def season_args(given: dict[str, str], zone: str) -> SeasonArgs:
+def season_args(given: dict[str, str], zone: str, label: str) -> SeasonArgs:
     """A new season's form: LeagueError ``BAD_CLOSES`` for a close that is no day and time; the rest is passed on
     for ``leagues.create_season`` to check."""
-    closes = closes_at(given["closes_date"], given["closes_time"], zone)
+    closes = closes_at(given["closes_date"], given["closes_time"], zone, label)
     schedule = given["schedule"]
     rule = {"weekday": _number(given["weekday"], 1), "time": given["time"]} if schedule == "fixed" else None
     sizes = Sizes(

@@ -19,7 +19,7 @@ from flask_babel import gettext
 from ..models import utcnow
 from ..present import league as shown
 from ..services import leagues, rounds
-from ..services.errors import N_
+from ..services.errors import N_, ShownError
 from ..services.inputs import small_int
 from ..services.leagues import LeagueError
 from ..services.links import organiser_token
@@ -91,11 +91,11 @@ def create_season(token: str) -> Any:
     """Create the league's next season (taking sign-ups); held invitations are mailed now. Then its page."""
     given = forms.values(request.form, forms.SEASON_FIELDS)
     try:
-        args = forms.season_args(given, _zone())
+        args = forms.season_args(given, _zone(), gettext("Sign-ups close on"))
         season_id = leagues.create_season(
             dm().db, g.league_id, args.closes, args.rounds, args.schedule, args.rule, now=utcnow(), sizes=args.sizes
         )
-    except LeagueError as exc:
+    except ShownError as exc:  # (LeagueError, or the date checker's InputError)
         return _season_form(token, given, say(exc), 400)
     return redirect(url_for("league_organiser.season", token=token, season_id=season_id, done="season"), code=303)
 

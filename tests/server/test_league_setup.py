@@ -121,7 +121,9 @@ def test_a_season_is_created_by_form_closing_in_the_leagues_zone(stack: Stack) -
     for bad, said in (
         (season_form(closes_date="1st March"), "Give the day and the time the sign-up closes"),
         (season_form(closes_date="2031-02-30"), "Give the day and the time the sign-up closes"),
-        (season_form(closes_date="0001-01-01", closes_time="00:30"), "Give the day and the time the sign-up closes"),
+        (season_form(closes_date="0001-01-01", closes_time="00:30"), "Sign-ups close on is out of range"),
+        (season_form(closes_date="9999-12-31", closes_time="23:59"), "Sign-ups close on is out of range"),
+        (season_form(closes_date="3000-01-01"), "Sign-ups close on is out of range"),
         (season_form(closes_time="24:00"), "Give the day and the time the sign-up closes"),
         (season_form(days=-2), "The sign-up must close in the future."),
         (season_form(rounds="0"), "A season has 1 to 52 rounds."),
