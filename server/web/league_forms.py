@@ -19,7 +19,17 @@ from ..services.inputs import small_int
 from ..services.leagues import LeagueError, LeagueSpec, Sizes
 
 #: the form's fields of a new league and of a new season (a refused form comes back with them).
-LEAGUE_FIELDS = ("name", "language", "timezone", "table_size", "preset", "scoring", "forfeit", "standings_public")
+LEAGUE_FIELDS = (
+    "name",
+    "organiser_email",
+    "language",
+    "timezone",
+    "table_size",
+    "preset",
+    "scoring",
+    "forfeit",
+    "standings_public",
+)
 TIE_FIELDS = tuple(f"tie_break_{k}" for k in range(1, len(scoring.TIE_BREAKS) + 1))
 SEASON_FIELDS = (
     "closes_date",
@@ -65,6 +75,7 @@ def league_spec(given: dict[str, str]) -> LeagueSpec:
         tie_breaks=breaks,
         forfeit=given["forfeit"],
         standings_public=given["standings_public"] == "1",
+        organiser_email=given["organiser_email"] or None,
     )
 
 

@@ -37,6 +37,7 @@ from ..waiting import wait_for
 DAY = timedelta(days=1)
 LEAGUE_FORM = {
     "name": "Tuesday Night",
+    "organiser_email": "Org@Example.org",
     "language": "it",
     "timezone": "Europe/Warsaw",
     "table_size": "4",
@@ -91,6 +92,7 @@ def test_o_links_to_the_leagues_which_list_every_league_and_create_one(stack: St
         (LEAGUE_FORM | {"tie_break_2": "wins"}, 400, "The tie-breaks are each at most once"),
         (LEAGUE_FORM | {"timezone": "Mars/Olympus"}, 400, "Mars/Olympus"),
         (LEAGUE_FORM | {"preset": "sometime"}, 400, "is not a tempo preset"),
+        (LEAGUE_FORM | {"organiser_email": "org at example"}, 400, "org at example"),
     ):
         refused = post_form(stack.client, stack.app, "/o/leagues/new", bad)
         assert refused.status_code == status and said in page_text(refused), page_text(refused)
@@ -104,6 +106,7 @@ def test_o_links_to_the_leagues_which_list_every_league_and_create_one(stack: St
         stored = (league.name, league.language, league.timezone, league.table_size, league.preset, league.scoring)
         assert stored == ("Tuesday Night", "it", "Europe/Warsaw", 4, "week", "victory_points")
         assert (league.tie_breaks, league.forfeit, league.standings_public) == (["wins", "head_to_head"], "zero", True)
+        assert league.organiser_email == "org@example.org"  # written to when a round cannot be seated
     page = stack.client.get(made.headers["Location"])
     assert page.status_code == 200 and "Create a season" in page_text(page) and "Leagues" in page_text(page)
     assert page.get_data(as_text=True).count("/season/new") >= 1
