@@ -219,6 +219,7 @@ def _installation(name: str, tmp: Path, database_url: str, broker_url: str) -> F
     owner = player_of(stack.db, seats["yellow"])
     tokens = [seat["link"].rsplit("/", 1)[1] for seat in created.json["seats"] if seat["link"]]
     tokens += [seat["link"].rsplit("/", 1)[1] for seat in over.json["seats"] if seat["link"]]
+    tokens += _league_tokens(client)
     tokens += [
         player_token(s.secret_key, owner.id, owner.link_generation),
         organiser_token(s.secret_key, game_id),
@@ -235,6 +236,18 @@ def _installation(name: str, tmp: Path, database_url: str, broker_url: str) -> F
     return fuzzed
 
 
+def _league_tokens(client: FlaskClient) -> list[str]:
+    """A league with a season taking sign-ups: the tokens of its invitation, organiser and public links (its pages
+    and their forms, the new season's dates among them, are walked too)."""
+    league = client.post(
+        "/api/leagues", json={"name": "Walked", "table_size": 4, "standings_public": True}, headers=AUTH
+    )
+    assert league.status_code == 201, league.json
+    body = {"signup_closes": (datetime.now(UTC) + timedelta(days=7)).isoformat(), "rounds": 2, "schedule": "when_over"}
+    assert client.post(f"/api/leagues/{league.json['id']}/seasons", json=body, headers=AUTH).status_code == 201
+    return [link["token"] for link in league.json["links"].values()]
+
+
 def _endpoint(fuzzed: Fuzzed, method: str, path: str) -> str:
     endpoint, _ = fuzzed.stack.app.url_map.bind("deadmail.test").match(path, method=method)
     return str(endpoint)
@@ -247,7 +260,7 @@ def _forms(fuzzed: Fuzzed) -> dict[str, list[str]]:
     for rule in fuzzed.stack.app.url_map.iter_rules():
         if "GET" in (rule.methods or set()):
             for path in _paths(rule, fuzzed.valid, hostile=False):
-                with client.get(path) as response:
+                with client.get(path, environ_base=_new_address(fuzzed)) as response:
                     page = response.get_data(as_text=True)
                 forms_found = re.findall(r'<form([^>]*) action="([^"]*)"[^>]*>(.*?)</form>', page, re.DOTALL)
                 for before, action, inside in forms_found:
@@ -320,15 +333,20 @@ def _paths(rule: Rule, valid: dict[str, list[str]], hostile: bool) -> list[str]:
     return [build({**first, n: value}) for n in names for value in HOSTILE_PATH]
 
 
+def _new_address(fuzzed: Fuzzed) -> dict[str, str]:
+    """The environ of a request from a client address not used before (no rate limit hides a path)."""
+    address = next(fuzzed.addresses)
+    return {"REMOTE_ADDR": f"10.{address // 65536 % 256}.{address // 256 % 256}.{address % 256}"}
+
+
 def _send(fuzzed: Fuzzed, client: FlaskClient, method: str, path: str, **kwargs: Any) -> TestResponse:
     """One request from a new client address (no rate limit hides a path); no 500, JSON under /api/."""
-    address = next(fuzzed.addresses)
-    environ = {"REMOTE_ADDR": f"10.{address // 65536 % 256}.{address // 256 % 256}.{address % 256}"}
-    with client.open(path, method=method, environ_base=environ, **kwargs) as response:
+    with client.open(path, method=method, environ_base=_new_address(fuzzed), **kwargs) as response:
         body = response.get_data()
     what = f"{method} {path[:120]} {str(kwargs)[:300]}"
     assert response.status_code < 500, f"{response.status_code} for {what}"
-    if path.startswith(("/api/", "/inbound/")) and body:  # (OPTIONS and HEAD answer no body)
+    csv = response.status_code == 200 and response.mimetype == "text/csv"  # (a season's standings as CSV)
+    if path.startswith(("/api/", "/inbound/")) and body and not csv:  # (OPTIONS and HEAD answer no body)
         assert response.is_json, f"not JSON: {response.status_code} {response.mimetype} for {what}"
     if path.endswith("/logout") and method == "POST":
         log_in_as_organiser(client)  # the organiser's client stays the organiser's
@@ -493,7 +511,7 @@ FAR_DATES = [
 #: the form fields and JSON keys that carry a date, a time of day or a duration.
 DATE_FIELD = re.compile(
     r"^(from|to|until|signup_closes|deadlines?|play_deadline|play_hours|last_call|absence_budget|hours|days"
-    r"|quiet_start|quiet_end|rule)$"
+    r"|quiet_start|quiet_end|rule|closes_date|closes_time|time)$"
 )
 DATE_KEYS = [
     "signup_closes",
@@ -514,6 +532,12 @@ DATE_FORMS: dict[str, tuple[str, dict[str, str], list[str], str]] = {
     "prefs.add_absence": ("from", {"to": "2031-12-31"}, ["9999-12-31", "0001-01-01"], "First day away is out of range"),
     "organiser.extend": ("until", {}, ["9999-12-31T23:59", "0001-01-01T00:00"], "The new deadline is out of range"),
     "organiser.pause": ("until", {}, ["9999-12-31T23:59", "0001-01-01T00:00"], "The end of the pause is out of"),
+    "league_organiser.create_season": (
+        "closes_date",
+        {"closes_time": "18:00", "rounds": "2", "schedule": "when_over"},
+        ["9999-12-31", "0001-01-01", "3000-01-01"],
+        "Sign-ups close on is out of range",
+    ),
     "organiser.create": (
         "deadline",
         {"players": "Ann <ann@x.example>\nbot\nbot"},
@@ -522,7 +546,7 @@ DATE_FORMS: dict[str, tuple[str, dict[str, str], list[str], str]] = {
     ),
 }
 #: form fields of a time of day or a choice (not a date nor a duration): refused (4xx), never a 500.
-CLOCK_FIELDS = {"quiet_start", "quiet_end", "hours", "days", "play_hours"}
+CLOCK_FIELDS = {"quiet_start", "quiet_end", "hours", "days", "play_hours", "closes_time", "time"}
 #: fields named like a date that are none: a table talk message's addressee.
 NOT_DATES = {"chat.post": {"to"}}
 
@@ -550,7 +574,12 @@ def _league_paths(fuzzed: Fuzzed) -> tuple[str, str]:
 
 def _api_date_calls(fuzzed: Fuzzed, seasons: str, following: str) -> list[tuple[str, dict[str, Any], str]]:
     """(path, body, reason) of the API's calls that take a date, time or duration, each with one out of range."""
-    seat = next(t for t in fuzzed.valid["token"] if fuzzed.client(False).get(f"/api/seat/{t}").status_code == 200)
+    client = fuzzed.client(False)
+    seat = next(
+        t
+        for t in fuzzed.valid["token"]
+        if client.get(f"/api/seat/{t}", environ_base=_new_address(fuzzed)).status_code == 200
+    )
     players = {"players": ["Ann <ann@x.example>", "Bob <bob@x.example>", "bot"]}
     calls: list[tuple[str, dict[str, Any], str]] = []
     for text in FAR_DATES[:2]:
