@@ -46,10 +46,14 @@ def _page(token: str) -> dict[str, Any]:
     visit = seats.visit(dm().db, g.seat.seat_id, now)
     state = seats.seat_view(dm().db, g.seat.seat_id, now)
     shown = seat_shown(g.language, state, now)
+    # every answer is in: the worker moves the game on now, so the page asks again soon (a browser without JavaScript
+    # reloads itself: seat.html), and shows the next decision without a reload
+    moving = bool((state["window"] or {}).get("completed"))
     return {
         "token": token,
         "shown": shown,
-        "poll": visit.poll,
+        "poll": seats.POLL_MOVING_ON if moving else visit.poll,
+        "moving": moving,
         "session": None if visit.session_end is None else session_shown(g.language, visit, now, g.timezone),
         "history": newest_first(shown.history),
         "board": board.board_svg(shown.view, g.language, shown.colour, shown.names),

@@ -12,6 +12,8 @@ import engine
 from engine.data import Phase
 from engine.view import spectator_view
 from server.present import board, public
+from tests.conftest import Stack
+from tests.support import post_form
 
 from .test_board import figure_of, legend_text, locations, played_until, texts, title
 
@@ -98,3 +100,58 @@ def figure_of_named(view: dict[str, Any], names: dict[str, str]) -> Any:
     import xml.etree.ElementTree as ET
 
     return ET.fromstring(str(board.board_svg(view, "en", "red", names)))
+
+
+# --- time zones: one select of regions and cities, in every form ---------------------------------------------------
+
+
+def test_the_zones_offered_are_canonical_cities_grouped_by_region() -> None:
+    from server.text import zones
+
+    groups = dict(zones.zone_groups())
+    assert list(groups)[:3] == ["Europe", "Americas", "Asia"]
+    offered = zones.zone_names()
+    assert "UTC" in offered and 300 < len(offered) < 500  # not the ~600 names of the tz database
+    for legacy in ("Factory", "localtime", "posixrules", "W-SU", "Etc/GMT+3", "Asia/Calcutta", "America/Buenos_Aires"):
+        assert legacy not in offered
+    assert not [z for z in offered if z.startswith("Etc/") or ("/" not in z and z != "UTC")]
+    assert ("Europe/Rome", "Rome") in groups["Europe"]
+    assert ("America/Argentina/Buenos_Aires", "Buenos Aires (Argentina)") in groups["Americas"]
+    assert [c for _z, c in groups["Europe"]] == sorted((c for _z, c in groups["Europe"]), key=str.casefold)
+
+
+def test_every_form_asking_for_a_zone_offers_regions_and_cities_and_keeps_an_old_stored_zone(
+    organiser: Stack,
+) -> None:
+    """The create page, the preferences, a league's sign-up and the mailbox: one select (templates/_zones.html) with
+    a group per region; the create page and the sign-up let the browser's zone be chosen (data-zone-guess), and a
+    stored legacy zone ("W-SU") still shows selected; the server still takes any zone it knows."""
+    from sqlalchemy import update
+
+    from server.models import Player
+
+    from .test_league_pages import open_league
+    from .test_mailbox import mailbox_url, send_game_mail
+    from .test_prefs import one_player
+
+    _game, player_id, token, _seat = one_player(organiser)
+    with organiser.db.session() as session:
+        session.execute(update(Player).where(Player.id == player_id).values(timezone="W-SU"))
+    _league, invitation = open_league(organiser)
+    send_game_mail(organiser)  # the mailbox shows its form once it holds mail
+    pages = {
+        "new": organiser.client.get("/o/new").get_data(as_text=True),
+        "prefs": organiser.client.get(f"/p/{token}").get_data(as_text=True),
+        "signup": organiser.client.get(f"/l/{invitation}").get_data(as_text=True),
+        "mailbox": organiser.client.get(mailbox_url(organiser)).get_data(as_text=True),
+    }
+    for name, page in pages.items():
+        assert page.count('class="zone-select"') == 1, name
+        assert '<optgroup label="Europe">' in page and '<option value="Europe/Rome"' in page, name
+        assert ">Factory<" not in page and "posixrules" not in page and "Etc/GMT" not in page, name
+    assert '<option value="W-SU" selected>W-SU</option>' in pages["prefs"]
+    assert "data-zone-guess" in pages["new"] and "data-zone-guess" in pages["signup"]
+    assert "data-zone-guess" not in pages["prefs"]  # a zone is stored: it is not guessed over
+    assert '<option value="UTC" selected>UTC</option>' in pages["new"]  # without JavaScript: UTC
+    form = {"players": "Ann <ann@example.org>\nBob <bob@example.org>\nbot", "timezone": "Asia/Calcutta"}
+    assert post_form(organiser.client, organiser.app, "/o/new", form).status_code == 201
