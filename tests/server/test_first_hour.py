@@ -155,3 +155,61 @@ def test_every_form_asking_for_a_zone_offers_regions_and_cities_and_keeps_an_old
     assert '<option value="UTC" selected>UTC</option>' in pages["new"]  # without JavaScript: UTC
     form = {"players": "Ann <ann@example.org>\nBob <bob@example.org>\nbot", "timezone": "Asia/Calcutta"}
     assert post_form(organiser.client, organiser.app, "/o/new", form).status_code == 201
+
+
+# --- the create page: presets and the estimate ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("lang", "session", "lengths"),
+    [
+        ("en", "session", {"week": "About two weeks.", "play-hours": "About four days.", "relaxed": "weeks."}),
+        (
+            "it",
+            "session",
+            {"week": "Circa due settimane.", "play-hours": "Circa quattro giorni.", "relaxed": "settimane"},
+        ),
+        ("pl", "sesj", {"week": "Około dwóch tygodni.", "play-hours": "Około czterech dni.", "relaxed": "tygodni"}),
+    ],
+)
+def test_each_tempo_preset_is_described_by_its_own_words_and_length(
+    organiser: Stack, lang: str, session: str, lengths: dict[str, str]
+) -> None:
+    """The create page pairs each preset's title with its own description (a <dt> and its <dd>): the week's speaks
+    of 12 hours and no session, the play hours' of 20:30 and sessions, and each says how long a game takes."""
+    import re
+
+    from server.services import presets
+    from server.text.i18n import translations
+
+    page = organiser.client.get("/o/new", headers={"Accept-Language": lang}).get_data(as_text=True)
+    pairs = dict(re.findall(r"<dt>(.*?)</dt><dd>(.*?)</dd>", page, re.S))
+    t = translations(lang)
+    shown = {name: pairs[str(t.gettext(p.title)).replace("'", "&#39;")] for name, p in presets.PRESETS.items()}
+    assert "12" in shown["week"] and session not in shown["week"] and "20:30" not in shown["week"]
+    assert "20:30" in shown["play-hours"] and session in shown["play-hours"]
+    assert "20:30" not in shown["relaxed"] and session not in shown["relaxed"]
+    for name, words in lengths.items():
+        assert words in shown[name], (name, shown[name])
+
+
+def test_the_estimate_says_whole_days_and_how_long_it_took_without_javascript(
+    organiser: Stack, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Without JavaScript the Estimate button posts the form: the page comes back with the figures in whole days and
+    says how long working them out took (it may take many seconds)."""
+    import re
+
+    from server.services import estimate
+
+    monkeypatch.setattr(estimate, "ESTIMATE_GAMES", 12)
+    form = {"players": "Ann <ann@example.org>\nBob <bob@example.org>\nCy <cy@example.org>", "estimate": "1"}
+    reply = post_form(organiser.client, organiser.app, "/o/new", {**form, "preset": "week"})
+    page = reply.get_data(as_text=True)
+    assert reply.status_code == 200
+    assert re.search(r"About \d+ days; 9 games in 10 end within \d+ days\.", page), page
+    assert re.search(r"Worked out in \d+ seconds?\.", page)
+    assert 'id="estimate-busy"' in page and 'hx-disabled-elt="#new-game-actions button"' in page
+    refused = post_form(organiser.client, organiser.app, "/o/new", {**form, "players": "Ann <ann@example.org>"})
+    text = refused.get_data(as_text=True)
+    assert refused.status_code == 400 and "No estimate:" in text and "Not created:" not in text
