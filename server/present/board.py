@@ -510,7 +510,7 @@ def _closed_banner(lang: str, room: _Room) -> Markup:
     width = min(w - 12, 150)
     return Markup(
         '<rect class="hatch" x="{x}" y="{y}" width="{w}" height="{h}" rx="5" fill="url(#dm-hatch)"/>'
-        '<g class="closed-mark"><rect class="closed-banner" x="{bx}" y="{by}" width="{bw}" height="34" rx="3"/>'
+        '<g class="closed-mark"><rect class="closed-banner" x="{bx}" y="{by}" width="{bw}" height="30" rx="3"/>'
         '<text class="closed-text" x="{tx}" y="{ty}" text-anchor="middle" font-size="12">{word}</text>'
         '<text class="closed-why" x="{tx}" y="{wy}" text-anchor="middle" font-size="9.5">{why}</text></g>'
     ).format(
@@ -519,11 +519,11 @@ def _closed_banner(lang: str, room: _Room) -> Markup:
         w=w,
         h=room.h - HEAD + 6,
         bx=_n(x + w / 2 - width / 2),
-        by=_n(middle - 17),
+        by=_n(middle - 16),
         bw=width,
         tx=_n(x + w / 2),
         ty=_n(middle - 3),
-        wy=_n(middle + 11),
+        wy=_n(middle + 10),
         word=t.gettext("closed").upper(),
         why=t.gettext("with 3 or 4 players"),
     )

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+import engine
 from server.services.links import player_token
 from tests.support import open_window, player_of, requests_in
 
@@ -166,6 +167,8 @@ def test_the_estimate_shows_it_is_working_and_says_how_long_it_took(
         expect(estimate).to_be_disabled()
         expect(page.get_by_role("button", name="Create the game")).to_be_disabled()
         screenshot(page, f"new-game-estimating-{kind}", SHOTS)
+        page.locator("fieldset:last-of-type ~ *").last.screenshot(path=str(SHOTS / f"estimating-buttons-{kind}.png"))
+        page.locator("#estimate-busy").screenshot(path=str(SHOTS / f"estimating-busy-{kind}.png"))
         expect(page.get_by_role("heading", name="How long it will take")).to_be_visible()
         expect(page.locator("#estimate")).to_contain_text(re.compile(r"Worked out in [2-9] seconds\."))
         expect(busy).to_be_hidden()
@@ -175,6 +178,8 @@ def test_the_estimate_shows_it_is_working_and_says_how_long_it_took(
         no_horizontal_scroll(page)
         page.locator("#estimate").scroll_into_view_if_needed()
         screenshot(page, f"new-game-estimate-{kind}", SHOTS)
+        page.locator("#estimate").screenshot(path=str(SHOTS / f"estimate-section-{kind}.png"))
+        page.locator("#preset-help").screenshot(path=str(SHOTS / f"preset-help-{kind}.png"))
         assert errors == [], errors
     # a refusal is said beside the button that asked
     page.get_by_label("Players, one a line").fill("Ann <ann@example.org>")
@@ -227,3 +232,49 @@ def test_the_zone_select_defaults_to_the_browsers_zone_and_stays_valid_without_j
     page.goto(f"{served.url}/o/new")
     expect(page.get_by_label("The game's time zone")).to_have_value("UTC")
     expect(page.locator("#timezone-guessed")).to_be_hidden()
+
+
+# --- the pages changed, seen on a desktop and a phone ---------------------------------------------------------------
+
+
+def test_the_changed_pages_on_a_desktop_and_a_phone(served: Live, browser: Browser) -> None:
+    """The board during an attack with Cachou closed (four players), a finished game's organiser page, the
+    preferences and a league's sign-up with their zone selects: screenshots, no sideways scroll, no CSP error."""
+    import datetime as dt
+
+    from server.models import utcnow
+    from server.present import public
+    from tests.server.test_league_pages import open_league
+    from tests.server.test_replay import finish
+    from tests.support import engine_of, play_window
+
+    attacked = make_game(served, seed=41, names=["Ann", "Bruno", "Ola", "You"])
+    for step in range(200):
+        view = engine.view(engine_of(served.stack.db, attacked.game_id), "green")
+        if public.attack_under_way(view) is not None:
+            break
+        play_window(served.stack.db, attacked.game_id, 4100 + step, utcnow() + dt.timedelta(minutes=step))
+    assert public.attack_under_way(view) is not None
+    over = make_game(served, seed=42, tag="over")
+    finish(served.stack.db, over.game_id, seed=42)
+    player = player_of(served.stack.db, attacked.seats["red"][0])
+    _league, invitation = open_league(served.stack)
+    pages = {
+        "board-attack": attacked.seats["green"][1],
+        "organiser-game-over": f"{served.url}/o/games/{over.game_id}",
+        "prefs": f"{served.url}/p/{player_token(served.stack.settings.secret_key, player.id, 1)}",
+        "league-signup": f"{served.url}/l/{invitation}",
+    }
+    for kind in ("desktop", "phone"):
+        browser_context = context(browser, kind, timezone_id="Europe/Rome")
+        page = browser_context.new_page()
+        errors = csp_errors(page)
+        log_in(page, served.url)
+        for name, url in pages.items():
+            response = page.goto(url)
+            assert response is not None and response.status == 200, name
+            no_horizontal_scroll(page)
+            screenshot(page, f"{name}-{kind}", SHOTS)
+        expect(page.locator("svg.board .attacked")).to_have_count(0)  # the last page: no board
+        browser_context.close()
+        assert errors == [], errors

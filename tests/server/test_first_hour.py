@@ -213,3 +213,41 @@ def test_the_estimate_says_whole_days_and_how_long_it_took_without_javascript(
     refused = post_form(organiser.client, organiser.app, "/o/new", {**form, "players": "Ann <ann@example.org>"})
     text = refused.get_data(as_text=True)
     assert refused.status_code == 400 and "No estimate:" in text and "Not created:" not in text
+
+
+# --- the seat page once every answer is in -----------------------------------------------------------------------
+
+
+def test_once_every_answer_is_in_the_seat_page_asks_again_within_seconds(stack: Stack) -> None:
+    """The window's last answer: the page the answer redirects to (``?saved=N``) and its live fragment poll every
+    2 s (not 30) and, without JavaScript, reload themselves, until the worker has moved the game on; then the page
+    polls as usual again."""
+    import re
+
+    from server.services import seats, turns
+    from server.text.grammar import commands_for, parse_reply
+    from tests.support import create, engine_of, open_window, seat_ids
+
+    from .test_seat_page import links
+
+    stack.app.config["DEADMAIL_LINKS_PER_MINUTE"] = 100_000
+    game_id = create(stack.db, 3, seed=5).game_id
+    tokens, ids = links(stack, game_id), seat_ids(stack.db, game_id)
+    window = open_window(stack.db, game_id)
+    assert window is not None
+    page = stack.client.get(f"/s/{tokens['red']}").get_data(as_text=True)
+    assert f'hx-trigger="every {seats.POLL_OTHERWISE}s"' in page and 'http-equiv="refresh"' not in page
+    eng = engine_of(stack.db, game_id)
+    for request in eng.pending():
+        view = engine.view(eng, request.player)
+        command = commands_for(request.to_json(), view, "en")[0]
+        answer = parse_reply(command, request.to_json(), view, "en")
+        turns.submit_answer(stack.db, ids[request.player], request.kind, answer, window_number=window.number)
+    for path in (f"/s/{tokens['red']}?saved={window.number}", f"/s/{tokens['red']}/live"):
+        page = stack.client.get(path).get_data(as_text=True)
+        assert f'hx-trigger="every {seats.POLL_MOVING_ON}s"' in page, path
+    page = stack.client.get(f"/s/{tokens['red']}?saved={window.number}").get_data(as_text=True)
+    assert re.search(r'<noscript><meta http-equiv="refresh" content="3"></noscript>', page)
+    assert turns.advance_window(stack.db, window.id)  # what the worker does
+    page = stack.client.get(f"/s/{tokens['red']}?saved={window.number}").get_data(as_text=True)
+    assert f'hx-trigger="every {seats.POLL_OTHERWISE}s"' in page and 'http-equiv="refresh"' not in page
