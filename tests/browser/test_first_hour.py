@@ -92,6 +92,10 @@ def test_the_last_answer_shows_the_next_decision_without_a_reload_and_no_page_lo
         expect(last.locator("section.decision")).to_contain_text(
             re.compile("You have not answered yet|Nothing to decide"), timeout=8000
         )
+        # the notice of the answer saved moved on with it
+        expect(last.locator("#live p.notice")).to_have_text(
+            "Your answer is saved. That decision is closed now and the game has moved on."
+        )
         if kind == "js":
             assert last.url == url  # no reload, no navigation: the live part was swapped in
         screenshot(last, f"seat-after-last-answer-{kind}", SHOTS)
