@@ -5,8 +5,10 @@ The picture is a game board: the five shops of the mall on its floor, the Parkin
 location a room with its number, name and places ("2/3": taken of its capacity; the Parking only counts), free
 places drawn as empty spots, each character a token in its player's colour with a figure of its type and its type
 letter, the zombies standing at the door (figures, and their number), the defence of an occupied room (DEF-3),
-closed rooms hatched, rooms closed by the zombies (E-3) marked as overrun, and during the attack (phase F) the rooms
-whose zombies are enough to get in marked "in danger" (F-3, counted from the public board without Hardware). The
+closed rooms hatched (Cachou, closed with 3 or 4 players, says so: SET-4), rooms closed by the zombies (E-3) marked as
+overrun, and during the attack (phase F) the room whose attack is being fought marked "under attack" and every room
+whose zombies are enough to get in marked "in danger" (F-3, from the public board), each in words inside the room and
+with a sign at its door. The
 Chief's tokens carry a star. Below the picture an HTML legend names the players (as "Ann (Red)" when the page
 gives the table's ``names``), the figures, the marks, the truck's cards and the cards out of the game.
 
@@ -68,6 +70,8 @@ TOKEN_R = 13
 STRIP = 30
 TRUCK_W = 112
 ZOMBIE_FIGURES = 5
+#: the height of one line of marks in words ("UNDER ATTACK", "IN DANGER") at the bottom of a room
+MARK_LINE = 20
 
 # --- figures: small pictograms drawn in a box of about 20 x 20 around (0, 0) ------------------------------------
 
@@ -138,9 +142,19 @@ def discarded(view: dict[str, Any]) -> int | None:
     return max(0, DECK_SIZE - int(view["deck_size"]) - in_hands)
 
 
+def _closed_few(view: dict[str, Any], loc: int) -> bool:
+    """Cachou, closed from the setup because the table has 3 or 4 players (SET-4)."""
+    return loc == CACHOU and loc in set(view.get("closed") or []) and len(view.get("players") or []) <= 4
+
+
 def _overrun(view: dict[str, Any], loc: int) -> bool:
     """Closed by the zombies (E-3): every closed location but Cachou closed at setup with 3-4 players (SET-4)."""
-    return loc in set(view.get("closed") or []) and not (loc == CACHOU and len(view.get("players") or []) <= 4)
+    return loc in set(view.get("closed") or []) and not _closed_few(view, loc)
+
+
+def _mark_lines(view: dict[str, Any], loc: int) -> int:
+    """The lines of marks in words at the bottom of the room: under attack, in danger (0 to 2)."""
+    return int(public.attack_under_way(view) == loc) + int(public.in_danger(view, loc))
 
 
 # --- layout ---------------------------------------------------------------------------------------------------------
@@ -184,6 +198,7 @@ def _layout(view: dict[str, Any]) -> tuple[dict[int, _Room], float]:
             per_row = math.ceil(max(spots, 1) / lines)  # spread evenly: 6 places are two rows of 3
             planned.append((loc, width, per_row, spots, lines))
         height = HEAD + max(p[4] for p in planned) * STEP + 8
+        height += MARK_LINE * max(_mark_lines(view, p[0]) for p in planned)
         x: float = MARGIN
         for loc, width, per_row, spots, _lines in planned:
             rooms[loc] = _Room(loc, x, y, width, height, per_row, spots)
@@ -289,6 +304,10 @@ class _Here:
     closed: bool
     overrun: bool
     danger: bool
+    #: its attack is being fought now (phase F)
+    attacked: bool = False
+    #: Cachou closed with 3 or 4 players (SET-4)
+    closed_few: bool = False
 
 
 def _here(view: dict[str, Any], loc: int) -> _Here:
@@ -300,7 +319,28 @@ def _here(view: dict[str, Any], loc: int) -> _Here:
         closed=loc in set(view.get("closed") or []),
         overrun=_overrun(view, loc),
         danger=public.in_danger(view, loc),
+        attacked=public.attack_under_way(view) == loc,
+        closed_few=_closed_few(view, loc),
     )
+
+
+def closed_text(lang: str, h: _Here) -> str:
+    """Why a closed location is closed, in words ("" when it is open)."""
+    t = translations(lang)
+    if h.overrun:
+        return t.gettext("overrun: closed by the zombies")
+    if h.closed_few:
+        return t.gettext("closed with 3 or 4 players")
+    return t.gettext("closed") if h.closed else ""
+
+
+def marks_text(lang: str, h: _Here) -> list[str]:
+    """The attack's marks of a location in words: under attack now, in danger."""
+    t = translations(lang)
+    marks = [t.gettext("under attack now")] if h.attacked else []
+    if h.danger:
+        marks.append(t.gettext("in danger: the zombies are enough to get in"))
+    return marks
 
 
 def _summary(lang: str, loc: int, h: _Here) -> str:
@@ -317,12 +357,9 @@ def _summary(lang: str, loc: int, h: _Here) -> str:
     summary.append(t.ngettext("%(num)d zombie", "%(num)d zombies", h.zombies) % {"num": h.zombies})
     if h.used and loc != PARKING:
         summary.append(t.gettext("defence %(num)d") % {"num": h.defence})
-    if h.overrun:
-        summary.append(t.gettext("overrun: closed by the zombies"))
-    elif h.closed:
-        summary.append(t.gettext("closed"))
-    if h.danger:
-        summary.append(t.gettext("in danger: the zombies are enough to get in"))
+    if h.closed:
+        summary.append(closed_text(lang, h))
+    summary.extend(marks_text(lang, h))
     return ", ".join(summary)
 
 
@@ -396,32 +433,25 @@ def _marks(lang: str, room: _Room, h: _Here) -> Markup:
             )
         )
     if h.danger:
-        # a warning sign right of the zombies' number, and the words when they fit before the shield
+        # a warning sign right of the zombies' number (the words are inside the room: _mark_words)
         shown = min(h.zombies, ZOMBIE_FIGURES)
         sign = x + 12 + shown * 15 + 9 * len(f"×{h.zombies}") + 6
-        word = t.gettext("in danger").upper()
-        pill = 10 + len(word) * 7
         parts.append(
             Markup(
                 '<g class="danger-mark"><title>{label}</title>'
                 '<path class="danger-sign" d="M{sx},{sy}l9,16h-18z"/>'
-                '<text class="danger-text" x="{sx}" y="{ey}" text-anchor="middle" font-size="11">!</text>{words}</g>'
+                '<text class="danger-text" x="{sx}" y="{ey}" text-anchor="middle" font-size="11">!</text></g>'
             ).format(
                 label=t.gettext("in danger: the zombies are enough to get in"),
                 sx=_n(sign + 9),
                 sy=bottom + 6,
                 ey=bottom + 20,
-                words=Markup(
-                    '<rect class="danger-pill" x="{x}" y="{y}" width="{w}" height="16" rx="8"/>'
-                    '<text class="danger-text" x="{tx}" y="{ty}" text-anchor="middle" font-size="10">{word}</text>'
-                ).format(
-                    x=_n(sign + 22), y=bottom + 7, w=pill, tx=_n(sign + 22 + pill / 2), ty=bottom + 18.5, word=word
-                )
-                if sign + 22 + pill <= x + w - 28
-                else Markup(""),
             )
         )
-    if h.closed:
+    parts.append(_mark_words(lang, room, h))
+    if h.closed_few:
+        parts.append(_closed_banner(lang, room))
+    elif h.closed:
         middle = y + HEAD + (room.h - HEAD) / 2
         parts.append(
             Markup(
@@ -444,6 +474,61 @@ def _marks(lang: str, room: _Room, h: _Here) -> Markup:
     return Markup("").join(parts)
 
 
+def _mark_words(lang: str, room: _Room, h: _Here) -> Markup:
+    """At the bottom of the room, one pill a line: "UNDER ATTACK" while its attack is fought, "IN DANGER" while its
+    zombies are enough to get in (the room is drawn MARK_LINE taller for each: ``_layout``)."""
+    t = translations(lang)
+    words = [("attack", t.gettext("under attack").upper())] if h.attacked else []
+    if h.danger:
+        words.append(("danger", t.gettext("in danger").upper()))
+    parts = []
+    top = room.y + room.h - 6 - MARK_LINE * len(words)
+    for i, (kind, word) in enumerate(words):
+        width = min(12 + len(word) * 7, room.w - 16)
+        parts.append(
+            Markup(
+                '<g class="{kind}-words"><rect class="{kind}-pill" x="{x}" y="{y}" width="{w}" height="16" rx="8"/>'
+                '<text class="{kind}-text" x="{tx}" y="{ty}" text-anchor="middle" font-size="10">{word}</text></g>'
+            ).format(
+                kind=kind,
+                x=room.x + 8,
+                y=_n(top + i * MARK_LINE),
+                w=width,
+                tx=_n(room.x + 8 + width / 2),
+                ty=_n(top + i * MARK_LINE + 11.5),
+                word=word,
+            )
+        )
+    return Markup("").join(parts)
+
+
+def _closed_banner(lang: str, room: _Room) -> Markup:
+    """Cachou closed with 3 or 4 players (SET-4): hatched, and a banner saying it and why."""
+    t = translations(lang)
+    x, y, w = room.x, room.y, room.w
+    middle = y + HEAD + (room.h - HEAD) / 2
+    width = min(w - 12, 150)
+    return Markup(
+        '<rect class="hatch" x="{x}" y="{y}" width="{w}" height="{h}" rx="5" fill="url(#dm-hatch)"/>'
+        '<g class="closed-mark"><rect class="closed-banner" x="{bx}" y="{by}" width="{bw}" height="30" rx="3"/>'
+        '<text class="closed-text" x="{tx}" y="{ty}" text-anchor="middle" font-size="12">{word}</text>'
+        '<text class="closed-why" x="{tx}" y="{wy}" text-anchor="middle" font-size="9.5">{why}</text></g>'
+    ).format(
+        x=x,
+        y=y + HEAD - 6,
+        w=w,
+        h=room.h - HEAD + 6,
+        bx=_n(x + w / 2 - width / 2),
+        by=_n(middle - 16),
+        bw=width,
+        tx=_n(x + w / 2),
+        ty=_n(middle - 3),
+        wy=_n(middle + 10),
+        word=t.gettext("closed").upper(),
+        why=t.gettext("with 3 or 4 players"),
+    )
+
+
 def _location(lang: str, view: dict[str, Any], room: _Room, reader: str | None) -> tuple[Markup, str]:
     """One location as drawn, and the sentence that says it (for the picture's ``<desc>``)."""
     loc = room.loc
@@ -453,6 +538,7 @@ def _location(lang: str, view: dict[str, Any], room: _Room, reader: str | None) 
     title = _summary(lang, loc, h)
     cls = "location" + (" parking" if loc == PARKING else "") + (" closed" if h.closed else "")
     cls += (" overrun" if h.overrun else "") + (" danger" if h.danger else "") + (" full" if _full(h) else "")
+    cls += " attacked" if h.attacked else ""
     parts = [
         Markup(
             '<g class="{cls}" data-location="{loc}" data-zombies="{z}" data-used="{used}" data-capacity="{cap}">'
@@ -584,6 +670,12 @@ def _icon(inner: Markup, box: str = "-16 -16 32 32") -> Markup:
     )
 
 
+def _named_you(lang: str, name: str | None) -> bool:
+    """The reader's name already says "you" ("You (Red)"): the legend does not add "(you)" again."""
+    said = translations(lang).gettext("(you)").strip("() ").casefold()
+    return " ".join(str(name or "").split()).casefold() in {said, "you"}
+
+
 def _legend(lang: str, view: dict[str, Any], reader: str | None, names: Names | None) -> Markup:
     t = translations(lang)
     chief = view.get("chief")
@@ -594,7 +686,7 @@ def _legend(lang: str, view: dict[str, Any], reader: str | None, names: Names | 
     players = []
     for colour in view.get("players") or []:
         words = [Markup('<span class="legend-name">{name}</span>').format(name=player_label(lang, colour, names))]
-        if colour == reader:
+        if colour == reader and not _named_you(lang, (names or {}).get(colour)):
             words.append(Markup('<strong class="legend-you">{you}</strong>').format(you=t.gettext("(you)")))
         if colour in sizes:
             n = int(sizes[colour])
@@ -679,6 +771,13 @@ def _legend(lang: str, view: dict[str, Any], reader: str | None, names: Names | 
             word=t.gettext("overrun: closed by the zombies"),
         )
     )
+    if public.attack_under_way(view) is not None:
+        keys.append(
+            Markup('<li class="key-attack">{icon} {word}</li>').format(
+                icon=_icon(Markup('<rect class="attack-pill" x="-14" y="-7" width="28" height="14" rx="7"/>')),
+                word=t.gettext("under attack now: its attack is being fought"),
+            )
+        )
     if view.get("phase") == Phase.ATTACK:
         keys.append(
             Markup('<li class="key-danger">{icon} {word}</li>').format(
@@ -771,7 +870,8 @@ def sample_board(lang: str) -> Markup:
 
 
 def table(lang: str, view: dict[str, Any]) -> dict[str, Any]:
-    """The compact table of the mall for mails: location, capacity, zombies, closed, characters, Chief."""
+    """The compact table of the mall for mails: location, capacity, zombies, closed (and why), characters, the
+    attack's marks in words (under attack now, in danger), Chief."""
     marks = letters(lang)
     hidden = {tuple(pair) for pair in view.get("hidden") or []}
     closed = set(view.get("closed") or [])
@@ -791,6 +891,8 @@ def table(lang: str, view: dict[str, Any]) -> dict[str, Any]:
                 "capacity": "–" if CAPACITY[loc] is None else str(CAPACITY[loc]),
                 "zombies": (view.get("zombies") or {}).get(str(loc), 0),
                 "closed": loc in closed,
+                "closed_text": closed_text(lang, _here(view, loc)) if loc in closed else "",
+                "marks": "; ".join(marks_text(lang, _here(view, loc))),
                 "people": ", ".join(people),
             }
         )

@@ -15,7 +15,6 @@ from engine.options import CHOICES
 from ..services.estimate import MODEL, Model, hours_text
 from ..services.presets import PRESETS
 from ..services.reliability import SeatFigures
-from ..services.tempo import zone_choices
 from ..text import glossary
 from ..text.i18n import DATE_LOCALES, format_when, language, translations, zone
 from . import reliability as reliable
@@ -173,7 +172,6 @@ def option_hints(lang: str) -> dict[str, str]:
 def new_game_form(lang: str, values: dict[str, Any], error: str | None) -> dict[str, Any]:
     """templates/organiser/new.html's context: every option and its choices, colours, weapons, request kinds and
     time zones; ``values`` refills the form after a refusal."""
-    common, others = zone_choices()
     return {
         "values": values,
         "error": error,
@@ -188,8 +186,6 @@ def new_game_form(lang: str, values: dict[str, Any], error: str | None) -> dict[
         "weapons": [(w, glossary.card_name(lang, w)) for w in DEFAULT_WEAPONS],
         "default_weapons": DEFAULT_WEAPONS,
         "kinds": KINDS,
-        "common_zones": common,
-        "other_zones": others,
         "presets": [
             (p.name, translations(lang).gettext(p.title), translations(lang).gettext(p.description))
             for p in PRESETS.values()

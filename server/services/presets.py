@@ -41,7 +41,7 @@ PRESETS: dict[str, Preset] = {
             N_(
                 "For players who read their mail a few times a day: 12 hours for each decision (3 for cards), votes "
                 "close once decided, and the last player everyone waits for gets 8 more hours at most (less for "
-                "someone who usually answers quickly)."
+                "someone who usually answers quickly). About two weeks."
             ),
             {
                 "durations": {"default": 12 * HOUR, "cards": 3 * HOUR},
@@ -56,7 +56,7 @@ PRESETS: dict[str, Preset] = {
             N_(
                 "Everyone meets on their seat page every evening from 20:30 to 22:00 (the organiser's time) and "
                 "answers within 10 minutes; between sessions the game waits and mail still works, and someone who "
-                "misses a session is waited for until the next one."
+                "misses a session is waited for until the next one. About four days."
             ),
             {
                 "durations": {"default": 24 * HOUR},

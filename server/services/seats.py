@@ -235,6 +235,8 @@ HERE_FOR = timedelta(seconds=15)
 #: how often an open seat page asks for news (seconds): during a session of play hours, and otherwise.
 POLL_IN_SESSION = 3
 POLL_OTHERWISE = 30
+#: ... and while the open window is complete (every answer in): the next decision comes within seconds.
+POLL_MOVING_ON = 2
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from werkzeug.middleware.proxy_fix import ProxyFix
 
 from ..config import ROOT, Settings
 from ..db import Database
-from ..text import i18n
+from ..text import i18n, zones
 from . import (
     access,
     api,
@@ -54,6 +54,8 @@ def create_app(settings: Settings, db: Database) -> Flask:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=n, x_proto=n, x_host=n)  # type: ignore[method-assign]
     app.extensions["deadmail"] = access.Deadmail(settings, db)
     i18n.init_app(app)
+    # for templates/_zones.html's zone_select
+    app.jinja_env.globals.update(zone_groups=zones.zone_groups, zone_names=zones.zone_names)
     csrf = CSRFProtect(app)
     # the JSON API and the mail webhook authenticate each call by its token, not by a cookie
     csrf.exempt(api.bp)

@@ -19,7 +19,6 @@ from ..present.calendar import league_calendar
 from ..services import calendar, hub, inputs, leagues, prefs
 from ..services.inputs import small_int
 from ..services.leagues import Applicant, LeagueError
-from ..services.tempo import zone_choices
 from ..text.i18n import format_when
 from .access import dm, message, player_link, reader_language, say
 from .prefs import LANGUAGE_NAMES, render_hub
@@ -47,7 +46,6 @@ def _signup(
         text = gettext("No season of %(league)s is open for sign-ups just now.", league=shown["league"])
         return message(gettext("No season is open for sign-ups"), text, 404)
     closes, relative = format_when(season["closes"], utcnow(), shown["timezone"], lang)
-    common, all_zones = zone_choices()
     defaults = {"name": "", "email": "", "language": lang, "timezone": shown["timezone"]}
     page = render_template(
         "league/signup.html",
@@ -59,7 +57,7 @@ def _signup(
         values=defaults | {"quiet_start": "", "quiet_end": "", "knows": ""} | (values or {}),
         full=season["full"],
         languages=LANGUAGE_NAMES,
-        zones={"common": common, "all": all_zones},
+        guess_zone=values is None,  # the form's first showing: the browser's zone is offered (static/deadmail.js)
         error=error,
     )
     return page, status

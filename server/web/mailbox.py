@@ -27,7 +27,7 @@ from ..present.chat import stamp
 from ..services import inputs
 from ..services.errors import N_
 from ..services.links import LinkError, read_mailbox_token
-from ..services.tempo import timezones, zone_choices
+from ..services.tempo import timezones
 from . import access
 from .access import dm, reader_language
 
@@ -151,7 +151,6 @@ def listing(token: str) -> Any:
         {"mail": m, "iso": m.date.isoformat().replace("+00:00", "Z"), "when": stamp(m.date, chosen.tz, lang)}
         for m in shown[first : first + PAGE]
     ]
-    common, other = zone_choices()
     page = render_template(
         "mailbox.html",
         token=token,
@@ -164,7 +163,6 @@ def listing(token: str) -> Any:
         pages=pages,
         games=sorted({m.game for m in mails if m.game is not None}, reverse=True),
         recipients=sorted({m.address for m in mails if m.address}),
-        zones=(common, other),
         demo=len(every) - len(mails),
         folder=dm().settings.mail_dir,
         replied=request.args.get("replied", "")[:20],

@@ -11,6 +11,7 @@ the game is over, its replay opens here too (``replay``).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
@@ -135,8 +136,10 @@ def create() -> Any:
     try:
         spec = games.spec_from_json(games.spec_from_form(request.form, MAX_FIELD))
         if request.form.get("estimate"):  # the Estimate button: the form again, with how long the game would take
+            started = time.monotonic()
             figures = games.estimate_game(dm().db, spec)
             form = {**shown.new_game_form(reader_language(), values, None), "estimate": figures}
+            form["estimate_seconds"] = max(1, round(time.monotonic() - started))  # the page says it: it may be long
             return render_template("organiser/new.html", **form)
         created = games.create_game(dm().db, spec)
     except games.GameError as exc:

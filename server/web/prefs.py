@@ -23,7 +23,6 @@ from ..present.seat import STANDING_SELECTS, standing_selects
 from ..services import absences, calendar, hub, inputs, prefs, reliability
 from ..services.errors import N_, ShownError
 from ..services.links import seat_token
-from ..services.tempo import zone_choices
 from ..text import away, glossary
 from .access import dm, player_link, say
 
@@ -50,7 +49,6 @@ def _order_field(seat_id: int, i: int) -> str:
 def prefs_form(data: dict[str, Any], formdata: Any = None) -> FlaskForm:
     """The form for ``data`` (get_prefs); built per request so its labels are in the page's language."""
     lang = g.language
-    common, all_zones = zone_choices()
     characters = [SelectChoice("", _("(none)"))]
     characters += [SelectChoice(c, glossary.character_name(lang, c)) for c in CHARACTERS]
     hours = prefs.DIGEST_HOURS
@@ -59,12 +57,7 @@ def prefs_form(data: dict[str, Any], formdata: Any = None) -> FlaskForm:
         language = SelectField(
             _("Language"), choices=[SelectChoice(*item) for item in LANGUAGE_NAMES.items()], validate_choice=False
         )
-        timezone = SelectField(
-            _("Time zone"),
-            choices=[SelectChoice(z, optgroup=_("Common")) for z in common]
-            + [SelectChoice(z, optgroup=_("All time zones")) for z in all_zones],
-            validate_choice=False,
-        )
+        timezone = StringField(_("Time zone"))  # shown by templates/_zones.html's zone_select
         quiet_start = StringField(_("Quiet hours start"), widget=TimeInput())
         quiet_end = StringField(_("Quiet hours end"), widget=TimeInput())
         mail_mode = RadioField(

@@ -15,7 +15,15 @@ from flask_babel import gettext
 from ..models import utcnow
 from ..present import board
 from ..present.chat import page as chat_page
-from ..present.seat import STANDING_SELECTS, newest_first, seat_shown, session_shown, standing_lines, standing_selects
+from ..present.seat import (
+    STANDING_SELECTS,
+    SeatShown,
+    newest_first,
+    seat_shown,
+    session_shown,
+    standing_lines,
+    standing_selects,
+)
 from ..services import autopilot, chat, inputs, prefs, seats, standing, turns
 from ..services.errors import ShownError
 from ..text.grammar import CommandError, parse_reply
@@ -46,16 +54,25 @@ def _page(token: str) -> dict[str, Any]:
     visit = seats.visit(dm().db, g.seat.seat_id, now)
     state = seats.seat_view(dm().db, g.seat.seat_id, now)
     shown = seat_shown(g.language, state, now)
+    # every answer is in: the worker moves the game on now, so the page asks again soon (a browser without JavaScript
+    # reloads itself: seat.html), and shows the next decision without a reload
+    moving = bool((state["window"] or {}).get("completed"))
+    # the notice of a saved answer or of coming back, also in the live fragment, whose address keeps the page's
+    # "saved"/"back": once the game moved on, the next poll says that decision is closed
+    kept: dict[str, Any] = {key: request.args[key][:12] for key in ("saved", "back") if key in request.args}
     return {
         "token": token,
         "shown": shown,
-        "poll": visit.poll,
+        "poll": seats.POLL_MOVING_ON if moving else visit.poll,
+        "moving": moving,
         "session": None if visit.session_end is None else session_shown(g.language, visit, now, g.timezone),
         "history": newest_first(shown.history),
         "board": board.board_svg(shown.view, g.language, shown.colour, shown.names),
         "max_command": MAX_COMMAND,
         # once the game is over: its replay, every secret revealed (server/web/replay.py)
         "replay_url": url_for("replay.seat_replay", token=token) if shown.outcome is not None else None,
+        "live_url": url_for("pages.live", token=token, **kept),
+        "notice": _notice(shown),
     }
 
 
@@ -63,12 +80,6 @@ def _page(token: str) -> dict[str, Any]:
 @seat_link
 def seat(token: str) -> Any:
     page = _page(token)
-    # the notice belongs to the decision it saved; once that window closed (the answer was the last one owed, or a
-    # reload after the game moved on) the page says so instead of offering to change it
-    notice = _saved_notice(g.seat.seat_id, request.args.get("saved", ""), page["shown"].window)
-    decided = page["shown"].decision
-    if notice == "open" and decided is not None and not decided.can_change:
-        notice = "complete"  # every answer is in: the window closes now, the answer can no longer change
     table = chat.table(dm().db, g.seat.seat_id)
     talk = chat_page(
         g.language, table.channels, table.colour, table.colours, running=table.running, tz=g.timezone, now=utcnow()
@@ -79,9 +90,19 @@ def seat(token: str) -> Any:
         "lines": standing_lines(g.language, settings["answering"]),
         "saved": request.args.get("standing") == "saved",
     }
-    if request.args.get("back") == "1" and not page["shown"].autopilot:
-        notice = "back"
-    return render_template("seat.html", notice=notice, chat=talk, answer_for_me=answer_for_me, **page)
+    return render_template("seat.html", chat=talk, answer_for_me=answer_for_me, **page)
+
+
+def _notice(shown: SeatShown) -> str | None:
+    """The page's notice: an answer saved (the notice belongs to the decision it saved; once that window closed,
+    because the answer was the last one owed or the game moved on, it says so instead of offering to change it),
+    or back from the autopilot."""
+    if request.args.get("back") == "1" and not shown.autopilot:
+        return "back"
+    notice = _saved_notice(g.seat.seat_id, request.args.get("saved", ""), shown.window)
+    if notice == "open" and shown.decision is not None and not shown.decision.can_change:
+        notice = "complete"  # every answer is in: the window closes now, the answer can no longer change
+    return notice
 
 
 def _saved_notice(seat_id: int, saved: str, window: int | None) -> str | None:

@@ -267,7 +267,8 @@ def test_the_confirm_pages_speak_the_readers_language(embedded: Stack) -> None:
 
 def test_a_finished_games_players_can_still_be_sent_their_links(embedded: Stack) -> None:
     """Once the game is over its players keep their links (for the end and the replay): the organiser may still
-    resend one, or revoke one (confirmed first); nothing else can change, and nothing at all once abandoned."""
+    resend one; the page offers nothing that no longer applies (replacing, revoking, abandoning: no danger zone,
+    issue 25), and nothing at all once abandoned. A revocation still asked for by hand is confirmed first."""
     from .test_replay import finish
 
     log_in_as_organiser(embedded.client)
@@ -276,7 +277,8 @@ def test_a_finished_games_players_can_still_be_sent_their_links(embedded: Stack)
     base = f"/o/games/{created.game_id}"
     assert game_row(embedded.db, created.game_id).status == "over"
     page = text(embedded.client.get(base))
-    assert f'action="{base}/resend"' in page and "Revoke a player's links" in page
+    assert f'action="{base}/resend"' in page and "Resend a player's link" in page
+    assert "Revoke a player's links" not in page and "danger-zone" not in page and 'name="rotate"' not in page
     for gone in ("replace", "abandon", "extend", "pause"):
         assert f'action="{base}/{gone}"' not in page
     sent = post_form(embedded.client, embedded.app, f"{base}/resend", {"colour": "red"})
