@@ -14,7 +14,6 @@ from ..services import scoring
 from ..services.errors import ShownError
 from ..services.leagues import TABLE_SIZES
 from ..services.presets import PRESETS
-from ..services.tempo import zone_choices
 from ..text import glossary
 from ..text.i18n import DATE_LOCALES, format_when, translations
 from ..text.i18n import language as pick
@@ -191,13 +190,10 @@ def league_form(lang: str, values: dict[str, Any], error: str | None) -> dict[st
     """templates/league/new.html's context: every field's choices in the reader's language; ``values`` refills the
     form after a refusal."""
     t = translations(lang)
-    common, others = zone_choices()
     return {
         "values": values,
         "error": error,
         "languages": [(code, str(Locale.parse(code).get_display_name(code)).capitalize()) for code in LANGUAGES],
-        "common_zones": common,
-        "other_zones": others,
         "sizes": list(range(TABLE_SIZES[0], TABLE_SIZES[1] + 1)),
         "systems": [(s, scoring_name(lang, s)) for s in scoring.SYSTEMS],
         "tie_breaks": [(b, tie_break_name(lang, b)) for b in scoring.TIE_BREAKS],

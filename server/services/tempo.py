@@ -68,42 +68,9 @@ def parse_deadlines(specs: Iterable[str]) -> dict[str, int]:
     return durations
 
 
-#: offered first wherever a time zone is chosen (those this system's tz database knows).
-COMMON_ZONES = (
-    "UTC",
-    "Europe/London",
-    "Europe/Dublin",
-    "Europe/Lisbon",
-    "Europe/Paris",
-    "Europe/Berlin",
-    "Europe/Rome",
-    "Europe/Madrid",
-    "Europe/Warsaw",
-    "Europe/Athens",
-    "Europe/Kyiv",
-    "America/New_York",
-    "America/Chicago",
-    "America/Denver",
-    "America/Los_Angeles",
-    "America/Sao_Paulo",
-    "Asia/Kolkata",
-    "Asia/Shanghai",
-    "Asia/Tokyo",
-    "Australia/Sydney",
-)
-
-
 @cache
 def timezones() -> frozenset[str]:
     return frozenset(available_timezones())
-
-
-@cache
-def zone_choices() -> tuple[list[str], list[str]]:  # cached: callers only read
-    """A time zone select's two groups: the common zones that exist, then every other zone, sorted."""
-    zones = timezones()
-    first = [z for z in COMMON_ZONES if z in zones]
-    return first, sorted(zones - set(first))
 
 
 def check_timezone(name: str) -> str:

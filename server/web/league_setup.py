@@ -40,7 +40,7 @@ def index() -> Any:
 
 
 def _form(values: dict[str, str], error: str | None = None, status: int = 200) -> Any:
-    defaults = {"language": reader_language(), "timezone": "UTC", "table_size": "5", "scoring": "placement"}
+    defaults = {"language": reader_language(), "table_size": "5", "scoring": "placement"}  # (zone: the browser's)
     defaults |= {"forfeit": "last"} | {name: b for name, b in zip(forms.TIE_FIELDS, scoring.TIE_BREAKS, strict=True)}
     page = shown.league_form(reader_language(), defaults | values, error)
     return render_template("league/new.html", **page), status

@@ -123,9 +123,10 @@ def test_the_zones_offered_are_canonical_cities_grouped_by_region() -> None:
 def test_every_form_asking_for_a_zone_offers_regions_and_cities_and_keeps_an_old_stored_zone(
     organiser: Stack,
 ) -> None:
-    """The create page, the preferences, a league's sign-up and the mailbox: one select (templates/_zones.html) with
-    a group per region; the create page and the sign-up let the browser's zone be chosen (data-zone-guess), and a
-    stored legacy zone ("W-SU") still shows selected; the server still takes any zone it knows."""
+    """The create page, the preferences, a league's sign-up, the mailbox and a new league: one select
+    (templates/_zones.html) with a group per region; the create page, the sign-up and a new league let the browser's
+    zone be chosen (data-zone-guess), and a stored legacy zone ("W-SU") still shows selected; the server still takes
+    any zone it knows."""
     from sqlalchemy import update
 
     from server.models import Player
@@ -144,17 +145,18 @@ def test_every_form_asking_for_a_zone_offers_regions_and_cities_and_keeps_an_old
         "prefs": organiser.client.get(f"/p/{token}").get_data(as_text=True),
         "signup": organiser.client.get(f"/l/{invitation}").get_data(as_text=True),
         "mailbox": organiser.client.get(mailbox_url(organiser)).get_data(as_text=True),
+        "league": organiser.client.get("/o/leagues/new").get_data(as_text=True),
     }
     for name, page in pages.items():
         assert page.count('class="zone-select"') == 1, name
         assert '<optgroup label="Europe">' in page and '<option value="Europe/Rome"' in page, name
         assert ">Factory<" not in page and "posixrules" not in page and "Etc/GMT" not in page, name
     assert '<option value="W-SU" selected>W-SU</option>' in pages["prefs"]
-    assert "data-zone-guess" in pages["new"] and "data-zone-guess" in pages["signup"]
+    assert all("data-zone-guess" in pages[name] for name in ("new", "signup", "league"))
     assert "data-zone-guess" not in pages["prefs"]  # a zone is stored: it is not guessed over
     assert '<option value="UTC" selected>UTC</option>' in pages["new"]  # without JavaScript: UTC
     form = {"players": "Ann <ann@example.org>\nBob <bob@example.org>\nbot", "timezone": "Asia/Calcutta"}
-    assert post_form(organiser.client, organiser.app, "/o/new", form).status_code == 201
+    assert post_form(organiser.client, organiser.app, "/o/new", form).status_code == 303  # (then the created page)
 
 
 # --- the create page: presets and the estimate ------------------------------------------------------------------
