@@ -22,8 +22,8 @@ from typing import Any
 from sqlalchemy import func, select
 
 from ..db import Database
-from ..models import Game, League, LeagueRound, Player, Season, SeasonPlayer
-from . import hub, results, rounds
+from ..models import Game, League, LeagueRound, Player, RatingRow, Season, SeasonPlayer
+from . import hub, ratings, results, rounds
 from .errors import N_, ShownError
 from .leagues import (
     LINKS,
@@ -94,6 +94,7 @@ SEASON_FIELDS = {
 #: ``knows``: the addresses of people the applicant knows, comma-separated (``leagues.check_knows``).
 APPLICANT_FIELDS = {f: "text" for f in ("name", "email", "language", "timezone", "quiet_start", "quiet_end", "knows")}
 SWAP_FIELDS = {"a": "int", "b": "int"}
+SKIP_FIELDS = {"round": "int", "undo": "bool"}
 RESULT_FIELDS = {"points": "object", "ranking": "list"}
 NEXT_FIELDS = {"signup_closes": "text"}
 
@@ -163,6 +164,12 @@ def swap_args(body: Any) -> tuple[int, int]:
     return given["a"], given["b"]
 
 
+def skip_args(body: Any) -> tuple[int, bool]:
+    """A missed round's body: the round's ``number``, and ``undo`` (true: the player will play it after all)."""
+    given = fields(body, SKIP_FIELDS, ("round",))
+    return given["round"], bool(given.get("undo", False))
+
+
 def result_args(body: Any) -> dict[str, Any] | list[str]:
     """A recorded result's body: ``points`` (victory points per colour) or ``ranking`` (colours, best first)."""
     given = fields(body, RESULT_FIELDS, ())
@@ -221,7 +228,7 @@ def leagues_list(db: Database) -> list[dict[str, Any]]:
         return [{**_league_json(league), "season_count": counts.get(league.id, 0)} for league in rows]
 
 
-def _season_json(season: Season, counts: dict[str, int]) -> dict[str, Any]:
+def _season_json(season: Season, counts: dict[str, int], round_ids: list[int]) -> dict[str, Any]:
     return {
         "id": season.id,
         "league": season.league_id,
@@ -235,7 +242,21 @@ def _season_json(season: Season, counts: dict[str, int]) -> dict[str, Any]:
         "divisions": season.divisions,
         "promote": season.promote,
         "entries": counts,
+        "round_ids": round_ids,
     }
+
+
+def _round_ids(session: Any, season_ids: list[int]) -> dict[int, list[int]]:
+    """Per season: the ids of its rounds planned or started so far, by number."""
+    ids: dict[int, list[int]] = {i: [] for i in season_ids}
+    rows = session.execute(
+        select(LeagueRound.season_id, LeagueRound.id)
+        .where(LeagueRound.season_id.in_(season_ids))
+        .order_by(LeagueRound.season_id, LeagueRound.number)
+    )
+    for season_id, round_id in rows.all():
+        ids[season_id].append(round_id)
+    return ids
 
 
 def _entry_counts(session: Any, season_ids: list[int]) -> dict[int, dict[str, int]]:
@@ -260,7 +281,8 @@ def league_view(db: Database, league_id: int) -> dict[str, Any]:
         seasons = session.execute(select(Season).where(Season.league_id == league_id).order_by(Season.number))
         listed = list(seasons.scalars().all())
         counts = _entry_counts(session, [s.id for s in listed])
-        return {**_league_json(league), "seasons": [_season_json(s, counts[s.id]) for s in listed]}
+        ids = _round_ids(session, [s.id for s in listed])
+        return {**_league_json(league), "seasons": [_season_json(s, counts[s.id], ids[s.id]) for s in listed]}
 
 
 def season_league(db: Database, season_id: int) -> int:
@@ -288,10 +310,39 @@ def season_view(db: Database, season_id: int, *, emails: bool) -> dict[str, Any]
         for entry, player in rows:
             # a pending entry of a new address: the name its form gave (nobody confirmed one yet)
             name = player.display_name or str((entry.applicant or {}).get("name", ""))
-            shown = {"name": name, "status": entry.status, "confirmed_at": _iso(entry.confirmed_at)}
+            shown = {"id": player.id, "name": name, "status": entry.status, "confirmed_at": _iso(entry.confirmed_at)}
             entries.append(shown | ({"email": player.email} if emails else {}))
         counts = _entry_counts(session, [season.id])[season.id]
-        return {**_season_json(season, counts), "players": entries}
+        ids = _round_ids(session, [season.id])[season.id]
+        return {**_season_json(season, counts, ids), "players": entries}
+
+
+def season_rounds(db: Database, season_id: int) -> list[dict[str, Any]]:
+    """The season's rounds planned or started so far, by number: ``id``, ``number``, ``status``, ``starts_at``, the
+    number of ``tables`` and the ids of its ``games`` once started; LeagueError when there is no such season."""
+    with db.session() as session:
+        if session.get(Season, season_id) is None:
+            raise LeagueError(NO_SEASON, season=season_id)
+        found = session.execute(
+            select(LeagueRound).where(LeagueRound.season_id == season_id).order_by(LeagueRound.number)
+        ).scalars()
+        listed = list(found)
+        games: dict[int, list[int]] = {r.id: [] for r in listed}
+        for round_id, game_id in session.execute(
+            select(Game.round_id, Game.id).where(Game.round_id.in_(list(games))).order_by(Game.id)
+        ).all():
+            games[round_id or 0].append(game_id)  # (every game selected has a round)
+        return [
+            {
+                "id": r.id,
+                "number": r.number,
+                "status": r.status,
+                "starts_at": _iso(r.starts_at),
+                "tables": len(r.tables or []),
+                "games": games[r.id],
+            }
+            for r in listed
+        ]
 
 
 def player_entries(db: Database, player_id: int) -> list[dict[str, Any]]:
@@ -299,9 +350,11 @@ def player_entries(db: Database, player_id: int) -> list[dict[str, Any]]:
     with db.session() as session:
         return [
             {
+                "id": entry.id,
                 "league": {"id": league.id, "name": league.name},
                 "season": {"id": season.id, "number": season.number, "status": season.status},
                 "status": entry.status,
+                "skips": list(entry.skips or []),
                 "signup_closes": _iso(season.signup_closes),
                 "rounds": season.rounds,
             }
@@ -360,3 +413,48 @@ def standings_json(db: Database, season_id: int, *, emails: bool) -> dict[str, A
         assert season is not None
         head = {"id": season.id, "league": season.league_id, "number": season.number, "status": season.status}
     return {"season": head, "divisions": divisions, "substitutes": substitutes}
+
+
+# --- ratings ---------------------------------------------------------------------------------------------------------
+
+
+def _rating_json(games: int, mu: float, sigma: float) -> dict[str, Any]:
+    """A stored rating as pages show it (``ratings.shown``): ``rating`` (the conservative ordinal) and
+    ``uncertainty`` rounded, both None while ``new`` (under ``ratings.NEW_BELOW`` games); and its ``games``."""
+    shown = ratings.shown(ratings.Rating(mu, sigma, games))
+    return {"rating": shown.ordinal, "uncertainty": shown.uncertainty, "new": shown.new, "games": games}
+
+
+def league_ratings(db: Database, league_id: int) -> list[dict[str, Any]]:
+    """The league's ratings (OpenSkill, its own scope): every rated player (``player`` id, ``name``, ``rating``,
+    ``uncertainty``, ``new``, ``games``), the highest rating first, new players last; LeagueError: no league."""
+    with db.session() as session:
+        if session.get(League, league_id) is None:
+            raise LeagueError(NO_LEAGUE, league=league_id)
+        found = session.execute(
+            select(Player.id, Player.display_name, RatingRow.games, RatingRow.mu, RatingRow.sigma)
+            .join(Player, Player.id == RatingRow.player_id)
+            .where(RatingRow.scope == league_id)
+            .order_by(Player.id)
+        ).all()
+    rows = [{"player": pid, "name": name, **_rating_json(games, mu, sigma)} for pid, name, games, mu, sigma in found]
+    return sorted(rows, key=lambda r: (r["new"], -(r["rating"] or 0), r["player"]))
+
+
+def player_ratings(db: Database, player_id: int) -> dict[str, Any]:
+    """The player's own ratings: ``all_games`` (None before their first rated game) and each league's they have one
+    in (``league``: id and name), by league name."""
+    with db.session() as session:
+        found = session.execute(
+            select(RatingRow.scope, League.name, RatingRow.games, RatingRow.mu, RatingRow.sigma)
+            .outerjoin(League, League.id == RatingRow.scope)
+            .where(RatingRow.player_id == player_id)
+            .order_by(League.name, RatingRow.scope)
+        ).all()
+    overall = [_rating_json(games, mu, sigma) for scope, _n, games, mu, sigma in found if scope == results.ALL_GAMES]
+    leagues = [
+        {"league": {"id": scope, "name": name}, **_rating_json(games, mu, sigma)}
+        for scope, name, games, mu, sigma in found
+        if scope != results.ALL_GAMES and name is not None
+    ]
+    return {"all_games": overall[0] if overall else None, "leagues": leagues}

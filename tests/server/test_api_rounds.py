@@ -11,6 +11,7 @@ import io
 import json
 from typing import Any
 
+import pytest
 import sqlalchemy as sa
 
 from server.db import Database
@@ -112,6 +113,49 @@ def test_round_refusals_change_nothing(embedded: Stack) -> None:
         session.get(LeagueRound, round_id).status = RoundStatus.OVER  # type: ignore[union-attr]
     before = all_rows(embedded.db)
     refused(embedded, plan(embedded, season_id), 409, "has 3 rounds, all planned already", before)
+
+
+def test_a_seasons_rounds_are_listed_and_its_players_shown_with_the_ids_a_swap_takes(stack: Stack) -> None:
+    league_id, season_id, players = season_with_players(stack)
+    path = f"/api/seasons/{season_id}/rounds"
+    assert stack.client.get(path, headers=AUTH).json == {"ok": True, "season": season_id, "rounds": []}
+    round_id = plan(stack, season_id).json["id"]
+    listed = stack.client.get(path, headers=organiser_token(stack, league_id))
+    assert listed.status_code == 200
+    assert listed.json["rounds"] == [
+        {"id": round_id, "number": 1, "status": "planned", "starts_at": None, "tables": 2, "games": []}
+    ]
+    season = stack.client.get(f"/api/seasons/{season_id}", headers=AUTH).json
+    assert season["round_ids"] == [round_id] and sorted(p["id"] for p in season["players"]) == sorted(players)
+    (shown,) = [s for s in stack.client.get(f"/api/leagues/{league_id}", headers=AUTH).json["seasons"]]
+    assert shown["round_ids"] == [round_id]
+    tables = rounds.tables(stack.db, round_id)
+    a, b = tables[0][0], tables[1][0]
+    ids = {p["name"]: p["id"] for p in season["players"]}  # the ids the season shows are the ones a swap takes
+    assert {a, b} <= set(ids.values())
+    swapped = stack.client.post(f"/api/rounds/{round_id}/swap", json={"a": a, "b": b}, headers=AUTH)
+    assert swapped.status_code == 200
+    started = stack.client.post(f"/api/rounds/{round_id}/start", headers=AUTH).json["games"]
+    (done,) = stack.client.get(path, headers=AUTH).json["rounds"]
+    assert (done["status"], done["games"]) == ("started", started)
+    _, other, _ = season_with_players(stack, start=10, name="Other")
+    before = all_rows(stack.db)
+    token = organiser_token(stack, league_id)
+    refused(stack, stack.client.get(f"/api/seasons/{other}/rounds", headers=token), 404, "There is no season", before)
+    refused(stack, stack.client.get("/api/seasons/9999/rounds", headers=AUTH), 404, "There is no season 9999.", before)
+    refused(stack, stack.client.get(path), 401, "This call needs the organiser's API token", before)
+
+
+def test_a_player_swapped_with_themselves_is_refused(stack: Stack) -> None:
+    _, season_id, _ = season_with_players(stack)
+    round_id = plan(stack, season_id).json["id"]
+    seated = rounds.tables(stack.db, round_id)[0][0]
+    before = all_rows(stack.db)
+    reply = stack.client.post(f"/api/rounds/{round_id}/swap", json={"a": seated, "b": seated}, headers=AUTH)
+    refused(stack, reply, 400, "A player cannot be swapped with themselves", before)
+    with pytest.raises(rounds.RoundError, match="cannot be swapped with themselves"):  # the page and the CLI too
+        rounds.swap(stack.db, round_id, seated, seated)
+    assert all_rows(stack.db) == before
 
 
 def test_a_league_organiser_token_reaches_its_own_rounds_and_results_only(stack: Stack) -> None:
