@@ -778,7 +778,7 @@ def _starts_thread(session: Session, row: Outbox, batch: Batch) -> tuple[int, in
     return (game_id, seat_id) if any(r.id == first for r in merged) else None
 
 
-class _Subject(UniqueUnstructuredHeader):
+class _Subject(UniqueUnstructuredHeader, BaseHeader):  # type: ignore[misc]  # (typeshed: max_count)
     """The Subject, folded into whole encoded words (RFC 2047) when it does not fit one line as plain ASCII: the
     standard folding leaves a space before a fold next to an encoded word, or puts the one space between two encoded
     words, so a long Italian or Polish subject read back had two spaces, or none, where it had one."""

@@ -47,6 +47,7 @@ def tables(lang: str, table: Standings, games_url: Callable[[int], str] | None =
                     **row,
                     "points_text": number(lang, row["points"]),
                     "average_text": number(lang, row["average_place"]),
+                    "victory_text": number(lang, row["victory_points"]),  # "–": rankings recorded only
                     "url": games_url(row["player"]) if games_url else None,
                 }
                 for row in rows
@@ -76,13 +77,17 @@ def lines(lang: str, table: Standings) -> list[str]:
 
 
 def round_lines(lang: str, games: list[tuple[int, list[Placed]]]) -> list[str]:
-    """The reader's games of a round: "Game N: 1. Ann (12), 2. Bob (9), …"."""
+    """The reader's games of a round: "Game N: 1. Ann (12), 2. Bob (9), …" (no victory points for a result recorded
+    as a ranking: "1. Ann, 2. Bob")."""
     t = translations(lang)
     return [
-        t.gettext("Game %(game)s: %(places)s")
-        % {"game": game_id, "places": ", ".join(f"{p.place}. {p.name} ({p.points})" for p in placed)}
+        t.gettext("Game %(game)s: %(places)s") % {"game": game_id, "places": ", ".join(_placed(p) for p in placed)}
         for game_id, placed in games
     ]
+
+
+def _placed(seat: Placed) -> str:
+    return f"{seat.place}. {seat.name}" + ("" if seat.points is None else f" ({seat.points})")
 
 
 def row_of(table: Standings, player_id: int) -> dict[str, Any] | None:
