@@ -15,8 +15,8 @@ import pytest
 import sqlalchemy as sa
 
 from server.db import Database
-from server.models import Game, LeagueRound, Player, RoundStatus, Season, SeasonStatus, Seat, utcnow
-from server.services import leagues, organise, results, rounds
+from server.models import Game, LeagueRound, Player, RatingRow, RoundStatus, Season, SeasonStatus, Seat, utcnow
+from server.services import leagues, organise, ratings, results, rounds
 from server.services.links import player_token
 from tests.conftest import Stack
 from tests.server.test_api_cli import assert_clean_error, cli_env, run
@@ -436,3 +436,47 @@ def test_the_command_line_prints_standings_records_a_result_and_creates_the_next
     assert (out["league"], out["number"]) == (league_id, 2)
     twice = run(env, "season", "next", "--season", str(season_id), "--signup-closes", closes())
     assert_clean_error(twice, 1, "was already created")
+
+
+# --- ratings ---------------------------------------------------------------------------------------------------------
+
+
+def test_ratings_are_read_by_the_organiser_per_league_and_by_each_player_for_themselves(stack: Stack) -> None:
+    league_id, season_id, game_id = finished_season(stack, tag=6)
+    people = {p.id: p for p in members(stack.db, game_id)}
+    path = f"/api/leagues/{league_id}/ratings"
+    reply = stack.client.get(path, headers=organiser_token(stack, league_id))
+    assert reply.status_code == 200 and reply.json["league"] == league_id
+    listed = reply.json["ratings"]
+    assert {r["player"] for r in listed} == set(people)
+    assert all((r["games"], r["new"], r["rating"], r["uncertainty"]) == (1, True, None, None) for r in listed)
+    assert {r["name"] for r in listed} == {p.display_name for p in people.values()}
+    with stack.db.session() as session:  # five games each: no longer new, shown as the pages show them
+        session.execute(sa.update(RatingRow).values(games=5))
+        stored = {(r.scope, r.player_id): r for r in session.execute(sa.select(RatingRow)).scalars()}
+        expected = {k: ratings.shown(ratings.Rating(r.mu, r.sigma, r.games)) for k, r in stored.items()}
+        session.expunge_all()
+    listed = stack.client.get(path, headers=AUTH).json["ratings"]
+    assert [(r["player"], r["rating"], r["uncertainty"]) for r in listed] == sorted(
+        ((p, expected[(league_id, p)].ordinal, expected[(league_id, p)].uncertainty) for p in people),
+        key=lambda t: (-(t[1] or 0), t[0]),
+    )
+    assert listed[0]["rating"] >= listed[-1]["rating"] and not listed[0]["new"]
+    player = next(iter(people.values()))
+    link = player_token(stack.settings.secret_key, player.id, player.link_generation)
+    mine = stack.client.get(f"/api/p/{link}/leagues").json["ratings"]
+    assert mine["all_games"] == {
+        "rating": expected[(0, player.id)].ordinal, "uncertainty": expected[(0, player.id)].uncertainty,
+        "new": False, "games": 5,
+    }  # fmt: skip
+    (league,) = mine["leagues"]
+    assert league["league"] == {"id": league_id, "name": "Results"} and league["games"] == 5
+    _, other_season, _ = season_with_players(stack, start=30, name="Other")
+    with stack.db.session() as session:
+        other = session.get(Season, other_season).league_id  # type: ignore[union-attr]
+    before = all_rows(stack.db)
+    token = organiser_token(stack, league_id)
+    refused(stack, stack.client.get(f"/api/leagues/{other}/ratings", headers=token), 404, "There is no league", before)
+    refused(stack, stack.client.get("/api/leagues/9999/ratings", headers=AUTH), 404, "There is no league 9999.", before)
+    refused(stack, stack.client.get(path), 401, "This call needs the organiser's API token", before)
+    assert season_id
