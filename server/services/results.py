@@ -231,10 +231,10 @@ def _places_outcome(colours: Sequence[str], places: Mapping[str, int] | Sequence
         points = dict(places)
         good = all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 999 for v in points.values())
         if not good or sorted(points) != sorted(colours):
-            raise ResultError(BAD_PLACES, colours=", ".join(colours))
+            raise ResultError(BAD_PLACES, colours=list(colours))  # (a list parameter: named one by one)
     else:
         if sorted(places) != sorted(colours):
-            raise ResultError(BAD_RANKING, colours=", ".join(colours))
+            raise ResultError(BAD_RANKING, colours=list(colours))
         points = {colour: -i for i, colour in enumerate(places, start=1)}
     best = max(points.values())
     return {"scores": points, "cards": {}, "winners": [c for c in colours if points[c] == best]}
