@@ -4,8 +4,11 @@ the API shows of leagues, seasons and a player's entries.
 - ``league_spec``, ``season_args`` and ``applicant`` take a parsed JSON body: an object of the named fields only,
   each of its type (a text at most ``MAX_TEXT`` characters); any other body is a ``BodyError`` naming the first
   refused field (the services then check the values themselves).
-- ``leagues_list``, ``league_view``, ``season_view`` and ``player_entries`` read; instants are ISO 8601 in UTC.
+- ``leagues_list``, ``league_view``, ``season_view``, ``season_rounds`` and ``player_entries`` read; instants are
+  ISO 8601 in UTC; a season shows its rounds' ids, its players their ids (what a swap takes).
   ``season_view`` lists its entries' addresses only when asked (``emails``: the server's organiser).
+- ``skip_args`` reads the body of a missed round; ``league_ratings`` and ``player_ratings`` read the stored OpenSkill
+  ratings as the pages show them (``ratings.shown``: unknown while new).
 - ``link_urls``: a league's three links, each its token and its address (``leagues.link_url``).
 - Rounds and results: ``swap_args``, ``result_args`` and ``next_args`` read the bodies of a swap, a recorded result
   and the next season; ``round_league`` and ``game_league`` name the league a round or game belongs to (what a
