@@ -26,7 +26,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from email import policy
-from email.headerregistry import Address, BaseHeader, HeaderRegistry
+from email.header import Header
+from email.headerregistry import Address, BaseHeader, HeaderRegistry, UniqueUnstructuredHeader
 from email.message import EmailMessage
 from email.utils import formatdate, parseaddr
 from typing import Any
@@ -804,6 +805,21 @@ def _starts_thread(session: Session, row: Outbox, batch: Batch) -> tuple[int, in
     return (game_id, seat_id) if any(r.id == first for r in merged) else None
 
 
+class _Subject(UniqueUnstructuredHeader, BaseHeader):  # type: ignore[misc]  # (typeshed: max_count)
+    """The Subject, folded into whole encoded words (RFC 2047) when it does not fit one line as plain ASCII: the
+    standard folding leaves a space before a fold next to an encoded word, or puts the one space between two encoded
+    words, so a long Italian or Polish subject read back had two spaces, or none, where it had one."""
+
+    def fold(self, *, policy: Any) -> str:
+        text = str(self)
+        if text.isascii() and len(self.name) + 2 + len(text) <= policy.max_line_length:
+            return str(super().fold(policy=policy))
+        encoded = Header(text, "utf-8", header_name=self.name).encode(
+            linesep=policy.linesep, maxlinelen=policy.max_line_length
+        )
+        return f"{self.name}: {encoded}{policy.linesep}"
+
+
 class _Headers(HeaderRegistry):
     """The standard header classes, each made once (``HeaderRegistry`` makes a new class at every header set), and
     the headers last parsed, each kept for the next mail that sets the same value (a header is an immutable string:
@@ -814,6 +830,7 @@ class _Headers(HeaderRegistry):
 
     def __init__(self) -> None:
         super().__init__()
+        self.map_to_type("subject", _Subject)
         self._made: dict[str, type[BaseHeader]] = {}
         self._parsed: dict[tuple[str, object], BaseHeader] = {}
 

@@ -47,6 +47,7 @@ def tables(lang: str, table: Standings, games_url: Callable[[int], str] | None =
                     **row,
                     "points_text": number(lang, row["points"]),
                     "average_text": number(lang, row["average_place"]),
+                    "victory_text": number(lang, row["victory_points"]),  # "–": rankings recorded only
                     "url": games_url(row["player"]) if games_url else None,
                 }
                 for row in rows
@@ -76,10 +77,13 @@ def lines(lang: str, table: Standings) -> list[str]:
 
 
 def round_lines(lang: str, games: list[tuple[int, list[Placed]]]) -> list[str]:
-    """The reader's games of a round: "Game N: 1. Ann (12 victory points), 2. Bob (9 victory points), …"."""
+    """The reader's games of a round: "Game N: 1. Ann (12 victory points), 2. Bob (9 victory points), …" (none for a
+    result recorded as a ranking: "1. Ann, 2. Bob")."""
     t = translations(lang)
 
     def one(p: Placed) -> str:
+        if p.points is None:  # (a result recorded as a ranking)
+            return f"{p.place}. {p.name}"
         said = t.ngettext(
             "%(place)s. %(name)s (%(num)d victory point)", "%(place)s. %(name)s (%(num)d victory points)", p.points
         )

@@ -504,8 +504,8 @@ def _standings_text(shown: dict[str, Any]) -> str:
         lines.append(f"{title}:")
         lines += [
             f"  {r['rank']}. {r['name']} (player {r['player']}): {r['points']:g} points, {r['games']} games, "
-            f"{r['wins']} wins, {r['victory_points']} victory points, average place "
-            + ("-" if r["average_place"] is None else f"{r['average_place']:.2f}")
+            f"{r['wins']} wins, {'-' if r['victory_points'] is None else r['victory_points']} victory points, "
+            "average place " + ("-" if r["average_place"] is None else f"{r['average_place']:.2f}")
             for r in rows
         ]
         if not rows:

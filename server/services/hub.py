@@ -14,7 +14,7 @@ fraction they owed; a seat played by one person alone has share 1.0.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -160,9 +160,12 @@ def _tenures(holder: int | None, counts: dict[int | None, tuple[int, int]]) -> t
     )
 
 
-def finished_games(session: Session, *where: Any) -> list[ratings.FinishedGame]:
-    """Every finished game (or those ``where`` selects among them), for ``ratings.rate_games`` (two queries)."""
-    over = and_(Game.status == GameStatus.OVER, *where)
+def finished_games(
+    session: Session, *where: Any, outcome: Mapping[str, Any] | None = None
+) -> list[ratings.FinishedGame]:
+    """Every finished game (or those ``where`` selects among them), for ``ratings.rate_games`` (two queries). With
+    ``outcome``: the games ``where`` selects whatever their status, placed by that outcome (``recorded_game``)."""
+    over = and_(Game.status == GameStatus.OVER, *where) if outcome is None else and_(*where)
     seats = session.execute(
         select(Game.id, Game.updated_at, Game.outcome, Seat.id, Seat.colour, Seat.player_id, Seat.bot)
         .join(Seat, Seat.game_id == Game.id)
@@ -177,9 +180,10 @@ def finished_games(session: Session, *where: Any) -> list[ratings.FinishedGame]:
             counts[r.seat_id][r.player_id] = (owed + 1, answered + int(mine))
     by_game: dict[int, tuple[datetime, list[ratings.SeatResult]]] = {}
     places: dict[int, dict[str, int]] = {}
-    for game_id, finished_at, outcome, seat_id, colour, holder, bot in seats:
+    for game_id, finished_at, played, seat_id, colour, holder, bot in seats:
         if game_id not in places:
-            places[game_id] = {c: place for c, place, _span, _points in scoring.outcome_places(outcome)}
+            placed = scoring.outcome_places(played if outcome is None else outcome)
+            places[game_id] = {c: place for c, place, _span, _points in placed}
             by_game[game_id] = (finished_at, [])
         if colour not in places[game_id]:
             continue
@@ -191,6 +195,13 @@ def finished_games(session: Session, *where: Any) -> list[ratings.FinishedGame]:
 def finished_game(session: Session, game_id: int) -> ratings.FinishedGame | None:
     """One finished game as ``finished_games`` reads it (None: not over); its seats' shares of partial play."""
     found = finished_games(session, Game.id == game_id)
+    return found[0] if found else None
+
+
+def recorded_game(session: Session, game_id: int, outcome: Mapping[str, Any]) -> ratings.FinishedGame | None:
+    """An abandoned game as ``finished_games`` reads it, placed by the result the organiser recorded (``outcome``):
+    its seats' shares of partial play as far as it went. None: no such game."""
+    found = finished_games(session, Game.id == game_id, outcome=outcome)
     return found[0] if found else None
 
 

@@ -5,8 +5,11 @@ the API shows of leagues, seasons and a player's entries.
   each of its type (a text at most ``MAX_TEXT`` characters); any other body is a ``BodyError`` naming the first
   refused field (the services then check the values themselves); ``signup_closes`` is read by ``inputs.instant``
   (an ``InputError`` when it is not an instant with its zone, or not in ``inputs.YEARS``).
-- ``leagues_list``, ``league_view``, ``season_view`` and ``player_entries`` read; instants are ISO 8601 in UTC.
+- ``leagues_list``, ``league_view``, ``season_view``, ``season_rounds`` and ``player_entries`` read; instants are
+  ISO 8601 in UTC; a season shows its rounds' ids, its players their ids (what a swap takes).
   ``season_view`` lists its entries' addresses only when asked (``emails``: the server's organiser).
+- ``skip_args`` reads the body of a missed round; ``league_ratings`` and ``player_ratings`` read the stored OpenSkill
+  ratings as the pages show them (``ratings.shown``: unknown while new).
 - ``link_urls``: a league's three links, each its token and its address (``leagues.link_url``).
 - Rounds and results: ``swap_args``, ``result_args`` and ``next_args`` read the bodies of a swap, a recorded result
   and the next season; ``round_league`` and ``game_league`` name the league a round or game belongs to (what a
@@ -23,8 +26,8 @@ from typing import Any
 from sqlalchemy import func, select
 
 from ..db import Database
-from ..models import Game, League, LeagueRound, Player, Season, SeasonPlayer
-from . import hub, inputs, results, rounds
+from ..models import Game, League, LeagueRound, Player, RatingRow, Season, SeasonPlayer
+from . import hub, inputs, ratings, results, rounds
 from .errors import N_, ShownError
 from .leagues import (
     LINKS,
@@ -95,6 +98,7 @@ SEASON_FIELDS = {
 #: ``knows``: the addresses of people the applicant knows, comma-separated (``leagues.check_knows``).
 APPLICANT_FIELDS = {f: "text" for f in ("name", "email", "language", "timezone", "quiet_start", "quiet_end", "knows")}
 SWAP_FIELDS = {"a": "int", "b": "int"}
+SKIP_FIELDS = {"round": "int", "undo": "bool"}
 RESULT_FIELDS = {"points": "object", "ranking": "list"}
 NEXT_FIELDS = {"signup_closes": "text"}
 
@@ -151,6 +155,12 @@ def swap_args(body: Any) -> tuple[int, int]:
     """A swap's body: the two players' ids ``a`` and ``b``."""
     given = fields(body, SWAP_FIELDS, ("a", "b"))
     return given["a"], given["b"]
+
+
+def skip_args(body: Any) -> tuple[int, bool]:
+    """A missed round's body: the round's ``number``, and ``undo`` (true: the player will play it after all)."""
+    given = fields(body, SKIP_FIELDS, ("round",))
+    return given["round"], bool(given.get("undo", False))
 
 
 def result_args(body: Any) -> dict[str, Any] | list[str]:
@@ -211,7 +221,7 @@ def leagues_list(db: Database) -> list[dict[str, Any]]:
         return [{**_league_json(league), "season_count": counts.get(league.id, 0)} for league in rows]
 
 
-def _season_json(season: Season, counts: dict[str, int]) -> dict[str, Any]:
+def _season_json(season: Season, counts: dict[str, int], round_ids: list[int]) -> dict[str, Any]:
     return {
         "id": season.id,
         "league": season.league_id,
@@ -225,6 +235,7 @@ def _season_json(season: Season, counts: dict[str, int]) -> dict[str, Any]:
         "divisions": season.divisions,
         "promote": season.promote,
         "entries": counts,
+        "round_ids": round_ids,
         "unseated": _unseated(season.unseated),
     }
 
@@ -236,6 +247,19 @@ def _unseated(stall: dict[str, Any] | None) -> dict[str, Any] | None:
         return None
     reason = str(ShownError(str(stall.get("msgid") or ""), **dict(stall.get("params") or {})))
     return {"round": stall.get("round"), "reason": reason, "since": stall.get("since")}
+
+
+def _round_ids(session: Any, season_ids: list[int]) -> dict[int, list[int]]:
+    """Per season: the ids of its rounds planned or started so far, by number."""
+    ids: dict[int, list[int]] = {i: [] for i in season_ids}
+    rows = session.execute(
+        select(LeagueRound.season_id, LeagueRound.id)
+        .where(LeagueRound.season_id.in_(season_ids))
+        .order_by(LeagueRound.season_id, LeagueRound.number)
+    )
+    for season_id, round_id in rows.all():
+        ids[season_id].append(round_id)
+    return ids
 
 
 def _entry_counts(session: Any, season_ids: list[int]) -> dict[int, dict[str, int]]:
@@ -260,7 +284,8 @@ def league_view(db: Database, league_id: int) -> dict[str, Any]:
         seasons = session.execute(select(Season).where(Season.league_id == league_id).order_by(Season.number))
         listed = list(seasons.scalars().all())
         counts = _entry_counts(session, [s.id for s in listed])
-        return {**_league_json(league), "seasons": [_season_json(s, counts[s.id]) for s in listed]}
+        ids = _round_ids(session, [s.id for s in listed])
+        return {**_league_json(league), "seasons": [_season_json(s, counts[s.id], ids[s.id]) for s in listed]}
 
 
 def season_league(db: Database, season_id: int) -> int:
@@ -288,10 +313,39 @@ def season_view(db: Database, season_id: int, *, emails: bool) -> dict[str, Any]
         for entry, player in rows:
             # a pending entry of a new address: the name its form gave (nobody confirmed one yet)
             name = player.display_name or str((entry.applicant or {}).get("name", ""))
-            shown = {"name": name, "status": entry.status, "confirmed_at": _iso(entry.confirmed_at)}
+            shown = {"id": player.id, "name": name, "status": entry.status, "confirmed_at": _iso(entry.confirmed_at)}
             entries.append(shown | ({"email": player.email} if emails else {}))
         counts = _entry_counts(session, [season.id])[season.id]
-        return {**_season_json(season, counts), "players": entries}
+        ids = _round_ids(session, [season.id])[season.id]
+        return {**_season_json(season, counts, ids), "players": entries}
+
+
+def season_rounds(db: Database, season_id: int) -> list[dict[str, Any]]:
+    """The season's rounds planned or started so far, by number: ``id``, ``number``, ``status``, ``starts_at``, the
+    number of ``tables`` and the ids of its ``games`` once started; LeagueError when there is no such season."""
+    with db.session() as session:
+        if session.get(Season, season_id) is None:
+            raise LeagueError(NO_SEASON, season=season_id)
+        found = session.execute(
+            select(LeagueRound).where(LeagueRound.season_id == season_id).order_by(LeagueRound.number)
+        ).scalars()
+        listed = list(found)
+        games: dict[int, list[int]] = {r.id: [] for r in listed}
+        for round_id, game_id in session.execute(
+            select(Game.round_id, Game.id).where(Game.round_id.in_(list(games))).order_by(Game.id)
+        ).all():
+            games[round_id or 0].append(game_id)  # (every game selected has a round)
+        return [
+            {
+                "id": r.id,
+                "number": r.number,
+                "status": r.status,
+                "starts_at": _iso(r.starts_at),
+                "tables": len(r.tables or []),
+                "games": games[r.id],
+            }
+            for r in listed
+        ]
 
 
 def player_entries(db: Database, player_id: int) -> list[dict[str, Any]]:
@@ -299,9 +353,11 @@ def player_entries(db: Database, player_id: int) -> list[dict[str, Any]]:
     with db.session() as session:
         return [
             {
+                "id": entry.id,
                 "league": {"id": league.id, "name": league.name},
                 "season": {"id": season.id, "number": season.number, "status": season.status},
                 "status": entry.status,
+                "skips": list(entry.skips or []),
                 "signup_closes": _iso(season.signup_closes),
                 "rounds": season.rounds,
             }
@@ -360,3 +416,48 @@ def standings_json(db: Database, season_id: int, *, emails: bool) -> dict[str, A
         assert season is not None
         head = {"id": season.id, "league": season.league_id, "number": season.number, "status": season.status}
     return {"season": head, "divisions": divisions, "substitutes": substitutes}
+
+
+# --- ratings ---------------------------------------------------------------------------------------------------------
+
+
+def _rating_json(games: int, mu: float, sigma: float) -> dict[str, Any]:
+    """A stored rating as pages show it (``ratings.shown``): ``rating`` (the conservative ordinal) and
+    ``uncertainty`` rounded, both None while ``new`` (under ``ratings.NEW_BELOW`` games); and its ``games``."""
+    shown = ratings.shown(ratings.Rating(mu, sigma, games))
+    return {"rating": shown.ordinal, "uncertainty": shown.uncertainty, "new": shown.new, "games": games}
+
+
+def league_ratings(db: Database, league_id: int) -> list[dict[str, Any]]:
+    """The league's ratings (OpenSkill, its own scope): every rated player (``player`` id, ``name``, ``rating``,
+    ``uncertainty``, ``new``, ``games``), the highest rating first, new players last; LeagueError: no league."""
+    with db.session() as session:
+        if session.get(League, league_id) is None:
+            raise LeagueError(NO_LEAGUE, league=league_id)
+        found = session.execute(
+            select(Player.id, Player.display_name, RatingRow.games, RatingRow.mu, RatingRow.sigma)
+            .join(Player, Player.id == RatingRow.player_id)
+            .where(RatingRow.scope == league_id)
+            .order_by(Player.id)
+        ).all()
+    rows = [{"player": pid, "name": name, **_rating_json(games, mu, sigma)} for pid, name, games, mu, sigma in found]
+    return sorted(rows, key=lambda r: (r["new"], -(r["rating"] or 0), r["player"]))
+
+
+def player_ratings(db: Database, player_id: int) -> dict[str, Any]:
+    """The player's own ratings: ``all_games`` (None before their first rated game) and each league's they have one
+    in (``league``: id and name), by league name."""
+    with db.session() as session:
+        found = session.execute(
+            select(RatingRow.scope, League.name, RatingRow.games, RatingRow.mu, RatingRow.sigma)
+            .outerjoin(League, League.id == RatingRow.scope)
+            .where(RatingRow.player_id == player_id)
+            .order_by(League.name, RatingRow.scope)
+        ).all()
+    overall = [_rating_json(games, mu, sigma) for scope, _n, games, mu, sigma in found if scope == results.ALL_GAMES]
+    leagues = [
+        {"league": {"id": scope, "name": name}, **_rating_json(games, mu, sigma)}
+        for scope, name, games, mu, sigma in found
+        if scope != results.ALL_GAMES and name is not None
+    ]
+    return {"all_games": overall[0] if overall else None, "leagues": leagues}

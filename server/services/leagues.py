@@ -330,10 +330,25 @@ def _taking_sign_ups(session: Session, season: Season, now: datetime) -> None:
     if season.status != SeasonStatus.SIGNUP:
         raise LeagueError(NOT_SIGNUP, season=season.number)
     if now >= season.signup_closes:
-        league = session.get(League, season.league_id)
-        zone = league.timezone if league is not None else "UTC"  # the league's: the one its seasons are set in
-        local = season.signup_closes.astimezone(ZoneInfo(zone))
-        raise LeagueError(CLOSED, when=f"{local:%Y-%m-%d %H:%M} ({zone})")
+        raise _closed(session, season)
+
+
+def _closed(session: Session, season: Season) -> LeagueError:
+    """The refusal of a sign-up to ``season``: it closed when (in the league's zone, the one its seasons are set in)."""
+    league = session.get(League, season.league_id)
+    zone = league.timezone if league is not None else "UTC"
+    local = season.signup_closes.astimezone(ZoneInfo(zone))
+    return LeagueError(CLOSED, when=f"{local:%Y-%m-%d %H:%M} ({zone})")
+
+
+def signup_closed(db: Database, league_id: int) -> LeagueError | None:
+    """Why the league takes no sign-up just now (``signup_season`` found none): its latest season's sign-up closed
+    (``CLOSED``, with when); None when the league has no season yet."""
+    with db.session() as session:
+        latest = session.execute(
+            select(Season).where(Season.league_id == league_id).order_by(Season.number.desc()).limit(1)
+        ).scalar()
+        return None if latest is None else _closed(session, latest)
 
 
 def _mailed(session: Session, entry: SeasonPlayer) -> tuple[int, datetime | None]:

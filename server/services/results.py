@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Any
 
@@ -67,6 +67,11 @@ NOT_LEAGUE = N_("Game %(game)s is not a league game: nothing was changed.")
 NOT_ABANDONED = N_("Game %(game)s was not abandoned: its result comes from the game itself. Nothing was changed.")
 ALREADY_RECORDED = N_("The result of game %(game)s is already recorded: nothing was changed.")
 BAD_PLACES = N_("Give a result for every colour of the game (%(colours)s), as whole victory points from 0 to 999.")
+BAD_RANKING = N_("Rank every colour of the game (%(colours)s) once, the best first.")
+RANKING_NO_POINTS = N_(
+    "This league scores the game's victory points: give each colour's victory points, not a ranking. "
+    "Nothing was changed."
+)
 NO_SEASON = N_("There is no season %(season)s.")
 NOT_OVER = N_("Season %(season)s is not over yet: the next one is created from a finished season.")
 HAS_NEXT = N_("The next season of season %(season)s was already created: nothing was changed.")
@@ -197,6 +202,13 @@ def _write_results(
     _store(session, season, now)  # here, under the season's lock: no reader waits for the computation
 
 
+def _rate_both(session: Session, finished: ratings.FinishedGame, league_id: int | None, now: datetime) -> None:
+    """The game's placements applied to the ratings across all games and, for a league game, the league's."""
+    _rate(session, finished, ALL_GAMES, now)
+    if league_id is not None:
+        _rate(session, finished, league_id, now)
+
+
 def game_over(session: Session, game: Game, now: datetime) -> None:
     """The game just ended (its status and outcome are set, in this transaction): ratings, league results, and the
     round's end when it was its last game."""
@@ -204,9 +216,7 @@ def game_over(session: Session, game: Game, now: datetime) -> None:
     finished = hub.finished_game(session, game.id)
     found = _league_of(session, game)
     if finished is not None:
-        _rate(session, finished, ALL_GAMES, now)
-        if found is not None:
-            _rate(session, finished, found[1].league_id, now)
+        _rate_both(session, finished, None if found is None else found[1].league_id, now)
     if found is not None and game.outcome:
         league_round, season = found
         _write_results(session, game, league_round, season, game.outcome, now)
@@ -214,15 +224,18 @@ def game_over(session: Session, game: Game, now: datetime) -> None:
 
 
 def _places_outcome(colours: Sequence[str], places: Mapping[str, int] | Sequence[str]) -> dict[str, Any]:
-    """An engine-like outcome from the organiser's victory points per colour, or ranking (best first: the first
-    scores one point per seat, each next one less)."""
+    """An engine-like outcome from the organiser's victory points per colour, or ranking (best first). A ranking
+    has no victory points: each colour's "score" is minus its position (-1 the best), which places it and which
+    ``scoring.victory_points`` reads as none (nothing is invented)."""
     if isinstance(places, Mapping):
         points = dict(places)
+        good = all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 999 for v in points.values())
+        if not good or sorted(points) != sorted(colours):
+            raise ResultError(BAD_PLACES, colours=list(colours))  # (a list parameter: named one by one)
     else:
-        points = {colour: len(places) - i for i, colour in enumerate(places)}
-    good = all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 999 for v in points.values())
-    if not good or sorted(points) != sorted(colours):
-        raise ResultError(BAD_PLACES, colours=", ".join(colours))
+        if sorted(places) != sorted(colours):
+            raise ResultError(BAD_RANKING, colours=list(colours))
+        points = {colour: -i for i, colour in enumerate(places, start=1)}
     best = max(points.values())
     return {"scores": points, "cards": {}, "winners": [c for c in colours if points[c] == best]}
 
@@ -249,9 +262,15 @@ def record_result(
         done = select(func.count()).select_from(LeagueResult).where(LeagueResult.game_id == game_id)
         if session.execute(done).scalar_one():
             raise ResultError(ALREADY_RECORDED, game=game_id)
-        outcome = _places_outcome([seat.colour for seat in game.seats], places)
         league_round, season = found
+        league = session.get(League, season.league_id)
+        if league is not None and league.scoring == "victory_points" and not isinstance(places, Mapping):
+            raise ResultError(RANKING_NO_POINTS)
+        outcome = _places_outcome([seat.colour for seat in game.seats], places)
         _write_results(session, game, league_round, season, outcome, now, recorded=True)
+        finished = hub.recorded_game(session, game.id, outcome)
+        if finished is not None:  # its placements rated like a finished game's (RatingPoint at the recording)
+            _rate_both(session, replace(finished, finished_at=now), season.league_id, now)
         _round_over(session, league_round, season, now)
 
 
@@ -309,6 +328,9 @@ def _round_over(session: Session, league_round: LeagueRound, season: Season, now
 #: rows of a table on one page of the standings (a season of thousands of players is shown a page at a time).
 PAGE = 100
 
+#: a stored row's ``victory_points`` when the player has none (only results recorded as rankings): the column takes
+#: no null, and victory points are never negative.
+NO_VICTORY_POINTS = -1
 #: the columns of a stored row, as a row's dict names them.
 ROW_COLUMNS = ("player", "name", "rank", "games", "points", "wins", "victory_points", "average_place", "division")
 
@@ -419,6 +441,7 @@ def _store(session: Session, season: Season, now: datetime) -> None:
     stored = [
         {"season_id": season.id, "tab": tab, "position": i, "player_id": row["player"]}
         | {key: row[key] for key in ROW_COLUMNS[1:]}
+        | {"victory_points": NO_VICTORY_POINTS if row["victory_points"] is None else row["victory_points"]}
         for tab, rows in enumerate(_tabs(table))
         for i, row in enumerate(rows)
     ]
@@ -475,7 +498,10 @@ def _read(session: Session, cached: SeasonStandings, where: Any, more: list[bool
     ).all()
     for tab, *values in found:
         if tab < len(tabs):
-            tabs[tab].append(dict(zip(ROW_COLUMNS, values, strict=True)))
+            row = dict(zip(ROW_COLUMNS, values, strict=True))
+            if row["victory_points"] == NO_VICTORY_POINTS:
+                row["victory_points"] = None
+            tabs[tab].append(row)
     return Standings(cached.season_id, cached.version, list(zip(names, tabs[:-1], strict=True)), tabs[-1], more or [])
 
 
@@ -525,11 +551,12 @@ def standings_page(
 
 @dataclass(frozen=True)
 class Placed:
-    """One seat of a league game's result: place (ties share it), the name credited, victory points."""
+    """One seat of a league game's result: place (ties share it), the name credited, victory points (None: a result
+    recorded as a ranking)."""
 
     place: int
     name: str
-    points: int
+    points: int | None
     player_id: int | None
 
 
@@ -555,7 +582,12 @@ def round_games(session: Session, round_id: int, player_id: int) -> list[tuple[i
         cards = {r.colour: r.cards for r, _ in seats}
         who = {r.colour: (name or r.colour, r.player_id) for r, name in seats}
         placed = scoring.placings(list(points), points, cards)
-        out.append((game_id, [Placed(place, who[c][0], points[c], who[c][1]) for c, place, _span in placed]))
+        out.append(
+            (
+                game_id,
+                [Placed(place, who[c][0], scoring.victory_points(points[c]), who[c][1]) for c, place, _span in placed],
+            )
+        )
     return out
 
 
@@ -824,7 +856,7 @@ def player_games(db: Database, season_id: int, player_id: int, reader_id: int | 
                     status,
                     colour,
                     None if result is None else result.ending,
-                    None if result is None else result.points,
+                    None if result is None else scoring.victory_points(result.points),
                     place,
                     of,
                     result is not None and result.substitute_id == player_id,

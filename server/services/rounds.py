@@ -74,6 +74,7 @@ ALL_PLANNED = N_("Season %(season)s has %(count)s rounds, all planned already: n
 SEASON_OVER = N_("Season %(season)s is over: nothing was changed.")
 STARTED = N_("This round already started: nothing was changed.")
 NOT_IN_LEAGUE = N_("There is no such round or season in this league.")
+SAME_PLAYER = N_("A player cannot be swapped with themselves: choose two different players. Nothing was changed.")
 OTHER_DIVISION = N_(
     "These two players play in different divisions, and each division plays at its own tables: nothing was changed."
 )
@@ -230,7 +231,10 @@ def plan(db: Database, season_id: int, now: datetime) -> int:
 
 def swap(db: Database, round_id: int, player_a: int, player_b: int) -> list[list[int]]:
     """Exchange two players between the tables of a planned round; the new tables. RoundError (nothing changed):
-    the round started, a player not seated, players of two divisions, or declared acquaintances would sit together."""
+    the round started, one player twice, a player not seated, players of two divisions, or declared acquaintances
+    would sit together."""
+    if player_a == player_b:
+        raise RoundError(SAME_PLAYER)
     with db.session() as session:
         rnd = _round(session, round_id, lock=True)
         if rnd.status != RoundStatus.PLANNED:

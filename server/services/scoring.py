@@ -30,6 +30,11 @@ Forfeits (``FORFEITS``): a seat that did not end with the player who started it 
   the average placement and head to head);
 - ``as_played``: the seat's result as it stands.
 
+A result the organiser recorded as a ranking (``results.record_result``) has no victory points: its seats' ``points``
+are minus their position (-1 the best, ``victory_points`` None), which places them and counts nowhere as victory
+points (not in the column, the ``victory_points`` tie-break nor a ``last`` forfeit's). A row's ``victory_points`` is
+the sum over the player's games that have them, None when none has.
+
 The game still counts in the player's games played; the other seats keep their places as played. A substitute's
 result (the seat's result as it ended) is theirs but kept apart: ``standings(..., substitutes=True)`` gives the
 table of substitute appearances only, and the regular standings never include them.
@@ -63,6 +68,7 @@ __all__ = [
     "standings",
     "standings_by_division",
     "standings_csv",
+    "victory_points",
 ]
 
 SYSTEMS = ("placement", "victory_points", "wins")
@@ -91,10 +97,15 @@ class Credit:
     substitute: int | None = None
 
 
+def victory_points(points: int) -> int | None:
+    """A seat's victory points: None for a seat of a result recorded as a ranking (negative ``points``: its order)."""
+    return None if points < 0 else points
+
+
 @dataclass(frozen=True)
 class SeatResult:
-    """One seat of a finished game: the engine's outcome for its colour (``points`` = victory points, ``cards`` left
-    in hand, ``winner``) and who it is credited to."""
+    """One seat of a finished game: the engine's outcome for its colour (``points`` = victory points, or minus its
+    position in a result recorded as a ranking; ``cards`` left in hand, ``winner``) and who it is credited to."""
 
     colour: str
     points: int
@@ -176,7 +187,7 @@ class Row:
     games: int = 0
     points: float = 0.0
     wins: int = 0
-    victory_points: int = 0
+    victory_points: int | None = None
     average_place: float | None = None
     rank: int = 0
     game_ids: list[int] = field(default_factory=list)
@@ -195,9 +206,9 @@ def _check(system: str, tie_breaks: Sequence[str], forfeit: str) -> None:
         raise ValueError(f"unknown forfeit rule {forfeit!r}: one of {', '.join(FORFEITS)}")
 
 
-def _system_points(system: str, size: int, place: float | None, victory_points: int, won: bool) -> float:
+def _system_points(system: str, size: int, place: float | None, victory_points: int | None, won: bool) -> float:
     if system == "victory_points":
-        return victory_points
+        return victory_points or 0
     if system == "wins":
         return 1 if won else 0
     if place is None or size < 2:
@@ -212,12 +223,12 @@ def _tally(games: Iterable[GameResult], system: str, forfeit: str, substitutes: 
         size = len(game.seats)
         ordered = sorted(game.seats, key=_by_place)
         keys = [(seat.points, seat.cards) for seat in ordered]
-        lowest = keys[-1][0] if keys else 0
+        lowest = victory_points(keys[-1][0]) if keys else 0
         for start, end in _runs(keys):
             shared = (start + 1 + end) / 2  # the average of places start + 1 .. end
             for seat in ordered[start:end]:
                 place: float | None = shared
-                vp, won = seat.points, seat.winner
+                vp, won = victory_points(seat.points), seat.winner
                 if substitutes:
                     who = seat.substitute if seat.ending is Ending.SUBSTITUTED else None
                 else:
@@ -225,7 +236,7 @@ def _tally(games: Iterable[GameResult], system: str, forfeit: str, substitutes: 
                     if seat.ending is not Ending.PLAYED and forfeit == "last":
                         place, vp, won = size, lowest, False
                     elif seat.ending is not Ending.PLAYED and forfeit == "zero":
-                        place, vp, won = None, 0, False
+                        place, vp, won = None, None if vp is None else 0, False
                 if who is None:
                     continue
                 row = rows.get(who)
@@ -234,7 +245,8 @@ def _tally(games: Iterable[GameResult], system: str, forfeit: str, substitutes: 
                 row.games += 1
                 row.game_ids.append(game.id)
                 row.points += _system_points(system, size, place, vp, won)
-                row.victory_points += vp
+                if vp is not None:
+                    row.victory_points = (row.victory_points or 0) + vp
                 row.wins += won
                 if place is not None:
                     row.places[game.id] = place
@@ -265,7 +277,7 @@ def _head_to_head(group: Sequence[Row]) -> dict[int, int]:
 def _key(name: str, group: Sequence[Row]) -> Callable[[Row], float]:
     """The tie-break ``name`` as a sort key, smaller first."""
     if name == "victory_points":
-        return lambda row: -row.victory_points
+        return lambda row: -(row.victory_points or 0)  # none (rankings only) counts as none scored
     if name == "wins":
         return lambda row: -row.wins
     if name == "average_placement":
@@ -412,7 +424,7 @@ def standings_csv(rows: Iterable[Row], names: Mapping[int, str] | None = None) -
                 row.games,
                 _number(row.points),
                 row.wins,
-                row.victory_points,
+                _number(row.victory_points),
                 _number(row.average_place),
                 " ".join(str(g) for g in row.game_ids),
             )

@@ -7,7 +7,10 @@
   server's organiser only.
 - Sign-ups: ``POST /api/l/<invite token>/signup`` answers 202 with the same words whatever the address's state
   (new, pending, confirmed): nothing tells whether it was known. ``POST /api/l/confirm/<token>`` confirms.
-- Players: ``GET /api/p/<player token>/leagues``, their season entries.
+- Players: ``GET /api/p/<player token>/leagues``, their season entries and ratings; by the same token they
+  withdraw from a season (``…/leagues/<entry>/withdraw``) and say they will miss a round, or undo it
+  (``…/leagues/<entry>/skip``), as on their hub's page (``web.leagues``).
+- Ratings (organisers): ``GET /api/leagues/<id>/ratings``, the league's OpenSkill ratings.
 
 - Rounds (organisers): plan a season's next round, read a round, swap two players, start it (``services.rounds``).
 - Results (organisers): a season's standings (JSON, CSV), an abandoned game's result, the next season
@@ -60,10 +63,17 @@ CONFLICTS = (
     results.ALREADY_RECORDED,
     results.NOT_OVER,
     results.HAS_NEXT,
+    leagues.NOT_CONFIRMED,
+    leagues.ROUND_STARTED,
+    leagues.ALREADY_SKIPPED,
+    leagues.NOT_SKIPPED,
+    leagues.ALREADY_WITHDRAWN,
+    leagues.SEASON_OVER,
 )
 NOT_FOUND = (
     leagues.NO_LEAGUE,
     leagues.NO_SEASON,
+    leagues.NOT_IN,
     rounds.NO_ROUND,
     rounds.NOT_IN_LEAGUE,
     results.NO_GAME,
@@ -206,6 +216,27 @@ def show_season(season_id: int) -> Any:
     except LeagueError as exc:
         return refusal(exc)
     return jsonify({"ok": True, **shown})
+
+
+@bp.get("/seasons/<int:season_id>/rounds")
+@league_organiser
+def season_rounds(season_id: int) -> Any:
+    """The season's rounds planned or started so far (id, number, status, start, tables, games)."""
+
+    def listed() -> dict[str, Any]:
+        _season_reached(season_id)
+        return {"season": season_id, "rounds": league_api.season_rounds(dm().db, season_id)}
+
+    return answer(listed)
+
+
+@bp.get("/leagues/<int:league_id>/ratings")
+@league_organiser
+def league_ratings(league_id: int) -> Any:
+    """The league's ratings (OpenSkill): each rated player's rating, uncertainty and games, the highest first."""
+    if not reaches(league_id):
+        return _no_league(league_id)
+    return answer(lambda: {"league": league_id, "ratings": league_api.league_ratings(dm().db, league_id)})
 
 
 @bp.post("/leagues/<int:league_id>/links/<kind>/revoke")
@@ -372,8 +403,9 @@ def sign_up(token: str) -> Any:
     except BodyError as exc:
         return refusal(exc)
     season_id = leagues.signup_season(dm().db, league_id)
-    if season_id is None:
-        return json_error(NO_SIGNUP_SEASON, 404)
+    if season_id is None:  # a state of the league, not a missing thing: its latest season's sign-up closed, or none yet
+        closed = leagues.signup_closed(dm().db, league_id)
+        return json_error(NO_SIGNUP_SEASON if closed is None else str(closed), 409)
     try:
         leagues.sign_up(dm().db, season_id, given, utcnow())
     except LeagueError as exc:  # (the address's own state never refuses: ``sign_up`` answers it alike)
@@ -400,5 +432,40 @@ def confirm(token: str) -> Any:
 @bp.get("/p/<token>/leagues")
 @player_link
 def player_leagues(token: str) -> Any:
-    """The player's season entries: league, season, and their status."""
-    return jsonify({"ok": True, "entries": league_api.player_entries(dm().db, g.player_id)})
+    """The player's season entries (league, season, their status, the rounds they will miss) and their ratings."""
+    db = dm().db
+    return jsonify(
+        {
+            "ok": True,
+            "entries": league_api.player_entries(db, g.player_id),
+            "ratings": league_api.player_ratings(db, g.player_id),
+        }
+    )
+
+
+@bp.post("/p/<token>/leagues/<int:entry_id>/withdraw")
+@player_link
+def withdraw(token: str, entry_id: int) -> Any:
+    """Withdraw from a season (``leagues.withdraw``, as the hub's button): not seated in its later rounds."""
+
+    def withdrawn() -> dict[str, Any]:
+        leagues.check_owner(dm().db, entry_id, g.player_id)
+        leagues.withdraw(dm().db, entry_id, utcnow())
+        return {"entry": entry_id, "status": "withdrawn"}
+
+    return answer(withdrawn)
+
+
+@bp.post("/p/<token>/leagues/<int:entry_id>/skip")
+@player_link
+def skip(token: str, entry_id: int) -> Any:
+    """``{"round": 2}``: the player will miss that round (not yet started); ``{"round": 2, "undo": true}``: they will
+    play it after all (``leagues.skip``, ``leagues.unskip``, as the hub's form). The rounds they will miss."""
+
+    def skipped() -> dict[str, Any]:
+        number, undo = league_api.skip_args(json_body())
+        leagues.check_owner(dm().db, entry_id, g.player_id)
+        skips = (leagues.unskip if undo else leagues.skip)(dm().db, entry_id, number, utcnow())
+        return {"entry": entry_id, "skips": skips}
+
+    return answer(skipped)

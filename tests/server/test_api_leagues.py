@@ -361,9 +361,12 @@ def test_a_sign_up_after_the_close_or_without_a_season_is_refused(stack: Stack) 
     refused(stack, sign_up(stack, token), 409, "The sign-up for this season closed on", before)
     with stack.db.session() as session:
         session.execute(sa.update(Season).values(status="running"))
-    before = all_rows(stack.db)
-    refused(stack, sign_up(stack, token), 404, "No season of this league is open for sign-ups", before)
+    before = all_rows(stack.db)  # the season started: its sign-up closed, a state (409) as the README says
+    refused(stack, sign_up(stack, token), 409, "The sign-up for this season closed on", before)
     refused(stack, sign_up(stack, token[:-3] + "abc"), 403, "This link is not valid", before)
+    invite = new_league(stack, name="No season yet")["links"]["invite"]["token"]
+    before = all_rows(stack.db)
+    refused(stack, sign_up(stack, invite), 409, "No season of this league is open for sign-ups", before)
 
 
 def test_a_confirmation_refused_changes_nothing(stack: Stack) -> None:
@@ -444,3 +447,59 @@ def test_a_season_takes_its_sizes_and_a_sign_up_its_acquaintances_through_the_ap
     refused(stack, new_season(stack, made["id"], promote=1), 400, "only between divisions", before)
     refused(stack, new_season(stack, made["id"], divisions="2"), 400, "divisions must be a whole number", before)
     refused(stack, sign_up(stack, token, ANN | {"knows": "not an address"}), 400, "", before)
+
+
+def confirmed_player(stack: Stack) -> tuple[int, str]:
+    """Ann, confirmed in a season taking sign-ups (3 rounds): her player id and preferences link's token."""
+    _, token = open_league(stack)
+    sign_up(stack, token)
+    stack.client.post(f"/api{confirm_link(stack)}")
+    with stack.db.session() as session:
+        player = session.execute(sa.select(Player)).scalar_one()
+        return player.id, player_token(stack.settings.secret_key, player.id, player.link_generation)
+
+
+def test_a_player_misses_a_round_undoes_it_and_withdraws_by_their_link(stack: Stack) -> None:
+    _, link = confirmed_player(stack)
+    (entry,) = stack.client.get(f"/api/p/{link}/leagues").json["entries"]
+    path = f"/api/p/{link}/leagues/{entry['id']}"
+    assert entry["skips"] == []
+    missed = stack.client.post(f"{path}/skip", json={"round": 2})
+    assert (missed.status_code, missed.json) == (200, {"ok": True, "entry": entry["id"], "skips": [2]})
+    assert stack.client.post(f"{path}/skip", json={"round": 3}).json["skips"] == [2, 3]
+    assert stack.client.get(f"/api/p/{link}/leagues").json["entries"][0]["skips"] == [2, 3]
+    before = all_rows(stack.db)
+    for body, status, message in [
+        ({"round": 2}, 409, "You already said you will miss round 2"),
+        ({"round": 4}, 400, "Season 1 has rounds 1 to 3"),
+        ({"round": 1, "undo": True}, 409, "You did not say you would miss round 1"),
+        ({"round": "2"}, 400, "round must be a whole number."),
+        ({"round": 2, "undo": "yes"}, 400, "undo must be true or false."),
+        ({}, 400, "round is required."),
+        (None, 400, "Send a JSON object."),
+    ]:
+        refused(stack, stack.client.post(f"{path}/skip", json=body), status, message, before)
+    undone = stack.client.post(f"{path}/skip", json={"round": 2, "undo": True})
+    assert (undone.status_code, undone.json["skips"]) == (200, [3])
+    withdrawn = stack.client.post(f"{path}/withdraw")
+    assert (withdrawn.status_code, withdrawn.json) == (200, {"ok": True, "entry": entry["id"], "status": "withdrawn"})
+    assert entries(stack) == [("ann@example.org", EntryStatus.WITHDRAWN)]
+    before = all_rows(stack.db)
+    refused(stack, stack.client.post(f"{path}/withdraw"), 409, "You have already withdrawn", before)
+    refused(stack, stack.client.post(f"{path}/skip", json={"round": 1}), 409, "Only a confirmed player", before)
+
+
+def test_a_player_acts_on_their_own_entries_only(stack: Stack) -> None:
+    _, link = confirmed_player(stack)
+    (entry,) = stack.client.get(f"/api/p/{link}/leagues").json["entries"]
+    with stack.db.session() as session:
+        other = Player(email="cy@example.org", display_name="Cy", created_at=utcnow())
+        session.add(other)
+        session.flush()
+        theirs = player_token(stack.settings.secret_key, other.id, other.link_generation)
+    before = all_rows(stack.db)
+    for path, body in [("withdraw", None), ("skip", {"round": 1})]:
+        reply = stack.client.post(f"/api/p/{theirs}/leagues/{entry['id']}/{path}", json=body)
+        refused(stack, reply, 404, "There is no such sign-up.", before)
+        reply = stack.client.post(f"/api/p/{link[:-3]}abc/leagues/{entry['id']}/{path}", json=body)
+        refused(stack, reply, 403, "This link is not valid", before)

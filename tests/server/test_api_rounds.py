@@ -11,6 +11,7 @@ import io
 import json
 from typing import Any
 
+import pytest
 import sqlalchemy as sa
 
 from server.db import Database
@@ -19,6 +20,7 @@ from server.models import (
     League,
     LeagueRound,
     Player,
+    RatingRow,
     RoundStatus,
     Season,
     SeasonPlayer,
@@ -26,7 +28,7 @@ from server.models import (
     Seat,
     utcnow,
 )
-from server.services import leagues, organise, results, rounds
+from server.services import leagues, organise, ratings, results, rounds
 from server.services.links import player_token
 from tests.conftest import Stack
 from tests.server.test_api_cli import assert_clean_error, cli_env, run
@@ -123,6 +125,49 @@ def test_round_refusals_change_nothing(embedded: Stack) -> None:
         session.get(LeagueRound, round_id).status = RoundStatus.OVER  # type: ignore[union-attr]
     before = all_rows(embedded.db)
     refused(embedded, plan(embedded, season_id), 409, "has 3 rounds, all planned already", before)
+
+
+def test_a_seasons_rounds_are_listed_and_its_players_shown_with_the_ids_a_swap_takes(stack: Stack) -> None:
+    league_id, season_id, players = season_with_players(stack)
+    path = f"/api/seasons/{season_id}/rounds"
+    assert stack.client.get(path, headers=AUTH).json == {"ok": True, "season": season_id, "rounds": []}
+    round_id = plan(stack, season_id).json["id"]
+    listed = stack.client.get(path, headers=organiser_token(stack, league_id))
+    assert listed.status_code == 200
+    assert listed.json["rounds"] == [
+        {"id": round_id, "number": 1, "status": "planned", "starts_at": None, "tables": 2, "games": []}
+    ]
+    season = stack.client.get(f"/api/seasons/{season_id}", headers=AUTH).json
+    assert season["round_ids"] == [round_id] and sorted(p["id"] for p in season["players"]) == sorted(players)
+    (shown,) = [s for s in stack.client.get(f"/api/leagues/{league_id}", headers=AUTH).json["seasons"]]
+    assert shown["round_ids"] == [round_id]
+    tables = rounds.tables(stack.db, round_id)
+    a, b = tables[0][0], tables[1][0]
+    ids = {p["name"]: p["id"] for p in season["players"]}  # the ids the season shows are the ones a swap takes
+    assert {a, b} <= set(ids.values())
+    swapped = stack.client.post(f"/api/rounds/{round_id}/swap", json={"a": a, "b": b}, headers=AUTH)
+    assert swapped.status_code == 200
+    started = stack.client.post(f"/api/rounds/{round_id}/start", headers=AUTH).json["games"]
+    (done,) = stack.client.get(path, headers=AUTH).json["rounds"]
+    assert (done["status"], done["games"]) == ("started", started)
+    _, other, _ = season_with_players(stack, start=10, name="Other")
+    before = all_rows(stack.db)
+    token = organiser_token(stack, league_id)
+    refused(stack, stack.client.get(f"/api/seasons/{other}/rounds", headers=token), 404, "There is no season", before)
+    refused(stack, stack.client.get("/api/seasons/9999/rounds", headers=AUTH), 404, "There is no season 9999.", before)
+    refused(stack, stack.client.get(path), 401, "This call needs the organiser's API token", before)
+
+
+def test_a_player_swapped_with_themselves_is_refused(stack: Stack) -> None:
+    _, season_id, _ = season_with_players(stack)
+    round_id = plan(stack, season_id).json["id"]
+    seated = rounds.tables(stack.db, round_id)[0][0]
+    before = all_rows(stack.db)
+    reply = stack.client.post(f"/api/rounds/{round_id}/swap", json={"a": seated, "b": seated}, headers=AUTH)
+    refused(stack, reply, 400, "A player cannot be swapped with themselves", before)
+    with pytest.raises(rounds.RoundError, match="cannot be swapped with themselves"):  # the page and the CLI too
+        rounds.swap(stack.db, round_id, seated, seated)
+    assert all_rows(stack.db) == before
 
 
 def test_a_league_organiser_token_reaches_its_own_rounds_and_results_only(stack: Stack) -> None:
@@ -260,8 +305,12 @@ def test_an_abandoned_games_result_is_recorded_once_and_the_next_season_created_
         ({"points": {c: -1 for c in colours}}, "Give a result for every colour"),
         ({"points": {c: "7" for c in colours}}, "Give a result for every colour"),
         ({"points": {c: 10**40 for c in colours}}, "Give a result for every colour"),
-        ({"ranking": colours[:-1]}, "Give a result for every colour"),
-        ({"ranking": [colours[0]] * len(colours)}, "Give a result for every colour"),
+        (
+            {"points": {c: 5 for c in colours[:-1]}},
+            f"Give a result for every colour of the game ({', '.join(colours)})",
+        ),
+        ({"ranking": colours[:-1]}, f"Rank every colour of the game ({', '.join(colours)}) once, the best first."),
+        ({"ranking": [colours[0]] * len(colours)}, "Rank every colour of the game"),
         ({"ranking": [[c] for c in colours]}, "ranking must be a list of colours."),
         ({"ranking": [{"c": 1}]}, "ranking must be a list of colours."),
         ({"points": [1, 2, 3]}, "points must be an object."),
@@ -437,3 +486,47 @@ def test_a_season_whose_due_round_cannot_be_seated_says_so_in_the_api(stack: Sta
     rounds.sweep(stack.db, utcnow())
     stalled = stack.client.get(f"/api/seasons/{season_id}", headers=organiser_token(stack, league_id)).json
     assert stalled["unseated"]["round"] == 2 and "know each other" in stalled["unseated"]["reason"]
+
+
+# --- ratings ---------------------------------------------------------------------------------------------------------
+
+
+def test_ratings_are_read_by_the_organiser_per_league_and_by_each_player_for_themselves(stack: Stack) -> None:
+    league_id, season_id, game_id = finished_season(stack, tag=6)
+    people = {p.id: p for p in members(stack.db, game_id)}
+    path = f"/api/leagues/{league_id}/ratings"
+    reply = stack.client.get(path, headers=organiser_token(stack, league_id))
+    assert reply.status_code == 200 and reply.json["league"] == league_id
+    listed = reply.json["ratings"]
+    assert {r["player"] for r in listed} == set(people)
+    assert all((r["games"], r["new"], r["rating"], r["uncertainty"]) == (1, True, None, None) for r in listed)
+    assert {r["name"] for r in listed} == {p.display_name for p in people.values()}
+    with stack.db.session() as session:  # five games each: no longer new, shown as the pages show them
+        session.execute(sa.update(RatingRow).values(games=5))
+        stored = {(r.scope, r.player_id): r for r in session.execute(sa.select(RatingRow)).scalars()}
+        expected = {k: ratings.shown(ratings.Rating(r.mu, r.sigma, r.games)) for k, r in stored.items()}
+        session.expunge_all()
+    listed = stack.client.get(path, headers=AUTH).json["ratings"]
+    assert [(r["player"], r["rating"], r["uncertainty"]) for r in listed] == sorted(
+        ((p, expected[(league_id, p)].ordinal, expected[(league_id, p)].uncertainty) for p in people),
+        key=lambda t: (-(t[1] or 0), t[0]),
+    )
+    assert listed[0]["rating"] >= listed[-1]["rating"] and not listed[0]["new"]
+    player = next(iter(people.values()))
+    link = player_token(stack.settings.secret_key, player.id, player.link_generation)
+    mine = stack.client.get(f"/api/p/{link}/leagues").json["ratings"]
+    assert mine["all_games"] == {
+        "rating": expected[(0, player.id)].ordinal, "uncertainty": expected[(0, player.id)].uncertainty,
+        "new": False, "games": 5,
+    }  # fmt: skip
+    (league,) = mine["leagues"]
+    assert league["league"] == {"id": league_id, "name": "Results"} and league["games"] == 5
+    _, other_season, _ = season_with_players(stack, start=30, name="Other")
+    with stack.db.session() as session:
+        other = session.get(Season, other_season).league_id  # type: ignore[union-attr]
+    before = all_rows(stack.db)
+    token = organiser_token(stack, league_id)
+    refused(stack, stack.client.get(f"/api/leagues/{other}/ratings", headers=token), 404, "There is no league", before)
+    refused(stack, stack.client.get("/api/leagues/9999/ratings", headers=AUTH), 404, "There is no league 9999.", before)
+    refused(stack, stack.client.get(path), 401, "This call needs the organiser's API token", before)
+    assert season_id

@@ -402,3 +402,36 @@ def test_mail_to_the_demos_bots_is_not_listed(embedded: Stack) -> None:
     assert listed_names(body) == [mine]
     assert DEMO_DOMAIN not in body and "Game 2" not in body
     assert "3 mails to the bots of deadmail demo --auto are not listed." in body
+
+
+LONG_SUBJECTS = [
+    "Liga wtorkowa 2026: Mall of Horror, gra 12: twoja kolej, zagłosuj na szeryfa w parkingu przed czwartkiem"
+    " wieczorem bo okno głosowania zamyka się już wkrótce",  # folded before an encoded word: read with two spaces
+    "Mall of Horror, partita 7: è il tuo turno di votare per lo sceriffo — la finestra si chiude giovedì alle 18:00",
+    "Lega del martedì, stagione 2: i tavoli del turno 3 — giovedì alle 18:00, cinque giocatori per tavolo, buona",
+    "Mall of Horror, gra 12: głosowanie na szeryfa — okno zamyka się w czwartek o 18:00, Łódź źdźbło zażółć jaźń",
+    "Liga wtorkowa, sezon 2: wyniki rundy 3 — gęślą jaźń, Żółw Łukasz Ściborski i Źrebię zajęli pierwsze miejsca",
+    "A plain English subject that is long enough to be folded by the mail library, " + "x" * 90 + " and then more",
+]
+
+
+@pytest.mark.parametrize("subject", LONG_SUBJECTS)
+def test_a_long_folded_subject_reads_back_with_single_spaces(tmp_path: Path, subject: str) -> None:
+    """A long Subject is folded when the mail is written (compose.POLICY); read back by the mailbox (folder), by
+    Python's email package (default policy) and by its legacy decode_header, it is the subject sent, exactly."""
+    from email.header import decode_header, make_header
+
+    from server.mail import folder
+    from server.mail.compose import POLICY
+
+    message = EmailMessage(POLICY)
+    message["Subject"], message["Message-ID"] = subject, make_msgid(domain="example.org")
+    message.set_content("x")
+    FileTransport(tmp_path / "mail").send(message, lambda: None)
+    (path,) = folder.mail_files(tmp_path / "mail")
+    raw = path.read_bytes()
+    assert all(len(line) <= 78 for line in raw.split(b"\n")), raw  # folded: no line too long
+    assert folder.headers(path)["Subject"] == subject
+    assert str(message_from_bytes(raw, policy=policy.default)["Subject"]) == subject
+    legacy = message_from_bytes(raw)["Subject"].replace("\r\n", "").replace("\n", "")  # unfolded (RFC 5322)
+    assert str(make_header(decode_header(legacy))) == subject

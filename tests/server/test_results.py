@@ -19,6 +19,7 @@ from server.models import (
     LeagueResult,
     LeagueRound,
     MailKind,
+    Player,
     RatingPoint,
     RatingRow,
     RoundStatus,
@@ -35,7 +36,7 @@ from server.services.links import league_token, player_token
 from tests.conftest import Stack
 from tests.server.test_hub import expected_games
 from tests.server.test_replay import finish
-from tests.support import T0, all_rows, compose, create_tagged, mail_settings, rows_of_kind, seat_ids, text_of
+from tests.support import AUTH, T0, all_rows, compose, create_tagged, mail_settings, rows_of_kind, seat_ids, text_of
 
 DAY = timedelta(days=1)
 
@@ -444,3 +445,103 @@ def test_points_and_places_are_written_in_the_readers_language() -> None:
 
     assert [number("en", 0.75), number("it", 0.75), number("pl", 1.5)] == ["0.75", "0,75", "1,5"]
     assert [number("it", 2.0), number("pl", 12.333), number("en", None)] == ["2", "12,33", "–"]
+
+
+# --- results recorded as a ranking (issue 25) -------------------------------------------------------------------------
+
+
+def _token(db: Database, secret: str, player_id: int) -> str:
+    with db.session() as session:
+        player = session.get(Player, player_id)
+        assert player is not None
+        return player_token(secret, player.id, player.link_generation)
+
+
+def test_a_result_recorded_as_a_ranking_invents_no_victory_points(stack: Stack) -> None:
+    """A ranking places the seats and gives no victory points: none in the standings' column (JSON null, CSV empty,
+    "–" on the page, "-" on the command line), none in the victory-points tie-break, none in the round's mail and the
+    player's games; a league scoring victory points refuses a ranking."""
+    _league, season_id = make_season(stack.db, rounds=1, tie_breaks=["victory_points", "wins"])
+    played = league_game(stack.db, season_id, 1, seed=81, tag=1)
+    ranked = league_game(stack.db, season_id, 1, seed=82, tag=2)
+    finish(stack.db, played, seed=81)
+    organise.abandon(stack.db, ranked, now=T0)
+    colours = list(seat_ids(stack.db, ranked))[::-1]
+    reply = stack.client.post(f"/api/games/{ranked}/result", json={"ranking": colours}, headers=AUTH)
+    assert reply.status_code == 200, reply.json
+    written = results_of(stack.db, ranked)
+    by_place = [written[c].player_id for c in colours]
+    assert [written[c].winner for c in colours] == [True, False, False]
+    rows = stack.client.get(f"/api/seasons/{season_id}/standings", headers=AUTH).json["divisions"][0]["rows"]
+    shown = {r["player"]: r for r in rows}
+    assert [(shown[p]["victory_points"], shown[p]["points"], shown[p]["wins"]) for p in by_place] == [
+        (None, 1.0, 1),
+        (None, 0.5, 0),
+        (None, 0.0, 0),
+    ]
+    players = results_of(stack.db, played)
+    assert all(isinstance(shown[r.player_id]["victory_points"], int) for r in players.values())
+    table = list(csv.DictReader(io.StringIO(results.csv(stack.db, season_id))))
+    assert {row["victory_points"] for row in table if int(row["player"]) in by_place} == {""}
+    page = stack.client.get(f"/p/{_token(stack.db, stack.settings.secret_key, by_place[0])}/season/{season_id}")
+    assert page.status_code == 200 and "<td>–</td>" in page.get_data(as_text=True)
+    games = stack.client.get(
+        f"/p/{_token(stack.db, stack.settings.secret_key, by_place[0])}/season/{season_id}/games/{by_place[0]}"
+    )
+    assert "place 1 of 3, recorded without victory points" in games.get_data(as_text=True)
+    (mail,) = [r for r in rows_of_kind(stack.db, MailKind.LEAGUE_RESULTS) if r.player_id == by_place[0]]
+    message = compose(stack.db, mail.id, mail_settings(stack.settings), now=T0)
+    assert message is not None
+    text = text_of(message)
+    assert f"Game {ranked}: 1. " in text and "(-1)" not in text and "(3)" not in text
+    # a league scoring victory points: a ranking is refused, nothing changed
+    _other, vp_season = make_season(stack.db, rounds=1, name="By points", scoring="victory_points")
+    game_id = league_game(stack.db, vp_season, 1, seed=83, tag=3)
+    organise.abandon(stack.db, game_id, now=T0)
+    before = all_rows(stack.db)
+    reply = stack.client.post(
+        f"/api/games/{game_id}/result", json={"ranking": list(seat_ids(stack.db, game_id))}, headers=AUTH
+    )
+    assert reply.status_code == 400 and "scores the game's victory points" in reply.json["error"]
+    assert all_rows(stack.db) == before
+
+
+def test_the_victory_points_tie_break_ignores_a_ranking() -> None:
+    """Two players level on placement points: the one with real victory points is ahead of one whose only game was
+    recorded as a ranking (which would have "scored" 3 had the ranking been turned into victory points)."""
+    seat = scoring.SeatResult
+    games = [
+        scoring.GameResult(
+            1, (seat("red", -1, 0, True, 1), seat("blue", -2, 0, False, 3), seat("green", -3, 0, False, 4))
+        ),
+        scoring.GameResult(
+            2, (seat("red", 2, 0, True, 2), seat("blue", 1, 0, False, 5), seat("green", 0, 0, False, 6))
+        ),
+    ]
+    rows = scoring.standings(games, "placement", ("victory_points",))
+    assert [(r.player, r.rank, r.victory_points) for r in rows[:2]] == [(2, 1, 2), (1, 2, None)]
+    assert scoring.standings_csv(rows).splitlines()[2].split(",")[8] == ""
+
+
+def test_a_recorded_result_feeds_the_ratings_like_a_played_game(stack: Stack) -> None:
+    league_id, season_id = make_season(stack.db, rounds=1)
+    game_id = league_game(stack.db, season_id, 1, seed=84, tag=4)
+    organise.abandon(stack.db, game_id, now=T0)
+    colours = list(seat_ids(stack.db, game_id))
+    points = {c: 20 - 3 * i for i, c in enumerate(colours)}
+    results.record_result(stack.db, game_id, points, T0 + DAY)
+    with stack.db.session() as session:
+        holders = dict(session.execute(sa.select(Seat.colour, Seat.player_id).where(Seat.game_id == game_id)).all())
+        stored = {
+            (r.scope, r.player_id): (r.mu, r.sigma, r.games) for r in session.execute(sa.select(RatingRow)).scalars()
+        }
+        history = session.execute(sa.select(RatingPoint.scope, RatingPoint.game_id, RatingPoint.finished_at)).all()
+    expected: dict[int, ratings.Rating] = {}
+    seats = tuple(ratings.SeatResult(i, (ratings.Tenure(holders[c], 1.0),)) for i, c in enumerate(colours, start=1))
+    ratings.rate_game(expected, ratings.FinishedGame(game_id, T0 + DAY, seats))
+    for scope in (0, league_id):
+        for player_id, rating in expected.items():
+            assert stored[(scope, player_id)] == pytest.approx((rating.mu, rating.sigma, 1))
+    assert sorted(history) == sorted((s, game_id, T0 + DAY) for s in (0, league_id) for _ in holders)
+    best, worst = holders[colours[0]], holders[colours[-1]]
+    assert stored[(league_id, best)][0] > stored[(league_id, worst)][0]
