@@ -54,7 +54,8 @@ def test_one_point_is_written_in_the_singular() -> None:
     from server.services.results import Standings
 
     def row(rank: int, name: str, points: float) -> dict[str, Any]:
-        return {"player": rank, "name": name, "rank": rank, "games": 1, "points": points, "average_place": 1.0}
+        row = {"player": rank, "name": name, "rank": rank, "games": 1, "points": points, "average_place": 1.0}
+        return row | {"victory_points": 10}
 
     table = Standings(1, 1, divisions=[(None, [row(1, "Ann", 1.0), row(2, "Bob", 0.5), row(3, "Cy", 2.0)])])
     assert lines("en", table)[1:] == [
