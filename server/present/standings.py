@@ -47,7 +47,7 @@ def tables(lang: str, table: Standings, games_url: Callable[[int], str] | None =
                     **row,
                     "points_text": number(lang, row["points"]),
                     "average_text": number(lang, row["average_place"]),
-                    "victory_text": number(lang, row["victory_points"]),  # "–": rankings recorded only
+                    "victory_text": number(lang, row.get("victory_points")),  # "–": rankings recorded only
                     "url": games_url(row["player"]) if games_url else None,
                 }
                 for row in rows
