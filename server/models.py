@@ -768,7 +768,8 @@ class SeasonStandingRow(Base):
     games: Mapped[int] = mapped_column(Integer)
     points: Mapped[float] = mapped_column(Float)
     wins: Mapped[int] = mapped_column(Integer)
-    victory_points: Mapped[int] = mapped_column(Integer)
+    #: null: none of the player's games has victory points (results recorded as rankings).
+    victory_points: Mapped[int | None] = mapped_column(Integer, nullable=True)
     average_place: Mapped[float | None] = mapped_column(Float, nullable=True)
     division: Mapped[str | None] = mapped_column(String(40), nullable=True)
 

@@ -5,6 +5,8 @@
 - ``seasons.unseated`` (new, nullable JSON): why the season's next round could not be seated when the minute sweep
   tried to start it (``{"round", "msgid", "params", "since"}``), so the organiser is mailed once per stall and their
   season page shows it; cleared once a round of the season is seated.
+- ``season_standing_rows.victory_points`` (now nullable): null for a player whose games of the season have no
+  victory points (results recorded as a ranking: nothing is invented); the downgrade writes 0 there.
 
 Revision ID: 0023
 Revises: 0022
@@ -34,9 +36,14 @@ def upgrade() -> None:
         batch.add_column(sa.Column("organiser_email", sa.String(320), nullable=True))
     with op.batch_alter_table("seasons") as batch:
         batch.add_column(sa.Column("unseated", _json(), nullable=True))
+    with op.batch_alter_table("season_standing_rows") as batch:
+        batch.alter_column("victory_points", existing_type=sa.Integer(), nullable=True)
 
 
 def downgrade() -> None:
+    op.execute("UPDATE season_standing_rows SET victory_points = 0 WHERE victory_points IS NULL")
+    with op.batch_alter_table("season_standing_rows") as batch:
+        batch.alter_column("victory_points", existing_type=sa.Integer(), nullable=False)
     with op.batch_alter_table("seasons") as batch:
         batch.drop_column("unseated")
     with op.batch_alter_table("leagues") as batch:

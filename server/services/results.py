@@ -328,9 +328,6 @@ def _round_over(session: Session, league_round: LeagueRound, season: Season, now
 #: rows of a table on one page of the standings (a season of thousands of players is shown a page at a time).
 PAGE = 100
 
-#: a stored row's ``victory_points`` when the player has none (only results recorded as rankings): the column takes
-#: no null, and victory points are never negative.
-NO_VICTORY_POINTS = -1
 #: the columns of a stored row, as a row's dict names them.
 ROW_COLUMNS = ("player", "name", "rank", "games", "points", "wins", "victory_points", "average_place", "division")
 
@@ -441,7 +438,6 @@ def _store(session: Session, season: Season, now: datetime) -> None:
     stored = [
         {"season_id": season.id, "tab": tab, "position": i, "player_id": row["player"]}
         | {key: row[key] for key in ROW_COLUMNS[1:]}
-        | {"victory_points": NO_VICTORY_POINTS if row["victory_points"] is None else row["victory_points"]}
         for tab, rows in enumerate(_tabs(table))
         for i, row in enumerate(rows)
     ]
@@ -498,10 +494,7 @@ def _read(session: Session, cached: SeasonStandings, where: Any, more: list[bool
     ).all()
     for tab, *values in found:
         if tab < len(tabs):
-            row = dict(zip(ROW_COLUMNS, values, strict=True))
-            if row["victory_points"] == NO_VICTORY_POINTS:
-                row["victory_points"] = None
-            tabs[tab].append(row)
+            tabs[tab].append(dict(zip(ROW_COLUMNS, values, strict=True)))
     return Standings(cached.season_id, cached.version, list(zip(names, tabs[:-1], strict=True)), tabs[-1], more or [])
 
 
