@@ -55,3 +55,14 @@ def test_a_mail_uses_the_pages_palette_type_and_buttons(embedded: Stack) -> None
 
     text = text_of(message)
     assert "<" not in text.replace("<http", "") and "style" not in text  # the plain-text part: plain
+
+
+def test_the_mail_tables_columns_line_up_when_cachou_is_closed(embedded: Stack) -> None:
+    """SET-4: with 3 players Cachou is closed; its reason follows the row, so every row's columns line up."""
+    created = create_tagged(embedded.db, 3, seed=2)
+    message = compose(embedded.db, outbox_ids(embedded.db, created.game_id)[0], mail_settings(embedded.settings))
+    assert message is not None
+    rows = [row.strip() for row in text_of(message).split("The mall:")[1].splitlines()[1:7]]
+    assert [row.split()[0] for row in rows] == ["1", "2", "3", "4", "5", "6"]
+    assert len({row.index(" room ") for row in rows}) == 1, rows
+    assert rows[1].startswith("2 Cachou ") and rows[1].endswith(" (closed with 3 or 4 players)"), rows
