@@ -224,6 +224,14 @@ def token_requests(stack: Stack) -> list[tuple[str, str, dict[str, Any]]]:
         ("GET", f"/lo/{organising}/season/{season}/standings.csv", {}),
         ("POST", f"/lo/{organising}/season/{season}/record", {**csrf, "game": "1"}),
         ("POST", f"/lo/{organising}/season/{season}/next", {**csrf, "days": "7"}),
+        ("GET", f"/lo/{organising}/season/new", {}),
+        ("POST", f"/lo/{organising}/season/new", {**csrf, "closes_date": "x"}),
+        ("GET", f"/lo/{organising}/invite", {}),
+        ("POST", f"/lo/{organising}/invite", {**csrf, "addresses": "not an address"}),
+        ("GET", f"/lo/{organising}/round/1/start", {}),
+        ("POST", f"/p/{player}/leagues/1/knows", {**csrf, "knows": "not an address"}),
+        ("POST", f"/api/p/{player}/leagues/1/withdraw", {}),
+        ("POST", f"/api/p/{player}/leagues/1/skip", {}),
     ]
 
 
