@@ -214,8 +214,8 @@ def swap(token: str, round_id: int) -> Any:
         return _not_found(exc)
     try:
         rounds.swap(dm().db, round_id, _player("first"), _player("second"))
-    except RoundError as exc:
-        return _round(token, round_id, say(exc), 409)
+    except RoundError as exc:  # (a player with themselves is a bad request, as the API answers; the rest a conflict)
+        return _round(token, round_id, say(exc), 400 if exc.msgid == rounds.SAME_PLAYER else 409)
     return redirect(url_for("league_organiser.round_page", token=token, round_id=round_id), code=303)
 
 

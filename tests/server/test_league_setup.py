@@ -276,6 +276,11 @@ def test_a_swap_within_a_division_is_offered(stack: Stack) -> None:
     html = stack.client.get(f"/lo/{token}/round/{round_id}").get_data(as_text=True)
     assert html.count(f'action="/lo/{token}/round/{round_id}/swap"') == 1
     assert all(f'<option value="{pid}">' in html for table in tables for pid in table)
+    before = all_rows(stack.db)
+    same = {"first": tables[0][0], "second": tables[0][0]}
+    alone = post_form(stack.client, stack.app, f"/lo/{token}/round/{round_id}/swap", same)
+    assert alone.status_code == 400 and "cannot be swapped with themselves" in page_text(alone)  # as the API says
+    assert all_rows(stack.db) == before
 
 
 def test_league_create_on_the_command_line_prints_the_leagues_addresses(embedded: Stack) -> None:
