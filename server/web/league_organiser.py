@@ -219,6 +219,11 @@ def swap(token: str, round_id: int) -> Any:
     return redirect(url_for("league_organiser.round_page", token=token, round_id=round_id), code=303)
 
 
+def _asking_to_start(token: str, data: dict[str, Any]) -> Any:
+    """The page saying what starting the planned round does; its form confirms (nothing is changed by showing it)."""
+    return render_template("league/start.html", token=token, rnd=_round_shown(data), **_common())
+
+
 @bp.get("/<token>/round/<int:round_id>/start")
 @league_organiser_link
 def start_page(token: str, round_id: int) -> Any:
@@ -229,7 +234,7 @@ def start_page(token: str, round_id: int) -> Any:
         return _not_found(exc)
     if data["status"] != "planned":
         return redirect(url_for("league_organiser.round_page", token=token, round_id=round_id), code=303)
-    return render_template("league/start.html", token=token, rnd=_round_shown(data), **_common())
+    return _asking_to_start(token, data)
 
 
 @bp.post("/<token>/round/<int:round_id>/start")
@@ -243,7 +248,7 @@ def start(token: str, round_id: int) -> Any:
     if data["status"] != "planned":
         return _round(token, round_id, say(RoundError(rounds.STARTED)), 409)
     if str(request.form.get("confirm", ""))[:4] != "1":
-        return render_template("league/start.html", token=token, rnd=_round_shown(data), **_common())
+        return _asking_to_start(token, data)
     try:
         rounds.start(dm().db, round_id, utcnow())
     except RoundError as exc:
