@@ -528,6 +528,14 @@ def summed(parts: list[Any]) -> dict[str, int]:
     return {key: sum(r.retval["counts"].get(key, 0) for r in parts) for key in IDLE}
 
 
+def forged(token: str) -> str:
+    """``token`` (or a link ending in one) with one character of its signature changed: always refused.
+    (Changing the last characters is not: the last base64 character of a signature carries padding bits, so two
+    characters can decode to the same signature.)"""
+    at = len(token) - 5
+    return token[:at] + ("B" if token[at] == "A" else "A") + token[at + 1 :]
+
+
 def utc(*args: int) -> datetime:
     return datetime(*args, tzinfo=UTC)  # type: ignore[misc]
 

@@ -32,6 +32,7 @@ from tests.support import (
     compose,
     create_tagged,
     csrf_token,
+    forged,
     html_of,
     letter,
     mail_settings,
@@ -261,9 +262,9 @@ def test_csrf_forged_and_revoked_links(stack: Stack) -> None:
     assert without.status_code == 400
     wrong = stack.client.post(url, data={"channel": "all", "text": "bad token", "csrf_token": "forged"})
     assert wrong.status_code == 400
-    forged = token(stack, seats["red"])[:-3] + "abc"
+    refused = forged(token(stack, seats["red"]))
     data = {"csrf_token": csrf_token(stack.client, stack.app), "channel": "all", "text": "forged"}
-    assert stack.client.post(f"/s/{forged}/chat", data=data).status_code == 403
+    assert stack.client.post(f"/s/{refused}/chat", data=data).status_code == 403
     other_key = seat_token("another-secret", seats["red"], 1)
     assert stack.client.post(f"/s/{other_key}/chat", data=data).status_code == 403
     rotate_link(stack.db, game.id, "red")

@@ -16,7 +16,7 @@ from server.services import seats, turns
 from server.services.links import mailbox_token, organiser_token, player_token
 from server.web.logs import PATH_LOGGERS, cut_tokens
 from tests.conftest import Stack
-from tests.support import api_game, people, player_of, post_form, seat_ids
+from tests.support import api_game, forged, people, player_of, post_form, seat_ids
 
 
 def boom(*_args: Any, **_kwargs: Any) -> Any:
@@ -107,7 +107,7 @@ def test_werkzeugs_request_log_has_the_token_cut(embedded: Stack, caplog: pytest
             with urllib.request.urlopen(url, timeout=10) as reply:
                 assert reply.status == 200
             with pytest.raises(urllib.error.HTTPError):
-                urllib.request.urlopen(url[:-3] + "xyz", timeout=10)  # a refused link: 403
+                urllib.request.urlopen(forged(url), timeout=10)  # a refused link: 403
     finally:
         server.shutdown()
         thread.join(10)

@@ -36,6 +36,7 @@ from tests.support import (
     compose,
     create_tagged,
     engine_of,
+    forged,
     log_in_as_organiser,
     mail_settings,
     open_window,
@@ -479,8 +480,8 @@ def test_an_organiser_link_opens_its_game_only(stack: Stack) -> None:
     assert to_login(stack.client.get("/o/new"))  # not a login
     # a forged link, or a seat link, is not an organiser link
     seat = seats_of(stack.db, b.game_id)["red"]
-    for forged in (token[:-2] + "xx", seat_token(stack.settings.secret_key, seat.id, seat.link_generation)):
-        assert stack.client.get(f"/o/link/{forged}").status_code == 403
+    for wrong in (forged(token), seat_token(stack.settings.secret_key, seat.id, seat.link_generation)):
+        assert stack.client.get(f"/o/link/{wrong}").status_code == 403
     with pytest.raises(LinkError):
         read_organiser_token(stack.settings.secret_key, seat_token(stack.settings.secret_key, 1, 1), 60)
     assert to_login(stack.client.get(f"/o/games/{b.game_id}"))

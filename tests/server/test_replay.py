@@ -21,7 +21,7 @@ from server.services.links import seat_token
 from server.text import glossary, sentences
 from server.text.sentences import player_label
 from tests.conftest import Stack
-from tests.support import T0, create_tagged, engine_of, open_window, play_window, table_names
+from tests.support import T0, create_tagged, engine_of, forged, open_window, play_window, table_names
 
 PUBLIC_KEYS = {"characters", "zombies", "closed", "chief", "chief_elected", "hidden", "players", "round", "phase"}
 
@@ -247,11 +247,11 @@ def test_forged_or_revoked_links_hostile_names_and_the_organiser_context(embedde
     assert "<b>Mallory" not in text
     names = re.findall(r"&lt;b&gt;Mallory&lt;/b&gt;(x*)", text)
     assert names and all(len(x) == 80 - len("<b>Mallory</b>") for x in names)  # escaped, and capped
-    status, text = page(embedded, good[:-3] + "xyz/replay")
+    status, text = page(embedded, forged(good) + "/replay")
     assert status == 403 and "seen by" not in text
     assert page(embedded, "/s/forged/replay")[0] == 403
-    forged = seat_token("another-secret", 1, 1)
-    assert page(embedded, f"/s/{forged}/replay")[0] == 403
+    other_key = seat_token("another-secret", 1, 1)
+    assert page(embedded, f"/s/{other_key}/replay")[0] == 403
     seat_id = seats.rotate_link(embedded.db, created.game_id, "red")
     status, text = page(embedded, good + "/replay")
     assert status == 403 and "seen by" not in text
