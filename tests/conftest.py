@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import os
+import shutil
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -112,25 +113,88 @@ def _pg_admin() -> Any:
     return sa.create_engine(PG_URL, isolation_level="AUTOCOMMIT")
 
 
-@pytest.fixture
-def postgres_url() -> Iterator[str]:
-    """A fresh, empty PostgreSQL database for one test, dropped afterwards."""
+def _pg_url(name: str) -> str:
+    return PG_URL.rsplit("/", 1)[0] + f"/{name}"
+
+
+@contextmanager
+def _pg_database(template: str | None = None) -> Iterator[str]:
+    """A new PostgreSQL database (empty, or a copy of ``template``) for one test, dropped afterwards."""
     import sqlalchemy as sa
 
     need_service("PostgreSQL")
     name = f"dm_test_{uuid.uuid4().hex[:12]}"
     admin = _pg_admin()
+    copy = f' TEMPLATE "{template}"' if template else ""
     try:
         with admin.connect() as conn:
-            conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+            conn.execute(sa.text(f'CREATE DATABASE "{name}"{copy}'))
     except Exception as exc:
         admin.dispose()
         need("PostgreSQL", exc)
-    url = PG_URL.rsplit("/", 1)[0] + f"/{name}"
-    yield url
+    try:
+        yield _pg_url(name)
+    finally:
+        with admin.connect() as conn:
+            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@pytest.fixture
+def postgres_url() -> Iterator[str]:
+    """A fresh, empty PostgreSQL database for one test, dropped afterwards."""
+    with _pg_database() as url:
+        yield url
+
+
+# --- migrated once per session ---------------------------------------------------------------------------------------
+# Running every Alembic migration takes about two seconds; a test's database is a copy of one migrated per test
+# session (per xdist worker): a file copy for SQLite, ``CREATE DATABASE ... TEMPLATE`` for PostgreSQL. That the
+# migrations build the models' schema is proved by tests/server/test_migrations.py, which migrates for itself.
+
+
+@pytest.fixture(scope="session")
+def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A SQLite file migrated to the latest schema once per session."""
+    path = tmp_path_factory.mktemp("template") / "deadmail.db"
+    upgrade(f"sqlite:///{path}")
+    return path
+
+
+@pytest.fixture(scope="session")
+def postgres_template() -> Iterator[str]:
+    """A PostgreSQL database migrated once per session, copied by each production test (nobody connects to it
+    after the migration: PostgreSQL copies only a template without connections)."""
+    import sqlalchemy as sa
+
+    need_service("PostgreSQL")
+    name = f"dm_template_{uuid.uuid4().hex[:12]}"
+    admin = _pg_admin()
     with admin.connect() as conn:
-        conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-    admin.dispose()
+        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
+    try:
+        upgrade(_pg_url(name))
+        yield name
+    finally:
+        with admin.connect() as conn:
+            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
+@pytest.fixture
+def migrated_postgres_url(postgres_template: str) -> Iterator[str]:
+    """A PostgreSQL database at the latest schema for one test (a copy of the session's template), dropped after."""
+    with _pg_database(postgres_template) as url:
+        yield url
+
+
+def migrated_sqlite_url(template: Path, folder: Path) -> str:
+    """A SQLite database at the latest schema in ``folder`` (a copy of the session's template), private as
+    ``upgrade`` makes it."""
+    path = folder / "deadmail.db"
+    shutil.copyfile(template, path)
+    path.chmod(0o600)
+    return f"sqlite:///{path}"
 
 
 @pytest.fixture
@@ -160,7 +224,10 @@ class Stack:
         return db
 
 
-def _stack(name: str, tmp_path: Path, database_url: str, broker_url: str, **overrides: Any) -> Stack:
+def _stack(
+    name: str, tmp_path: Path, database_url: str, broker_url: str, migrated: bool = False, **overrides: Any
+) -> Stack:
+    """One installation; its database is migrated here unless ``migrated`` says it is a copy of a migrated one."""
     env = {
         "DEADMAIL_DATA_DIR": str(tmp_path / "data"),
         "DATABASE_URL": database_url,
@@ -171,7 +238,8 @@ def _stack(name: str, tmp_path: Path, database_url: str, broker_url: str, **over
         "DEADMAIL_QUEUE": f"deadmail-test-{uuid.uuid4().hex[:8]}",  # runs sharing a broker never meet
     }
     settings = Settings.from_env(env, **overrides)
-    upgrade(settings.database_url)
+    if not migrated:
+        upgrade(settings.database_url)
     db = Database(settings.database_url)
     app = create_app(settings, db.with_tasks(Queue(settings)))
     app.config["TESTING"] = True
@@ -182,11 +250,12 @@ def _stack(name: str, tmp_path: Path, database_url: str, broker_url: str, **over
 def stack(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Stack]:
     """The same test on both setups: SQLite + filesystem broker, and PostgreSQL + Redis."""
     if request.param == "embedded":
-        built = _stack("embedded", tmp_path, f"sqlite:///{tmp_path / 'deadmail.db'}", "filesystem://")
+        url = migrated_sqlite_url(request.getfixturevalue("sqlite_template"), tmp_path)
+        built = _stack("embedded", tmp_path, url, "filesystem://", migrated=True)
     else:
-        pg = request.getfixturevalue("postgres_url")
+        pg = request.getfixturevalue("migrated_postgres_url")
         broker = request.getfixturevalue("redis_url")
-        built = _stack("production", tmp_path, pg, broker)
+        built = _stack("production", tmp_path, pg, broker, migrated=True)
     yield built
     built.db.dispose()
     if request.param == "production":
@@ -200,9 +269,9 @@ def stack(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Stack]:
 
 
 @pytest.fixture
-def embedded(tmp_path: Path) -> Iterator[Stack]:
+def embedded(tmp_path: Path, sqlite_template: Path) -> Iterator[Stack]:
     """Only the embedded setup (fast tests that do not depend on the database or broker kind)."""
-    built = _stack("embedded", tmp_path, f"sqlite:///{tmp_path / 'deadmail.db'}", "filesystem://")
+    built = _stack("embedded", tmp_path, migrated_sqlite_url(sqlite_template, tmp_path), "filesystem://", migrated=True)
     yield built
     built.db.dispose()
 

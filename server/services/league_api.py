@@ -281,8 +281,8 @@ def league_view(db: Database, league_id: int) -> dict[str, Any]:
         league = session.get(League, league_id)
         if league is None:
             raise LeagueError(NO_LEAGUE, league=league_id)
-        seasons = session.execute(select(Season).where(Season.league_id == league_id).order_by(Season.number))
-        listed = list(seasons.scalars().all())
+        season_rows = session.execute(select(Season).where(Season.league_id == league_id).order_by(Season.number))
+        listed = list(season_rows.scalars().all())
         counts = _entry_counts(session, [s.id for s in listed])
         ids = _round_ids(session, [s.id for s in listed])
         return {**_league_json(league), "seasons": [_season_json(s, counts[s.id], ids[s.id]) for s in listed]}

@@ -202,7 +202,7 @@ def plan_round(session: Session, season: Season, now: datetime) -> LeagueRound:
     tables: list[list[fixtures.PlayerId]] = []
     try:
         for k, group in enumerate(_by_division(entries, _available(session, entries, number, at))):
-            seating = fixtures.Round(
+            table_plan = fixtures.Round(
                 players=group,
                 size=league.table_size,
                 met=met,
@@ -210,7 +210,7 @@ def plan_round(session: Session, season: Season, now: datetime) -> LeagueRound:
                 seed=season.id * 1000 + number + 100_000 * k,
                 day=at.date(),
             )
-            tables += fixtures.seat(seating)
+            tables += fixtures.seat(table_plan)
     except fixtures.FixturesError as exc:
         raise RoundError(exc.msgid, **exc.params) from None
     if rnd is None:
@@ -368,10 +368,10 @@ def due_seasons(db: Database, now: datetime) -> list[int]:
     """The seasons whose next round is due: a fixed schedule's whose start has come, and a running "when_over"
     season's once every table of its last round is over."""
     with db.session() as session:
-        seasons = session.execute(
+        running = session.execute(
             select(Season).where(Season.status.in_((SeasonStatus.SIGNUP, SeasonStatus.RUNNING)))
         ).scalars()
-        return [s.id for s in seasons if _due(session, s, now)]
+        return [s.id for s in running if _due(session, s, now)]
 
 
 def _due(session: Session, season: Season, now: datetime) -> bool:
@@ -471,7 +471,7 @@ def league_view(db: Database, league_id: int) -> dict[str, Any]:
                 .group_by(SeasonPlayer.season_id, SeasonPlayer.status)
             )
         }
-        seasons = session.execute(select(Season).where(Season.league_id == league_id).order_by(Season.number))
+        season_rows = session.execute(select(Season).where(Season.league_id == league_id).order_by(Season.number))
         return {
             "id": league.id,
             "name": league.name,
@@ -491,7 +491,7 @@ def league_view(db: Database, league_id: int) -> dict[str, Any]:
                     "confirmed": counts.get((s.id, EntryStatus.CONFIRMED), 0),
                     "pending": counts.get((s.id, EntryStatus.PENDING), 0),
                 }
-                for s in seasons.scalars()
+                for s in season_rows.scalars()
             ],
         }
 
