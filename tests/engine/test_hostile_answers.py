@@ -15,6 +15,7 @@ from engine.bots import RandomBot
 from engine.data import CARDS, CHARACTERS, COLOURS
 from engine.errors import PARAMETERS, render
 from engine.game import Game
+from tests.profile import examples
 
 NAMES = st.sampled_from([*COLOURS, *CHARACTERS, *CARDS, "x" * 10_000, "<script>alert(1)</script>", ""])
 SCALARS = st.one_of(
@@ -46,7 +47,7 @@ def advanced(seed: int, steps: int, players: int, order: str) -> Game:
 
 
 @pytest.mark.rule("H-1", "H-6")
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     seed=st.integers(0, 10_000),
     steps=st.integers(0, 150),

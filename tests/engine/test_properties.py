@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 from engine import Game, ScenarioError, new_game, replay, run_scenario, spectator_view, view
 from engine.bots import RandomBot
+from tests import profile
 
 from .support import CAPACITY, CARD_COUNTS, COLOURS, PARKING, VP, WEAPONS
 
@@ -38,7 +39,7 @@ _PARENT = settings.get_profile(_PROFILE) if _PROFILE else None
 def games_settings(examples: int) -> settings:
     return settings(
         _PARENT,
-        max_examples=examples,
+        max_examples=profile.examples(examples),
         deadline=None,
         # the drawn values are seeds: shrinking them finds no simpler game, and a failure is reported faster
         phases=[Phase.explicit, Phase.reuse, Phase.generate],
@@ -541,7 +542,7 @@ def test_views_never_show_unrevealed_dice_destinations_or_votes(
 
 
 @pytest.mark.rule("H-6")
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=profile.examples(25), deadline=None)
 @given(players=st.integers(3, 6), seed=st.integers(0, 10**6), strict=st.booleans())
 def test_a_readers_events_only_grow_at_the_end(players: int, seed: int, strict: bool) -> None:
     """Mails tell a seat ``view(...)["events"][n:]`` after telling it ``n`` events: that needs each reader's events

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from engine import Game, IllegalAnswer, vote_decided
 from engine.scenario import parse_scenario
+from tests.profile import examples
 
 from .support import COLOURS, FIVE, events, position, scenario
 
@@ -86,7 +87,7 @@ def votes(draw: st.DrawFn) -> tuple[list[str], dict[str, int], dict[str, str]]:
 
 
 @pytest.mark.rule("VOT-3", "VOT-4", "VOT-7", "H-4")
-@settings(max_examples=1000, deadline=None)
+@settings(max_examples=examples(1000), deadline=None)
 @given(votes())
 def test_vote_decided_is_exact_against_every_assignment_of_the_missing_votes(
     case: tuple[list[str], dict[str, int], dict[str, str]],

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from server.services import fixtures
 from server.services.fixtures import Available, FixturesError, Round, exact, score, seat, swap, table_sizes
+from tests.profile import examples
 
 ZONES = ("Europe/Rome", "Europe/Warsaw", "America/New_York", "America/Los_Angeles", "Asia/Tokyo", "UTC")
 NIGHT = (time(23), time(7))
@@ -90,7 +91,7 @@ def test_a_size_outside_3_to_6_is_refused() -> None:
         seat(Round([Available(i) for i in range(10)], size=7))
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(60), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(3, 60), st.integers(3, 6), st.integers(0, 4), st.integers(0, 8), st.integers(0, 2**32))
 def test_every_player_seated_once_at_tables_of_3_to_6_apart_from_acquaintances(
     n: int, size: int, rounds: int, pairs: int, seed: int
@@ -200,7 +201,7 @@ def test_four_who_all_know_each_other_sit_at_four_tables() -> None:
     assert sorted(map(len, exact(rnd))) == [3, 3, 3, 3]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(3, 10), st.integers(3, 6), st.integers(0, 6), st.integers(0, 2**32))
 def test_refused_only_when_no_split_keeps_acquaintances_apart(n: int, size: int, pairs: int, seed: int) -> None:
     """Property: ``seat`` refuses (APART) only when the exhaustive search over every split finds nothing either;

@@ -44,6 +44,7 @@ from server.mail.send import send_due
 from server.mail.transports import FileTransport
 from server.services.links import mailbox_token, organiser_token, player_token
 from tests.conftest import PG_URL, REDIS_URL, Stack, _pg_admin, _stack, need, need_service
+from tests.profile import some
 from tests.server.test_replay import finish
 from tests.support import AUTH, REPLY_DOMAIN, T0, csrf_token, log_in_as_organiser, player_of, seat_ids
 
@@ -606,7 +607,7 @@ def test_every_date_field_out_of_range_answers_400_never_500(fuzzed: Fuzzed) -> 
     for method, path in targets:
         form = fuzzed.forms.get(_endpoint(fuzzed, method, path))
         dated = [name for name in (fuzzed.fields if form is None else form) if DATE_FIELD.match(name)]
-        for value in FAR_DATES:
+        for value in some(FAR_DATES):  # (all of them in a full run)
             for fields in [{name: value} for name in dated] + [dict.fromkeys(dated, value)]:
                 _send(fuzzed, client, method, path, data=_form(fields, token), content_type=FORM)
             for body in _json_date_bodies(value):

@@ -23,6 +23,7 @@ from server.services.links import seat_token
 from server.services.seats import rotate_link, seat_view
 from server.text.grammar import CommandError, commands_for, parse_reply
 from tests.conftest import Stack
+from tests.profile import examples
 from tests.support import (
     REPLY_DOMAIN,
     T0,
@@ -432,7 +433,9 @@ def test_bounces_are_ignored_and_auto_submitted_no_is_a_person(embedded: Stack) 
 # --- hostile ---------------------------------------------------------------------------------------------------------
 
 HOSTILE = settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+    max_examples=examples(60),
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 
 

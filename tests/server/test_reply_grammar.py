@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 import engine
 from engine.bots import RandomBot
 from server.text.grammar import CommandError, commands_for, hints_for, parse_reply, strip_reply
+from tests.profile import examples
 from tests.support import bare
 
 LANGS = ("en", "it", "pl")
@@ -281,7 +282,7 @@ def test_hostile_input_only_raises_command_error(text: str, vote: tuple[dict[str
 WORDS = ["VOTE", "GŁOSUJ", "VOTA", "RED", "ROSSO", "CZERWONY", "BLUE", "\n", ">", "-- ", "On", "wrote:", "AND", "3"]
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(text=st.one_of(st.text(max_size=400), st.lists(st.sampled_from(WORDS) | st.text(max_size=4)).map(" ".join)))
 def test_any_text_gives_a_legal_answer_or_command_error(text: str, vote: tuple[dict[str, Any], dict[str, Any]]) -> None:
     request, view = vote
