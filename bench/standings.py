@@ -43,7 +43,7 @@ from server.models import (
     SeasonPlayer,
     SeasonStatus,
 )
-from server.services import results
+from server.services.leagues import results
 from server.services.links import league_token, player_token
 from server.web.app import create_app
 

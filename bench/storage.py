@@ -5,8 +5,8 @@
 Plays ``--games`` 5-seat games (3 people, 2 random bots) through the services in a fresh database ``dm_bench_<random>``
 (dropped at the end): half stopped in their middle (live), half to their end (finished); every answer is given
 at once, every due mail is composed and sent (discarded) after each advance, the sweep's reminders are not run.
-``--prune`` prunes the outbox (``services.outbox.prune``) as it would be once its keep time has passed. Then the
-games' rows are copied ``--copies`` times (99: 30 games become 3,000), so that what a table costs whatever its rows
+``--prune`` prunes the outbox (``services.mailflow.outbox.prune``) as it would be once its keep time has passed. Then
+the games' rows are copied ``--copies`` times (99: 30 games become 3,000), so that what a table costs whatever its rows
 (an index's first pages) is shared as it would be at scale.
 
 :func:`measure` measures any deadmail database (``bench/scale.py`` uses it): each table's
@@ -124,9 +124,10 @@ def play(url: str, games: int, seed: int, prune: bool) -> None:
     from server.mail.send import send_due
     from server.models import Game, Window
     from server.run.migrate import upgrade
-    from server.services import games as game_service
-    from server.services import outbox, turns
-    from server.services.engines import CACHE
+    from server.services.mailflow import outbox
+    from server.services.play import games as game_service
+    from server.services.play import turns
+    from server.services.play.engines import CACHE
 
     upgrade(url)
     db = Database(url)

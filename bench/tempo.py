@@ -4,7 +4,7 @@
     python bench/tempo.py --all [--games 400] [--seed 1]
     python bench/tempo.py --players 5 --turn-order batched --preset week --reading 3h --games 400 --seed 1 --vanish
 
-The model of players is ``server.services.estimate``'s (its docstring): each seat is a person in one of
+The model of players is ``server.services.play.estimate``'s (its docstring): each seat is a person in one of
 Europe/Rome, Europe/Warsaw, America/New_York, America/Los_Angeles, Asia/Tokyo (drawn at random per seat and game),
 quiet hours 23:00-07:00 local, checking mail while awake on average every ``--reading``, answering at the first
 check, missing 5 % of requests; careful standing answers (victim order, Camera "look", weapons and Hidden "if
@@ -17,8 +17,8 @@ everything, no standing answers at all, no early closing of votes, no last call,
 defaulted shares.
 
 The autopilot (issue 12) is simulated as the server does it (``estimate``'s docstring): after ``--autopilot-after``
-public requests defaulted in a row (the server's default when not given: ``services.autopilot.AFTER``; 0: never, the
-behaviour before issue 12) a seat's requests are answered at once until the player is back. ``--vanish`` (issue 12):
+public requests defaulted in a row (the server's default when not given: ``services.play.autopilot.AFTER``; 0: never,
+the behaviour before issue 12) a seat's requests are answered at once until the player is back. ``--vanish`` (issue 12):
 each game is played twice with the same seeds, with all present and with one person (drawn per game) vanishing at a
 round drawn between the first and the last round of the game with all present; the vanishing person never answers
 again nor comes back from the autopilot. The figures are those of the games with one vanishing, with ``present``
@@ -40,7 +40,8 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from server.services import autopilot, estimate, presets
+from server.services import presets
+from server.services.play import autopilot, estimate
 from server.services.tempo import parse_duration
 
 ZONES = ("Europe/Rome", "Europe/Warsaw", "America/New_York", "America/Los_Angeles", "Asia/Tokyo")

@@ -78,7 +78,8 @@ class Settings:
     links_per_minute: int = 120
     #: reverse proxies trusted to say who the client is (``X-Forwarded-*``, Werkzeug's ``ProxyFix``); 0: none.
     trusted_proxies: int = 0
-    #: days a final outbox row is kept before ``services.outbox.prune`` may delete it (1 or more: see ``prune``).
+    #: days a final outbox row is kept before ``services.mailflow.outbox.prune`` may delete it (1 or more: see
+    #: ``prune``).
     outbox_keep_days: float = 3.0
 
     @property

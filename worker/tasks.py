@@ -13,7 +13,8 @@ from server.db import Database
 from server.mail.send import full, send_batch, send_one, send_rows
 from server.mail.transports import transport_for
 from server.run.queue import ADVANCE, SEND, SWEEP, Queue
-from server.services import heartbeat, sweeps, turns
+from server.services import heartbeat, sweeps
+from server.services.play import turns
 
 
 def _settings(task: Task) -> Settings:

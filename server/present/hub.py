@@ -10,8 +10,8 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from ..services import ratings
 from ..services.hub import HubEntry, HubGame
+from ..services.leagues import ratings
 from ..text import glossary
 from ..text.i18n import format_when, translations
 from .seat import game_label, ordinal

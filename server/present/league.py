@@ -10,9 +10,9 @@ from babel import Locale
 from babel.dates import format_time, get_day_names
 
 from ..models import LANGUAGES
-from ..services import scoring
 from ..services.errors import ShownError
-from ..services.leagues import TABLE_SIZES
+from ..services.leagues import scoring
+from ..services.leagues.seasons import TABLE_SIZES
 from ..services.presets import PRESETS
 from ..text import glossary
 from ..text.i18n import DATE_LOCALES, format_when, translations

@@ -12,9 +12,9 @@ from babel.dates import format_date, format_time
 from engine.data import COLOURS, DEFAULT_WEAPONS, KINDS
 from engine.options import CHOICES
 
-from ..services.estimate import MODEL, Model, hours_text
+from ..services.play.estimate import MODEL, Model, hours_text
+from ..services.play.reliability import SeatFigures
 from ..services.presets import PRESETS
-from ..services.reliability import SeatFigures
 from ..text import glossary
 from ..text.i18n import DATE_LOCALES, format_when, language, translations, zone
 from . import reliability as reliable
@@ -204,7 +204,7 @@ def short_when(instant: datetime, tz: str, lang: str) -> str:
 
 
 def tenures(lang: str, by_colour: dict[str, list[dict[str, Any]]], tz: str, now: datetime) -> list[dict[str, Any]]:
-    """The seats' tenures (``services.tenures.of_game``), one line each, in seating order, with dates in the game's
+    """The seats' tenures (``services.play.tenures.of_game``), one line each, in seating order, with dates in the game's
     zone."""
 
     def day(instant: datetime | None) -> str | None:  # short: a column of a table that must fit a phone

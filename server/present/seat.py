@@ -1,6 +1,6 @@
 """What a seat's player is shown, built once for the seat page and for every mail about the seat.
 
-Everything comes from ``services.seats.seat_state``: the engine's view of the seat (``engine.view``, the one
+Everything comes from ``services.play.seats.seat_state``: the engine's view of the seat (``engine.view``, the one
 redaction), the open window's deadline, and the seat's own request and answer in it. Nothing here reads the
 database or knows another seat's secrets.
 """
@@ -14,8 +14,8 @@ from typing import Any
 import engine.standing
 from engine.data import PHASES, Phase
 
-from ..services.scoring import placings
-from ..services.seats import Visit
+from ..services.leagues.scoring import placings
+from ..services.play.seats import Visit
 from ..services.tempo import closes_decided_votes
 from ..text import glossary
 from ..text.grammar import CommandError, commands_for, hints_for, parse_reply
@@ -299,7 +299,7 @@ class SeatShown:
 
 
 def seat_shown(lang: str, state: dict[str, Any], now: datetime, *, told: int = 0) -> SeatShown:
-    """The seat of ``services.seats.seat_state`` for a reader in ``lang`` (times in the seat player's zone).
+    """The seat of ``services.play.seats.seat_state`` for a reader in ``lang`` (times in the seat player's zone).
     ``told``: the history without the first ``told`` events of the seat's view (what a mail told already)."""
     view, window, game = state["view"], state["window"], state["game"]
     colour, tz = view["you"], state["seat"]["timezone"]

@@ -7,7 +7,7 @@ from typing import Any
 
 from babel.numbers import format_decimal
 
-from ..services.results import Placed, Standings
+from ..services.leagues.results import Placed, Standings
 from ..text.i18n import translations
 
 

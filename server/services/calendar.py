@@ -29,8 +29,8 @@ from ..models import (
     WindowStatus,
     pick_language,
 )
-from . import schedule
 from .errors import N_
+from .leagues import schedule
 from .links import LinkError, calendar_token, check_current, read_calendar_token
 
 

@@ -37,7 +37,8 @@ from ..models import (
     Window,
     WindowStatus,
 )
-from . import archive, ratings, schedule, scoring
+from .leagues import ratings, schedule, scoring
+from .play import archive
 
 #: the rating history shown: its last points.
 HISTORY = 8

@@ -21,7 +21,7 @@ import unicodedata
 from datetime import date, datetime
 
 from ..models import pick_language
-from ..services import absences
+from ..services.attendance import absences
 from ..services.errors import N_, ShownError
 from .grammar import MAX_LINE, MAX_LINES, MAX_TEXT, strip_reply
 

@@ -11,10 +11,11 @@ from flask import Blueprint, redirect, render_template, request, url_for
 from flask_babel import gettext
 
 from ..present.organiser import invitation as invitation_shown
-from ..services import organise, substitutes
+from ..services.attendance import substitutes
 from ..services.errors import ShownError
-from ..services.games import GameError
 from ..services.links import LinkError, seat_token
+from ..services.play import organise
+from ..services.play.games import GameError
 from .access import dm, message, reader_language, say
 
 bp = Blueprint("invitations", __name__)

@@ -20,9 +20,11 @@ from ..present.absences import absences_shown
 from ..present.calendar import player_calendar
 from ..present.hub import games_shown, history_shown, league_ratings_shown, leagues_shown, rating_shown
 from ..present.seat import STANDING_SELECTS, standing_selects
-from ..services import absences, calendar, hub, inputs, prefs, reliability
+from ..services import calendar, hub, inputs
+from ..services.attendance import absences, prefs
 from ..services.errors import N_, ShownError
 from ..services.links import seat_token
+from ..services.play import reliability
 from ..text import away, glossary
 from .access import dm, player_link, say
 

@@ -24,8 +24,10 @@ from ..present.seat import (
     standing_lines,
     standing_selects,
 )
-from ..services import autopilot, chat, inputs, prefs, seats, standing, turns
+from ..services import inputs
+from ..services.attendance import prefs
 from ..services.errors import ShownError
+from ..services.play import autopilot, chat, seats, standing_answers, turns
 from ..text.grammar import CommandError, parse_reply
 from ..text.sentences import describe_answer
 from .access import dm, message, reader_language, say, seat_link
@@ -84,7 +86,7 @@ def seat(token: str) -> Any:
     talk = chat_page(
         g.language, table.channels, table.colour, table.colours, running=table.running, tz=g.timezone, now=utcnow()
     )
-    settings = standing.seat_settings(dm().db, g.seat.seat_id)
+    settings = standing_answers.seat_settings(dm().db, g.seat.seat_id)
     answer_for_me = {
         "selects": standing_selects(g.language, settings["seat"], settings["defaults"]),
         "lines": standing_lines(g.language, settings["answering"]),
@@ -230,7 +232,7 @@ def save_standing(token: str) -> Any:
 def _off_line() -> tuple[str, dict[str, str] | None]:
     """The setting a turn-off link names, and its line while it answers for the seat (None once off)."""
     key = str(request.values.get("k", ""))[:20]
-    lines = standing_lines(g.language, standing.seat_settings(dm().db, g.seat.seat_id)["answering"])
+    lines = standing_lines(g.language, standing_answers.seat_settings(dm().db, g.seat.seat_id)["answering"])
     return key, next((line for line in lines if line["key"] == key), None)
 
 

@@ -136,7 +136,7 @@ def test_saved_pages_log_no_csp_error(served: Live, desktop: BrowserContext) -> 
 
 def slow_estimates(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
     """Every estimate takes ``seconds`` more on the server (so that the busy state is seen for sure)."""
-    from server.services import games
+    from server.services.play import games
 
     estimate_game = games.estimate_game
 

@@ -18,8 +18,8 @@ import engine
 from engine.bots import RandomBot
 from server.models import Player, RequestRow, Seat, Window, utcnow
 from server.run.queue import Queue
-from server.services import games, turns
 from server.services.links import mailbox_token, player_token
+from server.services.play import games, turns
 from server.text import glossary, sentences
 from server.text.grammar import commands_for
 from tests.support import engine_of, open_window, play_window, request_of, seat_ids

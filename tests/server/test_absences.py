@@ -13,9 +13,12 @@ from engine.bots import RandomBot
 from server.db import Database
 from server.mail import replies
 from server.models import Absence, Game, MailKind, RequestRow, Seat
-from server.services import absences, autopilot, games, inputs, reply_address, turns
+from server.services import inputs
+from server.services.attendance import absences
 from server.services.links import player_token, seat_token
-from server.services.seats import rotate_link
+from server.services.mailflow import reply_address
+from server.services.play import autopilot, games, turns
+from server.services.play.seats import rotate_link
 from server.services.tempo import zone
 from server.text import away
 from tests.conftest import Stack

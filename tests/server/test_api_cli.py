@@ -16,8 +16,8 @@ from werkzeug.test import TestResponse
 
 from server.models import Game, Outbox, Player, Window
 from server.run.cli import main
-from server.services import turns
 from server.services.links import mailbox_token
+from server.services.play import turns
 from tests.conftest import Stack
 from tests.support import AUTH, all_rows, compose, mail_settings, text_of
 

@@ -10,7 +10,7 @@ from datetime import timedelta
 import sqlalchemy as sa
 
 from server.models import Game, MailKind, Outbox, RequestRow, Window
-from server.services import archive
+from server.services.play import archive
 from tests.conftest import Stack
 from tests.support import T0, check_game, create, every_window, open_window, play_window
 

@@ -16,8 +16,10 @@ from engine.bots import SensibleBot
 from server.db import Database
 from server.mail import replies
 from server.models import MailKind, Window, WindowStatus
-from server.services import autopilot, reply_address, seats, substitutes, turns
+from server.services.attendance import substitutes
 from server.services.links import LinkError
+from server.services.mailflow import reply_address
+from server.services.play import autopilot, seats, turns
 from tests.conftest import Stack
 from tests.support import (
     REPLY_DOMAIN,

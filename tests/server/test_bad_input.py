@@ -19,9 +19,10 @@ from server.mail.compose import recipient
 from server.mail.send import send_one
 from server.mail.transports import FileTransport, SMTPTransport
 from server.models import Game, InboundMail, Outbox, Player, Seat
-from server.services import games, inputs
+from server.services import inputs
 from server.services.inputs import MAX_DEPTH, parse_json
 from server.services.links import mailbox_token
+from server.services.play import games
 from tests.conftest import Stack
 from tests.server.test_inbound import (
     HOST,

@@ -14,7 +14,7 @@ import pytest
 import engine
 from server.db import Database
 from server.models import Game
-from server.services import turns
+from server.services.play import turns
 from server.text.sentences import event_text
 from tests.conftest import Stack
 from tests.support import T0, api_game, open_window, play_window, recording, request_in, stored_events

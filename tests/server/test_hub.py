@@ -16,8 +16,10 @@ import engine
 from server.db import Database
 from server.models import Game, Player, Seat
 from server.present.seat import ordinal
-from server.services import hub, organise, ratings, scoring, turns
+from server.services import hub
+from server.services.leagues import ratings, scoring
 from server.services.links import player_token, seat_token
+from server.services.play import organise, turns
 from server.text import glossary
 from server.text.i18n import format_when
 from tests.conftest import Stack

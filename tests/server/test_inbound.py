@@ -25,8 +25,8 @@ from server.db import Database
 from server.mail import inbound
 from server.models import Game, InboundMail, Outbox
 from server.run.migrate import upgrade
-from server.services import reply_address
-from server.services.seats import seat_view
+from server.services.mailflow import reply_address
+from server.services.play.seats import seat_view
 from server.text.grammar import commands_for, parse_reply
 from tests.conftest import Stack
 from tests.support import (

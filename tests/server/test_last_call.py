@@ -14,7 +14,7 @@ import engine
 from server.db import Database
 from server.mail.send import send_one
 from server.models import Game, MailKind, OutboxStatus
-from server.services import archive, games, turns
+from server.services.play import archive, games, turns
 from server.services.tempo import parse_deadlines
 from tests.conftest import Stack
 from tests.support import (

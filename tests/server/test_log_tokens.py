@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from werkzeug.serving import make_server
 
-from server.services import seats, turns
 from server.services.links import mailbox_token, organiser_token, player_token
+from server.services.play import seats, turns
 from server.web.logs import PATH_LOGGERS, cut_tokens
 from tests.conftest import Stack
 from tests.support import api_game, forged, people, player_of, post_form, seat_ids

@@ -23,7 +23,7 @@ from server.mail.compose import POLICY, Mail, compose, compose_batch
 from server.mail.send import send_batch, send_rows
 from server.mail.transports import Sender, SMTPTransport
 from server.models import Outbox, OutboxStatus, Player, Seat
-from server.services import outbox
+from server.services.mailflow import outbox
 from tests.conftest import Stack
 from tests.support import T0, create, free_port, mail_settings, outbox_ids, recording, rows_of
 

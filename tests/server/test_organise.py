@@ -1,4 +1,4 @@
-"""The organiser's operations (server/services/organise.py) and pages (/o/…): who owes what without the answers,
+"""The organiser's operations (server/services/play/organise.py) and pages (/o/…): who owes what without the answers,
 extending, pausing and resuming with an injected clock, replacing a seat by a bot or a person (old links and reply
 addresses refused), resending links, abandoning; login, organiser links, CSRF and hostile names on the pages."""
 
@@ -23,8 +23,10 @@ from engine.bots import RandomBot
 from server.db import Database
 from server.mail.replies import receive
 from server.models import Game, OrganiserSession, Outbox, Player, RequestRow, Seat, SeatTenure
-from server.services import games, organise, reminders, reply_address, substitutes, turns
+from server.services.attendance import substitutes
 from server.services.links import LinkError, organiser_token, read_organiser_token, read_token, seat_token
+from server.services.mailflow import reminders, reply_address
+from server.services.play import games, organise, turns
 from server.web import organiser as organiser_pages
 from server.web.app import create_app
 from tests.conftest import Stack

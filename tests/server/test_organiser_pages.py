@@ -17,7 +17,7 @@ from werkzeug.test import TestResponse
 
 import engine
 from server.present.board import board_svg
-from server.services import organise
+from server.services.play import organise
 from tests.conftest import Stack
 from tests.support import create_tagged, engine_of, log_in_as_organiser, post_form, table_names
 

@@ -14,7 +14,8 @@ import sqlalchemy as sa
 from server.db import Database
 from server.mail.send import send_one
 from server.models import Game, MailKind, OutboxStatus, RequestRow, Seat, Window, utcnow
-from server.services import games, reminders, seats, turns
+from server.services.mailflow import reminders
+from server.services.play import games, seats, turns
 from server.services.tempo import parse_deadlines, parse_play_hours
 from tests.conftest import Stack
 from tests.support import (

@@ -10,7 +10,16 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from openskill.models import PlackettLuce, PlackettLuceRating
 
-from server.services.ratings import NEW_BELOW, FinishedGame, Rating, SeatResult, Shown, Tenure, rate_games, shown
+from server.services.leagues.ratings import (
+    NEW_BELOW,
+    FinishedGame,
+    Rating,
+    SeatResult,
+    Shown,
+    Tenure,
+    rate_games,
+    shown,
+)
 
 T0 = datetime(2025, 3, 1, 12, tzinfo=UTC)
 OS = PlackettLuce()

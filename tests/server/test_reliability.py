@@ -23,9 +23,9 @@ import engine
 import engine.bots
 from server.db import Database
 from server.models import Game, Player, RequestRow, Seat, Window
-from server.services import archive, reliability, turns
 from server.services.links import player_token, seat_token
-from server.services.reliability import DECAY, LAST, NEW_BELOW, Reliability
+from server.services.play import archive, reliability, turns
+from server.services.play.reliability import DECAY, LAST, NEW_BELOW, Reliability
 from tests.conftest import Stack
 from tests.support import (
     AUTH,

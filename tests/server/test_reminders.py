@@ -1,5 +1,5 @@
-"""Reminders and digests (server/services/reminders.py): the ladder, the instants reminders go out, never to someone
-who answered or to a bot, never inside quiet hours (across midnight and daylight-saving changes), one mail per
+"""Reminders and digests (server/services/mailflow/reminders.py): the ladder, the instants reminders go out, never to
+someone who answered or to a bot, never inside quiet hours (across midnight and daylight-saving changes), one mail per
 player per sweep across games, once each even with concurrent sweeps; digests merged once, on time, sooner when a
 decision would be missed. The services are called directly, with injected clocks."""
 
@@ -15,8 +15,9 @@ import sqlalchemy as sa
 
 from server.db import Database
 from server.models import Outbox, Player, RequestRow, Seat, Window
-from server.services import games, prefs, turns
-from server.services.reminders import ladder, plan_reminders, release_digests, still_owed
+from server.services.attendance import prefs
+from server.services.mailflow.reminders import ladder, plan_reminders, release_digests, still_owed
+from server.services.play import games, turns
 from tests.conftest import Stack
 from tests.support import T0, add_player, request_of, utc
 

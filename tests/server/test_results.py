@@ -1,4 +1,4 @@
-"""Results, standings and stored ratings (issue 14): ``services/results.py`` and its pages."""
+"""Results, standings and stored ratings (issue 14): ``services/leagues/results.py`` and its pages."""
 
 from __future__ import annotations
 
@@ -30,9 +30,11 @@ from server.models import (
     SeasonStatus,
     Seat,
 )
-from server.services import hub, leagues, organise, ratings, results, scoring
-from server.services.leagues import LeagueSpec
+from server.services import hub
+from server.services.leagues import ratings, results, scoring, seasons
+from server.services.leagues.seasons import LeagueSpec
 from server.services.links import league_token, player_token
+from server.services.play import organise
 from tests.conftest import Stack
 from tests.server.test_hub import expected_games
 from tests.server.test_replay import finish
@@ -42,8 +44,8 @@ DAY = timedelta(days=1)
 
 
 def make_season(db: Database, rounds: int = 2, **fields: Any) -> tuple[int, int]:
-    league_id = leagues.create_league(db, LeagueSpec(**{"name": "Results", **fields}), now=T0)
-    season_id = leagues.create_season(db, league_id, T0 + DAY, rounds, "when_over", None, now=T0)
+    league_id = seasons.create_league(db, LeagueSpec(**{"name": "Results", **fields}), now=T0)
+    season_id = seasons.create_season(db, league_id, T0 + DAY, rounds, "when_over", None, now=T0)
     with db.session() as session:
         season = session.get(Season, season_id)
         assert season is not None
@@ -395,7 +397,7 @@ def test_the_public_link_shows_standings_only_when_public_and_not_once_revoked(e
     games = embedded.client.get(f"{url}/season/{season_id}/games/{player}")
     assert games.status_code == 200 and f"game {game_id}" in games.get_data(as_text=True)
     assert "/s/" not in games.get_data(as_text=True)
-    leagues.revoke(embedded.db, league_id, "public")
+    seasons.revoke(embedded.db, league_id, "public")
     assert embedded.client.get(url).status_code in (403, 404)
     new = f"/ls/{league_token(secret, 'public', league_id, 2)}"
     assert embedded.client.get(new).status_code == 200

@@ -10,7 +10,7 @@ from fractions import Fraction
 
 import pytest
 
-from server.services.scoring import (
+from server.services.leagues.scoring import (
     Credit,
     Ending,
     GameResult,

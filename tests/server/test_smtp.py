@@ -34,9 +34,9 @@ from server.mail import compose as composing
 from server.mail.send import send_one
 from server.mail.transports import FileTransport, SMTPTransport, transport_for
 from server.models import Outbox, OutboxStatus, Player, utcnow
-from server.services import outbox
 from server.services.links import read_token
-from server.services.outbox import due_rows
+from server.services.mailflow import outbox
+from server.services.mailflow.outbox import due_rows
 from tests.conftest import Stack
 from tests.support import (
     FROM,

@@ -1,5 +1,5 @@
 """Engine snapshots on the server: ``turns.store_state`` keeps the engine's latest snapshot in ``games.snapshot``,
-and ``services.engines`` restores a game from it plus the log entries after it and the stored events, instead of
+and ``services.play.engines`` restores a game from it plus the log entries after it and the stored events, instead of
 replaying the whole log. No worker: the services are called directly with an injected clock."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from sqlalchemy import select
 
 import engine
 from server.models import Game, RequestRow, Window
-from server.services import archive, engines, turns
+from server.services.play import archive, engines, turns
 from tests.conftest import Stack
 from tests.support import T0, check_game, create, open_window, play_window, seat_ids, stored_events
 

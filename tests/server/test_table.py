@@ -17,7 +17,7 @@ from engine.data import CAPACITY, LOCATIONS
 from engine.rules import attack_threshold, count_at
 from server.present.context import context
 from server.present.seat import outcome, phase_steps, standings
-from server.services import games
+from server.services.play import games
 from server.text import glossary, sentences
 from tests.conftest import Stack
 from tests.server.test_seat_page import decision_form

@@ -20,7 +20,7 @@ from celery.contrib.testing.worker import start_worker
 
 from server.models import OutboxStatus, utcnow
 from server.run.queue import SEND
-from server.services import outbox
+from server.services.mailflow import outbox
 from tests.conftest import _stack
 from tests.own_postgres import OwnPostgres, own_postgres
 from tests.support import FROM, create, free_port, outbox_ids, rows_of, sweep

@@ -12,7 +12,7 @@ from sqlalchemy import func, select
 
 from engine.rules import scores, winners
 from server.models import Game, Outbox
-from server.services import turns
+from server.services.play import turns
 from tests.conftest import Stack
 from tests.support import AUTH, api_game, check_game, every_window, people, seat_ids, stored_events
 

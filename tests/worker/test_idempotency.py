@@ -15,7 +15,8 @@ from server.mail.send import send_one
 from server.mail.transports import FileTransport
 from server.models import Game, Outbox, Window
 from server.run.queue import ADVANCE, SEND
-from server.services import outbox, turns
+from server.services.mailflow import outbox
+from server.services.play import turns
 from tests.conftest import Stack
 from tests.support import T0, check_game, create, every_window, mail_files, open_window, outbox_ids, seat_ids, snapshot
 

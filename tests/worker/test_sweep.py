@@ -16,7 +16,9 @@ from sqlalchemy import select
 from server.db import Database
 from server.mail.send import send_one
 from server.models import Game, Heartbeat, Outbox
-from server.services import archive, heartbeat, outbox, turns
+from server.services import heartbeat
+from server.services.mailflow import outbox
+from server.services.play import archive, turns
 from server.services.sweeps import PARTS
 from tests.conftest import Stack
 from tests.support import (

@@ -15,7 +15,8 @@ import sqlalchemy as sa
 from celery import Celery
 
 from server.models import Game, MailKind, Outbox, Seat, Window
-from server.services import absences, games
+from server.services.attendance import absences
+from server.services.play import games
 from server.services.tempo import parse_deadlines, parse_play_hours
 from tests.conftest import Stack, running_worker
 from tests.support import (

@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ..models import LeagueRound, RoundStatus, Season, SeasonStatus
+from ...models import LeagueRound, RoundStatus, Season, SeasonStatus
 
 
 def round_starts(rule: dict[str, Any], zone: str, after: datetime, rounds: int) -> list[datetime]:

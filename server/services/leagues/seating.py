@@ -51,7 +51,7 @@ from functools import cache
 from itertools import combinations
 from zoneinfo import ZoneInfo
 
-from .errors import N_, ShownError
+from ..errors import N_, ShownError
 
 __all__ = [
     "APART",

@@ -22,7 +22,7 @@ from typing import Any
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from ..models import Game, RequestRow, Window
+from ...models import Game, RequestRow, Window
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ closed. The figures use the person's newest ``LAST`` counted requests (newest fi
 A person with fewer than ``NEW_BELOW`` counted requests is *new*: both figures are unknown (None), never shown as
 unreliable. Where they are read from (issue 15): over every game, each person's ledger (``Ledger``: the count
 and the newest ``LAST``, kept by ``record`` as each window closes); in some games, those games' archives of closed
-requests (``services.archive``). Every call reads the figures of many people in one query, never one per person.
+requests (``services.play.archive``). Every call reads the figures of many people in one query, never one per person.
 """
 
 from __future__ import annotations
@@ -42,8 +42,8 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
-from ..db import Database
-from ..models import Ledger, RequestRow, Seat, Window
+from ...db import Database
+from ...models import Ledger, RequestRow, Seat, Window
 from . import archive
 
 #: how many of a person's newest counted requests the figures use.

@@ -20,8 +20,8 @@ from sqlalchemy.orm import Session
 
 import engine
 
-from ..db import Database, advance_after_commit
-from ..models import (
+from ...db import Database, advance_after_commit
+from ...models import (
     Game,
     GameStatus,
     MailKind,
@@ -35,12 +35,13 @@ from ..models import (
     WindowStatus,
     utcnow,
 )
-from . import archive, autopilot, outbox, reliability, tenures, turns
+from ..errors import N_, ShownError
+from ..mailflow import outbox
+from ..tempo import closes_decided_votes
+from . import archive, autopilot, reliability, tenures, turns
 from .engines import CACHE
-from .errors import N_, ShownError
 from .games import PlayerSpec, find_or_create_player, zone_of
 from .seats import open_window, owed_requests, revoke_links, standing_order
-from .tempo import closes_decided_votes
 from .turns import BOT_KINDS
 
 #: the furthest a deadline or a pause may be set, from now.

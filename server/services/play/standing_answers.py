@@ -17,10 +17,10 @@ import engine
 from engine.data import CHARACTERS
 from engine.standing import ASK, CHOICES, KEYS, setting_for
 
-from ..db import Database
-from ..models import GameStatus, Player, Seat
-from .errors import N_, ShownError
-from .links import LinkError
+from ...db import Database
+from ...models import GameStatus, Player, Seat
+from ..errors import N_, ShownError
+from ..links import LinkError
 from .seats import view_of
 
 __all__ = [
