@@ -1,4 +1,4 @@
-"""Leagues: how fast the fixtures of a round are seated, as one JSON object (issue 14).
+"""Leagues: how fast the fixtures of a round are seated, as one JSON object.
 
     python bench/leagues.py --players 600 --size 5 --history 5 --runs 7 --seed 1
 

@@ -1,4 +1,4 @@
-"""Leagues: the standings page of a season of many finished games, on PostgreSQL, as one JSON object (issue 14).
+"""Leagues: the standings page of a season of many finished games, on PostgreSQL, as one JSON object.
 
     DEADMAIL_TEST_PG=postgresql+psycopg://postgres@127.0.0.1:5432/test \
         python bench/standings.py --games 10000 --rounds 20 --size 5 --requests 300 --seed 1

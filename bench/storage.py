@@ -1,4 +1,4 @@
-"""Storage: bytes per live game and per finished game on PostgreSQL, per table, as one JSON object (issue 15).
+"""Storage: bytes per live game and per finished game on PostgreSQL, per table, as one JSON object.
 
     DEADMAIL_TEST_PG=postgresql+psycopg://postgres@127.0.0.1:5432/test python bench/storage.py [--games 6] [--tiny]
 

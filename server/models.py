@@ -201,7 +201,7 @@ class Player(Base):
 class Ledger(Base):
     """The requests counted for a person's reliability over every game (``reliability.record``, as each window
     closes): how many, and the newest ``reliability.LAST`` of them. A row of its own, locked by nothing else: an
-    advance locks its window, then the ledgers of the people it counts (issue 15)."""
+    advance locks its window, then the ledgers of the people it counts."""
 
     __tablename__ = "ledgers"
 
@@ -231,7 +231,7 @@ class Game(Base):
     #: covers: restoring replays only the answers after it (``services.play.engines``). Null: replay the whole log.
     snapshot: Mapped[dict[str, Any] | None] = mapped_column(Packed, deferred=True)
     #: its closed windows and their requests (``services.play.archive``): a live game's history in one value, not in a
-    #: hundred rows (issue 15). Null: none closed yet.
+    #: hundred rows. Null: none closed yet.
     archive: Mapped[dict[str, Any] | None] = mapped_column(Packed, deferred=True)
     #: bumped on every change of ``state``; requests are checked against the state they were made from.
     version: Mapped[int] = mapped_column(Integer, default=0)
@@ -284,7 +284,7 @@ class Seat(Base):
     #: when the seat's page (or its live fragment) was last fetched, kept to ``seats.SEEN_EVERY``: who is on their
     #: page now, during a session of play hours (not secret).
     seen_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    #: the seat's public requests defaulted in a row (issue 12): ``autopilot.AFTER`` of them put it on autopilot.
+    #: the seat's public requests defaulted in a row: ``autopilot.AFTER`` of them put it on autopilot.
     missed: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     #: on autopilot since (its requests are answered at once, ``services.play.autopilot``); null: the person answers.
     autopilot_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
@@ -314,7 +314,7 @@ UNAPPLIED = text("NOT applied")
 
 
 class Absence(Base):
-    """A time a player declared they are away (issue 12): each game's ``absence`` option decides what it does."""
+    """A time a player declared they are away: each game's ``absence`` option decides what it does."""
 
     __tablename__ = "absences"
     #: the sweep finds absences that have begun and are not applied yet through this index (migration 0018).
@@ -330,7 +330,7 @@ class Absence(Base):
 
 
 class Invitation(Base):
-    """An organiser's offer of a seat to a substitute (issue 12): its link carries ``key``; accepting it once makes
+    """An organiser's offer of a seat to a substitute: its link carries ``key``; accepting it once makes
     the substitute the seat's next tenure. It lapses when the seat changes hands another way (``link_generation``)."""
 
     __tablename__ = "invitations"
@@ -414,7 +414,7 @@ class RequestRow(Base):
     kind: Mapped[str] = mapped_column(String(16))
     #: the engine's request as JSON (the prompt and options shown to the seat, private to it) while its window is
     #: open; null once the window is closed (``turns.advance_window``, ``organise.abandon``): the replay reads the
-    #: requests from the engine's log, what a closed request is is its ``kind`` and ``secret`` (issue 15).
+    #: requests from the engine's log, what a closed request is is its ``kind`` and ``secret``.
     payload: Mapped[dict[str, Any] | None] = mapped_column(TextJSON)
     #: asked in secret (``engine.asked_in_secret`` of its payload, set with it; B-INFO): nobody else is told of it,
     #: nor counts it (``reliability``).
@@ -460,7 +460,7 @@ class EventBatch(Base):
     ``events`` is their list in the engine's own form (``engine.Game.events``: ``{"type": ..., "to": [...]}``, no
     ``"to"`` when public, RULES.md H-6), packed (``packing.pack_events``: deflate with a preset dictionary, about a
     fifth of the JSON); they are the game's events ``first_seq`` to ``first_seq + count - 1``. One row per advance
-    instead of one per event (issue 15): a sixth of the rows."""
+    instead of one per event: a sixth of the rows."""
 
     __tablename__ = "event_batches"
 
@@ -563,7 +563,7 @@ class OrganiserSession(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
-# --- leagues (issue 14) ----------------------------------------------------------------------------------------------
+# --- leagues ---------------------------------------------------------------------------------------------------------
 
 
 class SeasonStatus(StrEnum):

@@ -1,4 +1,4 @@
-"""A player's absences as they read them (issue 12): days in their own time zone and language."""
+"""A player's absences as they read them: days in their own time zone and language."""
 
 from __future__ import annotations
 

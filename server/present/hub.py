@@ -1,4 +1,4 @@
-"""The player's hub (issue 14): their games and their rating, shaped for the page in their language and time zone.
+"""The player's hub: their games and their rating, shaped for the page in their language and time zone.
 
 Built from ``services.hub`` (plain data about the reader's own seats only): what is asked of them comes from their
 own seat's open requests, never another seat's (B-INFO).

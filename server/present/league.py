@@ -1,4 +1,4 @@
-"""League rounds shown (issue 14): a player's table in their fixtures mail, and the league organiser's pages (the
+"""League rounds shown: a player's table in their fixtures mail, and the league organiser's pages (the
 league, a season, a round's tables), in the reader's language. Plain data in, plain data out: no database."""
 
 from __future__ import annotations

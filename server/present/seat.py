@@ -369,7 +369,7 @@ def _away_until(lang: str, presence: dict[str, Any] | None, now: datetime, tz: s
     return format_when(datetime.fromisoformat(presence["away_until"]), now, tz, lang)[0]
 
 
-# --- standing answers (issue 11, item 3) ------------------------------------------------------------------------
+# --- standing answers -------------------------------------------------------------------------------------------
 
 #: the settings the seat page and the preferences page offer as selects (a game's victim order is set on the
 #: preferences page, H-5).

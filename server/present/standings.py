@@ -1,4 +1,4 @@
-"""A season's standings shaped for pages and mails, in the reader's language (issue 14)."""
+"""A season's standings shaped for pages and mails, in the reader's language."""
 
 from __future__ import annotations
 

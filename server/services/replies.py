@@ -237,7 +237,7 @@ def set_standing(db: Database, to: ReplyTo, changes: dict[str, Any]) -> str:
     return "applied"
 
 
-# --- absences and "I'm back" by mail (issue 12) --------------------------------------------------------------------
+# --- absences and "I'm back" by mail -------------------------------------------------------------------------------
 
 
 def refusal_of(exc: ShownError) -> dict[str, Any]:

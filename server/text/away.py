@@ -1,4 +1,4 @@
-"""Absences and "I'm back" in words (issue 12): the reply commands, in English, Italian and Polish. Pure Python.
+"""Absences and "I'm back" in words: the reply commands, in English, Italian and Polish. Pure Python.
 
 - ``AWAY 3 DEC - 6 DEC`` · it ``ASSENTE 3 DIC - 6 DIC`` · pl ``NIEOBECNY 3 GRU - 6 GRU``: away from the start of the
   first day to the end of the last, in the player's own time zone. Months by name or abbreviation in the player's

@@ -119,7 +119,7 @@ def set_standing_answers(token: str) -> Any:
     return jsonify({"ok": True, **settings})
 
 
-# --- absences and "I'm back" (issue 12) ----------------------------------------------------------------------------
+# --- absences and "I'm back" ---------------------------------------------------------------------------------------
 
 
 @bp.get("/seat/<token>/absences")

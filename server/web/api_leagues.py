@@ -1,4 +1,4 @@
-"""The JSON API of leagues (issue 14).
+"""The JSON API of leagues.
 
 - Organisers: ``Authorization: Bearer <DEADMAIL_API_TOKEN>`` reaches every league; ``Bearer <a league's organiser
   token>`` (its organiser link's token) reaches that league only: its reads and its new seasons, never another

@@ -1,4 +1,4 @@
-"""A seat offered to a substitute (issue 12): ``/i/<token>``, the invitation's link (its ``token`` is the
+"""A seat offered to a substitute: ``/i/<token>``, the invitation's link (its ``token`` is the
 invitation's key, not a signed link). A GET shows the offer (public facts only) and changes nothing; the POSTed form
 takes the seat and goes on to the seat's own page. An unknown key is answered like every link that opens nothing
 (``access.link_refused``); an invitation used or lapsed says so."""

@@ -1,4 +1,4 @@
-"""The league organiser's forms read (issue 25): a new league's fields as a ``LeagueSpec``, a new season's as the
+"""The league organiser's forms read: a new league's fields as a ``LeagueSpec``, a new season's as the
 arguments of ``seasons.create_season`` (the sign-up's close given as a date and a time in the league's zone), and
 the addresses to invite. Each field is passed on as typed when it is not what it should be, so the service's own
 check refuses it with its message; nothing here decides what is allowed."""

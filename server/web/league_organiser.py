@@ -1,7 +1,7 @@
-"""The league organiser's pages (issue 14): ``/lo/<token>``, the league's organiser link (``links.league_token``
+"""The league organiser's pages: ``/lo/<token>``, the league's organiser link (``links.league_token``
 of kind "organiser", read by ``seasons.open_league``: a revoked one opens nothing). The league (its settings and
 seasons), a season (entries, rounds, "plan the next round"), a round (tables with zones and awake overlap, a swap
-form, the Start button; once started, its games with links to the organiser's game pages). Issue 25: a new season
+form, the Start button; once started, its games with links to the organiser's game pages). A new season
 (``…/season/new``: the sign-up's close a day and time in the league's zone) and invitations (``…/invite``: mailed
 while a season takes sign-ups, else held until one opens; the page lists those waiting). A GET never changes
 anything; every form is POSTed with its CSRF token, a refusal re-shows it with its message (400; 409 for the

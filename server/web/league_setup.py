@@ -1,4 +1,4 @@
-"""The server organiser's leagues (issue 25): ``/o/leagues`` lists every league with a link to its organiser pages
+"""The server organiser's leagues: ``/o/leagues`` lists every league with a link to its organiser pages
 (``/lo/<token>``, by its current organiser link: the same pages the league's organiser opens from their link), and
 ``/o/leagues/new`` creates one (the form POSTed with CSRF; a refusal re-shows it with its message, 400, nothing
 stored; once created, its organiser page, so a reload never creates it twice)."""

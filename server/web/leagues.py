@@ -1,4 +1,4 @@
-"""A league's sign-up pages (issue 14): ``/l/<token>``, the league's invitation link, shows the season taking
+"""A league's sign-up pages: ``/l/<token>``, the league's invitation link, shows the season taking
 sign-ups and the form (name, address, language, time zone, quiet hours, people the player knows); the POSTed form
 signs the address up, pending, and mails it the confirmation link ``/l/confirm/<token>``, answering the same whatever
 the address's state (it never tells whether an address is signed up). That link's GET only shows what confirming means

@@ -214,7 +214,7 @@ def one_tap_confirm(token: str, tap: _Tap) -> Any:
     return redirect(url_for("pages.seat", token=token, saved=number), code=303)
 
 
-# --- standing answers (issue 11, item 3): the seat page's form, and the mails' one-tap "turn off" links -----------
+# --- standing answers: the seat page's form, and the mails' one-tap "turn off" links ------------------------------
 
 
 @bp.post("/s/<token>/standing")
@@ -259,7 +259,7 @@ def standing_off_confirm(token: str) -> Any:
     return redirect(url_for("pages.seat", token=token, standing="saved"), code=303)
 
 
-# --- "I'm back" (issue 12): the autopilot mail's one-tap link and the seat page's button ------------------------
+# --- "I'm back": the autopilot mail's one-tap link and the seat page's button -----------------------------------
 
 
 @bp.get("/s/<token>/back")

@@ -1,4 +1,4 @@
-"""A season's standings and results (issue 14).
+"""A season's standings and results.
 
 - ``/p/<player token>/season/<id>``: the standings for a player of the season (their hub link); any other player is
   refused. ``…/season/<id>/games/<player id>``: that player's games of the season with their results; the replay

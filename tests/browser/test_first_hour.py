@@ -1,4 +1,4 @@
-"""Paper cuts of a new user's first hour (issue 25) in a real browser: after the last answer the seat page shows
+"""Paper cuts of a new user's first hour in a real browser: after the last answer the seat page shows
 the next decision by itself, with and without JavaScript; pages log no Content-Security-Policy error (htmx adds no
 inline style); the create page's estimate shows that it is working; time zones are chosen by region and city and
 default to the browser's own. Screenshots, desktop and phone, go to /tmp/shots/cuts2/."""

@@ -1,4 +1,4 @@
-"""A league's season in a real browser (issue 14, "How it must be shown"): a player signs up from the invitation
+"""A league's season in a real browser: a player signs up from the invitation
 link on a phone and confirms by the mail; the league organiser plans round 1 and starts it on their pages (season,
 plan, round, start, confirm); the player reads their table in the fixtures mail, sees the season on their hub, plays
 their game to the end (their decisions clicked on their seat page, the other two seats answered through the

@@ -1,4 +1,4 @@
-"""A league's sign-up in a real browser (issue 14): a player opens the invitation link on a phone, signs up, follows
+"""A league's sign-up in a real browser: a player opens the invitation link on a phone, signs up, follows
 the link of the confirmation mail, confirms with its button and is in the season; no page scrolls sideways."""
 
 from __future__ import annotations

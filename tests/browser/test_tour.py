@@ -1,4 +1,4 @@
-"""The tour of every page (issue 13, "How it must be shown"): each page of deadmail opened on a desktop (1366 x 900)
+"""The tour of every page: each page of deadmail opened on a desktop (1366 x 900)
 and a phone (390 x 844), its screenshot saved as tests/browser/screenshots/tour/<page>-<desktop|phone>.png, and
 checked: no horizontal scrolling on the phone, no axe-core violation of "serious" or "critical" impact (WCAG 2.0
 and 2.1, A and AA, contrast included), and no inline style or script in its HTML (the CSP forbids them).

@@ -456,7 +456,7 @@ def test_the_command_line_prints_standings_records_a_result_and_creates_the_next
 
 
 def test_six_players_of_a_size_5_league_with_a_known_pair_are_planned_by_the_api(stack: Stack) -> None:
-    """It answered 409 "cannot all sit at different tables", though 3 + 3 keeps the pair apart (issue 25)."""
+    """It answered 409 "cannot all sit at different tables", though 3 + 3 keeps the pair apart."""
     league_id, season_id, players = season_with_players(stack, 6, table_size=5)
     with stack.db.session() as session:
         entry = session.execute(sa.select(SeasonPlayer).where(SeasonPlayer.player_id == players[0])).scalar_one()

@@ -1,4 +1,4 @@
-"""Missed deadlines (issue 12): a seat that misses ``autopilot_after`` public deadlines in a row goes on autopilot,
+"""Missed deadlines: a seat that misses ``autopilot_after`` public deadlines in a row goes on autopilot,
 the table stops waiting for it, and its player comes back by the one-tap link or the seat page's button.
 
 Each test runs on SQLite (embedded) and PostgreSQL (production), on the windows' own clock."""

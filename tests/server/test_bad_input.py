@@ -1,4 +1,4 @@
-"""Hostile input at every way in (issue 10, "Bad input" and "Identities"): each a clear 4xx with nothing changed, or
+"""Hostile input at every way in, bad input and identities: each a clear 4xx with nothing changed, or
 (for replies by mail) taken as it comes, never a 500.
 
 JSON nested 5,000 deep or over the size limit, lone surrogates, NUL bytes (which PostgreSQL refuses in text), ids

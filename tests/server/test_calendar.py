@@ -1,4 +1,4 @@
-"""Calendar feeds (issue 14): a player's ICS feed at a revocable secret address, parsed back with ``icalendar`` as a
+"""Calendar feeds: a player's ICS feed at a revocable secret address, parsed back with ``icalendar`` as a
 calendar client would: every property Google, Apple and Thunderbird need, stable UIDs, a moved deadline replacing
 its event with a higher SEQUENCE, the reader's own decisions only, in their language; and the pure builder's league
 round starts."""

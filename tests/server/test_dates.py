@@ -1,4 +1,4 @@
-"""Dates, times and durations from outside, far from now (issue 25): every one goes through ``services.inputs``
+"""Dates, times and durations from outside, far from now: every one goes through ``services.inputs``
 (``instant``, ``local_instant``, ``day``, ``in_range``: the years 2000 to 2999) or ``tempo.parse_duration`` (1 second
 to 30 days, however many digits), so a value out of range is a clear refusal that changes nothing: 400 on a page and
 in the API, a usage error on the command line, an error reply by mail. Never a 500 (Python's calendar ends at the

@@ -1,4 +1,4 @@
-"""Votes close once decided (issue 11, item 2; the tempo's ``close_decided_votes``), on both databases with an
+"""Votes close once decided (the tempo's ``close_decided_votes``), on both databases with an
 injected clock: a 5-player game of people reaches a vote of three voters that two of them decide. The window
 completes without the third, who is shown as not having voted (not as having missed the deadline) and may no longer
 vote; with ``close_decided_votes: false`` the vote waits for the third."""

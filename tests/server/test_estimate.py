@@ -1,4 +1,4 @@
-"""Tempo presets and the estimate of a game's length (issue 11, item 6): presets are full tempos, chosen by the
+"""Tempo presets and the estimate of a game's length: presets are full tempos, chosen by the
 API, the command and the create page, explicit settings overriding them; the estimate (services.play.estimate) is
 deterministic, uses the seats' own quiet hours, and is shown before a game starts without creating it."""
 
@@ -221,7 +221,7 @@ def test_play_hours_sessions_make_short_windows() -> None:
     assert figures["days_median"] < 10
 
 
-# --- the autopilot (issue 12) in the simulation ---------------------------------------------------------------------
+# --- the autopilot in the simulation --------------------------------------------------------------------------------
 
 
 def test_the_simulation_counts_public_defaults_in_a_row_as_the_server() -> None:

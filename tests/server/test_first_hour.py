@@ -1,4 +1,4 @@
-"""Paper cuts of a new user's first hour (issue 25), server side: the board says in words which location is under
+"""Paper cuts of a new user's first hour, server side: the board says in words which location is under
 attack and which are in danger, and why Cachou is closed; the legend does not say "you" twice; time zones are
 offered by region and city; the tempo presets describe themselves; the estimate says how long it took."""
 

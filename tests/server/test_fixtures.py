@@ -1,4 +1,4 @@
-"""Fixtures of a league round (issue 14): every available player seated once, tables of 3 to 6, declared
+"""Fixtures of a league round: every available player seated once, tables of 3 to 6, declared
 acquaintances never together, repeat opponents near the exact optimum, awake hours shared where repeats allow."""
 
 from __future__ import annotations
@@ -178,7 +178,7 @@ def test_acquaintances_that_cannot_be_apart_are_refused() -> None:
 
 def test_six_players_with_a_known_pair_sit_three_and_three() -> None:
     """Size 5, six players: one table of 6 is preferred, but a declared pair cannot sit apart there, so
-    the round is two tables of 3 with the pair apart (it was refused: issue 25)."""
+    the round is two tables of 3 with the pair apart rather than refused."""
     six = [Available(i) for i in range(6)]
     assert table_sizes(6, 5) == [6]
     for search in (seat, exact):

@@ -1,4 +1,4 @@
-"""League round starts in calendars (issue 14): a player's feed lists the upcoming round starts of the seasons they
+"""League round starts in calendars: a player's feed lists the upcoming round starts of the seasons they
 are confirmed in (planned rounds' rows, else a fixed schedule's starts), and a league's own feed at its revocable
 public link; parsed back with ``icalendar``; no seat's link in either."""
 

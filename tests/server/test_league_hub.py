@@ -1,4 +1,4 @@
-"""The player's hub (/p/<token>) and their leagues (issue 14): their season entries with the rounds still to start,
+"""The player's hub (/p/<token>) and their leagues: their season entries with the rounds still to start,
 forms to miss a round or undo it, and withdrawing with a confirm step; each refusal shown, nothing changed."""
 
 from __future__ import annotations
@@ -104,8 +104,8 @@ def test_another_players_entry_is_refused(stack: Stack) -> None:
 
 
 def test_the_people_you_know_are_changed_from_the_hub(stack: Stack) -> None:
-    """A confirmed player changes the acquaintances of a season they play from their hub (issue 25: a next season's
-    players had no way to declare them again); a bad address or another's entry changes nothing."""
+    """A confirmed player changes the acquaintances of a season they play from their hub (so a next season's
+    players can declare them again); a bad address or another's entry changes nothing."""
     hub, entry = confirmed_ann(stack)
     page = text_of(stack.client.get(hub).get_data(as_text=True))
     assert "People you know" in page

@@ -224,7 +224,7 @@ def test_a_confirmation_after_withdrawing_is_refused(stack: Stack) -> None:
 
 def test_the_confirmation_page_shows_and_changes_the_people_you_know(stack: Stack) -> None:
     """The confirmation (of a sign-up, or of an entry carried over to the next season) shows the acquaintances that
-    confirming keeps, in a field to change them; a bad address re-shows the form and changes nothing (issue 25)."""
+    confirming keeps, in a field to change them; a bad address re-shows the form and changes nothing."""
     _, token = open_league(stack)
     sign_up(stack, token, knows="bob@example.org")
     link = confirm_link(stack)

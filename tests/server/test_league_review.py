@@ -1,4 +1,4 @@
-"""Defects found in reviewing issue 14's leagues (each test failed before its fix)."""
+"""Defects found in reviewing the leagues (each test failed before its fix)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Defects found in the second review of issue 14's leagues (each test failed before its fix)."""
+"""Defects found in the second review of the leagues (each test failed before its fix)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The league organiser's web flow from its start (issue 25): ``/o/`` links to ``/o/leagues``, which lists every
+"""The league organiser's web flow from its start: ``/o/`` links to ``/o/leagues``, which lists every
 league and creates one by form; a season created by form (its sign-up's close a day and time in the league's zone);
 invitations held while no season takes sign-ups and mailed when one opens (whichever way they were given: page,
 command line, API); a season's sign-ups shown with name, status and when confirmed, never an address; the start

@@ -1,4 +1,4 @@
-"""Leagues and seasons (issue 14, server/services/leagues/seasons.py): creating them with every field checked, sign-ups
+"""Leagues and seasons (server/services/leagues/seasons.py): creating them with every field checked, sign-ups
 from the invitation link confirmed by a mailed signed link, withdrawals, and the league's revocable links. Every refusal
 changes nothing."""
 
@@ -210,7 +210,7 @@ def player_row(db: Database, email: str) -> Player:
 
 def test_a_known_address_keeps_its_name_and_gets_the_zone_typed_once_it_confirms(embedded: Stack) -> None:
     """Nothing of a known player changes before the address confirms; once it does, the zone typed is taken (it was
-    dropped: a player stayed UTC, issue 25), empty quiet hours keep theirs, and the name and language stay theirs."""
+    dropped: a player stayed UTC), empty quiet hours keep theirs, and the name and language stay theirs."""
     db = embedded.db
     seasons.sign_up(db, season(db, league(db)), ANN, now=T0)
     confirm_last(embedded)
@@ -233,7 +233,7 @@ def test_a_known_address_keeps_its_name_and_gets_the_zone_typed_once_it_confirms
 
 def test_a_player_known_from_a_game_keeps_the_zone_quiet_hours_and_name_typed(stack: Stack) -> None:
     """A player known from an organiser's game (UTC, no quiet hours) signs up with their zone and quiet hours: the
-    confirmation greets the name typed, and confirming applies the zone and quiet hours (issue 25)."""
+    confirmation greets the name typed, and confirming applies the zone and quiet hours."""
     db = stack.db
     players = [games.parse_player(p) for p in ("Ann <ann@example.org>", "Bob <bob@example.org>", "Cid <c@x.org>")]
     games.create_game(db, games.GameSpec(players=players, seed=1), now=T0)
@@ -252,7 +252,7 @@ def test_a_player_known_from_a_game_keeps_the_zone_quiet_hours_and_name_typed(st
 
 def test_an_invited_address_gets_the_leagues_zone_and_its_confirmation_greets_the_name_typed(stack: Stack) -> None:
     """An address the server does not know yet is made with the league's zone (what it is shown before it confirms
-    is in the league's time, not UTC), and the sign-up's mail greets the name typed, not "Hello," (issue 25)."""
+    is in the league's time, not UTC), and the sign-up's mail greets the name typed, not "Hello,"."""
     db = stack.db
     league_id = league(db, timezone="Europe/Warsaw")
     seasons.invite(db, league_id, ["cat@example.org"], T0)

@@ -1,4 +1,4 @@
-"""Limits and headers (issue 10): the JSON seat view and wrong organiser tokens are rate limited, per client, and
+"""Limits and headers: the JSON seat view and wrong organiser tokens are rate limited, per client, and
 the client is what trusted proxies say it is (``DEADMAIL_TRUSTED_PROXIES``); what a link opens is never cached;
 errors under /api/ are JSON, and a service that is down is a 503 with ``Retry-After``; answering, reading and the
 limits keep working while the broker's Redis is down (the limiter counts in memory, a lost kick is left to the

@@ -146,7 +146,7 @@ def test_the_web_servers_loggers_cut_tokens(embedded: Stack, caplog: pytest.LogC
     ],
 )
 def test_the_league_links_tokens_are_cut_from_logged_paths(path: str) -> None:
-    """Invitation, confirmation, public, organiser and calendar links of issue 14 (a logged confirmation link would
-    let a log's reader confirm someone's sign-up)."""
+    """Leagues' invitation, confirmation, public and organiser links, and calendar links (a logged confirmation
+    link would let a log's reader confirm someone's sign-up)."""
     token = "eyJhbGciOiJIUzI1NiJ9.abcdefghijk.lmnopqrstu"
     assert token[4:] not in cut_tokens(path.format(t=token))

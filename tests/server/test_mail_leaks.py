@@ -1,4 +1,4 @@
-"""Issue 4: for every mail sent during random bot games, no mail contains another player's hand, unrevealed answer,
+"""For every mail sent during random bot games, no mail contains another player's hand, unrevealed answer,
 truck cards or dice they may not see.
 
 Random games (3 to 6 people, both turn orders) are played by people answering like random bots through

@@ -640,7 +640,7 @@ def _counts(db: Database) -> tuple[int, int]:
 
 
 def test_creating_redirects_to_the_created_page_which_a_reload_never_creates_again(organiser: Stack) -> None:
-    """Issue 25: the form's POST answers 303 to the created page (POST/redirect/GET); reloading it, or going back to
+    """The form's POST answers 303 to the created page (POST/redirect/GET); reloading it, or going back to
     it, creates no other game and mails nobody again. It shows the links to copy to the organiser only (logged in,
     or this game's organiser session), and no cache keeps it."""
     tasks = app_tasks(organiser)
@@ -843,7 +843,7 @@ def _zones(db: Database) -> dict[str, str]:
 
 
 def test_people_new_to_the_server_get_the_games_time_zone_and_known_people_keep_theirs(stack: Stack) -> None:
-    """Issue 25: a player the organiser adds, whom the server did not know, sees the game's times in the game's zone
+    """A player the organiser adds, whom the server did not know, sees the game's times in the game's zone
     (the organiser's choice), not in UTC, until they choose their own; a known player's own zone is kept."""
     with stack.db.session() as session:
         session.add(Player(email="kim@example.org", display_name="Kim", timezone="Asia/Tokyo"))

@@ -267,8 +267,8 @@ def test_the_confirm_pages_speak_the_readers_language(embedded: Stack) -> None:
 
 def test_a_finished_games_players_can_still_be_sent_their_links(embedded: Stack) -> None:
     """Once the game is over its players keep their links (for the end and the replay): the organiser may still
-    resend one; the page offers nothing that no longer applies (replacing, revoking, abandoning: no danger zone,
-    issue 25), and nothing at all once abandoned. A revocation still asked for by hand is confirmed first."""
+    resend one; the page offers nothing that no longer applies (replacing, revoking, abandoning: no danger zone),
+    and nothing at all once abandoned. A revocation still asked for by hand is confirmed first."""
     from .test_replay import finish
 
     log_in_as_organiser(embedded.client)

@@ -1,4 +1,4 @@
-"""Outbox pruning (issue 15): final rows older than the keep time go, in batches, except the rows something still
+"""Outbox pruning: final rows older than the keep time go, in batches, except the rows something still
 needs (deduplication by key, the seat's thread root, a waiting digest's rows, counted league mails)."""
 
 from __future__ import annotations

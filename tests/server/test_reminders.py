@@ -418,7 +418,7 @@ def test_a_digest_goes_sooner_when_a_decision_closes_within_two_hours(stack: Sta
 
 
 def test_a_held_row_is_looked_at_only_when_its_digest_may_be_due(stack: Stack) -> None:
-    """Issue 15: the digest sweep reads only the held rows whose instant has come (``next_attempt_at``): the end of
+    """The digest sweep reads only the held rows whose instant has come (``next_attempt_at``): the end of
     the digest's span, or two hours before the deadline of the decision a turn notice asks for; a player looked at
     whose digest is not due yet is given the instant of the next look."""
     db = stack.db

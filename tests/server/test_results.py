@@ -1,4 +1,4 @@
-"""Results, standings and stored ratings (issue 14): ``services/leagues/results.py`` and its pages."""
+"""Results, standings and stored ratings: ``services/leagues/results.py`` and its pages."""
 
 from __future__ import annotations
 
@@ -125,7 +125,7 @@ def test_a_league_game_ending_writes_results_ratings_and_ends_the_round_and_seas
     text = text_of(message)
     assert "the results of round 1, season 1" in str(message["Subject"])
     assert f"Game {first}: 1. " in text and "Standings:" in text and "/season/" in text
-    # issue 25: a game's places carry its victory points, the standings the league's points, each named
+    # a game's places carry its victory points, the standings the league's points, each named
     assert re.search(rf"Game {first}: 1\. [^,]+ \(\d+ victory points?\), 2\. ", text), text
     assert re.search(r"\n1\. [^\n]+: \d+(\.\d+)? league points? \(\d games?\)", text), text
     # the last round: season over, the end mails, and nothing mailed twice
@@ -449,7 +449,7 @@ def test_points_and_places_are_written_in_the_readers_language() -> None:
     assert [number("it", 2.0), number("pl", 12.333), number("en", None)] == ["2", "12,33", "–"]
 
 
-# --- results recorded as a ranking (issue 25) -------------------------------------------------------------------------
+# --- results recorded as a ranking ------------------------------------------------------------------------------------
 
 
 def _token(db: Database, secret: str, player_id: int) -> str:

@@ -1,4 +1,4 @@
-"""League rounds (issue 14, "Fixtures": server/services/leagues/rounds.py): planning with skips, withdrawals, pending
+"""League rounds (fixtures: server/services/leagues/rounds.py): planning with skips, withdrawals, pending
 sign-ups, absences, acquaintances and repeat opponents; the organiser's swap; the start (games with the league's
 options and preset, each player mailed their table once, the season running); the next round of a "when_over"
 season; the fixed schedule's sweep. Every refusal changes nothing."""
@@ -360,7 +360,7 @@ def test_each_division_plays_at_its_own_tables_and_one_too_small_for_a_table_joi
     assert all(3 <= len(t) <= 6 for t in tables)
 
 
-# --- seating with acquaintances; a round that cannot be seated (issue 25) --------------------------------------------
+# --- seating with acquaintances; a round that cannot be seated -------------------------------------------------------
 
 
 def test_six_players_of_a_size_5_league_with_a_known_pair_are_planned_three_and_three(stack: Stack) -> None:
@@ -476,7 +476,7 @@ def test_a_league_takes_its_organisers_address(stack: Stack) -> None:
     assert all_rows(stack.db) == before
 
 
-# --- acquaintances carried over to the next season (issue 25) --------------------------------------------------------
+# --- acquaintances carried over to the next season -------------------------------------------------------------------
 
 
 def next_season_of(stack: Stack, count: int, knows: dict[int, list[str]]) -> tuple[int, list[int]]:

@@ -1,4 +1,4 @@
-"""Standing answers (issue 11, item 3): set per game on the seat and as defaults in the preferences, by the seat
+"""Standing answers: set per game on the seat and as defaults in the preferences, by the seat
 page, the preferences page, a reply command and the JSON API; a request they answer is answered when it opens,
 without a "your turn" mail; shown in the player's own mails with a one-tap way to switch one off; private (H-6)."""
 

@@ -1,4 +1,4 @@
-"""Substitutes (issue 12, server/services/attendance/substitutes.py and /i/<key>): the organiser offers a seat of a
+"""Substitutes (server/services/attendance/substitutes.py and /i/<key>): the organiser offers a seat of a
 running game
 by an invitation link, a substitute accepts it and becomes the seat's next tenure by the replace path; they see
 exactly what the seat may know and nothing private of the former player; the former player is told; invitations

@@ -1,4 +1,4 @@
-"""The game table on the seat page (issue 13): the decision in context, built from the reader's view only and
+"""The game table on the seat page: the decision in context, built from the reader's view only and
 checked against the engine's own numbers; the phase tracker; who is still deciding; the story from the reader's
 side with the table's names; the end with places and the tie-break; the replay linked from the page and the mail."""
 

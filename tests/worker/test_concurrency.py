@@ -1,5 +1,5 @@
 """Twenty threads send the last answers of one window at once, by HTTP, with a real worker: the window is advanced
-exactly once and no accepted answer is lost (issue 3)."""
+exactly once and no accepted answer is lost."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""A whole game of bots played through HTTP against the database, the broker and a real worker, to the end
-(issue 3: "a full game of bots played through HTTP against PostgreSQL, Redis and a real worker")."""
+"""A whole game of bots played through HTTP against the database, the broker and a real worker, to the end."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The same advance run twice is applied once, through the broker and called directly; a duplicate mail task sends
-one mail (issue 3: "a test where the same advance task runs twice: applied once")."""
+one mail."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""A whole league season on an injected clock (issue 14, "How it must be shown"): a league and its season created
+"""A whole league season on an injected clock: a league and its season created
 through the JSON API (2 divisions, promote 1, a fixed weekly schedule), 12 players signed up through the API and
 confirmed by the mailed link (one declared acquaintance pair), 3 rounds started by the worker's sweep at their start,
 every game played to the end by people answering through the seat API (``turns.bot_choice`` answers) while the real

@@ -1,4 +1,4 @@
-"""A player's declared absences (issue 12): declared, listed and cancelled; applied at once to the games they play.
+"""A player's declared absences: declared, listed and cancelled; applied at once to the games they play.
 
 An absence is a span of UTC instants (``Absence.starts_at`` to ``ends_at``) for the player, in every game. Pages,
 replies and the API give days in the player's own time zone: ``between`` turns the first and last day into the

@@ -219,7 +219,7 @@ def _changes(session: Session, seat_id: int, player_id: int | None, order: list[
     return order != standing_order(seat)
 
 
-# --- standing answers (issue 11, item 3) -----------------------------------------------------------------------
+# --- standing answers ------------------------------------------------------------------------------------------
 
 
 def set_seat_standing(db: Database, seat_id: int, changes: object, *, player_id: int | None = None) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""Substitutes (issue 12): an organiser offers a seat of a running game by an invitation link; the first person who
+"""Substitutes: an organiser offers a seat of a running game by an invitation link; the first person who
 accepts it becomes the seat's next tenure.
 
 - ``offer`` makes an ``Invitation`` (a random key, the seat's link generation) for a person's or a bot's seat of a

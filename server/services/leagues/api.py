@@ -1,4 +1,4 @@
-"""The JSON API's side of leagues (issue 14): its bodies read into the arguments of ``services.leagues.seasons``, and
+"""The JSON API's side of leagues: its bodies read into the arguments of ``services.leagues.seasons``, and
 what the API shows of leagues, seasons and a player's entries.
 
 - ``league_spec``, ``season_args`` and ``applicant`` take a parsed JSON body: an object of the named fields only,

@@ -1,4 +1,4 @@
-"""League rounds (issue 14, "Fixtures"): planning a season's next round, the organiser's swap, starting it (one game
+"""League rounds (fixtures): planning a season's next round, the organiser's swap, starting it (one game
 per table, each player mailed their table), the next round of a "when_over" season, and the fixed schedule's sweep.
 
 - ``plan`` seats the season's next round with ``seating.seat`` (pure) at the league's table size and stores the

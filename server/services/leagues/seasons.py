@@ -1,4 +1,4 @@
-"""Leagues and seasons (issue 14): creating them, sign-ups confirmed by mail, withdrawals, and the league's links.
+"""Leagues and seasons: creating them, sign-ups confirmed by mail, withdrawals, and the league's links.
 
 - ``create_league`` checks every field of a ``LeagueSpec`` (name, language, zone, table size, the game's options
   through the engine, tempo preset, scoring system, tie-breaks, forfeit rule) before anything is stored.

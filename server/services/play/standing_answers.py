@@ -1,4 +1,4 @@
-"""Standing answers (issue 11, item 3): what a player says in advance for the small steps, so they are not asked.
+"""Standing answers: what a player says in advance for the small steps, so they are not asked.
 
 The settings are those of ``engine.standing_answer`` (``cards``, ``camera``, ``attack``, ``vote``, ``victim``),
 kept as defaults on the player (``Player.standing``) and per game on the seat (``Seat.standing``). A seat's

@@ -1,4 +1,4 @@
-"""Results per tenure (issue 12): who played each seat, when, how they kept their deadlines and, for the tenure
+"""Results per tenure: who played each seat, when, how they kept their deadlines and, for the tenure
 current when the game ended, the seat's result.
 
 A seat's tenures are its ``SeatTenure`` rows (a seat never handed over has none: its one tenure runs from the game's
