@@ -305,14 +305,14 @@ class Stack:
     def __init__(self, database_url: str, broker_url: str, smtp_url: str, data_dir: Path) -> None:
         import redis
 
-        from server.config import Settings
+        from server.config import Settings, prepare_data_dir
         from server.run.queue import Queue
 
         env = {
             **_stack.server_env(data_dir, database_url, broker_url, "http://127.0.0.1:1"),
             "DEADMAIL_SMTP_URL": smtp_url,
         }
-        self.settings = Settings.from_env(env)
+        self.settings = prepare_data_dir(Settings.from_env(env))
         self.queue = Queue(self.settings)
         self.engine = sa.create_engine(database_url, isolation_level="AUTOCOMMIT")
         self.workers: list[Any] = []

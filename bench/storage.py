@@ -119,7 +119,7 @@ def play(url: str, games: int, seed: int, prune: bool) -> None:
     """``games`` games of 3 people and 2 bots, the first half stopped after about half their windows, the rest to
     the end; mail sent after each advance."""
     import engine.bots
-    from server.config import Settings
+    from server.config import Settings, prepare_data_dir
     from server.db import Database
     from server.mail.send import send_due
     from server.models import Game, Window
@@ -132,8 +132,10 @@ def play(url: str, games: int, seed: int, prune: bool) -> None:
     upgrade(url)
     db = Database(url)
     folder = tempfile.mkdtemp(prefix="dm-storage-")
-    settings = Settings.from_env(
-        {"DEADMAIL_DATA_DIR": folder, "DATABASE_URL": url, "DEADMAIL_SECRET_KEY": "s", "DEADMAIL_API_TOKEN": "t"}
+    settings = prepare_data_dir(
+        Settings.from_env(
+            {"DEADMAIL_DATA_DIR": folder, "DATABASE_URL": url, "DEADMAIL_SECRET_KEY": "s", "DEADMAIL_API_TOKEN": "t"}
+        )
     )
     now = datetime(2031, 3, 4, 12, 0, tzinfo=UTC)
     for i in range(games):

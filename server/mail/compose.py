@@ -64,7 +64,7 @@ from ..present import league as league_shown
 from ..present import standings as shown_standings
 from ..present.absences import moment_shown
 from ..present.chat import channel_title, mail_sections
-from ..present.seat import SeatShown, cap, game_label, seat_shown, standing_lines
+from ..present.seat import SeatShown, cap, game_label, seat_shown, standing_answer_lines
 from ..services.attendance import substitutes
 from ..services.errors import ShownError
 from ..services.inputs import one_line
@@ -266,8 +266,8 @@ class Composer:
         links = self.links(seat)
         ctx = _section(self.lang, shown, links, with_board)
         if seat.game.status == GameStatus.RUNNING:  # the seat's own standing answers, with a way to turn each off
-            lines = standing_lines(self.lang, standing_answers.shown_settings(seat))
-            ctx["standing"] = [{**line, "off_url": links.standing_off(line["key"])} for line in lines]
+            lines = standing_answer_lines(self.lang, standing_answers.shown_settings(seat))
+            ctx["standing_answers"] = [{**line, "off_url": links.standing_off(line["key"])} for line in lines]
         if events:
             draft.told[seat.id] = max(told, seen)
         if shown.decision is not None:

@@ -373,37 +373,38 @@ def _away_until(lang: str, presence: dict[str, Any] | None, now: datetime, tz: s
 
 #: the settings the seat page and the preferences page offer as selects (a game's victim order is set on the
 #: preferences page, H-5).
-STANDING_SELECTS = ("cards", "camera", "attack", "vote")
+STANDING_ANSWER_SELECTS = ("cards", "camera", "attack", "vote")
 
 
-def standing_lines(lang: str, answering: list[dict[str, Any]]) -> list[dict[str, str]]:
-    """The standing answers that answer for a seat (``standing.shown_settings``), in words: "Security Camera —
+def standing_answer_lines(lang: str, answering: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """The standing answers that answer for a seat (``standing_answers.shown_settings``), in words: "Security Camera —
     always look"; for the seat's own pages and mails only (H-6)."""
     return [
         {
             "key": item["key"],
-            "name": glossary.standing_name(lang, item["key"]),
-            "value": glossary.standing_value(lang, item["key"], item["value"]),
+            "name": glossary.standing_answer_name(lang, item["key"]),
+            "value": glossary.standing_answer_value(lang, item["key"], item["value"]),
         }
         for item in answering
     ]
 
 
-def standing_selects(lang: str, own: dict[str, Any], defaults: dict[str, Any] | None) -> list[dict[str, Any]]:
+def standing_answer_selects(lang: str, own: dict[str, Any], defaults: dict[str, Any] | None) -> list[dict[str, Any]]:
     """The selects of a standing-answers form: each setting with its choices and the value chosen now (``own``).
     With ``defaults`` (a seat's form), the first choice ("") follows the player's preferences."""
     t = translations(lang)
     out = []
-    for key in STANDING_SELECTS:
-        choices = [("ask", glossary.standing_value(lang, key, "ask"))]
-        choices += [(value, glossary.standing_value(lang, key, value)) for value in engine.standing.CHOICES[key]]
+    for key in STANDING_ANSWER_SELECTS:
+        choices = [("ask", glossary.standing_answer_value(lang, key, "ask"))]
+        choices += [(value, glossary.standing_answer_value(lang, key, value)) for value in engine.standing.CHOICES[key]]
         current = own.get(key) or ""
         if defaults is not None:
-            default = glossary.standing_value(lang, key, defaults.get(key) or "ask")
+            default = glossary.standing_answer_value(lang, key, defaults.get(key) or "ask")
             choices.insert(0, ("", t.gettext("as in my preferences (%(value)s)") % {"value": default}))
         elif not current:
             current = "ask"
-        out.append({"key": key, "name": glossary.standing_name(lang, key), "choices": choices, "current": current})
+        name = glossary.standing_answer_name(lang, key)
+        out.append({"key": key, "name": name, "choices": choices, "current": current})
     return out
 
 

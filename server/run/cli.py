@@ -18,7 +18,7 @@ from flask import Flask
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 
-from ..config import Settings, remember_served_url
+from ..config import Settings, prepare_data_dir, remember_served_url
 from ..db import Database
 from ..mail.inbound import serve
 from ..models import utcnow
@@ -39,13 +39,13 @@ from .queue import Queue
 
 def web_app(settings: Settings | None = None) -> Flask:
     """The web app of this installation's settings, its database handing work to the task queue."""
-    settings = settings or Settings.from_env()
+    settings = settings or prepare_data_dir(Settings.from_env())
     return create_app(settings, Database(settings.database_url, tasks=Queue(settings)))
 
 
 def _settings() -> Settings:
     try:
-        return Settings.from_env()
+        return prepare_data_dir(Settings.from_env())
     except ValueError as exc:  # e.g. a malformed DEADMAIL_SMTP_URL: one line, not a traceback
         raise click.ClickException(str(exc)) from None
 

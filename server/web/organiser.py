@@ -191,7 +191,7 @@ def _offer_urls(game_id: int) -> dict[str, list[str]]:
 
 def _game_page(game_id: int, *, error: str | None = None, status: int = 200) -> Any:
     try:
-        data = organise.owed(dm().db, game_id)
+        data = organise.overview(dm().db, game_id)
     except organise.OrganiseError:
         abort(404)
     g.timezone = str(data["timezone"])
@@ -284,7 +284,7 @@ def _confirmed(game_id: int, what: str, fields: dict[str, str], **asked: Any) ->
     if _field("confirm", 4) == "1":
         return None
     try:
-        data = organise.owed(dm().db, game_id)
+        data = organise.overview(dm().db, game_id)
     except organise.OrganiseError:
         abort(404)
     colour = fields.get("colour")
@@ -366,7 +366,7 @@ def replay(game_id: int) -> Any:
     game = games.finished(dm().db, game_id)
     if game is None:
         try:
-            status = organise.owed(dm().db, game_id)["status"]
+            status = organise.overview(dm().db, game_id)["status"]
         except organise.OrganiseError:
             abort(404)
         if status == "abandoned":

@@ -16,13 +16,13 @@ from ..models import utcnow
 from ..present import board
 from ..present.chat import page as chat_page
 from ..present.seat import (
-    STANDING_SELECTS,
+    STANDING_ANSWER_SELECTS,
     SeatShown,
     newest_first,
     seat_shown,
     session_shown,
-    standing_lines,
-    standing_selects,
+    standing_answer_lines,
+    standing_answer_selects,
 )
 from ..services import inputs
 from ..services.attendance import prefs
@@ -88,8 +88,8 @@ def seat(token: str) -> Any:
     )
     settings = standing_answers.seat_settings(dm().db, g.seat.seat_id)
     answer_for_me = {
-        "selects": standing_selects(g.language, settings["seat"], settings["defaults"]),
-        "lines": standing_lines(g.language, settings["answering"]),
+        "selects": standing_answer_selects(g.language, settings["seat"], settings["defaults"]),
+        "lines": standing_answer_lines(g.language, settings["answering"]),
         "saved": request.args.get("standing") == "saved",
     }
     return render_template("seat.html", chat=talk, answer_for_me=answer_for_me, **page)
@@ -221,7 +221,7 @@ def one_tap_confirm(token: str, tap: _Tap) -> Any:
 @seat_link
 def save_standing(token: str) -> Any:
     """The seat page's "Answer for me" form: each select's value ("" follows the player's preferences)."""
-    changes = {key: request.form.get(f"standing_{key}", "") or None for key in STANDING_SELECTS}
+    changes = {key: request.form.get(f"standing_{key}", "") or None for key in STANDING_ANSWER_SELECTS}
     try:
         prefs.set_seat_standing(dm().db, g.seat.seat_id, changes)
     except ShownError as exc:
@@ -232,7 +232,7 @@ def save_standing(token: str) -> Any:
 def _off_line() -> tuple[str, dict[str, str] | None]:
     """The setting a turn-off link names, and its line while it answers for the seat (None once off)."""
     key = str(request.values.get("k", ""))[:20]
-    lines = standing_lines(g.language, standing_answers.seat_settings(dm().db, g.seat.seat_id)["answering"])
+    lines = standing_answer_lines(g.language, standing_answers.seat_settings(dm().db, g.seat.seat_id)["answering"])
     return key, next((line for line in lines if line["key"] == key), None)
 
 
@@ -244,7 +244,7 @@ def standing_off(token: str) -> Any:
     if line is None:
         text = gettext("This standing answer is already off: you will be asked. Nothing was changed.")
         return message(gettext("Already off"), text, 200, token)
-    return render_template("standing_off.html", token=token, line=line, key=key)
+    return render_template("standing_answer_off.html", token=token, line=line, key=key)
 
 
 @bp.post("/s/<token>/standing/off")

@@ -20,7 +20,7 @@ import sqlalchemy as sa
 from aiosmtpd.controller import Controller
 from celery import Celery
 
-from server.config import Settings
+from server.config import Settings, prepare_data_dir
 from server.db import Database
 from server.mail import inbound
 from server.models import Game, InboundMail, Outbox
@@ -256,7 +256,7 @@ def test_deadmail_inbound_listens_and_applies_a_reply(tmp_path: Path) -> None:
         "DEADMAIL_SECRET_KEY": "inbound-secret",
         "DEADMAIL_REPLY_DOMAIN": REPLY_DOMAIN,
     }
-    settings = Settings.from_env(env)
+    settings = prepare_data_dir(Settings.from_env(env))
     upgrade(settings.database_url)
     db = Database(settings.database_url)
     try:

@@ -147,7 +147,7 @@ def post(stack: Stack, path: str, data: dict[str, Any] | None = None, csrf: bool
 def test_owed_tells_who_answered_but_never_the_answer(still: Stack) -> None:
     created = create_tagged(still.db, 3, seed=7)
     given = answer(still.db, created.game_id, "red")
-    data = organise.owed(still.db, created.game_id, now=T0)
+    data = organise.overview(still.db, created.game_id, now=T0)
     assert data["status"] == "running" and data["window"]["number"] == 1
     assert [(r["colour"], r["kind"], r["answered"]) for r in data["requests"]] == [
         ("yellow", "place", False),

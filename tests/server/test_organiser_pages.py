@@ -262,7 +262,7 @@ def test_the_confirm_pages_speak_the_readers_language(embedded: Stack) -> None:
         reply = post_form(embedded.client, embedded.app, f"{base}/abandon", {})
         assert reply.status_code == 200 and question in text(reply)
     assert game_row(embedded.db, created.game_id).status == "running"
-    assert organise.owed(embedded.db, created.game_id)["status"] == "running"
+    assert organise.overview(embedded.db, created.game_id)["status"] == "running"
 
 
 def test_a_finished_games_players_can_still_be_sent_their_links(embedded: Stack) -> None:

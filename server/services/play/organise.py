@@ -96,8 +96,9 @@ def _seat(session: Session, game_id: int, colour: str) -> Seat:
     return seat
 
 
-def owed(db: Database, game_id: int, now: datetime | None = None) -> dict[str, Any]:
-    """The game's state and its open window: each request's seat, player, kind and whether it is answered.
+def overview(db: Database, game_id: int, now: datetime | None = None) -> dict[str, Any]:
+    """The organiser's overview of a game: its state, seats, tenures, spectator table and open window (each request's
+    seat, player, kind and whether it is answered).
 
     Never the answers themselves: they stay secret until the window closes; nor who is asked in a card window
     (``seats.public_requests``): the organiser may be a player too. The table is a spectator's (no hand, no secret
