@@ -310,8 +310,8 @@ def migrated(database_url: str) -> Database:
 
 def bot_answer(db: Any, token: str, seed: int) -> Any:
     """A legal answer to the open request of the seat a link opens, decided by the engine's random bot (as every bot
-    of deadmail decides, ``services.turns.bot_choice``); None when the seat owes nothing."""
+    of deadmail decides, ``services.play.turns.bot_choice``); None when the seat owes nothing."""
     from server.services.links import read_token
-    from server.services.turns import bot_choice
+    from server.services.play.turns import bot_choice
 
     return bot_choice(db, read_token(SECRET, token, 10**9)[0], "random", seed)

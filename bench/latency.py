@@ -212,7 +212,7 @@ class Run:
 
 
 def measure(broker: str, args: argparse.Namespace) -> dict[str, Any]:
-    from server.config import Settings
+    from server.config import Settings, prepare_data_dir
     from server.db import Database
     from server.run.demo import latencies
     from server.run.migrate import upgrade
@@ -224,7 +224,7 @@ def measure(broker: str, args: argparse.Namespace) -> dict[str, Any]:
             port = _stack.free_port()
             env = _stack.server_env(tmp / "data", database_url, broker_url, f"http://127.0.0.1:{port}")
             (tmp / "data").mkdir()  # the worker keeps its beat schedule there
-            settings = Settings.from_env(env)  # also makes the filesystem broker's folders in the data dir
+            settings = prepare_data_dir(Settings.from_env(env))  # the filesystem broker's folders in the data dir
             upgrade(database_url)
             db = Database(database_url)
             web = _stack.start_web(web_kind, env, port, workers=2)

@@ -1,11 +1,12 @@
-"""Leagues: how fast the fixtures of a round are seated, as one JSON object (issue 14).
+"""Leagues: how fast the fixtures of a round are seated, as one JSON object.
 
     python bench/leagues.py --players 600 --size 5 --history 5 --runs 7 --seed 1
 
 ``fixtures``: a season of ``--players`` players (each in one of Europe/Rome, Europe/Warsaw, Europe/London,
 America/New_York, America/Los_Angeles, Asia/Tokyo, asleep 23:00-07:00, 22:00-06:00 or 00:00-08:00 local, one in five
 without quiet hours; one in twenty has declared one acquaintance). The history is ``--history`` earlier rounds seated by
-``server.services.fixtures.seat`` itself, each with a random 90 % of the players available; the round measured has them
+``server.services.leagues.seating.seat`` itself, each with a random 90 % of the players available; the round measured
+has them
 all. ``seconds_median`` (and min, max) is the time of ``seat`` over ``--runs`` runs with the same seed (one process,
 wall clock); ``repeats`` the earlier meetings of pairs seated together in the round measured (``random_repeats`` the
 same for a random seating of the same table sizes, for scale); ``awake_hours_mean`` the mean of the hours of the day in
@@ -26,7 +27,7 @@ from datetime import time as clock
 from itertools import combinations
 from typing import Any
 
-from server.services.fixtures import Available, Round, score, seat, table_sizes
+from server.services.leagues.seating import Available, Round, score, seat, table_sizes
 
 ZONES = (
     "Europe/Rome",

@@ -36,7 +36,7 @@ from server.db import Database
 from server.mail import send
 from server.mail.transports import SMTPTransport
 from server.models import Outbox
-from server.services import games
+from server.services.play import games
 
 NOW = datetime(2031, 3, 4, 12, 0, tzinfo=UTC)
 

@@ -7,7 +7,8 @@ For each N, on 127.0.0.1 only, in a fresh PostgreSQL database ``dm_bench_<random
 Redis server of ``DEADMAIL_TEST_REDIS``, database 12, as the broker (emptied before and after) and an aiosmtpd sink
 as the SMTP server:
 
-1. **Templates**: ``--templates`` games are created (``services.games.create_game``, deadlines of one day) and played
+1. **Templates**: ``--templates`` games are created (``services.play.games.create_game``, deadlines of one day) and
+played
    in-process by the engine's random bots (``turns.bot_choice`` → ``turns.submit_answer`` → ``turns.advance_window``)
    to windows spread over the whole game (various rounds and phases); one more is played to its end. For each
    open request a few legal answers are worked out by the bots and kept.
@@ -87,8 +88,8 @@ def play(db: Any, game_id: int, windows: int, seed: int, now: datetime) -> None:
     from sqlalchemy import select
 
     from server.models import RequestRow, Window, WindowStatus
-    from server.services import turns
-    from server.services.turns import AnswerError
+    from server.services.play import turns
+    from server.services.play.turns import AnswerError
 
     rng = random.Random(seed)
     for _ in range(windows):
@@ -118,7 +119,7 @@ def candidates(db: Any, seed: int) -> dict[int, list[Any]]:
     from sqlalchemy import select
 
     from server.models import RequestRow, Window, WindowStatus
-    from server.services import turns
+    from server.services.play import turns
 
     with db.session() as session:
         owed = session.execute(
@@ -136,7 +137,7 @@ def candidates(db: Any, seed: int) -> dict[int, list[Any]]:
 def build_templates(db: Any, count: int, seed: int) -> dict[str, Any]:
     """``count`` games played to windows spread over a game, and one played to its end."""
     from server.models import utcnow
-    from server.services.games import create_game, spec_from_json
+    from server.services.play.games import create_game, spec_from_json
 
     t0 = time.monotonic()
     end = utcnow().replace(microsecond=0) - timedelta(minutes=1)  # every live template's open window opened then
@@ -304,14 +305,14 @@ class Stack:
     def __init__(self, database_url: str, broker_url: str, smtp_url: str, data_dir: Path) -> None:
         import redis
 
-        from server.config import Settings
+        from server.config import Settings, prepare_data_dir
         from server.run.queue import Queue
 
         env = {
             **_stack.server_env(data_dir, database_url, broker_url, "http://127.0.0.1:1"),
             "DEADMAIL_SMTP_URL": smtp_url,
         }
-        self.settings = Settings.from_env(env)
+        self.settings = prepare_data_dir(Settings.from_env(env))
         self.queue = Queue(self.settings)
         self.engine = sa.create_engine(database_url, isolation_level="AUTOCOMMIT")
         self.workers: list[Any] = []
@@ -512,7 +513,7 @@ def _answer_client(url: str, plan: Plan, warm: Plan, start: Any, done: Any, out:
     """One client process: ``warm`` answered first, untimed (a web process that has seen these games); then
     ``turns.submit_answer`` for every item of its plan; reports answers, errors, CPU."""
     from server.db import Database
-    from server.services import turns
+    from server.services.play import turns
 
     db = Database(url)
     errors = 0

@@ -1,4 +1,4 @@
-"""Leagues: the standings page of a season of many finished games, on PostgreSQL, as one JSON object (issue 14).
+"""Leagues: the standings page of a season of many finished games, on PostgreSQL, as one JSON object.
 
     DEADMAIL_TEST_PG=postgresql+psycopg://postgres@127.0.0.1:5432/test \
         python bench/standings.py --games 10000 --rounds 20 --size 5 --requests 300 --seed 1
@@ -29,7 +29,7 @@ from typing import Any
 
 from _stack import migrated, percentile, postgres_database, say
 
-from server.config import Settings
+from server.config import Settings, prepare_data_dir
 from server.models import (
     EntryStatus,
     Game,
@@ -43,7 +43,7 @@ from server.models import (
     SeasonPlayer,
     SeasonStatus,
 )
-from server.services import results
+from server.services.leagues import results
 from server.services.links import league_token, player_token
 from server.web.app import create_app
 
@@ -177,14 +177,16 @@ def main() -> None:
     with postgres_database(pg.rsplit("/", 1)[0]) as url:
         db = migrated(url)
         league_id, season_id, player_id, players = build(url, args.games, args.rounds, args.size, args.seed)
-        settings = Settings.from_env(
-            {
-                "DATABASE_URL": url,
-                "DEADMAIL_SECRET_KEY": "bench-secret-key",
-                "DEADMAIL_DATA_DIR": "/tmp/dm-bench-standings",
-                "CELERY_BROKER_URL": "memory://",
-                "DEADMAIL_BASE_URL": "http://bench.test",
-            }
+        settings = prepare_data_dir(
+            Settings.from_env(
+                {
+                    "DATABASE_URL": url,
+                    "DEADMAIL_SECRET_KEY": "bench-secret-key",
+                    "DEADMAIL_DATA_DIR": "/tmp/dm-bench-standings",
+                    "CELERY_BROKER_URL": "memory://",
+                    "DEADMAIL_BASE_URL": "http://bench.test",
+                }
+            )
         )
         app = create_app(settings, db)
         client = app.test_client()

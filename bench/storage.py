@@ -1,12 +1,12 @@
-"""Storage: bytes per live game and per finished game on PostgreSQL, per table, as one JSON object (issue 15).
+"""Storage: bytes per live game and per finished game on PostgreSQL, per table, as one JSON object.
 
     DEADMAIL_TEST_PG=postgresql+psycopg://postgres@127.0.0.1:5432/test python bench/storage.py [--games 6] [--tiny]
 
 Plays ``--games`` 5-seat games (3 people, 2 random bots) through the services in a fresh database ``dm_bench_<random>``
 (dropped at the end): half stopped in their middle (live), half to their end (finished); every answer is given
 at once, every due mail is composed and sent (discarded) after each advance, the sweep's reminders are not run.
-``--prune`` prunes the outbox (``services.outbox.prune``) as it would be once its keep time has passed. Then the
-games' rows are copied ``--copies`` times (99: 30 games become 3,000), so that what a table costs whatever its rows
+``--prune`` prunes the outbox (``services.mailflow.outbox.prune``) as it would be once its keep time has passed. Then
+the games' rows are copied ``--copies`` times (99: 30 games become 3,000), so that what a table costs whatever its rows
 (an index's first pages) is shared as it would be at scale.
 
 :func:`measure` measures any deadmail database (``bench/scale.py`` uses it): each table's
@@ -119,20 +119,23 @@ def play(url: str, games: int, seed: int, prune: bool) -> None:
     """``games`` games of 3 people and 2 bots, the first half stopped after about half their windows, the rest to
     the end; mail sent after each advance."""
     import engine.bots
-    from server.config import Settings
+    from server.config import Settings, prepare_data_dir
     from server.db import Database
     from server.mail.send import send_due
     from server.models import Game, Window
     from server.run.migrate import upgrade
-    from server.services import games as game_service
-    from server.services import outbox, turns
-    from server.services.engines import CACHE
+    from server.services.mailflow import outbox
+    from server.services.play import games as game_service
+    from server.services.play import turns
+    from server.services.play.engines import CACHE
 
     upgrade(url)
     db = Database(url)
     folder = tempfile.mkdtemp(prefix="dm-storage-")
-    settings = Settings.from_env(
-        {"DEADMAIL_DATA_DIR": folder, "DATABASE_URL": url, "DEADMAIL_SECRET_KEY": "s", "DEADMAIL_API_TOKEN": "t"}
+    settings = prepare_data_dir(
+        Settings.from_env(
+            {"DEADMAIL_DATA_DIR": folder, "DATABASE_URL": url, "DEADMAIL_SECRET_KEY": "s", "DEADMAIL_API_TOKEN": "t"}
+        )
     )
     now = datetime(2031, 3, 4, 12, 0, tzinfo=UTC)
     for i in range(games):

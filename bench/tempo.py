@@ -1,10 +1,10 @@
-"""Tempo: how many calendar days a game takes, per tempo preset, as one JSON object (issue 11).
+"""Tempo: how many calendar days a game takes, per tempo preset, as one JSON object.
 
     python bench/tempo.py --players 5 --turn-order batched --preset week --reading 3h --games 400 --seed 1
     python bench/tempo.py --all [--games 400] [--seed 1]
     python bench/tempo.py --players 5 --turn-order batched --preset week --reading 3h --games 400 --seed 1 --vanish
 
-The model of players is ``server.services.estimate``'s (its docstring): each seat is a person in one of
+The model of players is ``server.services.play.estimate``'s (its docstring): each seat is a person in one of
 Europe/Rome, Europe/Warsaw, America/New_York, America/Los_Angeles, Asia/Tokyo (drawn at random per seat and game),
 quiet hours 23:00-07:00 local, checking mail while awake on average every ``--reading``, answering at the first
 check, missing 5 % of requests; careful standing answers (victim order, Camera "look", weapons and Hidden "if
@@ -12,13 +12,12 @@ needed"), none for votes or Threat; in play-hours sessions present with probabil
 minutes. Deadlines come from the server's ``services.tempo.window_deadline``, votes close by
 ``engine.vote_decided``. Games start at a random moment of the week of Monday 2 March 2026 (UTC).
 
-``--preset`` is a name of ``server.services.presets.PRESETS`` or ``today``: the tempo before issue 11 (24 h for
-everything, no standing answers at all, no early closing of votes, no last call, no autopilot), to compare
-defaulted shares.
+``--preset`` is a name of ``server.services.presets.PRESETS`` or ``today``: the plain tempo (24 h for everything,
+no standing answers at all, no early closing of votes, no last call, no autopilot), to compare defaulted shares.
 
-The autopilot (issue 12) is simulated as the server does it (``estimate``'s docstring): after ``--autopilot-after``
-public requests defaulted in a row (the server's default when not given: ``services.autopilot.AFTER``; 0: never, the
-behaviour before issue 12) a seat's requests are answered at once until the player is back. ``--vanish`` (issue 12):
+The autopilot is simulated as the server does it (``estimate``'s docstring): after ``--autopilot-after``
+public requests defaulted in a row (the server's default when not given: ``services.play.autopilot.AFTER``; 0: never,
+no autopilot) a seat's requests are answered at once until the player is back. ``--vanish``:
 each game is played twice with the same seeds, with all present and with one person (drawn per game) vanishing at a
 round drawn between the first and the last round of the game with all present; the vanishing person never answers
 again nor comes back from the autopilot. The figures are those of the games with one vanishing, with ``present``
@@ -40,11 +39,12 @@ from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from server.services import autopilot, estimate, presets
+from server.services import presets
+from server.services.play import autopilot, estimate
 from server.services.tempo import parse_duration
 
 ZONES = ("Europe/Rome", "Europe/Warsaw", "America/New_York", "America/Los_Angeles", "Asia/Tokyo")
-#: the tempo before issue 11: 24 h for everything, no early closing, no last call, no autopilot (and no standing
+#: the plain tempo: 24 h for everything, no early closing, no last call, no autopilot (and no standing
 #: answers).
 TODAY = {
     "durations": {"default": 24 * 3600},

@@ -1,4 +1,4 @@
-"""Standing answers (issue 11, beyond H-5): what a player said in advance for the small steps, so they are not asked.
+"""Standing answers (beyond H-5): what a player said in advance for the small steps, so they are not asked.
 
 ``standing_answer(view, request, standing)`` gives the answer a player's standing answers give to one of their
 requests, computed from that player's own view (``engine.view(game, colour)``) and the request's contract JSON

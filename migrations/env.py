@@ -5,7 +5,7 @@ from __future__ import annotations
 from alembic import context
 from sqlalchemy import Engine, engine_from_config, pool
 
-from server.config import Settings
+from server.config import Settings, prepare_data_dir
 from server.models import Base
 
 config = context.config
@@ -13,7 +13,13 @@ target_metadata = Base.metadata
 
 
 def url() -> str:
-    return config.attributes.get("url") or config.get_main_option("sqlalchemy.url") or Settings.from_env().database_url
+    """The caller's URL, else the environment's, its data folder prepared as for every command (the default SQLite
+    database lives there)."""
+    return (
+        config.attributes.get("url")
+        or config.get_main_option("sqlalchemy.url")
+        or prepare_data_dir(Settings.from_env()).database_url
+    )
 
 
 def run_offline() -> None:

@@ -39,7 +39,7 @@ import logging
 import os
 import secrets
 import stat
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import SplitResult, parse_qs, unquote, urlsplit
@@ -78,7 +78,8 @@ class Settings:
     links_per_minute: int = 120
     #: reverse proxies trusted to say who the client is (``X-Forwarded-*``, Werkzeug's ``ProxyFix``); 0: none.
     trusted_proxies: int = 0
-    #: days a final outbox row is kept before ``services.outbox.prune`` may delete it (1 or more: see ``prune``).
+    #: days a final outbox row is kept before ``services.mailflow.outbox.prune`` may delete it (1 or more: see
+    #: ``prune``).
     outbox_keep_days: float = 3.0
 
     @property
@@ -96,6 +97,9 @@ class Settings:
 
     @classmethod
     def from_env(cls, env: dict[str, str] | None = None, **overrides: Any) -> Settings:
+        """The settings the environment (``os.environ`` unless ``env``) says, ``overrides`` on top. It only reads:
+        an empty ``secret_key`` or ``api_token`` stands for the one stored in the data folder, which
+        ``prepare_data_dir`` makes and reads, with the folders the embedded broker needs."""
         env = dict(os.environ if env is None else env)
         data_dir = Path(env.get("DEADMAIL_DATA_DIR", "deadmail-data")).resolve()
         values: dict[str, Any] = {
@@ -127,13 +131,8 @@ class Settings:
             raise ValueError("DEADMAIL_OUTBOX_KEEP_DAYS: days a sent mail's row is kept, 1 or more")
         if values["smtp_url"]:
             parse_smtp_url(values["smtp_url"])  # a bad URL stops the start with a ValueError naming the problem
-        for key, name in (("secret_key", "secret_key"), ("api_token", "api_token")):
-            if not values[key]:
-                values[key] = _stored_secret(data_dir, name)
         if values["broker_url"].startswith("filesystem://") and not values.get("broker_options"):
             folder = data_dir / "broker"
-            for sub in ("queue", "processed", "control"):
-                private_dir(data_dir, "broker", sub)
             values["broker_options"] = {
                 "data_folder_in": str(folder / "queue"),
                 "data_folder_out": str(folder / "queue"),
@@ -143,6 +142,20 @@ class Settings:
                 "polling_interval": 0.1,
             }
         return cls(**values)
+
+
+def prepare_data_dir(settings: Settings) -> Settings:
+    """Make what ``settings`` need in the data folder, its owner's only (``private_dir``: a folder others may read is
+    closed first): the embedded broker's folders, and a stored secret key and API token where the environment gives
+    none. The settings with those two filled in. Every process that serves, works or runs a command calls it once."""
+    if settings.embedded_broker:
+        for sub in ("queue", "processed", "control"):
+            private_dir(settings.data_dir, "broker", sub)
+    return replace(
+        settings,
+        secret_key=settings.secret_key or _stored_secret(settings.data_dir, "secret_key"),
+        api_token=settings.api_token or _stored_secret(settings.data_dir, "api_token"),
+    )
 
 
 def _served_url(data_dir: Path) -> str | None:

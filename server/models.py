@@ -138,26 +138,26 @@ class MailKind(StrEnum):
     LAST_CALL = "last_call"
     #: a session of the game's play hours starts soon (``reminders.plan_session_reminders``).
     SESSION = "session"
-    #: the seat went on autopilot after missed deadlines: a one-tap "I'm back" (``services.autopilot``).
+    #: the seat went on autopilot after missed deadlines: a one-tap "I'm back" (``services.play.autopilot``).
     AUTOPILOT = "autopilot"
-    #: another seat of the table went on autopilot, or is back (``services.autopilot``).
+    #: another seat of the table went on autopilot, or is back (``services.play.autopilot``).
     TABLE = "table"
-    #: a seat of a running game is offered to this person: the invitation's link (``services.substitutes``).
+    #: a seat of a running game is offered to this person: the invitation's link (``services.attendance.substitutes``).
     INVITATION = "invitation"
-    #: a sign-up to a league season, to confirm by its signed link (``services.leagues.sign_up``).
+    #: a sign-up to a league season, to confirm by its signed link (``services.leagues.seasons.sign_up``).
     LEAGUE_CONFIRM = "league_confirm"
-    #: a substitute took over this player's seat (``services.substitutes``).
+    #: a substitute took over this player's seat (``services.attendance.substitutes``).
     SUBSTITUTED = "substituted"
-    #: an invitation to a league: its sign-up link (``services.leagues.invite``).
+    #: an invitation to a league: its sign-up link (``services.leagues.seasons.invite``).
     LEAGUE_INVITE = "league_invite"
-    #: a round of a league season started: the player's table (``services.rounds.start``).
+    #: a round of a league season started: the player's table (``services.leagues.rounds.start``).
     LEAGUE_FIXTURES = "league_fixtures"
-    #: every table of a round is over: its results and the standings (``services.results``).
+    #: every table of a round is over: its results and the standings (``services.leagues.results``).
     LEAGUE_RESULTS = "league_results"
-    #: the season is over: the final standings (``services.results``).
+    #: the season is over: the final standings (``services.leagues.results``).
     SEASON_END = "season_end"
     #: a season's next round could not be seated (too few players, acquaintances): to the league's organiser once
-    #: per stall (``services.rounds.sweep``).
+    #: per stall (``services.leagues.rounds.sweep``).
     ROUND_UNSEATED = "round_unseated"
 
 
@@ -201,7 +201,7 @@ class Player(Base):
 class Ledger(Base):
     """The requests counted for a person's reliability over every game (``reliability.record``, as each window
     closes): how many, and the newest ``reliability.LAST`` of them. A row of its own, locked by nothing else: an
-    advance locks its window, then the ledgers of the people it counts (issue 15)."""
+    advance locks its window, then the ledgers of the people it counts."""
 
     __tablename__ = "ledgers"
 
@@ -228,10 +228,10 @@ class Game(Base):
     #: does not already hold this version.
     state: Mapped[dict[str, Any]] = mapped_column(Packed, deferred=True)
     #: the engine's state at the start of the latest round (``engine.Game.snapshot``) and how many log entries it
-    #: covers: restoring replays only the answers after it (``services.engines``). Null: replay the whole log.
+    #: covers: restoring replays only the answers after it (``services.play.engines``). Null: replay the whole log.
     snapshot: Mapped[dict[str, Any] | None] = mapped_column(Packed, deferred=True)
-    #: its closed windows and their requests (``services.archive``): a live game's history in one value, not in a
-    #: hundred rows (issue 15). Null: none closed yet.
+    #: its closed windows and their requests (``services.play.archive``): a live game's history in one value, not in a
+    #: hundred rows. Null: none closed yet.
     archive: Mapped[dict[str, Any] | None] = mapped_column(Packed, deferred=True)
     #: bumped on every change of ``state``; requests are checked against the state they were made from.
     version: Mapped[int] = mapped_column(Integer, default=0)
@@ -239,7 +239,7 @@ class Game(Base):
     phase: Mapped[str] = mapped_column(String(16), default="setup")
     outcome: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
     organiser_email: Mapped[str | None] = mapped_column(String(320))
-    #: the league round this game is a table of (``services.rounds``); null: a single game.
+    #: the league round this game is a table of (``services.leagues.rounds``); null: a single game.
     round_id: Mapped[int | None] = mapped_column(ForeignKey("league_rounds.id", ondelete="SET NULL"), index=True)
     #: paused by the organiser until this instant: no window advances before it (the pause ends by itself).
     paused_until: Mapped[datetime | None] = mapped_column(UTCDateTime)
@@ -284,9 +284,9 @@ class Seat(Base):
     #: when the seat's page (or its live fragment) was last fetched, kept to ``seats.SEEN_EVERY``: who is on their
     #: page now, during a session of play hours (not secret).
     seen_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    #: the seat's public requests defaulted in a row (issue 12): ``autopilot.AFTER`` of them put it on autopilot.
+    #: the seat's public requests defaulted in a row: ``autopilot.AFTER`` of them put it on autopilot.
     missed: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
-    #: on autopilot since (its requests are answered at once, ``services.autopilot``); null: the person answers.
+    #: on autopilot since (its requests are answered at once, ``services.play.autopilot``); null: the person answers.
     autopilot_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     #: seconds of deadline extension this seat's absences used in this game (``autopilot.BUDGET``).
     extended: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
@@ -314,7 +314,7 @@ UNAPPLIED = text("NOT applied")
 
 
 class Absence(Base):
-    """A time a player declared they are away (issue 12): each game's ``absence`` option decides what it does."""
+    """A time a player declared they are away: each game's ``absence`` option decides what it does."""
 
     __tablename__ = "absences"
     #: the sweep finds absences that have begun and are not applied yet through this index (migration 0018).
@@ -330,7 +330,7 @@ class Absence(Base):
 
 
 class Invitation(Base):
-    """An organiser's offer of a seat to a substitute (issue 12): its link carries ``key``; accepting it once makes
+    """An organiser's offer of a seat to a substitute: its link carries ``key``; accepting it once makes
     the substitute the seat's next tenure. It lapses when the seat changes hands another way (``link_generation``)."""
 
     __tablename__ = "invitations"
@@ -361,7 +361,7 @@ class Window(Base):
         ),
         # a game's open window, found in one lookup (answers, pages, advances; migration 0020)
         Index("ix_windows_open_game_id", "game_id", postgresql_where=OPEN_ONLY, sqlite_where=OPEN_ONLY),
-        # ids are never given again (SQLite would reuse the highest once deleted, ``services.archive``): mail keys
+        # ids are never given again (SQLite would reuse the highest once deleted, ``services.play.archive``): mail keys
         # carry them
         {"sqlite_autoincrement": True},
     )
@@ -384,7 +384,7 @@ class Window(Base):
     deadline_revision: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     #: when the last owed answer arrived (for latency figures).
     completed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    #: when the next step of the reminder ladder is due for its unanswered requests (``services.reminders``);
+    #: when the next step of the reminder ladder is due for its unanswered requests (``services.mailflow.reminders``);
     #: null: no step left.
     remind_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     #: a sweep batch took this window until this instant (``services.sweeps``): no other batch takes it before.
@@ -414,7 +414,7 @@ class RequestRow(Base):
     kind: Mapped[str] = mapped_column(String(16))
     #: the engine's request as JSON (the prompt and options shown to the seat, private to it) while its window is
     #: open; null once the window is closed (``turns.advance_window``, ``organise.abandon``): the replay reads the
-    #: requests from the engine's log, what a closed request is is its ``kind`` and ``secret`` (issue 15).
+    #: requests from the engine's log, what a closed request is is its ``kind`` and ``secret``.
     payload: Mapped[dict[str, Any] | None] = mapped_column(TextJSON)
     #: asked in secret (``engine.asked_in_secret`` of its payload, set with it; B-INFO): nobody else is told of it,
     #: nor counts it (``reliability``).
@@ -447,8 +447,8 @@ class RequestRow(Base):
 def _deadline_moved(window: Window, value: datetime, old: Any, _initiator: Any) -> None:
     """Every move of an open window's deadline (an organiser's extension or pause, last call, play hours, an
     absence) raises its ``deadline_revision``, and makes its ``remind_at`` due at once: the next reminder pass
-    computes the ladder of the new deadline (``services.reminders``). The first deadline, when the window is made,
-    does neither."""
+    computes the ladder of the new deadline (``services.mailflow.reminders``). The first deadline, when the window is
+    made, does neither."""
     if isinstance(old, datetime) and value != old:
         window.deadline_revision = (window.deadline_revision or 0) + 1
         window.remind_at = window.opened_at
@@ -460,7 +460,7 @@ class EventBatch(Base):
     ``events`` is their list in the engine's own form (``engine.Game.events``: ``{"type": ..., "to": [...]}``, no
     ``"to"`` when public, RULES.md H-6), packed (``packing.pack_events``: deflate with a preset dictionary, about a
     fifth of the JSON); they are the game's events ``first_seq`` to ``first_seq + count - 1``. One row per advance
-    instead of one per event (issue 15): a sixth of the rows."""
+    instead of one per event: a sixth of the rows."""
 
     __tablename__ = "event_batches"
 
@@ -563,7 +563,7 @@ class OrganiserSession(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
-# --- leagues (issue 14) ----------------------------------------------------------------------------------------------
+# --- leagues ---------------------------------------------------------------------------------------------------------
 
 
 class SeasonStatus(StrEnum):
@@ -583,7 +583,7 @@ class EntryStatus(StrEnum):
 
 
 class League(Base):
-    """Seasons of games played under the same rules (``services.leagues``)."""
+    """Seasons of games played under the same rules (``services.leagues.seasons``)."""
 
     __tablename__ = "leagues"
 
@@ -599,11 +599,11 @@ class League(Base):
     options: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
     #: a tempo preset's name (``services.presets.PRESETS``); null: the plain tempo.
     preset: Mapped[str | None] = mapped_column(String(20))
-    #: one of ``services.scoring.SYSTEMS``.
+    #: one of ``services.leagues.scoring.SYSTEMS``.
     scoring: Mapped[str] = mapped_column(String(20), default="placement")
-    #: ``services.scoring.TIE_BREAKS`` in the order they apply.
+    #: ``services.leagues.scoring.TIE_BREAKS`` in the order they apply.
     tie_breaks: Mapped[list[str]] = mapped_column(JSONType, default=list)
-    #: one of ``services.scoring.FORFEITS``: how a seat ended on autopilot or by a substitute scores.
+    #: one of ``services.leagues.scoring.FORFEITS``: how a seat ended on autopilot or by a substitute scores.
     forfeit: Mapped[str] = mapped_column(String(16), default="last")
     #: standings visible to anyone with the public link; else to the season's players only.
     standings_public: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())

@@ -1,4 +1,4 @@
-"""Values packed for storage (issue 15): an ``event_batches`` row holds its list of engine events, a game its saved
+"""Values packed for storage: an ``event_batches`` row holds its list of engine events, a game its saved
 game and snapshot (``models.Packed``), as compact JSON compressed by deflate with a preset dictionary, about a
 fifth of the JSON's bytes, a saved game about a fourteenth (PostgreSQL compresses only values over 2 KB, and without
 a dictionary: a third). The first byte names the dictionary: a dictionary, once used, never changes (stored rows

@@ -23,7 +23,7 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
-from server.config import Settings
+from server.config import Settings, prepare_data_dir
 from server.db import Database
 from server.run.migrate import upgrade
 from server.run.queue import Queue
@@ -237,7 +237,7 @@ def _stack(
         "DEADMAIL_BASE_URL": "http://deadmail.test",
         "DEADMAIL_QUEUE": f"deadmail-test-{uuid.uuid4().hex[:8]}",  # runs sharing a broker never meet
     }
-    settings = Settings.from_env(env, **overrides)
+    settings = prepare_data_dir(Settings.from_env(env, **overrides))
     if not migrated:
         upgrade(settings.database_url)
     db = Database(settings.database_url)

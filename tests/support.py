@@ -40,8 +40,9 @@ from server.mail.compose import compose as compose_mail
 from server.models import Base, EventBatch, Game, MailKind, Outbox, Player, RequestRow, Seat, Window
 from server.packing import unpack_events
 from server.run.queue import Queue
-from server.services import archive, games, organisers, turns
-from server.services.engines import CACHE
+from server.services import organisers
+from server.services.play import archive, games, turns
+from server.services.play.engines import CACHE
 from tests.waiting import wait_for
 
 if TYPE_CHECKING:
@@ -320,7 +321,7 @@ def snapshot(db: Database, game_id: int) -> dict[str, Any]:
 
 def requests_in(db: Database, window_id: int) -> list[Any]:
     """A window's requests in seating order: its rows (detached) while it is open, else the ones its game's archive
-    keeps (``services.archive``: the same fields but the payload)."""
+    keeps (``services.play.archive``: the same fields but the payload)."""
     with db.session() as session:
         rows = list(
             session.execute(
@@ -364,7 +365,7 @@ class AnyWindow:
 
 
 def every_window(session: Session, game: Game) -> tuple[list[AnyWindow], list[tuple[int, Any]]]:
-    """Every window of the game in order, closed (``services.archive``) then open, and every request with its
+    """Every window of the game in order, closed (``services.play.archive``) then open, and every request with its
     window's number (an archived request or a ``RequestRow``), in order."""
     closed = archive.windows_of(game.archive).values()
     rows = session.execute(select(Window).where(Window.game_id == game.id).order_by(Window.number)).scalars().all()

@@ -1,4 +1,4 @@
-"""bench/leagues.py runs and prints one JSON object with the fixtures figures issue 14 asks for."""
+"""bench/leagues.py runs and prints one JSON object with the fixtures figures (``docs/PERFORMANCE.md``)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """bench/standings.py runs (a tiny season, on the PostgreSQL of the tests) and prints one JSON object with the
-standings page figures issue 14 asks for."""
+standings page figures (``docs/PERFORMANCE.md``)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""bench/tempo.py runs and prints one JSON object with the figures issue 11 asks for."""
+"""bench/tempo.py runs and prints one JSON object with the tempo figures (``docs/PERFORMANCE.md``)."""
 
 from __future__ import annotations
 

@@ -10,13 +10,13 @@ from __future__ import annotations
 from celery import Celery
 from kombu.entity import Queue as KombuQueue
 
-from server.config import Settings
+from server.config import Settings, prepare_data_dir
 from server.run import broker
 from server.run.queue import SEND, SWEEP, mail_queue
 
 
 def make_celery(settings: Settings | None = None) -> Celery:
-    settings = settings or Settings.from_env()
+    settings = settings or prepare_data_dir(Settings.from_env())
     if settings.embedded_broker:
         broker.register()
     app = Celery("deadmail", broker=settings.broker_url, include=["worker.tasks"])

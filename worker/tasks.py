@@ -8,17 +8,18 @@ from typing import Any
 
 from celery import Task, shared_task
 
-from server.config import Settings
+from server.config import Settings, prepare_data_dir
 from server.db import Database
 from server.mail.send import full, send_batch, send_one, send_rows
 from server.mail.transports import transport_for
 from server.run.queue import ADVANCE, SEND, SWEEP, Queue
-from server.services import heartbeat, sweeps, turns
+from server.services import heartbeat, sweeps
+from server.services.play import turns
 
 
 def _settings(task: Task) -> Settings:
     settings = getattr(task.app.conf, "deadmail_settings", None)
-    return settings if isinstance(settings, Settings) else Settings.from_env()
+    return settings if isinstance(settings, Settings) else prepare_data_dir(Settings.from_env())
 
 
 @cache

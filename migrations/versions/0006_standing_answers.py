@@ -1,4 +1,4 @@
-"""standing answers (issue 11, item 3)
+"""standing answers
 
 - ``players.standing``: the player's default standing answers (``engine.standing_answer``), null: none;
 - ``seats.standing``: a game's standing answers, per setting over the player's defaults, null: none;

@@ -1,4 +1,4 @@
-"""missed deadlines and absences (issue 12): autopilot, absences, substitutes, reliability
+"""missed deadlines and absences: autopilot, absences, substitutes, reliability
 
 - ``seats.missed``: public requests defaulted in a row; ``seats.autopilot_at``: on autopilot since (null: off);
   ``seats.extended``: seconds of deadline extension the seat's absences used in its game.

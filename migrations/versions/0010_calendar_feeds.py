@@ -1,4 +1,4 @@
-"""calendar feeds (issue 14): a revocable calendar address per player, and a revision number per deadline
+"""calendar feeds: a revocable calendar address per player, and a revision number per deadline
 
 - ``players.calendar_generation``: the player's calendar address carries it; raising it revokes the address alone.
 - ``windows.deadline_revision``: how many times the window's deadline moved (the calendar event's SEQUENCE).

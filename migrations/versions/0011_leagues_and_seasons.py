@@ -1,4 +1,4 @@
-"""leagues and seasons (issue 14): a league's rules and revocable links, its seasons, and who signed up
+"""leagues and seasons: a league's rules and revocable links, its seasons, and who signed up
 
 - ``leagues``: name, language, time zone, table size, game options, tempo preset, scoring system, tie-breaks,
   forfeit rule, public standings, and a generation per link (invitation, organiser, public).

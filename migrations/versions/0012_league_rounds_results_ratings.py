@@ -1,4 +1,4 @@
-"""league rounds, results, standings and ratings (issue 14)
+"""league rounds, results, standings and ratings
 
 - ``league_rounds``: a season's rounds, their tables (a preview until started), status and fixed start.
 - ``games.round_id``: the round a game is a table of.

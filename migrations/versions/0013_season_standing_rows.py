@@ -1,4 +1,4 @@
-"""a season's standings stored row by row (issue 14)
+"""a season's standings stored row by row
 
 - ``season_standing_rows``: one ranked row per player and table of a season's standings (``tab``: the division from
   the highest, 0, 1, …, the substitutes' appearances last; ``position``: the order in that table), so that the

@@ -1,4 +1,4 @@
-"""scale (issue 15): due instants the sweep selects by index, and engine snapshots
+"""scale: due instants the sweep selects by index, and engine snapshots
 
 - ``windows.remind_at``: when the next step of the reminder ladder is due (null: none left); ``claimed_until``: a
   sweep batch's claim on a window. Indexed with ``status`` like ``deadline``, and ``completed_at`` too, so each part

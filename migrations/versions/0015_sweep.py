@@ -1,4 +1,4 @@
-"""scale (issue 15): the due instants of what was live before 0014, filled once
+"""scale: the due instants of what was live before 0014, filled once
 
 Open windows get ``remind_at = opened_at`` and running games ``session_at = created_at``: due at once, so the first
 reminder and session passes compute their real instants (the next ladder step; the next session, or null without

@@ -1,4 +1,4 @@
-"""storage (issue 15): events and requests stored compactly
+"""storage: events and requests stored compactly
 
 - ``events.data``, ``events.visible_to`` and ``requests.payload`` become JSON on PostgreSQL (JSONB before): their
   many small values take about half the bytes as text (written without spaces, ``server.db.compact_json``); a public

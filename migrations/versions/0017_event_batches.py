@@ -1,4 +1,4 @@
-"""storage (issue 15): events stored one row per advance (``event_batches``); windows' due instants indexed for open
+"""storage: events stored one row per advance (``event_batches``); windows' due instants indexed for open
 windows only
 
 Each advance's events become one ``event_batches`` row (game, first seq, count, the JSON text of their list in the

@@ -1,4 +1,4 @@
-"""absences applied once (issue 15): ``absences.applied`` and a partial index on the ones still to apply
+"""absences applied once: ``absences.applied`` and a partial index on the ones still to apply
 
 The minute sweep applied every absence under way at each pass (a query and a transaction per away player, each
 minute); it now applies each absence once, when it begins, and finds the begun ones through

@@ -1,4 +1,4 @@
-"""storage (issue 15): events packed; a closed window's requests without their payload
+"""storage: events packed; a closed window's requests without their payload
 
 - ``event_batches.events`` becomes binary: the JSON list packed by ``server.packing.pack_events`` (deflate with a
   preset dictionary, about a fifth of the text).

@@ -1,4 +1,4 @@
-"""a game's open window in one index lookup (issue 15): ``ix_windows_open_game_id`` on ``windows (game_id)`` where
+"""a game's open window in one index lookup: ``ix_windows_open_game_id`` on ``windows (game_id)`` where
 ``status = 'open'``
 
 Finding a game's open window (every answer, page and advance) was planned as the game's windows from the unique

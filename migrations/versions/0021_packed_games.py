@@ -1,4 +1,4 @@
-"""storage (issue 15): the engine's saved games and snapshots packed
+"""storage: the engine's saved games and snapshots packed
 
 ``games.state`` and ``games.snapshot`` become binary: the JSON packed by ``server.packing.pack`` with the saved
 games' dictionary (``models.Packed``), about a fourteenth of the JSON text. The downgrade unpacks them.

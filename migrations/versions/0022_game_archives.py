@@ -1,4 +1,4 @@
-"""storage (issue 15): a game's closed windows and their requests folded into one packed archive on the game
+"""storage: a game's closed windows and their requests folded into one packed archive on the game
 
 - ``games.archive`` (new): the game's closed windows and their requests (``services.archive``), packed as
   ``games.state`` is (``server.packing.pack``, the saved games' dictionary); their ``windows`` and ``requests`` rows

@@ -1,4 +1,4 @@
-"""a league's organiser address, and a season's round that could not be seated (issue 25)
+"""a league's organiser address, and a season's round that could not be seated
 
 - ``leagues.organiser_email`` (new, nullable): where the league's mails to its organiser go (a round that cannot be
   seated); null: the organiser is told on their page only.

@@ -64,12 +64,15 @@ from ..present import league as league_shown
 from ..present import standings as shown_standings
 from ..present.absences import moment_shown
 from ..present.chat import channel_title, mail_sections
-from ..present.seat import SeatShown, cap, game_label, seat_shown, standing_lines
-from ..services import autopilot, chat, outbox, reminders, reply_address, results, standing, substitutes
+from ..present.seat import SeatShown, cap, game_label, seat_shown, standing_answer_lines
+from ..services.attendance import substitutes
 from ..services.errors import ShownError
 from ..services.inputs import one_line
+from ..services.leagues import results
 from ..services.links import confirm_token, league_token, organiser_token, player_token, seat_token
-from ..services.seats import Shared, answer_in, open_request, seat_state, still_deciding
+from ..services.mailflow import outbox, reminders, reply_address
+from ..services.play import autopilot, chat, standing_answers
+from ..services.play.seats import Shared, answer_in, open_request, seat_state, still_deciding
 from ..text import i18n
 from ..text.glossary import colour_name
 from ..text.refusals import refusal
@@ -263,8 +266,8 @@ class Composer:
         links = self.links(seat)
         ctx = _section(self.lang, shown, links, with_board)
         if seat.game.status == GameStatus.RUNNING:  # the seat's own standing answers, with a way to turn each off
-            lines = standing_lines(self.lang, standing.shown_settings(seat))
-            ctx["standing"] = [{**line, "off_url": links.standing_off(line["key"])} for line in lines]
+            lines = standing_answer_lines(self.lang, standing_answers.shown_settings(seat))
+            ctx["standing_answers"] = [{**line, "off_url": links.standing_off(line["key"])} for line in lines]
         if events:
             draft.told[seat.id] = max(told, seen)
         if shown.decision is not None:
@@ -476,8 +479,8 @@ class Composer:
         return draft
 
     def league_fixtures(self, row: Outbox) -> Draft | None:
-        """A league round's table (``services.rounds``): opponents and their zones, the tempo, the estimate and the
-        link to the seat; skipped once the seat is not the reader's any more."""
+        """A league round's table (``services.leagues.rounds``): opponents and their zones, the tempo, the estimate and
+        the link to the seat; skipped once the seat is not the reader's any more."""
         seat = self.session.get(Seat, row.payload.get("seat") or 0)
         if seat is None or seat.player_id != self.player.id:
             return None

@@ -37,10 +37,11 @@ from sqlalchemy.exc import SQLAlchemyError
 from ..config import Settings
 from ..db import Database
 from ..models import utcnow
-from ..services import chat, reply_address
 from ..services import replies as recorded
 from ..services.errors import ShownError
 from ..services.inputs import storable
+from ..services.mailflow import reply_address
+from ..services.play import chat
 from ..services.replies import Outcome, Unavailable
 from ..text import away, grammar
 

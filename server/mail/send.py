@@ -2,8 +2,8 @@
 (``send_batch``: due rows; ``send_rows``: the rows a transaction wrote) is claimed in one statement and sent over one
 connection of the transport, mail after mail.
 
-The row's state is kept by ``services.outbox`` (claimed once, retried with back-off, failed after too many tries);
-a mail with nothing left to tell when it is composed is skipped and never sent.
+The row's state is kept by ``services.mailflow.outbox`` (claimed once, retried with back-off, failed after too many
+tries); a mail with nothing left to tell when it is composed is skipped and never sent.
 
 At least once, never silently lost: the row is marked sent as soon as the transport has the mail (the transport
 calls back after the SMTP server accepted DATA, before the next mail or QUIT). When that mark cannot be written (the
@@ -23,7 +23,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from ..config import Settings
 from ..db import Database
 from ..models import utcnow
-from ..services import outbox
+from ..services.mailflow import outbox
 from .compose import Mail, compose_batch
 from .transports import Sender, ends_batch, session_of
 

@@ -1,4 +1,4 @@
-"""A player's absences as they read them (issue 12): days in their own time zone and language."""
+"""A player's absences as they read them: days in their own time zone and language."""
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ def moment_shown(moment: datetime, tz_name: str | None, lang: str, *, end: bool)
 
 
 def absences_shown(items: list[dict[str, Any]], tz_name: str | None, lang: str) -> list[dict[str, Any]]:
-    """``services.absences.listed`` for a page: each with ``first`` and ``last`` (their words) and ``current``."""
+    """``services.attendance.absences.listed`` for a page: each with ``first`` and ``last`` (their words) and
+    ``current``."""
     return [
         {
             "id": item["id"],

@@ -9,7 +9,7 @@ from typing import Any
 from babel.dates import format_datetime
 
 from ..models import ChatMessage
-from ..services.chat import MAX_CHARS, MAX_LINES, PUBLIC, Channel, members
+from ..services.play.chat import MAX_CHARS, MAX_LINES, PUBLIC, Channel, members
 from ..text import glossary
 from ..text.i18n import DATE_LOCALES, format_when, language, translations, zone
 
@@ -58,7 +58,7 @@ def _message(lang: str, message: ChatMessage, reader: str, now: datetime, tz: st
 def page(
     lang: str, channels: list[Channel], reader: str, colours: list[str], *, running: bool, tz: str, now: datetime
 ) -> dict[str, Any]:
-    """What templates/chat.html shows to the seat of colour ``reader`` (``services.chat.channels``), with times
+    """What templates/chat.html shows to the seat of colour ``reader`` (``services.play.chat.channels``), with times
     in its player's zone, and the other colours to start a private channel with."""
     return {
         "colour": reader,
@@ -83,7 +83,7 @@ def page(
 
 
 def mail_sections(lang: str, unread: list[Channel], reader: str, tz: str) -> list[dict[str, Any]]:
-    """The unread table talk of a mail, by channel (``services.chat.unread``)."""
+    """The unread table talk of a mail, by channel (``services.play.chat.unread``)."""
     return [
         {
             "title": channel_title(lang, channel.key, reader),

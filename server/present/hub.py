@@ -1,4 +1,4 @@
-"""The player's hub (issue 14): their games and their rating, shaped for the page in their language and time zone.
+"""The player's hub: their games and their rating, shaped for the page in their language and time zone.
 
 Built from ``services.hub`` (plain data about the reader's own seats only): what is asked of them comes from their
 own seat's open requests, never another seat's (B-INFO).
@@ -10,8 +10,8 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
-from ..services import ratings
 from ..services.hub import HubEntry, HubGame
+from ..services.leagues import ratings
 from ..text import glossary
 from ..text.i18n import format_when, translations
 from .seat import game_label, ordinal

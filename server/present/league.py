@@ -1,4 +1,4 @@
-"""League rounds shown (issue 14): a player's table in their fixtures mail, and the league organiser's pages (the
+"""League rounds shown: a player's table in their fixtures mail, and the league organiser's pages (the
 league, a season, a round's tables), in the reader's language. Plain data in, plain data out: no database."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ from babel import Locale
 from babel.dates import format_time, get_day_names
 
 from ..models import LANGUAGES
-from ..services import scoring
 from ..services.errors import ShownError
-from ..services.leagues import TABLE_SIZES
+from ..services.leagues import scoring
+from ..services.leagues.seasons import TABLE_SIZES
 from ..services.presets import PRESETS
 from ..text import glossary
 from ..text.i18n import DATE_LOCALES, format_when, translations

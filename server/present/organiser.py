@@ -12,9 +12,9 @@ from babel.dates import format_date, format_time
 from engine.data import COLOURS, DEFAULT_WEAPONS, KINDS
 from engine.options import CHOICES
 
-from ..services.estimate import MODEL, Model, hours_text
+from ..services.play.estimate import MODEL, Model, hours_text
+from ..services.play.reliability import SeatFigures
 from ..services.presets import PRESETS
-from ..services.reliability import SeatFigures
 from ..text import glossary
 from ..text.i18n import DATE_LOCALES, format_when, language, translations, zone
 from . import reliability as reliable
@@ -47,7 +47,7 @@ def game_page(
     offers: dict[str, list[str]] | None = None,
     figures: dict[str, SeatFigures] | None = None,
 ) -> dict[str, Any]:
-    """templates/organiser/game.html's context from ``organise.owed``, ``games.seat_links``, ``offers`` (colour ->
+    """templates/organiser/game.html's context from ``organise.overview``, ``games.seat_links``, ``offers`` (colour ->
     the links of its invitations still open, ``substitutes.pending``) and the people's reliability
     (``reliability.of_game``: colour -> figures in this game and overall)."""
     figures = figures or {}
@@ -71,7 +71,7 @@ def game_page(
     table = data["table"]
     return {
         "game": data,
-        # the mall as a spectator sees it: nothing secret (``organise.owed``)
+        # the mall as a spectator sees it: nothing secret (``organise.overview``)
         "board": board_svg(table, lang, None, {seat["colour"]: seat["player"] for seat in data["seats"]}),
         "standings": standings(lang, table.get("outcome"), data["seats"]),
         "tiebreak": tiebreak_sentence(lang),
@@ -204,7 +204,7 @@ def short_when(instant: datetime, tz: str, lang: str) -> str:
 
 
 def tenures(lang: str, by_colour: dict[str, list[dict[str, Any]]], tz: str, now: datetime) -> list[dict[str, Any]]:
-    """The seats' tenures (``services.tenures.of_game``), one line each, in seating order, with dates in the game's
+    """The seats' tenures (``services.play.tenures.of_game``), one line each, in seating order, with dates in the game's
     zone."""
 
     def day(instant: datetime | None) -> str | None:  # short: a column of a table that must fit a phone
@@ -251,7 +251,7 @@ def confirmation(
 ) -> dict[str, Any]:
     """templates/organiser/confirm.html's question before what cannot be undone: ``what`` is "replace" (the seat
     ``colour`` goes to a bot of kind ``by``, or to ``person``, "Name <address>"), "revoke" (the seat's links) or
-    "abandon"; ``data`` is ``organise.owed``."""
+    "abandon"; ``data`` is ``organise.overview``."""
     t = translations(lang)
     seat = next((s for s in data["seats"] if s["colour"] == colour), None)
     held = ""

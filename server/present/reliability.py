@@ -1,4 +1,4 @@
-"""How a person's reliability (``services.reliability``) is shown: "94% answered on time, usually within 3
+"""How a person's reliability (``services.play.reliability``) is shown: "94% answered on time, usually within 3
 hours", or "new: fewer than 20 decisions so far" (unknown, never unreliable), in the reader's language."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from typing import Any
 from babel.dates import format_timedelta
 from babel.numbers import format_percent
 
-from ..services.reliability import LAST, NEW_BELOW, Reliability
+from ..services.play.reliability import LAST, NEW_BELOW, Reliability
 from ..text.i18n import DATE_LOCALES, language, translations
 
 

@@ -2,7 +2,7 @@
 round, with the answers given and the public board at the end of each round.
 
 Built from the engine's final view (``engine.replay``) and its step-by-step replay (``engine.replay_steps``); both
-refuse a game that is not over, and so does ``services.games.finished``.
+refuse a game that is not over, and so does ``services.play.games.finished``.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 import engine
 
-from ..services.games import Finished
+from ..services.play.games import Finished
 from ..text import glossary
 from ..text.i18n import translations
 from ..text.sentences import Names, event_text, player_label, told_answer

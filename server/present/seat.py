@@ -1,6 +1,6 @@
 """What a seat's player is shown, built once for the seat page and for every mail about the seat.
 
-Everything comes from ``services.seats.seat_state``: the engine's view of the seat (``engine.view``, the one
+Everything comes from ``services.play.seats.seat_state``: the engine's view of the seat (``engine.view``, the one
 redaction), the open window's deadline, and the seat's own request and answer in it. Nothing here reads the
 database or knows another seat's secrets.
 """
@@ -14,8 +14,8 @@ from typing import Any
 import engine.standing
 from engine.data import PHASES, Phase
 
-from ..services.scoring import placings
-from ..services.seats import Visit
+from ..services.leagues.scoring import placings
+from ..services.play.seats import Visit
 from ..services.tempo import closes_decided_votes
 from ..text import glossary
 from ..text.grammar import CommandError, commands_for, hints_for, parse_reply
@@ -299,7 +299,7 @@ class SeatShown:
 
 
 def seat_shown(lang: str, state: dict[str, Any], now: datetime, *, told: int = 0) -> SeatShown:
-    """The seat of ``services.seats.seat_state`` for a reader in ``lang`` (times in the seat player's zone).
+    """The seat of ``services.play.seats.seat_state`` for a reader in ``lang`` (times in the seat player's zone).
     ``told``: the history without the first ``told`` events of the seat's view (what a mail told already)."""
     view, window, game = state["view"], state["window"], state["game"]
     colour, tz = view["you"], state["seat"]["timezone"]
@@ -369,41 +369,42 @@ def _away_until(lang: str, presence: dict[str, Any] | None, now: datetime, tz: s
     return format_when(datetime.fromisoformat(presence["away_until"]), now, tz, lang)[0]
 
 
-# --- standing answers (issue 11, item 3) ------------------------------------------------------------------------
+# --- standing answers -------------------------------------------------------------------------------------------
 
 #: the settings the seat page and the preferences page offer as selects (a game's victim order is set on the
 #: preferences page, H-5).
-STANDING_SELECTS = ("cards", "camera", "attack", "vote")
+STANDING_ANSWER_SELECTS = ("cards", "camera", "attack", "vote")
 
 
-def standing_lines(lang: str, answering: list[dict[str, Any]]) -> list[dict[str, str]]:
-    """The standing answers that answer for a seat (``standing.shown_settings``), in words: "Security Camera —
+def standing_answer_lines(lang: str, answering: list[dict[str, Any]]) -> list[dict[str, str]]:
+    """The standing answers that answer for a seat (``standing_answers.shown_settings``), in words: "Security Camera —
     always look"; for the seat's own pages and mails only (H-6)."""
     return [
         {
             "key": item["key"],
-            "name": glossary.standing_name(lang, item["key"]),
-            "value": glossary.standing_value(lang, item["key"], item["value"]),
+            "name": glossary.standing_answer_name(lang, item["key"]),
+            "value": glossary.standing_answer_value(lang, item["key"], item["value"]),
         }
         for item in answering
     ]
 
 
-def standing_selects(lang: str, own: dict[str, Any], defaults: dict[str, Any] | None) -> list[dict[str, Any]]:
+def standing_answer_selects(lang: str, own: dict[str, Any], defaults: dict[str, Any] | None) -> list[dict[str, Any]]:
     """The selects of a standing-answers form: each setting with its choices and the value chosen now (``own``).
     With ``defaults`` (a seat's form), the first choice ("") follows the player's preferences."""
     t = translations(lang)
     out = []
-    for key in STANDING_SELECTS:
-        choices = [("ask", glossary.standing_value(lang, key, "ask"))]
-        choices += [(value, glossary.standing_value(lang, key, value)) for value in engine.standing.CHOICES[key]]
+    for key in STANDING_ANSWER_SELECTS:
+        choices = [("ask", glossary.standing_answer_value(lang, key, "ask"))]
+        choices += [(value, glossary.standing_answer_value(lang, key, value)) for value in engine.standing.CHOICES[key]]
         current = own.get(key) or ""
         if defaults is not None:
-            default = glossary.standing_value(lang, key, defaults.get(key) or "ask")
+            default = glossary.standing_answer_value(lang, key, defaults.get(key) or "ask")
             choices.insert(0, ("", t.gettext("as in my preferences (%(value)s)") % {"value": default}))
         elif not current:
             current = "ask"
-        out.append({"key": key, "name": glossary.standing_name(lang, key), "choices": choices, "current": current})
+        name = glossary.standing_answer_name(lang, key)
+        out.append({"key": key, "name": name, "choices": choices, "current": current})
     return out
 
 

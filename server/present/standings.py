@@ -1,4 +1,4 @@
-"""A season's standings shaped for pages and mails, in the reader's language (issue 14)."""
+"""A season's standings shaped for pages and mails, in the reader's language."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 
 from babel.numbers import format_decimal
 
-from ..services.results import Placed, Standings
+from ..services.leagues.results import Placed, Standings
 from ..text.i18n import translations
 
 

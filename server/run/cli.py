@@ -18,15 +18,17 @@ from flask import Flask
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 
-from ..config import Settings, remember_served_url
+from ..config import Settings, prepare_data_dir, remember_served_url
 from ..db import Database
 from ..mail.inbound import serve
 from ..models import utcnow
-from ..services import estimate, games, inputs, league_api, leagues, presets, results
-from ..services import rounds as league_rounds
+from ..services import inputs, presets
 from ..services.errors import ShownError
+from ..services.leagues import api, results, seasons
+from ..services.leagues import rounds as league_rounds
 from ..services.links import LinkError, mailbox_token
-from ..services.seats import rotate_link
+from ..services.play import estimate, games
+from ..services.play.seats import rotate_link
 from ..services.tempo import check_timezone, parse_duration, parse_play_hours
 from ..web.app import create_app
 from .demo import player_name, run_auto
@@ -37,13 +39,13 @@ from .queue import Queue
 
 def web_app(settings: Settings | None = None) -> Flask:
     """The web app of this installation's settings, its database handing work to the task queue."""
-    settings = settings or Settings.from_env()
+    settings = settings or prepare_data_dir(Settings.from_env())
     return create_app(settings, Database(settings.database_url, tasks=Queue(settings)))
 
 
 def _settings() -> Settings:
     try:
-        return Settings.from_env()
+        return prepare_data_dir(Settings.from_env())
     except ValueError as exc:  # e.g. a malformed DEADMAIL_SMTP_URL: one line, not a traceback
         raise click.ClickException(str(exc)) from None
 
@@ -352,14 +354,14 @@ def league_create(as_json: bool, **given: Any) -> None:
     settings = _settings()
     chosen = list(given.pop("tie_breaks"))
     try:
-        spec = leagues.LeagueSpec(**given | {"options": _options(given["options"])})
+        spec = seasons.LeagueSpec(**given | {"options": _options(given["options"])})
         spec.tie_breaks = chosen or spec.tie_breaks
         with database(settings) as db:
-            league_id = leagues.create_league(db, spec, now=utcnow())
-            tokens = {which: leagues.league_link(db, settings.secret_key, league_id, which) for which in leagues.LINKS}
+            league_id = seasons.create_league(db, spec, now=utcnow())
+            tokens = {which: seasons.league_link(db, settings.secret_key, league_id, which) for which in seasons.LINKS}
     except ShownError as exc:
         raise click.ClickException(str(exc)) from None
-    links = {k: {"token": t, "url": leagues.link_url(settings.base_url, k, t)} for k, t in tokens.items()}
+    links = {k: {"token": t, "url": seasons.link_url(settings.base_url, k, t)} for k, t in tokens.items()}
     text = "\n".join(
         [
             f"league {league_id} created",
@@ -386,8 +388,8 @@ def league_invite(league_id: int, as_json: bool, addresses: tuple[str, ...]) -> 
     takes sign-ups, then mailed)."""
     try:
         with database(_settings()) as db:
-            mailed = leagues.invite(db, league_id, list(addresses), utcnow())
-            held = set(leagues.held_invitations(db, league_id)) & set(mailed)
+            mailed = seasons.invite(db, league_id, list(addresses), utcnow())
+            held = set(seasons.held_invitations(db, league_id)) & set(mailed)
     except ShownError as exc:
         raise click.ClickException(str(exc)) from None
     text = f"league {league_id}: an invitation is on its way to " + ", ".join(mailed)
@@ -401,7 +403,7 @@ def league_invite(league_id: int, as_json: bool, addresses: tuple[str, ...]) -> 
 def _link_options(command: Callable[..., None]) -> Callable[..., None]:
     """--league, --kind and --json of ``league link`` and ``league revoke``."""
     command = click.option("--json", "as_json", is_flag=True, help="print one JSON object")(command)
-    command = click.option("--kind", "which", required=True, type=click.Choice(leagues.LINKS), help="its kind")(command)
+    command = click.option("--kind", "which", required=True, type=click.Choice(seasons.LINKS), help="its kind")(command)
     return click.option("--league", "league_id", required=True, type=int)(command)
 
 
@@ -411,11 +413,11 @@ def _current_link(league_id: int, which: str, as_json: bool, *, revoke: bool) ->
     try:
         with database(settings) as db:
             if revoke:
-                leagues.revoke(db, league_id, which)
-            token = leagues.league_link(db, settings.secret_key, league_id, which)
+                seasons.revoke(db, league_id, which)
+            token = seasons.league_link(db, settings.secret_key, league_id, which)
     except ShownError as exc:
         raise click.ClickException(str(exc)) from None
-    url = leagues.link_url(settings.base_url, which, token)
+    url = seasons.link_url(settings.base_url, which, token)
     said = f"the earlier {which} links of league {league_id} no longer work; the new one:\n{url}" if revoke else url
     _league_out({"league": league_id, "kind": which, "token": token, "url": url}, as_json, said)
 
@@ -462,7 +464,7 @@ def season() -> None:
 @click.option("--league", "league_id", required=True, type=int)
 @click.option("--signup-closes", required=True, type=Instant(), help=SIGNUP_CLOSES)
 @click.option("--rounds", required=True, type=int, help="1 to 52")
-@click.option("--schedule", default="when_over", show_default=True, type=click.Choice(leagues.SCHEDULES))
+@click.option("--schedule", default="when_over", show_default=True, type=click.Choice(seasons.SCHEDULES))
 @click.option("--weekday", type=int, default=None, help="with --schedule fixed: 0 (Monday) to 6 (Sunday)")
 @click.option(
     "--time", "clock", default=None, help="with --schedule fixed: the round start, HH:MM in the league's zone"
@@ -484,10 +486,10 @@ def season_create(
     rule = None if schedule == "when_over" else {"weekday": weekday, "time": clock}
     try:
         with database(settings) as db:
-            season_id = leagues.create_season(
-                db, league_id, signup_closes, rounds, schedule, rule, now=utcnow(), sizes=leagues.Sizes(**sizes)
+            season_id = seasons.create_season(
+                db, league_id, signup_closes, rounds, schedule, rule, now=utcnow(), sizes=seasons.Sizes(**sizes)
             )
-            number = leagues.season_number(db, season_id)
+            number = seasons.season_number(db, season_id)
     except ShownError as exc:
         raise click.ClickException(str(exc)) from None
     click.echo(json.dumps({"id": season_id, "league": league_id, "number": number}))
@@ -526,7 +528,7 @@ def season_standings(season_id: int, as_csv: bool, as_json: bool) -> None:
             if as_csv:
                 click.echo(results.csv(db, season_id), nl=False)
                 return
-            shown = league_api.standings_json(db, season_id, emails=True)
+            shown = api.standings_json(db, season_id, emails=True)
     except ShownError as exc:
         raise click.ClickException(str(exc)) from None
     _said(as_json, shown, _standings_text(shown))
@@ -542,7 +544,7 @@ def season_next(season_id: int, signup_closes: datetime, as_json: bool) -> None:
     try:
         with database(_settings()) as db:
             created = results.next_season(db, season_id, signup_closes, utcnow())
-            league_id, number = league_api.season_league(db, created), leagues.season_number(db, created)
+            league_id, number = api.season_league(db, created), seasons.season_number(db, created)
     except ShownError as exc:
         raise click.ClickException(str(exc)) from None
     text = f"season {number} of league {league_id} created (id {created}): its players are mailed to confirm"

@@ -34,8 +34,8 @@ from ..config import Settings
 from ..db import Database
 from ..mail.folder import DEMO_DOMAIN
 from ..models import Game, Window
-from ..services import archive, games, turns
 from ..services.links import organiser_token, read_token
+from ..services.play import archive, games, turns
 from ..services.tempo import parse_duration
 from ..web.app import create_app
 from .migrate import upgrade

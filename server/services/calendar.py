@@ -1,4 +1,4 @@
-"""Calendar feeds (issue 14): what a player's feed lists, read from the database as plain data, and its address.
+"""Calendar feeds: what a player's feed lists, read from the database as plain data, and its address.
 
 The address is a signed token of ``[player id, calendar generation]`` without an expiry (a calendar service keeps
 fetching it for months); raising ``Player.calendar_generation`` (``new_address``) revokes it, on its own: the
@@ -29,8 +29,8 @@ from ..models import (
     WindowStatus,
     pick_language,
 )
-from . import schedule
 from .errors import N_
+from .leagues import schedule
 from .links import LinkError, calendar_token, check_current, read_calendar_token
 
 

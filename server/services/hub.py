@@ -1,4 +1,4 @@
-"""The player's hub (issue 14): a player's games and their rating across all games, read as plain data.
+"""The player's hub: a player's games and their rating across all games, read as plain data.
 
 ``games``: every seat the player holds or held, with what is asked of them now (only from a seat they hold: the
 seat's own open requests, never another seat's, B-INFO) and, for a finished game, their place (END-3, by
@@ -37,7 +37,8 @@ from ..models import (
     Window,
     WindowStatus,
 )
-from . import archive, ratings, schedule, scoring
+from .leagues import ratings, schedule, scoring
+from .play import archive
 
 #: the rating history shown: its last points.
 HISTORY = 8

@@ -124,7 +124,7 @@ def check_current(current: int, generation: int) -> None:
         raise LinkError(N_("This link has been replaced by a newer one: use the link in your latest e-mail."))
 
 
-# --- leagues (issue 14) ----------------------------------------------------------------------------------------------
+# --- leagues ---------------------------------------------------------------------------------------------------------
 
 #: a league's links, by kind: each carries ``[league id, generation]`` (``League.<kind>_generation``).
 LEAGUE_SALTS = {

@@ -1,4 +1,4 @@
-"""Named tempo presets (issue 11, item 6): a full ``games.tempo`` each, chosen on the create page, by
+"""Named tempo presets: a full ``games.tempo`` each, chosen on the create page, by
 ``deadmail game create --preset`` and by ``"preset"`` in ``POST /api/games``; settings given explicitly override
 the preset's, and the game records the preset's name in its tempo (``tempo["preset"]``).
 

@@ -22,11 +22,13 @@ from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from ..db import Database
 from ..models import GameStatus, InboundMail, MailKind, Seat
-from . import absences, autopilot, outbox, prefs, turns
+from .attendance import absences, prefs
 from .errors import ShownError
 from .links import LinkError
-from .reply_address import ReplyTo
-from .seats import seat_state
+from .mailflow import outbox
+from .mailflow.reply_address import ReplyTo
+from .play import autopilot, turns
+from .play.seats import seat_state
 
 log = logging.getLogger("deadmail.replies")
 
@@ -235,7 +237,7 @@ def set_standing(db: Database, to: ReplyTo, changes: dict[str, Any]) -> str:
     return "applied"
 
 
-# --- absences and "I'm back" by mail (issue 12) --------------------------------------------------------------------
+# --- absences and "I'm back" by mail -------------------------------------------------------------------------------
 
 
 def refusal_of(exc: ShownError) -> dict[str, Any]:

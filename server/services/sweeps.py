@@ -17,7 +17,10 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
 from ..db import Database
-from . import absences, outbox, reminders, rounds, turns
+from .attendance import absences
+from .leagues import rounds
+from .mailflow import outbox, reminders
+from .play import turns
 
 PARTS = ("absences", "rounds", "windows", "reminders", "digests", "sessions", "mail", "prune")
 #: the parts that use what a part did, run again after it in the same pass when it did anything.

@@ -233,7 +233,7 @@ def last_call_of(tempo: dict[str, Any]) -> int | None:
 def waking_seconds(start: datetime, end: datetime, quiet: Quiet | None = None) -> float:
     """The seconds from ``start`` to ``end`` outside the ``quiet`` hours. Cached (a pure function of values): a
     last call counts the pace of every answer the player gave in the game, again at each last call, and an
-    estimate plays hundreds of games (issue 25: the create page's estimate took 6-17 s)."""
+    estimate plays hundreds of games (uncached, the create page's estimate took 6-17 s)."""
     total, at = 0.0, start
     while at < end:
         if quiet is not None:

@@ -1,4 +1,4 @@
-"""Absences and "I'm back" in words (issue 12): the reply commands, in English, Italian and Polish. Pure Python.
+"""Absences and "I'm back" in words: the reply commands, in English, Italian and Polish. Pure Python.
 
 - ``AWAY 3 DEC - 6 DEC`` · it ``ASSENTE 3 DIC - 6 DIC`` · pl ``NIEOBECNY 3 GRU - 6 GRU``: away from the start of the
   first day to the end of the last, in the player's own time zone. Months by name or abbreviation in the player's
@@ -21,7 +21,7 @@ import unicodedata
 from datetime import date, datetime
 
 from ..models import pick_language
-from ..services import absences
+from ..services.attendance import absences
 from ..services.errors import N_, ShownError
 from .grammar import MAX_LINE, MAX_LINES, MAX_TEXT, strip_reply
 

@@ -33,8 +33,8 @@ __all__ = [
     "location_label",
     "location_name",
     "phase_name",
-    "standing_name",
-    "standing_value",
+    "standing_answer_name",
+    "standing_answer_value",
     "status_name",
 ]
 
@@ -237,7 +237,7 @@ def status_name(lang: str, status: object) -> str:
     return names.get(str(status), str(status))
 
 
-def standing_name(lang: str, key: str) -> str:
+def standing_answer_name(lang: str, key: str) -> str:
     """A standing answer's setting (``engine.standing``): "Security Camera", "Votes" …"""
     t = translations(lang)
     names = {
@@ -252,7 +252,7 @@ def standing_name(lang: str, key: str) -> str:
     return names.get(key, key)
 
 
-def standing_value(lang: str, key: str, value: object) -> str:
+def standing_answer_value(lang: str, key: str, value: object) -> str:
     """What a standing answer does: "ask me", "always look", a victim order as a list of characters …"""
     t = translations(lang)
     if key == "victim" and isinstance(value, list):

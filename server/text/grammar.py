@@ -1,4 +1,4 @@
-"""The reply grammar: short commands players write when they answer a mail (issue 4). Pure Python, no I/O.
+"""The reply grammar: short commands players write when they answer a mail. Pure Python, no I/O.
 
 One command answers one engine request. The English forms, with the Italian and Polish keywords:
 
@@ -830,7 +830,7 @@ def parse_reply(text: str, request: dict[str, Any], view: dict[str, Any], langua
     return read_reply(text, request, view, language).answer
 
 
-# --- standing answers (issue 11, item 3) -------------------------------------------------------------------------
+# --- standing answers --------------------------------------------------------------------------------------------
 
 #: a setting's word -> the setting, and the values each takes (besides ASK), as keywords
 _SETTINGS = {"s_cards": "cards", "s_camera": "camera", "s_attack": "attack", "vote": "vote", "victim": "victim"}

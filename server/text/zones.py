@@ -1,4 +1,4 @@
-"""The time zones a form offers (issue 25): UTC, then the tz database's canonical zones of the world's places (its
+"""The time zones a form offers: UTC, then the tz database's canonical zones of the world's places (its
 ``zone.tab``: one per region of a country, "Europe/Rome", "America/Argentina/Buenos_Aires"), grouped by region and
 labelled by city, without the legacy aliases ("W-SU", "Asia/Calcutta"), the "Etc/" offsets, "Factory", "localtime"
 and "posixrules". One list for every form: ``templates/_zones.html``'s ``zone_select`` macro shows it (the region

@@ -58,9 +58,12 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from ..config import Settings
 from ..db import Database
 from ..models import pick_language
-from ..services import leagues, organisers, prefs, seats
+from ..services import organisers
+from ..services.attendance import prefs
 from ..services.errors import ShownError
+from ..services.leagues import seasons
 from ..services.links import LinkError, read_organiser_token
+from ..services.play import seats
 from ..services.replies import Unavailable
 from ..text.refusals import refusal
 
@@ -134,9 +137,9 @@ organiser_link = _link(
     lambda token: read_organiser_token(dm().settings.secret_key, token, dm().settings.link_max_age), "game_id"
 )
 
-#: the view's ``token`` is a league's organiser link (``leagues.open_league``, revocable): ``g.league_id``.
+#: the view's ``token`` is a league's organiser link (``seasons.open_league``, revocable): ``g.league_id``.
 league_organiser_link = _link(
-    lambda token: leagues.open_league(dm().db, dm().settings.secret_key, "organiser", token), "league_id"
+    lambda token: seasons.open_league(dm().db, dm().settings.secret_key, "organiser", token), "league_id"
 )
 
 

@@ -7,9 +7,10 @@ from typing import Any
 from flask import Blueprint, Response, g, jsonify
 
 from ..models import utcnow
-from ..services import absences, autopilot, games, prefs, reliability, seats, standing, turns
+from ..services.attendance import absences, prefs
 from ..services.errors import ShownError
 from ..services.links import LinkError
+from ..services.play import autopilot, games, reliability, seats, standing_answers, turns
 from ..text import away
 from .access import bearer_is_organiser, dm, json_error, seat_link
 from .guard import json_body
@@ -101,9 +102,9 @@ def answer(token: str) -> Any:
 
 @bp.get("/seat/<token>/standing")
 @seat_link
-def standing_answers(token: str) -> Any:
+def get_standing_answers(token: str) -> Any:
     """The seat's standing answers: its own for this game, its player's defaults, and the effective ones."""
-    return jsonify({"ok": True, **standing.seat_settings(dm().db, g.seat.seat_id)})
+    return jsonify({"ok": True, **standing_answers.seat_settings(dm().db, g.seat.seat_id)})
 
 
 @bp.put("/seat/<token>/standing")
@@ -118,7 +119,7 @@ def set_standing_answers(token: str) -> Any:
     return jsonify({"ok": True, **settings})
 
 
-# --- absences and "I'm back" (issue 12) ----------------------------------------------------------------------------
+# --- absences and "I'm back" ---------------------------------------------------------------------------------------
 
 
 @bp.get("/seat/<token>/absences")

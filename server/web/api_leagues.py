@@ -1,4 +1,4 @@
-"""The JSON API of leagues (issue 14).
+"""The JSON API of leagues.
 
 - Organisers: ``Authorization: Bearer <DEADMAIL_API_TOKEN>`` reaches every league; ``Bearer <a league's organiser
   token>`` (its organiser link's token) reaches that league only: its reads and its new seasons, never another
@@ -12,10 +12,11 @@
   (``…/leagues/<entry>/skip``), as on their hub's page (``web.leagues``).
 - Ratings (organisers): ``GET /api/leagues/<id>/ratings``, the league's OpenSkill ratings.
 
-- Rounds (organisers): plan a season's next round, read a round, swap two players, start it (``services.rounds``).
+- Rounds (organisers): plan a season's next round, read a round, swap two players, start it
+  (``services.leagues.rounds``).
 - Results (organisers): a season's standings (JSON, CSV), an abandoned game's result, the next season
-  (``services.results``). A season's standings are read also by its players (``/api/p/<player token>/…``) and, when
-  the league shows them publicly, by anyone with its public link (``/api/ls/<public token>/…``); e-mail addresses
+  (``services.leagues.results``). A season's standings are read also by its players (``/api/p/<player token>/…``) and,
+  when the league shows them publicly, by anyone with its public link (``/api/ls/<public token>/…``); e-mail addresses
   only by the server's organiser.
 
 Every refusal is ``{"ok": false, "error": ...}`` with a 4xx, and nothing changed.
@@ -30,11 +31,11 @@ from typing import Any
 from flask import Blueprint, Response, g, jsonify, request
 
 from ..models import utcnow
-from ..services import fixtures, league_api, leagues, results, rounds
 from ..services.errors import ShownError
 from ..services.inputs import InputError
-from ..services.league_api import BodyError
-from ..services.leagues import LeagueError
+from ..services.leagues import api, results, rounds, seasons, seating
+from ..services.leagues.api import BodyError
+from ..services.leagues.seasons import LeagueError
 from ..services.links import LinkError
 from .access import bearer_is_organiser, dm, json_error, player_link
 from .api import organiser
@@ -50,30 +51,30 @@ SIGNED_UP = (
 )
 #: refusals of the state of a season, round or game (the body was fine): 409.
 CONFLICTS = (
-    leagues.NOT_SIGNUP,
-    leagues.CLOSED,
+    seasons.NOT_SIGNUP,
+    seasons.CLOSED,
     rounds.STARTED,
     rounds.ALL_PLANNED,
     rounds.SEASON_OVER,
-    fixtures.TOO_FEW,
-    fixtures.APART,
-    fixtures.SWAP_ACQUAINTED,
+    seating.TOO_FEW,
+    seating.APART,
+    seating.SWAP_ACQUAINTED,
     results.NOT_LEAGUE,
     results.NOT_ABANDONED,
     results.ALREADY_RECORDED,
     results.NOT_OVER,
     results.HAS_NEXT,
-    leagues.NOT_CONFIRMED,
-    leagues.ROUND_STARTED,
-    leagues.ALREADY_SKIPPED,
-    leagues.NOT_SKIPPED,
-    leagues.ALREADY_WITHDRAWN,
-    leagues.SEASON_OVER,
+    seasons.NOT_CONFIRMED,
+    seasons.ROUND_STARTED,
+    seasons.ALREADY_SKIPPED,
+    seasons.NOT_SKIPPED,
+    seasons.ALREADY_WITHDRAWN,
+    seasons.SEASON_OVER,
 )
 NOT_FOUND = (
-    leagues.NO_LEAGUE,
-    leagues.NO_SEASON,
-    leagues.NOT_IN,
+    seasons.NO_LEAGUE,
+    seasons.NO_SEASON,
+    seasons.NOT_IN,
     rounds.NO_ROUND,
     rounds.NOT_IN_LEAGUE,
     results.NO_GAME,
@@ -109,9 +110,9 @@ def league_organiser(view: View) -> View:
         g.reach = None
         if not bearer_is_organiser():
             try:
-                g.reach = leagues.open_league(dm().db, dm().settings.secret_key, "organiser", _bearer())
+                g.reach = seasons.open_league(dm().db, dm().settings.secret_key, "organiser", _bearer())
             except LinkError as exc:
-                return json_error(str(exc), 403) if exc.msgid == leagues.REVOKED else json_error(NEEDS_TOKEN, 401)
+                return json_error(str(exc), 403) if exc.msgid == seasons.REVOKED else json_error(NEEDS_TOKEN, 401)
         return view(*args, **kwargs)
 
     return guarded
@@ -123,20 +124,20 @@ def reaches(league_id: int) -> bool:
 
 
 def _no_league(league_id: int) -> Response:
-    return json_error(str(LeagueError(leagues.NO_LEAGUE, league=league_id)), 404)
+    return json_error(str(LeagueError(seasons.NO_LEAGUE, league=league_id)), 404)
 
 
 def _season_reached(season_id: int) -> int:
     """The season's league when the caller reaches it; else the season is not there for them (LeagueError)."""
-    league_id = league_api.season_league(dm().db, season_id)
+    league_id = api.season_league(dm().db, season_id)
     if not reaches(league_id):
-        raise LeagueError(leagues.NO_SEASON, season=season_id)
+        raise LeagueError(seasons.NO_SEASON, season=season_id)
     return league_id
 
 
 def _round_league(round_id: int) -> int:
     """The round's league when the caller reaches it; else the round is not there for them (RoundError)."""
-    league_id = league_api.round_league(dm().db, round_id)
+    league_id = api.round_league(dm().db, round_id)
     if not reaches(league_id):
         raise rounds.RoundError(rounds.NO_ROUND, round=round_id)
     return league_id
@@ -144,7 +145,7 @@ def _round_league(round_id: int) -> int:
 
 def _links(league_id: int) -> dict[str, dict[str, str]]:
     s = dm().settings
-    return league_api.link_urls(dm().db, s.secret_key, s.base_url, league_id)
+    return api.link_urls(dm().db, s.secret_key, s.base_url, league_id)
 
 
 # --- organisers ------------------------------------------------------------------------------------------------------
@@ -156,7 +157,7 @@ def create_league() -> Any:
     if (denied := organiser()) is not None:
         return denied
     try:
-        league_id = leagues.create_league(dm().db, league_api.league_spec(json_body()), utcnow())
+        league_id = seasons.create_league(dm().db, api.league_spec(json_body()), utcnow())
     except (LeagueError, BodyError) as exc:
         return refusal(exc)
     return jsonify({"ok": True, "id": league_id, "links": _links(league_id)}), 201
@@ -166,7 +167,7 @@ def create_league() -> Any:
 def list_leagues() -> Any:
     if (denied := organiser()) is not None:
         return denied
-    return jsonify({"ok": True, "leagues": league_api.leagues_list(dm().db)})
+    return jsonify({"ok": True, "leagues": api.leagues_list(dm().db)})
 
 
 @bp.get("/leagues/<int:league_id>")
@@ -176,7 +177,7 @@ def show_league(league_id: int) -> Any:
     if not reaches(league_id):
         return _no_league(league_id)
     try:
-        shown = league_api.league_view(dm().db, league_id)
+        shown = api.league_view(dm().db, league_id)
     except LeagueError as exc:
         return refusal(exc)
     return jsonify({"ok": True, **shown, "links": _links(league_id)})
@@ -189,8 +190,8 @@ def create_season(league_id: int) -> Any:
     if not reaches(league_id):
         return _no_league(league_id)
     try:
-        given = league_api.season_args(json_body())
-        season_id = leagues.create_season(
+        given = api.season_args(json_body())
+        season_id = seasons.create_season(
             dm().db,
             league_id,
             given.signup_closes,
@@ -202,7 +203,7 @@ def create_season(league_id: int) -> Any:
         )
     except (LeagueError, BodyError, InputError) as exc:
         return refusal(exc)
-    number = leagues.season_number(dm().db, season_id)
+    number = seasons.season_number(dm().db, season_id)
     return jsonify({"ok": True, "id": season_id, "league": league_id, "number": number}), 201
 
 
@@ -212,7 +213,7 @@ def show_season(season_id: int) -> Any:
     """The season and its entries (name, status; e-mail addresses for the server's organiser only)."""
     try:
         _season_reached(season_id)
-        shown = league_api.season_view(dm().db, season_id, emails=g.reach is None)
+        shown = api.season_view(dm().db, season_id, emails=g.reach is None)
     except LeagueError as exc:
         return refusal(exc)
     return jsonify({"ok": True, **shown})
@@ -225,7 +226,7 @@ def season_rounds(season_id: int) -> Any:
 
     def listed() -> dict[str, Any]:
         _season_reached(season_id)
-        return {"season": season_id, "rounds": league_api.season_rounds(dm().db, season_id)}
+        return {"season": season_id, "rounds": api.season_rounds(dm().db, season_id)}
 
     return answer(listed)
 
@@ -236,7 +237,7 @@ def league_ratings(league_id: int) -> Any:
     """The league's ratings (OpenSkill): each rated player's rating, uncertainty and games, the highest first."""
     if not reaches(league_id):
         return _no_league(league_id)
-    return answer(lambda: {"league": league_id, "ratings": league_api.league_ratings(dm().db, league_id)})
+    return answer(lambda: {"league": league_id, "ratings": api.league_ratings(dm().db, league_id)})
 
 
 @bp.post("/leagues/<int:league_id>/links/<kind>/revoke")
@@ -244,12 +245,12 @@ def revoke_link(league_id: int, kind: str) -> Any:
     """Revoke the league's link of ``kind``: every earlier one is refused; the new one."""
     if (denied := organiser()) is not None:
         return denied
-    if kind not in leagues.LINKS:
+    if kind not in seasons.LINKS:
         return json_error(
-            str(LeagueError(leagues.BAD_LINK_KIND, value=repr(kind[:40]), choices=", ".join(leagues.LINKS))), 404
+            str(LeagueError(seasons.BAD_LINK_KIND, value=repr(kind[:40]), choices=", ".join(seasons.LINKS))), 404
         )
     try:
-        leagues.revoke(dm().db, league_id, kind)
+        seasons.revoke(dm().db, league_id, kind)
     except LeagueError as exc:
         return refusal(exc)
     return jsonify({"ok": True, "kind": kind, **_links(league_id)[kind]})
@@ -274,7 +275,7 @@ def plan_round(season_id: int) -> Any:
 
     def planned() -> dict[str, Any]:
         league_id = _season_reached(season_id)
-        return league_api.round_json(dm().db, league_id, rounds.plan(dm().db, season_id, utcnow()))
+        return api.round_json(dm().db, league_id, rounds.plan(dm().db, season_id, utcnow()))
 
     return answer(planned, 201)
 
@@ -283,7 +284,7 @@ def plan_round(season_id: int) -> Any:
 @league_organiser
 def show_round(round_id: int) -> Any:
     """The round: status, start, tables (players' id, name, zone; hours all are awake), and once started its games."""
-    return answer(lambda: league_api.round_json(dm().db, _round_league(round_id), round_id))
+    return answer(lambda: api.round_json(dm().db, _round_league(round_id), round_id))
 
 
 @bp.post("/rounds/<int:round_id>/swap")
@@ -293,8 +294,8 @@ def swap_players(round_id: int) -> Any:
 
     def swapped() -> dict[str, Any]:
         league_id = _round_league(round_id)
-        rounds.swap(dm().db, round_id, *league_api.swap_args(json_body()))
-        return league_api.round_json(dm().db, league_id, round_id)
+        rounds.swap(dm().db, round_id, *api.swap_args(json_body()))
+        return api.round_json(dm().db, league_id, round_id)
 
     return answer(swapped)
 
@@ -321,7 +322,7 @@ def season_standings(season_id: int) -> Any:
 
     def standings() -> dict[str, Any]:
         _season_reached(season_id)
-        return league_api.standings_json(dm().db, season_id, emails=g.reach is None)
+        return api.standings_json(dm().db, season_id, emails=g.reach is None)
 
     return answer(standings)
 
@@ -335,7 +336,7 @@ def standings_csv(season_id: int) -> Any:
         text = results.csv(dm().db, season_id)
     except ShownError as exc:
         return refusal(exc)
-    name = f"standings-season-{leagues.season_number(dm().db, season_id)}.csv"
+    name = f"standings-season-{seasons.season_number(dm().db, season_id)}.csv"
     return Response(text, mimetype="text/csv", headers={"Content-Disposition": f'attachment; filename="{name}"'})
 
 
@@ -345,9 +346,9 @@ def record_result(game_id: int) -> Any:
     """Record an abandoned league game's result: ``{"points": {"red": 12, …}}`` or ``{"ranking": ["red", …]}``."""
 
     def recorded() -> dict[str, Any]:
-        if g.reach is not None and league_api.game_league(dm().db, game_id) != g.reach:
+        if g.reach is not None and api.game_league(dm().db, game_id) != g.reach:
             raise results.ResultError(results.NO_GAME, game=game_id)
-        results.record_result(dm().db, game_id, league_api.result_args(json_body()), utcnow())
+        results.record_result(dm().db, game_id, api.result_args(json_body()), utcnow())
         return {"game": game_id, "recorded": True}
 
     return answer(recorded)
@@ -360,8 +361,8 @@ def next_season(season_id: int) -> Any:
 
     def created() -> dict[str, Any]:
         league_id = _season_reached(season_id)
-        made = results.next_season(dm().db, season_id, league_api.next_args(json_body()), utcnow())
-        return {"id": made, "league": league_id, "number": leagues.season_number(dm().db, made)}
+        made = results.next_season(dm().db, season_id, api.next_args(json_body()), utcnow())
+        return {"id": made, "league": league_id, "number": seasons.season_number(dm().db, made)}
 
     return answer(created, 201)
 
@@ -373,7 +374,7 @@ def member_standings(token: str, season_id: int) -> Any:
 
     def standings() -> dict[str, Any]:
         results.season_of_member(dm().db, season_id, g.player_id)
-        return league_api.standings_json(dm().db, season_id, emails=False)
+        return api.standings_json(dm().db, season_id, emails=False)
 
     return answer(standings)
 
@@ -381,12 +382,12 @@ def member_standings(token: str, season_id: int) -> Any:
 @bp.get("/ls/<token>/seasons/<int:season_id>/standings")
 def public_standings(token: str, season_id: int) -> Any:
     """A season's standings by the league's public link, while the league shows its standings publicly."""
-    league_id = leagues.open_league(dm().db, dm().settings.secret_key, "public", token)
+    league_id = seasons.open_league(dm().db, dm().settings.secret_key, "public", token)
 
     def standings() -> dict[str, Any]:
         results.public_seasons(dm().db, league_id)
         results.season_of_league(dm().db, season_id, league_id)
-        return league_api.standings_json(dm().db, season_id, emails=False)
+        return api.standings_json(dm().db, season_id, emails=False)
 
     return answer(standings)
 
@@ -397,17 +398,17 @@ def public_standings(token: str, season_id: int) -> Any:
 @bp.post("/l/<token>/signup")
 def sign_up(token: str) -> Any:
     """Sign an address up for the season taking sign-ups (pending until the mailed link confirms it): 202."""
-    league_id = leagues.open_league(dm().db, dm().settings.secret_key, "invite", token)
+    league_id = seasons.open_league(dm().db, dm().settings.secret_key, "invite", token)
     try:
-        given = league_api.applicant(json_body())
+        given = api.applicant(json_body())
     except BodyError as exc:
         return refusal(exc)
-    season_id = leagues.signup_season(dm().db, league_id)
+    season_id = seasons.signup_season(dm().db, league_id)
     if season_id is None:  # a state of the league, not a missing thing: its latest season's sign-up closed, or none yet
-        closed = leagues.signup_closed(dm().db, league_id)
+        closed = seasons.signup_closed(dm().db, league_id)
         return json_error(NO_SIGNUP_SEASON if closed is None else str(closed), 409)
     try:
-        leagues.sign_up(dm().db, season_id, given, utcnow())
+        seasons.sign_up(dm().db, season_id, given, utcnow())
     except LeagueError as exc:  # (the address's own state never refuses: ``sign_up`` answers it alike)
         return refusal(exc)
     return jsonify({"ok": True, "message": SIGNED_UP}), 202
@@ -418,8 +419,8 @@ def confirm(token: str) -> Any:
     """Confirm the sign-up the mailed link names: the player is in the season."""
     s = dm().settings
     try:
-        shown = leagues.confirmation(dm().db, s.secret_key, token, s.link_max_age)
-        done = leagues.confirm(dm().db, s.secret_key, token, s.link_max_age, utcnow())
+        shown = seasons.confirmation(dm().db, s.secret_key, token, s.link_max_age)
+        done = seasons.confirm(dm().db, s.secret_key, token, s.link_max_age, utcnow())
     except LeagueError as exc:
         return json_error(str(exc), 409)
     body = {"league": shown["league"], "season": shown["season"], "name": shown["name"]}
@@ -437,8 +438,8 @@ def player_leagues(token: str) -> Any:
     return jsonify(
         {
             "ok": True,
-            "entries": league_api.player_entries(db, g.player_id),
-            "ratings": league_api.player_ratings(db, g.player_id),
+            "entries": api.player_entries(db, g.player_id),
+            "ratings": api.player_ratings(db, g.player_id),
         }
     )
 
@@ -446,11 +447,11 @@ def player_leagues(token: str) -> Any:
 @bp.post("/p/<token>/leagues/<int:entry_id>/withdraw")
 @player_link
 def withdraw(token: str, entry_id: int) -> Any:
-    """Withdraw from a season (``leagues.withdraw``, as the hub's button): not seated in its later rounds."""
+    """Withdraw from a season (``seasons.withdraw``, as the hub's button): not seated in its later rounds."""
 
     def withdrawn() -> dict[str, Any]:
-        leagues.check_owner(dm().db, entry_id, g.player_id)
-        leagues.withdraw(dm().db, entry_id, utcnow())
+        seasons.check_owner(dm().db, entry_id, g.player_id)
+        seasons.withdraw(dm().db, entry_id, utcnow())
         return {"entry": entry_id, "status": "withdrawn"}
 
     return answer(withdrawn)
@@ -460,12 +461,12 @@ def withdraw(token: str, entry_id: int) -> Any:
 @player_link
 def skip(token: str, entry_id: int) -> Any:
     """``{"round": 2}``: the player will miss that round (not yet started); ``{"round": 2, "undo": true}``: they will
-    play it after all (``leagues.skip``, ``leagues.unskip``, as the hub's form). The rounds they will miss."""
+    play it after all (``seasons.skip``, ``seasons.unskip``, as the hub's form). The rounds they will miss."""
 
     def skipped() -> dict[str, Any]:
-        number, undo = league_api.skip_args(json_body())
-        leagues.check_owner(dm().db, entry_id, g.player_id)
-        skips = (leagues.unskip if undo else leagues.skip)(dm().db, entry_id, number, utcnow())
+        number, undo = api.skip_args(json_body())
+        seasons.check_owner(dm().db, entry_id, g.player_id)
+        skips = (seasons.unskip if undo else seasons.skip)(dm().db, entry_id, number, utcnow())
         return {"entry": entry_id, "skips": skips}
 
     return answer(skipped)

@@ -12,7 +12,7 @@ from typing import Any
 from flask import Blueprint, g, redirect, request, url_for
 from flask_babel import gettext
 
-from ..services import chat
+from ..services.play import chat
 from .access import dm, message, say, seat_link
 
 bp = Blueprint("chat", __name__)

@@ -1,4 +1,4 @@
-"""A seat offered to a substitute (issue 12): ``/i/<token>``, the invitation's link (its ``token`` is the
+"""A seat offered to a substitute: ``/i/<token>``, the invitation's link (its ``token`` is the
 invitation's key, not a signed link). A GET shows the offer (public facts only) and changes nothing; the POSTed form
 takes the seat and goes on to the seat's own page. An unknown key is answered like every link that opens nothing
 (``access.link_refused``); an invitation used or lapsed says so."""
@@ -11,10 +11,11 @@ from flask import Blueprint, redirect, render_template, request, url_for
 from flask_babel import gettext
 
 from ..present.organiser import invitation as invitation_shown
-from ..services import organise, substitutes
+from ..services.attendance import substitutes
 from ..services.errors import ShownError
-from ..services.games import GameError
 from ..services.links import LinkError, seat_token
+from ..services.play import organise
+from ..services.play.games import GameError
 from .access import dm, message, reader_language, say
 
 bp = Blueprint("invitations", __name__)

@@ -1,5 +1,5 @@
-"""The league organiser's forms read (issue 25): a new league's fields as a ``LeagueSpec``, a new season's as the
-arguments of ``leagues.create_season`` (the sign-up's close given as a date and a time in the league's zone), and
+"""The league organiser's forms read: a new league's fields as a ``LeagueSpec``, a new season's as the
+arguments of ``seasons.create_season`` (the sign-up's close given as a date and a time in the league's zone), and
 the addresses to invite. Each field is passed on as typed when it is not what it should be, so the service's own
 check refuses it with its message; nothing here decides what is allowed."""
 
@@ -13,10 +13,11 @@ from zoneinfo import ZoneInfo
 
 from werkzeug.datastructures import MultiDict
 
-from ..services import inputs, leagues, scoring
+from ..services import inputs
 from ..services.errors import N_
 from ..services.inputs import small_int
-from ..services.leagues import LeagueError, LeagueSpec, Sizes
+from ..services.leagues import scoring, seasons
+from ..services.leagues.seasons import LeagueError, LeagueSpec, Sizes
 
 #: the form's fields of a new league and of a new season (a refused form comes back with them).
 LEAGUE_FIELDS = (
@@ -43,8 +44,8 @@ SEASON_FIELDS = (
     "promote",
 )
 BAD_CLOSES = N_("Give the day and the time the sign-up closes, such as 2031-03-01 and 18:00.")
-#: the invitation form's text: ``leagues.MAX_INVITES`` addresses.
-INVITE_LIMIT = 400 * leagues.MAX_INVITES
+#: the invitation form's text: ``seasons.MAX_INVITES`` addresses.
+INVITE_LIMIT = 400 * seasons.MAX_INVITES
 
 
 def values(form: MultiDict[str, str], names: tuple[str, ...]) -> dict[str, str]:
@@ -63,7 +64,7 @@ def _optional(text: str, digits: int) -> int | str | None:
 
 
 def league_spec(given: dict[str, str]) -> LeagueSpec:
-    """A new league's form as a ``LeagueSpec`` (checked by ``leagues.check_league``)."""
+    """A new league's form as a ``LeagueSpec`` (checked by ``seasons.check_league``)."""
     breaks = [given[name] for name in TIE_FIELDS if given.get(name)]
     return LeagueSpec(
         name=given["name"],
@@ -104,7 +105,7 @@ def closes_at(day: str, clock: str, zone: str, label: str) -> datetime:
 
 def season_args(given: dict[str, str], zone: str, label: str) -> SeasonArgs:
     """A new season's form: LeagueError ``BAD_CLOSES`` for a close that is no day and time; the rest is passed on
-    for ``leagues.create_season`` to check."""
+    for ``seasons.create_season`` to check."""
     closes = closes_at(given["closes_date"], given["closes_time"], zone, label)
     schedule = given["schedule"]
     rule = {"weekday": _number(given["weekday"], 1), "time": given["time"]} if schedule == "fixed" else None

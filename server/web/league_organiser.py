@@ -1,13 +1,13 @@
-"""The league organiser's pages (issue 14): ``/lo/<token>``, the league's organiser link (``links.league_token``
-of kind "organiser", read by ``leagues.open_league``: a revoked one opens nothing). The league (its settings and
+"""The league organiser's pages: ``/lo/<token>``, the league's organiser link (``links.league_token``
+of kind "organiser", read by ``seasons.open_league``: a revoked one opens nothing). The league (its settings and
 seasons), a season (entries, rounds, "plan the next round"), a round (tables with zones and awake overlap, a swap
-form, the Start button; once started, its games with links to the organiser's game pages). Issue 25: a new season
+form, the Start button; once started, its games with links to the organiser's game pages). A new season
 (``…/season/new``: the sign-up's close a day and time in the league's zone) and invitations (``…/invite``: mailed
 while a season takes sign-ups, else held until one opens; the page lists those waiting). A GET never changes
 anything; every form is POSTed with its CSRF token, a refusal re-shows it with its message (400; 409 for the
 round's state) and a change answers with a redirect (a reload repeats nothing); starting a round is asked first
 (the button POSTs, or a GET of the start address opens, the page that says what will happen, whose own form
-confirms it). Every change is one call of ``services.rounds`` or ``services.leagues``."""
+confirms it). Every change is one call of ``services.leagues.rounds`` or ``services.leagues.seasons``."""
 
 from __future__ import annotations
 
@@ -18,12 +18,12 @@ from flask_babel import gettext
 
 from ..models import utcnow
 from ..present import league as shown
-from ..services import leagues, rounds
 from ..services.errors import N_, ShownError
 from ..services.inputs import small_int
-from ..services.leagues import LeagueError
+from ..services.leagues import rounds, seasons
+from ..services.leagues.rounds import RoundError
+from ..services.leagues.seasons import LeagueError
 from ..services.links import organiser_token
-from ..services.rounds import RoundError
 from . import league_forms as forms
 from .access import dm, league_organiser_link, logged_in, message, reader_language, say
 
@@ -65,7 +65,7 @@ def _common() -> dict[str, Any]:
 def league(token: str) -> Any:
     data = rounds.league_view(dm().db, g.league_id)
     page = shown.league_page(reader_language(), data)
-    held = leagues.held_invitations(dm().db, g.league_id)
+    held = seasons.held_invitations(dm().db, g.league_id)
     return render_template("league/organiser.html", token=token, league=page, held=held, **_common())
 
 
@@ -92,7 +92,7 @@ def create_season(token: str) -> Any:
     given = forms.values(request.form, forms.SEASON_FIELDS)
     try:
         args = forms.season_args(given, _zone(), gettext("Sign-ups close on"))
-        season_id = leagues.create_season(
+        season_id = seasons.create_season(
             dm().db, g.league_id, args.closes, args.rounds, args.schedule, args.rule, now=utcnow(), sizes=args.sizes
         )
     except ShownError as exc:  # (LeagueError, or the date checker's InputError)
@@ -102,15 +102,15 @@ def create_season(token: str) -> Any:
 
 def _invite_page(token: str, text: str = "", error: str | None = None, status: int = 200) -> Any:
     db, secret = dm().db, dm().settings.secret_key
-    signup = leagues.signup_page(db, g.league_id)["season"]
-    link = leagues.link_url(dm().settings.base_url, "invite", leagues.league_link(db, secret, g.league_id, "invite"))
+    signup = seasons.signup_page(db, g.league_id)["season"]
+    link = seasons.link_url(dm().settings.base_url, "invite", seasons.league_link(db, secret, g.league_id, "invite"))
     page = {
         "addresses": text,
         "error": error,
         "link": link,
         "open": signup is not None and signup["closes"] > utcnow(),
-        "held": leagues.held_invitations(db, g.league_id),
-        "limit": leagues.MAX_INVITES,
+        "held": seasons.held_invitations(db, g.league_id),
+        "limit": seasons.MAX_INVITES,
     }
     return render_template("league/invite.html", token=token, **page, **_common()), status
 
@@ -127,10 +127,10 @@ def invite(token: str) -> Any:
     """Invite the addresses: mailed while a season takes sign-ups, else held until one does."""
     text = str(request.form.get("addresses", ""))[: forms.INVITE_LIMIT]
     try:
-        leagues.invite(dm().db, g.league_id, forms.addresses(text), utcnow())
+        seasons.invite(dm().db, g.league_id, forms.addresses(text), utcnow())
     except LeagueError as exc:
         return _invite_page(token, text, say(exc), 400)
-    done = "held" if leagues.held_invitations(dm().db, g.league_id) else "invited"
+    done = "held" if seasons.held_invitations(dm().db, g.league_id) else "invited"
     return redirect(url_for("league_organiser.invite_form", token=token, done=done), code=303)
 
 

@@ -1,4 +1,4 @@
-"""The server organiser's leagues (issue 25): ``/o/leagues`` lists every league with a link to its organiser pages
+"""The server organiser's leagues: ``/o/leagues`` lists every league with a link to its organiser pages
 (``/lo/<token>``, by its current organiser link: the same pages the league's organiser opens from their link), and
 ``/o/leagues/new`` creates one (the form POSTed with CSRF; a refusal re-shows it with its message, 400, nothing
 stored; once created, its organiser page, so a reload never creates it twice)."""
@@ -11,8 +11,8 @@ from flask import Blueprint, redirect, render_template, request, url_for
 
 from ..models import utcnow
 from ..present import league as shown
-from ..services import leagues, rounds, scoring
-from ..services.leagues import LeagueError
+from ..services.leagues import rounds, scoring, seasons
+from ..services.leagues.seasons import LeagueError
 from ..services.links import league_token
 from . import league_forms as forms
 from .access import dm, organiser_required, reader_language, say
@@ -58,8 +58,8 @@ def create_league() -> Any:
     """Create the league; then its organiser page (which says what to do next)."""
     given = forms.values(request.form, forms.LEAGUE_FIELDS + forms.TIE_FIELDS)
     try:
-        league_id = leagues.create_league(dm().db, forms.league_spec(given), utcnow())
+        league_id = seasons.create_league(dm().db, forms.league_spec(given), utcnow())
     except LeagueError as exc:
         return _form(given, say(exc), 400)
-    token = leagues.league_link(dm().db, dm().settings.secret_key, league_id, "organiser")
+    token = seasons.league_link(dm().db, dm().settings.secret_key, league_id, "organiser")
     return redirect(url_for("league_organiser.league", token=token, done="created"), code=303)

@@ -1,4 +1,4 @@
-"""A league's sign-up pages (issue 14): ``/l/<token>``, the league's invitation link, shows the season taking
+"""A league's sign-up pages: ``/l/<token>``, the league's invitation link, shows the season taking
 sign-ups and the form (name, address, language, time zone, quiet hours, people the player knows); the POSTed form
 signs the address up, pending, and mails it the confirmation link ``/l/confirm/<token>``, answering the same whatever
 the address's state (it never tells whether an address is signed up). That link's GET only shows what confirming means
@@ -16,9 +16,11 @@ from flask_babel import gettext
 
 from ..models import utcnow
 from ..present.calendar import league_calendar
-from ..services import calendar, hub, inputs, leagues, prefs
+from ..services import calendar, hub, inputs
+from ..services.attendance import prefs
 from ..services.inputs import small_int
-from ..services.leagues import Applicant, LeagueError
+from ..services.leagues import seasons
+from ..services.leagues.seasons import Applicant, LeagueError
 from ..text.i18n import format_when
 from .access import dm, message, player_link, reader_language, say
 from .prefs import LANGUAGE_NAMES, render_hub
@@ -26,21 +28,21 @@ from .prefs import LANGUAGE_NAMES, render_hub
 bp = Blueprint("leagues", __name__)
 
 FIELDS = ("name", "email", "language", "timezone", "quiet_start", "quiet_end")
-#: the acquaintances' field: up to ``leagues.MAX_KNOWS`` addresses.
-KNOWS_LIMIT = 400 * leagues.MAX_KNOWS
+#: the acquaintances' field: up to ``seasons.MAX_KNOWS`` addresses.
+KNOWS_LIMIT = 400 * seasons.MAX_KNOWS
 #: refusals of the season's state (the form was fine): 409; any other (the form's values): 400.
-CONFLICTS = (leagues.NOT_SIGNUP, leagues.CLOSED)
+CONFLICTS = (seasons.NOT_SIGNUP, seasons.CLOSED)
 
 
 def _league(token: str) -> int:
-    return leagues.open_league(dm().db, dm().settings.secret_key, "invite", token)
+    return seasons.open_league(dm().db, dm().settings.secret_key, "invite", token)
 
 
 def _signup(
     token: str, league_id: int, values: dict[str, str] | None = None, error: str | None = None, status: int = 200
 ) -> Any:
     lang = reader_language()
-    shown = leagues.signup_page(dm().db, league_id)
+    shown = seasons.signup_page(dm().db, league_id)
     season = shown["season"]
     if season is None:
         text = gettext("No season of %(league)s is open for sign-ups just now.", league=shown["league"])
@@ -75,11 +77,11 @@ def sign_up(token: str) -> Any:
     league_id = _league(token)
     values = {key: str(request.form.get(key, ""))[:320] for key in FIELDS}
     values["knows"] = str(request.form.get("knows", ""))[:KNOWS_LIMIT]
-    season_id = leagues.signup_season(dm().db, league_id)
+    season_id = seasons.signup_season(dm().db, league_id)
     if season_id is None:
         return _signup(token, league_id)
     try:
-        leagues.sign_up(dm().db, season_id, Applicant(**values), utcnow())
+        seasons.sign_up(dm().db, season_id, Applicant(**values), utcnow())
     except LeagueError as exc:
         return _signup(token, league_id, values, say(exc), 409 if exc.msgid in CONFLICTS else 400)
     # the same answer whether the address is new, pending, mailed just now or confirmed (it tells nothing of it)
@@ -88,7 +90,7 @@ def sign_up(token: str) -> Any:
 
 def _confirmation(token: str) -> dict[str, Any]:
     s = dm().settings
-    return leagues.confirmation(dm().db, s.secret_key, token, s.link_max_age)
+    return seasons.confirmation(dm().db, s.secret_key, token, s.link_max_age)
 
 
 @bp.get("/l/confirm/<token>")
@@ -111,9 +113,9 @@ def confirm(token: str) -> Any:
     except LeagueError as exc:
         return message(gettext("Sign-up not confirmed"), say(exc), 409)
     try:
-        done = leagues.confirm(dm().db, s.secret_key, token, s.link_max_age, utcnow(), knows=knows)
+        done = seasons.confirm(dm().db, s.secret_key, token, s.link_max_age, utcnow(), knows=knows)
     except LeagueError as exc:
-        if exc.msgid in (inputs.BAD_EMAIL, leagues.TOO_MANY_KNOWS):  # the form again, with what was typed
+        if exc.msgid in (inputs.BAD_EMAIL, seasons.TOO_MANY_KNOWS):  # the form again, with what was typed
             shown = {**shown, "knows": [line for line in (knows or "").splitlines() if line.strip()]}
             return render_template("league/confirm.html", token=token, shown=shown, error=say(exc)), 400
         return message(gettext("Sign-up not confirmed"), say(exc), 409)
@@ -125,8 +127,8 @@ def league_feed(token: str) -> Any:
     """The league's calendar (ICS): the round starts of its seasons, at the league's public link (revoked with it:
     ``deadmail league revoke --kind public``); no seat's link in it."""
     s = dm().settings
-    league_id = leagues.open_league(dm().db, s.secret_key, "public", token)
-    url = leagues.link_url(s.base_url, "public", token)
+    league_id = seasons.open_league(dm().db, s.secret_key, "public", token)
+    url = seasons.link_url(s.base_url, "public", token)
     name, lang, rounds = calendar.league_rounds(dm().db, league_id, utcnow(), url)
     body = league_calendar(lang, name, rounds, urlsplit(s.base_url).hostname or "deadmail", utcnow())
     reply = Response(body, content_type="text/calendar; charset=utf-8")
@@ -138,7 +140,7 @@ def league_feed(token: str) -> Any:
 
 
 def _own(entry_id: int) -> None:
-    leagues.check_owner(dm().db, entry_id, g.player_id)
+    seasons.check_owner(dm().db, entry_id, g.player_id)
 
 
 @bp.post("/p/<token>/leagues/<int:entry_id>/skip")
@@ -149,7 +151,7 @@ def hub_skip(token: str, entry_id: int) -> Any:
     undo = request.form.get("undo") == "1"
     try:
         _own(entry_id)
-        (leagues.unskip if undo else leagues.skip)(dm().db, entry_id, number, utcnow())
+        (seasons.unskip if undo else seasons.skip)(dm().db, entry_id, number, utcnow())
     except LeagueError as exc:
         return render_hub(token, say(exc), 409)
     done = "unskipped" if undo else "skipped"
@@ -162,9 +164,9 @@ def hub_knows(token: str, entry_id: int) -> Any:
     """Change the people the player knows in a season they play (``knows``); the hub again."""
     try:
         _own(entry_id)
-        leagues.set_knows(dm().db, entry_id, str(request.form.get("knows", ""))[:KNOWS_LIMIT])
+        seasons.set_knows(dm().db, entry_id, str(request.form.get("knows", ""))[:KNOWS_LIMIT])
     except LeagueError as exc:
-        return render_hub(token, say(exc), {leagues.NOT_IN: 404, leagues.NOT_PLAYING: 409}.get(exc.msgid, 400))
+        return render_hub(token, say(exc), {seasons.NOT_IN: 404, seasons.NOT_PLAYING: 409}.get(exc.msgid, 400))
     return redirect(url_for("prefs.show", token=token, league="knows") + "#leagues", code=303)
 
 
@@ -187,7 +189,7 @@ def hub_withdraw_page(token: str, entry_id: int) -> Any:
 def hub_withdraw(token: str, entry_id: int) -> Any:
     try:
         _own(entry_id)
-        leagues.withdraw(dm().db, entry_id, utcnow())
+        seasons.withdraw(dm().db, entry_id, utcnow())
     except LeagueError as exc:
         return render_hub(token, say(exc), 409)
     return redirect(url_for("prefs.show", token=token, league="withdrawn") + "#leagues", code=303)

@@ -3,7 +3,7 @@
 Access (``access.organiser_required``): logging in with the organiser API token opens every game; a game's organiser
 link (/o/link/<token>, shown when it is created) opens that game only. Both make a server-side session
 (``services.organisers``) that logout ends. Every change
-is one call of server/services/organise.py; the pages are built by server/present/organiser.py. A GET never
+is one call of server/services/play/organise.py; the pages are built by server/present/organiser.py. A GET never
 changes anything. What cannot be undone (replace a player, revoke a player's links, abandon the game) is asked first:
 the game page's form POSTs to a page that says what will happen, whose own form confirms it (``_confirmed``). Once
 the game is over, its replay opens here too (``replay``).
@@ -21,9 +21,12 @@ from flask_babel import gettext as _
 
 from ..models import utcnow
 from ..present import organiser as shown
-from ..services import games, inputs, organise, reliability, rounds, substitutes, turns
+from ..services import inputs
+from ..services.attendance import substitutes
 from ..services.errors import ShownError
+from ..services.leagues import rounds
 from ..services.links import league_token, organiser_token
+from ..services.play import games, organise, reliability, turns
 from ..services.tempo import zone
 from . import replay as replays
 from .access import (
@@ -188,7 +191,7 @@ def _offer_urls(game_id: int) -> dict[str, list[str]]:
 
 def _game_page(game_id: int, *, error: str | None = None, status: int = 200) -> Any:
     try:
-        data = organise.owed(dm().db, game_id)
+        data = organise.overview(dm().db, game_id)
     except organise.OrganiseError:
         abort(404)
     g.timezone = str(data["timezone"])
@@ -281,7 +284,7 @@ def _confirmed(game_id: int, what: str, fields: dict[str, str], **asked: Any) ->
     if _field("confirm", 4) == "1":
         return None
     try:
-        data = organise.owed(dm().db, game_id)
+        data = organise.overview(dm().db, game_id)
     except organise.OrganiseError:
         abort(404)
     colour = fields.get("colour")
@@ -363,7 +366,7 @@ def replay(game_id: int) -> Any:
     game = games.finished(dm().db, game_id)
     if game is None:
         try:
-            status = organise.owed(dm().db, game_id)["status"]
+            status = organise.overview(dm().db, game_id)["status"]
         except organise.OrganiseError:
             abort(404)
         if status == "abandoned":

@@ -19,10 +19,12 @@ from ..present import reliability as reliable
 from ..present.absences import absences_shown
 from ..present.calendar import player_calendar
 from ..present.hub import games_shown, history_shown, league_ratings_shown, leagues_shown, rating_shown
-from ..present.seat import STANDING_SELECTS, standing_selects
-from ..services import absences, calendar, hub, inputs, prefs, reliability
+from ..present.seat import STANDING_ANSWER_SELECTS, standing_answer_selects
+from ..services import calendar, hub, inputs
+from ..services.attendance import absences, prefs
 from ..services.errors import N_, ShownError
 from ..services.links import seat_token
+from ..services.play import reliability
 from ..text import away, glossary
 from .access import dm, player_link, say
 
@@ -83,7 +85,7 @@ def prefs_form(data: dict[str, Any], formdata: Any = None) -> FlaskForm:
                 SelectField(label, choices=characters, validate_choice=False),
             )
     defaults = data["standing"]
-    for select in standing_selects(lang, defaults, None):
+    for select in standing_answer_selects(lang, defaults, None):
         field = SelectField(
             select["name"], choices=[SelectChoice(*c) for c in select["choices"]], validate_choice=False
         )
@@ -95,7 +97,7 @@ def prefs_form(data: dict[str, Any], formdata: Any = None) -> FlaskForm:
             SelectField(_("Choice %(n)d", n=i + 1), choices=characters, validate_choice=False),
         )
     initial: dict[str, Any] = {key: data[key] for key in FIELDS}
-    for key in STANDING_SELECTS:
+    for key in STANDING_ANSWER_SELECTS:
         initial[f"standing_{key}"] = defaults.get(key) or "ask"
     victim = defaults.get("victim") or []
     for i in range(len(CHARACTERS)):
@@ -145,7 +147,7 @@ def _render(
     s = dm().settings
     feed = s.base_url + url_for("prefs.calendar_feed", token=calendar.address(dm().db, s.secret_key, g.player_id))
     answer_for_me = {
-        "selects": [form[f"standing_{key}"] for key in STANDING_SELECTS],
+        "selects": [form[f"standing_{key}"] for key in STANDING_ANSWER_SELECTS],
         "victim": [form[f"standing_victim_{i}"] for i in range(len(CHARACTERS))],
     }
 
@@ -201,7 +203,7 @@ def save(token: str) -> Any:
         game["seat_id"]: [form[_order_field(game["seat_id"], i)].data or "" for i in range(len(CHARACTERS))]
         for game in data["games"]
     }
-    defaults: dict[str, Any] = {key: form[f"standing_{key}"].data or "ask" for key in STANDING_SELECTS}
+    defaults: dict[str, Any] = {key: form[f"standing_{key}"].data or "ask" for key in STANDING_ANSWER_SELECTS}
     defaults["victim"] = [form[f"standing_victim_{i}"].data or "" for i in range(len(CHARACTERS))]
     try:
         saved = prefs.save_prefs(dm().db, g.player_id, values, orders, defaults)

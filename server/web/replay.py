@@ -9,7 +9,8 @@ from flask import Blueprint, g, render_template, request, url_for
 from flask_babel import gettext
 
 from ..present.replay import replay_page
-from ..services import games, inputs
+from ..services import inputs
+from ..services.play import games
 from .access import dm, message, seat_link
 
 bp = Blueprint("replay", __name__)

@@ -16,16 +16,18 @@ from ..models import utcnow
 from ..present import board
 from ..present.chat import page as chat_page
 from ..present.seat import (
-    STANDING_SELECTS,
+    STANDING_ANSWER_SELECTS,
     SeatShown,
     newest_first,
     seat_shown,
     session_shown,
-    standing_lines,
-    standing_selects,
+    standing_answer_lines,
+    standing_answer_selects,
 )
-from ..services import autopilot, chat, inputs, prefs, seats, standing, turns
+from ..services import inputs
+from ..services.attendance import prefs
 from ..services.errors import ShownError
+from ..services.play import autopilot, chat, seats, standing_answers, turns
 from ..text.grammar import CommandError, parse_reply
 from ..text.sentences import describe_answer
 from .access import dm, message, reader_language, say, seat_link
@@ -84,10 +86,10 @@ def seat(token: str) -> Any:
     talk = chat_page(
         g.language, table.channels, table.colour, table.colours, running=table.running, tz=g.timezone, now=utcnow()
     )
-    settings = standing.seat_settings(dm().db, g.seat.seat_id)
+    settings = standing_answers.seat_settings(dm().db, g.seat.seat_id)
     answer_for_me = {
-        "selects": standing_selects(g.language, settings["seat"], settings["defaults"]),
-        "lines": standing_lines(g.language, settings["answering"]),
+        "selects": standing_answer_selects(g.language, settings["seat"], settings["defaults"]),
+        "lines": standing_answer_lines(g.language, settings["answering"]),
         "saved": request.args.get("standing") == "saved",
     }
     return render_template("seat.html", chat=talk, answer_for_me=answer_for_me, **page)
@@ -212,14 +214,14 @@ def one_tap_confirm(token: str, tap: _Tap) -> Any:
     return redirect(url_for("pages.seat", token=token, saved=number), code=303)
 
 
-# --- standing answers (issue 11, item 3): the seat page's form, and the mails' one-tap "turn off" links -----------
+# --- standing answers: the seat page's form, and the mails' one-tap "turn off" links ------------------------------
 
 
 @bp.post("/s/<token>/standing")
 @seat_link
 def save_standing(token: str) -> Any:
     """The seat page's "Answer for me" form: each select's value ("" follows the player's preferences)."""
-    changes = {key: request.form.get(f"standing_{key}", "") or None for key in STANDING_SELECTS}
+    changes = {key: request.form.get(f"standing_{key}", "") or None for key in STANDING_ANSWER_SELECTS}
     try:
         prefs.set_seat_standing(dm().db, g.seat.seat_id, changes)
     except ShownError as exc:
@@ -230,7 +232,7 @@ def save_standing(token: str) -> Any:
 def _off_line() -> tuple[str, dict[str, str] | None]:
     """The setting a turn-off link names, and its line while it answers for the seat (None once off)."""
     key = str(request.values.get("k", ""))[:20]
-    lines = standing_lines(g.language, standing.seat_settings(dm().db, g.seat.seat_id)["answering"])
+    lines = standing_answer_lines(g.language, standing_answers.seat_settings(dm().db, g.seat.seat_id)["answering"])
     return key, next((line for line in lines if line["key"] == key), None)
 
 
@@ -242,7 +244,7 @@ def standing_off(token: str) -> Any:
     if line is None:
         text = gettext("This standing answer is already off: you will be asked. Nothing was changed.")
         return message(gettext("Already off"), text, 200, token)
-    return render_template("standing_off.html", token=token, line=line, key=key)
+    return render_template("standing_answer_off.html", token=token, line=line, key=key)
 
 
 @bp.post("/s/<token>/standing/off")
@@ -257,7 +259,7 @@ def standing_off_confirm(token: str) -> Any:
     return redirect(url_for("pages.seat", token=token, standing="saved"), code=303)
 
 
-# --- "I'm back" (issue 12): the autopilot mail's one-tap link and the seat page's button ------------------------
+# --- "I'm back": the autopilot mail's one-tap link and the seat page's button -----------------------------------
 
 
 @bp.get("/s/<token>/back")

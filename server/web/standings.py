@@ -1,4 +1,4 @@
-"""A season's standings and results (issue 14).
+"""A season's standings and results.
 
 - ``/p/<player token>/season/<id>``: the standings for a player of the season (their hub link); any other player is
   refused. ``…/season/<id>/games/<player id>``: that player's games of the season with their results; the replay
@@ -22,8 +22,10 @@ from flask_babel import gettext
 
 from ..models import utcnow
 from ..present import standings as shown
-from ..services import inputs, leagues, prefs, results
+from ..services import inputs
+from ..services.attendance import prefs
 from ..services.errors import ShownError
+from ..services.leagues import results, seasons
 from ..services.links import seat_token
 from .access import dm, message, player_link, reader_language, say
 
@@ -31,7 +33,7 @@ bp = Blueprint("standings", __name__)
 
 
 def _league(which: str, token: str) -> int:
-    return leagues.open_league(dm().db, dm().settings.secret_key, which, token)
+    return seasons.open_league(dm().db, dm().settings.secret_key, which, token)
 
 
 def _refused(exc: ShownError, status: int = 404) -> Any:

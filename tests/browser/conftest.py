@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 
 CHROMIUM = "/usr/bin/chromium"
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
-#: the two windows every page is seen in: a desktop and a phone (issue 13)
+#: the two windows every page is seen in: a desktop and a phone
 DESKTOP: ViewportSize = {"width": 1366, "height": 900}
 PHONE: ViewportSize = {"width": 390, "height": 844}
 #: the options of a phone's browser context

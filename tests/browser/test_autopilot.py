@@ -1,4 +1,4 @@
-"""The autopilot in a real browser (issue 12): a player who missed two deadlines sees the banner on their page (a
+"""The autopilot in a real browser: a player who missed two deadlines sees the banner on their page (a
 phone, and a browser without JavaScript), comes back with one tap, and the others see "on autopilot" meanwhile."""
 
 from __future__ import annotations

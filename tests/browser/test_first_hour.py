@@ -1,4 +1,4 @@
-"""Paper cuts of a new user's first hour (issue 25) in a real browser: after the last answer the seat page shows
+"""Paper cuts of a new user's first hour in a real browser: after the last answer the seat page shows
 the next decision by itself, with and without JavaScript; pages log no Content-Security-Policy error (htmx adds no
 inline style); the create page's estimate shows that it is working; time zones are chosen by region and city and
 default to the browser's own. Screenshots, desktop and phone, go to /tmp/shots/cuts2/."""
@@ -136,7 +136,7 @@ def test_saved_pages_log_no_csp_error(served: Live, desktop: BrowserContext) -> 
 
 def slow_estimates(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
     """Every estimate takes ``seconds`` more on the server (so that the busy state is seen for sure)."""
-    from server.services import games
+    from server.services.play import games
 
     estimate_game = games.estimate_game
 

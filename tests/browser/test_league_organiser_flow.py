@@ -1,4 +1,4 @@
-"""The league organiser's whole flow in a real browser, by clicking (issue 25): the server organiser logs in at
+"""The league organiser's whole flow in a real browser, by clicking: the server organiser logs in at
 ``/o/``, follows Leagues, creates a league, invites a first player before any season (the invitation waits), creates
 a season (the invitation goes), invites five more; the six sign up from their invitation mails and confirm from
 their confirmation mails; the organiser sees the sign-ups, plans round 1, swaps two players, opens the start

@@ -1,4 +1,4 @@
-"""A league's season in a real browser (issue 14, "How it must be shown"): a player signs up from the invitation
+"""A league's season in a real browser: a player signs up from the invitation
 link on a phone and confirms by the mail; the league organiser plans round 1 and starts it on their pages (season,
 plan, round, start, confirm); the player reads their table in the fixtures mail, sees the season on their hub, plays
 their game to the end (their decisions clicked on their seat page, the other two seats answered through the
@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 import sqlalchemy as sa
 
 from server.models import Game, GameStatus, MailKind, Player, utcnow
-from server.services import leagues
-from server.services.leagues import LeagueSpec
+from server.services.leagues import seasons
+from server.services.leagues.seasons import LeagueSpec
 from tests.server.test_rounds import enter
 from tests.support import compose, open_window, play_window, rows_of_kind, text_of
 
@@ -115,11 +115,11 @@ def test_a_player_signs_up_plays_round_one_and_sees_the_standings(
 ) -> None:
     db, settings = served.stack.db, served.stack.settings
     now = utcnow()
-    league_id = leagues.create_league(db, LeagueSpec(name="Tuesday Night", timezone="Europe/Rome"), now)
-    season_id = leagues.create_season(db, league_id, now + timedelta(days=7), 1, "when_over", None, now=now)
+    league_id = seasons.create_league(db, LeagueSpec(name="Tuesday Night", timezone="Europe/Rome"), now)
+    season_id = seasons.create_season(db, league_id, now + timedelta(days=7), 1, "when_over", None, now=now)
     enter(db, season_id, 2)  # two more confirmed players: a table of three
-    invite = leagues.league_link(db, settings.secret_key, league_id, "invite")
-    organiser = leagues.league_link(db, settings.secret_key, league_id, "organiser")
+    invite = seasons.league_link(db, settings.secret_key, league_id, "invite")
+    organiser = seasons.league_link(db, settings.secret_key, league_id, "organiser")
 
     player = phone.new_page()
     ann = sign_up(served, player, invite)

@@ -1,4 +1,4 @@
-"""A league's sign-up in a real browser (issue 14): a player opens the invitation link on a phone, signs up, follows
+"""A league's sign-up in a real browser: a player opens the invitation link on a phone, signs up, follows
 the link of the confirmation mail, confirms with its button and is in the season; no page scrolls sideways."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING
 import sqlalchemy as sa
 
 from server.models import EntryStatus, MailKind, SeasonPlayer, utcnow
-from server.services import leagues
-from server.services.leagues import LeagueSpec
+from server.services.leagues import seasons
+from server.services.leagues.seasons import LeagueSpec
 from tests.support import compose, rows_of_kind, text_of
 
 from .conftest import EMBEDDED, Live, expect, screenshot
@@ -26,9 +26,9 @@ pytestmark = EMBEDDED
 def test_a_player_signs_up_on_a_phone_and_confirms_by_the_mail(served: Live, phone: BrowserContext) -> None:
     db, settings = served.stack.db, served.stack.settings
     now = utcnow()
-    league_id = leagues.create_league(db, LeagueSpec(name="Tuesday Night", timezone="Europe/Rome"), now)
-    leagues.create_season(db, league_id, now + timedelta(days=7), 3, "when_over", None, now=now)
-    invite = leagues.league_link(db, settings.secret_key, league_id, "invite")
+    league_id = seasons.create_league(db, LeagueSpec(name="Tuesday Night", timezone="Europe/Rome"), now)
+    seasons.create_season(db, league_id, now + timedelta(days=7), 3, "when_over", None, now=now)
+    invite = seasons.league_link(db, settings.secret_key, league_id, "invite")
 
     page = phone.new_page()
     page.goto(f"{served.url}/l/{invite}")

@@ -18,8 +18,8 @@ import engine
 from engine.bots import RandomBot
 from server.models import Player, RequestRow, Seat, Window, utcnow
 from server.run.queue import Queue
-from server.services import games, turns
 from server.services.links import mailbox_token, player_token
+from server.services.play import games, turns
 from server.text import glossary, sentences
 from server.text.grammar import commands_for
 from tests.support import engine_of, open_window, play_window, request_of, seat_ids
@@ -365,7 +365,7 @@ def answer_by_clicking(page: Page, index: int) -> str:
 
 
 def reload_the_created_page(organiser: Page, live: Live, game_id: int, links: dict[str, str]) -> None:
-    """Issue 25: reloading the created page, or going back to it and forth, creates no other game (the form's POST
+    """Reloading the created page, or going back to it and forth, creates no other game (the form's POST
     was redirected to it: POST/redirect/GET); it shows the same seats."""
     assert organiser.url == f"{live.url}/o/games/{game_id}/created"
     organiser.reload()

@@ -1,4 +1,4 @@
-"""A session of play hours in a real browser (issue 11, item 5): two players' pages open; one answers on their page
+"""A session of play hours in a real browser: two players' pages open; one answers on their page
 and the other page shows it by itself, without a reload, within a few seconds; both pages show who is here."""
 
 from __future__ import annotations

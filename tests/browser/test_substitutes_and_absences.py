@@ -1,4 +1,4 @@
-"""Substitutes and absences in a real browser (issue 12): the organiser offers a seat from the game page, a
+"""Substitutes and absences in a real browser: the organiser offers a seat from the game page, a
 substitute takes it on a phone and lands on the seat's page; a player declares an absence on the preferences page
 and the others see "away until"."""
 

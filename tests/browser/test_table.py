@@ -1,4 +1,4 @@
-"""The seat page as a game table in a real browser (issue 13): a vote, a destination, a card window and the end of
+"""The seat page as a game table in a real browser: a vote, a destination, a card window and the end of
 the game, on a desktop (1366 x 900: the board beside the decision) and a phone (390 x 844: the decision first, no
 horizontal scroll), with screenshots in tests/browser/screenshots/ (table-<state>-<device>.png)."""
 

@@ -1,4 +1,4 @@
-"""The tour of every page (issue 13, "How it must be shown"): each page of deadmail opened on a desktop (1366 x 900)
+"""The tour of every page: each page of deadmail opened on a desktop (1366 x 900)
 and a phone (390 x 844), its screenshot saved as tests/browser/screenshots/tour/<page>-<desktop|phone>.png, and
 checked: no horizontal scrolling on the phone, no axe-core violation of "serious" or "critical" impact (WCAG 2.0
 and 2.1, A and AA, contrast included), and no inline style or script in its HTML (the CSP forbids them).
@@ -26,8 +26,10 @@ from engine.bots import RandomBot
 from server.mail.send import send_one
 from server.mail.transports import transport_for
 from server.models import Player, SeasonPlayer, Window, utcnow
-from server.services import chat, leagues, prefs, rounds, substitutes, turns
+from server.services.attendance import prefs, substitutes
+from server.services.leagues import rounds, seasons
 from server.services.links import confirm_token, league_token, mailbox_token, player_token
+from server.services.play import chat, turns
 from server.text.grammar import commands_for
 from tests.server.test_autopilot import until_autopilot
 from tests.server.test_rounds import enter
@@ -189,10 +191,10 @@ def build(live: Live) -> Tour:
 def _league_pages(live: Live, urls: dict[str, str]) -> None:
     """A league with a season taking sign-ups: its invitation page and a pending sign-up's confirmation page."""
     db, key, now = live.stack.db, live.stack.settings.secret_key, utcnow()
-    league_id = leagues.create_league(db, leagues.LeagueSpec(name="Tuesday Night", timezone="Europe/Rome"), now)
-    season_id = leagues.create_season(db, league_id, now + timedelta(days=7), 3, "when_over", None, now=now)
+    league_id = seasons.create_league(db, seasons.LeagueSpec(name="Tuesday Night", timezone="Europe/Rome"), now)
+    season_id = seasons.create_season(db, league_id, now + timedelta(days=7), 3, "when_over", None, now=now)
     urls["league-signup"] = f"/l/{league_token(key, 'invite', league_id, 1)}"
-    signed = leagues.sign_up(db, season_id, leagues.Applicant("Cleo", "cleo@example.org", "it", "Europe/Rome"), now)
+    signed = seasons.sign_up(db, season_id, seasons.Applicant("Cleo", "cleo@example.org", "it", "Europe/Rome"), now)
     urls["league-confirm"] = f"/l/confirm/{confirm_token(key, signed.season_player_id, 1)}"
     _league_season(live, urls)
 
@@ -206,9 +208,9 @@ def _league_season(live: Live, urls: dict[str, str]) -> None:
     organiser's pages, the results and standings pages, a player's games, the hub with its leagues and ratings, and
     the withdraw confirmation."""
     db, key, now = live.stack.db, live.stack.settings.secret_key, utcnow()
-    spec = leagues.LeagueSpec(name="Thursday Knights", timezone="Europe/Rome", table_size=3, standings_public=True)
-    league_id = leagues.create_league(db, spec, now)
-    season_id = leagues.create_season(db, league_id, now + timedelta(days=1), 3, "when_over", None, now=now)
+    spec = seasons.LeagueSpec(name="Thursday Knights", timezone="Europe/Rome", table_size=3, standings_public=True)
+    league_id = seasons.create_league(db, spec, now)
+    season_id = seasons.create_season(db, league_id, now + timedelta(days=1), 3, "when_over", None, now=now)
     ids = enter(db, season_id, len(SEASON_NAMES), start=100)
     with db.session() as session:
         for player_id, name in zip(ids, SEASON_NAMES, strict=True):
@@ -218,7 +220,7 @@ def _league_season(live: Live, urls: dict[str, str]) -> None:
         while open_window(db, game_id) is not None:
             play_window(db, game_id, game_id, utcnow())
     second = rounds.plan(db, season_id, utcnow())
-    organiser = f"/lo/{leagues.league_link(db, key, league_id, 'organiser')}"
+    organiser = f"/lo/{seasons.league_link(db, key, league_id, 'organiser')}"
     urls["league-organiser"] = organiser
     urls["league-season"] = f"{organiser}/season/{season_id}"
     urls["league-round-planned"] = f"{organiser}/round/{second}"
@@ -229,7 +231,7 @@ def _league_season(live: Live, urls: dict[str, str]) -> None:
     urls["league-start-page"] = f"{organiser}/round/{second}/start"
     urls["leagues"] = "/o/leagues"
     urls["league-new"] = "/o/leagues/new"
-    urls["league-public"] = f"/ls/{leagues.league_link(db, key, league_id, 'public')}"
+    urls["league-public"] = f"/ls/{seasons.league_link(db, key, league_id, 'public')}"
     with db.session() as session:
         player = session.get(Player, ids[0])
         assert player is not None

@@ -1,4 +1,4 @@
-"""Standing answers (issue 11): the answer each setting gives, from the player's own view only, accepted by
+"""Standing answers: the answer each setting gives, from the player's own view only, accepted by
 ``Game.check``; logged as such, told to that player alone, and replayed the same."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Votes close once decided (issue 11, item 2): ``engine.vote_decided`` and ``Game.timeout(decided=True)``.
+"""Votes close once decided: ``engine.vote_decided`` and ``Game.timeout(decided=True)``.
 
 A vote's outcome is its winner (VOT-4), or the set of colours tied for first (the re-vote among exactly those
 colours, VOT-7; after a re-vote, VOT-8). A vote is decided when no way of putting each missing voter's whole weight

@@ -1,4 +1,4 @@
-"""Absences (issue 12): declared on the preferences page, by a reply command (AWAY / BACK, in three languages) or in
+"""Absences: declared on the preferences page, by a reply command (AWAY / BACK, in three languages) or in
 the API; each game's option decides what they do (the autopilot answers, or the deadlines wait within a budget)."""
 
 from __future__ import annotations
@@ -13,9 +13,12 @@ from engine.bots import RandomBot
 from server.db import Database
 from server.mail import replies
 from server.models import Absence, Game, MailKind, RequestRow, Seat
-from server.services import absences, autopilot, games, inputs, reply_address, turns
+from server.services import inputs
+from server.services.attendance import absences
 from server.services.links import player_token, seat_token
-from server.services.seats import rotate_link
+from server.services.mailflow import reply_address
+from server.services.play import autopilot, games, turns
+from server.services.play.seats import rotate_link
 from server.services.tempo import zone
 from server.text import away
 from tests.conftest import Stack
@@ -151,7 +154,7 @@ def test_an_absence_that_begins_while_a_window_is_open_is_applied_by_the_sweep(s
 def test_the_sweep_applies_a_begun_absence_once_and_again_after_a_failure(
     stack: Stack, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Issue 15: each absence is applied once, when it has begun (``Absence.applied``), so a pass reads only the
+    """Each absence is applied once, when it has begun (``Absence.applied``), so a pass reads only the
     absences still to apply; one whose application failed stays unapplied and is applied at the next pass."""
     db = stack.db
     _game_id, seat, player = a_game(db)

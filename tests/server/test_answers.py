@@ -21,7 +21,7 @@ import engine
 from engine.bots import SensibleBot
 from server.db import Database
 from server.models import Game, Window
-from server.services import archive, games, turns
+from server.services.play import archive, games, turns
 from server.text.grammar import commands_for, parse_reply
 from tests.conftest import Stack
 from tests.support import (

@@ -16,8 +16,8 @@ from werkzeug.test import TestResponse
 
 from server.models import Game, Outbox, Player, Window
 from server.run.cli import main
-from server.services import turns
 from server.services.links import mailbox_token
+from server.services.play import turns
 from tests.conftest import Stack
 from tests.support import AUTH, all_rows, compose, mail_settings, text_of
 
@@ -459,7 +459,7 @@ def test_a_demo_that_loses_its_server_says_so_in_one_line(embedded: Stack, monke
 
 
 def test_the_demo_names_its_player_and_prints_the_mailbox_page(stack: Stack) -> None:
-    """Issue 25: ``deadmail demo --email you@example.org`` plays as "Player" (never "You": mails greet the player by
+    """``deadmail demo --email you@example.org`` plays as "Player" (never "You": mails greet the player by
     name and the story tells of them in the third person), a named address as its name; it prints the mailbox
     page's address (the one ``deadmail up`` prints), not the mail folder."""
     env = cli_env(stack)

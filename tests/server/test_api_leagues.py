@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from werkzeug.test import TestResponse
 
 from server.models import EntryStatus, Outbox, Player, Season, SeasonPlayer, utcnow
-from server.services import leagues
+from server.services.leagues import seasons
 from server.services.links import player_token
 from server.web.api_leagues import NEEDS_TOKEN, SIGNED_UP
 from tests.conftest import Stack
@@ -113,7 +113,7 @@ def test_a_league_is_created_listed_and_shown_with_its_seasons(stack: Stack) -> 
     )
     assert shown["standings_public"] is True and set(shown["links"]) == set(made["links"])
     for kind, link in shown["links"].items():  # (tokens carry the second they were signed: each opens the league)
-        assert leagues.open_league(stack.db, stack.settings.secret_key, kind, link["token"]) == league_id
+        assert seasons.open_league(stack.db, stack.settings.secret_key, kind, link["token"]) == league_id
     first, second = shown["seasons"]
     assert (first["number"], first["schedule"], first["rule"], first["status"]) == (1, "when_over", None, "signup")
     assert first["signup_closes"] == "2099-01-05T17:00:00+00:00"
@@ -126,7 +126,7 @@ def test_a_season_shows_its_entries_with_addresses_to_the_organiser(stack: Stack
     assert sign_up(stack, token).status_code == 202
     assert sign_up(stack, token, ANN | {"name": "Bob", "email": "bob@example.org"}).status_code == 202
     stack.client.post(f"/api{confirm_link(stack)}")
-    season_id = leagues.signup_season(stack.db, league_id)
+    season_id = seasons.signup_season(stack.db, league_id)
     shown = stack.client.get(f"/api/seasons/{season_id}", headers=AUTH).json
     assert [(p["name"], p["status"], p["email"]) for p in shown["players"]] == [
         ("Ann", "pending", "ann@example.org"),
@@ -167,7 +167,7 @@ def test_a_league_organiser_token_reaches_its_own_league_only(stack: Stack) -> N
     assert sign_up(stack, invite).status_code == 202
     season = stack.client.get(f"/api/seasons/{created.json['id']}", headers=bearer(token)).json
     assert [p["name"] for p in season["players"]] == ["Ann"] and "email" not in season["players"][0]
-    other_season = leagues.signup_season(stack.db, theirs["id"])
+    other_season = seasons.signup_season(stack.db, theirs["id"])
     before = all_rows(stack.db)
     for reply, message in [
         (stack.client.get(f"/api/leagues/{theirs['id']}", headers=bearer(token)), "There is no league"),
@@ -377,7 +377,7 @@ def test_a_confirmation_refused_changes_nothing(stack: Stack) -> None:
     refused(stack, stack.client.post(f"/api{forged(link)}"), 403, "This link is not valid", before)
     with stack.db.session() as session:
         entry_id = session.execute(sa.select(SeasonPlayer.id)).scalar_one()
-    leagues.withdraw(stack.db, entry_id, utcnow())
+    seasons.withdraw(stack.db, entry_id, utcnow())
     before = all_rows(stack.db)
     refused(stack, stack.client.post(f"/api{link}"), 409, "You withdrew from this season", before)
 
@@ -406,7 +406,7 @@ def test_a_player_lists_their_entries_by_their_link(stack: Stack) -> None:
 
 def test_no_body_of_any_shape_makes_a_500(embedded: Stack) -> None:
     league_id, invite = open_league(embedded)
-    season_id = leagues.signup_season(embedded.db, league_id)
+    season_id = seasons.signup_season(embedded.db, league_id)
     bodies: list[Any] = [*HOSTILE, {"name": "x" * 70_000}, {"a": [1] * 10_000}, -1, 1e308, ""]
     bodies += [{**ANN, **LEAGUE, **SEASON, field: value} for field in ("name", "rounds", "rule") for value in HOSTILE]
     paths = [

@@ -28,8 +28,9 @@ from server.models import (
     Seat,
     utcnow,
 )
-from server.services import leagues, organise, ratings, results, rounds
+from server.services.leagues import ratings, results, rounds, seasons
 from server.services.links import player_token
+from server.services.play import organise
 from tests.conftest import Stack
 from tests.server.test_api_cli import assert_clean_error, cli_env, run
 from tests.server.test_api_leagues import HOSTILE, RAW_BODIES, bearer, closes, new_league, new_season, refused
@@ -41,7 +42,7 @@ from tests.support import AUTH, all_rows, create_tagged, seat_ids
 
 
 def organiser_token(stack: Stack, league_id: int) -> dict[str, str]:
-    return bearer(leagues.league_link(stack.db, stack.settings.secret_key, league_id, "organiser"))
+    return bearer(seasons.league_link(stack.db, stack.settings.secret_key, league_id, "organiser"))
 
 
 def season_with_players(stack: Stack, count: int = 8, start: int = 0, **league: Any) -> tuple[int, int, list[int]]:
@@ -191,7 +192,7 @@ def test_a_league_organiser_token_reaches_its_own_rounds_and_results_only(stack:
         refused(stack, getattr(stack.client, method)(path, json=body, headers=token), 404, message, before)
         reply = getattr(stack.client, method)(path, json=body)  # (wrong tokens: 10 a minute)
         refused(stack, reply, 401, "This call needs the organiser's API token", before)
-    leagues.revoke(stack.db, mine, "organiser")
+    seasons.revoke(stack.db, mine, "organiser")
     before = all_rows(stack.db)
     refused(stack, plan(stack, season_id, token), 403, "This league link was revoked", before)
     assert theirs
@@ -236,7 +237,7 @@ def test_standings_reach_organisers_members_and_the_public_link_addresses_the_se
     assert set(row) >= {"rank", "player", "name", "points", "games", "wins", "victory_points", "average_place"}
     assert (row["rank"], row["games"]) == (1, 1)
     without = {**server.json, "divisions": [{"name": None, "rows": table.rows()}]}
-    public = leagues.league_link(stack.db, secret, league_id, "public")
+    public = seasons.league_link(stack.db, secret, league_id, "public")
     member = player_token(secret, people[0].id, people[0].link_generation)
     for path, headers in [
         (f"/api/seasons/{season_id}/standings", organiser_token(stack, league_id)),
@@ -258,8 +259,8 @@ def test_standings_are_refused_to_others(stack: Stack) -> None:
     secret = stack.settings.secret_key
     member = members(stack.db, game_id)[0]
     stranger = members(stack.db, other_game)[0]
-    public = leagues.league_link(stack.db, secret, league_id, "public")
-    other_public = leagues.league_link(stack.db, secret, league_id + 1, "public")
+    public = seasons.league_link(stack.db, secret, league_id, "public")
+    other_public = seasons.league_link(stack.db, secret, league_id + 1, "public")
     results.standings(stack.db, season_id)  # the cache written: nothing below writes
     before = all_rows(stack.db)
     stranger_token = player_token(secret, stranger.id, stranger.link_generation)
@@ -455,7 +456,7 @@ def test_the_command_line_prints_standings_records_a_result_and_creates_the_next
 
 
 def test_six_players_of_a_size_5_league_with_a_known_pair_are_planned_by_the_api(stack: Stack) -> None:
-    """It answered 409 "cannot all sit at different tables", though 3 + 3 keeps the pair apart (issue 25)."""
+    """It answered 409 "cannot all sit at different tables", though 3 + 3 keeps the pair apart."""
     league_id, season_id, players = season_with_players(stack, 6, table_size=5)
     with stack.db.session() as session:
         entry = session.execute(sa.select(SeasonPlayer).where(SeasonPlayer.player_id == players[0])).scalar_one()

@@ -1,4 +1,4 @@
-"""A game's closed windows folded into its archive (issue 15, storage): a live game keeps rows for its open window
+"""A game's closed windows folded into its archive (storage): a live game keeps rows for its open window
 only, the archive holds every closed window and request as they were (``support.check_game`` compares it with the
 engine's log after every game played in the tests), and ids once deleted are never given again (mail keys carry
 them)."""
@@ -10,7 +10,7 @@ from datetime import timedelta
 import sqlalchemy as sa
 
 from server.models import Game, MailKind, Outbox, RequestRow, Window
-from server.services import archive
+from server.services.play import archive
 from tests.conftest import Stack
 from tests.support import T0, check_game, create, every_window, open_window, play_window
 

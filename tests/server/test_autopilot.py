@@ -1,4 +1,4 @@
-"""Missed deadlines (issue 12): a seat that misses ``autopilot_after`` public deadlines in a row goes on autopilot,
+"""Missed deadlines: a seat that misses ``autopilot_after`` public deadlines in a row goes on autopilot,
 the table stops waiting for it, and its player comes back by the one-tap link or the seat page's button.
 
 Each test runs on SQLite (embedded) and PostgreSQL (production), on the windows' own clock."""
@@ -16,8 +16,10 @@ from engine.bots import SensibleBot
 from server.db import Database
 from server.mail import replies
 from server.models import MailKind, Window, WindowStatus
-from server.services import autopilot, reply_address, seats, substitutes, turns
+from server.services.attendance import substitutes
 from server.services.links import LinkError
+from server.services.mailflow import reply_address
+from server.services.play import autopilot, seats, turns
 from tests.conftest import Stack
 from tests.support import (
     REPLY_DOMAIN,

@@ -1,4 +1,4 @@
-"""Hostile input at every way in (issue 10, "Bad input" and "Identities"): each a clear 4xx with nothing changed, or
+"""Hostile input at every way in, bad input and identities: each a clear 4xx with nothing changed, or
 (for replies by mail) taken as it comes, never a 500.
 
 JSON nested 5,000 deep or over the size limit, lone surrogates, NUL bytes (which PostgreSQL refuses in text), ids
@@ -19,9 +19,10 @@ from server.mail.compose import recipient
 from server.mail.send import send_one
 from server.mail.transports import FileTransport, SMTPTransport
 from server.models import Game, InboundMail, Outbox, Player, Seat
-from server.services import games, inputs
+from server.services import inputs
 from server.services.inputs import MAX_DEPTH, parse_json
 from server.services.links import mailbox_token
+from server.services.play import games
 from tests.conftest import Stack
 from tests.server.test_inbound import (
     HOST,

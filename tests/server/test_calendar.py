@@ -1,4 +1,4 @@
-"""Calendar feeds (issue 14): a player's ICS feed at a revocable secret address, parsed back with ``icalendar`` as a
+"""Calendar feeds: a player's ICS feed at a revocable secret address, parsed back with ``icalendar`` as a
 calendar client would: every property Google, Apple and Thunderbird need, stable UIDs, a moved deadline replacing
 its event with a higher SEQUENCE, the reader's own decisions only, in their language; and the pure builder's league
 round starts."""
@@ -19,9 +19,10 @@ from engine.bots import RandomBot
 from server.db import Database
 from server.models import Player, RequestRow, Seat, Window
 from server.present.calendar import ALARM, EVENT_LENGTH, league_calendar, player_calendar
-from server.services import calendar, organise, turns
+from server.services import calendar
 from server.services.calendar import Deadline, Feed, RoundStart
 from server.services.links import CALENDAR_SALT, calendar_token, player_token
+from server.services.play import organise, turns
 from tests.conftest import Stack
 from tests.support import T0, create, engine_of, open_window, player_of, post_form, seat_ids
 

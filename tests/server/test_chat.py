@@ -1,4 +1,4 @@
-"""Table talk (server/services/chat.py, server/present/chat.py, server/web/chat.py, templates/chat.html): public
+"""Table talk (server/services/play/chat.py, server/present/chat.py, server/web/chat.py, templates/chat.html): public
 and private channels of real games on both setups; private messages never reach a non-member (page data, page HTML,
 mail); hostile text is escaped or refused with nothing stored; the flood limit; CSRF, forged and revoked links; one
 digest mail per seat and 10-minute slot listing the messages; a reply by mail to the chat address posts to the
@@ -21,9 +21,10 @@ from server.mail.replies import Received, receive
 from server.mail.send import send_one
 from server.models import ChatChannel, ChatMessage, Game, GameStatus, InboundMail, MailKind, Outbox, OutboxStatus
 from server.present.chat import page
-from server.services import chat, reminders, reply_address
 from server.services.links import seat_token
-from server.services.seats import rotate_link
+from server.services.mailflow import reminders, reply_address
+from server.services.play import chat
+from server.services.play.seats import rotate_link
 from server.text.refusals import refusal
 from tests.conftest import Stack
 from tests.support import (

@@ -23,7 +23,7 @@ STOPS_WITHIN = 3.5
 def test_deadmail_up_serves_pages_and_runs_the_worker_and_prints_no_warning(tmp_path: Path) -> None:
     """On a fresh folder: creates the database, prints its address, serves, and the worker sends the first mail; no
     warning is printed on the way. A Ctrl+C (SIGINT to the terminal's foreground process group) stops it at once,
-    worker too, saying "stopped" once and nothing of Celery's shutdown (issue 25)."""
+    worker too, saying "stopped" once and nothing of Celery's shutdown."""
     port = free_port()
     env = clean_env(tmp_path)
     up = subprocess.Popen(
@@ -98,7 +98,7 @@ def test_demo_auto_plays_a_whole_game_and_prints_one_json_line(tmp_path: Path) -
     assert result["windows"] > 10
     assert 0 <= result["latency_median_s"] <= result["latency_p95_s"]
     assert result["up"] is None  # no deadmail up was running: it served the game itself
-    # issue 25: a link to watch the game (its organiser page), on the server the demo started
+    # a link to watch the game (its organiser page), on the server the demo started
     assert re.search(r"watch it: http://127\.0\.0\.1:\d+/o/link/\S+\n", done.stderr), done.stderr
     assert "/s/" not in done.stderr  # no seat's link
 
@@ -143,7 +143,7 @@ def test_demo_auto_plays_against_the_running_deadmail_up_and_its_mail_stays_out_
         result = json.loads(done.stdout)
         assert result["status"] == "over" and result["up"] == url
         assert f"answering over HTTP at the running deadmail up at {url}" in done.stderr
-        # issue 25: the link to watch it opens the game's organiser page on the running deadmail up
+        # the link to watch it opens the game's organiser page on the running deadmail up
         watch = re.search(r"watch it: (\S+)\n", done.stderr)
         assert watch is not None and watch.group(1).startswith(f"{url}/o/link/"), done.stderr
         browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar()))

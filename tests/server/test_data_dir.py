@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from server.config import Settings
+from server.config import Settings, prepare_data_dir
 from server.db import Database
 from server.mail.send import send_one
 from server.mail.transports import FileTransport
@@ -89,7 +89,7 @@ def test_the_app_factory_and_the_services_keep_the_data_folder_private(tmp_path:
     """In a process with umask 022 (a gunicorn or a celery started by hand): the settings, the migrations, the app,
     a game made through the API (its tasks are broker messages) and its mail written to files."""
     env = clean_env(tmp_path) | {"DEADMAIL_DATA_DIR": str(tmp_path / "data"), "DEADMAIL_QUEUE": "private-test"}
-    settings = Settings.from_env(env)
+    settings = prepare_data_dir(Settings.from_env(env))
     upgrade(settings.database_url)
     db = Database(settings.database_url, tasks=Queue(settings))
     try:
@@ -122,10 +122,29 @@ def test_a_data_folder_others_can_read_is_closed_at_start(
     assert not_private(data)
 
     with caplog.at_level(logging.WARNING, logger="deadmail.config"):
-        Settings.from_env(clean_env(tmp_path) | {"DEADMAIL_DATA_DIR": str(data)})
+        prepare_data_dir(Settings.from_env(clean_env(tmp_path) | {"DEADMAIL_DATA_DIR": str(data)}))
 
     assert not_private(data) == {"backup.sh": "0o700"}  # the operator's script: its owner's bits, no more
     assert f"the data folder {data} could be read by others: group and others lost their access to it" in caplog.text
     caplog.clear()
-    Settings.from_env(clean_env(tmp_path) | {"DEADMAIL_DATA_DIR": str(data)})
+    prepare_data_dir(Settings.from_env(clean_env(tmp_path) | {"DEADMAIL_DATA_DIR": str(data)}))
     assert caplog.text == ""  # closed once
+
+
+def test_the_settings_only_read_and_preparing_the_data_folder_writes_what_they_need(tmp_path: Path) -> None:
+    """``Settings.from_env`` writes nothing (an empty key and token stand for the stored ones); ``prepare_data_dir``
+    makes the embedded broker's folders and stores a key and a token, the same ones at every start."""
+    data = tmp_path / "data"
+    env = clean_env(tmp_path) | {"DEADMAIL_DATA_DIR": str(data)}
+    read = Settings.from_env(env)
+    assert not data.exists() and (read.secret_key, read.api_token) == ("", "")
+
+    prepared = prepare_data_dir(read)
+    assert prepared.secret_key and prepared.api_token and prepared.secret_key != prepared.api_token
+    assert {path.name for path in (data / "broker").iterdir()} == {"queue", "processed", "control"}
+    assert (data / "secret_key").read_text() == prepared.secret_key
+    assert not_private(data) == {}
+    again = prepare_data_dir(Settings.from_env(env))
+    assert (again.secret_key, again.api_token) == (prepared.secret_key, prepared.api_token)
+    given = Settings.from_env(env | {"DEADMAIL_SECRET_KEY": "k", "DEADMAIL_API_TOKEN": "t"})
+    assert (prepare_data_dir(given).secret_key, prepare_data_dir(given).api_token) == ("k", "t")

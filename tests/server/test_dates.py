@@ -1,4 +1,4 @@
-"""Dates, times and durations from outside, far from now (issue 25): every one goes through ``services.inputs``
+"""Dates, times and durations from outside, far from now: every one goes through ``services.inputs``
 (``instant``, ``local_instant``, ``day``, ``in_range``: the years 2000 to 2999) or ``tempo.parse_duration`` (1 second
 to 30 days, however many digits), so a value out of range is a clear refusal that changes nothing: 400 on a page and
 in the API, a usage error on the command line, an error reply by mail. Never a 500 (Python's calendar ends at the
@@ -17,7 +17,8 @@ import pytest
 from server.mail import replies
 from server.mail.send import send_one
 from server.mail.transports import FileTransport
-from server.services import inputs, leagues, results
+from server.services import inputs
+from server.services.leagues import results, seasons
 from server.services.links import mailbox_token, player_token
 from server.services.tempo import TempoError, parse_duration
 from server.text import away
@@ -305,7 +306,7 @@ def test_the_services_refuse_a_sign_up_close_out_of_range_whoever_read_it(stack:
     ]
     for when in far:
         with pytest.raises(inputs.InputError, match="signup_closes is out of range"):
-            leagues.create_season(stack.db, league_id, when, 3, "when_over", None, now=datetime.now(UTC))
+            seasons.create_season(stack.db, league_id, when, 3, "when_over", None, now=datetime.now(UTC))
         with pytest.raises(inputs.InputError, match="signup_closes is out of range"):
             results.next_season(stack.db, season_id, when, datetime.now(UTC))
     assert all_rows(stack.db) == before

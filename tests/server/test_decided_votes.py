@@ -1,4 +1,4 @@
-"""Votes close once decided (issue 11, item 2; the tempo's ``close_decided_votes``), on both databases with an
+"""Votes close once decided (the tempo's ``close_decided_votes``), on both databases with an
 injected clock: a 5-player game of people reaches a vote of three voters that two of them decide. The window
 completes without the third, who is shown as not having voted (not as having missed the deadline) and may no longer
 vote; with ``close_decided_votes: false`` the vote waits for the third."""
@@ -14,7 +14,7 @@ import pytest
 import engine
 from server.db import Database
 from server.models import Game
-from server.services import turns
+from server.services.play import turns
 from server.text.sentences import event_text
 from tests.conftest import Stack
 from tests.support import T0, api_game, open_window, play_window, recording, request_in, stored_events

@@ -10,8 +10,8 @@ from werkzeug.test import TestResponse
 
 import engine
 from server.models import Seat
-from server.services import games, organise, turns
 from server.services.links import LinkError, read_token
+from server.services.play import games, organise, turns
 from server.text import glossary
 from server.text.i18n import translations
 from server.text.refusals import refusal

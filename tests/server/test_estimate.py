@@ -1,5 +1,5 @@
-"""Tempo presets and the estimate of a game's length (issue 11, item 6): presets are full tempos, chosen by the
-API, the command and the create page, explicit settings overriding them; the estimate (services.estimate) is
+"""Tempo presets and the estimate of a game's length: presets are full tempos, chosen by the
+API, the command and the create page, explicit settings overriding them; the estimate (services.play.estimate) is
 deterministic, uses the seats' own quiet hours, and is shown before a game starts without creating it."""
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ import sqlalchemy as sa
 
 from engine.data import KINDS
 from server.models import Game, Player
-from server.services import estimate, games, presets
+from server.services import presets
+from server.services.play import estimate, games
 from server.services.tempo import Quiet, window_deadline
 from tests.conftest import Stack
 from tests.server.test_api_cli import cli_env, run
@@ -220,11 +221,11 @@ def test_play_hours_sessions_make_short_windows() -> None:
     assert figures["days_median"] < 10
 
 
-# --- the autopilot (issue 12) in the simulation ---------------------------------------------------------------------
+# --- the autopilot in the simulation --------------------------------------------------------------------------------
 
 
 def test_the_simulation_counts_public_defaults_in_a_row_as_the_server() -> None:
-    """``services.autopilot.count_missed``: public defaults count, an answer of the person's own starts again;
+    """``services.play.autopilot.count_missed``: public defaults count, an answer of the person's own starts again;
     requests asked in secret, standing answers and votes closed as decided change nothing; after two, the seat
     flies until the player is back (at their next mail check), their count starting again."""
     colours = ["yellow", "red", "blue"]

@@ -1,4 +1,4 @@
-"""Paper cuts of a new user's first hour (issue 25), server side: the board says in words which location is under
+"""Paper cuts of a new user's first hour, server side: the board says in words which location is under
 attack and which are in danger, and why Cachou is closed; the legend does not say "you" twice; time zones are
 offered by region and city; the tempo presets describe themselves; the estimate says how long it took."""
 
@@ -202,7 +202,7 @@ def test_the_estimate_says_whole_days_and_how_long_it_took_without_javascript(
     says how long working them out took (it may take many seconds)."""
     import re
 
-    from server.services import estimate
+    from server.services.play import estimate
 
     monkeypatch.setattr(estimate, "ESTIMATE_GAMES", 12)
     form = {"players": "Ann <ann@example.org>\nBob <bob@example.org>\nCy <cy@example.org>", "estimate": "1"}
@@ -226,7 +226,7 @@ def test_once_every_answer_is_in_the_seat_page_asks_again_within_seconds(stack: 
     polls as usual again."""
     import re
 
-    from server.services import seats, turns
+    from server.services.play import seats, turns
     from server.text.grammar import commands_for, parse_reply
     from tests.support import create, engine_of, open_window, seat_ids
 

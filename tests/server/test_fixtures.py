@@ -1,4 +1,4 @@
-"""Fixtures of a league round (issue 14): every available player seated once, tables of 3 to 6, declared
+"""Fixtures of a league round: every available player seated once, tables of 3 to 6, declared
 acquaintances never together, repeat opponents near the exact optimum, awake hours shared where repeats allow."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from server.services import fixtures
-from server.services.fixtures import Available, FixturesError, Round, exact, score, seat, swap, table_sizes
+from server.services.leagues import seating
+from server.services.leagues.seating import Available, FixturesError, Round, exact, score, seat, swap, table_sizes
 from tests.profile import examples
 
 ZONES = ("Europe/Rome", "Europe/Warsaw", "America/New_York", "America/Los_Angeles", "Asia/Tokyo", "UTC")
@@ -47,7 +47,7 @@ def check_seating(rnd: Round, tables: list[list[int]]) -> None:
     assert sorted(seated) == sorted(p.id for p in rnd.players)  # every available player exactly once
     known = {frozenset(pair) for pair in rnd.acquainted}
     sizes = sorted(map(len, tables), reverse=True)
-    assert sizes in fixtures.splits(len(rnd.players), rnd.size)
+    assert sizes in seating.splits(len(rnd.players), rnd.size)
     if not known:  # another split only to keep acquaintances apart
         assert sizes == table_sizes(len(rnd.players), rnd.size)
     assert not any(frozenset(pair) in known for table in tables for pair in combinations(table, 2))
@@ -83,7 +83,7 @@ def test_table_sizes_seat_everyone_at_tables_of_3_to_6(count: int, size: int) ->
 def test_too_few_players_are_refused(count: int) -> None:
     with pytest.raises(FixturesError) as refused:
         seat(Round([Available(i) for i in range(count)]))
-    assert refused.value.msgid == fixtures.TOO_FEW and str(refused.value).endswith(f"{count} are available.")
+    assert refused.value.msgid == seating.TOO_FEW and str(refused.value).endswith(f"{count} are available.")
 
 
 def test_a_size_outside_3_to_6_is_refused() -> None:
@@ -100,7 +100,7 @@ def test_every_player_seated_once_at_tables_of_3_to_6_apart_from_acquaintances(
     try:
         tables = seat(rnd)
     except FixturesError as refused:
-        assert refused.msgid == fixtures.APART and n <= fixtures.EXACT_LIMIT
+        assert refused.msgid == seating.APART and n <= seating.EXACT_LIMIT
         with pytest.raises(FixturesError):  # truly impossible: the exact search finds no seating either
             exact(rnd)
         return
@@ -157,18 +157,18 @@ def test_awake_hours_group_compatible_zones_when_repeats_are_equal() -> None:
 
 def test_awake_hours_are_the_utc_hours_outside_the_quiet_hours() -> None:
     winter, summer = date(2026, 1, 14), date(2026, 7, 14)
-    rome = fixtures.awake_hours(NIGHT, "Europe/Rome", winter)  # quiet 22:00-06:00 UTC in winter
+    rome = seating.awake_hours(NIGHT, "Europe/Rome", winter)  # quiet 22:00-06:00 UTC in winter
     assert rome == sum(1 << h for h in range(6, 22))
-    assert fixtures.awake_hours(NIGHT, "Europe/Rome", summer) == sum(1 << h for h in range(5, 21))
-    assert fixtures.awake_hours(None, "Asia/Tokyo", winter) == fixtures.ALL_DAY
-    assert fixtures.awake_hours((time(9), time(17)), "UTC", winter).bit_count() == 16  # quiet in the day
+    assert seating.awake_hours(NIGHT, "Europe/Rome", summer) == sum(1 << h for h in range(5, 21))
+    assert seating.awake_hours(None, "Asia/Tokyo", winter) == seating.ALL_DAY
+    assert seating.awake_hours((time(9), time(17)), "UTC", winter).bit_count() == 16  # quiet in the day
 
 
 def test_acquaintances_that_cannot_be_apart_are_refused() -> None:
     three = [Available(i) for i in range(3)]
     with pytest.raises(FixturesError) as refused:
         seat(Round(three, acquainted=[(0, 1)]))
-    assert refused.value.msgid == fixtures.APART
+    assert refused.value.msgid == seating.APART
     eight = [Available(i) for i in range(8)]  # two tables of 4: three who all know each other cannot be apart
     triangle = [frozenset(pair) for pair in combinations(range(3), 2)]
     for search in (seat, exact):
@@ -179,7 +179,7 @@ def test_acquaintances_that_cannot_be_apart_are_refused() -> None:
 
 def test_six_players_with_a_known_pair_sit_three_and_three() -> None:
     """Size 5, six players: one table of 6 is preferred, but a declared pair cannot sit apart there, so
-    the round is two tables of 3 with the pair apart (it was refused: issue 25)."""
+    the round is two tables of 3 with the pair apart rather than refused."""
     six = [Available(i) for i in range(6)]
     assert table_sizes(6, 5) == [6]
     for search in (seat, exact):
@@ -225,11 +225,11 @@ def test_the_organiser_swaps_two_players() -> None:
     assert swap(tables, 1, 2) == [[2, 1, 3], [4, 5, 6]]
     with pytest.raises(FixturesError) as refused:
         swap(tables, 1, 6, acquainted=[(6, 2)])
-    assert refused.value.msgid == fixtures.SWAP_ACQUAINTED
+    assert refused.value.msgid == seating.SWAP_ACQUAINTED
     assert swap(tables, 1, 6, acquainted=[(1, 2)]) == [[6, 2, 3], [4, 5, 1]]  # the swap parts them
     with pytest.raises(FixturesError) as unseated:
         swap(tables, 1, 9)
-    assert unseated.value.msgid == fixtures.UNSEATED
+    assert unseated.value.msgid == seating.UNSEATED
 
 
 def test_six_hundred_players_are_seated_with_no_repeats() -> None:

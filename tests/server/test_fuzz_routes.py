@@ -493,7 +493,7 @@ def test_every_form_with_hostile_fields_answers_without_a_server_error(fuzzed: F
             )
 
 
-# --- dates, times and durations far from now (issue 25) ---------------------------------------------------------------
+# --- dates, times and durations far from now --------------------------------------------------------------------------
 
 #: a date, time or duration no one means: the calendar's ends with extreme offsets (no instant in UTC), five-digit
 #: years, a day or a time alone, a number of hours no float holds.

@@ -1,4 +1,4 @@
-"""The player's hub (/p/<token>, issue 14): their games (what is asked of them now and its deadline in their zone,
+"""The player's hub (/p/<token>): their games (what is asked of them now and its deadline in their zone,
 finished ones with their place and the replay, seats they no longer hold not linked) and their rating across all
 games (``ratings.rate_games`` over the finished games, "new" under 5 games), read in few queries."""
 
@@ -16,8 +16,10 @@ import engine
 from server.db import Database
 from server.models import Game, Player, Seat
 from server.present.seat import ordinal
-from server.services import hub, organise, ratings, scoring, turns
+from server.services import hub
+from server.services.leagues import ratings, scoring
 from server.services.links import player_token, seat_token
+from server.services.play import organise, turns
 from server.text import glossary
 from server.text.i18n import format_when
 from tests.conftest import Stack
@@ -120,7 +122,7 @@ def test_a_finished_game_shows_the_place_and_the_replay_and_a_replaced_seat_is_n
     organise.replace_seat(stack.db, other.game_id, colour, bot="random", now=T0)
 
     text = page(stack, player_id)
-    assert f"{expected}, {points} victory point" in text  # the game's points, never taken for a league's (issue 25)
+    assert f"{expected}, {points} victory point" in text  # the game's points, never taken for a league's
     token = seat_token(stack.settings.secret_key, yellow, generation)
     assert f'href="/s/{token}/replay"' in text
     # the replaced seat is listed, not linked (by no generation of its link)
@@ -217,8 +219,8 @@ def test_a_player_without_a_rated_game_is_told_so_not_rated_over_zero_games() ->
     ],
 )
 def test_the_hub_is_titled_for_what_it_holds(stack: Stack, lang: str, title: str) -> None:
-    """Issue 25: the player's page holds their games, leagues, ratings and preferences: its title says so (it said
-    "Your preferences"); the preferences keep their own heading."""
+    """The player's page holds their games, leagues, ratings and preferences: its title says so (not "Your
+    preferences"); the preferences keep their own heading."""
     with stack.db.session() as session:
         player = Player(email="hub@example.org", display_name="Hub", language=lang)
         session.add(player)

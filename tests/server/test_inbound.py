@@ -20,13 +20,13 @@ import sqlalchemy as sa
 from aiosmtpd.controller import Controller
 from celery import Celery
 
-from server.config import Settings
+from server.config import Settings, prepare_data_dir
 from server.db import Database
 from server.mail import inbound
 from server.models import Game, InboundMail, Outbox
 from server.run.migrate import upgrade
-from server.services import reply_address
-from server.services.seats import seat_view
+from server.services.mailflow import reply_address
+from server.services.play.seats import seat_view
 from server.text.grammar import commands_for, parse_reply
 from tests.conftest import Stack
 from tests.support import (
@@ -256,7 +256,7 @@ def test_deadmail_inbound_listens_and_applies_a_reply(tmp_path: Path) -> None:
         "DEADMAIL_SECRET_KEY": "inbound-secret",
         "DEADMAIL_REPLY_DOMAIN": REPLY_DOMAIN,
     }
-    settings = Settings.from_env(env)
+    settings = prepare_data_dir(Settings.from_env(env))
     upgrade(settings.database_url)
     db = Database(settings.database_url)
     try:

@@ -1,4 +1,4 @@
-"""The last call (issue 11, item 4), through the server on both databases with an injected clock: once everyone
+"""The last call, through the server on both databases with an injected clock: once everyone
 owed but one has answered, that player's deadline shrinks (never into their quiet hours, never later) and they get
 one "everyone is waiting for you" mail; never in a window asked in secret (B-INFO)."""
 
@@ -14,7 +14,7 @@ import engine
 from server.db import Database
 from server.mail.send import send_one
 from server.models import Game, MailKind, OutboxStatus
-from server.services import archive, games, turns
+from server.services.play import archive, games, turns
 from server.services.tempo import parse_deadlines
 from tests.conftest import Stack
 from tests.support import (
@@ -251,7 +251,7 @@ def test_a_window_asking_one_player_is_its_own_last_call(stack: Stack) -> None:
 
 def test_the_pace_counts_only_the_players_own_answers(stack: Stack) -> None:
     """Answers given by the autopilot (or by a former player of the seat) say nothing of how fast this player
-    answers: with them left out blue has no six answers of their own, and gets the whole last call (issue 12)."""
+    answers: with them left out blue has no six answers of their own, and gets the whole last call."""
     db = stack.db
     game_id = games.create_game(db, spec(), now=NOW).game_id
     window, _count = _play_until_blue_is_last_to_answer(db, game_id, timedelta(minutes=30))

@@ -1,4 +1,4 @@
-"""League round starts in calendars (issue 14): a player's feed lists the upcoming round starts of the seasons they
+"""League round starts in calendars: a player's feed lists the upcoming round starts of the seasons they
 are confirmed in (planned rounds' rows, else a fixed schedule's starts), and a league's own feed at its revocable
 public link; parsed back with ``icalendar``; no seat's link in either."""
 
@@ -11,8 +11,9 @@ import sqlalchemy as sa
 from icalendar import Calendar
 
 from server.models import EntryStatus, LeagueRound, Player, RoundStatus, SeasonPlayer, utcnow
-from server.services import calendar, leagues, schedule
-from server.services.leagues import Applicant, LeagueSpec
+from server.services import calendar
+from server.services.leagues import schedule, seasons
+from server.services.leagues.seasons import Applicant, LeagueSpec
 from tests.conftest import Stack
 
 DAY = timedelta(days=1)
@@ -26,11 +27,11 @@ def a_season(stack: Stack) -> tuple[int, int, dict[str, int]]:
     """League "Tuesday" (Rome), season 1 fixed on Mondays 18:00, 3 rounds: Ann confirmed, Bob pending."""
     now = utcnow()
     db = stack.db
-    league_id = leagues.create_league(db, LeagueSpec(name="Tuesday", timezone="Europe/Rome", language="it"), now)
-    season_id = leagues.create_season(db, league_id, now + DAY, 3, "fixed", {"weekday": 0, "time": "18:00"}, now=now)
+    league_id = seasons.create_league(db, LeagueSpec(name="Tuesday", timezone="Europe/Rome", language="it"), now)
+    season_id = seasons.create_season(db, league_id, now + DAY, 3, "fixed", {"weekday": 0, "time": "18:00"}, now=now)
     ids = {}
     for name in ("ann", "bob"):
-        ids[name] = leagues.sign_up(db, season_id, Applicant(name, f"{name}@example.org"), now).season_player_id
+        ids[name] = seasons.sign_up(db, season_id, Applicant(name, f"{name}@example.org"), now).season_player_id
     with db.session() as session:
         session.execute(
             sa.update(SeasonPlayer).where(SeasonPlayer.id == ids["ann"]).values(status=EntryStatus.CONFIRMED)
@@ -55,7 +56,7 @@ def test_a_confirmed_players_feed_lists_the_round_starts(stack: Stack) -> None:
     uids = [f"league-{league_id}-season-1-round-{n}@deadmail.test" for n in (1, 2, 3)]
     assert sorted(mine) == uids
     with stack.db.session() as session:
-        season = session.execute(sa.select(leagues.Season)).scalar_one()
+        season = session.execute(sa.select(seasons.Season)).scalar_one()
         zone, closes, rule = "Europe/Rome", season.signup_closes, season.schedule_rule
     starts = schedule.round_starts(rule, zone, closes, 3)
     assert [mine[uid].decoded("DTSTART") for uid in uids] == starts
@@ -73,16 +74,16 @@ def test_a_confirmed_players_feed_lists_the_round_starts(stack: Stack) -> None:
 def test_a_league_feed_at_its_public_link_revoked_with_it(stack: Stack) -> None:
     league_id, _, _ = a_season(stack)
     key = stack.settings.secret_key
-    token = leagues.league_link(stack.db, key, league_id, "public")
+    token = seasons.league_link(stack.db, key, league_id, "public")
     reply = stack.client.get(f"/calendar/league/{token}.ics")
     assert reply.status_code == 200 and reply.headers["Content-Type"] == "text/calendar; charset=utf-8"
     found = events(reply.get_data())
     assert len(found) == 3 and b"/s/" not in reply.get_data()
     assert str(Calendar.from_ical(reply.get_data())["X-WR-CALNAME"]) == "deadmail: Tuesday"
     assert all(str(event["URL"]).endswith(f"/ls/{token}") for event in found.values())
-    invite = leagues.league_link(stack.db, key, league_id, "invite")
+    invite = seasons.league_link(stack.db, key, league_id, "invite")
     assert stack.client.get(f"/calendar/league/{invite}.ics").status_code == 403  # another kind of link
-    leagues.revoke(stack.db, league_id, "public")
+    seasons.revoke(stack.db, league_id, "public")
     assert stack.client.get(f"/calendar/league/{token}.ics").status_code == 403
-    fresh = leagues.league_link(stack.db, key, league_id, "public")
+    fresh = seasons.league_link(stack.db, key, league_id, "public")
     assert stack.client.get(f"/calendar/league/{fresh}.ics").status_code == 200

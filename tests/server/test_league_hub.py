@@ -1,4 +1,4 @@
-"""The player's hub (/p/<token>) and their leagues (issue 14): their season entries with the rounds still to start,
+"""The player's hub (/p/<token>) and their leagues: their season entries with the rounds still to start,
 forms to miss a round or undo it, and withdrawing with a confirm step; each refusal shown, nothing changed."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from datetime import timedelta
 import sqlalchemy as sa
 
 from server.models import EntryStatus, Player, SeasonPlayer, utcnow
-from server.services import leagues
-from server.services.leagues import Applicant, LeagueSpec
+from server.services.leagues import seasons
+from server.services.leagues.seasons import Applicant, LeagueSpec
 from server.services.links import player_token
 from tests.conftest import Stack
 from tests.support import all_rows, post_form
@@ -27,9 +27,9 @@ def confirmed_ann_in(stack: Stack, email: str, name: str) -> tuple[str, int]:
     """``email`` confirmed in season 1 of a new league ``name``: the hub path and the entry."""
     now = utcnow()
     db = stack.db
-    league_id = leagues.create_league(db, LeagueSpec(name=name), now)
-    season_id = leagues.create_season(db, league_id, now + DAY, 3, "fixed", {"weekday": 0, "time": "18:00"}, now=now)
-    entry = leagues.sign_up(db, season_id, Applicant("Ann", email), now).season_player_id
+    league_id = seasons.create_league(db, LeagueSpec(name=name), now)
+    season_id = seasons.create_season(db, league_id, now + DAY, 3, "fixed", {"weekday": 0, "time": "18:00"}, now=now)
+    entry = seasons.sign_up(db, season_id, Applicant("Ann", email), now).season_player_id
     with db.session() as session:
         row = session.get(SeasonPlayer, entry)
         assert row is not None
@@ -92,9 +92,9 @@ def test_withdrawing_from_the_hub_asks_first(stack: Stack) -> None:
 def test_another_players_entry_is_refused(stack: Stack) -> None:
     hub, entry = confirmed_ann(stack)
     now = utcnow()
-    other = leagues.create_league(stack.db, LeagueSpec(name="Friday"), now)
-    season_id = leagues.create_season(stack.db, other, now + DAY, 2, "when_over", None, now=now)
-    bob = leagues.sign_up(stack.db, season_id, Applicant("Bob", "bob@example.org"), now).season_player_id
+    other = seasons.create_league(stack.db, LeagueSpec(name="Friday"), now)
+    season_id = seasons.create_season(stack.db, other, now + DAY, 2, "when_over", None, now=now)
+    bob = seasons.sign_up(stack.db, season_id, Applicant("Bob", "bob@example.org"), now).season_player_id
     rows = all_rows(stack.db)
     refused = post_form(stack.client, stack.app, f"{hub}/leagues/{bob}/withdraw")
     assert refused.status_code == 409 and "There is no such sign-up" in text_of(refused.get_data(as_text=True))
@@ -104,8 +104,8 @@ def test_another_players_entry_is_refused(stack: Stack) -> None:
 
 
 def test_the_people_you_know_are_changed_from_the_hub(stack: Stack) -> None:
-    """A confirmed player changes the acquaintances of a season they play from their hub (issue 25: a next season's
-    players had no way to declare them again); a bad address or another's entry changes nothing."""
+    """A confirmed player changes the acquaintances of a season they play from their hub (so a next season's
+    players can declare them again); a bad address or another's entry changes nothing."""
     hub, entry = confirmed_ann(stack)
     page = text_of(stack.client.get(hub).get_data(as_text=True))
     assert "People you know" in page

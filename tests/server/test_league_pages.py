@@ -13,8 +13,8 @@ import sqlalchemy as sa
 from werkzeug.test import TestResponse
 
 from server.models import EntryStatus, MailKind, Outbox, Season, SeasonPlayer, utcnow
-from server.services import leagues
-from server.services.leagues import LeagueSpec
+from server.services.leagues import seasons
+from server.services.leagues.seasons import LeagueSpec
 from tests.conftest import Stack
 from tests.support import all_rows, compose, forged, mail_settings, post_form, rows_of_kind, text_of
 
@@ -33,10 +33,10 @@ ANN = {
 def open_league(stack: Stack, with_season: bool = True) -> tuple[int, str]:
     """A league "Tuesday Night" (with a season taking sign-ups for a week): its id and invitation token."""
     now = utcnow()
-    league_id = leagues.create_league(stack.db, LeagueSpec(name="Tuesday Night", timezone="Europe/Warsaw"), now)
+    league_id = seasons.create_league(stack.db, LeagueSpec(name="Tuesday Night", timezone="Europe/Warsaw"), now)
     if with_season:
-        leagues.create_season(stack.db, league_id, now + 7 * DAY, 3, "when_over", None, now=now)
-    return league_id, leagues.league_link(stack.db, stack.settings.secret_key, league_id, "invite")
+        seasons.create_season(stack.db, league_id, now + 7 * DAY, 3, "when_over", None, now=now)
+    return league_id, seasons.league_link(stack.db, stack.settings.secret_key, league_id, "invite")
 
 
 def page_text(response: TestResponse) -> str:
@@ -169,7 +169,7 @@ def test_a_refusal_is_translated(stack: Stack) -> None:
 
 def test_a_revoked_or_forged_invitation_is_refused(stack: Stack) -> None:
     league_id, token = open_league(stack)
-    leagues.revoke(stack.db, league_id, "invite")
+    seasons.revoke(stack.db, league_id, "invite")
     rows = all_rows(stack.db)
     for path in (f"/l/{token}", f"/l/{token[:-2]}xx"):
         response = stack.client.get(path)
@@ -215,7 +215,7 @@ def test_a_confirmation_after_withdrawing_is_refused(stack: Stack) -> None:
     link = confirm_link(stack)
     with stack.db.session() as session:
         entry_id = session.execute(sa.select(SeasonPlayer.id)).scalar_one()
-    leagues.withdraw(stack.db, entry_id, utcnow())
+    seasons.withdraw(stack.db, entry_id, utcnow())
     rows = all_rows(stack.db)
     response = post_form(stack.client, stack.app, link)
     assert response.status_code == 409 and "You withdrew from this season" in page_text(response)
@@ -224,7 +224,7 @@ def test_a_confirmation_after_withdrawing_is_refused(stack: Stack) -> None:
 
 def test_the_confirmation_page_shows_and_changes_the_people_you_know(stack: Stack) -> None:
     """The confirmation (of a sign-up, or of an entry carried over to the next season) shows the acquaintances that
-    confirming keeps, in a field to change them; a bad address re-shows the form and changes nothing (issue 25)."""
+    confirming keeps, in a field to change them; a bad address re-shows the form and changes nothing."""
     _, token = open_league(stack)
     sign_up(stack, token, knows="bob@example.org")
     link = confirm_link(stack)

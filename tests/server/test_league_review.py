@@ -1,4 +1,4 @@
-"""Defects found in reviewing issue 14's leagues (each test failed before its fix)."""
+"""Defects found in reviewing the leagues (each test failed before its fix)."""
 
 from __future__ import annotations
 
@@ -10,8 +10,10 @@ import sqlalchemy as sa
 
 from server.db import Database
 from server.models import Game, Player, RatingPoint, RatingRow, Season, SeasonPlayer, Seat
-from server.services import hub, leagues, organise, results, rounds, schedule
+from server.services import hub
+from server.services.leagues import results, rounds, schedule, seasons
 from server.services.links import league_token, player_token
+from server.services.play import organise
 from tests.conftest import Stack, _stack
 from tests.server.test_replay import finish
 from tests.server.test_results import league_game, make_season
@@ -182,8 +184,8 @@ def test_a_player_who_withdrew_or_skips_after_the_round_was_planned_is_not_seate
             e.player_id: e.id
             for e in session.execute(sa.select(SeasonPlayer).where(SeasonPlayer.season_id == season)).scalars()
         }
-    leagues.withdraw(stack.db, entries[ids[0]], T0)
-    leagues.skip(stack.db, entries[ids[1]], 1, T0)
+    seasons.withdraw(stack.db, entries[ids[0]], T0)
+    seasons.skip(stack.db, entries[ids[1]], 1, T0)
     rounds.start(stack.db, planned, T0)
     with stack.db.session() as session:
         seated = set(session.execute(sa.select(Seat.player_id)).scalars())

@@ -1,4 +1,4 @@
-"""Defects found in the second review of issue 14's leagues (each test failed before its fix)."""
+"""Defects found in the second review of the leagues (each test failed before its fix)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 import sqlalchemy as sa
 
 from server.models import MailKind, Player, Seat
-from server.services import leagues
+from server.services.leagues import seasons
 from server.services.links import league_token, player_token
 from tests.conftest import Stack
 from tests.server.test_results import _finished_season, results_of
@@ -39,7 +39,7 @@ def test_an_invitation_to_an_unnamed_address_greets_without_an_empty_name(embedd
     expected = {"en": "Hello,", "it": "Ciao,", "pl": "Cześć!"}
     for lang, greeting in expected.items():
         league_id = make_league(embedded.db, language=lang, name=f"League {lang}")
-        leagues.invite(embedded.db, league_id, [f"{lang}@example.org"], T0)
+        seasons.invite(embedded.db, league_id, [f"{lang}@example.org"], T0)
         row = rows_of_kind(embedded.db, MailKind.LEAGUE_INVITE)[-1]
         message = compose(embedded.db, row.id, mail_settings(embedded.settings), now=T0)
         assert message is not None
@@ -51,7 +51,7 @@ def test_an_invitation_to_an_unnamed_address_greets_without_an_empty_name(embedd
 def test_one_point_is_written_in_the_singular() -> None:
     """ "1 punti" / "1 points" was written for a winner with one point; fractions stay plural."""
     from server.present.standings import lines
-    from server.services.results import Standings
+    from server.services.leagues.results import Standings
 
     def row(rank: int, name: str, points: float) -> dict[str, Any]:
         row = {"player": rank, "name": name, "rank": rank, "games": 1, "points": points, "average_place": 1.0}

@@ -1,4 +1,4 @@
-"""The league organiser's web flow from its start (issue 25): ``/o/`` links to ``/o/leagues``, which lists every
+"""The league organiser's web flow from its start: ``/o/`` links to ``/o/leagues``, which lists every
 league and creates one by form; a season created by form (its sign-up's close a day and time in the league's zone);
 invitations held while no season takes sign-ups and mailed when one opens (whichever way they were given: page,
 command line, API); a season's sign-ups shown with name, status and when confirmed, never an address; the start
@@ -24,9 +24,10 @@ from celery import Celery
 from werkzeug.test import TestResponse
 
 from server.models import League, MailKind, Outbox, Season, SeasonPlayer, utcnow
-from server.services import leagues, outbox, results
-from server.services.leagues import Applicant, LeagueSpec
+from server.services.leagues import results, seasons
+from server.services.leagues.seasons import Applicant, LeagueSpec
 from server.services.links import confirm_token
+from server.services.mailflow import outbox
 from tests.conftest import Stack
 from tests.server.test_api_cli import cli_env, run
 from tests.server.test_rounds import enter, tables_of
@@ -65,12 +66,12 @@ def season_form(days: int = 7, **values: str) -> dict[str, str]:
 
 
 def organiser_token(stack: Stack, league_id: int) -> str:
-    return leagues.league_link(stack.db, stack.settings.secret_key, league_id, "organiser")
+    return seasons.league_link(stack.db, stack.settings.secret_key, league_id, "organiser")
 
 
 def new_league(stack: Stack, **fields: Any) -> tuple[int, str]:
     spec = {"name": "Tuesday Night", "timezone": "Europe/Warsaw", "table_size": 3} | fields
-    league_id = leagues.create_league(stack.db, LeagueSpec(**spec), utcnow())
+    league_id = seasons.create_league(stack.db, LeagueSpec(**spec), utcnow())
     return league_id, organiser_token(stack, league_id)
 
 
@@ -179,14 +180,14 @@ def test_invitations_wait_for_a_season_and_are_mailed_when_one_opens(stack: Stac
     text = page_text(page)
     assert "Waiting for a season" in text and "ann@example.org" in text and "bob@example.org" in text
     assert "No season takes sign-ups now: invitations wait" in text
-    leagues.invite(stack.db, league_id, ["cy@example.org"], utcnow())  # the command line's and the API's way
-    assert leagues.held_invitations(stack.db, league_id) == ["ann@example.org", "bob@example.org", "cy@example.org"]
+    seasons.invite(stack.db, league_id, ["cy@example.org"], utcnow())  # the command line's and the API's way
+    assert seasons.held_invitations(stack.db, league_id) == ["ann@example.org", "bob@example.org", "cy@example.org"]
     assert outbox.due_rows(stack.db, utcnow() + 365 * DAY) == []  # nothing to send, however late the sweep looks
     assert _invitations(stack) == []
     opened = post_form(stack.client, stack.app, f"/lo/{token}/season/new", season_form())
     assert opened.status_code == 303
     wait_for(lambda: len(_invitations(stack)) == 3, timeout=30, what="the held invitations to be mailed")
-    assert leagues.held_invitations(stack.db, league_id) == []
+    assert seasons.held_invitations(stack.db, league_id) == []
     mailed = _invite(stack, token, "dee@example.org")  # a season takes sign-ups: mailed at once
     assert mailed.headers["Location"].endswith("done=invited")
     wait_for(lambda: len(_invitations(stack)) == 4, timeout=30, what="the invitation to be mailed")
@@ -196,13 +197,13 @@ def test_invitations_wait_for_a_season_and_are_mailed_when_one_opens(stack: Stac
 
 def test_a_held_invitation_goes_when_the_next_season_opens(stack: Stack) -> None:
     league_id, _ = new_league(stack)
-    season = leagues.create_season(stack.db, league_id, utcnow() + DAY, 1, "when_over", None, now=utcnow())
+    season = seasons.create_season(stack.db, league_id, utcnow() + DAY, 1, "when_over", None, now=utcnow())
     with stack.db.session() as session:
         session.execute(sa.update(Season).where(Season.id == season).values(status="over"))
-    leagues.invite(stack.db, league_id, ["ann@example.org"], utcnow())
-    assert leagues.held_invitations(stack.db, league_id) == ["ann@example.org"]
+    seasons.invite(stack.db, league_id, ["ann@example.org"], utcnow())
+    assert seasons.held_invitations(stack.db, league_id) == ["ann@example.org"]
     results.next_season(stack.db, season, utcnow() + 3 * DAY, utcnow())
-    assert leagues.held_invitations(stack.db, league_id) == []
+    assert seasons.held_invitations(stack.db, league_id) == []
     with stack.db.session() as session:
         row = session.execute(sa.select(Outbox).where(Outbox.kind == MailKind.LEAGUE_INVITE)).scalar_one()
         assert row.next_attempt_at <= utcnow()
@@ -211,15 +212,15 @@ def test_a_held_invitation_goes_when_the_next_season_opens(stack: Stack) -> None
 
 def test_the_sign_ups_show_name_status_and_when_confirmed_never_an_address(stack: Stack) -> None:
     league_id, token = new_league(stack)
-    season = leagues.create_season(stack.db, league_id, utcnow() + DAY, 3, "when_over", None, now=utcnow())
+    season = seasons.create_season(stack.db, league_id, utcnow() + DAY, 3, "when_over", None, now=utcnow())
     for name in ("Ann", "Bob"):
-        leagues.sign_up(stack.db, season, Applicant(name, f"{name.lower()}@example.org"), utcnow())
+        seasons.sign_up(stack.db, season, Applicant(name, f"{name.lower()}@example.org"), utcnow())
     with stack.db.session() as session:
         entry = session.execute(sa.select(SeasonPlayer).order_by(SeasonPlayer.id)).scalars().first()
         assert entry is not None
         entry_id, generation = entry.id, entry.confirm_generation
     link = confirm_token(stack.settings.secret_key, entry_id, generation)
-    leagues.confirm(stack.db, stack.settings.secret_key, link, 3600, utcnow())
+    seasons.confirm(stack.db, stack.settings.secret_key, link, 3600, utcnow())
     page = stack.client.get(f"/lo/{token}/season/{season}")
     text, html = page_text(page), page.get_data(as_text=True)
     assert page.status_code == 200
@@ -230,8 +231,8 @@ def test_the_sign_ups_show_name_status_and_when_confirmed_never_an_address(stack
 def planned_round(stack: Stack, **season: Any) -> tuple[str, int, list[int]]:
     league_id, token = new_league(stack)
     given = {"rounds": 2, "schedule": "when_over", "rule": None} | season
-    sizes = leagues.Sizes(divisions=season.pop("divisions", None))
-    season_id = leagues.create_season(
+    sizes = seasons.Sizes(divisions=season.pop("divisions", None))
+    season_id = seasons.create_season(
         stack.db, league_id, utcnow() + DAY, given["rounds"], given["schedule"], None, now=utcnow(), sizes=sizes
     )
     ids = enter(stack.db, season_id, 6)
@@ -290,7 +291,7 @@ def test_league_create_on_the_command_line_prints_the_leagues_addresses(embedded
     base = embedded.settings.base_url
     for kind, path in (("organiser", "/lo/"), ("invite", "/l/"), ("public", "/ls/")):
         (token,) = re.findall(rf"{re.escape(base + path)}(\S+)", made.output)  # an address, not a bare token
-        assert leagues.open_league(embedded.db, embedded.settings.secret_key, kind, token) == 1
+        assert seasons.open_league(embedded.db, embedded.settings.secret_key, kind, token) == 1
     assert "season create --league 1" in made.output
     held = run(env, "league", "invite", "--league", "1", "--json", "ann@example.org")
     assert held.exit_code == 0 and json.loads(held.output)["held"] is True

@@ -1,5 +1,5 @@
-"""Leagues and seasons (issue 14, server/services/leagues.py): creating them with every field checked, sign-ups from
-the invitation link confirmed by a mailed signed link, withdrawals, and the league's revocable links. Every refusal
+"""Leagues and seasons (server/services/leagues/seasons.py): creating them with every field checked, sign-ups
+from the invitation link confirmed by a mailed signed link, withdrawals, and the league's revocable links. Every refusal
 changes nothing."""
 
 from __future__ import annotations
@@ -24,9 +24,10 @@ from server.models import (
     SeasonPlayer,
     SeasonStatus,
 )
-from server.services import games, leagues, schedule
-from server.services.leagues import Applicant, LeagueError, LeagueSpec
+from server.services.leagues import schedule, seasons
+from server.services.leagues.seasons import Applicant, LeagueError, LeagueSpec
 from server.services.links import LinkError, confirm_token
+from server.services.play import games
 from tests.conftest import Stack
 from tests.server.test_api_cli import cli_env, run
 from tests.support import T0, all_rows, compose, mail_settings, rows_of_kind, text_of
@@ -36,12 +37,12 @@ ANN = Applicant("Ann", "Ann@Example.org", "it", "Europe/Rome", "23:00", "07:00")
 
 
 def league(db: Database, **fields: Any) -> int:
-    return leagues.create_league(db, LeagueSpec(**{"name": "Tuesday", **fields}), now=T0)
+    return seasons.create_league(db, LeagueSpec(**{"name": "Tuesday", **fields}), now=T0)
 
 
 def season(db: Database, league_id: int, closes: timedelta = 7 * DAY, **fields: Any) -> int:
     values: dict[str, Any] = {"rounds": 3, "schedule": "fixed", "rule": {"weekday": 0, "time": "18:00"}, **fields}
-    return leagues.create_season(
+    return seasons.create_season(
         db, league_id, T0 + closes, values["rounds"], values["schedule"], values["rule"], now=T0
     )
 
@@ -146,7 +147,7 @@ def test_a_season_refused_changes_nothing(embedded: Stack, fields: dict[str, Any
 
 def test_sign_up_is_pending_until_the_mailed_link_confirms_it(stack: Stack) -> None:
     season_id = season(stack.db, league(stack.db))
-    signed = leagues.sign_up(stack.db, season_id, ANN, now=T0)
+    signed = seasons.sign_up(stack.db, season_id, ANN, now=T0)
     assert not signed.resent
     entry = entry_of(stack.db, signed.season_player_id)
     assert (entry.status, entry.confirmed_at) == (EntryStatus.PENDING, None)
@@ -161,7 +162,7 @@ def test_sign_up_is_pending_until_the_mailed_link_confirms_it(stack: Stack) -> N
     assert message["Subject"] == "Tuesday: conferma la tua iscrizione alla stagione 1"
     (token,) = confirm_links(stack)
     assert token == confirm_token(stack.settings.secret_key, entry.id, entry.confirm_generation)
-    shown = leagues.confirmation(stack.db, stack.settings.secret_key, token, stack.settings.link_max_age)
+    shown = seasons.confirmation(stack.db, stack.settings.secret_key, token, stack.settings.link_max_age)
     assert shown == {
         "league": "Tuesday",
         "season": 1,
@@ -171,7 +172,7 @@ def test_sign_up_is_pending_until_the_mailed_link_confirms_it(stack: Stack) -> N
         "knows": [],
     }
 
-    done = leagues.confirm(stack.db, stack.settings.secret_key, token, stack.settings.link_max_age, now=T0 + DAY)
+    done = seasons.confirm(stack.db, stack.settings.secret_key, token, stack.settings.link_max_age, now=T0 + DAY)
     assert not done.already
     entry = entry_of(stack.db, entry.id)
     assert (entry.status, entry.confirmed_at, entry.applicant) == (EntryStatus.CONFIRMED, T0 + DAY, None)
@@ -180,12 +181,12 @@ def test_sign_up_is_pending_until_the_mailed_link_confirms_it(stack: Stack) -> N
         assert (ann.display_name, ann.language, ann.timezone) == ("Ann", "it", "Europe/Rome")
         assert (ann.quiet_start, ann.quiet_end) == ("23:00", "07:00")
     before = all_rows(stack.db)
-    again = leagues.confirm(stack.db, stack.settings.secret_key, token, stack.settings.link_max_age, now=T0 + DAY)
+    again = seasons.confirm(stack.db, stack.settings.secret_key, token, stack.settings.link_max_age, now=T0 + DAY)
     assert again.already and all_rows(stack.db) == before
     # a confirmed entry's mail is not sent any more
     assert compose(stack.db, row.id, mail_settings(stack.settings), now=T0 + DAY) is None
     # signing up a confirmed address again: no second entry, no mail, nothing changed (and no telling error)
-    again_signed = leagues.sign_up(stack.db, season_id, ANN, now=T0 + 2 * DAY)
+    again_signed = seasons.sign_up(stack.db, season_id, ANN, now=T0 + 2 * DAY)
     assert (again_signed.season_player_id, again_signed.mailed) == (entry.id, False)
     assert all_rows(stack.db) == before
 
@@ -197,7 +198,7 @@ def confirm_last(stack: Stack, now: Any = T0) -> int:
     assert message is not None
     (token,) = re.findall(r"http://deadmail\.test/l/confirm/(\S+)", text_of(message))
     key, age = stack.settings.secret_key, stack.settings.link_max_age
-    return leagues.confirm(stack.db, key, token, age, now=now).season_player_id
+    return seasons.confirm(stack.db, key, token, age, now=now).season_player_id
 
 
 def player_row(db: Database, email: str) -> Player:
@@ -209,13 +210,13 @@ def player_row(db: Database, email: str) -> Player:
 
 def test_a_known_address_keeps_its_name_and_gets_the_zone_typed_once_it_confirms(embedded: Stack) -> None:
     """Nothing of a known player changes before the address confirms; once it does, the zone typed is taken (it was
-    dropped: a player stayed UTC, issue 25), empty quiet hours keep theirs, and the name and language stay theirs."""
+    dropped: a player stayed UTC), empty quiet hours keep theirs, and the name and language stay theirs."""
     db = embedded.db
-    leagues.sign_up(db, season(db, league(db)), ANN, now=T0)
+    seasons.sign_up(db, season(db, league(db)), ANN, now=T0)
     confirm_last(embedded)
     other = season(db, league(db, name="Friday"))
     mallory = Applicant("Mallory", "ann@example.org", "pl", "Asia/Tokyo", knows="bob@example.org")
-    leagues.sign_up(db, other, mallory, now=T0)
+    seasons.sign_up(db, other, mallory, now=T0)
     ann = player_row(db, "ann@example.org")
     assert (ann.display_name, ann.language, ann.timezone) == ("Ann", "it", "Europe/Rome")
     # the mail is in the form's language and greets the name typed
@@ -232,11 +233,11 @@ def test_a_known_address_keeps_its_name_and_gets_the_zone_typed_once_it_confirms
 
 def test_a_player_known_from_a_game_keeps_the_zone_quiet_hours_and_name_typed(stack: Stack) -> None:
     """A player known from an organiser's game (UTC, no quiet hours) signs up with their zone and quiet hours: the
-    confirmation greets the name typed, and confirming applies the zone and quiet hours (issue 25)."""
+    confirmation greets the name typed, and confirming applies the zone and quiet hours."""
     db = stack.db
     players = [games.parse_player(p) for p in ("Ann <ann@example.org>", "Bob <bob@example.org>", "Cid <c@x.org>")]
     games.create_game(db, games.GameSpec(players=players, seed=1), now=T0)
-    leagues.sign_up(
+    seasons.sign_up(
         db, season(db, league(db)), Applicant("Annie", "ann@example.org", "en", "Europe/Rome", "22:30", "07:00"), now=T0
     )
     before = player_row(db, "ann@example.org")
@@ -251,12 +252,12 @@ def test_a_player_known_from_a_game_keeps_the_zone_quiet_hours_and_name_typed(st
 
 def test_an_invited_address_gets_the_leagues_zone_and_its_confirmation_greets_the_name_typed(stack: Stack) -> None:
     """An address the server does not know yet is made with the league's zone (what it is shown before it confirms
-    is in the league's time, not UTC), and the sign-up's mail greets the name typed, not "Hello," (issue 25)."""
+    is in the league's time, not UTC), and the sign-up's mail greets the name typed, not "Hello,"."""
     db = stack.db
     league_id = league(db, timezone="Europe/Warsaw")
-    leagues.invite(db, league_id, ["cat@example.org"], T0)
+    seasons.invite(db, league_id, ["cat@example.org"], T0)
     assert player_row(db, "cat@example.org").timezone == "Europe/Warsaw"
-    leagues.sign_up(db, season(db, league_id), Applicant("Cat", "cat@example.org", "en", "America/New_York"), now=T0)
+    seasons.sign_up(db, season(db, league_id), Applicant("Cat", "cat@example.org", "en", "America/New_York"), now=T0)
     row = rows_of_kind(db, MailKind.LEAGUE_CONFIRM)[-1]
     message = compose(db, row.id, mail_settings(stack.settings), now=T0)
     assert message is not None and text_of(message).startswith("Hello Cat,")
@@ -264,14 +265,14 @@ def test_an_invited_address_gets_the_leagues_zone_and_its_confirmation_greets_th
     confirm_last(stack)
     cat = player_row(db, "cat@example.org")
     assert (cat.display_name, cat.timezone) == ("Cat", "America/New_York")
-    leagues.sign_up(db, season(db, league_id), Applicant("Dan", "dan@example.org", "en"), now=T0)
+    seasons.sign_up(db, season(db, league_id), Applicant("Dan", "dan@example.org", "en"), now=T0)
     assert player_row(db, "dan@example.org").timezone == "Europe/Warsaw"
 
 
 def test_an_unconfirmed_name_is_never_kept(embedded: Stack) -> None:
     """A stranger signs an address up and never confirms: an organiser's game later names the player as it says."""
     db = embedded.db
-    leagues.sign_up(db, season(db, league(db)), Applicant("Mallory", "ann@example.org", "pl"), now=T0)
+    seasons.sign_up(db, season(db, league(db)), Applicant("Mallory", "ann@example.org", "pl"), now=T0)
     assert player_row(db, "ann@example.org").display_name == ""
     players = [games.parse_player(p) for p in ("Ann <ann@example.org>", "Bob <bob@example.org>", "Cid <c@x.org>")]
     games.create_game(db, games.GameSpec(players=players, seed=1), now=T0)
@@ -280,17 +281,17 @@ def test_an_unconfirmed_name_is_never_kept(embedded: Stack) -> None:
 
 def test_signing_up_again_while_pending_mails_the_link_again_not_too_often(stack: Stack) -> None:
     season_id = season(stack.db, league(stack.db))
-    first = leagues.sign_up(stack.db, season_id, ANN, now=T0)
+    first = seasons.sign_up(stack.db, season_id, ANN, now=T0)
     before = all_rows(stack.db)
-    soon = leagues.sign_up(stack.db, season_id, ANN, now=T0 + timedelta(minutes=5))
+    soon = seasons.sign_up(stack.db, season_id, ANN, now=T0 + timedelta(minutes=5))
     assert not soon.mailed and all_rows(stack.db) == before  # mailed a moment ago: nothing changes
-    again = leagues.sign_up(stack.db, season_id, ANN, now=T0 + timedelta(minutes=11))
+    again = seasons.sign_up(stack.db, season_id, ANN, now=T0 + timedelta(minutes=11))
     assert again.resent and again.mailed and again.season_player_id == first.season_player_id
     links = confirm_links(stack)
     # the same link (its entry and generation; signed with the second each mail was composed): the first still works
     assert len(links) == 2 and links[0].split(".")[0] == links[1].split(".")[0]
     for link in links:
-        assert leagues.confirmation(stack.db, stack.settings.secret_key, link, 3600)["status"] == "pending"
+        assert seasons.confirmation(stack.db, stack.settings.secret_key, link, 3600)["status"] == "pending"
     with stack.db.session() as session:
         assert session.execute(sa.select(sa.func.count()).select_from(SeasonPlayer)).scalar_one() == 1
 
@@ -310,7 +311,7 @@ def test_signing_up_again_while_pending_mails_the_link_again_not_too_often(stack
 )
 def test_a_sign_up_with_bad_input_changes_nothing(embedded: Stack, applicant: Applicant, message: str) -> None:
     season_id = season(embedded.db, league(embedded.db))
-    refused(embedded.db, lambda: leagues.sign_up(embedded.db, season_id, applicant, now=T0), message)
+    refused(embedded.db, lambda: seasons.sign_up(embedded.db, season_id, applicant, now=T0), message)
 
 
 def test_a_sign_up_after_the_close_or_out_of_the_signup_status_changes_nothing(stack: Stack) -> None:
@@ -318,63 +319,63 @@ def test_a_sign_up_after_the_close_or_out_of_the_signup_status_changes_nothing(s
     season_id = season(db, league(db, timezone="Europe/Rome"), closes=DAY)
     # (written in the league's zone, the one its seasons are set in: 12:00 UTC is 13:00 in Rome in March)
     refused(
-        db, lambda: leagues.sign_up(db, season_id, ANN, now=T0 + DAY), r"closed on 2031-03-05 13:00 \(Europe/Rome\)"
+        db, lambda: seasons.sign_up(db, season_id, ANN, now=T0 + DAY), r"closed on 2031-03-05 13:00 \(Europe/Rome\)"
     )
     with db.session() as session:
         row = session.get(Season, season_id)
         assert row is not None
         row.status = SeasonStatus.RUNNING
-    refused(db, lambda: leagues.sign_up(db, season_id, ANN, now=T0), "does not take sign-ups")
-    refused(db, lambda: leagues.sign_up(db, season_id + 1, ANN, now=T0), "There is no season")
+    refused(db, lambda: seasons.sign_up(db, season_id, ANN, now=T0), "does not take sign-ups")
+    refused(db, lambda: seasons.sign_up(db, season_id + 1, ANN, now=T0), "There is no season")
 
 
 def test_a_confirmation_after_the_close_is_refused(embedded: Stack) -> None:
     db, key, age = embedded.db, embedded.settings.secret_key, embedded.settings.link_max_age
     season_id = season(db, league(db), closes=DAY)
-    leagues.sign_up(db, season_id, ANN, now=T0)
+    seasons.sign_up(db, season_id, ANN, now=T0)
     (token,) = confirm_links(embedded)
-    refused(db, lambda: leagues.confirm(db, key, token, age, now=T0 + DAY), "closed on")
+    refused(db, lambda: seasons.confirm(db, key, token, age, now=T0 + DAY), "closed on")
 
 
 def test_a_link_for_another_entry_or_an_old_generation_is_refused(stack: Stack) -> None:
     db, key, age = stack.db, stack.settings.secret_key, stack.settings.link_max_age
     season_id = season(db, league(db))
-    ann = leagues.sign_up(db, season_id, ANN, now=T0).season_player_id
-    bob = leagues.sign_up(db, season_id, Applicant("Bob", "bob@example.org"), now=T0).season_player_id
+    ann = seasons.sign_up(db, season_id, ANN, now=T0).season_player_id
+    bob = seasons.sign_up(db, season_id, Applicant("Bob", "bob@example.org"), now=T0).season_player_id
     forged = confirm_token("another-secret", bob, 1)
-    refused(db, lambda: leagues.confirm(db, key, forged, age, now=T0), "not valid")
-    refused(db, lambda: leagues.confirm(db, key, confirm_token(key, bob + 99, 1), age, now=T0), "not valid")
-    refused(db, lambda: leagues.confirm(db, key, confirm_token(key, ann, 2), age, now=T0), "replaced by a newer one")
+    refused(db, lambda: seasons.confirm(db, key, forged, age, now=T0), "not valid")
+    refused(db, lambda: seasons.confirm(db, key, confirm_token(key, bob + 99, 1), age, now=T0), "not valid")
+    refused(db, lambda: seasons.confirm(db, key, confirm_token(key, ann, 2), age, now=T0), "replaced by a newer one")
     assert entry_of(db, bob).status == EntryStatus.PENDING
     # withdrawn and signed up again: the first link is of the old generation
     old = confirm_token(key, ann, 1)
-    leagues.withdraw(db, ann, now=T0)
-    refused(db, lambda: leagues.confirm(db, key, old, age, now=T0), "You withdrew")
-    leagues.sign_up(db, season_id, ANN, now=T0 + DAY)
-    refused(db, lambda: leagues.confirm(db, key, old, age, now=T0 + DAY), "replaced by a newer one")
-    assert leagues.confirm(db, key, confirm_token(key, ann, 3), age, now=T0 + DAY).season_player_id == ann
+    seasons.withdraw(db, ann, now=T0)
+    refused(db, lambda: seasons.confirm(db, key, old, age, now=T0), "You withdrew")
+    seasons.sign_up(db, season_id, ANN, now=T0 + DAY)
+    refused(db, lambda: seasons.confirm(db, key, old, age, now=T0 + DAY), "replaced by a newer one")
+    assert seasons.confirm(db, key, confirm_token(key, ann, 3), age, now=T0 + DAY).season_player_id == ann
 
 
 def test_withdraw_while_signing_up_or_running_not_after(stack: Stack) -> None:
     db = stack.db
     season_id = season(db, league(db))
-    entry_id = leagues.sign_up(db, season_id, ANN, now=T0).season_player_id
+    entry_id = seasons.sign_up(db, season_id, ANN, now=T0).season_player_id
     (token,) = confirm_links(stack)
-    leagues.confirm(db, stack.settings.secret_key, token, stack.settings.link_max_age, now=T0)
+    seasons.confirm(db, stack.settings.secret_key, token, stack.settings.link_max_age, now=T0)
     with db.session() as session:
         row = session.get(Season, season_id)
         assert row is not None
         row.status = SeasonStatus.RUNNING
-    leagues.withdraw(db, entry_id, now=T0 + DAY)
+    seasons.withdraw(db, entry_id, now=T0 + DAY)
     entry = entry_of(db, entry_id)
     assert (entry.status, entry.withdrawn_at, entry.confirm_generation) == ("withdrawn", T0 + DAY, 2)
-    refused(db, lambda: leagues.withdraw(db, entry_id, now=T0 + DAY), "already withdrawn")
-    refused(db, lambda: leagues.withdraw(db, entry_id + 1, now=T0 + DAY), "no such sign-up")
-    bob = leagues.sign_up(db, season(db, league(db)), Applicant("Bob", "bob@example.org"), now=T0).season_player_id
+    refused(db, lambda: seasons.withdraw(db, entry_id, now=T0 + DAY), "already withdrawn")
+    refused(db, lambda: seasons.withdraw(db, entry_id + 1, now=T0 + DAY), "no such sign-up")
+    bob = seasons.sign_up(db, season(db, league(db)), Applicant("Bob", "bob@example.org"), now=T0).season_player_id
     with db.session() as session:
         for row in session.execute(sa.select(Season)).scalars():
             row.status = SeasonStatus.OVER
-    refused(db, lambda: leagues.withdraw(db, bob, now=T0 + DAY), "is over")
+    refused(db, lambda: seasons.withdraw(db, bob, now=T0 + DAY), "is over")
 
 
 # --- league links -----------------------------------------------------------------------------------------------------
@@ -383,28 +384,28 @@ def test_withdraw_while_signing_up_or_running_not_after(stack: Stack) -> None:
 def test_a_revoked_league_link_is_refused_and_the_new_one_opens(stack: Stack) -> None:
     db, key = stack.db, stack.settings.secret_key
     league_id = league(db)
-    links = {which: leagues.league_link(db, key, league_id, which) for which in leagues.LINKS}
+    links = {which: seasons.league_link(db, key, league_id, which) for which in seasons.LINKS}
     assert len(set(links.values())) == 3
     for which, token in links.items():
-        assert leagues.open_league(db, key, which, token) == league_id
+        assert seasons.open_league(db, key, which, token) == league_id
     # a link of one kind does not open another
-    refused(db, lambda: leagues.open_league(db, key, "organiser", links["invite"]), "not valid")
-    assert leagues.revoke(db, league_id, "invite") == 2
-    refused(db, lambda: leagues.open_league(db, key, "invite", links["invite"]), "was revoked")
-    assert leagues.open_league(db, key, "organiser", links["organiser"]) == league_id  # the others still work
-    fresh = leagues.league_link(db, key, league_id, "invite")
-    assert fresh != links["invite"] and leagues.open_league(db, key, "invite", fresh) == league_id
-    refused(db, lambda: leagues.revoke(db, league_id, "everything"), "not a league link")
-    refused(db, lambda: leagues.revoke(db, league_id + 1, "public"), "There is no league")
+    refused(db, lambda: seasons.open_league(db, key, "organiser", links["invite"]), "not valid")
+    assert seasons.revoke(db, league_id, "invite") == 2
+    refused(db, lambda: seasons.open_league(db, key, "invite", links["invite"]), "was revoked")
+    assert seasons.open_league(db, key, "organiser", links["organiser"]) == league_id  # the others still work
+    fresh = seasons.league_link(db, key, league_id, "invite")
+    assert fresh != links["invite"] and seasons.open_league(db, key, "invite", fresh) == league_id
+    refused(db, lambda: seasons.revoke(db, league_id, "everything"), "not a league link")
+    refused(db, lambda: seasons.revoke(db, league_id + 1, "public"), "There is no league")
 
 
 def test_the_signup_season_is_the_latest_taking_sign_ups(embedded: Stack) -> None:
     db = embedded.db
     league_id = league(db)
-    assert leagues.signup_season(db, league_id) is None
+    assert seasons.signup_season(db, league_id) is None
     season(db, league_id)
     second = season(db, league_id)
-    assert leagues.signup_season(db, league_id) == second
+    assert seasons.signup_season(db, league_id) == second
 
 
 # --- the command line -------------------------------------------------------------------------------------------------
@@ -418,7 +419,7 @@ def test_league_and_season_create_on_the_command_line(stack: Stack) -> None:
     created = json.loads(made.output)
     assert set(created["links"]) == {"invite", "organiser", "public"}
     key = stack.settings.secret_key
-    assert leagues.open_league(stack.db, key, "invite", created["links"]["invite"]["token"]) == created["id"]
+    assert seasons.open_league(stack.db, key, "invite", created["links"]["invite"]["token"]) == created["id"]
     base = stack.settings.base_url
     for kind, path in (("invite", "/l/"), ("organiser", "/lo/"), ("public", "/ls/")):
         assert created["links"][kind]["url"] == f"{base}{path}{created['links'][kind]['token']}"
@@ -481,12 +482,12 @@ def test_two_sign_ups_of_a_new_address_at_once_make_one_player(stack: Stack, mon
         text = str(statement)
         if not raced and text.startswith("SELECT players.") and "players.email" in text.rsplit("WHERE", maxsplit=1)[-1]:
             raced.append(True)  # the other sign-up commits its player now, after this select saw none
-            leagues.sign_up(db, second, ANN, now=T0)
+            seasons.sign_up(db, second, ANN, now=T0)
             return real(self, sa.select(Player).where(sa.false()))
         return result
 
     monkeypatch.setattr(sa.orm.Session, "execute", execute)
-    signed = leagues.sign_up(db, first, ANN, now=T0)
+    signed = seasons.sign_up(db, first, ANN, now=T0)
     monkeypatch.undo()
     assert raced
     with db.session() as session:
@@ -498,17 +499,17 @@ def test_two_sign_ups_of_a_new_address_at_once_make_one_player(stack: Stack, mon
 def test_a_full_season_refuses_a_confirmation(stack: Stack) -> None:
     db = stack.db
     league_id = league(db)
-    season_id = leagues.create_season(
-        db, league_id, T0 + DAY, 3, "when_over", None, now=T0, sizes=leagues.Sizes(max_players=3)
+    season_id = seasons.create_season(
+        db, league_id, T0 + DAY, 3, "when_over", None, now=T0, sizes=seasons.Sizes(max_players=3)
     )
     for name in ("ann", "bob", "cid"):
-        leagues.sign_up(db, season_id, Applicant(name, f"{name}@example.org"), now=T0)
+        seasons.sign_up(db, season_id, Applicant(name, f"{name}@example.org"), now=T0)
         confirm_last(stack)
-    assert leagues.signup_page(db, league_id)["season"]["full"]
-    leagues.sign_up(db, season_id, Applicant("Dan", "dan@example.org"), now=T0)
+    assert seasons.signup_page(db, league_id)["season"]["full"]
+    seasons.sign_up(db, season_id, Applicant("Dan", "dan@example.org"), now=T0)
     token = confirm_links(stack)[-1]
     key, age = stack.settings.secret_key, stack.settings.link_max_age
-    refused(db, lambda: leagues.confirm(db, key, token, age, now=T0), "This season is full: .*Nothing was changed")
+    refused(db, lambda: seasons.confirm(db, key, token, age, now=T0), "This season is full: .*Nothing was changed")
 
 
 @pytest.mark.parametrize(
@@ -526,16 +527,16 @@ def test_a_full_season_refuses_a_confirmation(stack: Stack) -> None:
 def test_a_season_with_bad_sizes_changes_nothing(embedded: Stack, sizes: dict[str, Any], message: str) -> None:
     db = embedded.db
     league_id = league(db)
-    create = leagues.create_season
+    create = seasons.create_season
     refused(
-        db, lambda: create(db, league_id, T0 + DAY, 3, "when_over", None, now=T0, sizes=leagues.Sizes(**sizes)), message
+        db, lambda: create(db, league_id, T0 + DAY, 3, "when_over", None, now=T0, sizes=seasons.Sizes(**sizes)), message
     )
 
 
 def test_sizes_are_stored(embedded: Stack) -> None:
     db = embedded.db
-    sizes = leagues.Sizes(max_players=24, divisions=2, promote=3)
-    season_id = leagues.create_season(db, league(db), T0 + DAY, 3, "when_over", None, now=T0, sizes=sizes)
+    sizes = seasons.Sizes(max_players=24, divisions=2, promote=3)
+    season_id = seasons.create_season(db, league(db), T0 + DAY, 3, "when_over", None, now=T0, sizes=sizes)
     with db.session() as session:
         row = session.get(Season, season_id)
         assert row is not None and (row.max_players, row.divisions, row.promote) == (24, 2, 3)
@@ -545,36 +546,36 @@ def test_declared_acquaintances_are_checked_and_stored_at_confirm(embedded: Stac
     db = embedded.db
     season_id = season(db, league(db))
     knows = "Bob@Example.org, cid@example.org\n\nbob@example.org\nann@example.org"
-    entry_id = leagues.sign_up(db, season_id, Applicant("Ann", "ann@example.org", knows=knows), now=T0).season_player_id
+    entry_id = seasons.sign_up(db, season_id, Applicant("Ann", "ann@example.org", knows=knows), now=T0).season_player_id
     assert entry_of(db, entry_id).knows is None  # nothing until confirmed
     confirm_last(embedded)
     assert entry_of(db, entry_id).knows == ["bob@example.org", "cid@example.org"]  # once each, not one's own
     other = season(db, league(db))
     many = ",".join(f"p{k}@example.org" for k in range(21))
-    refused(db, lambda: leagues.sign_up(db, other, Applicant("Ann", "a@x.org", knows=many), now=T0), "at most 20")
+    refused(db, lambda: seasons.sign_up(db, other, Applicant("Ann", "a@x.org", knows=many), now=T0), "at most 20")
     bad = Applicant("Ann", "a@x.org", knows="bob@example.org; cid")
-    refused(db, lambda: leagues.sign_up(db, other, bad, now=T0), "is not an e-mail address")
+    refused(db, lambda: seasons.sign_up(db, other, bad, now=T0), "is not an e-mail address")
 
 
 def test_a_confirmed_player_says_they_will_miss_a_round_not_yet_started(stack: Stack) -> None:
     db = stack.db
     season_id = season(db, league(db))
-    entry_id = leagues.sign_up(db, season_id, ANN, now=T0).season_player_id
-    refused(db, lambda: leagues.skip(db, entry_id, 2, T0), "Only a confirmed player")
+    entry_id = seasons.sign_up(db, season_id, ANN, now=T0).season_player_id
+    refused(db, lambda: seasons.skip(db, entry_id, 2, T0), "Only a confirmed player")
     confirm_last(stack)
-    assert leagues.skip(db, entry_id, 3, T0) == [3]
-    assert leagues.skip(db, entry_id, 2, T0) == [2, 3]
-    refused(db, lambda: leagues.skip(db, entry_id, 2, T0), "already said you will miss round 2")
-    refused(db, lambda: leagues.skip(db, entry_id, 4, T0), "rounds 1 to 3")
-    refused(db, lambda: leagues.skip(db, entry_id, 0, T0), "rounds 1 to 3")
-    refused(db, lambda: leagues.unskip(db, entry_id, 1, T0), "did not say you would miss round 1")
+    assert seasons.skip(db, entry_id, 3, T0) == [3]
+    assert seasons.skip(db, entry_id, 2, T0) == [2, 3]
+    refused(db, lambda: seasons.skip(db, entry_id, 2, T0), "already said you will miss round 2")
+    refused(db, lambda: seasons.skip(db, entry_id, 4, T0), "rounds 1 to 3")
+    refused(db, lambda: seasons.skip(db, entry_id, 0, T0), "rounds 1 to 3")
+    refused(db, lambda: seasons.unskip(db, entry_id, 1, T0), "did not say you would miss round 1")
     with db.session() as session:
         session.add(LeagueRound(season_id=season_id, number=1, status=RoundStatus.STARTED))
         session.add(LeagueRound(season_id=season_id, number=2, status=RoundStatus.STARTED))
-    refused(db, lambda: leagues.skip(db, entry_id, 1, T0), "Round 1 has already started")
-    refused(db, lambda: leagues.unskip(db, entry_id, 2, T0), "Round 2 has already started")
-    assert leagues.unskip(db, entry_id, 3, T0) == [2]
-    refused(db, lambda: leagues.skip(db, entry_id + 99, 3, T0), "no such sign-up")
+    refused(db, lambda: seasons.skip(db, entry_id, 1, T0), "Round 1 has already started")
+    refused(db, lambda: seasons.unskip(db, entry_id, 2, T0), "Round 2 has already started")
+    assert seasons.unskip(db, entry_id, 3, T0) == [2]
+    refused(db, lambda: seasons.skip(db, entry_id + 99, 3, T0), "no such sign-up")
 
 
 # --- invitations and links on the command line ----------------------------------------------------------------------
@@ -603,26 +604,26 @@ def test_league_invite_link_and_revoke_on_the_command_line(stack: Stack) -> None
     assert message is not None and "ann@example.org" in message["To"] and "Tuesday" in message["Subject"]
     assert message["Content-Language"] == "pl"
     (link,) = re.findall(r"http://deadmail\.test/l/(\S+)", text_of(message))
-    assert leagues.open_league(db, key, "invite", link) == league_id
+    assert seasons.open_league(db, key, "invite", link) == league_id
     assert player_row(db, "ann@example.org").display_name == ""  # nobody named the invited address
 
     shown = run(env, "league", "link", "--league", str(league_id), "--kind", "invite", "--json")
     current = json.loads(shown.output)  # (a token is signed with its time: compare what it opens)
-    assert shown.exit_code == 0 and leagues.open_league(db, key, "invite", current["token"]) == league_id
+    assert shown.exit_code == 0 and seasons.open_league(db, key, "invite", current["token"]) == league_id
     assert current["url"] == f"http://deadmail.test/l/{current['token']}"
     plain = run(env, "league", "link", "--league", str(league_id), "--kind", "public")
     public = plain.output.strip().removeprefix("http://deadmail.test/ls/")
-    assert public != plain.output.strip() and leagues.open_league(db, key, "public", public) == league_id
+    assert public != plain.output.strip() and seasons.open_league(db, key, "public", public) == league_id
     revoked = run(env, "league", "revoke", "--league", str(league_id), "--kind", "invite", "--json")
     assert revoked.exit_code == 0, revoked.output
     fresh = json.loads(revoked.output)["token"]
-    assert fresh != link and leagues.open_league(db, key, "invite", fresh) == league_id
-    refused(db, lambda: leagues.open_league(db, key, "invite", link), "was revoked")
+    assert fresh != link and seasons.open_league(db, key, "invite", fresh) == league_id
+    refused(db, lambda: seasons.open_league(db, key, "invite", link), "was revoked")
     # a mail composed after the revocation carries the new link
     again = compose(db, rows[1].id, mail_settings(stack.settings), now=T0)
     assert again is not None
     (mailed,) = re.findall(r"http://deadmail\.test/l/(\S+)", text_of(again))
-    assert leagues.open_league(db, key, "invite", mailed) == league_id  # (not the revoked one: that is refused)
+    assert seasons.open_league(db, key, "invite", mailed) == league_id  # (not the revoked one: that is refused)
     said = run(env, "league", "revoke", "--league", str(league_id), "--kind", "organiser")
     assert said.exit_code == 0 and "no longer work" in said.output and "/lo/" in said.output
 

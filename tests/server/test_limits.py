@@ -1,4 +1,4 @@
-"""Limits and headers (issue 10): the JSON seat view and wrong organiser tokens are rate limited, per client, and
+"""Limits and headers: the JSON seat view and wrong organiser tokens are rate limited, per client, and
 the client is what trusted proxies say it is (``DEADMAIL_TRUSTED_PROXIES``); what a link opens is never cached;
 errors under /api/ are JSON, and a service that is down is a 503 with ``Retry-After``; answering, reading and the
 limits keep working while the broker's Redis is down (the limiter counts in memory, a lost kick is left to the
@@ -24,9 +24,11 @@ from server.config import Settings
 from server.db import Database
 from server.mail import inbound
 from server.models import InboundMail, RequestRow, utcnow
-from server.services import games, leagues, substitutes
+from server.services.attendance import substitutes
 from server.services.calendar import address as calendar_address
+from server.services.leagues import seasons
 from server.services.links import confirm_token, mailbox_token, organiser_token, player_token, seat_token
+from server.services.play import games
 from server.web.app import create_app
 from tests.conftest import Stack, _stack
 from tests.support import (
@@ -156,11 +158,11 @@ def token_requests(stack: Stack) -> list[tuple[str, str, dict[str, Any]]]:
     invitation = substitutes.offer(stack.db, created.id, "red")
     calendar = calendar_address(stack.db, stack.settings.secret_key, owner.id)
     now = utcnow()
-    league = leagues.create_league(stack.db, leagues.LeagueSpec(name="Tuesday"), now)
-    season = leagues.create_season(stack.db, league, now + timedelta(days=7), 3, "when_over", None, now=now)
-    invite = leagues.league_link(stack.db, stack.settings.secret_key, league, "invite")
-    organising = leagues.league_link(stack.db, stack.settings.secret_key, league, "organiser")
-    public = leagues.league_link(stack.db, stack.settings.secret_key, league, "public")
+    league = seasons.create_league(stack.db, seasons.LeagueSpec(name="Tuesday"), now)
+    season = seasons.create_season(stack.db, league, now + timedelta(days=7), 3, "when_over", None, now=now)
+    invite = seasons.league_link(stack.db, stack.settings.secret_key, league, "invite")
+    organising = seasons.league_link(stack.db, stack.settings.secret_key, league, "organiser")
+    public = seasons.league_link(stack.db, stack.settings.secret_key, league, "public")
     confirm = confirm_token(stack.settings.secret_key, season, 1)  # not an entry of that season: refused, not cached
     return [
         ("GET", f"/s/{token}", {}),

@@ -10,8 +10,8 @@ import pytest
 from itsdangerous import TimestampSigner, URLSafeTimedSerializer
 
 from server.models import Seat
-from server.services import games
 from server.services.links import SALT, LinkError, read_token, seat_token
+from server.services.play import games
 from tests.conftest import Stack
 from tests.support import all_rows, api_game, csrf_token, seat_ids, stop_signing_clock
 

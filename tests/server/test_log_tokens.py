@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from werkzeug.serving import make_server
 
-from server.services import seats, turns
 from server.services.links import mailbox_token, organiser_token, player_token
+from server.services.play import seats, turns
 from server.web.logs import PATH_LOGGERS, cut_tokens
 from tests.conftest import Stack
 from tests.support import api_game, forged, people, player_of, post_form, seat_ids
@@ -146,7 +146,7 @@ def test_the_web_servers_loggers_cut_tokens(embedded: Stack, caplog: pytest.LogC
     ],
 )
 def test_the_league_links_tokens_are_cut_from_logged_paths(path: str) -> None:
-    """Invitation, confirmation, public, organiser and calendar links of issue 14 (a logged confirmation link would
-    let a log's reader confirm someone's sign-up)."""
+    """Leagues' invitation, confirmation, public and organiser links, and calendar links (a logged confirmation
+    link would let a log's reader confirm someone's sign-up)."""
     token = "eyJhbGciOiJIUzI1NiJ9.abcdefghijk.lmnopqrstu"
     assert token[4:] not in cut_tokens(path.format(t=token))

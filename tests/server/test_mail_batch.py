@@ -1,4 +1,4 @@
-"""Mail in batches (issue 15): ``send.send_batch`` claims due rows in one statement and sends them over one SMTP
+"""Mail in batches: ``send.send_batch`` claims due rows in one statement and sends them over one SMTP
 connection, marking each row sent right after the server accepted it. A recipient the server refuses costs only that
 row a retry with back-off; a connection lost between mails leaves the mails before it sent and the rest pending:
 never lost, never sent twice."""
@@ -23,7 +23,7 @@ from server.mail.compose import POLICY, Mail, compose, compose_batch
 from server.mail.send import send_batch, send_rows
 from server.mail.transports import Sender, SMTPTransport
 from server.models import Outbox, OutboxStatus, Player, Seat
-from server.services import outbox
+from server.services.mailflow import outbox
 from tests.conftest import Stack
 from tests.support import T0, create, free_port, mail_settings, outbox_ids, recording, rows_of
 
@@ -322,8 +322,8 @@ def test_a_batch_costs_the_same_sql_statements_whatever_its_number_of_mails(
 def test_a_batch_reads_the_outbox_through_its_indexed_columns_only(
     stack: Stack, smtp: tuple[CountingHandler, SMTPTransport]
 ) -> None:
-    """Issue 15: every read of the outbox in a batch is bounded by an indexed column (its ids, games, status): the
-    seats' thread roots were read by seat alone, a scan of the whole outbox (0.7 s a batch at 100,000 games)."""
+    """Every read of the outbox in a batch is bounded by an indexed column (its ids, games, status): reading the
+    seats' thread roots by seat alone would scan the whole outbox (0.7 s a batch at 100,000 games)."""
     _handler, transport = smtp
     games(stack.db, 3)
     reads: list[str] = []

@@ -1,4 +1,4 @@
-"""Issue 4: for every mail sent during random bot games, no mail contains another player's hand, unrevealed answer,
+"""For every mail sent during random bot games, no mail contains another player's hand, unrevealed answer,
 truck cards or dice they may not see.
 
 Random games (3 to 6 people, both turn orders) are played by people answering like random bots through
@@ -24,8 +24,9 @@ from server.config import Settings
 from server.db import Database
 from server.mail.compose import compose as compose_mail
 from server.models import Game, Outbox
-from server.services import outbox, turns
-from server.services.engines import CACHE
+from server.services.mailflow import outbox
+from server.services.play import turns
+from server.services.play.engines import CACHE
 from server.text.sentences import event_text
 from tests.conftest import Stack
 from tests.support import (

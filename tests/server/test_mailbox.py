@@ -24,7 +24,7 @@ from server.mail.send import send_one
 from server.mail.transports import FileTransport
 from server.models import InboundMail, RequestRow
 from server.services.links import mailbox_token, player_token
-from server.services.seats import seat_view
+from server.services.play.seats import seat_view
 from server.text.grammar import commands_for
 from server.web.app import create_app
 from server.web.mailbox import SANDBOX

@@ -16,7 +16,8 @@ import engine
 from server.db import Database
 from server.mail.send import send_one
 from server.models import InboundMail, Outbox, Player, Seat, Window
-from server.services import outbox, reply_address, turns
+from server.services.mailflow import outbox, reply_address
+from server.services.play import turns
 from server.text import i18n
 from server.text.grammar import commands_for, parse_reply
 from server.text.sentences import describe_answer, event_text

@@ -269,7 +269,7 @@ def test_0005_gives_every_player_generation_1_so_earlier_preferences_links_keep_
     alembic_runner: MigrationContext, alembic_engine: sa.Engine, database_url: str
 ) -> None:
     from server.db import Database
-    from server.services import prefs
+    from server.services.attendance import prefs
     from server.services.links import PLAYER_SALT, serializer
 
     alembic_runner.migrate_up_to("0004")
@@ -730,7 +730,7 @@ def test_0017_moves_each_advances_events_into_one_batch_read_back_as_the_engines
 def test_0018_marks_the_absences_over_as_applied_leaves_the_others_to_the_sweep_and_drops_the_flag_again(
     alembic_runner: MigrationContext, alembic_engine: sa.Engine
 ) -> None:
-    """Issue 15: ``absences.applied`` (the sweep applies an absence once, when it begins): true for the absences
+    """``absences.applied`` (the sweep applies an absence once, when it begins): true for the absences
     already over, false for those under way or to come (the next sweep applies them: applying is idempotent),
     indexed on ``starts_at`` where not applied; the downgrade drops them and keeps the absences."""
     alembic_runner.migrate_up_to("0017")
@@ -766,7 +766,7 @@ def test_0019_packs_events_marks_secret_requests_empties_closed_ones_and_gives_a
     requests asked in secret are marked (``engine.asked_in_secret``, B-INFO) and keep the mark once closed; a closed
     window's requests lose their payload, an open one's keep it; the downgrade gives back every event and every
     payload, the closed ones as the engine asked them (its replay)."""
-    from server.services.engines import _events
+    from server.services.play.engines import _events
 
     alembic_runner.migrate_up_to("0018")
     states = after_each_window(seed=18, windows=8)
@@ -851,7 +851,7 @@ def test_0019_packs_events_marks_secret_requests_empties_closed_ones_and_gives_a
 def test_0020_indexes_each_games_open_window_and_a_lookup_reads_that_index_alone(
     alembic_runner: MigrationContext, alembic_engine: sa.Engine
 ) -> None:
-    """Issue 15: a game's open window is one lookup in ``ix_windows_open_game_id`` (open windows only), not the
+    """A game's open window is one lookup in ``ix_windows_open_game_id`` (open windows only), not the
     game's windows ANDed with a scan of every open window; the downgrade drops it."""
     alembic_runner.migrate_up_to("0020")
     with alembic_engine.connect() as conn:
@@ -920,14 +920,14 @@ def test_0021_packs_each_games_saved_game_and_snapshot_read_back_equal_and_unpac
 def test_0022_folds_closed_windows_into_the_games_archive_keeps_open_ones_and_gives_every_row_back_on_the_way_down(
     alembic_runner: MigrationContext, alembic_engine: sa.Engine
 ) -> None:
-    """Issue 15: each closed window and its requests leave their rows for the game's archive, read back equal
-    (``services.archive``); the open window and its requests keep their rows (SQLite rebuilds the tables, foreign keys
-    off: nothing cascades); the person's ledger counts what reliability counted (a bot's, a secret
+    """Each closed window and its requests leave their rows for the game's archive, read back equal
+    (``services.play.archive``); the open window and its requests keep their rows (SQLite rebuilds the tables, foreign
+    keys off: nothing cascades); the person's ledger counts what reliability counted (a bot's, a secret
     request, standing answers and a vote decided without them do not); ids deleted are never given again (SQLite
     would reuse the highest); the downgrade gives back a closed row per archived window and request."""
     from server.models import Game, Ledger
     from server.packing import GAMES, pack
-    from server.services import archive, reliability
+    from server.services.play import archive, reliability
 
     alembic_runner.migrate_up_to("0021")
     fields = ("answer", "answered_at", "defaulted", "standing", "autopilot", "secret", "player_id", "kind")

@@ -18,7 +18,7 @@ from server.text import glossary, grammar, sentences
 ROOT = Path(__file__).resolve().parents[2]
 LANGS = ("en", "it", "pl")
 Sample = tuple[dict[str, Any], str | None]
-#: the standing answers a careful player sets (issue 11): the first player of each game has them.
+#: the standing answers a careful player sets: the first player of each game has them.
 CAREFUL = {"camera": "look", "attack": "if_needed", "vote": "against_most_here", "victim": ["girl", "gunman"]}
 
 
@@ -36,7 +36,7 @@ def _play(players: int, options: dict[str, Any], seed: int, timeout_rate: float)
             view = engine.view(game, req.player)
             requests.extend((r, view["phase"]) for r in view["requests"])
             careful = engine.standing_answer(view, req.to_json(), CAREFUL) if req.player == game.players[0] else None
-            if careful is not None:  # one player's small steps answered by standing answers (issue 11)
+            if careful is not None:  # one player's small steps answered by standing answers
                 game.answer(req.player, req.kind, careful, standing=True)
             elif rng.random() < timeout_rate:
                 game.timeout(req.player, req.kind)
@@ -327,7 +327,7 @@ def test_phase_names() -> None:
     ],
 )
 def test_the_reader_who_abstains_is_told_so_in_the_second_person(lang: str, mine: str, theirs: str) -> None:
-    """Issue 25 (VOT-7, H-4): the story speaks of its reader as "you", with the verb that goes with it ("you
+    """VOT-7, H-4: the story speaks of its reader as "you", with the verb that goes with it ("you
     abstain", never "you abstains"); the others in the third person, by name."""
     event = {
         "type": "votes_revealed",

@@ -15,7 +15,7 @@ import sqlalchemy as sa
 import engine
 from server.db import Database
 from server.models import RequestRow
-from server.services import games, turns
+from server.services.play import games, turns
 from server.text.grammar import parse_reply
 from server.text.sentences import describe_answer
 from tests.conftest import Stack

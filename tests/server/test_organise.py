@@ -1,4 +1,4 @@
-"""The organiser's operations (server/services/organise.py) and pages (/o/…): who owes what without the answers,
+"""The organiser's operations (server/services/play/organise.py) and pages (/o/…): who owes what without the answers,
 extending, pausing and resuming with an injected clock, replacing a seat by a bot or a person (old links and reply
 addresses refused), resending links, abandoning; login, organiser links, CSRF and hostile names on the pages."""
 
@@ -23,8 +23,10 @@ from engine.bots import RandomBot
 from server.db import Database
 from server.mail.replies import receive
 from server.models import Game, OrganiserSession, Outbox, Player, RequestRow, Seat, SeatTenure
-from server.services import games, organise, reminders, reply_address, substitutes, turns
+from server.services.attendance import substitutes
 from server.services.links import LinkError, organiser_token, read_organiser_token, read_token, seat_token
+from server.services.mailflow import reminders, reply_address
+from server.services.play import games, organise, turns
 from server.web import organiser as organiser_pages
 from server.web.app import create_app
 from tests.conftest import Stack
@@ -145,7 +147,7 @@ def post(stack: Stack, path: str, data: dict[str, Any] | None = None, csrf: bool
 def test_owed_tells_who_answered_but_never_the_answer(still: Stack) -> None:
     created = create_tagged(still.db, 3, seed=7)
     given = answer(still.db, created.game_id, "red")
-    data = organise.owed(still.db, created.game_id, now=T0)
+    data = organise.overview(still.db, created.game_id, now=T0)
     assert data["status"] == "running" and data["window"]["number"] == 1
     assert [(r["colour"], r["kind"], r["answered"]) for r in data["requests"]] == [
         ("yellow", "place", False),
@@ -638,7 +640,7 @@ def _counts(db: Database) -> tuple[int, int]:
 
 
 def test_creating_redirects_to_the_created_page_which_a_reload_never_creates_again(organiser: Stack) -> None:
-    """Issue 25: the form's POST answers 303 to the created page (POST/redirect/GET); reloading it, or going back to
+    """The form's POST answers 303 to the created page (POST/redirect/GET); reloading it, or going back to
     it, creates no other game and mails nobody again. It shows the links to copy to the organiser only (logged in,
     or this game's organiser session), and no cache keeps it."""
     tasks = app_tasks(organiser)
@@ -841,7 +843,7 @@ def _zones(db: Database) -> dict[str, str]:
 
 
 def test_people_new_to_the_server_get_the_games_time_zone_and_known_people_keep_theirs(stack: Stack) -> None:
-    """Issue 25: a player the organiser adds, whom the server did not know, sees the game's times in the game's zone
+    """A player the organiser adds, whom the server did not know, sees the game's times in the game's zone
     (the organiser's choice), not in UTC, until they choose their own; a known player's own zone is kept."""
     with stack.db.session() as session:
         session.add(Player(email="kim@example.org", display_name="Kim", timezone="Asia/Tokyo"))

@@ -17,7 +17,7 @@ from werkzeug.test import TestResponse
 
 import engine
 from server.present.board import board_svg
-from server.services import organise
+from server.services.play import organise
 from tests.conftest import Stack
 from tests.support import create_tagged, engine_of, log_in_as_organiser, post_form, table_names
 
@@ -262,13 +262,13 @@ def test_the_confirm_pages_speak_the_readers_language(embedded: Stack) -> None:
         reply = post_form(embedded.client, embedded.app, f"{base}/abandon", {})
         assert reply.status_code == 200 and question in text(reply)
     assert game_row(embedded.db, created.game_id).status == "running"
-    assert organise.owed(embedded.db, created.game_id)["status"] == "running"
+    assert organise.overview(embedded.db, created.game_id)["status"] == "running"
 
 
 def test_a_finished_games_players_can_still_be_sent_their_links(embedded: Stack) -> None:
     """Once the game is over its players keep their links (for the end and the replay): the organiser may still
-    resend one; the page offers nothing that no longer applies (replacing, revoking, abandoning: no danger zone,
-    issue 25), and nothing at all once abandoned. A revocation still asked for by hand is confirmed first."""
+    resend one; the page offers nothing that no longer applies (replacing, revoking, abandoning: no danger zone),
+    and nothing at all once abandoned. A revocation still asked for by hand is confirmed first."""
     from .test_replay import finish
 
     log_in_as_organiser(embedded.client)

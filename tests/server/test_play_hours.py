@@ -1,4 +1,4 @@
-"""Play hours through the server (issue 11, item 5), on both databases with an injected clock: deadlines in and out
+"""Play hours through the server, on both databases with an injected clock: deadlines in and out
 of a session, the session reminder (once per game, seat and day, in the reader's language and zone), turn mails
 dropped when answered on the page during a session, who is on their page now, and the settings on create."""
 
@@ -14,7 +14,8 @@ import sqlalchemy as sa
 from server.db import Database
 from server.mail.send import send_one
 from server.models import Game, MailKind, OutboxStatus, RequestRow, Seat, Window, utcnow
-from server.services import games, reminders, seats, turns
+from server.services.mailflow import reminders
+from server.services.play import games, seats, turns
 from server.services.tempo import parse_deadlines, parse_play_hours
 from tests.conftest import Stack
 from tests.support import (
@@ -326,6 +327,6 @@ def test_a_window_asked_in_secret_waits_for_anyone_away_not_only_for_those_asked
 
 def test_a_seat_on_autopilot_away_from_the_session_does_not_make_a_window_wait(stack: Stack) -> None:
     """Its being on autopilot is public, and its requests are answered at once: waiting for it is waiting for
-    nobody (issue 12)."""
+    nobody."""
     _game_id, window = _card_window_with_one_away(stack.db, autopilot_at=IN_SESSION)
     assert turns.advance_window(stack.db, window.id, now=window.deadline)  # the defaults, no wait

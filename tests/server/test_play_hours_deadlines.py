@@ -1,4 +1,4 @@
-"""Play hours and the last call as pure functions (issue 11, items 4 and 5), on an injected clock: sessions inside,
+"""Play hours and the last call as pure functions, on an injected clock: sessions inside,
 outside, just before, across midnight, across a daylight-saving change and on chosen days of the week."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""A restart of PostgreSQL costs no request (issue 10): the pool's connections to the old server are found dead by
+"""A restart of PostgreSQL costs no request: the pool's connections to the old server are found dead by
 ``pool_pre_ping`` (server/db.py) and replaced before use. On a cluster of the test's own (tests/own_postgres.py),
 never the shared one."""
 

@@ -26,9 +26,10 @@ from engine.data import CHARACTERS
 from engine.requests import by_standing_order
 from server.db import Database
 from server.models import Game, Player, RequestRow, Seat, Window
-from server.services import organise, prefs, turns
+from server.services.attendance import prefs
 from server.services.links import PLAYER_SALT, LinkError, player_token, read_player_token, seat_token, serializer
-from server.services.seats import rotate_link
+from server.services.play import organise, turns
+from server.services.play.seats import rotate_link
 from server.text.i18n import translations
 from tests.conftest import Stack
 from tests.support import (

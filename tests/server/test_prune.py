@@ -1,4 +1,4 @@
-"""Outbox pruning (issue 15): final rows older than the keep time go, in batches, except the rows something still
+"""Outbox pruning: final rows older than the keep time go, in batches, except the rows something still
 needs (deduplication by key, the seat's thread root, a waiting digest's rows, counted league mails)."""
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from server.config import Settings
 from server.db import Database
 from server.mail.send import send_due
 from server.models import MailKind, Outbox, OutboxStatus, Player
-from server.services import games, outbox, reminders, turns
+from server.services.mailflow import outbox, reminders
+from server.services.play import games, turns
 from tests.conftest import Stack
 from tests.support import T0, Sink, create, open_window, outbox_ids, play_window, rows_of_kind
 

@@ -1,4 +1,4 @@
-"""Ratings (issue 14): OpenSkill Plackett–Luce on each finished game's placements, checked against openskill called
+"""Ratings: OpenSkill Plackett–Luce on each finished game's placements, checked against openskill called
 directly: ties, 3- and 6-player games, bots left out with their places kept, a substitute's partial play, the
 finish order, "new" under 5 games, the history, and a person absent from a game left unchanged."""
 
@@ -10,7 +10,16 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from openskill.models import PlackettLuce, PlackettLuceRating
 
-from server.services.ratings import NEW_BELOW, FinishedGame, Rating, SeatResult, Shown, Tenure, rate_games, shown
+from server.services.leagues.ratings import (
+    NEW_BELOW,
+    FinishedGame,
+    Rating,
+    SeatResult,
+    Shown,
+    Tenure,
+    rate_games,
+    shown,
+)
 
 T0 = datetime(2025, 3, 1, 12, tzinfo=UTC)
 OS = PlackettLuce()

@@ -1,4 +1,4 @@
-"""Reliability (issue 12): per person, the recency-weighted share of their requests answered before the deadline over
+"""Reliability: per person, the recency-weighted share of their requests answered before the deadline over
 their last 50, and their median response time, per game and overall; "new" under 20 requests. Requests answered by
 standing answers or the autopilot, votes decided without the person and requests asked in secret (B-INFO) are not
 counted. Shown on the player's preferences page, the organiser's game page and in the API; read in one query."""
@@ -23,9 +23,9 @@ import engine
 import engine.bots
 from server.db import Database
 from server.models import Game, Player, RequestRow, Seat, Window
-from server.services import archive, reliability, turns
 from server.services.links import player_token, seat_token
-from server.services.reliability import DECAY, LAST, NEW_BELOW, Reliability
+from server.services.play import archive, reliability, turns
+from server.services.play.reliability import DECAY, LAST, NEW_BELOW, Reliability
 from tests.conftest import Stack
 from tests.support import (
     AUTH,

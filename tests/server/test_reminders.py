@@ -1,5 +1,5 @@
-"""Reminders and digests (server/services/reminders.py): the ladder, the instants reminders go out, never to someone
-who answered or to a bot, never inside quiet hours (across midnight and daylight-saving changes), one mail per
+"""Reminders and digests (server/services/mailflow/reminders.py): the ladder, the instants reminders go out, never to
+someone who answered or to a bot, never inside quiet hours (across midnight and daylight-saving changes), one mail per
 player per sweep across games, once each even with concurrent sweeps; digests merged once, on time, sooner when a
 decision would be missed. The services are called directly, with injected clocks."""
 
@@ -15,8 +15,9 @@ import sqlalchemy as sa
 
 from server.db import Database
 from server.models import Outbox, Player, RequestRow, Seat, Window
-from server.services import games, prefs, turns
-from server.services.reminders import ladder, plan_reminders, release_digests, still_owed
+from server.services.attendance import prefs
+from server.services.mailflow.reminders import ladder, plan_reminders, release_digests, still_owed
+from server.services.play import games, turns
 from tests.conftest import Stack
 from tests.support import T0, add_player, request_of, utc
 
@@ -417,7 +418,7 @@ def test_a_digest_goes_sooner_when_a_decision_closes_within_two_hours(stack: Sta
 
 
 def test_a_held_row_is_looked_at_only_when_its_digest_may_be_due(stack: Stack) -> None:
-    """Issue 15: the digest sweep reads only the held rows whose instant has come (``next_attempt_at``): the end of
+    """The digest sweep reads only the held rows whose instant has come (``next_attempt_at``): the end of
     the digest's span, or two hours before the deadline of the decision a turn notice asks for; a player looked at
     whose digest is not due yet is given the instant of the next look."""
     db = stack.db

@@ -16,8 +16,8 @@ import engine
 from engine.data import CARD_NAMES, characters_for
 from server.db import Database
 from server.present import replay
-from server.services import games, seats, turns
 from server.services.links import seat_token
+from server.services.play import games, seats, turns
 from server.text import glossary, sentences
 from server.text.sentences import player_label
 from tests.conftest import Stack

@@ -18,9 +18,10 @@ from server.config import Settings
 from server.db import Database
 from server.mail import replies
 from server.models import InboundMail, MailKind, Outbox, Player, Window
-from server.services import games, reply_address, turns
 from server.services.links import seat_token
-from server.services.seats import rotate_link, seat_view
+from server.services.mailflow import reply_address
+from server.services.play import games, turns
+from server.services.play.seats import rotate_link, seat_view
 from server.text.grammar import CommandError, commands_for, parse_reply
 from tests.conftest import Stack
 from tests.profile import examples

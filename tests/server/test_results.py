@@ -1,4 +1,4 @@
-"""Results, standings and stored ratings (issue 14): ``services/results.py`` and its pages."""
+"""Results, standings and stored ratings: ``services/leagues/results.py`` and its pages."""
 
 from __future__ import annotations
 
@@ -30,9 +30,11 @@ from server.models import (
     SeasonStatus,
     Seat,
 )
-from server.services import hub, leagues, organise, ratings, results, scoring
-from server.services.leagues import LeagueSpec
+from server.services import hub
+from server.services.leagues import ratings, results, scoring, seasons
+from server.services.leagues.seasons import LeagueSpec
 from server.services.links import league_token, player_token
+from server.services.play import organise
 from tests.conftest import Stack
 from tests.server.test_hub import expected_games
 from tests.server.test_replay import finish
@@ -42,8 +44,8 @@ DAY = timedelta(days=1)
 
 
 def make_season(db: Database, rounds: int = 2, **fields: Any) -> tuple[int, int]:
-    league_id = leagues.create_league(db, LeagueSpec(**{"name": "Results", **fields}), now=T0)
-    season_id = leagues.create_season(db, league_id, T0 + DAY, rounds, "when_over", None, now=T0)
+    league_id = seasons.create_league(db, LeagueSpec(**{"name": "Results", **fields}), now=T0)
+    season_id = seasons.create_season(db, league_id, T0 + DAY, rounds, "when_over", None, now=T0)
     with db.session() as session:
         season = session.get(Season, season_id)
         assert season is not None
@@ -123,7 +125,7 @@ def test_a_league_game_ending_writes_results_ratings_and_ends_the_round_and_seas
     text = text_of(message)
     assert "the results of round 1, season 1" in str(message["Subject"])
     assert f"Game {first}: 1. " in text and "Standings:" in text and "/season/" in text
-    # issue 25: a game's places carry its victory points, the standings the league's points, each named
+    # a game's places carry its victory points, the standings the league's points, each named
     assert re.search(rf"Game {first}: 1\. [^,]+ \(\d+ victory points?\), 2\. ", text), text
     assert re.search(r"\n1\. [^\n]+: \d+(\.\d+)? league points? \(\d games?\)", text), text
     # the last round: season over, the end mails, and nothing mailed twice
@@ -395,7 +397,7 @@ def test_the_public_link_shows_standings_only_when_public_and_not_once_revoked(e
     games = embedded.client.get(f"{url}/season/{season_id}/games/{player}")
     assert games.status_code == 200 and f"game {game_id}" in games.get_data(as_text=True)
     assert "/s/" not in games.get_data(as_text=True)
-    leagues.revoke(embedded.db, league_id, "public")
+    seasons.revoke(embedded.db, league_id, "public")
     assert embedded.client.get(url).status_code in (403, 404)
     new = f"/ls/{league_token(secret, 'public', league_id, 2)}"
     assert embedded.client.get(new).status_code == 200
@@ -447,7 +449,7 @@ def test_points_and_places_are_written_in_the_readers_language() -> None:
     assert [number("it", 2.0), number("pl", 12.333), number("en", None)] == ["2", "12,33", "–"]
 
 
-# --- results recorded as a ranking (issue 25) -------------------------------------------------------------------------
+# --- results recorded as a ranking ------------------------------------------------------------------------------------
 
 
 def _token(db: Database, secret: str, player_id: int) -> str:

@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from werkzeug.test import TestResponse
 
 from server.models import EntryStatus, Game, LeagueRound, utcnow
-from server.services import leagues
+from server.services.leagues import seasons
 from server.web.logs import cut_tokens
 from tests.conftest import Stack
 from tests.server.test_rounds import enter, make_league, set_entry, tables_of
@@ -26,10 +26,10 @@ def page_text(response: TestResponse) -> str:
 
 def league_with_season(stack: Stack) -> tuple[int, int, str]:
     league_id = make_league(stack.db, name="Tuesday Night")
-    season = leagues.create_season(
+    season = seasons.create_season(
         stack.db, league_id, utcnow() + timedelta(days=1), 3, "when_over", None, now=utcnow()
     )
-    token = leagues.league_link(stack.db, stack.settings.secret_key, league_id, "organiser")
+    token = seasons.league_link(stack.db, stack.settings.secret_key, league_id, "organiser")
     return league_id, season, token
 
 
@@ -99,7 +99,7 @@ def test_a_revoked_link_a_missing_csrf_token_and_another_leagues_season_are_refu
     no_csrf = post_form(stack.client, stack.app, f"/lo/{token}/season/{season}/plan", csrf=False)
     assert no_csrf.status_code == 400
     assert all_rows(stack.db) == before
-    leagues.revoke(stack.db, league_id, "organiser")
+    seasons.revoke(stack.db, league_id, "organiser")
     assert stack.client.get(f"/lo/{token}").status_code == 403
     before = all_rows(stack.db)
     assert post_form(stack.client, stack.app, f"/lo/{token}/season/{season}/plan").status_code == 403

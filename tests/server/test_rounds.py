@@ -1,4 +1,4 @@
-"""League rounds (issue 14, "Fixtures": server/services/rounds.py): planning with skips, withdrawals, pending
+"""League rounds (fixtures: server/services/leagues/rounds.py): planning with skips, withdrawals, pending
 sign-ups, absences, acquaintances and repeat opponents; the organiser's swap; the start (games with the league's
 options and preset, each player mailed their table once, the season running); the next round of a "when_over"
 season; the fixed schedule's sweep. Every refusal changes nothing."""
@@ -35,10 +35,10 @@ from server.models import (
     SeasonPlayer,
     SeasonStatus,
 )
-from server.services import leagues, results, rounds, schedule
-from server.services.leagues import LeagueSpec
+from server.services.leagues import results, rounds, schedule, seasons
+from server.services.leagues.rounds import RoundError
+from server.services.leagues.seasons import LeagueSpec
 from server.services.links import confirm_token, read_token
-from server.services.rounds import RoundError
 from tests.conftest import Stack
 from tests.server.test_api_cli import cli_env, run
 from tests.server.test_mail_batch import CountingHandler
@@ -50,12 +50,12 @@ ZONES = ["Europe/Rome", "Europe/Warsaw", "America/New_York", "Asia/Tokyo", "UTC"
 
 def make_league(db: Database, **fields: Any) -> int:
     spec = {"name": "Tuesday", "table_size": 4, "preset": "week", "options": {"turn_order": "strict"}, **fields}
-    return leagues.create_league(db, LeagueSpec(**spec), now=T0)
+    return seasons.create_league(db, LeagueSpec(**spec), now=T0)
 
 
 def make_season(db: Database, league_id: int, **fields: Any) -> int:
     values: dict[str, Any] = {"rounds": 3, "schedule": "when_over", "rule": None, **fields}
-    return leagues.create_season(db, league_id, T0 + DAY, values["rounds"], values["schedule"], values["rule"], now=T0)
+    return seasons.create_season(db, league_id, T0 + DAY, values["rounds"], values["schedule"], values["rule"], now=T0)
 
 
 def enter(db: Database, season_id: int, count: int, status: str = EntryStatus.CONFIRMED, start: int = 0) -> list[int]:
@@ -315,8 +315,8 @@ def test_a_season_with_divisions_places_its_players_by_rating_as_its_first_round
     """Without it a league's first season had no divisions at all: its standings were one table, and the next
     season's promotion and relegation moved nobody."""
     league_id = make_league(embedded.db, table_size=3)
-    season_id = leagues.create_season(
-        embedded.db, league_id, T0 + DAY, 2, "when_over", None, now=T0, sizes=leagues.Sizes(divisions=2, promote=1)
+    season_id = seasons.create_season(
+        embedded.db, league_id, T0 + DAY, 2, "when_over", None, now=T0, sizes=seasons.Sizes(divisions=2, promote=1)
     )
     ids = enter(embedded.db, season_id, 6)
     with embedded.db.session() as session:  # p5 rated best in the league, p4 next; the rest unrated (by id)
@@ -334,8 +334,8 @@ def test_each_division_plays_at_its_own_tables_and_one_too_small_for_a_table_joi
     """Promotion and relegation mean something only when a division's players meet one another: a round never
     mixes divisions, unless a division has fewer available players than a table needs."""
     league_id = make_league(embedded.db, table_size=3)
-    season_id = leagues.create_season(
-        embedded.db, league_id, T0 + DAY, 3, "when_over", None, now=T0, sizes=leagues.Sizes(divisions=2, promote=1)
+    season_id = seasons.create_season(
+        embedded.db, league_id, T0 + DAY, 3, "when_over", None, now=T0, sizes=seasons.Sizes(divisions=2, promote=1)
     )
     ids = enter(embedded.db, season_id, 9)
     division = {pid: ("1" if i < 3 else "2") for i, pid in enumerate(ids)}  # three in division 1, six in 2
@@ -360,7 +360,7 @@ def test_each_division_plays_at_its_own_tables_and_one_too_small_for_a_table_joi
     assert all(3 <= len(t) <= 6 for t in tables)
 
 
-# --- seating with acquaintances; a round that cannot be seated (issue 25) --------------------------------------------
+# --- seating with acquaintances; a round that cannot be seated -------------------------------------------------------
 
 
 def test_six_players_of_a_size_5_league_with_a_known_pair_are_planned_three_and_three(stack: Stack) -> None:
@@ -379,8 +379,8 @@ def test_two_divisions_with_a_known_pair_in_one_are_planned(stack: Stack, count:
     """12-14 players in two divisions: a division of 6 sat as one table of 6, so a known pair in it blocked the
     season; each division now plays at its own tables with the pair apart."""
     league_id = make_league(stack.db, table_size=5)
-    season = leagues.create_season(
-        stack.db, league_id, T0 + DAY, 3, "when_over", None, now=T0, sizes=leagues.Sizes(divisions=2, promote=1)
+    season = seasons.create_season(
+        stack.db, league_id, T0 + DAY, 3, "when_over", None, now=T0, sizes=seasons.Sizes(divisions=2, promote=1)
     )
     ids = enter(stack.db, season, count)
     division = {pid: ("1" if i < count // 2 else "2") for i, pid in enumerate(ids)}
@@ -471,12 +471,12 @@ def test_a_league_takes_its_organisers_address(stack: Stack) -> None:
     with stack.db.session() as session:
         assert session.get(League, league_id).organiser_email == "org@example.org"  # type: ignore[union-attr]
     before = all_rows(stack.db)
-    with pytest.raises(leagues.LeagueError, match="not an e-mail address"):
+    with pytest.raises(seasons.LeagueError, match="not an e-mail address"):
         make_league(stack.db, organiser_email="not an address")
     assert all_rows(stack.db) == before
 
 
-# --- acquaintances carried over to the next season (issue 25) --------------------------------------------------------
+# --- acquaintances carried over to the next season -------------------------------------------------------------------
 
 
 def next_season_of(stack: Stack, count: int, knows: dict[int, list[str]]) -> tuple[int, list[int]]:
@@ -500,7 +500,7 @@ def confirm_all(stack: Stack, season: int, knows: dict[int, str] | None = None) 
         links = {e.player_id: confirm_token(stack.settings.secret_key, e.id, e.confirm_generation) for e in pending}
     for player_id, token in links.items():
         typed = (knows or {}).get(player_id)
-        leagues.confirm(stack.db, stack.settings.secret_key, token, stack.settings.link_max_age, T0, knows=typed)
+        seasons.confirm(stack.db, stack.settings.secret_key, token, stack.settings.link_max_age, T0, knows=typed)
 
 
 def test_acquaintances_carry_over_to_the_next_season_and_keep_its_rounds_and_swaps_apart(stack: Stack) -> None:
@@ -514,7 +514,7 @@ def test_acquaintances_carry_over_to_the_next_season_and_keep_its_rounds_and_swa
             ).all()
         )
     assert carried[ids[0]] == ["p1@example.org"] and carried[ids[2]] == ["p3@example.org"] and carried[ids[4]] is None
-    link = leagues.confirmation(stack.db, stack.settings.secret_key, token_of(stack, created, ids[0]), 3600)
+    link = seasons.confirmation(stack.db, stack.settings.secret_key, token_of(stack, created, ids[0]), 3600)
     assert link["knows"] == ["p1@example.org"]  # shown on the confirmation page, to change there
     confirm_all(stack, created)
     for k in range(3):
@@ -542,8 +542,8 @@ def token_of(stack: Stack, season: int, player_id: int) -> str:
 def test_the_carried_acquaintances_are_changed_as_the_player_confirms(stack: Stack) -> None:
     created, ids = next_season_of(stack, 6, {0: ["p1@example.org"]})
     before = all_rows(stack.db)
-    with pytest.raises(leagues.LeagueError, match="not an e-mail address"):
-        leagues.confirm(stack.db, stack.settings.secret_key, token_of(stack, created, ids[0]), 3600, T0, knows="nope")
+    with pytest.raises(seasons.LeagueError, match="not an e-mail address"):
+        seasons.confirm(stack.db, stack.settings.secret_key, token_of(stack, created, ids[0]), 3600, T0, knows="nope")
     assert all_rows(stack.db) == before  # refused: still pending, the list unchanged
     confirm_all(stack, created, {ids[0]: "P2@example.org\n", ids[3]: "p4@example.org, p5@example.org"})
     with stack.db.session() as session:

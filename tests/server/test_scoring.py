@@ -1,4 +1,4 @@
-"""Scoring and standings (issue 14): the scoring systems, tie-breaks, forfeit rules, substitutes, divisions with
+"""Scoring and standings: the scoring systems, tie-breaks, forfeit rules, substitutes, divisions with
 promotion and relegation, and the CSV export, against worked examples computed by hand in the comments."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from fractions import Fraction
 
 import pytest
 
-from server.services.scoring import (
+from server.services.leagues.scoring import (
     Credit,
     Ending,
     GameResult,

@@ -17,7 +17,7 @@ from engine.data import CHARACTERS
 from server.db import Database
 from server.models import Player, RequestRow, Seat
 from server.present.seat import history, newest_first
-from server.services import games
+from server.services.play import games
 from server.text import glossary, sentences
 from server.text.grammar import commands_for, parse_reply
 from server.text.sentences import describe_answer

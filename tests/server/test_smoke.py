@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from celery import Celery
 
-from server.services import games
+from server.services.play import games
 from tests.conftest import Stack
 from tests.support import api_game
 

@@ -1,4 +1,4 @@
-"""Mail over real SMTP (issue 4): the outbox sends through ``server.mail.transports.SMTPTransport`` to an aiosmtpd
+"""Mail over real SMTP: the outbox sends through ``server.mail.transports.SMTPTransport`` to an aiosmtpd
 server running in the test, plain, with AUTH, with STARTTLS and with implicit TLS (a self-signed certificate made
 here). A server that refuses, is down, or drops the connection mid-session leaves the row pending with its back-off;
 once the server accepts, the mail arrives exactly once. Time is injected (``now=``), never slept."""
@@ -34,9 +34,9 @@ from server.mail import compose as composing
 from server.mail.send import send_one
 from server.mail.transports import FileTransport, SMTPTransport, transport_for
 from server.models import Outbox, OutboxStatus, Player, utcnow
-from server.services import outbox
 from server.services.links import read_token
-from server.services.outbox import due_rows
+from server.services.mailflow import outbox
+from server.services.mailflow.outbox import due_rows
 from tests.conftest import Stack
 from tests.support import (
     FROM,
@@ -471,7 +471,7 @@ def test_a_bad_url_stops_the_start_with_a_clear_error(tmp_path: Path, url: str, 
     assert problem in str(raised.value)
 
 
-# --- one Message-ID per row; the accepted -> sent step (issue 10) ------------------------------------------------
+# --- one Message-ID per row; the accepted -> sent step -----------------------------------------------------------
 
 
 def message_id(raw: bytes) -> str:

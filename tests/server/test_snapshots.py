@@ -1,5 +1,5 @@
 """Engine snapshots on the server: ``turns.store_state`` keeps the engine's latest snapshot in ``games.snapshot``,
-and ``services.engines`` restores a game from it plus the log entries after it and the stored events, instead of
+and ``services.play.engines`` restores a game from it plus the log entries after it and the stored events, instead of
 replaying the whole log. No worker: the services are called directly with an injected clock."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from sqlalchemy import select
 
 import engine
 from server.models import Game, RequestRow, Window
-from server.services import archive, engines, turns
+from server.services.play import archive, engines, turns
 from tests.conftest import Stack
 from tests.support import T0, check_game, create, open_window, play_window, seat_ids, stored_events
 
@@ -136,7 +136,7 @@ def test_an_answer_on_a_cache_miss_is_checked_without_reading_the_events_and_pag
 
 
 def test_closed_windows_keep_their_requests_kind_secret_mark_and_answer_not_their_payload_B_INFO(stack: Stack) -> None:
-    """Issue 15: once its window is closed a request keeps its kind, its ``secret`` mark (from
+    """Once its window is closed a request keeps its kind, its ``secret`` mark (from
     ``engine.asked_in_secret`` of its payload when it opened) and its answer (the engine's log has the request);
     the open window's requests keep their payload (the seat page shows it). The game still checks out."""
     game_id = create(stack.db, 4, seed=21).game_id

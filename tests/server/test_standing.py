@@ -1,4 +1,4 @@
-"""Standing answers (issue 11, item 3): set per game on the seat and as defaults in the preferences, by the seat
+"""Standing answers: set per game on the seat and as defaults in the preferences, by the seat
 page, the preferences page, a reply command and the JSON API; a request they answer is answered when it opens,
 without a "your turn" mail; shown in the player's own mails with a one-tap way to switch one off; private (H-6)."""
 
@@ -17,8 +17,10 @@ from engine.bots import RandomBot
 from server.db import Database
 from server.mail import replies
 from server.models import Game, MailKind, Outbox, RequestRow, Seat, Window
-from server.services import prefs, reply_address, standing, turns
+from server.services.attendance import prefs
 from server.services.links import player_token, seat_token
+from server.services.mailflow import reply_address
+from server.services.play import standing_answers, turns
 from tests.conftest import Stack
 from tests.support import (
     AUTH,
@@ -48,7 +50,7 @@ def set_defaults_of_all(db: Database, game_id: int, settings: dict[str, Any]) ->
         players = [s.player_id for s in session.execute(sa.select(Seat).where(Seat.game_id == game_id)).scalars()]
     for player_id in players:
         assert player_id is not None
-        standing.set_defaults(db, player_id, settings)
+        standing_answers.set_defaults(db, player_id, settings)
 
 
 def play_to_the_end(db: Database, game_id: int, seed: int, limit: int = 800) -> None:
@@ -121,9 +123,9 @@ def standing_of(db: Database, seat_id: int) -> tuple[dict[str, Any] | None, dict
 
 def test_a_seat_follows_its_players_defaults_per_setting_and_may_say_ask_over_one(stack: Stack) -> None:
     _game, seat, player_id, _token = a_seat(stack)
-    standing.set_defaults(stack.db, player_id, {"camera": "look", "vote": "against_leader", "victim": ["girl"]})
+    standing_answers.set_defaults(stack.db, player_id, {"camera": "look", "vote": "against_leader", "victim": ["girl"]})
     prefs.set_seat_standing(stack.db, seat, {"vote": "ask", "attack": "if_needed"})
-    settings = standing.seat_settings(stack.db, seat)
+    settings = standing_answers.seat_settings(stack.db, seat)
     assert settings["effective"] == {
         "camera": "look",
         "vote": "ask",
@@ -138,13 +140,13 @@ def test_a_seat_follows_its_players_defaults_per_setting_and_may_say_ask_over_on
     # a game's own victim order is the engine's (H-5), and answers for the seat over the default
     prefs.set_seat_standing(stack.db, seat, {"victim": ["tough", "girl"]})
     assert engine.view(engine_of(stack.db, _game), "yellow")["standing_order"] == ["tough", "girl"]
-    assert standing.seat_settings(stack.db, seat)["answering"][-1] == {
+    assert standing_answers.seat_settings(stack.db, seat)["answering"][-1] == {
         "key": "victim",
         "value": ["tough", "girl"],
         "default": False,
     }
     prefs.set_seat_standing(stack.db, seat, {"vote": None})  # back to the default
-    assert standing.seat_settings(stack.db, seat)["effective"]["vote"] == "against_leader"
+    assert standing_answers.seat_settings(stack.db, seat)["effective"]["vote"] == "against_leader"
 
 
 @pytest.mark.parametrize(
@@ -162,10 +164,10 @@ def test_bad_standing_answers_are_refused_with_nothing_changed(stack: Stack, cha
     _game, seat, player_id, token = a_seat(stack)
     prefs.set_seat_standing(stack.db, seat, {"camera": "look"})
     before = standing_of(stack.db, seat)
-    with pytest.raises(standing.StandingError, match=message):
+    with pytest.raises(standing_answers.StandingError, match=message):
         prefs.set_seat_standing(stack.db, seat, changes)
-    with pytest.raises(standing.StandingError, match=message):
-        standing.set_defaults(stack.db, player_id, changes)
+    with pytest.raises(standing_answers.StandingError, match=message):
+        standing_answers.set_defaults(stack.db, player_id, changes)
     response = stack.client.put(f"/api/seat/{token}/standing", json=changes)
     assert response.status_code == 400 and message in response.get_json()["error"]
     assert standing_of(stack.db, seat) == before

@@ -1,4 +1,5 @@
-"""Substitutes (issue 12, server/services/substitutes.py and /i/<key>): the organiser offers a seat of a running game
+"""Substitutes (server/services/attendance/substitutes.py and /i/<key>): the organiser offers a seat of a
+running game
 by an invitation link, a substitute accepts it and becomes the seat's next tenure by the replace path; they see
 exactly what the seat may know and nothing private of the former player; the former player is told; invitations
 used twice or lapsed change nothing; the confirm pages change nothing; the organiser's autopilot mail offers the seat;
@@ -20,8 +21,9 @@ from engine.data import CHARACTERS
 from server.db import Database
 from server.mail.send import send_due
 from server.models import Invitation, Outbox, Player, Seat
-from server.services import games, organise, substitutes, turns
+from server.services.attendance import substitutes
 from server.services.links import LinkError, organiser_token, read_player_token, read_token, seat_token
+from server.services.play import games, organise, turns
 from tests.conftest import Stack
 from tests.support import (
     AUTH,

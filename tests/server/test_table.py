@@ -1,4 +1,4 @@
-"""The game table on the seat page (issue 13): the decision in context, built from the reader's view only and
+"""The game table on the seat page: the decision in context, built from the reader's view only and
 checked against the engine's own numbers; the phase tracker; who is still deciding; the story from the reader's
 side with the table's names; the end with places and the tie-break; the replay linked from the page and the mail."""
 
@@ -17,7 +17,7 @@ from engine.data import CAPACITY, LOCATIONS
 from engine.rules import attack_threshold, count_at
 from server.present.context import context
 from server.present.seat import outcome, phase_steps, standings
-from server.services import games
+from server.services.play import games
 from server.text import glossary, sentences
 from tests.conftest import Stack
 from tests.server.test_seat_page import decision_form

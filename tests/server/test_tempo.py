@@ -12,7 +12,7 @@ import sqlalchemy as sa
 
 from server.db import Database
 from server.models import Player, Window
-from server.services import games, turns
+from server.services.play import games, turns
 from server.services.tempo import (
     DEFAULT_DURATION,
     Quiet,

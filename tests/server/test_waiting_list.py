@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from server.models import Game
-from server.services import turns
 from server.services.links import seat_token
+from server.services.play import turns
 from server.services.tempo import quiet_of, window_deadline
 from tests.conftest import Stack
 from tests.support import AUTH, T0, create_tagged, engine_of, log_in_as_organiser, open_window, play_window, seat_ids

@@ -1,5 +1,5 @@
 """Twenty threads send the last answers of one window at once, by HTTP, with a real worker: the window is advanced
-exactly once and no accepted answer is lost (issue 3)."""
+exactly once and no accepted answer is lost."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from sqlalchemy import func, select
 import engine
 from server.models import Game, Outbox
 from server.run.queue import ADVANCE
-from server.services import games
+from server.services.play import games
 from server.web.app import create_app
 from tests.conftest import Stack
 from tests.support import Recorder, api_game, check_game, every_window, open_window, people, stored_events

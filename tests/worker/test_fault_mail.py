@@ -1,4 +1,4 @@
-"""Issue 10's fault test, its mail half (PostgreSQL + Redis, a real worker, a real SMTP server): the sender is cut
+"""The fault test's mail half (PostgreSQL + Redis, a real worker, a real SMTP server): the sender is cut
 off between the SMTP server's acceptance of a mail and the mark that records it. Here the database goes down just
 as the server accepts (the SMTP server stops the test's own PostgreSQL cluster before it answers DATA with 250;
 the shared PostgreSQL is never touched). The mail is not lost; it is sent again after ``outbox.STUCK_AFTER``, with
@@ -20,7 +20,7 @@ from celery.contrib.testing.worker import start_worker
 
 from server.models import OutboxStatus, utcnow
 from server.run.queue import SEND
-from server.services import outbox
+from server.services.mailflow import outbox
 from tests.conftest import _stack
 from tests.own_postgres import OwnPostgres, own_postgres
 from tests.support import FROM, create, free_port, outbox_ids, rows_of, sweep

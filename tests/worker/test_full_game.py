@@ -1,5 +1,4 @@
-"""A whole game of bots played through HTTP against the database, the broker and a real worker, to the end
-(issue 3: "a full game of bots played through HTTP against PostgreSQL, Redis and a real worker")."""
+"""A whole game of bots played through HTTP against the database, the broker and a real worker, to the end."""
 
 from __future__ import annotations
 
@@ -12,7 +11,7 @@ from sqlalchemy import func, select
 
 from engine.rules import scores, winners
 from server.models import Game, Outbox
-from server.services import turns
+from server.services.play import turns
 from tests.conftest import Stack
 from tests.support import AUTH, api_game, check_game, every_window, people, seat_ids, stored_events
 

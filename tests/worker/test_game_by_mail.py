@@ -1,4 +1,4 @@
-"""A whole game played by mail (issue 4): three people, writing in English, Italian and Polish, make every decision
+"""A whole game played by mail: three people, writing in English, Italian and Polish, make every decision
 by replying to the notification they received. Real SMTP both ways: the worker sends through ``DEADMAIL_SMTP_URL``
 to an aiosmtpd server kept by the test, and each reply goes over SMTP to deadmail's own listener
 (server/mail/inbound.py), which applies it through the same path as a web answer; the real worker advances the game

@@ -1,5 +1,5 @@
 """The same advance run twice is applied once, through the broker and called directly; a duplicate mail task sends
-one mail (issue 3: "a test where the same advance task runs twice: applied once")."""
+one mail."""
 
 from __future__ import annotations
 
@@ -15,7 +15,8 @@ from server.mail.send import send_one
 from server.mail.transports import FileTransport
 from server.models import Game, Outbox, Window
 from server.run.queue import ADVANCE, SEND
-from server.services import outbox, turns
+from server.services.mailflow import outbox
+from server.services.play import turns
 from tests.conftest import Stack
 from tests.support import T0, check_game, create, every_window, mail_files, open_window, outbox_ids, seat_ids, snapshot
 

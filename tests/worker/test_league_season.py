@@ -1,4 +1,4 @@
-"""A whole league season on an injected clock (issue 14, "How it must be shown"): a league and its season created
+"""A whole league season on an injected clock: a league and its season created
 through the JSON API (2 divisions, promote 1, a fixed weekly schedule), 12 players signed up through the API and
 confirmed by the mailed link (one declared acquaintance pair), 3 rounds started by the worker's sweep at their start,
 every game played to the end by people answering through the seat API (``turns.bot_choice`` answers) while the real
@@ -38,8 +38,10 @@ from server.models import (
     Window,
     utcnow,
 )
-from server.services import calendar, fixtures, results, schedule, scoring, turns
+from server.services import calendar
+from server.services.leagues import results, schedule, scoring, seating
 from server.services.links import seat_token
+from server.services.play import turns
 from tests.conftest import Stack
 from tests.support import AUTH, check_game, compose, mail_settings, rows_of_kind, sweep, text_of
 
@@ -139,7 +141,7 @@ def mails(stack: Stack, story: Story, kind: MailKind) -> Counter[tuple[Any, int 
 
 def check_fixtures(stack: Stack, season_id: int, number: int, players: list[int], pair: frozenset[int]) -> None:
     """Every confirmed player seated once, tables of 3 to 6, the acquaintances apart, each division at its own tables,
-    and in each division as few repeat opponents as the exact optimum allows (``fixtures.exact`` on its players)."""
+    and in each division as few repeat opponents as the exact optimum allows (``seating.exact`` on its players)."""
     found = season_rounds(stack, season_id)
     tables = found[number - 1].tables or []
     assert sorted(pid for table in tables for pid in table) == sorted(players)
@@ -147,14 +149,14 @@ def check_fixtures(stack: Stack, season_id: int, number: int, players: list[int]
     assert not any(pair <= set(table) for table in tables)
     division = {pid: e.division for pid, e in entries(stack, season_id).items()}
     assert all(len({division[pid] for pid in table}) == 1 for table in tables)
-    met: Counter[fixtures.Pair] = Counter()
+    met: Counter[seating.Pair] = Counter()
     for earlier in found[: number - 1]:
         met.update(frozenset(p) for table in earlier.tables or [] for p in combinations(table, 2))
     for name in set(division.values()):
         mine = [pid for pid in players if division[pid] == name]
-        rnd = fixtures.Round([fixtures.Available(pid) for pid in mine], size=3, met=met, acquainted=[pair])
-        best = fixtures.score(rnd, fixtures.exact(rnd)).repeats
-        assert fixtures.score(rnd, [t for t in tables if division[t[0]] == name]).repeats == best
+        rnd = seating.Round([seating.Available(pid) for pid in mine], size=3, met=met, acquainted=[pair])
+        best = seating.score(rnd, seating.exact(rnd)).repeats
+        assert seating.score(rnd, [t for t in tables if division[t[0]] == name]).repeats == best
         if number == 1:
             assert best == 0
 

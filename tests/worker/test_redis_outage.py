@@ -1,4 +1,4 @@
-"""The broker's Redis stops while a game runs (issue 10, "Faults"): answers arrive through the web for a whole window
+"""The broker's Redis stops while a game runs: answers arrive through the web for a whole window
 and every one is taken, seat pages open, and once Redis is back the window advances and the next one opens.
 PostgreSQL, a Redis of the test's own (started, stopped and started again on the same port) and a real worker."""
 

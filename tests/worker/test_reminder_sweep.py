@@ -13,7 +13,8 @@ from sqlalchemy import select
 
 from server.db import Database
 from server.models import Outbox, Player
-from server.services import reminders, turns
+from server.services.mailflow import reminders
+from server.services.play import turns
 from tests.conftest import Stack
 from tests.support import IDLE, T0, create, mail_files, request_of, seat_ids, sweep
 

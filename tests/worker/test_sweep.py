@@ -1,4 +1,4 @@
-"""The sweep (issue 3, DESIGN.md "the database is the clock"): a lost advance is recovered within one sweep period,
+"""The sweep (DESIGN.md "the database is the clock"): a lost advance is recovered within one sweep period,
 a window past its deadline is closed with the H-4 defaults, mail is sent with retries and back-off kept in the row,
 rows stuck in "sending" are released; and the sweep (fanned out into parts) writes a heartbeat. Time is injected,
 never slept."""
@@ -16,7 +16,9 @@ from sqlalchemy import select
 from server.db import Database
 from server.mail.send import send_one
 from server.models import Game, Heartbeat, Outbox
-from server.services import archive, heartbeat, outbox, turns
+from server.services import heartbeat
+from server.services.mailflow import outbox
+from server.services.play import archive, turns
 from server.services.sweeps import PARTS
 from tests.conftest import Stack
 from tests.support import (

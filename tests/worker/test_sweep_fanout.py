@@ -1,4 +1,4 @@
-"""The sweep fans out (issue 15): beat only enqueues one task per part; each part claims one batch of what is due
+"""The sweep fans out: beat only enqueues one task per part; each part claims one batch of what is due
 through an index and enqueues itself again after a full batch. Shown with the real worker: batches are claimed
 once under two beats and four worker threads, a pass with nothing due runs the same statements whatever the number of
 games, and reminders and session reminders go out once when due."""
@@ -15,7 +15,8 @@ import sqlalchemy as sa
 from celery import Celery
 
 from server.models import Game, MailKind, Outbox, Seat, Window
-from server.services import absences, games
+from server.services.attendance import absences
+from server.services.play import games
 from server.services.tempo import parse_deadlines, parse_play_hours
 from tests.conftest import Stack, running_worker
 from tests.support import (

@@ -1,5 +1,5 @@
-"""The JSON API's side of leagues (issue 14): its bodies read into the arguments of ``services.leagues``, and what
-the API shows of leagues, seasons and a player's entries.
+"""The JSON API's side of leagues: its bodies read into the arguments of ``services.leagues.seasons``, and
+what the API shows of leagues, seasons and a player's entries.
 
 - ``league_spec``, ``season_args`` and ``applicant`` take a parsed JSON body: an object of the named fields only,
   each of its type (a text at most ``MAX_TEXT`` characters); any other body is a ``BodyError`` naming the first
@@ -25,21 +25,12 @@ from typing import Any
 
 from sqlalchemy import func, select
 
-from ..db import Database
-from ..models import Game, League, LeagueRound, Player, RatingRow, Season, SeasonPlayer
-from . import hub, inputs, ratings, results, rounds
-from .errors import N_, ShownError
-from .leagues import (
-    LINKS,
-    NO_LEAGUE,
-    NO_SEASON,
-    Applicant,
-    LeagueError,
-    LeagueSpec,
-    Sizes,
-    league_link,
-    link_url,
-)
+from ...db import Database
+from ...models import Game, League, LeagueRound, Player, RatingRow, Season, SeasonPlayer
+from .. import hub, inputs
+from ..errors import N_, ShownError
+from . import ratings, results, rounds
+from .seasons import LINKS, NO_LEAGUE, NO_SEASON, Applicant, LeagueError, LeagueSpec, Sizes, league_link, link_url
 
 #: the longest text a field of these bodies takes (the longest e-mail address).
 MAX_TEXT = 320

@@ -1,4 +1,4 @@
-"""A season's schedule (issue 14): when its rounds start. Reads rows only; no other service.
+"""A season's schedule: when its rounds start. Reads rows only; no other service.
 
 - ``round_starts``: a fixed schedule's starts, weekly at the same local time in the league's zone.
 - ``upcoming_rounds``: the rounds not yet started, with their start when known (the hub, the calendars, the rounds).
@@ -13,7 +13,7 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ..models import LeagueRound, RoundStatus, Season, SeasonStatus
+from ...models import LeagueRound, RoundStatus, Season, SeasonStatus
 
 
 def round_starts(rule: dict[str, Any], zone: str, after: datetime, rounds: int) -> list[datetime]:

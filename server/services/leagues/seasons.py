@@ -1,4 +1,4 @@
-"""Leagues and seasons (issue 14): creating them, sign-ups confirmed by mail, withdrawals, and the league's links.
+"""Leagues and seasons: creating them, sign-ups confirmed by mail, withdrawals, and the league's links.
 
 - ``create_league`` checks every field of a ``LeagueSpec`` (name, language, zone, table size, the game's options
   through the engine, tempo preset, scoring system, tie-breaks, forfeit rule) before anything is stored.
@@ -41,8 +41,8 @@ from sqlalchemy.orm import Session
 
 import engine
 
-from ..db import Database
-from ..models import (
+from ...db import Database
+from ...models import (
     LANGUAGES,
     EntryStatus,
     League,
@@ -56,12 +56,14 @@ from ..models import (
     SeasonStatus,
     Seat,
 )
-from . import inputs, outbox, presets, scoring
-from .errors import N_, ShownError
-from .games import GameError, PlayerSpec, colours_for, person
-from .links import LinkError, league_token, read_confirm_token, read_league_token
-from .prefs import PrefsError, check_prefs
-from .tempo import TempoError, check_timezone
+from .. import inputs, presets
+from ..attendance.prefs import PrefsError, check_prefs
+from ..errors import N_, ShownError
+from ..links import LinkError, league_token, read_confirm_token, read_league_token
+from ..mailflow import outbox
+from ..play.games import GameError, PlayerSpec, colours_for, person
+from ..tempo import TempoError, check_timezone
+from . import scoring
 
 #: a league's links, by kind (``League.<kind>_generation``).
 LINKS = ("invite", "organiser", "public")

@@ -16,8 +16,8 @@ from typing import Any
 from sqlalchemy import Table, bindparam, delete, exists, func, select, text, update
 from sqlalchemy.orm import Session, aliased
 
-from ..db import Database, send_after_commit
-from ..models import MailKind, Outbox, OutboxStatus, Player, SeasonPlayer, Seat, Window, WindowStatus, utcnow
+from ...db import Database, send_after_commit
+from ...models import MailKind, Outbox, OutboxStatus, Player, SeasonPlayer, Seat, Window, WindowStatus, utcnow
 
 log = logging.getLogger("deadmail.outbox")
 

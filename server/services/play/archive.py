@@ -1,4 +1,4 @@
-"""A game's closed windows and their requests, folded into one packed value on the game (issue 15).
+"""A game's closed windows and their requests, folded into one packed value on the game.
 
 An open window is a ``windows`` row with one ``requests`` row per seat it asks: the answers come in, the sweep finds
 the window by its due instants. Once it closes, nothing changes it any more and nothing looks for it by an index:
@@ -22,7 +22,7 @@ from typing import Any
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
-from ..models import Game, RequestRow, Window
+from ...models import Game, RequestRow, Window
 
 
 @dataclass(frozen=True)

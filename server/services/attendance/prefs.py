@@ -16,13 +16,15 @@ from sqlalchemy.orm import Session
 
 from engine.data import CHARACTERS
 
-from ..db import Database
-from ..models import LANGUAGES, Game, GameStatus, Outbox, Player, Seat
-from . import inputs, outbox, standing, turns
-from .errors import N_, ShownError
-from .links import LinkError, check_current, read_player_token
-from .seats import standing_order
-from .tempo import timezones
+from ...db import Database
+from ...models import LANGUAGES, Game, GameStatus, Outbox, Player, Seat
+from .. import inputs
+from ..errors import N_, ShownError
+from ..links import LinkError, check_current, read_player_token
+from ..mailflow import outbox
+from ..play import standing_answers, turns
+from ..play.seats import standing_order
+from ..tempo import timezones
 
 MAIL_MODES = ("each", "digest")
 DIGEST_HOURS = (1, 4, 12, 24)
@@ -175,11 +177,11 @@ def save_prefs(
     standing_defaults: Mapping[str, Any] | None = None,
 ) -> Saved:
     """Store the player's settings, standing orders (by seat id) and default standing answers (changes as
-    ``standing.set_defaults`` takes them), or nothing (PrefsError, StandingError). A changed standing order goes to
-    the engine, and answers the seat's open victim request if it still owes it (H-5)."""
+    ``standing_answers.set_defaults`` takes them), or nothing (PrefsError, StandingError). A changed standing order
+    goes to the engine, and answers the seat's open victim request if it still owes it (H-5)."""
     checked = check_prefs(values)
     checked_orders = {seat_id: check_order(order) for seat_id, order in (orders or {}).items()}
-    defaults = standing.check_changes(standing_defaults or {})
+    defaults = standing_answers.check_changes(standing_defaults or {})
     with db.session() as session:
         player = session.get(Player, player_id)
         if player is None:
@@ -188,7 +190,7 @@ def save_prefs(
         for key, value in checked.items():
             setattr(player, key, value)
         outbox.look_at_held(session, Outbox.player_id == player_id)  # released or merged by the settings now
-        standing.merge_defaults(player, defaults)
+        standing_answers.merge_defaults(player, defaults)
     answered = [sid for sid in changed if _give_to_engine(db, sid, checked_orders[sid])]
     return Saved(answered)
 
@@ -217,23 +219,23 @@ def _changes(session: Session, seat_id: int, player_id: int | None, order: list[
     return order != standing_order(seat)
 
 
-# --- standing answers (issue 11, item 3) -----------------------------------------------------------------------
+# --- standing answers ------------------------------------------------------------------------------------------
 
 
 def set_seat_standing(db: Database, seat_id: int, changes: object, *, player_id: int | None = None) -> dict[str, Any]:
     """Change the seat's standing answers for its game: ``cards``, ``camera``, ``attack``, ``vote`` on the seat,
     ``victim`` (a list) as the engine's standing order (H-5, ``set_standing_order``). ``"ask"`` turns one off for
     this game, over the player's default (for ``victim`` it also clears the engine's order). Everything is checked
-    before anything is stored (StandingError). Returns ``standing.seat_settings``."""
-    checked = standing.check_changes(changes)
+    before anything is stored (StandingError). Returns ``standing_answers.seat_settings``."""
+    checked = standing_answers.check_changes(changes)
     victim = checked.get("victim")
     # the seat's row first: it refuses a seat not the player's, or a game over, before anything changes
-    standing.set_seat(db, seat_id, checked, player_id=player_id)
+    standing_answers.set_seat(db, seat_id, checked, player_id=player_id)
     if victim is not None:
-        set_standing_order(db, seat_id, [] if victim == standing.ASK else victim, player_id=player_id)
-    return standing.seat_settings(db, seat_id)
+        set_standing_order(db, seat_id, [] if victim == standing_answers.ASK else victim, player_id=player_id)
+    return standing_answers.seat_settings(db, seat_id)
 
 
 def standing_off(db: Database, seat_id: int, key: str) -> dict[str, Any]:
     """Switch one standing answer off for the seat's game (the one-tap link of the mails): it asks again."""
-    return set_seat_standing(db, seat_id, {key: standing.ASK})
+    return set_seat_standing(db, seat_id, {key: standing_answers.ASK})

@@ -12,7 +12,7 @@
 - **I'm back** (``back``): by the one-tap link, the seat page or the ``BACK`` reply command; the autopilot ends from
   the next request on (an answer it already gave stands), the count starts again, a declared absence under way
   ends now, and the table is told.
-- **Absences** (``services.absences`` declares them): while a player is away, each game's ``absence`` option
+- **Absences** (``services.attendance.absences`` declares them): while a player is away, each game's ``absence`` option
   decides: ``autopilot`` (the default) answers their requests like the autopilot; ``extend`` moves the deadline of
   a window asking them to the end of the absence, within ``absence_budget`` seconds per seat and game (default 3
   days; ``extend_for_absence``). A window asked in secret is never extended (it would tell who was asked).
@@ -28,11 +28,23 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ..db import Database
-from ..models import Absence, Game, GameStatus, MailKind, Outbox, Player, RequestRow, Seat, Window, WindowStatus, utcnow
-from . import outbox
-from .errors import N_, ShownError
-from .links import LinkError, check_generation
+from ...db import Database
+from ...models import (
+    Absence,
+    Game,
+    GameStatus,
+    MailKind,
+    Outbox,
+    Player,
+    RequestRow,
+    Seat,
+    Window,
+    WindowStatus,
+    utcnow,
+)
+from ..errors import N_, ShownError
+from ..links import LinkError, check_generation
+from ..mailflow import outbox
 
 log = logging.getLogger("deadmail.autopilot")
 

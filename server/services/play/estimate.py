@@ -18,10 +18,11 @@ The model (also ``MODEL``, said with every estimate):
   a secret: ``tempo.deadline_quiet``, as the server); a vote decided (``engine.vote_decided`` on the answers in
   the order they arrive, unless ``close_decided_votes`` is off); the last call, once all but one have answered.
   With play hours, a deadline that passes while someone who owes an answer is away from the session moves once to
-  the next session's (``PlayHours.next_session_deadline``, as ``services.turns``).
+  the next session's (``PlayHours.next_session_deadline``, as ``services.play.turns``).
 - ``max_shift_hours``: the most a deadline was moved for quiet hours (the deadline against the same call without
   them).
-- The autopilot (issue 12), as ``services.autopilot.count_missed``: each person's public requests defaulted in a row
+- The autopilot (issue 12), as ``services.play.autopilot.count_missed``: each person's public requests defaulted in a
+row
   are counted (requests asked in secret, ``engine.asked_in_secret``, neither count nor reset the count; nor do
   answers by standing answers or by the autopilot, nor votes closed as decided without them; an answer of their own
   starts it again); after ``autopilot.after_of(tempo)`` of them (0: never) the seat's later requests are answered
@@ -52,17 +53,9 @@ from engine import standing_answer, vote_decided
 from engine.bots import SensibleBot
 from engine.data import BY_VALUE, COLOURS
 
+from ..errors import N_
+from ..tempo import PlayHours, Quiet, closes_decided_votes, deadline_quiet, last_call_end, last_call_of, window_deadline
 from . import autopilot
-from .errors import N_
-from .tempo import (
-    PlayHours,
-    Quiet,
-    closes_decided_votes,
-    deadline_quiet,
-    last_call_end,
-    last_call_of,
-    window_deadline,
-)
 
 #: the standing answers of the model's careful player.
 CAREFUL: dict[str, Any] = {"victim": list(BY_VALUE), "camera": "look", "attack": "if_needed"}
@@ -418,7 +411,7 @@ class _Table:
     ) -> tuple[datetime, dict[str, Any], str]:
         """When the window opened at ``opened`` closes, the answers in by then, and why: "all", "decided" (a vote),
         or "deadline" (the deadline or a last call)."""
-        # as services.turns: no last call in a window asked in secret (B-INFO); it is called by a person's answer
+        # as services.play.turns: no last call in a window asked in secret (B-INFO); it is called by a person's answer
         # that leaves one request, or when the window opens asking one only
         last_call = last_call_of(self.tempo) if not any(engine.asked_in_secret(r) for r in requests) else None
         vote = closes_decided_votes(self.tempo) and all(r["kind"] == "vote" for r in requests)

@@ -25,8 +25,8 @@ from zoneinfo import ZoneInfo
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session, load_only
 
-from ..db import Database, send_after_commit
-from ..models import (
+from ...db import Database, send_after_commit
+from ...models import (
     WINDOW_OPEN,
     Game,
     GameStatus,
@@ -39,8 +39,8 @@ from ..models import (
     Window,
     WindowStatus,
 )
+from ..tempo import PlayHours, in_quiet_hours
 from . import outbox
-from .tempo import PlayHours, in_quiet_hours
 
 #: the ladder's steps, as fractions of the window's length: 1/2, 1/12, 1/72.
 FRACTIONS = (2, 12, 72)

@@ -4,7 +4,7 @@
 derivation, salt ``deadmail.reply``) written in lower-case base32, because mail servers may change the case of the
 local part. Raising a seat's link generation revokes its reply addresses too.
 
-Table talk (server/services/chat.py) has its own kind: ``c-<seat>-<channel>-<generation>-<mac>@…``, a reply to it
+Table talk (server/services/play/chat.py) has its own kind: ``c-<seat>-<channel>-<generation>-<mac>@…``, a reply to it
 posts to the channel. Its MAC is taken over ``chat:<seat>-<channel>-<generation>`` (a turn address signs digits
 only), so a turn address can never be read as a chat one, nor the other way round.
 """

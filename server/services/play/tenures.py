@@ -1,10 +1,10 @@
-"""Results per tenure (issue 12): who played each seat, when, how they kept their deadlines and, for the tenure
+"""Results per tenure: who played each seat, when, how they kept their deadlines and, for the tenure
 current when the game ended, the seat's result.
 
 A seat's tenures are its ``SeatTenure`` rows (a seat never handed over has none: its one tenure runs from the game's
 creation). A request belongs to the tenure of the person who owed it (``player_id``; a hand-over gives the seat's
 open request to the newcomer) and whose time it closed in. Only closed windows (the game's archive,
-``services.archive``) and public requests count: an answer in an open window is secret, and so is being asked in a
+``services.play.archive``) and public requests count: an answer in an open window is secret, and so is being asked in a
 card window (``engine.asked_in_secret``, B-INFO), which the counts would tell.
 """
 
@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ..models import Game, GameStatus, Player, SeatTenure
+from ...models import Game, GameStatus, Player, SeatTenure
 from . import archive
 
 

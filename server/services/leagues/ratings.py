@@ -1,4 +1,4 @@
-"""Players' ratings (issue 14): OpenSkill's Plackett–Luce model on each finished game's placements.
+"""Players' ratings: OpenSkill's Plackett–Luce model on each finished game's placements.
 
 Pure: no database, no I/O. The caller reads the finished games (of one league, or all of them); :func:`rate_games`
 replays them in the order they finished and returns every rated person's rating and history. The two scopes (per

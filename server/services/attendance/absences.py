@@ -1,10 +1,10 @@
-"""A player's declared absences (issue 12): declared, listed and cancelled; applied at once to the games they play.
+"""A player's declared absences: declared, listed and cancelled; applied at once to the games they play.
 
 An absence is a span of UTC instants (``Absence.starts_at`` to ``ends_at``) for the player, in every game. Pages,
 replies and the API give days in the player's own time zone: ``between`` turns the first and last day into the
 span (from the start of the first day to the end of the last).
 
-What an absence does in each game is the game's ``absence`` option (``services.autopilot``): ``autopilot`` answers
+What an absence does in each game is the game's ``absence`` option (``services.play.autopilot``): ``autopilot`` answers
 the player's requests at once, ``extend`` moves the deadline of a window asking them to the end of the absence,
 within the game's budget. Windows that open during the absence are handled when they open
 (``turns.open_windows`` with ``autopilot.away_until``); ``declare`` applies an absence that starts now to the window
@@ -26,12 +26,13 @@ from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
-from ..db import Database
-from ..models import UNAPPLIED, Absence, Game, GameStatus, Player, RequestRow, Seat, Window, WindowStatus, utcnow
-from . import autopilot, inputs, turns
-from .errors import N_, ShownError
-from .links import LinkError
-from .tempo import zone
+from ...db import Database
+from ...models import UNAPPLIED, Absence, Game, GameStatus, Player, RequestRow, Seat, Window, WindowStatus, utcnow
+from .. import inputs
+from ..errors import N_, ShownError
+from ..links import LinkError
+from ..play import autopilot, turns
+from ..tempo import zone
 
 log = logging.getLogger("deadmail.absences")
 

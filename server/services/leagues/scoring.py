@@ -1,4 +1,4 @@
-"""Scoring and standings (issue 14): a league's standings from its finished games' results. Pure: no database, no
+"""Scoring and standings: a league's standings from its finished games' results. Pure: no database, no
 I/O; the caller reads the games and hands over plain ``GameResult`` values.
 
 Places (END-3). At each table the seats are placed by victory points, then by the cards left in hand; seats still

@@ -34,11 +34,11 @@ from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from ..db import Database
-from ..models import ChatChannel, ChatMessage, Game, GameStatus, MailKind, Outbox, OutboxStatus, Seat, utcnow
-from . import outbox, reply_address
-from .errors import N_, ShownError
-from .tempo import in_quiet_hours
+from ...db import Database
+from ...models import ChatChannel, ChatMessage, Game, GameStatus, MailKind, Outbox, OutboxStatus, Seat, utcnow
+from ..errors import N_, ShownError
+from ..mailflow import outbox, reply_address
+from ..tempo import in_quiet_hours
 
 log = logging.getLogger("deadmail.chat")
 

@@ -1,4 +1,4 @@
-"""Fixtures: the tables of one league round (issue 14). Pure: no database, no I/O; the caller passes who is
+"""Fixtures: the tables of one league round. Pure: no database, no I/O; the caller passes who is
 available, who met whom this season and who declared they know each other, and stores the tables it gets back.
 
 **Table sizes** (``table_sizes``): every table seats 3 to 6 players. Of all the ways to write the number of available
@@ -51,7 +51,7 @@ from functools import cache
 from itertools import combinations
 from zoneinfo import ZoneInfo
 
-from .errors import N_, ShownError
+from ..errors import N_, ShownError
 
 __all__ = [
     "APART",

@@ -1,7 +1,7 @@
-"""League rounds (issue 14, "Fixtures"): planning a season's next round, the organiser's swap, starting it (one game
+"""League rounds (fixtures): planning a season's next round, the organiser's swap, starting it (one game
 per table, each player mailed their table), the next round of a "when_over" season, and the fixed schedule's sweep.
 
-- ``plan`` seats the season's next round with ``fixtures.seat`` (pure) at the league's table size and stores the
+- ``plan`` seats the season's next round with ``seating.seat`` (pure) at the league's table size and stores the
   tables in ``LeagueRound.tables`` (status planned). Available: confirmed entries, minus those who said they skip
   the round (``SeasonPlayer.skips``), minus those away (an ``Absence`` covering the round's start; now when it has
   none). Repeat opponents: the tables of the season's earlier rounds. Declared acquaintances (``SeasonPlayer.knows``,
@@ -10,14 +10,14 @@ per table, each player mailed their table), the next round of a "when_over" seas
   sets the round's ``starts_at`` from ``schedule.round_starts``. A season with divisions first places its confirmed
   players without one by rating (``results.place_divisions``), then seats each division at its own tables; a division
   with fewer than 3 available players joins the one above it (or below).
-- ``swap`` exchanges two players of a planned round (``fixtures.swap``): refused when it would seat declared
+- ``swap`` exchanges two players of a planned round (``seating.swap``): refused when it would seat declared
   acquaintances together, or once the round started.
 - ``start`` (``start_round`` in the caller's transaction) plans the round first when it has no tables, or when who is
   available changed since it was planned (a withdrawal, a missed round, an absence, a new confirmation), creates one
   game per table with the league's options and tempo preset (``games.create_in``: windows open, turn mails queued),
   ``Game.round_id`` set, the seats in the stored order of the table; the season goes from sign-up to running at its
   first round (pending sign-ups stay out); each player gets one ``league_fixtures`` mail (key
-  ``fixtures:<round>:<player>``) with their game, and the table's estimate (``services.estimate``) in its payload.
+  ``fixtures:<round>:<player>``) with their game, and the table's estimate (``services.play.estimate``) in its payload.
   A round started twice is refused.
 - ``start_next`` plans and starts the season's next round in the caller's transaction (a round the organiser
   planned already is started as it stands: their swaps kept); None once every round was played.
@@ -47,8 +47,8 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from ..db import Database
-from ..models import (
+from ...db import Database
+from ...models import (
     EntryStatus,
     Game,
     League,
@@ -61,10 +61,12 @@ from ..models import (
     SeasonStatus,
     utcnow,
 )
-from . import autopilot, estimate, fixtures, games, leagues, outbox, results, schedule
-from .engines import CACHE
-from .errors import N_, ShownError
-from .tempo import parse_clock
+from ..errors import N_, ShownError
+from ..mailflow import outbox
+from ..play import autopilot, estimate, games
+from ..play.engines import CACHE
+from ..tempo import parse_clock
+from . import results, schedule, seasons, seating
 
 #: games simulated for the estimate mailed with a round's table (fewer than a single game's: one per table).
 ESTIMATE_GAMES = 60
@@ -90,7 +92,7 @@ class RoundError(ShownError):
 def _season(session: Session, season_id: int, *, lock: bool = False) -> Season:
     season = session.get(Season, season_id, with_for_update=lock)
     if season is None:
-        raise RoundError(leagues.NO_SEASON, season=season_id)
+        raise RoundError(seasons.NO_SEASON, season=season_id)
     return season
 
 
@@ -129,30 +131,30 @@ def acquainted(session: Session, entries: Iterable[SeasonPlayer]) -> set[frozens
     return pairs
 
 
-def _met(rounds: Iterable[LeagueRound]) -> Counter[fixtures.Pair]:
-    met: Counter[fixtures.Pair] = Counter()
+def _met(rounds: Iterable[LeagueRound]) -> Counter[seating.Pair]:
+    met: Counter[seating.Pair] = Counter()
     for rnd in rounds:
         for table in rnd.tables or []:
             met.update(frozenset(pair) for pair in combinations(table, 2))
     return met
 
 
-def _available(session: Session, entries: list[SeasonPlayer], number: int, at: datetime) -> list[fixtures.Available]:
+def _available(session: Session, entries: list[SeasonPlayer], number: int, at: datetime) -> list[seating.Available]:
     present = [e.player_id for e in entries if number not in (e.skips or [])]
     away = autopilot.away_until(session, present, at)
     players = session.execute(select(Player).where(Player.id.in_(present)).order_by(Player.id)).scalars()
-    return [fixtures.Available(p.id, _quiet(p), p.timezone or "UTC") for p in players if p.id not in away]
+    return [seating.Available(p.id, _quiet(p), p.timezone or "UTC") for p in players if p.id not in away]
 
 
-def _by_division(entries: list[SeasonPlayer], players: list[fixtures.Available]) -> list[list[fixtures.Available]]:
+def _by_division(entries: list[SeasonPlayer], players: list[seating.Available]) -> list[list[seating.Available]]:
     """The available players by division ("1", "2", … then those without one), each seated at its own tables; a
     division with fewer than 3 available players (too few for a table) joins the division above it (or below)."""
-    division: dict[fixtures.PlayerId, str] = {e.player_id: e.division or "" for e in entries}
+    division: dict[seating.PlayerId, str] = {e.player_id: e.division or "" for e in entries}
     names = sorted({division[p.id] for p in players}, key=lambda name: (name == "", len(name), name))
     groups = [[p for p in players if division[p.id] == name] for name in names]
-    merged: list[list[fixtures.Available]] = []
+    merged: list[list[seating.Available]] = []
     for group in groups:
-        if merged and (len(group) < fixtures.MIN_TABLE or len(merged[-1]) < fixtures.MIN_TABLE):
+        if merged and (len(group) < seating.MIN_TABLE or len(merged[-1]) < seating.MIN_TABLE):
             merged[-1] = merged[-1] + group
         else:
             merged.append(group)
@@ -199,10 +201,10 @@ def plan_round(session: Session, season: Season, now: datetime) -> LeagueRound:
     at = starts or now
     met = _met(r for r in rounds if r.number < number)
     pairs = acquainted(session, entries)
-    tables: list[list[fixtures.PlayerId]] = []
+    tables: list[list[seating.PlayerId]] = []
     try:
         for k, group in enumerate(_by_division(entries, _available(session, entries, number, at))):
-            table_plan = fixtures.Round(
+            table_plan = seating.Round(
                 players=group,
                 size=league.table_size,
                 met=met,
@@ -210,8 +212,8 @@ def plan_round(session: Session, season: Season, now: datetime) -> LeagueRound:
                 seed=season.id * 1000 + number + 100_000 * k,
                 day=at.date(),
             )
-            tables += fixtures.seat(table_plan)
-    except fixtures.FixturesError as exc:
+            tables += seating.seat(table_plan)
+    except seating.FixturesError as exc:
         raise RoundError(exc.msgid, **exc.params) from None
     if rnd is None:
         rnd = LeagueRound(season_id=season.id, number=number, status=RoundStatus.PLANNED)
@@ -243,8 +245,8 @@ def swap(db: Database, round_id: int, player_a: int, player_b: int) -> list[list
         _same_division(entries, rnd.tables or [], player_a, player_b)
         pairs = acquainted(session, entries)
         try:
-            tables = fixtures.swap(rnd.tables or [], player_a, player_b, pairs)
-        except fixtures.FixturesError as exc:
+            tables = seating.swap(rnd.tables or [], player_a, player_b, pairs)
+        except seating.FixturesError as exc:
             raise RoundError(exc.msgid, **exc.params) from None
         rnd.tables = [[int(pid) for pid in table] for table in tables]  # type: ignore[call-overload]
         return rnd.tables
@@ -419,7 +421,7 @@ def _unseated(db: Database, season_id: int, exc: RoundError, now: datetime) -> N
         league = session.get(League, season.league_id)
         assert league is not None
         if new and league.organiser_email:
-            organiser = leagues.address_player(session, league.organiser_email, league.timezone)
+            organiser = seasons.address_player(session, league.organiser_email, league.timezone)
             payload = {"season": season.id, "lang": league.language}
             key = f"round_unseated:{season.id}:{number}:{int(now.timestamp())}"
             outbox.add(session, [outbox.player_mail(organiser.id, MailKind.ROUND_UNSEATED, key, payload, now)])
@@ -461,7 +463,7 @@ def league_view(db: Database, league_id: int) -> dict[str, Any]:
     with db.session() as session:
         league = session.get(League, league_id)
         if league is None:
-            raise RoundError(leagues.NO_LEAGUE, league=league_id)
+            raise RoundError(seasons.NO_LEAGUE, league=league_id)
         counts: dict[tuple[int, str], int] = {
             (season_id, status): n
             for season_id, status, n in session.execute(
@@ -565,11 +567,11 @@ def round_view(db: Database, league_id: int, round_id: int) -> dict[str, Any]:
         tables = []
         for table in rnd.tables or []:
             shown = [players[pid] for pid in table if pid in players]
-            masks = [fixtures.awake_hours(_quiet(p), p.timezone or "UTC", day) for p in shown]
+            masks = [seating.awake_hours(_quiet(p), p.timezone or "UTC", day) for p in shown]
             tables.append(
                 {
                     "players": [{"id": p.id, "name": p.display_name, "zone": p.timezone or "UTC"} for p in shown],
-                    "awake": reduce(and_, masks, fixtures.ALL_DAY).bit_count(),
+                    "awake": reduce(and_, masks, seating.ALL_DAY).bit_count(),
                 }
             )
         found = session.execute(select(Game).where(Game.round_id == rnd.id).order_by(Game.id)).scalars()

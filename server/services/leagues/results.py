@@ -34,8 +34,8 @@ from sqlalchemy import delete, func, insert, select, true
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from ..db import Database
-from ..models import (
+from ...db import Database
+from ...models import (
     EntryStatus,
     Game,
     GameStatus,
@@ -56,8 +56,10 @@ from ..models import (
     SeatTenure,
     utcnow,
 )
-from . import hub, inputs, outbox, ratings, scoring
-from .errors import N_, ShownError
+from .. import hub, inputs
+from ..errors import N_, ShownError
+from ..mailflow import outbox
+from . import ratings, scoring
 
 #: the scope of the rating across all games.
 ALL_GAMES = 0

@@ -1,4 +1,4 @@
-"""Standing answers (issue 11, item 3): what a player says in advance for the small steps, so they are not asked.
+"""Standing answers: what a player says in advance for the small steps, so they are not asked.
 
 The settings are those of ``engine.standing_answer`` (``cards``, ``camera``, ``attack``, ``vote``, ``victim``),
 kept as defaults on the player (``Player.standing``) and per game on the seat (``Seat.standing``). A seat's
@@ -17,10 +17,10 @@ import engine
 from engine.data import CHARACTERS
 from engine.standing import ASK, CHOICES, KEYS, setting_for
 
-from ..db import Database
-from ..models import GameStatus, Player, Seat
-from .errors import N_, ShownError
-from .links import LinkError
+from ...db import Database
+from ...models import GameStatus, Player, Seat
+from ..errors import N_, ShownError
+from ..links import LinkError
 from .seats import view_of
 
 __all__ = [

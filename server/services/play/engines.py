@@ -23,8 +23,8 @@ from sqlalchemy.orm import Session, object_session
 
 import engine
 
-from ..models import EventBatch, Game
-from ..packing import unpack_events
+from ...models import EventBatch, Game
+from ...packing import unpack_events
 
 log = logging.getLogger(__name__)
 

@@ -29,8 +29,8 @@ from sqlalchemy.orm import Session, load_only, selectinload, undefer
 import engine
 from engine.bots import RandomBot, SensibleBot
 
-from ..db import Database, advance_after_commit
-from ..models import (
+from ...db import Database, advance_after_commit
+from ...models import (
     WINDOW_OPEN,
     EventBatch,
     Game,
@@ -43,12 +43,12 @@ from ..models import (
     WindowStatus,
     utcnow,
 )
-from ..packing import pack_events
-from . import archive, autopilot, outbox, reliability, reminders, results, standing
-from .engines import CACHE
-from .errors import N_, ShownError
-from .links import LinkError, check_generation
-from .tempo import (
+from ...packing import pack_events
+from ..errors import N_, ShownError
+from ..leagues import results
+from ..links import LinkError, check_generation
+from ..mailflow import outbox, reminders
+from ..tempo import (
     PlayHours,
     Quiet,
     closes_decided_votes,
@@ -58,6 +58,8 @@ from .tempo import (
     quiet_of,
     window_deadline,
 )
+from . import archive, autopilot, reliability, standing_answers
+from .engines import CACHE
 
 log = logging.getLogger("deadmail.turns")
 
@@ -186,7 +188,7 @@ Automatic = tuple[Any, str | None]
 def _answer_for_bots(
     game: Game, seats: dict[str, Seat], eng: engine.Game, away: dict[int, datetime]
 ) -> list[tuple[engine.Request, Automatic]]:
-    """Apply bots' answers, people's standing answers (``standing.answer_for``) and the autopilot's while nobody
+    """Apply bots' answers, people's standing answers (``standing_answers.answer_for``) and the autopilot's while nobody
     else is asked; return the open requests, each with its automatic answer (None for a person who is asked)."""
     automatic: list[tuple[engine.Request, Automatic]] = []
     while not eng.over:
@@ -206,9 +208,9 @@ def _automatic(game: Game, seat: Seat, eng: engine.Game, req: engine.Request, aw
     if seat.bot:
         return bot_answer(game, seat, eng, req), "bot"
     if autopilot.flies(seat, game.tempo, away):
-        chosen = standing.answer_for(seat, eng, req)
+        chosen = standing_answers.answer_for(seat, eng, req)
         return (bot_answer(game, seat, eng, req) if chosen is None else chosen), "autopilot"
-    chosen = standing.answer_for(seat, eng, req)
+    chosen = standing_answers.answer_for(seat, eng, req)
     return (chosen, None) if chosen is None else (chosen, "standing")
 
 
@@ -236,7 +238,7 @@ def _store_events(session: Session, game: Game, eng: engine.Game, events_before:
 
 
 def store_state(game: Game, eng: engine.Game, now: datetime) -> None:
-    """The engine's saved game and its latest snapshot (``services.engines`` restores from them); the game's events
+    """The engine's saved game and its latest snapshot (``services.play.engines`` restores from them); the game's events
     are stored by ``_store_events``, as the snapshot needs them."""
     game.state = eng.to_json()
     game.snapshot = eng.snapshot()
@@ -458,7 +460,7 @@ def answer_as_bot(session: Session, game: Game, seat: Seat, window: Window, now:
     req = next((r for r in eng.pending() if r.player == seat.colour and r.kind == row.kind), None)
     if eng.window_no != window.number or req is None:
         raise AnswerError(MOVING_ON, 409)
-    chosen = None if seat.bot else standing.answer_for(seat, eng, req)
+    chosen = None if seat.bot else standing_answers.answer_for(seat, eng, req)
     answer = bot_answer(game, seat, eng, req) if chosen is None else chosen
     try:
         eng.check(seat.colour, row.kind, answer)  # a bot's answer is checked like anyone's

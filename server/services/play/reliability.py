@@ -1,4 +1,4 @@
-"""How reliably a person answers (issue 12): the share of their requests answered before the deadline, and how long
+"""How reliably a person answers: the share of their requests answered before the deadline, and how long
 they usually take. Leagues and organisers read it; the player sees their own on their preferences page.
 
 What counts: the requests a person owed (``player_id``: the person who held the seat when the request opened, so a
@@ -23,9 +23,9 @@ closed. The figures use the person's newest ``LAST`` counted requests (newest fi
   (the time of their last change, when they changed an answer).
 
 A person with fewer than ``NEW_BELOW`` counted requests is *new*: both figures are unknown (None), never shown as
-unreliable. Where they are read from (issue 15): over every game, each person's ledger (``Ledger``: the count
+unreliable. Where they are read from: over every game, each person's ledger (``Ledger``: the count
 and the newest ``LAST``, kept by ``record`` as each window closes); in some games, those games' archives of closed
-requests (``services.archive``). Every call reads the figures of many people in one query, never one per person.
+requests (``services.play.archive``). Every call reads the figures of many people in one query, never one per person.
 """
 
 from __future__ import annotations
@@ -42,8 +42,8 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.orm import Session
 
-from ..db import Database
-from ..models import Ledger, RequestRow, Seat, Window
+from ...db import Database
+from ...models import Ledger, RequestRow, Seat, Window
 from . import archive
 
 #: how many of a person's newest counted requests the figures use.

@@ -12,13 +12,13 @@ from sqlalchemy.orm import Session, joinedload
 
 import engine
 
-from ..db import Database
-from ..models import Game, RequestRow, Seat, Window, WindowStatus, pick_language, utcnow
+from ...db import Database
+from ...models import Game, RequestRow, Seat, Window, WindowStatus, pick_language, utcnow
+from ..errors import N_
+from ..links import LinkError, check_generation, read_token
+from ..tempo import PlayHours
 from . import archive, autopilot
 from .engines import CACHE
-from .errors import N_
-from .links import LinkError, check_generation, read_token
-from .tempo import PlayHours
 
 
 @dataclass(frozen=True)

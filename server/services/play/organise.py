@@ -20,8 +20,8 @@ from sqlalchemy.orm import Session
 
 import engine
 
-from ..db import Database, advance_after_commit
-from ..models import (
+from ...db import Database, advance_after_commit
+from ...models import (
     Game,
     GameStatus,
     MailKind,
@@ -35,12 +35,13 @@ from ..models import (
     WindowStatus,
     utcnow,
 )
-from . import archive, autopilot, outbox, reliability, tenures, turns
+from ..errors import N_, ShownError
+from ..mailflow import outbox
+from ..tempo import closes_decided_votes
+from . import archive, autopilot, reliability, tenures, turns
 from .engines import CACHE
-from .errors import N_, ShownError
 from .games import PlayerSpec, find_or_create_player, zone_of
 from .seats import open_window, owed_requests, revoke_links, standing_order
-from .tempo import closes_decided_votes
 from .turns import BOT_KINDS
 
 #: the furthest a deadline or a pause may be set, from now.
@@ -95,8 +96,9 @@ def _seat(session: Session, game_id: int, colour: str) -> Seat:
     return seat
 
 
-def owed(db: Database, game_id: int, now: datetime | None = None) -> dict[str, Any]:
-    """The game's state and its open window: each request's seat, player, kind and whether it is answered.
+def overview(db: Database, game_id: int, now: datetime | None = None) -> dict[str, Any]:
+    """The organiser's overview of a game: its state, seats, tenures, spectator table and open window (each request's
+    seat, player, kind and whether it is answered).
 
     Never the answers themselves: they stay secret until the window closes; nor who is asked in a card window
     (``seats.public_requests``): the organiser may be a player too. The table is a spectator's (no hand, no secret

@@ -1,4 +1,4 @@
-"""Substitutes (issue 12): an organiser offers a seat of a running game by an invitation link; the first person who
+"""Substitutes: an organiser offers a seat of a running game by an invitation link; the first person who
 accepts it becomes the seat's next tenure.
 
 - ``offer`` makes an ``Invitation`` (a random key, the seat's link generation) for a person's or a bot's seat of a
@@ -25,12 +25,13 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from ..db import Database
-from ..models import Game, GameStatus, Invitation, MailKind, Player, Seat, utcnow
-from . import organise, outbox
-from .errors import N_, ShownError
-from .games import PlayerSpec, find_or_create_player, person, zone_of
-from .links import LinkError
+from ...db import Database
+from ...models import Game, GameStatus, Invitation, MailKind, Player, Seat, utcnow
+from ..errors import N_, ShownError
+from ..links import LinkError
+from ..mailflow import outbox
+from ..play import organise
+from ..play.games import PlayerSpec, find_or_create_player, person, zone_of
 
 log = logging.getLogger("deadmail.substitutes")
 

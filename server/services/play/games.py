@@ -14,14 +14,16 @@ import engine
 from engine.data import COLOURS, DEFAULT_WEAPONS
 from engine.options import CHOICES
 
-from ..db import Database
-from ..models import Game, GameStatus, MailKind, Player, Seat, utcnow
-from . import autopilot, estimate, inputs, outbox, presets, reliability, reminders, tenures
+from ...db import Database
+from ...models import Game, GameStatus, MailKind, Player, Seat, utcnow
+from .. import inputs, presets
+from ..errors import N_, ShownError
+from ..links import seat_token
+from ..mailflow import outbox, reminders
+from ..tempo import PlayHours, TempoError, check_timezone, parse_duration, parse_play_hours, quiet_of
+from . import autopilot, estimate, reliability, tenures
 from .engines import CACHE
-from .errors import N_, ShownError
-from .links import seat_token
 from .seats import open_window, owed_requests
-from .tempo import PlayHours, TempoError, check_timezone, parse_duration, parse_play_hours, quiet_of
 from .turns import BOT_KINDS, open_windows
 
 
@@ -58,7 +60,7 @@ class GameSpec:
     organiser_name: str | None = None
     #: a tempo preset's name (``presets.PRESETS``); explicit settings override it.
     preset: str | None = None
-    #: missed deadlines and absences (``services.autopilot``): ``autopilot_after``, ``absence``,
+    #: missed deadlines and absences (``services.play.autopilot``): ``autopilot_after``, ``absence``,
     #: ``absence_budget``; absent keys take the defaults.
     absences: dict[str, Any] = field(default_factory=dict)
 
@@ -154,7 +156,7 @@ def spec_from_json(data: dict[str, Any]) -> GameSpec:
 def absence_options(data: Any) -> dict[str, Any]:
     """The JSON API's (and the command line's) ``autopilot_after`` (0 to 20 missed deadlines, 0: never),
     ``absence`` ("autopilot" or "extend") and ``absence_budget`` (a duration such as "3d", or 0) -> the tempo's
-    keys; absent or null ones are left out (the defaults of ``services.autopilot``)."""
+    keys; absent or null ones are left out (the defaults of ``services.play.autopilot``)."""
     chosen: dict[str, Any] = {}
     after = data.get("autopilot_after")
     if after is not None:
@@ -402,7 +404,7 @@ def create_in(
 def estimate_game(
     db: Database, spec: GameSpec, now: datetime | None = None, count: int | None = None
 ) -> dict[str, Any]:
-    """How long the game of ``spec`` would take (``services.estimate``; nothing is created): ``days_median``,
+    """How long the game of ``spec`` would take (``services.play.estimate``; nothing is created): ``days_median``,
     ``days_p90``, ``windows_median``, ``defaulted_share``, ``games`` and the ``model`` (an English text). Players
     already known (by e-mail) play in their own time zone and quiet hours; others in the organiser's time zone,
     quiet 23:00-07:00. Deterministic for a given spec, seed and moment. GameError as ``create_game``."""

@@ -1,0 +1,1 @@
+"""Mail flow: the outbox (a mail to send, claimed and sent once), reminders before a deadline, reply addresses."""
