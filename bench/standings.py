@@ -10,7 +10,7 @@ seat (one in fifty seats ended on autopilot, one in a hundred by a substitute). 
 (the whole app: routing, link check, the page's queries, the template), it opens the season's standings page
 ``/p/<token>/season/<id>`` of one player ``--requests`` times, and the league's public page ``/ls/<token>`` as many.
 Before the pages, the standings are computed and stored once (``store_ms``, then all rows read back: what each
-arriving result now pays in ``results.game_over``, in its transaction, since the bulk insert bypasses it); the pages
+arriving result now pays in ``game_end.game_over``, in its transaction, since the bulk insert bypasses it); the pages
 then read one page of 100 rows of each table and the reader's own row (``first_ms``: the first request). Prints
 progress on stderr and on stdout
 ``{"games", "players", "results", "store_ms", "first_ms", "member": {"p50_ms", "p99_ms", "max_ms"}, "public": {…}}``.
@@ -43,7 +43,7 @@ from server.models import (
     SeasonPlayer,
     SeasonStatus,
 )
-from server.services.leagues import results
+from server.services.leagues import standings
 from server.services.links import league_token, player_token
 from server.web.app import create_app
 
@@ -193,7 +193,7 @@ def main() -> None:
         member = f"/p/{player_token(settings.secret_key, player_id, 1)}/season/{season_id}"
         public = f"/ls/{league_token(settings.secret_key, 'public', league_id, 1)}"
         start = time.perf_counter()
-        results.standings(db, season_id)
+        standings.standings(db, season_id)
         stored = (time.perf_counter() - start) * 1000
         say(f"standings computed and stored: {stored:.0f} ms")
         start = time.perf_counter()

@@ -152,9 +152,9 @@ class MailKind(StrEnum):
     LEAGUE_INVITE = "league_invite"
     #: a round of a league season started: the player's table (``services.leagues.rounds.start``).
     LEAGUE_FIXTURES = "league_fixtures"
-    #: every table of a round is over: its results and the standings (``services.leagues.results``).
+    #: every table of a round is over: its results and the standings (``services.leagues.round_end``).
     LEAGUE_RESULTS = "league_results"
-    #: the season is over: the final standings (``services.leagues.results``).
+    #: the season is over: the final standings (``services.leagues.round_end``).
     SEASON_END = "season_end"
     #: a season's next round could not be seated (too few players, acquaintances): to the league's organiser once
     #: per stall (``services.leagues.rounds.sweep``).
@@ -642,7 +642,7 @@ class Season(Base):
     divisions: Mapped[int | None] = mapped_column(Integer)
     #: the top and bottom N of each division move up and down into the next season.
     promote: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
-    #: the season this one was created from (``results.next_season``); null: created on its own.
+    #: the season this one was created from (``promotion.next_season``); null: created on its own.
     previous_id: Mapped[int | None] = mapped_column(ForeignKey("seasons.id", ondelete="SET NULL"))
     #: raised whenever a result of the season is stored; the standings cache is fresh while it holds the same number.
     results_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
@@ -739,21 +739,22 @@ class LeagueResult(Base):
 
 
 class SeasonStandings(Base):
-    """The season's standings as last computed (``results.standings``): fresh while ``version`` equals the season's
+    """The season's standings as last computed (``standings.standings``): fresh while ``version`` equals the season's
     ``results_version``."""
 
     __tablename__ = "season_standings"
 
     season_id: Mapped[int] = mapped_column(ForeignKey("seasons.id", ondelete="CASCADE"), primary_key=True)
     version: Mapped[int] = mapped_column(Integer)
-    #: the tables' outline, as ``results`` writes it: ``{"divisions": [{"name", "count"}], "substitutes": count}``;
-    #: the rows themselves are ``SeasonStandingRow``s (a page reads one page of them).
+    #: the tables' outline, as ``services.leagues.standings.store`` writes it:
+    #: ``{"divisions": [{"name", "count"}], "substitutes": count}``; the rows themselves are ``SeasonStandingRow``s (a
+    #: page reads one page of them).
     rows: Mapped[dict[str, Any]] = mapped_column(JSONType)
     computed_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 
 class SeasonStandingRow(Base):
-    """One ranked row of a season's stored standings (``results``): ``tab`` is its table (the divisions from the
+    """One ranked row of a season's stored standings (``standings.store``): ``tab`` is its table (the divisions from the
     highest: 0, 1, …; the substitutes' appearances last), ``position`` its order in that table from 0."""
 
     __tablename__ = "season_standing_rows"

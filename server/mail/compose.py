@@ -68,7 +68,7 @@ from ..present.seat import SeatShown, cap, game_label, seat_shown, standing_answ
 from ..services.attendance import substitutes
 from ..services.errors import ShownError
 from ..services.inputs import one_line
-from ..services.leagues import results
+from ..services.leagues import promotion, standings
 from ..services.links import confirm_token, league_token, organiser_token, player_token, seat_token
 from ..services.mailflow import outbox, reminders, reply_address
 from ..services.play import autopilot, chat, standing_answers
@@ -525,9 +525,9 @@ class Composer:
             return None
         season, words = found
         draft = Draft("league_results", {**words, "round": league_round.number})
-        games = results.round_games(self.session, league_round.id, self.player.id)
+        games = standings.round_games(self.session, league_round.id, self.player.id)
         draft.notes += shown_standings.round_lines(self.lang, games)
-        draft.notes += shown_standings.lines(self.lang, results.standings_in(self.session, season.id, self.now))
+        draft.notes += shown_standings.lines(self.lang, standings.standings_in(self.session, season.id, self.now))
         self._standings_link(draft, season)
         return draft
 
@@ -537,7 +537,7 @@ class Composer:
         if found is None:
             return None
         season, words = found
-        table = results.standings_in(self.session, season.id, self.now)
+        table = standings.standings_in(self.session, season.id, self.now)
         mine = shown_standings.row_of(table, self.player.id)
         draft = Draft("season_end", words)
         if mine is not None:
@@ -548,7 +548,7 @@ class Composer:
                 shown_standings.plural_of(mine["points"]),
             )
             draft.notes.append(said % place)
-        moved = results.moves(season, table).get(self.player.id)
+        moved = promotion.promoted_and_relegated(season, table).get(self.player.id)
         if moved is not None and mine is not None:
             up = int(moved) < int(mine["division"] or 0)
             text = self.t.gettext("Promoted: next season you play in division %(name)s.")

@@ -14,7 +14,7 @@ from typing import Any
 import engine.standing
 from engine.data import PHASES, Phase
 
-from ..services.leagues.scoring import placings
+from ..services.play.places import placings
 from ..services.play.seats import Visit
 from ..services.tempo import closes_decided_votes
 from ..text import glossary

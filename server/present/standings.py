@@ -7,7 +7,7 @@ from typing import Any
 
 from babel.numbers import format_decimal
 
-from ..services.leagues.results import Placed, Standings
+from ..services.leagues.standings import Placed, Standings
 from ..text.i18n import translations
 
 
@@ -33,7 +33,7 @@ def division_title(lang: str, name: str | None) -> str:
 def tables(lang: str, table: Standings, games_url: Callable[[int], str] | None = None) -> list[dict[str, Any]]:
     """Each division as ``{"title", "rows", "more"}`` (the substitutes' appearances last, when any); a row's ``url``
     lists the player's games of the season (None without ``games_url``); ``more``: a next page exists (``table`` is
-    one page of ``results.standings_page``)."""
+    one page of ``services.leagues.standings.standings_page``)."""
     t = translations(lang)
     named = [(division_title(lang, name), rows) for name, rows in table.divisions]
     if table.substitutes:

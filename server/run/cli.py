@@ -24,7 +24,7 @@ from ..mail.inbound import serve
 from ..models import utcnow
 from ..services import inputs, presets
 from ..services.errors import ShownError
-from ..services.leagues import api, results, seasons
+from ..services.leagues import api, promotion, recorded, seasons, standings
 from ..services.leagues import rounds as league_rounds
 from ..services.links import LinkError, mailbox_token
 from ..services.play import estimate, games
@@ -526,7 +526,7 @@ def season_standings(season_id: int, as_csv: bool, as_json: bool) -> None:
     try:
         with database(_settings()) as db:
             if as_csv:
-                click.echo(results.csv(db, season_id), nl=False)
+                click.echo(standings.csv(db, season_id), nl=False)
                 return
             shown = api.standings_json(db, season_id, emails=True)
     except ShownError as exc:
@@ -543,7 +543,7 @@ def season_next(season_id: int, signup_closes: datetime, as_json: bool) -> None:
     relegation between divisions."""
     try:
         with database(_settings()) as db:
-            created = results.next_season(db, season_id, signup_closes, utcnow())
+            created = promotion.next_season(db, season_id, signup_closes, utcnow())
             league_id, number = api.season_league(db, created), seasons.season_number(db, created)
     except ShownError as exc:
         raise click.ClickException(str(exc)) from None
@@ -573,7 +573,7 @@ def season_record(game_id: int, points: str, as_json: bool) -> None:
     given = _points(points)
     try:
         with database(_settings()) as db:
-            results.record_result(db, game_id, given, utcnow())
+            recorded.record_result(db, game_id, given, utcnow())
     except ShownError as exc:
         raise click.ClickException(str(exc)) from None
     _said(as_json, {"game": game_id, "recorded": True, "points": given}, f"the result of game {game_id} is recorded")

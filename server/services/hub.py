@@ -1,25 +1,18 @@
-"""The player's hub: a player's games and their rating across all games, read as plain data.
+"""The player's hub: a player's games, their season entries and their stored ratings, read as plain data from
+play and leagues.
 
 ``games``: every seat the player holds or held, with what is asked of them now (only from a seat they hold: the
 seat's own open requests, never another seat's, B-INFO) and, for a finished game, their place (END-3, by
-``scoring.placings``). Two queries, whatever the number of games.
-
-``finished_games``: every finished game as ``ratings.FinishedGame``, for ``ratings.rate_games``. Two queries for all
-the games: the seats of every finished game with its outcome, and each seat's requests counted per person who owed
-them (``RequestRow.player_id``; None for a bot). A seat's tenures are the people (and bots) who owed its requests,
-plus whoever holds it at the end; each one's share is the fraction of the seat's answered requests they answered
-themselves (not by the autopilot, not by default; as ``tenures.py`` counts "answered"); with none answered, the
-fraction they owed; a seat played by one person alone has share 1.0.
+``play.places.placings``). Two queries, whatever the number of games.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import Row, and_, or_, select
+from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
 from ..db import Database
@@ -30,15 +23,13 @@ from ..models import (
     RatingPoint,
     RatingRow,
     RequestRow,
-    Season,
-    SeasonPlayer,
     Seat,
     SeatTenure,
     Window,
     WindowStatus,
 )
-from .leagues import ratings, schedule, scoring
-from .play import archive
+from .leagues import ratings, schedule, seasons
+from .play import places
 
 #: the rating history shown: its last points.
 HISTORY = 8
@@ -81,10 +72,10 @@ class HubGame:
 
 
 def _place(outcome: dict[str, Any] | None, colour: str) -> Place | None:
-    places = scoring.outcome_places(outcome)
-    for seat, place, span, points in places:
+    placed = places.outcome_places(outcome)
+    for seat, place, span, points in placed:
         if seat == colour:
-            return Place(place, len(places), span > 1, points)
+            return Place(place, len(placed), span > 1, points)
     return None
 
 
@@ -145,67 +136,6 @@ def games(db: Database, player_id: int) -> list[HubGame]:
     return sorted(out, key=lambda g: order.get(GameStatus(g.status), 3))
 
 
-def _tenures(holder: int | None, counts: dict[int | None, tuple[int, int]]) -> tuple[ratings.Tenure, ...]:
-    """A seat's tenures and shares from ``counts`` (person or None for a bot -> (owed, answered))."""
-    people = dict(counts)
-    people.setdefault(holder, (0, 0))
-    if len(people) == 1:
-        return (ratings.Tenure(holder, 1.0),)
-    answered = sum(a for _o, a in people.values())
-    owed = sum(o for o, _a in people.values())
-    index = 1 if answered else 0
-    total = answered or owed
-    return tuple(
-        ratings.Tenure(who, (figures[index] / total) if total else 1.0 / len(people))
-        for who, figures in sorted(people.items(), key=lambda item: (item[0] is None, item[0] or 0))
-    )
-
-
-def finished_games(
-    session: Session, *where: Any, outcome: Mapping[str, Any] | None = None
-) -> list[ratings.FinishedGame]:
-    """Every finished game (or those ``where`` selects among them), for ``ratings.rate_games`` (two queries). With
-    ``outcome``: the games ``where`` selects whatever their status, placed by that outcome (``recorded_game``)."""
-    over = and_(Game.status == GameStatus.OVER, *where) if outcome is None else and_(*where)
-    seats = session.execute(
-        select(Game.id, Game.updated_at, Game.outcome, Seat.id, Seat.colour, Seat.player_id, Seat.bot)
-        .join(Seat, Seat.game_id == Game.id)
-        .where(over)
-        .order_by(Game.id, Seat.position)
-    ).all()
-    counts: dict[int, dict[int | None, tuple[int, int]]] = {}
-    for rows in archive.closed_requests(session, {row[0] for row in seats}).values():
-        for r in rows:
-            owed, answered = counts.setdefault(r.seat_id, {}).get(r.player_id, (0, 0))
-            mine = r.answered_at is not None and not r.autopilot and not r.defaulted
-            counts[r.seat_id][r.player_id] = (owed + 1, answered + int(mine))
-    by_game: dict[int, tuple[datetime, list[ratings.SeatResult]]] = {}
-    places: dict[int, dict[str, int]] = {}
-    for game_id, finished_at, played, seat_id, colour, holder, bot in seats:
-        if game_id not in places:
-            placed = scoring.outcome_places(played if outcome is None else outcome)
-            places[game_id] = {c: place for c, place, _span, _points in placed}
-            by_game[game_id] = (finished_at, [])
-        if colour not in places[game_id]:
-            continue
-        tenures = _tenures(holder if bot is None else None, counts.get(seat_id, {}))
-        by_game[game_id][1].append(ratings.SeatResult(places[game_id][colour], tenures))
-    return [ratings.FinishedGame(game_id, at, tuple(seats)) for game_id, (at, seats) in by_game.items()]
-
-
-def finished_game(session: Session, game_id: int) -> ratings.FinishedGame | None:
-    """One finished game as ``finished_games`` reads it (None: not over); its seats' shares of partial play."""
-    found = finished_games(session, Game.id == game_id)
-    return found[0] if found else None
-
-
-def recorded_game(session: Session, game_id: int, outcome: Mapping[str, Any]) -> ratings.FinishedGame | None:
-    """An abandoned game as ``finished_games`` reads it, placed by the result the organiser recorded (``outcome``):
-    its seats' shares of partial play as far as it went. None: no such game."""
-    found = finished_games(session, Game.id == game_id, outcome=outcome)
-    return found[0] if found else None
-
-
 def stored(session: Session, player_id: int, scope: int = 0, history: int = HISTORY) -> ratings.Rating | None:
     """The player's stored rating in ``scope`` (0: all games; a league's id) with its last ``history`` points;
     None: no rated game."""
@@ -237,8 +167,8 @@ def league_ratings(db: Database, player_id: int) -> list[tuple[str, ratings.Rati
 
 
 def rating(db: Database, player_id: int) -> ratings.Rating | None:
-    """The player's stored rating across all games (``results.game_over`` keeps it as each game ends), with its last
-    ``HISTORY`` points; None: no rated game."""
+    """The player's stored rating across all games (``leagues.game_end.game_over`` keeps it as each game ends), with
+    its last ``HISTORY`` points; None: no rated game."""
     with db.session() as session:
         return stored(session, player_id)
 
@@ -266,17 +196,6 @@ class HubEntry:
     knows: tuple[str, ...] = ()
 
 
-def season_entries(session: Session, player_id: int) -> Sequence[Row[SeasonPlayer, Season, League]]:
-    """The player's season entries (any status) with their season and league, the newest season first."""
-    return session.execute(
-        select(SeasonPlayer, Season, League)
-        .join(Season, Season.id == SeasonPlayer.season_id)
-        .join(League, League.id == Season.league_id)
-        .where(SeasonPlayer.player_id == player_id)
-        .order_by(Season.id.desc())
-    ).all()
-
-
 def league_entries(db: Database, player_id: int, now: datetime) -> list[HubEntry]:
     """The player's own season entries (pending, confirmed or withdrawn), newest first."""
     with db.session() as session:
@@ -292,5 +211,5 @@ def league_entries(db: Database, player_id: int, now: datetime) -> list[HubEntry
                 season.id,
                 tuple(entry.knows or ()),
             )
-            for entry, season, league in season_entries(session, player_id)
+            for entry, season, league in seasons.season_entries(session, player_id)
         ]

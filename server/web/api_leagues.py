@@ -15,9 +15,9 @@
 - Rounds (organisers): plan a season's next round, read a round, swap two players, start it
   (``services.leagues.rounds``).
 - Results (organisers): a season's standings (JSON, CSV), an abandoned game's result, the next season
-  (``services.leagues.results``). A season's standings are read also by its players (``/api/p/<player token>/…``) and,
-  when the league shows them publicly, by anyone with its public link (``/api/ls/<public token>/…``); e-mail addresses
-  only by the server's organiser.
+  (``services.leagues.standings``, ``recorded``, ``promotion``). A season's standings are read also by its players
+  (``/api/p/<player token>/…``) and, when the league shows them publicly, by anyone with its public link
+  (``/api/ls/<public token>/…``); e-mail addresses only by the server's organiser.
 
 Every refusal is ``{"ok": false, "error": ...}`` with a 4xx, and nothing changed.
 """
@@ -33,7 +33,7 @@ from flask import Blueprint, Response, g, jsonify, request
 from ..models import utcnow
 from ..services.errors import ShownError
 from ..services.inputs import InputError
-from ..services.leagues import api, results, rounds, seasons, seating
+from ..services.leagues import api, promotion, reading, recorded, rounds, seasons, seating, standings
 from ..services.leagues.api import BodyError
 from ..services.leagues.seasons import LeagueError
 from ..services.links import LinkError
@@ -59,11 +59,11 @@ CONFLICTS = (
     seating.TOO_FEW,
     seating.APART,
     seating.SWAP_ACQUAINTED,
-    results.NOT_LEAGUE,
-    results.NOT_ABANDONED,
-    results.ALREADY_RECORDED,
-    results.NOT_OVER,
-    results.HAS_NEXT,
+    recorded.NOT_LEAGUE,
+    recorded.NOT_ABANDONED,
+    recorded.ALREADY_RECORDED,
+    promotion.NOT_OVER,
+    promotion.HAS_NEXT,
     seasons.NOT_CONFIRMED,
     seasons.ROUND_STARTED,
     seasons.ALREADY_SKIPPED,
@@ -77,11 +77,11 @@ NOT_FOUND = (
     seasons.NOT_IN,
     rounds.NO_ROUND,
     rounds.NOT_IN_LEAGUE,
-    results.NO_GAME,
-    results.OTHER_LEAGUE,
+    recorded.NO_GAME,
+    reading.OTHER_LEAGUE,
 )
 #: what a reader's link does not open: 403.
-FORBIDDEN = (results.NOT_MEMBER, results.NOT_PUBLIC)
+FORBIDDEN = (reading.NOT_MEMBER, reading.NOT_PUBLIC)
 NO_SIGNUP_SEASON = "No season of this league is open for sign-ups just now: nothing was changed."
 
 View = Callable[..., Any]
@@ -320,11 +320,11 @@ def start_round(round_id: int) -> Any:
 def season_standings(season_id: int) -> Any:
     """The season's standings per division, substitutes apart (addresses for the server's organiser only)."""
 
-    def standings() -> dict[str, Any]:
+    def table() -> dict[str, Any]:
         _season_reached(season_id)
         return api.standings_json(dm().db, season_id, emails=g.reach is None)
 
-    return answer(standings)
+    return answer(table)
 
 
 @bp.get("/seasons/<int:season_id>/standings.csv")
@@ -333,7 +333,7 @@ def standings_csv(season_id: int) -> Any:
     """The season's standings as CSV (``scoring.standings_csv``)."""
     try:
         _season_reached(season_id)
-        text = results.csv(dm().db, season_id)
+        text = standings.csv(dm().db, season_id)
     except ShownError as exc:
         return refusal(exc)
     name = f"standings-season-{seasons.season_number(dm().db, season_id)}.csv"
@@ -345,13 +345,13 @@ def standings_csv(season_id: int) -> Any:
 def record_result(game_id: int) -> Any:
     """Record an abandoned league game's result: ``{"points": {"red": 12, …}}`` or ``{"ranking": ["red", …]}``."""
 
-    def recorded() -> dict[str, Any]:
+    def record() -> dict[str, Any]:
         if g.reach is not None and api.game_league(dm().db, game_id) != g.reach:
-            raise results.ResultError(results.NO_GAME, game=game_id)
-        results.record_result(dm().db, game_id, api.result_args(json_body()), utcnow())
+            raise standings.ResultError(recorded.NO_GAME, game=game_id)
+        recorded.record_result(dm().db, game_id, api.result_args(json_body()), utcnow())
         return {"game": game_id, "recorded": True}
 
-    return answer(recorded)
+    return answer(record)
 
 
 @bp.post("/seasons/<int:season_id>/next")
@@ -361,7 +361,7 @@ def next_season(season_id: int) -> Any:
 
     def created() -> dict[str, Any]:
         league_id = _season_reached(season_id)
-        made = results.next_season(dm().db, season_id, api.next_args(json_body()), utcnow())
+        made = promotion.next_season(dm().db, season_id, api.next_args(json_body()), utcnow())
         return {"id": made, "league": league_id, "number": seasons.season_number(dm().db, made)}
 
     return answer(created, 201)
@@ -372,11 +372,11 @@ def next_season(season_id: int) -> Any:
 def member_standings(token: str, season_id: int) -> Any:
     """A season's standings for one of its players (their preferences link's token)."""
 
-    def standings() -> dict[str, Any]:
-        results.season_of_member(dm().db, season_id, g.player_id)
+    def table() -> dict[str, Any]:
+        reading.season_of_member(dm().db, season_id, g.player_id)
         return api.standings_json(dm().db, season_id, emails=False)
 
-    return answer(standings)
+    return answer(table)
 
 
 @bp.get("/ls/<token>/seasons/<int:season_id>/standings")
@@ -384,12 +384,12 @@ def public_standings(token: str, season_id: int) -> Any:
     """A season's standings by the league's public link, while the league shows its standings publicly."""
     league_id = seasons.open_league(dm().db, dm().settings.secret_key, "public", token)
 
-    def standings() -> dict[str, Any]:
-        results.public_seasons(dm().db, league_id)
-        results.season_of_league(dm().db, season_id, league_id)
+    def table() -> dict[str, Any]:
+        reading.public_seasons(dm().db, league_id)
+        reading.season_of_league(dm().db, season_id, league_id)
         return api.standings_json(dm().db, season_id, emails=False)
 
-    return answer(standings)
+    return answer(table)
 
 
 # --- sign-ups --------------------------------------------------------------------------------------------------------

@@ -25,7 +25,7 @@ from ..present import standings as shown
 from ..services import inputs
 from ..services.attendance import prefs
 from ..services.errors import ShownError
-from ..services.leagues import results, seasons
+from ..services.leagues import promotion, reading, recorded, seasons, standings
 from ..services.links import seat_token
 from .access import dm, message, player_link, reader_language, say
 
@@ -47,10 +47,10 @@ def _games_urls(endpoint: str, **values: Any) -> Callable[[int], str]:
     return lambda player_id: f"{head}/{player_id}"
 
 
-def _page(season: results.SeasonShown, games_url: Any, **extra: Any) -> dict[str, Any]:
+def _page(season: reading.SeasonShown, games_url: Any, **extra: Any) -> dict[str, Any]:
     """The season's standings, a page (``?page=``, from 0) of each division, and the reader's own row (``you``)."""
     number = min(inputs.small_int(request.args.get("page", ""), 4) or 0, 9999)
-    table, mine = results.standings_page(dm().db, season.season_id, number, extra.get("you"))
+    table, mine = standings.standings_page(dm().db, season.season_id, number, extra.get("you"))
     if mine is not None:  # its points written as the table writes them ("0", "0.75"), not as a float ("0.0")
         mine = {
             **mine,
@@ -76,8 +76,8 @@ def _own_language() -> str:
 def member(token: str, season_id: int) -> Any:
     g.language = _own_language()
     try:
-        season = results.season_of_member(dm().db, season_id, g.player_id)
-    except results.ResultError as exc:
+        season = reading.season_of_member(dm().db, season_id, g.player_id)
+    except standings.ResultError as exc:
         return _refused(exc, 403)
 
     games_url = _games_urls("standings.member_games", token=token, season_id=season_id)
@@ -90,15 +90,15 @@ def member(token: str, season_id: int) -> Any:
 def member_games(token: str, season_id: int, player_id: int) -> Any:
     g.language = _own_language()
     try:
-        season = results.season_of_member(dm().db, season_id, g.player_id)
-    except results.ResultError as exc:
+        season = reading.season_of_member(dm().db, season_id, g.player_id)
+    except standings.ResultError as exc:
         return _refused(exc, 403)
     back = url_for("standings.member", token=token, season_id=season_id)
     return _games(season, player_id, g.player_id, back)
 
 
-def _games(season: results.SeasonShown, player_id: int, reader: int | None, back: str) -> Any:
-    name, found = results.player_games(dm().db, season.season_id, player_id, reader)
+def _games(season: reading.SeasonShown, player_id: int, reader: int | None, back: str) -> Any:
+    name, found = reading.player_games(dm().db, season.season_id, player_id, reader)
     secret = dm().settings.secret_key
     listed = [
         {
@@ -117,8 +117,8 @@ def public(token: str) -> Any:
     g.language = reader_language()
     league_id = _league("public", token)
     try:
-        seasons = results.public_seasons(dm().db, league_id)
-    except results.ResultError as exc:
+        seasons = reading.public_seasons(dm().db, league_id)
+    except standings.ResultError as exc:
         return _refused(exc, 403)
     pages = []
     for season in seasons:
@@ -131,9 +131,9 @@ def public_games(token: str, season_id: int, player_id: int) -> Any:
     g.language = reader_language()
     league_id = _league("public", token)
     try:
-        results.public_seasons(dm().db, league_id)
-        season = results.season_of_league(dm().db, season_id, league_id)
-    except results.ResultError as exc:
+        reading.public_seasons(dm().db, league_id)
+        season = reading.season_of_league(dm().db, season_id, league_id)
+    except standings.ResultError as exc:
         return _refused(exc, 403)
     return _games(season, player_id, None, url_for("standings.public", token=token))
 
@@ -149,17 +149,17 @@ def organised(view: Callable[..., Any]) -> Callable[..., Any]:
     def opened(token: str, season_id: int) -> Any:
         g.language = reader_language()
         try:
-            season = results.season_of_league(dm().db, season_id, _league("organiser", token))
-        except results.ResultError as exc:
+            season = reading.season_of_league(dm().db, season_id, _league("organiser", token))
+        except standings.ResultError as exc:
             return _refused(exc)
         return view(token, season)
 
     return opened
 
 
-def _organiser_page(token: str, season: results.SeasonShown, error: str | None = None, status: int = 200) -> Any:
+def _organiser_page(token: str, season: reading.SeasonShown, error: str | None = None, status: int = 200) -> Any:
     page = _page(season, None)
-    unrecorded = results.unrecorded(dm().db, season.season_id)
+    unrecorded = recorded.unrecorded(dm().db, season.season_id)
     notice = {"recorded": gettext("The result is recorded."), "next": gettext("The next season is created.")}
     return (
         render_template(
@@ -176,17 +176,17 @@ def _organiser_page(token: str, season: results.SeasonShown, error: str | None =
 
 @bp.get("/lo/<token>/season/<int:season_id>/results")
 @organised
-def organiser(token: str, season: results.SeasonShown) -> Any:
+def organiser(token: str, season: reading.SeasonShown) -> Any:
     return _organiser_page(token, season)
 
 
 @bp.get("/lo/<token>/season/<int:season_id>/standings.csv")
 @organised
-def standings_csv(token: str, season: results.SeasonShown) -> Any:
+def standings_csv(token: str, season: reading.SeasonShown) -> Any:
     season_id = season.season_id
     name = f"standings-season-{season.number}.csv"
     return Response(
-        results.csv(dm().db, season_id),
+        standings.csv(dm().db, season_id),
         mimetype="text/csv",
         headers={"Content-Disposition": f'attachment; filename="{name}"'},
     )
@@ -204,13 +204,13 @@ def _points(colours: list[str]) -> dict[str, Any]:
 
 @bp.post("/lo/<token>/season/<int:season_id>/record")
 @organised
-def record(token: str, season: results.SeasonShown) -> Any:
+def record(token: str, season: reading.SeasonShown) -> Any:
     season_id = season.season_id
     raw = request.form.get("game", "")
-    games = dict(results.unrecorded(dm().db, season_id))
+    games = dict(recorded.unrecorded(dm().db, season_id))
     game_id = inputs.small_int(raw, 12) or 0
     try:
-        results.record_result(dm().db, game_id, _points(games.get(game_id, [])), utcnow(), season_id=season_id)
+        recorded.record_result(dm().db, game_id, _points(games.get(game_id, [])), utcnow(), season_id=season_id)
     except ShownError as exc:
         return _organiser_page(token, season, error=say(exc), status=422)
     return redirect(url_for("standings.organiser", token=token, season_id=season_id, done="recorded"), code=303)
@@ -218,20 +218,20 @@ def record(token: str, season: results.SeasonShown) -> Any:
 
 @bp.post("/lo/<token>/season/<int:season_id>/next")
 @organised
-def next_season(token: str, season: results.SeasonShown) -> Any:
+def next_season(token: str, season: reading.SeasonShown) -> Any:
     season_id = season.season_id
     try:
         closes = _closes(season)
-        created = results.next_season(dm().db, season_id, closes, utcnow())
+        created = promotion.next_season(dm().db, season_id, closes, utcnow())
     except ShownError as exc:
         return _organiser_page(token, season, error=say(exc), status=422)
     return redirect(url_for("standings.organiser", token=token, season_id=created, done="next"), code=303)
 
 
-def _closes(_season: results.SeasonShown) -> datetime:
-    """The sign-up's close from the form: in this many days (1 to ``results.MAX_SIGNUP_DAYS``)."""
+def _closes(_season: reading.SeasonShown) -> datetime:
+    """The sign-up's close from the form: in this many days (1 to ``promotion.MAX_SIGNUP_DAYS``)."""
     raw = request.form.get("days", "").strip()
     days = inputs.small_int(raw, 3) or 0
-    if not 1 <= days <= results.MAX_SIGNUP_DAYS:
-        raise results.ResultError(results.BAD_DAYS, count=results.MAX_SIGNUP_DAYS)
+    if not 1 <= days <= promotion.MAX_SIGNUP_DAYS:
+        raise standings.ResultError(promotion.BAD_DAYS, count=promotion.MAX_SIGNUP_DAYS)
     return utcnow() + timedelta(days=days)

@@ -28,7 +28,7 @@ from server.models import (
     Seat,
     utcnow,
 )
-from server.services.leagues import ratings, results, rounds, seasons
+from server.services.leagues import ratings, rounds, seasons, standings
 from server.services.links import player_token
 from server.services.play import organise
 from tests.conftest import Stack
@@ -224,7 +224,7 @@ def test_standings_reach_organisers_members_and_the_public_link_addresses_the_se
     league_id, season_id, game_id = finished_season(stack, tag=2, standings_public=True)
     secret = stack.settings.secret_key
     people = members(stack.db, game_id)
-    table = results.standings(stack.db, season_id)
+    table = standings.standings(stack.db, season_id)
     server = stack.client.get(f"/api/seasons/{season_id}/standings", headers=AUTH)
     assert server.status_code == 200
     assert server.json["season"] == {"id": season_id, "league": league_id, "number": 1, "status": "over"}
@@ -261,7 +261,7 @@ def test_standings_are_refused_to_others(stack: Stack) -> None:
     stranger = members(stack.db, other_game)[0]
     public = seasons.league_link(stack.db, secret, league_id, "public")
     other_public = seasons.league_link(stack.db, secret, league_id + 1, "public")
-    results.standings(stack.db, season_id)  # the cache written: nothing below writes
+    standings.standings(stack.db, season_id)  # the cache written: nothing below writes
     before = all_rows(stack.db)
     stranger_token = player_token(secret, stranger.id, stranger.link_generation)
     member_token = player_token(secret, member.id, member.link_generation)
@@ -444,7 +444,7 @@ def test_the_command_line_prints_standings_records_a_result_and_creates_the_next
     shown = json.loads(run(env, "season", "standings", "--season", str(season_id), "--json").stdout)
     assert all(r["email"].endswith("@example.org") for r in shown["divisions"][0]["rows"])
     listed = run(env, "season", "standings", "--season", str(season_id), "--csv")
-    assert listed.stdout.splitlines() == results.csv(embedded.db, season_id).splitlines()
+    assert listed.stdout.splitlines() == standings.csv(embedded.db, season_id).splitlines()
     bad = run(env, "season", "next", "--season", str(season_id), "--signup-closes", "soon")
     assert_clean_error(bad, 2, "'soon': give a time such as")
     created = run(env, "season", "next", "--season", str(season_id), "--signup-closes", closes(), "--json")

@@ -18,7 +18,7 @@ from server.mail import replies
 from server.mail.send import send_one
 from server.mail.transports import FileTransport
 from server.services import inputs
-from server.services.leagues import results, seasons
+from server.services.leagues import promotion, seasons
 from server.services.links import mailbox_token, player_token
 from server.services.tempo import TempoError, parse_duration
 from server.text import away
@@ -308,5 +308,5 @@ def test_the_services_refuse_a_sign_up_close_out_of_range_whoever_read_it(stack:
         with pytest.raises(inputs.InputError, match="signup_closes is out of range"):
             seasons.create_season(stack.db, league_id, when, 3, "when_over", None, now=datetime.now(UTC))
         with pytest.raises(inputs.InputError, match="signup_closes is out of range"):
-            results.next_season(stack.db, season_id, when, datetime.now(UTC))
+            promotion.next_season(stack.db, season_id, when, datetime.now(UTC))
     assert all_rows(stack.db) == before

@@ -17,9 +17,10 @@ from server.db import Database
 from server.models import Game, Player, Seat
 from server.present.seat import ordinal
 from server.services import hub
-from server.services.leagues import ratings, scoring
+from server.services.leagues import ratings
 from server.services.links import player_token, seat_token
-from server.services.play import organise, turns
+from server.services.play import organise, outcome, turns
+from server.services.play.places import FinishedGame, SeatResult, Tenure, placings
 from server.text import glossary
 from server.text.i18n import format_when
 from tests.conftest import Stack
@@ -108,7 +109,7 @@ def test_a_finished_game_shows_the_place_and_the_replay_and_a_replaced_seat_is_n
     player_id, generation = seat_row(stack.db, yellow)
     outcome = eng.outcome
     colours = list(outcome["scores"])
-    places = {c: (p, span) for c, p, span in scoring.placings(colours, outcome["scores"], outcome["cards"])}
+    places = {c: (p, span) for c, p, span in placings(colours, outcome["scores"], outcome["cards"])}
     place, span = places["yellow"]
     expected = ("shared " if span > 1 else "") + f"{ordinal('en', place)} of {len(colours)}"
     points = outcome["scores"]["yellow"]
@@ -131,7 +132,7 @@ def test_a_finished_game_shows_the_place_and_the_replay_and_a_replaced_seat_is_n
         assert seat_token(stack.settings.secret_key, other_seat, gen) not in text
 
 
-def expected_games(db: Database, game_ids: list[int]) -> list[ratings.FinishedGame]:
+def expected_games(db: Database, game_ids: list[int]) -> list[FinishedGame]:
     """The finished games as the ratings take them, built here from each engine's outcome (one person a seat)."""
     out = []
     for game_id in game_ids:
@@ -141,9 +142,9 @@ def expected_games(db: Database, game_ids: list[int]) -> list[ratings.FinishedGa
             game = session.get(Game, game_id)
             assert game is not None
             finished_at = game.updated_at
-        placed = scoring.placings(list(outcome["scores"]), outcome["scores"], outcome["cards"])
-        seats = tuple(ratings.SeatResult(p, (ratings.Tenure(holders[c], 1.0),)) for c, p, _span in placed)
-        out.append(ratings.FinishedGame(game_id, finished_at, seats))
+        placed = placings(list(outcome["scores"]), outcome["scores"], outcome["cards"])
+        seats = tuple(SeatResult(p, (Tenure(holders[c], 1.0),)) for c, p, _span in placed)
+        out.append(FinishedGame(game_id, finished_at, seats))
     return out
 
 
@@ -163,7 +164,7 @@ def test_the_rating_across_all_games_is_new_under_five_games_then_openskills_in_
     for game in games:
         ratings.rate_game(expected, game)
     with stack.db.session() as session:
-        found = hub.finished_games(session)
+        found = outcome.finished_games(session)
     assert {g.id: (g.finished_at, sorted(g.seats, key=repr)) for g in found} == {
         g.id: (g.finished_at, sorted(g.seats, key=repr)) for g in games
     }
@@ -177,7 +178,7 @@ def test_the_rating_across_all_games_is_new_under_five_games_then_openskills_in_
     with stack.db.session() as session:
         session.execute(sa.select(1))
         with statements(stack.db) as seen:
-            hub.finished_games(session)
+            outcome.finished_games(session)
     assert len(seen) == 2
     with statements(stack.db) as seen:
         listed = hub.games(stack.db, player_id)
@@ -186,11 +187,11 @@ def test_the_rating_across_all_games_is_new_under_five_games_then_openskills_in_
 
 def test_shares_of_a_handed_over_seat() -> None:
     # one person alone: 1.0, whatever they answered
-    assert hub._tenures(4, {4: (10, 0)}) == (ratings.Tenure(4, 1.0),)
+    assert outcome._tenures(4, {4: (10, 0)}) == (Tenure(4, 1.0),)
     # a person then a bot: by answered requests
-    assert hub._tenures(None, {4: (6, 3), None: (4, 1)}) == (ratings.Tenure(4, 0.75), ratings.Tenure(None, 0.25))
+    assert outcome._tenures(None, {4: (6, 3), None: (4, 1)}) == (Tenure(4, 0.75), Tenure(None, 0.25))
     # two people, none answered by themselves: by requests owed
-    assert hub._tenures(5, {4: (3, 0), 5: (1, 0)}) == (ratings.Tenure(4, 0.75), ratings.Tenure(5, 0.25))
+    assert outcome._tenures(5, {4: (3, 0), 5: (1, 0)}) == (Tenure(4, 0.75), Tenure(5, 0.25))
 
 
 def test_a_player_with_no_game_is_new(embedded: Stack) -> None:

@@ -10,10 +10,9 @@ import sqlalchemy as sa
 
 from server.db import Database
 from server.models import Game, Player, RatingPoint, RatingRow, Season, SeasonPlayer, Seat
-from server.services import hub
-from server.services.leagues import results, rounds, schedule, seasons
+from server.services.leagues import rounds, schedule, seasons, stored_ratings
 from server.services.links import league_token, player_token
-from server.services.play import organise
+from server.services.play import organise, outcome
 from tests.conftest import Stack, _stack
 from tests.server.test_replay import finish
 from tests.server.test_results import league_game, make_season
@@ -124,17 +123,17 @@ def _rate_twice_at_once(db: Database, first: int, second: int, scope: int) -> No
     def other() -> None:
         try:
             with db.session() as session:
-                game = hub.finished_game(session, second)
+                game = outcome.finished_game(session, second)
                 assert game is not None
-                results._rate(session, game, scope, T0)
+                stored_ratings._rate(session, game, scope, T0)
             done.append(None)
         except BaseException as exc:
             done.append(exc)
 
     with db.session() as session:
-        game = hub.finished_game(session, first)
+        game = outcome.finished_game(session, first)
         assert game is not None
-        results._rate(session, game, scope, T0)
+        stored_ratings._rate(session, game, scope, T0)
         session.flush()
         thread = threading.Thread(target=other)
         thread.start()

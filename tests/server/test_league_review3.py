@@ -51,7 +51,7 @@ def test_an_invitation_to_an_unnamed_address_greets_without_an_empty_name(embedd
 def test_one_point_is_written_in_the_singular() -> None:
     """ "1 punti" / "1 points" was written for a winner with one point; fractions stay plural."""
     from server.present.standings import lines
-    from server.services.leagues.results import Standings
+    from server.services.leagues.standings import Standings
 
     def row(rank: int, name: str, points: float) -> dict[str, Any]:
         row = {"player": rank, "name": name, "rank": rank, "games": 1, "points": points, "average_place": 1.0}

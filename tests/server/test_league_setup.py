@@ -24,7 +24,7 @@ from celery import Celery
 from werkzeug.test import TestResponse
 
 from server.models import League, MailKind, Outbox, Season, SeasonPlayer, utcnow
-from server.services.leagues import results, seasons
+from server.services.leagues import promotion, seasons
 from server.services.leagues.seasons import Applicant, LeagueSpec
 from server.services.links import confirm_token
 from server.services.mailflow import outbox
@@ -202,7 +202,7 @@ def test_a_held_invitation_goes_when_the_next_season_opens(stack: Stack) -> None
         session.execute(sa.update(Season).where(Season.id == season).values(status="over"))
     seasons.invite(stack.db, league_id, ["ann@example.org"], utcnow())
     assert seasons.held_invitations(stack.db, league_id) == ["ann@example.org"]
-    results.next_season(stack.db, season, utcnow() + 3 * DAY, utcnow())
+    promotion.next_season(stack.db, season, utcnow() + 3 * DAY, utcnow())
     assert seasons.held_invitations(stack.db, league_id) == []
     with stack.db.session() as session:
         row = session.execute(sa.select(Outbox).where(Outbox.kind == MailKind.LEAGUE_INVITE)).scalar_one()

@@ -12,14 +12,12 @@ from openskill.models import PlackettLuce, PlackettLuceRating
 
 from server.services.leagues.ratings import (
     NEW_BELOW,
-    FinishedGame,
     Rating,
-    SeatResult,
     Shown,
-    Tenure,
     rate_games,
     shown,
 )
+from server.services.play.places import FinishedGame, SeatResult, Tenure
 
 T0 = datetime(2025, 3, 1, 12, tzinfo=UTC)
 OS = PlackettLuce()

@@ -1,4 +1,5 @@
-"""Results, standings and stored ratings: ``services/leagues/results.py`` and its pages."""
+"""Results, standings and stored ratings: ``services/leagues/`` (``game_end``, ``stored_ratings``, ``standings``,
+``round_end``, ``recorded``, ``promotion``, ``reading``) and their pages."""
 
 from __future__ import annotations
 
@@ -31,10 +32,11 @@ from server.models import (
     Seat,
 )
 from server.services import hub
-from server.services.leagues import ratings, results, scoring, seasons
+from server.services.leagues import promotion, ratings, recorded, scoring, seasons, standings
 from server.services.leagues.seasons import LeagueSpec
 from server.services.links import league_token, player_token
-from server.services.play import organise
+from server.services.play import organise, places
+from server.services.play.outcome import finished_game, finished_games
 from tests.conftest import Stack
 from tests.server.test_hub import expected_games
 from tests.server.test_replay import finish
@@ -150,7 +152,7 @@ def test_stored_ratings_equal_rate_games_and_openskill_called_directly(embedded:
         ratings.rate_game(expected, game)
     with embedded.db.session() as session:
         stored = {r.player_id: (r.mu, r.sigma, r.games) for r in session.execute(sa.select(RatingRow)).scalars()}
-        assert [hub.finished_game(session, i) for i in ids] == hub.finished_games(session)
+        assert [finished_game(session, i) for i in ids] == finished_games(session)
     for player_id, rating in expected.items():
         assert stored[player_id] == pytest.approx((rating.mu, rating.sigma, 2))
     # the first game, by openskill itself
@@ -192,7 +194,7 @@ def test_a_seat_on_autopilot_and_a_substituted_seat_are_credited_by_the_forfeit_
     assert written["yellow"].ending == "autopilot" and written["yellow"].player_id == starters["yellow"]
     sub = written[substituted]
     assert sub.ending == "substituted" and sub.player_id == starters[substituted] and sub.substitute_id is not None
-    table = results.standings(embedded.db, season_id)
+    table = standings.standings(embedded.db, season_id)
     rows = {row["player"]: row for row in table.rows()}
     for colour in ("yellow", substituted):
         assert rows[starters[colour]]["points"] == 0 and rows[starters[colour]]["average_place"] is None
@@ -222,17 +224,17 @@ def test_the_standings_are_stored_as_the_result_arrives_read_while_fresh_and_rec
         assert cached.rows == {"divisions": [{"name": None, "count": 3}], "substitutes": 0}
     stored = stored_rows(embedded.db, season_id)
     assert [(tab, position) for tab, position, _player in stored] == [(0, 0), (0, 1), (0, 2)]
-    table = results.standings(embedded.db, season_id)
+    table = standings.standings(embedded.db, season_id)
     assert [row["player"] for row in table.rows()] == [player for _tab, _pos, player in stored]
     assert table.version == 1
     with embedded.db.session() as session:
         session.execute(sa.delete(SeasonStandingRow).where(SeasonStandingRow.season_id == season_id))
-    assert results.standings(embedded.db, season_id).rows() == []  # fresh: the stored rows, as stored
+    assert standings.standings(embedded.db, season_id).rows() == []  # fresh: the stored rows, as stored
     with embedded.db.session() as session:
         season = session.get(Season, season_id)
         assert season is not None
         season.results_version += 1
-    again = results.standings(embedded.db, season_id)
+    again = standings.standings(embedded.db, season_id)
     assert again.rows() == table.rows() and again.version == 2
     assert stored_rows(embedded.db, season_id) == stored
 
@@ -242,13 +244,13 @@ def test_a_standings_page_reads_its_rows_and_the_readers_own_row(
 ) -> None:
     _league, season_id = make_season(embedded.db, rounds=2)
     finish(embedded.db, league_game(embedded.db, season_id, 1, seed=83), seed=83)
-    whole = results.standings(embedded.db, season_id).rows()
-    monkeypatch.setattr(results, "PAGE", 2)
-    first, mine = results.standings_page(embedded.db, season_id, 0, whole[2]["player"])
+    whole = standings.standings(embedded.db, season_id).rows()
+    monkeypatch.setattr(standings, "PAGE", 2)
+    first, mine = standings.standings_page(embedded.db, season_id, 0, whole[2]["player"])
     assert first.rows() == whole[:2] and first.more == [True, False] and mine == whole[2]
-    second, nobody = results.standings_page(embedded.db, season_id, 1, 999_999)
+    second, nobody = standings.standings_page(embedded.db, season_id, 1, 999_999)
     assert second.rows() == whole[2:] and second.more == [False, False] and nobody is None
-    beyond, _ = results.standings_page(embedded.db, season_id, 5)
+    beyond, _ = standings.standings_page(embedded.db, season_id, 5)
     assert beyond.rows() == [] and [name for name, _rows in beyond.divisions] == [None]
 
 
@@ -268,18 +270,18 @@ def test_record_result_refusals_change_nothing_then_it_records_and_ends_the_roun
         (abandoned, {c: -1 for c in colours}, "Give a result for every colour"),
     ):
         before = all_rows(embedded.db)
-        with pytest.raises(results.ResultError, match=message):
-            results.record_result(embedded.db, game_id, given, T0)
+        with pytest.raises(standings.ResultError, match=message):
+            recorded.record_result(embedded.db, game_id, given, T0)
         assert all_rows(embedded.db) == before
-    results.record_result(embedded.db, abandoned, points, T0)
+    recorded.record_result(embedded.db, abandoned, points, T0)
     written = results_of(embedded.db, abandoned)
     assert all(r.recorded for r in written.values()) and written[colours[0]].winner
     assert season_row(embedded.db, season_id).status == SeasonStatus.RUNNING  # the other game has no result yet
     before = all_rows(embedded.db)
-    with pytest.raises(results.ResultError, match="already recorded"):
-        results.record_result(embedded.db, abandoned, points, T0)
+    with pytest.raises(standings.ResultError, match="already recorded"):
+        recorded.record_result(embedded.db, abandoned, points, T0)
     assert all_rows(embedded.db) == before
-    results.record_result(embedded.db, running, colours, T0)  # a ranking, best first
+    recorded.record_result(embedded.db, running, colours, T0)  # a ranking, best first
     assert season_row(embedded.db, season_id).status == SeasonStatus.OVER
     assert len(rows_of_kind(embedded.db, MailKind.SEASON_END)) == 6
 
@@ -288,8 +290,8 @@ def test_record_result_of_a_game_not_abandoned_changes_nothing(embedded: Stack) 
     _league, season_id = make_season(embedded.db, rounds=1)
     game_id = league_game(embedded.db, season_id, 1, seed=87)
     before = all_rows(embedded.db)
-    with pytest.raises(results.ResultError, match="was not abandoned"):
-        results.record_result(embedded.db, game_id, list(seat_ids(embedded.db, game_id)), T0)
+    with pytest.raises(standings.ResultError, match="was not abandoned"):
+        recorded.record_result(embedded.db, game_id, list(seat_ids(embedded.db, game_id)), T0)
     assert all_rows(embedded.db) == before
 
 
@@ -313,13 +315,13 @@ def test_next_season_carries_players_over_pending_with_promotion_and_relegation(
     for game_id in (top, bottom):
         organise.abandon(embedded.db, game_id, now=T0)
         colours = list(seat_ids(embedded.db, game_id))
-        results.record_result(embedded.db, game_id, colours, T0)
-    table = results.standings(embedded.db, season_id)
+        recorded.record_result(embedded.db, game_id, colours, T0)
+    table = standings.standings(embedded.db, season_id)
     assert [name for name, _rows in table.divisions] == ["1", "2"]
     first, second = (rows for _name, rows in table.divisions)
-    with pytest.raises(results.ResultError, match="future"):
-        results.next_season(embedded.db, season_id, T0, T0)
-    created = results.next_season(embedded.db, season_id, T0 + 7 * DAY, T0)
+    with pytest.raises(standings.ResultError, match="future"):
+        promotion.next_season(embedded.db, season_id, T0, T0)
+    created = promotion.next_season(embedded.db, season_id, T0 + 7 * DAY, T0)
     with embedded.db.session() as session:
         entries = {
             e.player_id: (e.status, e.division)
@@ -332,8 +334,8 @@ def test_next_season_carries_players_over_pending_with_promotion_and_relegation(
     expected[second[0]["player"]] = "1"
     assert entries == {p: (EntryStatus.PENDING, d) for p, d in expected.items()}
     assert len(rows_of_kind(embedded.db, MailKind.LEAGUE_CONFIRM)) == 6
-    with pytest.raises(results.ResultError, match="already created"):
-        results.next_season(embedded.db, season_id, T0 + 7 * DAY, T0)
+    with pytest.raises(standings.ResultError, match="already created"):
+        promotion.next_season(embedded.db, season_id, T0 + 7 * DAY, T0)
     assert league_id
 
 
@@ -483,7 +485,7 @@ def test_a_result_recorded_as_a_ranking_invents_no_victory_points(stack: Stack) 
     ]
     players = results_of(stack.db, played)
     assert all(isinstance(shown[r.player_id]["victory_points"], int) for r in players.values())
-    table = list(csv.DictReader(io.StringIO(results.csv(stack.db, season_id))))
+    table = list(csv.DictReader(io.StringIO(standings.csv(stack.db, season_id))))
     assert {row["victory_points"] for row in table if int(row["player"]) in by_place} == {""}
     page = stack.client.get(f"/p/{_token(stack.db, stack.settings.secret_key, by_place[0])}/season/{season_id}")
     assert page.status_code == 200 and "<td>–</td>" in page.get_data(as_text=True)
@@ -531,7 +533,7 @@ def test_a_recorded_result_feeds_the_ratings_like_a_played_game(stack: Stack) ->
     organise.abandon(stack.db, game_id, now=T0)
     colours = list(seat_ids(stack.db, game_id))
     points = {c: 20 - 3 * i for i, c in enumerate(colours)}
-    results.record_result(stack.db, game_id, points, T0 + DAY)
+    recorded.record_result(stack.db, game_id, points, T0 + DAY)
     with stack.db.session() as session:
         holders = dict(session.execute(sa.select(Seat.colour, Seat.player_id).where(Seat.game_id == game_id)).all())
         stored = {
@@ -539,8 +541,8 @@ def test_a_recorded_result_feeds_the_ratings_like_a_played_game(stack: Stack) ->
         }
         history = session.execute(sa.select(RatingPoint.scope, RatingPoint.game_id, RatingPoint.finished_at)).all()
     expected: dict[int, ratings.Rating] = {}
-    seats = tuple(ratings.SeatResult(i, (ratings.Tenure(holders[c], 1.0),)) for i, c in enumerate(colours, start=1))
-    ratings.rate_game(expected, ratings.FinishedGame(game_id, T0 + DAY, seats))
+    seats = tuple(places.SeatResult(i, (places.Tenure(holders[c], 1.0),)) for i, c in enumerate(colours, start=1))
+    ratings.rate_game(expected, places.FinishedGame(game_id, T0 + DAY, seats))
     for scope in (0, league_id):
         for player_id, rating in expected.items():
             assert stored[(scope, player_id)] == pytest.approx((rating.mu, rating.sigma, 1))

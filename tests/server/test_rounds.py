@@ -35,7 +35,7 @@ from server.models import (
     SeasonPlayer,
     SeasonStatus,
 )
-from server.services.leagues import results, rounds, schedule, seasons
+from server.services.leagues import promotion, rounds, schedule, seasons
 from server.services.leagues.rounds import RoundError
 from server.services.leagues.seasons import LeagueSpec
 from server.services.links import confirm_token, read_token
@@ -481,7 +481,7 @@ def test_a_league_takes_its_organisers_address(stack: Stack) -> None:
 
 def next_season_of(stack: Stack, count: int, knows: dict[int, list[str]]) -> tuple[int, list[int]]:
     """A finished season of ``count`` players of a league of size 3 (``knows``: index -> addresses declared), and
-    its next season (results.next_season): the new season's id, the players."""
+    its next season (promotion.next_season): the new season's id, the players."""
     season = make_season(stack.db, make_league(stack.db, table_size=3), rounds=3)
     ids = enter(stack.db, season, count)
     for index, addresses in knows.items():
@@ -490,7 +490,7 @@ def next_season_of(stack: Stack, count: int, knows: dict[int, list[str]]) -> tup
         s = session.get(Season, season)
         assert s is not None
         s.status = SeasonStatus.OVER
-    return results.next_season(stack.db, season, T0 + 7 * DAY, T0), ids
+    return promotion.next_season(stack.db, season, T0 + 7 * DAY, T0), ids
 
 
 def confirm_all(stack: Stack, season: int, knows: dict[int, str] | None = None) -> None:

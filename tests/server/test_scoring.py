@@ -18,12 +18,12 @@ from server.services.leagues.scoring import (
     Row,
     SeatResult,
     from_outcome,
-    placings,
     promotion_relegation,
     standings,
     standings_by_division,
     standings_csv,
 )
+from server.services.play.places import placings
 
 COLOURS = ("red", "green", "blue", "yellow", "brown", "black")
 

@@ -39,9 +39,10 @@ from server.models import (
     utcnow,
 )
 from server.services import calendar
-from server.services.leagues import results, schedule, scoring, seating
+from server.services.leagues import promotion, schedule, scoring, seating, standings
 from server.services.links import seat_token
 from server.services.play import turns
+from server.services.play.places import outcome_places
 from tests.conftest import Stack
 from tests.support import AUTH, check_game, compose, mail_settings, rows_of_kind, sweep, text_of
 
@@ -161,7 +162,7 @@ def check_fixtures(stack: Stack, season_id: int, number: int, players: list[int]
             assert best == 0
 
 
-def check_standings(stack: Stack, season_id: int) -> results.Standings:
+def check_standings(stack: Stack, season_id: int) -> standings.Standings:
     """The season's standings as the server shows them, against ``scoring`` over the finished games' outcomes."""
     divisions = {e.player_id: str(e.division) for e in entries(stack, season_id).values()}
     with stack.db.session() as session:
@@ -182,7 +183,7 @@ def check_standings(stack: Stack, season_id: int) -> results.Standings:
         expected = scoring.standings_by_division(
             played, divisions, league.scoring, list(league.tie_breaks), league.forfeit
         )
-    shown = results.standings(stack.db, season_id)
+    shown = standings.standings(stack.db, season_id)
     got = {
         name: [(r["player"], r["rank"], r["games"], r["points"], r["wins"]) for r in rows]
         for name, rows in shown.divisions
@@ -206,7 +207,7 @@ def check_ratings(stack: Stack, league_id: int, games_by_round: list[list[Game]]
             with stack.db.session() as session:
                 stored = session.get(Game, game.id)
                 assert stored is not None and stored.outcome
-                places = {colour: place for colour, place, _span, _points in scoring.outcome_places(stored.outcome)}
+                places = {colour: place for colour, place, _span, _points in outcome_places(stored.outcome)}
                 seats = [(seat.player_id, places[seat.colour]) for seat in stored.seats]
             teams = [[rated.get(pid) or model.rating()] for pid, _place in seats]
             after = model.rate(teams, ranks=[place for _pid, place in seats])
@@ -384,7 +385,7 @@ def check_next_season(stack: Stack, story: Story) -> None:
     the winner of division 2 promoted and the last of division 1 relegated."""
     first, second = (rows for _name, rows in check_standings(stack, story.season_id).divisions)
     later = story.starts[-1] + timedelta(days=1)
-    created = results.next_season(stack.db, story.season_id, later + timedelta(days=7), later)
+    created = promotion.next_season(stack.db, story.season_id, later + timedelta(days=7), later)
     expected = {row["player"]: "1" for row in first} | {row["player"]: "2" for row in second}
     expected[first[-1]["player"]], expected[second[0]["player"]] = "2", "1"
     carried = {pid: (e.status, e.division) for pid, e in entries(stack, created).items()}

@@ -27,10 +27,11 @@ from sqlalchemy import func, select
 
 from ...db import Database
 from ...models import Game, League, LeagueRound, Player, RatingRow, Season, SeasonPlayer
-from .. import hub, inputs
+from .. import inputs
 from ..errors import N_, ShownError
-from . import ratings, results, rounds
+from . import ratings, recorded, rounds, seasons, standings
 from .seasons import LINKS, NO_LEAGUE, NO_SEASON, Applicant, LeagueError, LeagueSpec, Sizes, league_link, link_url
+from .stored_ratings import ALL_GAMES
 
 #: the longest text a field of these bodies takes (the longest e-mail address).
 MAX_TEXT = 320
@@ -352,7 +353,7 @@ def player_entries(db: Database, player_id: int) -> list[dict[str, Any]]:
                 "signup_closes": _iso(season.signup_closes),
                 "rounds": season.rounds,
             }
-            for entry, season, league in hub.season_entries(session, player_id)
+            for entry, season, league in seasons.season_entries(session, player_id)
         ]
 
 
@@ -374,7 +375,7 @@ def game_league(db: Database, game_id: int) -> int | None:
     with db.session() as session:
         game = session.get(Game, game_id)
         if game is None:
-            raise results.ResultError(results.NO_GAME, game=game_id)
+            raise standings.ResultError(recorded.NO_GAME, game=game_id)
         found = session.execute(
             select(Season.league_id)
             .join(LeagueRound, LeagueRound.season_id == Season.id)
@@ -391,9 +392,9 @@ def round_json(db: Database, league_id: int, round_id: int) -> dict[str, Any]:
 
 
 def standings_json(db: Database, season_id: int, *, emails: bool) -> dict[str, Any]:
-    """The season's standings (``results.standings``): per division its rows (rank, player, name, points, games,
+    """The season's standings (``standings.standings``): per division its rows (rank, player, name, points, games,
     wins, victory points, average place), the substitutes' apart; each row's ``email`` only with ``emails``."""
-    table = results.standings(db, season_id)
+    table = standings.standings(db, season_id)
     divisions: list[dict[str, Any]] = [{"name": name, "rows": rows} for name, rows in table.divisions]
     substitutes = table.substitutes
     if emails:
@@ -445,10 +446,10 @@ def player_ratings(db: Database, player_id: int) -> dict[str, Any]:
             .where(RatingRow.player_id == player_id)
             .order_by(League.name, RatingRow.scope)
         ).all()
-    overall = [_rating_json(games, mu, sigma) for scope, _n, games, mu, sigma in found if scope == results.ALL_GAMES]
+    overall = [_rating_json(games, mu, sigma) for scope, _n, games, mu, sigma in found if scope == ALL_GAMES]
     leagues = [
         {"league": {"id": scope, "name": name}, **_rating_json(games, mu, sigma)}
         for scope, name, games, mu, sigma in found
-        if scope != results.ALL_GAMES and name is not None
+        if scope != ALL_GAMES and name is not None
     ]
     return {"all_games": overall[0] if overall else None, "leagues": leagues}

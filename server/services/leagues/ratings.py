@@ -1,8 +1,9 @@
 """Players' ratings: OpenSkill's Plackett–Luce model on each finished game's placements.
 
-Pure: no database, no I/O. The caller reads the finished games (of one league, or all of them); :func:`rate_games`
-replays them in the order they finished and returns every rated person's rating and history. The two scopes (per
-league, across all games) are the same function over a different list of games.
+Pure: no database, no I/O. The caller reads the finished games (``play.places.FinishedGame``: ``play.outcome``, of one
+league, or all of them); :func:`rate_games` replays them in the order they finished and returns every rated person's
+rating and history. The two scopes (per league, across all games) are the same function over a different list of
+games.
 
 How a game is rated:
 
@@ -42,33 +43,12 @@ from datetime import datetime
 
 from openskill.models import PlackettLuce, PlackettLuceRating
 
+from ..play.places import FinishedGame, SeatResult
+
 #: fewer rated games than this: "new", the rating shown as unknown.
 NEW_BELOW = 5
 
 MODEL = PlackettLuce()
-
-
-@dataclass(frozen=True)
-class Tenure:
-    """Who played (part of) a seat: a person (``player_id``) or a bot (``player_id`` None), with their share."""
-
-    player_id: int | None
-    share: float = 1.0
-
-
-@dataclass(frozen=True)
-class SeatResult:
-    """One seat's placement (1 = best, ties share) and the tenures that played it."""
-
-    placement: int
-    tenures: tuple[Tenure, ...]
-
-
-@dataclass(frozen=True)
-class FinishedGame:
-    id: int
-    finished_at: datetime
-    seats: tuple[SeatResult, ...]
 
 
 @dataclass(frozen=True)

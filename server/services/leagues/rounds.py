@@ -8,7 +8,7 @@ per table, each player mailed their table), the next round of a "when_over" seas
   addresses): a pair is kept apart when either declared the other. Planning again while the latest round is still
   planned seats that round again (its tables replaced); past the season's last round it is refused. A fixed schedule
   sets the round's ``starts_at`` from ``schedule.round_starts``. A season with divisions first places its confirmed
-  players without one by rating (``results.place_divisions``), then seats each division at its own tables; a division
+  players without one by rating (``promotion.place_divisions``), then seats each division at its own tables; a division
   with fewer than 3 available players joins the one above it (or below).
 - ``swap`` exchanges two players of a planned round (``seating.swap``): refused when it would seat declared
   acquaintances together, or once the round started.
@@ -24,7 +24,7 @@ per table, each player mailed their table), the next round of a "when_over" seas
 - ``sweep`` (every minute) starts the due round of every season (at most one per season and call): a fixed
   schedule's at its time (its planned round as it stands), a "when_over" season's once every table of its last
   round is over (the game that ends a round cannot start the next in its own transaction: ``rounds`` imports
-  ``games``, whose end calls ``results``).
+  ``games``, whose end calls ``game_end``).
   The season's row is locked, so two workers start it once. A due round that cannot be seated (too few available
   players, acquaintances no split keeps apart) is not skipped silently: the reason is kept on the season
   (``Season.unseated``, shown on the league organiser's season page) and the league's organiser address
@@ -66,7 +66,7 @@ from ..mailflow import outbox
 from ..play import autopilot, estimate, games
 from ..play.engines import CACHE
 from ..tempo import parse_clock
-from . import results, schedule, seasons, seating
+from . import promotion, schedule, seasons, seating
 
 #: games simulated for the estimate mailed with a round's table (fewer than a single game's: one per table).
 ESTIMATE_GAMES = 60
@@ -196,7 +196,7 @@ def plan_round(session: Session, season: Season, now: datetime) -> LeagueRound:
     starts = _starts_at(session, season, number)
     league = session.get(League, season.league_id)
     assert league is not None
-    results.place_divisions(session, season)  # (a season with divisions: each plays at its own tables)
+    promotion.place_divisions(session, season)  # (a season with divisions: each plays at its own tables)
     entries = _entries(session, season.id)
     at = starts or now
     met = _met(r for r in rounds if r.number < number)
@@ -297,7 +297,7 @@ def start_round(session: Session, rnd: LeagueRound, now: datetime) -> list[int]:
     rnd.status, rnd.started_at = RoundStatus.STARTED, now
     if season.status == SeasonStatus.SIGNUP:
         season.status = SeasonStatus.RUNNING
-        results.place_divisions(session, season)
+        promotion.place_divisions(session, season)
     session.flush()
     for game, eng in created:
         CACHE.put(game, eng)  # the version it was created at: a rolled-back game is never read by its id again
@@ -550,7 +550,7 @@ def season_view(db: Database, league_id: int, season_id: int) -> dict[str, Any]:
 
 def divisions(db: Database, season_id: int) -> dict[int, str | None]:
     """The division of each confirmed player of the season (None: none), by player id: the organiser's round page
-    shows them before the first game (the seating places them, ``results.place_divisions``)."""
+    shows them before the first game (the seating places them, ``promotion.place_divisions``)."""
     with db.session() as session:
         return {e.player_id: e.division for e in _entries(session, season_id)}
 

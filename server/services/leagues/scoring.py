@@ -2,8 +2,8 @@
 I/O; the caller reads the games and hands over plain ``GameResult`` values.
 
 Places (END-3). At each table the seats are placed by victory points, then by the cards left in hand; seats still
-tied share the place (``placings``: places 1, 1, 3). For scoring, tied seats take the average of the places they
-span (two seats tied for 1st both have place 1.5).
+tied share the place (``play.places.placings``: places 1, 1, 3). For scoring, tied seats take the average of the
+places they span (two seats tied for 1st both have place 1.5).
 
 Scoring systems (``SYSTEMS``), each a per-game credit summed over the season:
 
@@ -30,7 +30,7 @@ Forfeits (``FORFEITS``): a seat that did not end with the player who started it 
   the average placement and head to head);
 - ``as_played``: the seat's result as it stands.
 
-A result the organiser recorded as a ranking (``results.record_result``) has no victory points: its seats' ``points``
+A result the organiser recorded as a ranking (``recorded.record_result``) has no victory points: its seats' ``points``
 are minus their position (-1 the best, ``victory_points`` None), which places them and counts nowhere as victory
 points (not in the column, the ``victory_points`` tie-break nor a ``last`` forfeit's). A row's ``victory_points`` is
 the sum over the player's games that have them, None when none has.
@@ -47,10 +47,12 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
+
+from ..play.places import runs
 
 __all__ = [
     "FORFEITS",
@@ -63,7 +65,6 @@ __all__ = [
     "Row",
     "SeatResult",
     "from_outcome",
-    "placings",
     "promotion_relegation",
     "standings",
     "standings_by_division",
@@ -148,35 +149,6 @@ def from_outcome(game_id: int, outcome: Mapping[str, Any], credits: Mapping[str,
     return GameResult(game_id, tuple(seats))
 
 
-def outcome_places(outcome: Mapping[str, Any] | None) -> list[tuple[str, int, int, int]]:
-    """``(colour, place, span, points)`` of every scored seat of an engine game's ``outcome`` (``placings``, END-3);
-    empty for a game without one."""
-    scores, cards = (outcome or {}).get("scores") or {}, (outcome or {}).get("cards") or {}
-    points = {c: int(v or 0) for c, v in scores.items()}
-    left = {c: int(cards.get(c) or 0) for c in scores}
-    return [(c, place, span, points[c]) for c, place, span in placings(list(scores), points, left)]
-
-
-def placings(colours: Sequence[str], scores: Mapping[str, int], cards: Mapping[str, int]) -> list[tuple[str, int, int]]:
-    """The places of a finished game (END-3): ``(colour, place, span)`` by victory points, then cards left in hand;
-    seats still tied share ``place`` (the first of the places they span, so 1, 1, 3) and ``span`` says how many share
-    it. Tied seats keep the order of ``colours``."""
-    ranked = sorted(colours, key=lambda c: (-scores[c], -cards[c]))
-    keys = [(scores[c], cards[c]) for c in ranked]
-    return [(c, start + 1, end - start) for start, end in _runs(keys) for c in ranked[start:end]]
-
-
-def _runs(keys: Sequence[tuple[int, int]]) -> Iterator[tuple[int, int]]:
-    """``(start, end)`` of each run of equal ``keys``."""
-    start = 0
-    while start < len(keys):
-        end = start + 1
-        while end < len(keys) and keys[end] == keys[start]:
-            end += 1
-        yield start, end
-        start = end
-
-
 @dataclass
 class Row:
     """One line of the standings. ``points`` in the league's system; ``average_place`` None when the player has no
@@ -224,7 +196,7 @@ def _tally(games: Iterable[GameResult], system: str, forfeit: str, substitutes: 
         ordered = sorted(game.seats, key=_by_place)
         keys = [(seat.points, seat.cards) for seat in ordered]
         lowest = victory_points(keys[-1][0]) if keys else 0
-        for start, end in _runs(keys):
+        for start, end in runs(keys):
             shared = (start + 1 + end) / 2  # the average of places start + 1 .. end
             for seat in ordered[start:end]:
                 place: float | None = shared

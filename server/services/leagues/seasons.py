@@ -18,7 +18,8 @@
   nothing changes.
   The form's answer is the same in every case (``SignedUp`` is not shown): it never tells whether an address is
   signed up. A season with ``max_players`` confirmed is full: ``confirm`` refuses.
-- ``skip`` / ``unskip``: a confirmed player says they will miss a round not yet started (``SeasonPlayer.skips``).
+- ``skip`` / ``unskip``: a confirmed player says they will miss a round not yet started (``SeasonPlayer.skips``);
+  ``season_entries`` reads a player's entries (the hub's, the API's).
 - ``withdraw`` while the season takes sign-ups or runs; it raises the entry's generation, so an earlier
   confirmation link cannot bring the player back. A withdrawn player may sign up again while sign-ups are open.
 - League links (``links.league_token``): invitation, organiser and public, each of the league's generation of its
@@ -30,12 +31,13 @@ Every refusal is a ``LeagueError`` (or ``LinkError`` for a link) raised before a
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import func, select
+from sqlalchemy import Row, func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -720,6 +722,17 @@ def season_number(db: Database, season_id: int) -> int:
     """The season's number within its league."""
     with db.session() as session:
         return _season(session, season_id).number
+
+
+def season_entries(session: Session, player_id: int) -> Sequence[Row[SeasonPlayer, Season, League]]:
+    """The player's season entries (any status) with their season and league, the newest season first."""
+    return session.execute(
+        select(SeasonPlayer, Season, League)
+        .join(Season, Season.id == SeasonPlayer.season_id)
+        .join(League, League.id == Season.league_id)
+        .where(SeasonPlayer.player_id == player_id)
+        .order_by(Season.id.desc())
+    ).all()
 
 
 def signup_page(db: Database, league_id: int) -> dict[str, Any]:

@@ -7,7 +7,7 @@ A live game thus keeps rows for its open window only, not for the 35 windows and
 middle (21 KB of its 30 with their indexes, ``bench/storage.py``), and the readers of closed requests read them per
 game:
 ``reliability`` (per game; over every game from each person's ledger, ``reliability.record``), ``tenures``,
-``hub.finished_games``, ``seats.answer_in`` and the last call's paces (``turns``).
+``outcome.finished_games``, ``seats.answer_in`` and the last call's paces (``turns``).
 
 The archive is ``{"w": [window, ...], "r": [request, ...]}``, oldest first, each a list in the order of
 ``WINDOW_FIELDS`` and ``REQUEST_FIELDS``; instants as microseconds since the epoch (UTC)."""

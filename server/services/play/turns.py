@@ -45,7 +45,6 @@ from ...models import (
 )
 from ...packing import pack_events
 from ..errors import N_, ShownError
-from ..leagues import results
 from ..links import LinkError, check_generation
 from ..mailflow import outbox, reminders
 from ..tempo import (
@@ -58,7 +57,7 @@ from ..tempo import (
     quiet_of,
     window_deadline,
 )
-from . import archive, autopilot, reliability, standing_answers
+from . import archive, autopilot, hooks, reliability, standing_answers
 from .engines import CACHE
 
 log = logging.getLogger("deadmail.turns")
@@ -116,7 +115,7 @@ def open_windows(session: Session, game: Game, eng: engine.Game, events_before: 
     if eng.over:
         game.status = GameStatus.OVER
         game.outcome = eng.outcome
-        results.game_over(session, game, now)
+        hooks.game_over(session, game, now)
         people = [seat for seat in game.seats if seat.bot is None]
         outbox.add(session, (outbox.notice(s, MailKind.GAME_OVER, f"over:{game.id}:{s.id}", {}, now) for s in people))
         return
