@@ -18,8 +18,8 @@ The model (also ``MODEL``, said with every estimate):
   a secret: ``tempo.deadline_quiet``, as the server); a vote decided (``engine.vote_decided`` on the answers in
   the order they arrive, unless ``close_decided_votes`` is off); the last call, once all but one have answered
   (``policy.last_called``). With play hours, a deadline that passes while someone who owes an answer is away from
-  the session moves once to the next session's (``policy.absence_wait``). These rules are ``policy``'s, which the
-  server applies too (tests/server/test_policy.py plays the same windows through both).
+  the session (and not on autopilot) moves once to the next session's (``policy.absence_wait``). These rules are
+  ``policy``'s, which the server applies too (tests/server/test_policy.py plays the same windows through both).
 - ``max_shift_hours``: the most a deadline was moved for quiet hours (the deadline against the same call without
   them).
 - The autopilot (issue 12), by ``policy.counted`` as the server: each person's public requests defaulted in a row
@@ -415,6 +415,7 @@ class _Table:
             table=self.seats,
             owing=[r["player"] for r in requests if r["player"] not in answers],
             absent=lambda colour: self.absent(colour, close),
+            known=lambda colour: colour in self.pilots,
         )
 
     def arrivals(

@@ -102,12 +102,16 @@ def absence_wait(
     table: Iterable[Seat],
     owing: Iterable[Seat],
     absent: Callable[[Seat], bool],
+    known: Callable[[Seat], bool],
 ) -> datetime | None:
     """With play ``hours``, when a window's short deadline has passed at ``now``: the deadline it waits until for
-    the players absent from the session (``absent``, asked in order until one is), None when it does not wait. It
-    waits once (``waited``: it did already), for those still ``owing`` an answer; in a window asked in secret for
-    anyone at the ``table`` (waiting only for the askeds would tell who was asked, B-INFO)."""
-    if hours is None or waited or not any(absent(seat) for seat in (table if secret else owing)):
+    the players absent from the session, None when it does not wait. It waits once (``waited``: it did already), for
+    those still ``owing`` an answer; in a window asked in secret for anyone at the ``table`` (waiting only for the
+    askeds would tell who was asked, B-INFO). A seat whose absence the table knows (``known``: on autopilot, or its
+    player in a declared absence) is not waited for. ``absent`` is asked first, seat by seat, until one is waited
+    for."""
+    waiting = table if secret else owing
+    if hours is None or waited or not any(absent(seat) and not known(seat) for seat in waiting):
         return None
     return hours.next_session_deadline(now)
 

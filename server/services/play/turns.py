@@ -555,23 +555,23 @@ def _wait_for_absent(session: Session, game: Game, window: Window, rows: list[Re
     until the short deadline of the next session, if someone who owes an answer has not been on their page since
     it opened (absent from the session: they answer by mail or at the next session); each of them is told. A
     player who was on their page and did not answer gets the default as usual. In a window asked in secret, anyone
-    away from the table makes it wait (B-INFO; ``policy.absence_wait``). True when the window waits."""
+    away from the table makes it wait (B-INFO). A seat on autopilot or whose player declared an absence is not
+    waited for: the table knows (``policy.absence_wait``). True when the window waits."""
+
+    def absent(seat: Seat) -> bool:
+        """A person not on their page since the window opened."""
+        return (
+            seat.bot is None and seat.player is not None and (seat.seen_at is None or seat.seen_at < window.opened_at)
+        )
 
     @cache
     def elsewhere() -> dict[int, datetime]:
         """The players in a declared absence (read once, if asked)."""
         return autopilot.away_until(session, (s.player_id for s in game.seats if s.player_id), now)
 
-    def away(seat: Seat) -> bool:
-        """Absent from the session; a seat on autopilot or whose player declared an absence is not waited for (its
-        state is public)."""
-        return (
-            seat.bot is None
-            and seat.player is not None
-            and (seat.seen_at is None or seat.seen_at < window.opened_at)
-            and seat.autopilot_at is None
-            and seat.player_id not in elsewhere()
-        )
+    def known(seat: Seat) -> bool:
+        """On autopilot, or in a declared absence: the table knows (not waited for)."""
+        return seat.autopilot_at is not None or seat.player_id in elsewhere()
 
     owing = [r.seat for r in rows if r.answered_at is None]
     deadline = policy.absence_wait(
@@ -581,19 +581,20 @@ def _wait_for_absent(session: Session, game: Game, window: Window, rows: list[Re
         secret=any(r.secret for r in rows),
         table=game.seats,
         owing=owing,
-        absent=away,
+        absent=absent,
+        known=known,
     )
     if deadline is None:
         return False
-    absent = [seat for seat in owing if away(seat)]
+    told = [seat for seat in owing if absent(seat) and not known(seat)]
     window.deadline = deadline
     window.extended_at = now
     payload = {"window": window.number, "absent": True}
     outbox.add(
         session,
-        [outbox.notice(seat, MailKind.LAST_CALL, f"absent:{window.id}:{seat.id}", payload, now) for seat in absent],
+        [outbox.notice(seat, MailKind.LAST_CALL, f"absent:{window.id}:{seat.id}", payload, now) for seat in told],
     )
-    log.info("game %s: window %s waits for %d absent from the session", game.id, window.number, len(absent))
+    log.info("game %s: window %s waits for %d absent from the session", game.id, window.number, len(told))
     return True
 
 
