@@ -16,7 +16,7 @@ minutes. Deadlines come from the server's ``services.tempo.window_deadline``, vo
 no standing answers at all, no early closing of votes, no last call, no autopilot), to compare defaulted shares.
 
 The autopilot is simulated as the server does it (``estimate``'s docstring): after ``--autopilot-after``
-public requests defaulted in a row (the server's default when not given: ``services.play.autopilot.AFTER``; 0: never,
+public requests defaulted in a row (the server's default when not given: ``services.play.policy.AFTER``; 0: never,
 no autopilot) a seat's requests are answered at once until the player is back. ``--vanish``:
 each game is played twice with the same seeds, with all present and with one person (drawn per game) vanishing at a
 round drawn between the first and the last round of the game with all present; the vanishing person never answers
@@ -40,7 +40,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from server.services import presets
-from server.services.play import autopilot, estimate
+from server.services.play import estimate, policy
 from server.services.tempo import parse_duration
 
 ZONES = ("Europe/Rome", "Europe/Warsaw", "America/New_York", "America/Los_Angeles", "Asia/Tokyo")
@@ -101,7 +101,7 @@ def run(  # noqa: PLR0913 (the bench's options, one by one)
         "preset": preset,
         "reading": reading,
         "seed": seed,
-        "autopilot_after": autopilot.after_of(tempo),
+        "autopilot_after": policy.after_of(tempo),
     }
     if not vanish:
         return {**head, **estimate.summary(played), "seconds": round(time.perf_counter() - started, 1)}
@@ -139,7 +139,7 @@ def main() -> None:
         "--autopilot-after",
         type=int,
         default=None,
-        help=f"public defaults in a row that put a seat on autopilot (default {autopilot.AFTER}; 0: never)",
+        help=f"public defaults in a row that put a seat on autopilot (default {policy.AFTER}; 0: never)",
     )
     ap.add_argument(
         "--vanish",

@@ -284,11 +284,11 @@ class Seat(Base):
     #: when the seat's page (or its live fragment) was last fetched, kept to ``seats.SEEN_EVERY``: who is on their
     #: page now, during a session of play hours (not secret).
     seen_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    #: the seat's public requests defaulted in a row: ``autopilot.AFTER`` of them put it on autopilot.
+    #: the seat's public requests defaulted in a row: ``services.play.policy.AFTER`` of them put it on autopilot.
     missed: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     #: on autopilot since (its requests are answered at once, ``services.play.autopilot``); null: the person answers.
     autopilot_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
-    #: seconds of deadline extension this seat's absences used in this game (``autopilot.BUDGET``).
+    #: seconds of deadline extension this seat's absences used in this game (``services.play.policy.BUDGET``).
     extended: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
 
     game: Mapped[Game] = relationship(back_populates="seats")

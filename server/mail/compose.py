@@ -72,6 +72,7 @@ from ..services.leagues import promotion, standings
 from ..services.links import confirm_token, league_token, organiser_token, player_token, seat_token
 from ..services.mailflow import outbox, reminders, reply_address
 from ..services.play import autopilot, chat, standing_answers
+from ..services.play.policy import after_of
 from ..services.play.seats import Shared, answer_in, open_request, seat_state, still_deciding
 from ..text import i18n
 from ..text.glossary import colour_name
@@ -428,7 +429,7 @@ class Composer:
         if game.status != GameStatus.RUNNING or colour not in {seat.colour for seat in game.seats}:
             return None
         missed = row.payload.get("missed")
-        count = missed if isinstance(missed, int) and missed > 0 else max(autopilot.after_of(game.tempo), 1)
+        count = missed if isinstance(missed, int) and missed > 0 else max(after_of(game.tempo), 1)
         name = colour_name(self.lang, colour)
         draft = Draft("organiser_autopilot", {"label": label, "colour": name, "count": count})
         draft.notes.append(

@@ -31,7 +31,7 @@ from ...models import UNAPPLIED, Absence, Game, GameStatus, Player, RequestRow, 
 from .. import inputs
 from ..errors import N_, ShownError
 from ..links import LinkError
-from ..play import autopilot, turns
+from ..play import autopilot, policy, turns
 from ..tempo import zone
 
 log = logging.getLogger("deadmail.absences")
@@ -228,7 +228,7 @@ def _apply(session: Session, player_id: int, until: datetime, now: datetime) -> 
         # a window asked in secret is left alone (B-INFO): answered or extended the moment the table sees "away",
         # it would tell them the player was asked in it; its default counts for nothing
         secret = any(r.secret for r in rows)
-        if autopilot.absence_mode(game.tempo) == "autopilot":
+        if policy.absence_mode(game.tempo) == "autopilot":
             if secret:
                 continue
             try:

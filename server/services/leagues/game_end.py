@@ -1,4 +1,4 @@
-"""A game's end in the leagues (issue 14), registered on play's hook (``play.hooks.on_game_over``, in
+"""A game's end in the leagues, registered on play's hook (``play.hooks.on_game_over``, in
 ``server/services/__init__.py``): ``game_over`` runs in the transaction that ends a game. Every finished game updates
 the stored ratings (``stored_ratings``); the shares of partial play are ``play.outcome.finished_game``'s. A league game
 (``Game.round_id``) writes one ``LeagueResult`` per seat (``write_results``), credited to who started the seat, with

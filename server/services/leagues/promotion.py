@@ -1,4 +1,4 @@
-"""The next season (issue 14): ``next_season`` creates it from a finished one in one step (same rounds, schedule,
+"""The next season: ``next_season`` creates it from a finished one in one step (same rounds, schedule,
 limit, divisions): its confirmed players are carried over as *pending* entries, each mailed a confirmation; with
 divisions, each player keeps their division moved by promotion and relegation (``promoted_and_relegated``), and
 players without one are placed by their league rating; a season's first round places its players without a division

@@ -1,4 +1,4 @@
-"""What the season pages read (issue 14): which season a reader may see (``season_of_member``, a member's;
+"""What the season pages read: which season a reader may see (``season_of_member``, a member's;
 ``season_of_league``, the league's organiser's; ``public_seasons``, anyone's when the league's standings are public),
 and a player's games of a season with their results (``player_games``)."""
 

@@ -1,4 +1,4 @@
-"""An abandoned league game's result (issue 14): ``record_result``, the organiser records it (victory points per
+"""An abandoned league game's result: ``record_result``, the organiser records it (victory points per
 colour, or a ranking), written like a finished game's (``game_end.write_results``) and rated as far as the game went;
 then the round may be over. Refused (nothing changed) for a game not in a league, not abandoned, or already recorded.
 ``unrecorded`` lists the season's abandoned games still without one."""

@@ -1,4 +1,4 @@
-"""The end of a round, of a season (issue 14): when every game of the round is over (or abandoned with a recorded
+"""The end of a round, of a season: when every game of the round is over (or abandoned with a recorded
 result) the round is over: ``LEAGUE_RESULTS`` mails to every player of the season; after the last round the season is
 over: ``SEASON_END`` mails."""
 

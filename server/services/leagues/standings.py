@@ -1,4 +1,4 @@
-"""A season's standings (issue 14), computed from its ``LeagueResult``s (``scoring.standings_by_division``, the
+"""A season's standings, computed from its ``LeagueResult``s (``scoring.standings_by_division``, the
 league's system, tie-breaks and forfeit rule; substitutes apart) as each result arrives, in its transaction
 (``store``), and stored: the tables' outline in ``SeasonStandings`` (fresh while its version is the season's
 ``results_version``) and one ``SeasonStandingRow`` per ranked row. ``standings_page`` reads one page of each table

@@ -1,4 +1,4 @@
-"""Stored ratings (issue 14): each finished game updates the ratings across all games (``RatingRow`` scope
+"""Stored ratings: each finished game updates the ratings across all games (``RatingRow`` scope
 ``ALL_GAMES``) and, for a league game, the league's scope (the league's id), by ``ratings.rate_game`` on the stored
 mu/sigma, with one ``RatingPoint`` per person and scope (the history). A person's rows are locked while a game is
 applied, so that two games ending at once both count."""

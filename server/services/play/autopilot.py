@@ -1,7 +1,7 @@
-"""Missed deadlines and absences (issue 12): the autopilot, "I'm back", and what a declared absence does.
+"""Missed deadlines and absences: the autopilot, "I'm back", and what a declared absence does.
 
 - **Escalation.** Each seat counts its public requests defaulted in a row (``Seat.missed``, ``count_missed``,
-  called when a window closes). After ``after_of(tempo)`` of them (the game's ``autopilot_after``, default 2; 0:
+  called when a window closes). After ``policy.after_of(tempo)`` of them (the game's ``autopilot_after``, default 2; 0:
   never) the seat goes on autopilot (``Seat.autopilot_at``): from the next window on its requests are answered at
   once (``turns._automatic``: the player's standing answers first, else ``SensibleBot``), logged and marked
   (``RequestRow.autopilot``), so the table no longer waits for it. The player is sent an ``autopilot`` mail with a
@@ -16,13 +16,16 @@
   decides: ``autopilot`` (the default) answers their requests like the autopilot; ``extend`` moves the deadline of
   a window asking them to the end of the absence, within ``absence_budget`` seconds per seat and game (default 3
   days; ``extend_for_absence``). A window asked in secret is never extended (it would tell who was asked).
+
+The rules themselves (how the count changes, how far an absence moves a deadline) are ``policy``'s, which the
+estimate's simulated games (``estimate``) follow too.
 """
 
 from __future__ import annotations
 
 import logging
 from collections.abc import Iterable
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
@@ -45,36 +48,13 @@ from ...models import (
 from ..errors import N_, ShownError
 from ..links import LinkError, check_generation
 from ..mailflow import outbox
+from . import policy
 
 log = logging.getLogger("deadmail.autopilot")
-
-#: public requests defaulted in a row that put a seat on autopilot, unless the game says otherwise.
-AFTER = 2
-#: what a declared absence does in a game: answer by autopilot, or extend the deadlines (within the budget).
-ABSENCE_MODES = ("autopilot", "extend")
-#: the deadline extension a seat's absences may use in one game, unless the game says otherwise.
-BUDGET = int(timedelta(days=3).total_seconds())
 
 
 class BackError(ShownError):
     """An "I'm back" that changes nothing."""
-
-
-def after_of(tempo: dict[str, Any] | None) -> int:
-    """How many public requests defaulted in a row put a seat on autopilot (0: never)."""
-    value = (tempo or {}).get("autopilot_after", AFTER)
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else AFTER
-
-
-def absence_mode(tempo: dict[str, Any] | None) -> str:
-    value = (tempo or {}).get("absence")
-    return value if value in ABSENCE_MODES else ABSENCE_MODES[0]
-
-
-def budget_of(tempo: dict[str, Any] | None) -> int:
-    """Seconds of deadline extension each seat's absences may use in the game."""
-    value = (tempo or {}).get("absence_budget", BUDGET)
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else BUDGET
 
 
 # --- who is away -------------------------------------------------------------------------------------------------
@@ -98,7 +78,7 @@ def flies(seat: Seat, tempo: dict[str, Any] | None, away: dict[int, datetime]) -
     go on autopilot."""
     if seat.bot is not None or seat.player_id is None:
         return False
-    return seat.autopilot_at is not None or (seat.player_id in away and absence_mode(tempo) == "autopilot")
+    return seat.autopilot_at is not None or (seat.player_id in away and policy.absence_mode(tempo) == "autopilot")
 
 
 def table(
@@ -128,17 +108,17 @@ def count_missed(session: Session, game: Game, rows: list[RequestRow], now: date
     """After a window closed: each person's public request defaulted adds one to their seat's count, one they
     answered themselves starts it again; a seat reaching the game's ``autopilot_after`` goes on autopilot. Requests
     asked in secret, answered by standing answers or by the autopilot, and votes closed as decided change nothing."""
-    after = after_of(game.tempo)
+    after = policy.after_of(game.tempo)
     for row in rows:
         seat = row.seat
-        if seat.bot is not None or seat.player_id is None or row.secret:
+        if seat.bot is not None or seat.player_id is None:
             continue
-        if row.defaulted:
-            seat.missed += 1
-            if after and seat.missed >= after and seat.autopilot_at is None:
-                start(session, game, seat, now)
-        elif row.answered_at is not None and not row.standing and not row.autopilot:
-            seat.missed = 0
+        own = row.answered_at is not None and not row.standing and not row.autopilot
+        closed = policy.Closed(secret=row.secret, defaulted=row.defaulted, own=own)
+        count = policy.counted(after, seat.missed, seat.autopilot_at is not None, closed)
+        seat.missed = count.missed
+        if count.starts:
+            start(session, game, seat, now)
 
 
 def start(session: Session, game: Game, seat: Seat, now: datetime) -> None:
@@ -233,15 +213,14 @@ def extend_for_absence(
     """In a game whose absences extend deadlines: the window's deadline moved to the end of the absence of each
     away player it asks, as far as each one's budget in the game allows (``Seat.extended`` is charged). Never in a
     window asked in secret. Returns the new deadline, None when unchanged."""
-    if secret or absence_mode(game.tempo) != "extend":
+    if secret or policy.absence_mode(game.tempo) != "extend":
         return None
-    budget, moved = budget_of(game.tempo), None
+    budget, moved = policy.budget_of(game.tempo), None
     for seat in asked:
         until = away.get(seat.player_id or 0)
-        if seat.bot is not None or until is None or until <= window.deadline:
+        if seat.bot is not None or until is None:
             continue
-        left = budget - seat.extended
-        target = min(until, window.deadline + timedelta(seconds=max(left, 0)))
+        target = policy.extended_for_absence(window.deadline, until, budget - seat.extended)
         if target > window.deadline:
             seat.extended += int((target - window.deadline).total_seconds())
             window.deadline = moved = target

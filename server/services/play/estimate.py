@@ -1,4 +1,4 @@
-"""How long a game will take (issue 11, item 6): simulated games before it starts, and ``bench/tempo.py``'s
+"""How long a game will take: simulated games before it starts, and ``bench/tempo.py``'s
 measurements.
 
 The model (also ``MODEL``, said with every estimate):
@@ -16,16 +16,16 @@ The model (also ``MODEL``, said with every estimate):
 - A window closes at the earliest of: every owed answer in; its deadline, from the server's own
   ``services.tempo.window_deadline`` with the quiet hours of those owing an answer (everyone's when being asked is
   a secret: ``tempo.deadline_quiet``, as the server); a vote decided (``engine.vote_decided`` on the answers in
-  the order they arrive, unless ``close_decided_votes`` is off); the last call, once all but one have answered.
-  With play hours, a deadline that passes while someone who owes an answer is away from the session moves once to
-  the next session's (``PlayHours.next_session_deadline``, as ``services.play.turns``).
+  the order they arrive, unless ``close_decided_votes`` is off); the last call, once all but one have answered
+  (``policy.last_called``). With play hours, a deadline that passes while someone who owes an answer is away from
+  the session (and not on autopilot) moves once to the next session's (``policy.absence_wait``). These rules are
+  ``policy``'s, which the server applies too (tests/server/test_policy.py plays the same windows through both).
 - ``max_shift_hours``: the most a deadline was moved for quiet hours (the deadline against the same call without
   them).
-- The autopilot (issue 12), as ``services.play.autopilot.count_missed``: each person's public requests defaulted in a
-row
+- The autopilot, by ``policy.counted`` as the server: each person's public requests defaulted in a row
   are counted (requests asked in secret, ``engine.asked_in_secret``, neither count nor reset the count; nor do
   answers by standing answers or by the autopilot, nor votes closed as decided without them; an answer of their own
-  starts it again); after ``autopilot.after_of(tempo)`` of them (0: never) the seat's later requests are answered
+  starts it again); after ``policy.after_of(tempo)`` of them (0: never) the seat's later requests are answered
   when they open, by its standing answers or else the sensible bot's. The person reads the autopilot mail at their
   next mail check (or at a session they attend) and taps "I'm back": the autopilot ends from the next request on.
 - ``vanish`` (``bench/tempo.py --vanish``): a person who, from a given round on, never answers, never comes to a
@@ -54,8 +54,8 @@ from engine.bots import SensibleBot
 from engine.data import BY_VALUE, COLOURS
 
 from ..errors import N_
-from ..tempo import PlayHours, Quiet, closes_decided_votes, deadline_quiet, last_call_end, last_call_of, window_deadline
-from . import autopilot
+from ..tempo import PlayHours, Quiet, closes_decided_votes, deadline_quiet, window_deadline
+from . import policy
 
 #: the standing answers of the model's careful player.
 CAREFUL: dict[str, Any] = {"victim": list(BY_VALUE), "camera": "look", "attack": "if_needed"}
@@ -364,26 +364,59 @@ class _Table:
     def count(
         self, requests: list[dict[str, Any]], answers: dict[str, Any], own: set[int], why: str, at: datetime
     ) -> list[str]:
-        """After a window closed at ``at`` (``autopilot.count_missed``): public requests defaulted add one to their
-        seat's count, one answered by the person themselves (``own``: indices) starts it again. Returns the seats
-        put on autopilot."""
-        after = autopilot.after_of(self.tempo)
+        """After a window closed at ``at``, each person's count of missed deadlines (``policy.counted``, as
+        ``autopilot.count_missed``): a request not answered is defaulted unless the window closed as a vote decided
+        (``why``); ``own``: the indices of the requests the person answered themselves. Returns the seats put on
+        autopilot."""
+        after = policy.after_of(self.tempo)
         started = []
         for i, data in enumerate(requests):
             colour = data["player"]
-            if self.seats[colour].bot or engine.asked_in_secret(data):
+            if self.seats[colour].bot:
                 continue
-            if colour in answers:
-                if i in own:
-                    self.missed[colour] = 0
-            elif why != "decided":
-                self.missed[colour] = self.missed.get(colour, 0) + 1
-                if after and self.missed[colour] >= after and colour not in self.pilots:
-                    # the autopilot mail is read at the next check, and "I'm back" tapped (never, once vanished)
-                    back = None if colour in self.gone else self.answer_at(colour, at, may_miss=False)
-                    self.pilots[colour] = (at, back)
-                    started.append(colour)
+            closed = policy.Closed(
+                secret=engine.asked_in_secret(data),
+                defaulted=colour not in answers and why != "decided",
+                own=colour in answers and i in own,
+            )
+            count = policy.counted(after, self.missed.get(colour, 0), colour in self.pilots, closed)
+            self.missed[colour] = count.missed
+            if count.starts:
+                # the autopilot mail is read at the next check, and "I'm back" tapped (never, once vanished)
+                back = None if colour in self.gone else self.answer_at(colour, at, may_miss=False)
+                self.pilots[colour] = (at, back)
+                started.append(colour)
         return started
+
+    def paces(
+        self,
+        arrivals: list[tuple[datetime, int, str, Any]],
+        answers: dict[str, Any],
+        own: set[int],
+        opened: datetime,
+        close: datetime,
+    ) -> None:
+        """After a window opened at ``opened`` closed at ``close``: the pace of each answer the person gave themselves
+        (``own``: indices) in it, for their last calls."""
+        for at, i, colour, _ in arrivals:
+            if opened < at <= close and colour in answers and i in own:
+                self.answered.setdefault(colour, []).append((opened, at))
+
+    def wait_for_absent(
+        self, requests: list[dict[str, Any]], answers: dict[str, Any], close: datetime
+    ) -> datetime | None:
+        """With play hours, the deadline a window whose deadline passed at ``close`` waits until for those absent from
+        the session (``policy.absence_wait``, as ``turns._wait_for_absent``); None when it does not wait."""
+        return policy.absence_wait(
+            self.hours,
+            close,
+            waited=False,
+            secret=any(engine.asked_in_secret(r) for r in requests),
+            table=self.seats,
+            owing=[r["player"] for r in requests if r["player"] not in answers],
+            absent=lambda colour: self.absent(colour, close),
+            known=lambda colour: colour in self.pilots,
+        )
 
     def arrivals(
         self, window: _Window, t: datetime, pilot: dict[int, Any] | None = None
@@ -411,13 +444,10 @@ class _Table:
     ) -> tuple[datetime, dict[str, Any], str]:
         """When the window opened at ``opened`` closes, the answers in by then, and why: "all", "decided" (a vote),
         or "deadline" (the deadline or a last call)."""
-        # as services.play.turns: no last call in a window asked in secret (B-INFO); it is called by a person's answer
-        # that leaves one request, or when the window opens asking one only
-        last_call = last_call_of(self.tempo) if not any(engine.asked_in_secret(r) for r in requests) else None
+        # as services.play.turns: a last call may be called when the window opens, and by a person's answer
+        secret = any(engine.asked_in_secret(r) for r in requests)
         vote = closes_decided_votes(self.tempo) and all(r["kind"] == "vote" for r in requests)
-        close = deadline
-        if last_call and len(requests) == 1:
-            close = self.last_call(requests[0]["player"], opened, close)
+        close = self.last_call(requests, {}, opened, deadline, secret=secret, opening=True)
         answers: dict[str, Any] = {}
         for at, _, colour, value in arrivals:
             if at >= close:
@@ -427,16 +457,29 @@ class _Table:
                 return at, answers, "all"
             if vote and vote_decided(requests, answers):
                 return at, answers, "decided"
-            if last_call and at > opened and len(answers) == len(requests) - 1:
-                close = self.last_call(next(r["player"] for r in requests if r["player"] not in answers), at, close)
+            if at > opened:
+                close = self.last_call(requests, answers, at, close, secret=secret, opening=False)
         return close, answers, "deadline"
 
-    def last_call(self, colour: str, at: datetime, deadline: datetime) -> datetime:
-        """The deadline once the last call is called at ``at`` for ``colour`` (none for a bot)."""
-        seat = self.seats[colour]
+    def last_call(
+        self,
+        requests: list[dict[str, Any]],
+        answers: dict[str, Any],
+        at: datetime,
+        deadline: datetime,
+        *,
+        secret: bool,
+        opening: bool,
+    ) -> datetime:
+        """The deadline once ``answers`` are in at ``at`` (or the window opened, ``opening``): brought forward by a
+        last call (``policy.last_called``, ``policy.last_call_end``; none for a bot)."""
+        left = [r["player"] for r in requests if r["player"] not in answers]
+        if not policy.last_called(self.tempo, len(requests), len(left), secret=secret, opening=opening):
+            return deadline
+        seat = self.seats[left[0]]
         if seat.bot:
             return deadline
-        return last_call_end(self.tempo, at, deadline, seat.quiet, self.answered.get(colour, ()))
+        return policy.last_call_end(self.tempo, at, deadline, seat.quiet, self.answered.get(left[0], []))
 
 
 def play(
@@ -481,12 +524,8 @@ def play(
             deadline = window_deadline(t, kinds, tempo, quiet)
             max_shift = max(max_shift, (deadline - plain).total_seconds() / 3600)
             close, answers, why = table.close(requests, arrivals, t, deadline)
-        hours = table.hours if why == "deadline" else None
-        if hours is not None:  # as turns._wait_for_absent: anyone away, in a window asked in secret (B-INFO)
-            secret = any(engine.asked_in_secret(r) for r in requests)
-            waiting = colours if secret else [r["player"] for r in requests if r["player"] not in answers]
-            if any(table.absent(c, close) for c in waiting):
-                close, answers, why = table.close(requests, arrivals, t, hours.next_session_deadline(close))
+        if why == "deadline" and (waits := table.wait_for_absent(requests, answers, close)) is not None:
+            close, answers, why = table.close(requests, arrivals, t, waits)
         owed = [r["player"] for r in requests if r["player"] in people]
         missing = sum(c not in answers for c in owed)
         asked += len(owed)
@@ -495,9 +534,7 @@ def play(
         else:
             defaulted += missing
         own = {i for _, i, colour, _ in arrivals if colour in people and window.auto[i] is None and i not in pilot}
-        for at, i, colour, _ in arrivals:
-            if t < at <= close and colour in answers and i in own:
-                table.answered.setdefault(colour, []).append((t, at))
+        table.paces(arrivals, answers, own, t, close)
         started = table.count(requests, answers, own, why, close)
         autopilots += len(started)
         if vanished_at is not None and vanished_pilot_at is None and table.gone.intersection(started):

@@ -21,7 +21,7 @@ from ..errors import N_, ShownError
 from ..links import seat_token
 from ..mailflow import outbox, reminders
 from ..tempo import PlayHours, TempoError, check_timezone, parse_duration, parse_play_hours, quiet_of
-from . import autopilot, estimate, reliability, tenures
+from . import estimate, policy, reliability, tenures
 from .engines import CACHE
 from .seats import open_window, owed_requests
 from .turns import BOT_KINDS, open_windows
@@ -165,7 +165,7 @@ def absence_options(data: Any) -> dict[str, Any]:
         chosen["autopilot_after"] = after
     mode = data.get("absence")
     if mode is not None:
-        if mode not in autopilot.ABSENCE_MODES:
+        if mode not in policy.ABSENCE_MODES:
             raise GameError(N_('absence must be "autopilot" or "extend"'))
         chosen["absence"] = mode
     budget = data.get("absence_budget")

@@ -21,6 +21,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import cache
 from typing import Any
 
 from sqlalchemy import ColumnElement, bindparam, delete, select, update
@@ -47,17 +48,8 @@ from ...packing import pack_events
 from ..errors import N_, ShownError
 from ..links import LinkError, check_generation
 from ..mailflow import outbox, reminders
-from ..tempo import (
-    PlayHours,
-    Quiet,
-    closes_decided_votes,
-    deadline_quiet,
-    last_call_end,
-    last_call_of,
-    quiet_of,
-    window_deadline,
-)
-from . import archive, autopilot, hooks, reliability, standing_answers
+from ..tempo import PlayHours, Quiet, closes_decided_votes, deadline_quiet, quiet_of, window_deadline
+from . import archive, autopilot, hooks, policy, reliability, standing_answers
 from .engines import CACHE
 
 log = logging.getLogger("deadmail.turns")
@@ -143,8 +135,8 @@ def open_windows(session: Session, game: Game, eng: engine.Game, events_before: 
         rows.append(row)
     # the automatic votes may have decided a vote already: then nobody is asked
     early = _complete_if_done(session, game, window, rows, now)
-    if not early and len(rows) == 1:
-        _last_call(session, game, window, rows, now, opening=seats[automatic[0][0].player])
+    if not early:
+        _last_call(session, game, window, rows, now, opening=True)
     window.remind_at = None if early else reminders.next_remind_at(window.opened_at, window.deadline, now)
     mail: list[Outbox] = []
     held_until = _on_the_page(game, window, now)
@@ -363,33 +355,34 @@ def _complete_if_done(session: Session, game: Game, window: Window, rows: list[R
 
 
 def _last_call(
-    session: Session, game: Game, window: Window, rows: list[RequestRow], now: datetime, opening: Seat | None = None
+    session: Session, game: Game, window: Window, rows: list[RequestRow], now: datetime, *, opening: bool = False
 ) -> None:
-    """When one request of the window is left unanswered and the game has a last call: that player's deadline
-    becomes the earlier of the deadline and the end of the last call (``tempo.last_call_end``, shorter for a player
-    who usually answers quickly), and they get one "everyone is waiting for you" mail. A window that opens asking
-    one request only is its own last call (``opening``: the seat asked; their turn mail is the call). Never in a
+    """When one request of the window is left unanswered and the game has a last call (``policy.last_called``): that
+    player's deadline becomes the earlier of the deadline and the end of the last call (``policy.last_call_end``,
+    shorter for a player who usually answers quickly), and they get one "everyone is waiting for you" mail. A window
+    that opens (``opening``) asking one request only is its own last call (the turn mail is the call). Never in a
     window asked in secret: it would tell the last card holder that others were asked (B-INFO)."""
     left = [r for r in rows if r.answered_at is None]
-    if len(left) != 1 or last_call_of(game.tempo) is None:
+    if not policy.last_called(game.tempo, len(rows), len(left), secret=any(r.secret for r in rows), opening=opening):
         return
-    seat = opening or left[0].seat
-    if seat.bot is not None or seat.player is None or any(r.secret for r in rows):
+    seat = session.get(Seat, left[0].seat_id)  # the game's seats are loaded: no query
+    assert seat is not None
+    if seat.bot is not None or seat.player is None:
         return
-    if autopilot.absence_mode(game.tempo) == "extend" and autopilot.away_until(session, [seat.player.id], now):
+    if policy.absence_mode(game.tempo) == "extend" and autopilot.away_until(session, [seat.player.id], now):
         return  # their deadline waits for the end of their absence (``autopilot.extend_for_absence``)
     paces = [
         (r.opened_at, r.answered_at)
-        for r in reversed(archive.requests_of(game.id, game.archive))
+        for r in archive.requests_of(game.id, game.archive)
         if r.seat_id == seat.id
         and r.answered_at is not None
         and not r.standing
         and not r.autopilot
         and r.player_id == seat.player_id  # not a former player's of the seat
-    ][:50]
-    window.deadline = last_call_end(game.tempo, now, window.deadline, quiet_of(seat.player), paces)
+    ]
+    window.deadline = policy.last_call_end(game.tempo, now, window.deadline, quiet_of(seat.player), paces)
     outbox.look_at_held(session, Outbox.seat_id == seat.id)  # a digest asking for this decision may be due sooner
-    if opening is None:
+    if not opening:
         key = f"lastcall:{window.id}"
         outbox.add(session, [outbox.notice(seat, MailKind.LAST_CALL, key, {"window": window.number}, now)])
 
@@ -561,37 +554,46 @@ def _wait_for_absent(session: Session, game: Game, window: Window, rows: list[Re
     until the short deadline of the next session, if someone who owes an answer has not been on their page since
     it opened (absent from the session: they answer by mail or at the next session); each of them is told. A
     player who was on their page and did not answer gets the default as usual. In a window asked in secret, anyone
-    away from the table makes it wait (B-INFO). True when the window waits."""
-    hours = PlayHours.of(game.tempo)
-    if hours is None or window.extended_at is not None:
-        return False
+    away from the table makes it wait (B-INFO). A seat on autopilot or whose player declared an absence is not
+    waited for: the table knows (``policy.absence_wait``). True when the window waits."""
 
-    elsewhere = autopilot.away_until(session, (s.player_id for s in game.seats if s.player_id), now)
-
-    def away(seat: Seat) -> bool:
-        """Absent from the session; a seat on autopilot or whose player declared an absence is not waited for (its
-        state is public)."""
+    def absent(seat: Seat) -> bool:
+        """A person not on their page since the window opened."""
         return (
-            seat.bot is None
-            and seat.player is not None
-            and (seat.seen_at is None or seat.seen_at < window.opened_at)
-            and seat.autopilot_at is None
-            and seat.player_id not in elsewhere
+            seat.bot is None and seat.player is not None and (seat.seen_at is None or seat.seen_at < window.opened_at)
         )
 
-    absent = [r.seat for r in rows if r.answered_at is None and away(r.seat)]
-    # in a window asked in secret, anyone away makes it wait: waiting only for askeds would tell who was asked
-    secret = any(r.secret for r in rows)
-    if not (any(away(seat) for seat in game.seats) if secret else absent):
+    @cache
+    def elsewhere() -> dict[int, datetime]:
+        """The players in a declared absence (read once, if asked)."""
+        return autopilot.away_until(session, (s.player_id for s in game.seats if s.player_id), now)
+
+    def known(seat: Seat) -> bool:
+        """On autopilot, or in a declared absence: the table knows (not waited for)."""
+        return seat.autopilot_at is not None or seat.player_id in elsewhere()
+
+    owing = [r.seat for r in rows if r.answered_at is None]
+    deadline = policy.absence_wait(
+        PlayHours.of(game.tempo),
+        now,
+        waited=window.extended_at is not None,
+        secret=any(r.secret for r in rows),
+        table=game.seats,
+        owing=owing,
+        absent=absent,
+        known=known,
+    )
+    if deadline is None:
         return False
-    window.deadline = hours.next_session_deadline(now)
+    told = [seat for seat in owing if absent(seat) and not known(seat)]
+    window.deadline = deadline
     window.extended_at = now
     payload = {"window": window.number, "absent": True}
     outbox.add(
         session,
-        [outbox.notice(seat, MailKind.LAST_CALL, f"absent:{window.id}:{seat.id}", payload, now) for seat in absent],
+        [outbox.notice(seat, MailKind.LAST_CALL, f"absent:{window.id}:{seat.id}", payload, now) for seat in told],
     )
-    log.info("game %s: window %s waits for %d absent from the session", game.id, window.number, len(absent))
+    log.info("game %s: window %s waits for %d absent from the session", game.id, window.number, len(told))
     return True
 
 
