@@ -22,6 +22,8 @@ from typing import Any
 from sqlalchemy import Row, and_, or_, select
 from sqlalchemy.orm import Session
 
+import engine
+
 from ..db import Database
 from ..models import (
     Game,
@@ -80,7 +82,7 @@ class HubGame:
     result: Place | None = None
 
 
-def _place(outcome: dict[str, Any] | None, colour: str) -> Place | None:
+def _place(outcome: engine.Outcome | None, colour: str) -> Place | None:
     places = scoring.outcome_places(outcome)
     for seat, place, span, points in places:
         if seat == colour:

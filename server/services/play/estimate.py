@@ -168,10 +168,10 @@ def _percentile(ordered: list[float], q: float) -> float:
 
 @dataclass(frozen=True)
 class _Window:
-    """One window as the players meet it: its requests (contract JSON), each one's bot answer, and each one's
-    standing answer (None: the player is asked)."""
+    """One window as the players meet it: its requests, each one's bot answer, and each one's standing answer
+    (None: the player is asked)."""
 
-    requests: list[dict[str, Any]]
+    requests: list[engine.Request]
     values: list[Any]
     auto: list[Any]
     #: the round of the game the window belongs to (``engine.Game.round``)
@@ -197,15 +197,14 @@ class _Live:
         if eng.over:
             return None
         pending = eng.pending()
-        requests = [r.to_json() for r in pending]
         values = [self.bots[r.player].decide(eng, r) for r in pending]
         auto = [
-            standing_answer(engine.view(eng, r.player), data, self.standing)
+            standing_answer(engine.view(eng, r.player), r, self.standing)
             if r.kind == "cards" and r.player in self.people
             else None
-            for r, data in zip(pending, requests, strict=True)
+            for r in pending
         ]
-        return _Window(requests, values, auto, eng.round)
+        return _Window(pending, values, auto, eng.round)
 
     def pilot(self, window: _Window, i: int) -> Any:
         """The autopilot's answer to the window's ``i``-th request, as ``turns._automatic``: the person's standing
@@ -213,12 +212,12 @@ class _Live:
         data = window.requests[i]
         chosen = window.auto[i]
         if chosen is None:
-            chosen = standing_answer(engine.view(self.eng, data["player"]), data, self.standing)
+            chosen = standing_answer(engine.view(self.eng, data.player), data, self.standing)
         return window.values[i] if chosen is None else chosen
 
     def close(self, window: _Window, answers: dict[str, Any]) -> None:
         for data in window.requests:
-            colour, kind = data["player"], data["kind"]
+            colour, kind = data.player, data.kind
             if colour in answers:
                 self.eng.answer(colour, kind, answers[colour])
             else:
@@ -249,7 +248,7 @@ def record(colours: list[str], options: dict[str, Any], seed: int, standing: dic
     while (window := live.next()) is not None:
         trace.append(window)
         answers = {
-            data["player"]: value if auto is None else auto
+            data.player: value if auto is None else auto
             for data, value, auto in zip(window.requests, window.values, window.auto, strict=True)
         }
         live.close(window, answers)
@@ -362,7 +361,7 @@ class _Table:
         return set(self.pilots)
 
     def count(
-        self, requests: list[dict[str, Any]], answers: dict[str, Any], own: set[int], why: str, at: datetime
+        self, requests: list[engine.Request], answers: dict[str, Any], own: set[int], why: str, at: datetime
     ) -> list[str]:
         """After a window closed at ``at`` (``autopilot.count_missed``): public requests defaulted add one to their
         seat's count, one answered by the person themselves (``own``: indices) starts it again. Returns the seats
@@ -370,7 +369,7 @@ class _Table:
         after = autopilot.after_of(self.tempo)
         started = []
         for i, data in enumerate(requests):
-            colour = data["player"]
+            colour = data.player
             if self.seats[colour].bot or engine.asked_in_secret(data):
                 continue
             if colour in answers:
@@ -393,7 +392,7 @@ class _Table:
         out: list[tuple[datetime, int, str, Any]] = []
         pilot = pilot or {}
         for i, (data, value, auto) in enumerate(zip(window.requests, window.values, window.auto, strict=True)):
-            colour = data["player"]
+            colour = data.player
             if i in pilot:
                 out.append((t, i, colour, pilot[i]))
             elif self.seats[colour].bot or auto is not None:
@@ -404,7 +403,7 @@ class _Table:
 
     def close(
         self,
-        requests: list[dict[str, Any]],
+        requests: list[engine.Request],
         arrivals: list[tuple[datetime, int, str, Any]],
         opened: datetime,
         deadline: datetime,
@@ -414,10 +413,10 @@ class _Table:
         # as services.play.turns: no last call in a window asked in secret (B-INFO); it is called by a person's answer
         # that leaves one request, or when the window opens asking one only
         last_call = last_call_of(self.tempo) if not any(engine.asked_in_secret(r) for r in requests) else None
-        vote = closes_decided_votes(self.tempo) and all(r["kind"] == "vote" for r in requests)
+        vote = closes_decided_votes(self.tempo) and all(r.kind == "vote" for r in requests)
         close = deadline
         if last_call and len(requests) == 1:
-            close = self.last_call(requests[0]["player"], opened, close)
+            close = self.last_call(requests[0].player, opened, close)
         answers: dict[str, Any] = {}
         for at, _, colour, value in arrivals:
             if at >= close:
@@ -428,7 +427,7 @@ class _Table:
             if vote and vote_decided(requests, answers):
                 return at, answers, "decided"
             if last_call and at > opened and len(answers) == len(requests) - 1:
-                close = self.last_call(next(r["player"] for r in requests if r["player"] not in answers), at, close)
+                close = self.last_call(next(r.player for r in requests if r.player not in answers), at, close)
         return close, answers, "deadline"
 
     def last_call(self, colour: str, at: datetime, deadline: datetime) -> datetime:
@@ -471,9 +470,9 @@ def play(
             vanished_at = t
             vanished_pilot_at = t if table.pilots.keys() & set(gone) else None  # on autopilot already
         flying = table.flying(t)
-        pilot = {i: game.pilot(window, i) for i, r in enumerate(requests) if r["player"] in flying}
+        pilot = {i: game.pilot(window, i) for i, r in enumerate(requests) if r.player in flying}
         quiet = deadline_quiet(requests, colours, lambda c: table.seats[c].quiet)  # as the server
-        kinds = [r["kind"] for r in requests]
+        kinds = [r.kind for r in requests]
         plain = window_deadline(t, kinds, tempo, [])  # quiet hours only ever move a deadline later
         arrivals = table.arrivals(window, t, pilot)
         close, answers, why = table.close(requests, arrivals, t, plain)
@@ -484,10 +483,10 @@ def play(
         hours = table.hours if why == "deadline" else None
         if hours is not None:  # as turns._wait_for_absent: anyone away, in a window asked in secret (B-INFO)
             secret = any(engine.asked_in_secret(r) for r in requests)
-            waiting = colours if secret else [r["player"] for r in requests if r["player"] not in answers]
+            waiting = colours if secret else [r.player for r in requests if r.player not in answers]
             if any(table.absent(c, close) for c in waiting):
                 close, answers, why = table.close(requests, arrivals, t, hours.next_session_deadline(close))
-        owed = [r["player"] for r in requests if r["player"] in people]
+        owed = [r.player for r in requests if r.player in people]
         missing = sum(c not in answers for c in owed)
         asked += len(owed)
         if why == "decided":
