@@ -83,9 +83,11 @@ class Request:
     @classmethod
     def from_json(cls, data: RequestJSON) -> Request:
         """A request as its contract JSON shows it (a stored ``to_json``), for the predicates that read only what
-        the player is shown (``asked_in_secret``, ``vote_decided``, ``standing_answer``); ``ctx`` stays empty."""
+        the player is shown (``asked_in_secret``, ``vote_decided``, ``standing_answer``); ``ctx`` stays empty. As
+        lenient as those predicates were on the JSON itself: only ``kind`` is needed (no ``player``: "", no
+        ``options``: None)."""
         info = {key: value for key, value in data.items() if key not in ("player", "kind", "options")}
-        return cls(data["player"], Kind(data["kind"]), data["options"], cast(RequestInfo, info))
+        return cls(data.get("player", ""), Kind(data["kind"]), data.get("options"), cast(RequestInfo, info))
 
 
 def asked_in_secret(request: Request) -> bool:
