@@ -17,25 +17,33 @@ from .replay import Replay, ReplayAnswer, replay_steps
 from .requests import MoveChoice, ParsedAnswer, Placement, Play, Request, TruckChoice, asked_in_secret
 from .rules import vote_decided
 from .scenario import run_scenario
+from .shapes import Asked, Event, Outcome, PlayerView, PublicBoard, RequestJSON, SpectatorView
 from .standing import VOTE_POLICIES, standing_answer
 from .view import replay, spectator_view, view
 
 __all__ = [
     "VOTE_POLICIES",
+    "Asked",
     "Config",
+    "Event",
     "Game",
     "IllegalAnswer",
     "Kind",
     "MoveChoice",
     "Options",
+    "Outcome",
     "ParsedAnswer",
     "Phase",
     "Placement",
     "Play",
+    "PlayerView",
+    "PublicBoard",
     "Replay",
     "ReplayAnswer",
     "Request",
+    "RequestJSON",
     "ScenarioError",
+    "SpectatorView",
     "TruckChoice",
     "asked_in_secret",
     "new_game",

@@ -69,6 +69,7 @@ def _random_play(game: Game, req: Request, card: str, rng: random.Random) -> dic
     play: dict[str, Any] = {"card": card}
     loc = req.info["location"]
     if card == "hidden":
+        assert loc is not None  # Hidden is played in an attack window, which has its location
         play["character"] = rng.choice(visible_at(game, req.player, loc))
     elif card == "sprint":
         play["character"] = game.moved[req.player]
@@ -169,6 +170,7 @@ class SensibleBot:
             return []
         if window in ("truck", "chief"):
             return [{"card": "threat"}] if game.threats.get(me, 0) == 0 and self.rng.random() < 0.5 else []
+        assert loc is not None  # an attack window, which has its location
         mine = visible_at(game, me, loc)
         if not mine:
             return []

@@ -2,26 +2,29 @@
 
 from __future__ import annotations
 
-from typing import Any, TextIO
+from typing import TextIO
 
 from .bots import Bot, SensibleBot, play_game
 from .config import Config
 from .data import COLOURS, LOCATION_NAMES
 from .game import Game
 from .options import Options
+from .shapes import Event
 from .view import spectator_view
 
 QUIET = {"placement_dice", "answer_auto", "round_started"}
 
 
-def describe(event: dict[str, Any]) -> str:
+def describe(event: Event) -> str:
     """One line for a public event: its type, then its fields (locations with their names)."""
     parts = []
     for key, value in event.items():
         if key == "type":
             continue
-        is_place = key in ("location", "origin", "target") and isinstance(value, int)
-        parts.append(f"{key}={value} {LOCATION_NAMES[value]}" if is_place else f"{key}={value}")
+        if key in ("location", "origin", "target") and isinstance(value, int):
+            parts.append(f"{key}={value} {LOCATION_NAMES[value]}")
+        else:
+            parts.append(f"{key}={value}")
     return f"{event['type'].replace('_', ' ')}: {', '.join(parts)}"
 
 

@@ -49,6 +49,7 @@ from .rules import (
     zombie_players,
     zombies_get_in,
 )
+from .shapes import RequestInfo
 
 if TYPE_CHECKING:
     from .game import Game
@@ -306,7 +307,7 @@ def location_request(g: Game, player: str, kind: Kind) -> Request | None:
     if not options:
         g.emit("no_destination", player=player)  # the player skips the move
         return None
-    info: dict[str, Any] = {}
+    info: RequestInfo = {}
     if g.dice is not None and player in g.dice["seen_by"]:
         info["dice"] = list(g.dice["values"])
     return Request(player, kind, options, info, {"quietest": quietest(g, options)})

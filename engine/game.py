@@ -8,7 +8,7 @@ state at the start of the latest round, from which ``Game.restore`` replays only
 from __future__ import annotations
 
 import random
-from typing import Any
+from typing import Any, cast
 
 from . import flow
 from .config import Config
@@ -16,6 +16,7 @@ from .data import CACHOU, CHARACTERS, KINDS, Kind, Phase, characters_for, full_d
 from .errors import N_, IllegalAnswer, ScenarioError
 from .requests import ParsedAnswer, Request, answer_json, asked_in_secret, by_standing_order, default, parse, shown
 from .rules import vote_decided
+from .shapes import Answered, Event, Outcome
 from .state import State
 
 FORMAT = "deadmail-engine/1"
@@ -77,9 +78,9 @@ class Game(State):
         self._dice = config.dice
         self._dice_used = 0
         self.standing: dict[str, list[str]] = {p: list(o) for p, o in config.standing_orders.items()}
-        self.events: list[dict[str, Any]] = []
+        self.events: list[Event] = []
         self.log: list[dict[str, Any]] = []
-        self.outcome: dict[str, Any] | None = None
+        self.outcome: Outcome | None = None
         #: the open window: requests asked at the same time (H-1); ``window_no`` counts windows opened.
         self.window: list[Request] = []
         self.window_no = 0
@@ -137,7 +138,7 @@ class Game(State):
         event = {"type": type_, **fields}
         if to is not None:
             event["to"] = list(to)
-        self.events.append(event)
+        self.events.append(cast(Event, event))  # the flow's calls give each type its fields (``engine.shapes``)
 
     # --- the API -----------------------------------------------------------------------------------------------
 
@@ -172,7 +173,7 @@ class Game(State):
         if player not in self.players:
             raise IllegalAnswer(N_("%(value)s is not a player of this game."), value=shown(player))
 
-    def answered(self, player: str) -> dict[str, Any] | None:
+    def answered(self, player: str) -> Answered | None:
         """What ``player`` answered in the open window, not yet applied (for that player's own view only)."""
         for req in self.window:
             if req.player == player and player in self._answers:
@@ -216,7 +217,7 @@ class Game(State):
         if decided:  # votes are public (H-6), and so is who was asked to vote
             self.emit("vote_not_cast", player=player, location=req.info.get("location"), revote=req.info.get("revote"))
         else:
-            secret = asked_in_secret(req.to_json())  # being asked at all tells what the player holds (H-2)
+            secret = asked_in_secret(req)  # being asked at all tells what the player holds (H-2)
             self.emit("answer_defaulted", to=(player,) if secret else None, player=player, kind=kind)
         self._accept(req, value)
 
@@ -225,7 +226,7 @@ class Game(State):
         a voter who abstained (H-4) counts as having voted for nobody."""
         abstained = {p for p, value in self._answers.items() if value is None}
         votes = {p: str(value) for p, value in self._answers.items() if value is not None}
-        return vote_decided([r.to_json() for r in self.window if r.player not in abstained], votes)
+        return vote_decided([r for r in self.window if r.player not in abstained], votes)
 
     def set_standing_order(self, player: str, order: list[str], *, answer_open: bool = True) -> None:
         """H-5: the order in which ``player`` gives up characters, for every victim request from now on. A pending
@@ -301,7 +302,7 @@ class Game(State):
         return None if snap is None else {key: _copy(value) for key, value in snap.items()}
 
     @classmethod
-    def restore(cls, data: dict[str, Any], snapshot: dict[str, Any] | None, events: list[dict[str, Any]]) -> Game:
+    def restore(cls, data: dict[str, Any], snapshot: dict[str, Any] | None, events: list[Event]) -> Game:
         """The game ``data`` (``to_json``) restored from ``snapshot`` (one of its own ``snapshot()``s) and the game's
         first ``snapshot["events"]`` events, replaying only the log entries after it; the same game as
         ``from_json(data)``. Without a snapshot, ``from_json(data)``. ScenarioError when they do not fit."""
@@ -320,7 +321,7 @@ class Game(State):
         game._replay(data, snapshot["log"])
         return game
 
-    def _load_snapshot(self, snap: dict[str, Any], log: list[dict[str, Any]], events: list[dict[str, Any]]) -> None:
+    def _load_snapshot(self, snap: dict[str, Any], log: list[dict[str, Any]], events: list[Event]) -> None:
         state = snap["state"]
         self._load(state)
         dice = state["dice"]

@@ -16,6 +16,7 @@ from .config import Config
 from .data import Kind
 from .game import Game
 from .requests import answer_json, default, parse
+from .shapes import PublicBoard, RequestJSON
 from .view import _public
 
 
@@ -35,7 +36,7 @@ class ReplayAnswer:
     player: str
     standing_order: tuple[str, ...] | None = None
     kind: Kind | None = None
-    request: dict[str, Any] | None = None
+    request: RequestJSON | None = None
     answer: Any = None
     timeout: bool = False
     #: the answer came from the player's standing answers (``engine.standing_answer``).
@@ -52,7 +53,7 @@ class Replay:
     #: the public board (``engine.spectator_view`` without its events) at the end of each round, taken just before
     #: the next round starts and with ``round`` set to the round that ended: round 0 (the setup) first; the last
     #: one is the board at the end of the game.
-    boards: tuple[dict[str, Any], ...]
+    boards: tuple[PublicBoard, ...]
 
 
 def replay_steps(game: Game) -> Replay:
@@ -91,7 +92,7 @@ def _replay_entry(game: Game, entry: dict[str, Any]) -> ReplayAnswer:
     return step
 
 
-def _board(game: Game, round_: int) -> dict[str, Any]:
+def _board(game: Game, round_: int) -> PublicBoard:
     board = _public(game)
     board["round"] = round_
     return board
@@ -103,7 +104,7 @@ class _BoardRecorder(Game):
     __slots__ = ("boards",)
 
     def __init__(self, config: Config) -> None:
-        self.boards: list[dict[str, Any]] = []
+        self.boards: list[PublicBoard] = []
         super().__init__(config)  # the flow starts here: setup ends and round 1 starts
 
     def emit(self, type_: str, to: tuple[str, ...] | None = None, **fields: Any) -> None:

@@ -19,11 +19,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, TypeAlias
+from typing import Any, NamedTuple, TypeAlias, cast
 
 from .data import BY_VALUE, CARD_NAMES, IF_NEEDED_CARDS, LOCATIONS, Kind
 from .errors import N_, IllegalAnswer
 from .rules import lowest_value
+from .shapes import RequestInfo, RequestJSON
 from .state import State
 
 
@@ -71,24 +72,31 @@ class Request:
     player: str
     kind: Kind
     options: list[Any] | None
-    info: dict[str, Any] = field(default_factory=dict)
+    info: RequestInfo = field(default_factory=RequestInfo)
     #: what validation needs and the player is not shown (hand sizes, recipients, defaults ...).
     ctx: dict[str, Any] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"player": self.player, "kind": self.kind}
-        out.update(self.info)
-        out["options"] = None if self.options is None else list(self.options)
-        return out
+    def to_json(self) -> RequestJSON:
+        options = None if self.options is None else list(self.options)
+        return {"player": self.player, "kind": self.kind, **self.info, "options": options}
+
+    @classmethod
+    def from_json(cls, data: RequestJSON) -> Request:
+        """A request as its contract JSON shows it (a stored ``to_json``), for the predicates that read only what
+        the player is shown (``asked_in_secret``, ``vote_decided``, ``standing_answer``); ``ctx`` stays empty. As
+        lenient as those predicates were on the JSON itself: only ``kind`` is needed (no ``player``: "", no
+        ``options``: None)."""
+        info = {key: value for key, value in data.items() if key not in ("player", "kind", "options")}
+        return cls(data.get("player", ""), Kind(data["kind"]), data.get("options"), cast(RequestInfo, info))
 
 
-def asked_in_secret(request: dict[str, Any]) -> bool:
-    """Whether being asked ``request`` (its contract JSON) tells what the player holds (B-INFO, H-2): a card window
-    asks only players holding a card they may play, and a move with one movable character is asked only of a
-    player holding a Sprint. Nothing public names such a request's player before the game is over."""
-    if request["kind"] == Kind.CARDS:
+def asked_in_secret(request: Request) -> bool:
+    """Whether being asked ``request`` tells what the player holds (B-INFO, H-2): a card window asks only players
+    holding a card they may play, and a move with one movable character is asked only of a player holding a
+    Sprint. Nothing public names such a request's player before the game is over."""
+    if request.kind == Kind.CARDS:
         return True
-    return request["kind"] == Kind.MOVE and len(request.get("options") or []) == 1
+    return request.kind == Kind.MOVE and len(request.options or []) == 1
 
 
 # --- user input in messages ------------------------------------------------------------------------------------

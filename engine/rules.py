@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .data import (
     BY_VALUE,
@@ -15,9 +15,13 @@ from .data import (
     STRENGTH,
     SUPERMARKET,
     SUPERMARKET_CAP,
+    Kind,
     end_threshold,
 )
 from .state import State
+
+if TYPE_CHECKING:
+    from .requests import Request  # requests.py imports this module
 
 
 def order_from(players: Sequence[str], first: str) -> list[str]:
@@ -117,13 +121,13 @@ def resolve_vote(candidates: Sequence[str], totals: dict[str, int]) -> tuple[str
     return (top[0], top) if len(top) == 1 else (None, top)
 
 
-def vote_decided(requests: Sequence[dict[str, Any]], answers: dict[str, str]) -> bool:
+def vote_decided(requests: Sequence[Request], answers: dict[str, str]) -> bool:
     """True when the votes still missing cannot change the outcome of a vote: every way the missing voters may put
     their whole weight on one candidate each (VOT-3), and their abstaining (H-4), give the same winner (VOT-4), or
     the same set of colours tied for first (``resolve_vote``: the re-vote is among exactly those, VOT-7; after a
     re-vote, VOT-8 may draw among them, R-10).
 
-    ``requests``: the contract JSON of one vote window's requests (``options``: the candidates; ``weight``: the
+    ``requests``: one vote window's requests (``options``: the candidates; ``weight``: the
     voter's weight, VOT-2 / VOT-7); ``answers``: the colour each voter who answered voted for. False for anything
     that is not a vote window.
 
@@ -132,10 +136,10 @@ def vote_decided(requests: Sequence[dict[str, Any]], answers: dict[str, str]) ->
     If no candidate does, take A among the highest totals and C with total(C) + M >= total(A): all the missing
     weight on A makes A win alone, all of it on C makes C win or tie with A; two different outcomes.
     """
-    if not requests or any(r.get("kind") != "vote" for r in requests):
+    if not requests or any(r.kind != Kind.VOTE for r in requests):
         return False
-    candidates = list(requests[0].get("options") or [])
-    weights = {str(r["player"]): int(r.get("weight", 0)) for r in requests}
+    candidates = list(requests[0].options or [])
+    weights = {r.player: r.info.get("weight", 0) for r in requests}
     cast: dict[str, str | None] = {voter: colour for voter, colour in answers.items() if voter in weights}
     missing = sum(w for voter, w in weights.items() if voter not in cast)
     if missing == 0:

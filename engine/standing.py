@@ -1,8 +1,8 @@
 """Standing answers (beyond H-5): what a player said in advance for the small steps, so they are not asked.
 
 ``standing_answer(view, request, standing)`` gives the answer a player's standing answers give to one of their
-requests, computed from that player's own view (``engine.view(game, colour)``) and the request's contract JSON
-only; None means "ask me". ``standing`` is a dict whose missing keys (or the value ``"ask"``) mean "ask me":
+requests, computed from that player's own view (``engine.view(game, colour)``) and what the request shows the
+player only; None means "ask me". ``standing`` is a dict whose missing keys (or the value ``"ask"``) mean "ask me":
 
 - ``cards``: ``"pass"`` — the card windows before the truck and Chief votes (Threat) and the Sprint window: pass;
 - ``camera``: ``"look"`` — the arrival window (C-3): play the Security Camera;
@@ -28,7 +28,9 @@ from collections.abc import Callable
 from typing import Any
 
 from .data import CARDS, POINTS, WEAPONS, Kind
+from .requests import Request
 from .rules import order_from
+from .shapes import PlayerView
 
 ASK = "ask"
 #: the names of the vote policies, in the order they are offered.
@@ -44,11 +46,11 @@ CHOICES: dict[str, tuple[str, ...]] = {
 KEYS = ("cards", "camera", "attack", "vote", "victim")
 
 
-def setting_for(request: dict[str, Any]) -> str | None:
-    """The setting that may answer ``request`` (its contract JSON), or None when no setting does."""
-    kind = request.get("kind")
+def setting_for(request: Request) -> str | None:
+    """The setting that may answer ``request``, or None when no setting does."""
+    kind = request.kind
     if kind == Kind.CARDS:
-        window = request.get("window")
+        window = request.info.get("window")
         return {"truck": "cards", "chief": "cards", "sprint": "cards", "arrival": "camera", "attack": "attack"}.get(
             str(window)
         )
@@ -59,21 +61,21 @@ def setting_for(request: dict[str, Any]) -> str | None:
     return None
 
 
-def standing_answer(view: dict[str, Any], request: dict[str, Any], standing: dict[str, Any]) -> Any | None:
+def standing_answer(view: PlayerView, request: Request, standing: dict[str, Any]) -> Any | None:
     """The answer ``standing`` gives to ``request`` for the player whose ``view`` this is; None: ask them."""
     key = setting_for(request)
-    if key is None or request.get("player") != view.get("you"):
+    if key is None or request.player != view["you"]:
         return None
     value = standing.get(key)
     if value is None or value == ASK:
         return None
     if key == "victim":
-        options = request.get("options") or []
+        options = request.options or []
         return next((c for c in value if c in options), None) if isinstance(value, list) else None
     if key == "vote":
         policy = _POLICIES.get(str(value))
         return None if policy is None else policy(view, request)
-    playable: list[str] = list(request.get("playable") or [])
+    playable = request.info.get("playable", [])
     if value == "pass" and key == "cards":
         return []
     if value == "look" and key == "camera":
@@ -83,14 +85,14 @@ def standing_answer(view: dict[str, Any], request: dict[str, Any], standing: dic
     return None
 
 
-def _attack_plays(view: dict[str, Any], request: dict[str, Any], playable: list[str]) -> list[dict[str, Any]]:
+def _attack_plays(view: PlayerView, request: Request, playable: list[str]) -> list[dict[str, Any]]:
     """F-4 / H-3: every Weapon and Hardware held, and one Hidden on the most valuable character there, if needed."""
     hand: list[str] = view["hand"]
     plays: list[dict[str, Any]] = []
     for card in CARDS:
         if card in playable and (card in WEAPONS or card == "hardware"):
             plays += [{"card": card, "if_needed": True}] * hand.count(card)
-    loc = request.get("location")
+    loc = request.info.get("location")
     me = view["you"]
     hidden = {(p, c) for p, c in view["hidden"]}
     here = [c for c, at in view["characters"][me].items() if at == loc and (me, c) not in hidden]
@@ -100,39 +102,39 @@ def _attack_plays(view: dict[str, Any], request: dict[str, Any], playable: list[
     return plays
 
 
-def _points(view: dict[str, Any], colour: str) -> int:
+def _points(view: PlayerView, colour: str) -> int:
     return sum(POINTS[c] for c in view["characters"].get(colour, {}))
 
 
-def _seating(view: dict[str, Any]) -> list[str]:
+def _seating(view: PlayerView) -> list[str]:
     return order_from(view["players"], view["chief"])
 
 
-def _fewest_points(view: dict[str, Any], options: list[str]) -> str:
+def _fewest_points(view: PlayerView, options: list[str]) -> str:
     seats = _seating(view)
     return min(options, key=lambda c: (_points(view, c), seats.index(c)))
 
 
-def _for_me_or_weakest(view: dict[str, Any], request: dict[str, Any]) -> str | None:
+def _for_me_or_weakest(view: PlayerView, request: Request) -> str | None:
     """A truck or Chief vote (VOT-1): my own colour when I may vote for it, else the colour with the fewest points."""
-    options: list[str] = list(request.get("options") or [])
+    options: list[str] = list(request.options or [])
     if not options:
         return None
-    me = str(view["you"])
+    me = view["you"]
     return me if me in options else _fewest_points(view, options)
 
 
-Score = Callable[[dict[str, Any], dict[str, Any], str], tuple[int, ...]]
-Policy = Callable[[dict[str, Any], dict[str, Any]], str | None]
+Score = Callable[[PlayerView, Request, str], tuple[int, ...]]
+Policy = Callable[[PlayerView, Request], str | None]
 
 
 def _against(score: Score) -> Policy:
     """An attack vote against the colour that ``score`` puts highest, never mine; other votes for me or the weakest."""
 
-    def policy(view: dict[str, Any], request: dict[str, Any]) -> str | None:
-        if view.get("phase") != "attack":
+    def policy(view: PlayerView, request: Request) -> str | None:
+        if view["phase"] != "attack":
             return _for_me_or_weakest(view, request)
-        others: list[str] = [str(c) for c in request.get("options") or [] if c != view["you"]]
+        others: list[str] = [str(c) for c in request.options or [] if c != view["you"]]
         if not others:
             return None  # only my own colour may be chosen: ask (the engine answers it when it is forced, H-2)
         seats = _seating(view)
@@ -141,12 +143,14 @@ def _against(score: Score) -> Policy:
     return policy
 
 
-def _here(view: dict[str, Any], colour: str, loc: Any) -> int:
+def _here(view: PlayerView, colour: str, loc: int | None) -> int:
     hidden = {(p, c) for p, c in view["hidden"]}
     return sum(1 for c, at in view["characters"].get(colour, {}).items() if at == loc and (colour, c) not in hidden)
 
 
 _POLICIES: dict[str, Policy] = {
     "against_leader": _against(lambda view, request, c: (_points(view, c),)),
-    "against_most_here": _against(lambda view, request, c: (_here(view, c, request.get("location")), _points(view, c))),
+    "against_most_here": _against(
+        lambda view, request, c: (_here(view, c, request.info.get("location")), _points(view, c))
+    ),
 }

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from .data import Phase
 from .game import Game
 from .requests import asked_in_secret
+from .shapes import Event, PlayerView, PublicBoard, SpectatorView
 
 
-def _public(game: Game) -> dict[str, Any]:
+def _public(game: Game) -> PublicBoard:
     """The table as everyone sees it: no hand, no unrevealed destination, vote, truck card or die."""
     pos = game.position()
     del pos["hands"], pos["deck"], pos["dice"]
@@ -19,7 +20,7 @@ def _public(game: Game) -> dict[str, Any]:
         destinations = {game.chief: game.destinations[game.chief]}  # D-1: announced
     else:
         destinations = {}
-    return {
+    board = {
         "players": list(game.players),
         "options": game.options.to_json(),
         **pos,
@@ -31,31 +32,30 @@ def _public(game: Game) -> dict[str, Any]:
         # who still owes an answer, except those whose being asked tells what they hold (H-2): nobody is named in
         # a card window, nor for a move only a Sprint makes a question (a server that collects a window's answers
         # before applying them tells the same from its own rows: deadmail's ``seats.still_deciding``)
-        "waiting_for": [
-            {"player": r.player, "kind": r.kind} for r in game.pending() if not asked_in_secret(r.to_json())
-        ],
+        "waiting_for": [{"player": r.player, "kind": r.kind} for r in game.pending() if not asked_in_secret(r)],
         "window_no": game.window_no,
         "over": game.over,
         "outcome": game.outcome,
     }
+    return cast(PublicBoard, board)  # ``position()`` gives the position's keys
 
 
-def _events_for(game: Game, colour: str | None) -> list[dict[str, Any]]:
+def _events_for(game: Game, colour: str | None) -> list[Event]:
     """The events ``colour`` (None: a spectator) may see, in order. The log only grows at its end, so a reader's
     events only grow at the end too: a reader who has seen ``n`` of them is told ``events[n:]`` next."""
     out = []
     for event in game.events:
         to = event.get("to")
         if to is None or (colour is not None and colour in to):
-            out.append({k: v for k, v in event.items() if k != "to"})
+            out.append(cast(Event, {k: v for k, v in event.items() if k != "to"}))
     return out
 
 
-def view(game: Game, colour: str) -> dict[str, Any]:
+def view(game: Game, colour: str) -> PlayerView:
     """Everything ``colour`` may know now, and nothing else."""
     if colour not in game.players:
         raise ValueError(f"{colour!r} is not a player of this game")
-    out = _public(game)
+    out = cast(PlayerView, _public(game))  # its other keys follow
     out["you"] = colour
     out["hand"] = list(game.hands[colour])
     out["standing_order"] = game.standing.get(colour)
@@ -67,7 +67,7 @@ def view(game: Game, colour: str) -> dict[str, Any]:
     return out
 
 
-def spectator_view(game: Game) -> dict[str, Any]:
+def spectator_view(game: Game) -> SpectatorView:
     """What someone outside the game may see: the public table and public events."""
     out = _public(game)
     out["events"] = _events_for(game, None)

@@ -237,7 +237,7 @@ class Game(Base):
     version: Mapped[int] = mapped_column(Integer, default=0)
     round: Mapped[int] = mapped_column(Integer, default=0)
     phase: Mapped[str] = mapped_column(String(16), default="setup")
-    outcome: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
+    outcome: Mapped[engine.Outcome | None] = mapped_column(JSONType)
     organiser_email: Mapped[str | None] = mapped_column(String(320))
     #: the league round this game is a table of (``services.leagues.rounds``); null: a single game.
     round_id: Mapped[int | None] = mapped_column(ForeignKey("league_rounds.id", ondelete="SET NULL"), index=True)
@@ -415,7 +415,7 @@ class RequestRow(Base):
     #: the engine's request as JSON (the prompt and options shown to the seat, private to it) while its window is
     #: open; null once the window is closed (``turns.advance_window``, ``organise.abandon``): the replay reads the
     #: requests from the engine's log, what a closed request is is its ``kind`` and ``secret``.
-    payload: Mapped[dict[str, Any] | None] = mapped_column(TextJSON)
+    payload: Mapped[engine.RequestJSON | None] = mapped_column(TextJSON)
     #: asked in secret (``engine.asked_in_secret`` of its payload, set with it; B-INFO): nobody else is told of it,
     #: nor counts it (``reliability``).
     secret: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
@@ -436,10 +436,10 @@ class RequestRow(Base):
     seat: Mapped[Seat] = relationship()
 
     @validates("payload")
-    def _secret_of(self, _key: str, payload: dict[str, Any] | None) -> dict[str, Any] | None:
+    def _secret_of(self, _key: str, payload: engine.RequestJSON | None) -> engine.RequestJSON | None:
         """A request given its payload is marked secret when it is asked in secret; closing keeps the mark."""
         if payload is not None:
-            self.secret = engine.asked_in_secret(payload)
+            self.secret = engine.asked_in_secret(engine.Request.from_json(payload))
         return payload
 
 

@@ -10,6 +10,8 @@ import json
 import zlib
 from typing import Any
 
+from engine.shapes import Event
+
 #: dictionary 1: typical events of bot games, the most frequent last (deflate finds near matches cheaper).
 _EVENTS_1 = (
     '{"type":"chief_passed","chief":"red"}',
@@ -224,12 +226,12 @@ def unpack(packed: bytes) -> Any:
     return json.loads(unpacker.decompress(packed[1:]) + unpacker.flush())
 
 
-def pack_events(events: list[dict[str, Any]]) -> bytes:
+def pack_events(events: list[Event]) -> bytes:
     """``events`` as an ``event_batches.events`` value."""
     return pack(events, CURRENT)
 
 
-def unpack_events(packed: bytes) -> list[dict[str, Any]]:
+def unpack_events(packed: bytes) -> list[Event]:
     """The events ``pack_events`` packed."""
-    events: list[dict[str, Any]] = unpack(packed)
+    events: list[Event] = unpack(packed)
     return events

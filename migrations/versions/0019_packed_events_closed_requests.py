@@ -70,7 +70,7 @@ def upgrade() -> None:
     asked = conn.execute(
         sa.select(requests.c.id, sa.cast(requests.c.payload, sa.Text)).where(requests.c.kind.in_(("cards", "move")))
     ).all()
-    secret = [id_ for id_, payload in asked if engine.asked_in_secret(json.loads(payload))]
+    secret = [id_ for id_, payload in asked if engine.asked_in_secret(engine.Request.from_json(json.loads(payload)))]
     if secret:
         conn.execute(requests.update().where(requests.c.id.in_(secret)).values(secret=True))
     conn.execute(requests.update().where(CLOSED).values(payload=None))

@@ -256,10 +256,10 @@ class Composer:
         shared = self.batch.shared.get(seat.game_id) if opened is not None else None
         state = seat_state(self.session, seat, self.now, opened, shared)
         window = state["window"]
-        owes = window is not None and window["request"] is not None
-        if only_window is not None and not (owes and window["number"] == only_window):
+        owes = window is not None and window["request"] is not None and window["number"] == only_window
+        if only_window is not None and not owes:
             return None
-        seen = len(state["view"].get("events") or [])
+        seen = len(state["view"]["events"])
         told = (seat.told_events or 0) if events else seen  # without events: no history to tell (nor to build)
         shown = seat_shown(self.lang, state, self.now, told=told)
         if not always and not shown.history and shown.decision is None and shown.outcome is None:

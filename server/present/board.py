@@ -26,6 +26,7 @@ from typing import Any
 
 from markupsafe import Markup
 
+import engine
 from engine import new_game
 from engine.bots import SensibleBot
 from engine.data import (
@@ -133,26 +134,26 @@ def _star(cx: float, cy: float, r: float) -> str:
 # --- what the public board says -----------------------------------------------------------------------------------
 
 
-def discarded(view: dict[str, Any]) -> int | None:
+def discarded(view: engine.PublicBoard) -> int | None:
     """Cards out of the game (A3: every card played is removed at once), from public counts only: the 21 cards of
     the box less the truck's deck and the hands' sizes (B-INFO). None when the view does not give them."""
     if "deck_size" not in view or "hand_sizes" not in view:
         return None
-    in_hands = sum(int(n) for n in (view.get("hand_sizes") or {}).values())
+    in_hands = sum(int(n) for n in view["hand_sizes"].values())
     return max(0, DECK_SIZE - int(view["deck_size"]) - in_hands)
 
 
-def _closed_few(view: dict[str, Any], loc: int) -> bool:
+def _closed_few(view: engine.PublicBoard, loc: int) -> bool:
     """Cachou, closed from the setup because the table has 3 or 4 players (SET-4)."""
-    return loc == CACHOU and loc in set(view.get("closed") or []) and len(view.get("players") or []) <= 4
+    return loc == CACHOU and loc in set(view["closed"]) and len(view["players"]) <= 4
 
 
-def _overrun(view: dict[str, Any], loc: int) -> bool:
+def _overrun(view: engine.PublicBoard, loc: int) -> bool:
     """Closed by the zombies (E-3): every closed location but Cachou closed at setup with 3-4 players (SET-4)."""
-    return loc in set(view.get("closed") or []) and not _closed_few(view, loc)
+    return loc in set(view["closed"]) and not _closed_few(view, loc)
 
 
-def _mark_lines(view: dict[str, Any], loc: int) -> int:
+def _mark_lines(view: engine.PublicBoard, loc: int) -> int:
     """The lines of marks in words at the bottom of the room: under attack, in danger (0 to 2)."""
     return int(public.attack_under_way(view) == loc) + int(public.in_danger(view, loc))
 
@@ -179,7 +180,7 @@ def _rows(spots: int, per_row: int) -> int:
     return max(1, math.ceil(spots / per_row))
 
 
-def _layout(view: dict[str, Any]) -> tuple[dict[int, _Room], float]:
+def _layout(view: engine.PublicBoard) -> tuple[dict[int, _Room], float]:
     """The shops two by two, the Supermarket across, then the Parking Lot outside with the truck."""
     half = (WIDTH - 2 * MARGIN - GAP) / 2
     full = WIDTH - 2 * MARGIN
@@ -191,7 +192,7 @@ def _layout(view: dict[str, Any]) -> tuple[dict[int, _Room], float]:
         for loc, width in row:
             used = public.count_at(view, loc)
             capacity = CAPACITY[loc]
-            spots = used if loc in set(view.get("closed") or []) else max(used, capacity or 0)
+            spots = used if loc in set(view["closed"]) else max(used, capacity or 0)
             room_width = width - TRUCK_W if loc == PARKING else width
             per_row = _per_row(room_width)
             lines = _rows(spots, per_row)
@@ -210,7 +211,7 @@ def _layout(view: dict[str, Any]) -> tuple[dict[int, _Room], float]:
 # --- drawing --------------------------------------------------------------------------------------------------------
 
 
-def _token_label(lang: str, view: dict[str, Any], colour: str, character: str, *, hidden: bool, you: bool) -> str:
+def _token_label(lang: str, view: engine.PublicBoard, colour: str, character: str, *, hidden: bool, you: bool) -> str:
     t = translations(lang)
     label = t.gettext("%(colour)s %(character)s") % {
         "colour": glossary.colour_name(lang, colour),
@@ -220,7 +221,7 @@ def _token_label(lang: str, view: dict[str, Any], colour: str, character: str, *
         label += " " + t.gettext("(hidden)")
     if you:
         label += " " + t.gettext("(yours)")
-    if colour == view.get("chief"):
+    if colour == view["chief"]:
         label += " " + t.gettext("(Chief of Security)")
     return label
 
@@ -261,11 +262,11 @@ def _token_shape(
 
 
 def _token(
-    lang: str, view: dict[str, Any], colour: str, character: str, at: tuple[float, float], **marks: bool
+    lang: str, view: engine.PublicBoard, colour: str, character: str, at: tuple[float, float], **marks: bool
 ) -> Markup:
     """One character's token: its title says who it is, ``data-*`` say it to tests and scripts."""
     x, y = at
-    hidden, you, chief = marks["hidden"], marks["you"], colour == view.get("chief")
+    hidden, you, chief = marks["hidden"], marks["you"], colour == view["chief"]
     label = _token_label(lang, view, colour, character, hidden=hidden, you=you)
     classes = "token" + (" hidden" if hidden else "") + (" yours" if you else "") + (" chief" if chief else "")
     return Markup(
@@ -310,13 +311,13 @@ class _Here:
     closed_few: bool = False
 
 
-def _here(view: dict[str, Any], loc: int) -> _Here:
+def _here(view: engine.PublicBoard, loc: int) -> _Here:
     return _Here(
         used=public.count_at(view, loc),
         capacity=CAPACITY[loc],
         zombies=public.zombies(view, loc),
         defence=public.defence(view, loc),
-        closed=loc in set(view.get("closed") or []),
+        closed=loc in set(view["closed"]),
         overrun=_overrun(view, loc),
         danger=public.in_danger(view, loc),
         attacked=public.attack_under_way(view) == loc,
@@ -529,10 +530,10 @@ def _closed_banner(lang: str, room: _Room) -> Markup:
     )
 
 
-def _location(lang: str, view: dict[str, Any], room: _Room, reader: str | None) -> tuple[Markup, str]:
+def _location(lang: str, view: engine.PublicBoard, room: _Room, reader: str | None) -> tuple[Markup, str]:
     """One location as drawn, and the sentence that says it (for the picture's ``<desc>``)."""
     loc = room.loc
-    hidden = {(str(p), str(c)) for p, c in view.get("hidden") or []}
+    hidden = {(str(p), str(c)) for p, c in view["hidden"]}
     here = public.at(view, loc)
     h = _here(view, loc)
     title = _summary(lang, loc, h)
@@ -609,10 +610,10 @@ def _zombies(lang: str, zombies: int, x: float, y: float, w: float) -> Markup:
     return Markup("").join(parts)
 
 
-def _truck(lang: str, view: dict[str, Any], room: _Room) -> Markup:
+def _truck(lang: str, view: engine.PublicBoard, room: _Room) -> Markup:
     """The truck parked in the Parking Lot with the cards left in it, and the pile of cards out of the game."""
     t = translations(lang)
-    deck = int(view.get("deck_size") or 0)
+    deck = view["deck_size"]
     gone = discarded(view)
     x = room.x + room.w - TRUCK_W + 4
     y = room.y + HEAD + 2
@@ -676,15 +677,15 @@ def _named_you(lang: str, name: str | None) -> bool:
     return " ".join(str(name or "").split()).casefold() in {said, "you"}
 
 
-def _legend(lang: str, view: dict[str, Any], reader: str | None, names: Names | None) -> Markup:
+def _legend(lang: str, view: engine.PublicBoard, reader: str | None, names: Names | None) -> Markup:
     t = translations(lang)
-    chief = view.get("chief")
-    elected = bool(view.get("chief_elected"))
-    sizes = view.get("hand_sizes") or {}
-    eliminated = view.get("eliminated") or {}
+    chief = view["chief"]
+    elected = view["chief_elected"]
+    sizes = view["hand_sizes"]
+    eliminated = view["eliminated"]
     marks = letters(lang)
     players = []
-    for colour in view.get("players") or []:
+    for colour in view["players"]:
         words = [Markup('<span class="legend-name">{name}</span>').format(name=player_label(lang, colour, names))]
         if colour == reader and not _named_you(lang, (names or {}).get(colour)):
             words.append(Markup('<strong class="legend-you">{you}</strong>').format(you=t.gettext("(you)")))
@@ -778,14 +779,14 @@ def _legend(lang: str, view: dict[str, Any], reader: str | None, names: Names | 
                 word=t.gettext("under attack now: its attack is being fought"),
             )
         )
-    if view.get("phase") == Phase.ATTACK:
+    if view["phase"] == Phase.ATTACK:
         keys.append(
             Markup('<li class="key-danger">{icon} {word}</li>').format(
                 icon=_icon(Markup('<path class="danger-sign" d="M0,-12l12,22h-24z"/>')),
                 word=t.gettext("in danger: the zombies are enough to get in"),
             )
         )
-    deck = int(view.get("deck_size") or 0)
+    deck = view["deck_size"]
     counts = [t.ngettext("The truck: %(num)d card left", "The truck: %(num)d cards left", deck) % {"num": deck}]
     gone = discarded(view)
     if gone is not None:
@@ -808,22 +809,22 @@ def _legend(lang: str, view: dict[str, Any], reader: str | None, names: Names | 
 # --- the picture ----------------------------------------------------------------------------------------------------
 
 
-def board_svg(view: dict[str, Any], lang: str, reader: str | None, names: Names | None = None) -> Markup:
+def board_svg(view: engine.PublicBoard, lang: str, reader: str | None, names: Names | None = None) -> Markup:
     """The mall for ``reader`` (a colour, or None for a spectator), in ``lang``: a ``<figure>`` holding the
     ``<svg class="board" role="img">`` scaled to its container, and its legend."""
     t = translations(lang)
     rooms, height = _layout(view)
-    title = t.gettext("The mall, round %(round)s") % {"round": view.get("round") or 0}
+    title = t.gettext("The mall, round %(round)s") % {"round": view["round"]}
     drawn, sentences = [], []
     for loc in LOCATIONS:  # in number order: the order a screen reader and a test read them
         markup, sentence = _location(lang, view, rooms[loc], reader)
         drawn.append(markup)
         sentences.append(sentence)
-    chief = view.get("chief")
+    chief = view["chief"]
     if chief:
         sentences.append(
             t.gettext("Chief of Security: %(colour)s") % {"colour": player_label(lang, chief, names)}
-            + ("" if view.get("chief_elected") else " " + t.gettext("(not elected this round)"))
+            + ("" if view["chief_elected"] else " " + t.gettext("(not elected this round)"))
         )
     parking = rooms[PARKING]
     mall_bottom = parking.y - GAP / 2
@@ -852,7 +853,7 @@ def board_svg(view: dict[str, Any], lang: str, reader: str | None, names: Names 
 
 
 @cache
-def sample_view() -> dict[str, Any]:
+def sample_view() -> engine.SpectatorView:
     """A public board in the middle of a game: five sensible bots from a fixed seed, stopped at the attack of the
     third round (computed once)."""
     game = new_game(list(COLOURS[:5]), seed=7)
@@ -869,17 +870,17 @@ def sample_board(lang: str) -> Markup:
     return board_svg(sample_view(), lang, None)
 
 
-def table(lang: str, view: dict[str, Any]) -> dict[str, Any]:
+def table(lang: str, view: engine.PublicBoard) -> dict[str, Any]:
     """The compact table of the mall for mails: location, capacity, zombies, closed (and why), characters, the
     attack's marks in words (under attack now, in danger), Chief."""
     marks = letters(lang)
-    hidden = {tuple(pair) for pair in view.get("hidden") or []}
-    closed = set(view.get("closed") or [])
+    hidden = {tuple(pair) for pair in view["hidden"]}
+    closed = set(view["closed"])
     rows = []
     for loc in LOCATIONS:
         people = []
-        for colour in view.get("players") or []:
-            mine = (view.get("characters") or {}).get(colour) or {}
+        for colour in view["players"]:
+            mine = view["characters"][colour]
             here = [c for c in CHARACTERS if mine.get(c) == loc]
             if here:
                 tokens = "".join(marks[c] + ("*" if (colour, c) in hidden else "") for c in here)
@@ -889,17 +890,17 @@ def table(lang: str, view: dict[str, Any]) -> dict[str, Any]:
                 "number": loc,
                 "name": glossary.location_name(lang, loc),
                 "capacity": "–" if CAPACITY[loc] is None else str(CAPACITY[loc]),
-                "zombies": (view.get("zombies") or {}).get(str(loc), 0),
+                "zombies": view["zombies"][str(loc)],
                 "closed": loc in closed,
                 "closed_text": closed_text(lang, _here(view, loc)) if loc in closed else "",
                 "marks": "; ".join(marks_text(lang, _here(view, loc))),
                 "people": ", ".join(people),
             }
         )
-    chief = view.get("chief")
+    chief = view["chief"]
     return {
         "rows": rows,
         "legend": ", ".join(f"{marks[c]} = {glossary.character_name(lang, c)}" for c in CHARACTERS),
         "chief": glossary.colour_name(lang, chief) if chief else None,
-        "chief_elected": bool(view.get("chief_elected")),
+        "chief_elected": view["chief_elected"],
     }

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+import engine
 from engine.data import CAPACITY, LOCATIONS, PARKING, SUPERMARKET, SUPERMARKET_CAP, WEAPONS
 
 from ..text import glossary
@@ -43,9 +44,11 @@ class Context:
     notes: list[str] = field(default_factory=list)
 
 
-def context(lang: str, view: dict[str, Any], request: dict[str, Any], names: Names | None = None) -> Context | None:
+def context(
+    lang: str, view: engine.PlayerView, request: engine.RequestJSON, names: Names | None = None
+) -> Context | None:
     """The context of the reader's open ``request``; None for a request it would not help (a victim, a truck)."""
-    kind = str(request.get("kind"))
+    kind = request["kind"]
     if kind == "vote":
         return _vote(lang, view, request, names)
     if kind in ("destination", "announce", "zombie", "place"):
@@ -58,30 +61,30 @@ def context(lang: str, view: dict[str, Any], request: dict[str, Any], names: Nam
 # --- counting on the public board ---------------------------------------------------------------------------------
 
 
-def _at(view: dict[str, Any], colour: str, loc: int) -> list[str]:
+def _at(view: engine.PlayerView, colour: str, loc: int) -> list[str]:
     """The colour's characters at ``loc``, hidden ones included."""
-    return [ch for ch, at in (view.get("characters") or {}).get(colour, {}).items() if at == loc]
+    return [ch for ch, at in view["characters"][colour].items() if at == loc]
 
 
-def _visible(view: dict[str, Any], colour: str, loc: int) -> list[str]:
-    hidden = {(p, c) for p, c in view.get("hidden") or []}
+def _visible(view: engine.PlayerView, colour: str, loc: int) -> list[str]:
+    hidden = {(p, c) for p, c in view["hidden"]}
     return [ch for ch in _at(view, colour, loc) if (colour, ch) not in hidden]
 
 
-def _since_vote(view: dict[str, Any]) -> list[dict[str, Any]]:
+def _since_vote(view: engine.PlayerView) -> list[engine.Event]:
     """The public events since the last vote was held (or the round started)."""
-    events = view.get("events") or []
-    start = max((i + 1 for i, e in enumerate(events) if e.get("type") in _VOTE_ENDS), default=0)
+    events = view["events"]
+    start = max((i + 1 for i, e in enumerate(events) if e["type"] in _VOTE_ENDS), default=0)
     return events[start:]
 
 
-def _played(view: dict[str, Any], card: str, loc: int) -> dict[str, int]:
+def _played(view: engine.PlayerView, card: str, loc: int) -> dict[str, int]:
     """Who played how many ``card`` cards at ``loc`` since the last vote: played cards are public (card_played
     events)."""
     out: dict[str, int] = {}
     for e in _since_vote(view):
-        if e.get("type") == "card_played" and e.get("card") == card and e.get("location") in (loc, None):
-            out[str(e.get("player"))] = out.get(str(e.get("player")), 0) + 1
+        if e["type"] == "card_played" and e["card"] == card and e.get("location") in (loc, None):
+            out[e["player"]] = out.get(e["player"], 0) + 1
     return out
 
 
@@ -92,30 +95,31 @@ def _place(lang: str, loc: Any) -> str:
 # --- votes ------------------------------------------------------------------------------------------------------------
 
 
-def _vote(lang: str, view: dict[str, Any], request: dict[str, Any], names: Names | None) -> Context:
+def _vote(lang: str, view: engine.PlayerView, request: engine.RequestJSON, names: Names | None) -> Context:
     t = translations(lang)
-    loc = int(request.get("location") or 0)
-    you = str(view.get("you"))
-    revote = bool(request.get("revote"))
+    loc = request["location"]
+    assert loc is not None  # a vote is held at a location
+    you = view["you"]
+    revote = request["revote"]
     rows: list[Row] = []
     if revote:
-        first = next(
+        first: dict[str, int] = next(
             (
-                e.get("weights") or {}
-                for e in reversed(view.get("events") or [])
-                if e.get("type") == "votes_revealed" and e.get("location") == loc and not e.get("revote")
+                e["weights"]
+                for e in reversed(view["events"])
+                if e["type"] == "votes_revealed" and e["location"] == loc and not e["revote"]
             ),
             {},
         )
         for colour in _from_chief(view):
             if _at(view, colour, loc):
-                weight = int(first.get(colour) or 0)
+                weight = first.get(colour, 0)
                 why = t.gettext("the same votes as in the first vote")
             else:
                 weight = 1
                 why = t.gettext("no character here: one vote")
             if colour == you:
-                weight = int(request.get("weight") or weight)
+                weight = request["weight"]  # (never 0: a weight of 0 is not asked, H-2)
             if weight > 0:
                 rows.append(_voter(lang, colour, names, [str(weight), why], you))
     else:
@@ -135,9 +139,9 @@ def _vote(lang: str, view: dict[str, Any], request: dict[str, Any], names: Names
                 )
             weight = _vote_weight(view, colour, loc)
             if colour == you:
-                weight = int(request.get("weight") or weight)
+                weight = request["weight"]
             rows.append(_voter(lang, colour, names, [str(weight), ", ".join(reasons)], you))
-    options = [player_label(lang, c, names) for c in request.get("options") or []]
+    options = [player_label(lang, c, names) for c in request["options"] or []]
     notes = [t.gettext("May be voted for: %(colours)s.") % {"colours": ", ".join(options)}]
     if revote:
         notes.append(t.gettext("A re-vote: only the colours tied for first place may be chosen, and everyone votes."))
@@ -155,9 +159,9 @@ def _voter(lang: str, colour: str, names: Names | None, cells: list[str], you: s
     return Row([player_label(lang, colour, names), *cells], colour == you, mark)
 
 
-def _from_chief(view: dict[str, Any]) -> list[str]:
-    players = list(view.get("players") or [])
-    chief = view.get("chief")
+def _from_chief(view: engine.PlayerView) -> list[str]:
+    players = list(view["players"])
+    chief = view["chief"]
     if chief not in players:
         return players
     i = players.index(chief)
@@ -167,12 +171,12 @@ def _from_chief(view: dict[str, Any]) -> list[str]:
 # --- locations ----------------------------------------------------------------------------------------------------
 
 
-def _locations(lang: str, view: dict[str, Any], request: dict[str, Any], names: Names | None) -> Context:
+def _locations(lang: str, view: engine.PlayerView, request: engine.RequestJSON, names: Names | None) -> Context:
     t = translations(lang)
-    you = str(view.get("you"))
-    options = request.get("options") or []
+    you = view["you"]
+    options = request["options"] or []
     allowed = {int(o["location"]) if isinstance(o, dict) else int(o) for o in options}
-    closed = set(view.get("closed") or [])
+    closed = set(view["closed"])
     rows = []
     for loc in LOCATIONS:
         if loc in closed:
@@ -188,13 +192,13 @@ def _locations(lang: str, view: dict[str, Any], request: dict[str, Any], names: 
         mark = t.gettext("your characters") if mine else ""
         rows.append(Row([label, places, str(public.zombies(view, loc))], mine, mark))
     notes = []
-    for colour, loc in (view.get("destinations") or {}).items():
+    for colour, loc in view["destinations"].items():
         if colour != you:
             notes.append(
                 t.gettext("The Chief, %(player)s, goes to %(place)s.")
                 % {"player": player_label(lang, colour, names), "place": _place(lang, loc)}
             )
-    if request.get("kind") in ("destination", "announce"):
+    if request["kind"] in ("destination", "announce"):
         notes.append(
             t.gettext("A location that is full when your character arrives sends it to the Parking Lot instead.")
         )
@@ -209,15 +213,15 @@ def _locations(lang: str, view: dict[str, Any], request: dict[str, Any], names: 
 # --- cards --------------------------------------------------------------------------------------------------------
 
 
-def _cards(lang: str, view: dict[str, Any], request: dict[str, Any]) -> Context:
+def _cards(lang: str, view: engine.PlayerView, request: engine.RequestJSON) -> Context:
     t = translations(lang)
-    loc = request.get("location")
+    loc = request["location"]
     rows = []
-    for card in dict.fromkeys(request.get("playable") or []):
+    for card in dict.fromkeys(request["playable"]):
         rows.append(Row([glossary.card_name(lang, card), _card_now(lang, view, request, card)]))
     notes = []
-    if request.get("window") == "attack" and loc is not None:
-        notes.append(_attack_now(lang, view, int(loc)))
+    if request["window"] == "attack" and loc is not None:
+        notes.append(_attack_now(lang, view, loc))
     return Context(
         caption=t.gettext("What your cards would do now"),
         columns=[t.gettext("Card"), t.gettext("Now")],
@@ -226,7 +230,7 @@ def _cards(lang: str, view: dict[str, Any], request: dict[str, Any]) -> Context:
     )
 
 
-def _attack_now(lang: str, view: dict[str, Any], loc: int) -> str:
+def _attack_now(lang: str, view: engine.PlayerView, loc: int) -> str:
     t = translations(lang)
     zombies = public.zombies(view, loc)
     values = {"place": _place(lang, loc), "num": zombies, "defence": public.defence(view, loc)}
@@ -256,12 +260,12 @@ def _outcome(lang: str, zombies: int, defence: int) -> str:
     return str(t.gettext("still not enough to stop them"))
 
 
-def _card_now(lang: str, view: dict[str, Any], request: dict[str, Any], card: str) -> str:
+def _card_now(lang: str, view: engine.PlayerView, request: engine.RequestJSON, card: str) -> str:
     t = translations(lang)
-    you = str(view.get("you"))
-    loc = request.get("location")
+    you = view["you"]
+    loc = request["location"]
     if card == "threat":
-        weight = _vote_weight(view, you, int(loc)) if loc is not None else 0
+        weight = _vote_weight(view, you, loc) if loc is not None else 0
         return t.gettext("one more vote in the vote about to be held: %(num)d instead of %(was)d") % {
             "num": weight + 1,
             "was": weight,
@@ -272,16 +276,16 @@ def _card_now(lang: str, view: dict[str, Any], request: dict[str, Any], card: st
         return str(t.gettext("your character just moved runs to another open location of your choice instead"))
     if loc is None:
         return glossary.card_text(lang, card)
-    return _card_at(lang, view, int(loc), card)
+    return _card_at(lang, view, loc, card)
 
 
-def _card_at(lang: str, view: dict[str, Any], loc: int, card: str) -> str:
+def _card_at(lang: str, view: engine.PlayerView, loc: int, card: str) -> str:
     """What a Weapon, Hardware or Hidden would do in the attack on ``loc`` now."""
     t = translations(lang)
-    you = str(view.get("you"))
+    you = view["you"]
     zombies, defence = public.zombies(view, loc), public.defence(view, loc)
     if card in WEAPONS:
-        kills = int(((view.get("options") or {}).get("weapons") or {}).get(card) or 0)
+        kills = view["options"]["weapons"][card]
         left = max(0, zombies - kills)
         if loc == PARKING:
             return t.ngettext(
@@ -318,7 +322,7 @@ def _card_at(lang: str, view: dict[str, Any], loc: int, card: str) -> str:
     return glossary.card_text(lang, card)
 
 
-def _vote_weight(view: dict[str, Any], colour: str, loc: int) -> int:
+def _vote_weight(view: engine.PlayerView, colour: str, loc: int) -> int:
     """VOT-2 for one player at ``loc`` now (Threats already played included)."""
     mine = _visible(view, colour, loc)
     return len(mine) + ("gunman" in mine) + _played(view, "threat", loc).get(colour, 0)

@@ -9,6 +9,7 @@ from typing import Any
 
 from babel.dates import format_date, format_time
 
+import engine
 from engine.data import COLOURS, DEFAULT_WEAPONS, KINDS
 from engine.options import CHOICES
 
@@ -109,7 +110,7 @@ def game_page(
     }
 
 
-def standings(lang: str, outcome: dict[str, Any] | None, seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def standings(lang: str, outcome: engine.Outcome | None, seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The final places of a game that is over (``seat.standings``, END-3), each row saying whether a bot played
     the seat; empty while it runs."""
     if not outcome:

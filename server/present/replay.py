@@ -51,10 +51,10 @@ class ReplayAnswer:
 @dataclass
 class RoundReplay:
     round: int
+    #: the public board at the end of the round (``engine.replay_steps``).
+    board_view: engine.PublicBoard
     events: list[ReplayEvent] = field(default_factory=list)
     answers: list[ReplayAnswer] = field(default_factory=list)
-    #: the public board at the end of the round, shaped like the public part of ``engine.view``.
-    board_view: dict[str, Any] = field(default_factory=dict)
 
 
 def _seen_by(lang: str, to: list[str] | None) -> str | None:
@@ -97,19 +97,17 @@ def _answer(lang: str, step: engine.ReplayAnswer, names: Names | None = None) ->
     return ReplayAnswer(step.window, step.player, str(step.kind), step.answer, missed, text, who)
 
 
-def _events(lang: str, events: list[dict[str, Any]], names: Names | None = None) -> list[list[ReplayEvent]]:
+def _events(lang: str, events: list[engine.Event], names: Names | None = None) -> list[list[ReplayEvent]]:
     """The full event log as sentences, one list per round (``round_started`` opens one)."""
     out: list[list[ReplayEvent]] = [[]]
     for index, event in enumerate(events):
         if event["type"] == "round_started":
             out.append([])
         to = event.get("to")
-        text = event_text(lang, {k: v for k, v in event.items() if k != "to"}, None, names)
-        if event["type"] == "answer_auto" and event.get("answer") is not None:  # what was answered, revealed
-            text += " " + told_answer(lang, {"kind": event.get("kind")}, event["answer"], str(event["player"]), names)
-        out[-1].append(
-            ReplayEvent(index, str(event["type"]), text, None if to is None else list(to), _seen_by(lang, to))
-        )
+        text = event_text(lang, event, None, names)  # (no sentence reads ``to``)
+        if event["type"] == "answer_auto" and event["answer"] is not None:  # what was answered, revealed
+            text += " " + told_answer(lang, {"kind": event["kind"]}, event["answer"], event["player"], names)
+        out[-1].append(ReplayEvent(index, event["type"], text, None if to is None else list(to), _seen_by(lang, to)))
     return out
 
 
@@ -137,6 +135,8 @@ def replay_page(lang: str, game: Finished, round_no: int | None) -> dict[str, An
     eng = game.engine
     names: Names = {c: n or None for c, n in game.people.items()}  # player_label keeps a name to MAX_NAME
     steps = rounds(eng, lang, names)
+    outcome = eng.outcome
+    assert outcome is not None  # ``rounds`` refuses a game that is not over
     numbers = [r.round for r in steps]
     chosen = round_no if round_no in numbers else numbers[0]
     pos = numbers.index(chosen)
@@ -161,8 +161,8 @@ def replay_page(lang: str, game: Finished, round_no: int | None) -> dict[str, An
         "board": step.board_view,
         "table": table(lang, step.board_view),
         "svg": board_svg(step.board_view, lang, None, names),
-        "phase": glossary.phase_name(lang, str(step.board_view.get("phase"))),
-        "standings": standings(lang, eng.outcome or {}, players, None, names),
+        "phase": glossary.phase_name(lang, step.board_view["phase"]),
+        "standings": standings(lang, outcome, players, None, names),
         "tiebreak": tiebreak_sentence(lang),
-        "winners": [player_label(lang, c, names) for c in (eng.outcome or {}).get("winners") or []],
+        "winners": [player_label(lang, c, names) for c in outcome["winners"]],
     }

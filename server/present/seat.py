@@ -15,7 +15,7 @@ import engine.standing
 from engine.data import PHASES, Phase
 
 from ..services.play.places import placings
-from ..services.play.seats import Visit
+from ..services.play.seats import SeatState, SeatWindow, Visit
 from ..services.tempo import closes_decided_votes
 from ..text import glossary
 from ..text.grammar import CommandError, commands_for, hints_for, parse_reply
@@ -60,15 +60,15 @@ class Round:
 
 
 def history(
-    lang: str, events: list[dict[str, Any]], reader: str | None, told: int = 0, names: Names | None = None
+    lang: str, events: list[engine.Event], reader: str | None, told: int = 0, names: Names | None = None
 ) -> list[Round]:
     """The view's events as sentences from the reader's side ("you", "Ann (Red)" by the table's ``names``), grouped
     by round (``round_started`` opens one; it is public), in the order they happened. ``told``: the first ``told``
     events are left out (a mail tells only what is new to its reader); rounds without any line are left out."""
     rounds = [Round(0, round_title(lang, 0))]
     for index, event in enumerate(events):
-        if event.get("type") == "round_started":
-            number = int(event.get("round") or 0)
+        if event["type"] == "round_started":
+            number = event["round"]
             rounds.append(Round(number, round_title(lang, number)))
         if index < told:
             continue
@@ -145,8 +145,8 @@ class Decision:
 
 def decision(
     lang: str,
-    view: dict[str, Any],
-    window: dict[str, Any],
+    view: engine.PlayerView,
+    window: SeatWindow,
     now: datetime,
     tz: str,
     tempo: dict[str, Any] | None = None,
@@ -167,19 +167,19 @@ def decision(
         checked = stored is not None and meaning == stored
         choices.append(Choice(line, describe_answer(lang, request, meaning, names), checked))
     truck = None
-    if request.get("kind") == "truck":
-        truck = [card_entry(lang, c) for c in request.get("cards") or []]
+    if request["kind"] == "truck":
+        truck = [card_entry(lang, c) for c in request["cards"]]
     deadline, relative = format_when(datetime.fromisoformat(window["deadline"]), now, tz, lang)
     hints = hints_for(request, view, lang)
     early = None
-    if request.get("kind") == "vote" and closes_decided_votes(tempo):
+    if request["kind"] == "vote" and closes_decided_votes(tempo):
         early = str(
             translations(lang).gettext("This vote closes as soon as the votes still missing cannot change its outcome.")
         )
         hints.append(early)
     return Decision(
         window=int(window["number"]),
-        text=request_text(lang, request, view.get("phase"), names),
+        text=request_text(lang, request, view["phase"], names),
         choices=choices,
         hints=hints,
         truck=truck,
@@ -188,7 +188,7 @@ def decision(
         relative=relative,
         early=early,
         context=context(lang, view, request, names),
-        can_change=not window.get("completed"),
+        can_change=not window["completed"],
     )
 
 
@@ -215,15 +215,15 @@ def ordinal(lang: str, place: int) -> str:
 
 
 def standings(
-    lang: str, result: dict[str, Any], players: list[str], reader: str | None, names: Names | None = None
+    lang: str, result: engine.Outcome, players: list[str], reader: str | None, names: Names | None = None
 ) -> list[dict[str, Any]]:
     """The places of a finished game: by points, then by the cards left in hand (END-3); still tied, a shared
     place. ``reader``: the colour marked "you" (None: nobody)."""
-    scores, cards = result.get("scores") or {}, result.get("cards") or {}
-    winners = set(result.get("winners") or [])
+    scores, cards = result["scores"], result["cards"]
+    winners = set(result["winners"])
     seated = [c for c in players if c in scores]
-    points = {c: int(scores[c] or 0) for c in seated}
-    left = {c: int(cards.get(c) or 0) for c in seated}
+    points = {c: scores[c] for c in seated}
+    left = {c: cards[c] for c in seated}
     return [
         {
             "colour": colour,
@@ -247,15 +247,15 @@ def tiebreak_sentence(lang: str) -> str:
     )
 
 
-def outcome(lang: str, view: dict[str, Any], names: Names | None = None) -> Outcome | None:
-    result = view.get("outcome")
-    if not result:
+def outcome(lang: str, view: engine.PlayerView, names: Names | None = None) -> Outcome | None:
+    result = view["outcome"]
+    if result is None:
         return None
-    winners = list(result.get("winners") or [])
+    winners = result["winners"]
     return Outcome(
         winners=[player_label(lang, c, names) for c in winners],
-        won=view.get("you") in winners,
-        standings=standings(lang, result, list(view["players"]), view.get("you"), names),
+        won=view["you"] in winners,
+        standings=standings(lang, result, list(view["players"]), view["you"], names),
         tiebreak=tiebreak_sentence(lang),
     )
 
@@ -273,7 +273,7 @@ class SeatShown:
     round: int
     round_title: str
     phase: str
-    view: dict[str, Any]
+    view: engine.PlayerView
     #: the open window's number and deadline, when a window is open (the seat may owe nothing in it).
     window: int | None
     deadline: str | None
@@ -298,7 +298,7 @@ class SeatShown:
     names: Names = field(default_factory=dict)
 
 
-def seat_shown(lang: str, state: dict[str, Any], now: datetime, *, told: int = 0) -> SeatShown:
+def seat_shown(lang: str, state: SeatState, now: datetime, *, told: int = 0) -> SeatShown:
     """The seat of ``services.play.seats.seat_state`` for a reader in ``lang`` (times in the seat player's zone).
     ``told``: the history without the first ``told`` events of the seat's view (what a mail told already)."""
     view, window, game = state["view"], state["window"], state["game"]
@@ -306,45 +306,45 @@ def seat_shown(lang: str, state: dict[str, Any], now: datetime, *, told: int = 0
     deadline = relative = None
     if window is not None:
         deadline, relative = format_when(datetime.fromisoformat(window["deadline"]), now, tz, lang)
-    names: Names = dict(state.get("names") or {})
+    names: Names = dict(state["names"])
     owing = _owing(lang, view, window, names)
-    number = int(view.get("round") or 0)
+    number = view["round"]
     return SeatShown(
         label=game_label(lang, game["id"], game["title"] or ""),
         colour=colour,
         colour_name=glossary.colour_name(lang, colour),
         round=number,
         round_title=round_title(lang, number),
-        phase=glossary.phase_name(lang, str(view.get("phase") or "setup")),
+        phase=glossary.phase_name(lang, view["phase"]),
         view=view,
         window=None if window is None else int(window["number"]),
         deadline=deadline,
         relative=relative,
-        decision=None if window is None else decision(lang, view, window, now, tz, game.get("tempo"), names=names),
-        hand=[card_entry(lang, c) for c in view.get("hand") or []],
-        dice=None if view.get("dice") is None else [int(v) for v in view["dice"]],
-        history=history(lang, view.get("events") or [], colour, told, names),
+        decision=None if window is None else decision(lang, view, window, now, tz, game["tempo"], names=names),
+        hand=[card_entry(lang, c) for c in view["hand"]],
+        dice=view["dice"],
+        history=history(lang, view["events"], colour, told, names),
         outcome=outcome(lang, view, names),
         owing=owing,
-        presence=[presence_line(lang, c, p, now, tz) for c, p in (state.get("presence") or {}).items() if c != colour],
-        autopilot=bool((state.get("presence") or {}).get(colour, {}).get("autopilot")),
-        away_until=_away_until(lang, (state.get("presence") or {}).get(colour), now, tz),
-        steps=phase_steps(lang, str(view.get("phase") or "setup")),
+        presence=[presence_line(lang, c, p, now, tz) for c, p in state["presence"].items() if c != colour],
+        autopilot=bool(state["presence"].get(colour, {}).get("autopilot")),
+        away_until=_away_until(lang, state["presence"].get(colour), now, tz),
+        steps=phase_steps(lang, view["phase"]),
         names=names,
     )
 
 
-def _owing(lang: str, view: dict[str, Any], window: dict[str, Any] | None, names: Names) -> list[str]:
+def _owing(lang: str, view: engine.PlayerView, window: SeatWindow | None, names: Names) -> list[str]:
     """Who is still deciding, from the public list (``seats.still_deciding``: unanswered, never asked in secret):
     the reader first as "you" while their own request is unanswered, never once they answered (their own row may
     count as unanswered to the others, when their standing answers gave it); nobody once every answer is in."""
-    you = view.get("you")
-    if (window or {}).get("completed"):
+    you = view["you"]
+    if window is not None and window["completed"]:
         return []  # every answer is in: naming someone now would tell that standing answers gave theirs (H-6)
-    mine = window is not None and window.get("request") is not None and window.get("answer") is None
+    mine = window is not None and window["request"] is not None and window["answer"] is None
     t = translations(lang)
     owing: list[str] = [str(t.pgettext("in a list", "you"))] if mine else []
-    for item in view.get("waiting_for") or []:
+    for item in view["waiting_for"]:
         if item["player"] == you:
             continue
         name = player_label(lang, item["player"], names)

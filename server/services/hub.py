@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
+
+import engine
 
 from ..db import Database
 from ..models import (
@@ -71,7 +72,7 @@ class HubGame:
     result: Place | None = None
 
 
-def _place(outcome: dict[str, Any] | None, colour: str) -> Place | None:
+def _place(outcome: engine.Outcome | None, colour: str) -> Place | None:
     placed = places.outcome_places(outcome)
     for seat, place, span, points in placed:
         if seat == colour:

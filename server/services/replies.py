@@ -20,6 +20,8 @@ from typing import Any
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
+import engine
+
 from ..db import Database
 from ..models import GameStatus, InboundMail, MailKind, Seat
 from .attendance import absences, prefs
@@ -190,8 +192,8 @@ class Addressee:
     #: the seat's player's time zone (absences are days in it).
     timezone: str = "UTC"
     #: the open request the reply answers, and the seat's view (``seat_state``), when it may be applied.
-    request: dict[str, Any] | None = None
-    view: dict[str, Any] | None = None
+    request: engine.RequestJSON | None = None
+    view: engine.PlayerView | None = None
 
 
 def addressee(db: Database, to: ReplyTo, sender: str) -> Addressee:

@@ -146,14 +146,14 @@ def in_quiet_hours(player: Player, now: datetime) -> datetime | None:
 
 
 def deadline_quiet(
-    requests: Iterable[dict[str, Any]], colours: Iterable[str], quiet_for: Callable[[str], Quiet | None]
+    requests: Iterable[engine.Request], colours: Iterable[str], quiet_for: Callable[[str], Quiet | None]
 ) -> list[Quiet]:
     """The quiet hours a window's deadline keeps out of (``window_deadline``): those of the players its
-    ``requests`` (contract JSON) ask; everyone's (``colours``) when being asked tells what a player holds (a card
+    ``requests`` ask; everyone's (``colours``) when being asked tells what a player holds (a card
     window: a deadline kept out of only the askeds' nights would tell who they are, B-INFO)."""
     requests = list(requests)
     secret = any(engine.asked_in_secret(r) for r in requests)
-    owing = colours if secret else [r["player"] for r in requests]
+    owing = colours if secret else [r.player for r in requests]
     return [q for c in owing if (q := quiet_for(c)) is not None]
 
 

@@ -43,6 +43,7 @@ import unicodedata
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
+import engine
 from engine.data import CARDS, CHARACTERS, COLOURS, LOCATIONS
 
 from ..models import LANGUAGES, pick_language
@@ -365,70 +366,68 @@ def _card(lang: str, card: str) -> str:
     return CARD_WORDS[lang][card][0]
 
 
-def _open_locations(view: dict[str, Any]) -> list[int]:
-    closed = set(view.get("closed") or [])
+def _open_locations(view: engine.PlayerView) -> list[int]:
+    closed = set(view["closed"])
     return [loc for loc in LOCATIONS if loc not in closed]
 
 
-def _can_sprint_on_move(view: dict[str, Any]) -> bool:
-    return (view.get("options") or {}).get("sprint_timing", "on_move") == "on_move" and "sprint" in (
-        view.get("hand") or []
-    )
+def _can_sprint_on_move(view: engine.PlayerView) -> bool:
+    return view["options"]["sprint_timing"] == "on_move" and "sprint" in view["hand"]
 
 
-def _can_hide(request: dict[str, Any], view: dict[str, Any]) -> list[str]:
+def _can_hide(request: engine.RequestJSON, view: engine.PlayerView) -> list[str]:
     """The player's characters at the attacked location who are not hidden yet."""
-    me = request.get("player")
-    loc = request.get("location")
-    mine = (view.get("characters") or {}).get(me) or {}
-    hidden = {tuple(pair) for pair in view.get("hidden") or []}
+    me = request["player"]
+    loc = request["location"]
+    mine = view["characters"][me]
+    hidden = {tuple(pair) for pair in view["hidden"]}
     return [c for c in CHARACTER_ORDER if mine.get(c) == loc and (me, c) not in hidden]
 
 
-def _moved(request: dict[str, Any], view: dict[str, Any]) -> str | None:
+def _moved(request: engine.RequestJSON, view: engine.PlayerView) -> str | None:
     """The character the player moved this round (the last ``moved`` event of theirs)."""
-    me = request.get("player")
-    for event in reversed(view.get("events") or []):
-        if event.get("type") == "moved" and event.get("player") == me:
-            return str(event.get("character"))
-        if event.get("type") == "round_started":
+    me = request["player"]
+    for event in reversed(view["events"]):
+        if event["type"] == "moved" and event["player"] == me:
+            return event["character"]
+        if event["type"] == "round_started":
             break
     return None
 
 
-def _recipients(request: dict[str, Any], view: dict[str, Any]) -> list[str]:
-    players: list[str] = list(view.get("players") or [])
-    me = request.get("player")
-    chars = view.get("characters") or {}
+def _recipients(request: engine.RequestJSON, view: engine.PlayerView) -> list[str]:
+    players = list(view["players"])
+    me = request["player"]
+    chars = view["characters"]
     if me in players:
         i = players.index(me)
         players = players[i + 1 :] + players[:i]
-    return [p for p in players if p != me and chars.get(p)]
+    return [p for p in players if p != me and chars[p]]
 
 
 def _dedupe(lines: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(lines))
 
 
-def _vote_commands(lang: str, request: dict[str, Any], view: dict[str, Any]) -> list[str]:
-    return [f"{_kw(lang, 'vote')} {_colour(lang, c)}" for c in request.get("options") or []]
+def _vote_commands(lang: str, request: engine.RequestJSON, view: engine.PlayerView) -> list[str]:
+    return [f"{_kw(lang, 'vote')} {_colour(lang, c)}" for c in request["options"] or []]
 
 
-def _go_commands(lang: str, request: dict[str, Any], view: dict[str, Any]) -> list[str]:
-    verb = "zombie" if request.get("kind") == "zombie" else "go"
-    return [f"{_kw(lang, verb)} {loc}" for loc in request.get("options") or []]
+def _go_commands(lang: str, request: engine.RequestJSON, view: engine.PlayerView) -> list[str]:
+    verb = "zombie" if request["kind"] == "zombie" else "go"
+    return [f"{_kw(lang, verb)} {loc}" for loc in request["options"] or []]
 
 
-def _victim_commands(lang: str, request: dict[str, Any], view: dict[str, Any]) -> list[str]:
-    return [f"{_kw(lang, 'victim')} {_char(lang, c)}" for c in request.get("options") or []]
+def _victim_commands(lang: str, request: engine.RequestJSON, view: engine.PlayerView) -> list[str]:
+    return [f"{_kw(lang, 'victim')} {_char(lang, c)}" for c in request["options"] or []]
 
 
-def _place_commands(lang: str, request: dict[str, Any], view: dict[str, Any]) -> list[str]:
-    return [f"{_kw(lang, 'place')} {_char(lang, o['character'])} {o['location']}" for o in request.get("options") or []]
+def _place_commands(lang: str, request: engine.RequestJSON, view: engine.PlayerView) -> list[str]:
+    return [f"{_kw(lang, 'place')} {_char(lang, o['character'])} {o['location']}" for o in request["options"] or []]
 
 
-def _move_commands(lang: str, request: dict[str, Any], view: dict[str, Any]) -> list[str]:
-    characters = [_char(lang, o["character"]) for o in request.get("options") or []]
+def _move_commands(lang: str, request: engine.RequestJSON, view: engine.PlayerView) -> list[str]:
+    characters = [_char(lang, o["character"]) for o in request["options"] or []]
     out = [f"{_kw(lang, 'move')} {c}" for c in characters]
     if _can_sprint_on_move(view):
         out += [
@@ -437,8 +436,8 @@ def _move_commands(lang: str, request: dict[str, Any], view: dict[str, Any]) -> 
     return out
 
 
-def _truck_commands(lang: str, request: dict[str, Any], view: dict[str, Any]) -> list[str]:
-    cards: list[str] = list(request.get("cards") or [])
+def _truck_commands(lang: str, request: engine.RequestJSON, view: engine.PlayerView) -> list[str]:
+    cards = request["cards"]
     out = []
     for i, keep in enumerate(cards):
         for give in cards[:i] + cards[i + 1 :]:
@@ -450,10 +449,10 @@ def _truck_commands(lang: str, request: dict[str, Any], view: dict[str, Any]) ->
     return out
 
 
-def _cards_commands(lang: str, request: dict[str, Any], view: dict[str, Any]) -> list[str]:
+def _cards_commands(lang: str, request: engine.RequestJSON, view: engine.PlayerView) -> list[str]:
     out = [_kw(lang, "pass")]
     play = _kw(lang, "play")
-    for card in request.get("playable") or []:
+    for card in request["playable"]:
         if card == "hidden":
             out += [f"{play} {_card(lang, card)} {_char(lang, c)}" for c in _can_hide(request, view)]
         elif card == "sprint":
@@ -465,7 +464,7 @@ def _cards_commands(lang: str, request: dict[str, Any], view: dict[str, Any]) ->
     return out
 
 
-_COMMANDS: dict[str, Callable[[str, dict[str, Any], dict[str, Any]], list[str]]] = {
+_COMMANDS: dict[str, Callable[[str, engine.RequestJSON, engine.PlayerView], list[str]]] = {
     "vote": _vote_commands,
     "announce": _go_commands,
     "destination": _go_commands,
@@ -478,16 +477,16 @@ _COMMANDS: dict[str, Callable[[str, dict[str, Any], dict[str, Any]], list[str]]]
 }
 
 
-def commands_for(request: dict[str, Any], view: dict[str, Any], language: str) -> list[str]:
+def commands_for(request: engine.RequestJSON, view: engine.PlayerView, language: str) -> list[str]:
     """Every legal reply to ``request`` in ``language`` (for ``cards``: PASS and each single-card play)."""
-    listing = _COMMANDS.get(str(request.get("kind")))
+    listing = _COMMANDS.get(request["kind"])
     return [] if listing is None else _dedupe(listing(pick_language(language), request, view))
 
 
-def _cards_hints(lang: str, request: dict[str, Any], view: dict[str, Any]) -> list[str]:
+def _cards_hints(lang: str, request: engine.RequestJSON, view: engine.PlayerView) -> list[str]:
     t = translations(lang)
-    playable = list(request.get("playable") or [])
-    hand = list(view.get("hand") or [])
+    playable = request["playable"]
+    hand = view["hand"]
     plays = [c for c in playable if c not in ("hidden", "sprint")]
     out = []
     if len(plays) >= 2 or any(hand.count(c) > 1 for c in plays):
@@ -511,9 +510,9 @@ def _cards_hints(lang: str, request: dict[str, Any], view: dict[str, Any]) -> li
     return out
 
 
-def _place_hints(lang: str, request: dict[str, Any], view: dict[str, Any]) -> list[str]:
-    options = request.get("options") or []
-    if (view.get("options") or {}).get("turn_order") != "batched" or not options:
+def _place_hints(lang: str, request: engine.RequestJSON, view: engine.PlayerView) -> list[str]:
+    options = request["options"] or []
+    if view["options"]["turn_order"] != "batched" or not options:
         return []
     o = options[0]
     spare = next((loc for loc in _open_locations(view) if loc != o["location"]), 4)
@@ -526,8 +525,8 @@ def _place_hints(lang: str, request: dict[str, Any], view: dict[str, Any]) -> li
     ]
 
 
-def _move_hints(lang: str, request: dict[str, Any], view: dict[str, Any]) -> list[str]:
-    options = request.get("options") or []
+def _move_hints(lang: str, request: engine.RequestJSON, view: engine.PlayerView) -> list[str]:
+    options = request["options"] or []
     if not _can_sprint_on_move(view) or not options:
         return []
     example = (
@@ -541,16 +540,16 @@ def _move_hints(lang: str, request: dict[str, Any], view: dict[str, Any]) -> lis
     ]
 
 
-_HINTS: dict[str, Callable[[str, dict[str, Any], dict[str, Any]], list[str]]] = {
+_HINTS: dict[str, Callable[[str, engine.RequestJSON, engine.PlayerView], list[str]]] = {
     "cards": _cards_hints,
     "place": _place_hints,
     "move": _move_hints,
 }
 
 
-def hints_for(request: dict[str, Any], view: dict[str, Any], language: str) -> list[str]:
+def hints_for(request: engine.RequestJSON, view: engine.PlayerView, language: str) -> list[str]:
     """Sentences, in ``language``, about the optional forms that fit this request (AND, IF NEEDED, ELSE, IF FULL)."""
-    hints = _HINTS.get(str(request.get("kind")))
+    hints = _HINTS.get(request["kind"])
     return [] if hints is None else hints(pick_language(language), request, view)
 
 
@@ -619,41 +618,41 @@ class _Reader:
             raise _NoMatch
 
 
-def _parse_vote(r: _Reader, request: dict[str, Any], view: dict[str, Any]) -> str:
+def _parse_vote(r: _Reader, request: engine.RequestJSON, view: engine.PlayerView) -> str:
     if not r.keyword("vote"):
         raise _NoMatch
     r.keyword("filler")
     colour: str = r.value(r.vocab.colours)
     r.end()
-    if colour not in (request.get("options") or []):
+    if colour not in (request["options"] or []):
         raise _NoMatch
     return colour
 
 
-def _parse_go(r: _Reader, request: dict[str, Any], view: dict[str, Any]) -> int:
-    verbs = ("zombie", "go") if request.get("kind") == "zombie" else ("go",)
+def _parse_go(r: _Reader, request: engine.RequestJSON, view: engine.PlayerView) -> int:
+    verbs = ("zombie", "go") if request["kind"] == "zombie" else ("go",)
     if not any(r.keyword(v) for v in verbs):
         raise _NoMatch
     r.keyword("filler")
     loc = r.location()
     r.end()
-    if loc not in (request.get("options") or []):
+    if loc not in (request["options"] or []):
         raise _NoMatch
     return loc
 
 
-def _parse_victim(r: _Reader, request: dict[str, Any], view: dict[str, Any]) -> str:
+def _parse_victim(r: _Reader, request: engine.RequestJSON, view: engine.PlayerView) -> str:
     if not r.keyword("victim"):
         raise _NoMatch
     character: str = r.value(r.vocab.characters)
     r.end()
-    if character not in (request.get("options") or []):
+    if character not in (request["options"] or []):
         raise _NoMatch
     return character
 
 
-def _parse_place(r: _Reader, request: dict[str, Any], view: dict[str, Any]) -> dict[str, Any]:
-    options = request.get("options") or []
+def _parse_place(r: _Reader, request: engine.RequestJSON, view: engine.PlayerView) -> dict[str, Any]:
+    options = request["options"] or []
     if not r.keyword("place"):
         raise _NoMatch
     character = r.value(r.vocab.characters)
@@ -672,8 +671,8 @@ def _parse_place(r: _Reader, request: dict[str, Any], view: dict[str, Any]) -> d
     return answer
 
 
-def _parse_move(r: _Reader, request: dict[str, Any], view: dict[str, Any]) -> dict[str, Any]:
-    options = request.get("options") or []
+def _parse_move(r: _Reader, request: engine.RequestJSON, view: engine.PlayerView) -> dict[str, Any]:
+    options = request["options"] or []
     if not r.keyword("move"):
         raise _NoMatch
     character = r.value(r.vocab.characters)
@@ -692,7 +691,7 @@ def _parse_move(r: _Reader, request: dict[str, Any], view: dict[str, Any]) -> di
     return answer
 
 
-def _parse_truck(r: _Reader, request: dict[str, Any], view: dict[str, Any]) -> dict[str, Any]:
+def _parse_truck(r: _Reader, request: engine.RequestJSON, view: engine.PlayerView) -> dict[str, Any]:
     keep = give = to = None
     while not r.done():
         if keep is None and r.keyword("keep"):
@@ -704,7 +703,7 @@ def _parse_truck(r: _Reader, request: dict[str, Any], view: dict[str, Any]) -> d
             to = r.value(r.vocab.colours)
         elif not r.keyword("and"):
             raise _NoMatch
-    cards = list(request.get("cards") or [])
+    cards = list(request["cards"])  # a copy: the kept card is taken out
     if keep is None or give is None or keep not in cards:
         raise _NoMatch
     cards.remove(keep)
@@ -713,14 +712,14 @@ def _parse_truck(r: _Reader, request: dict[str, Any], view: dict[str, Any]) -> d
     return {"keep": keep, "give": give, "to": to}
 
 
-def _parse_cards(r: _Reader, request: dict[str, Any], view: dict[str, Any]) -> list[dict[str, Any]]:
+def _parse_cards(r: _Reader, request: engine.RequestJSON, view: engine.PlayerView) -> list[dict[str, Any]]:
     if r.keyword("pass"):
         r.end()
         return []
     if not r.keyword("play"):
         raise _NoMatch
-    playable = set(request.get("playable") or [])
-    hand = list(view.get("hand") or [])
+    playable = set(request["playable"])
+    hand = view["hand"]
     used: dict[str, int] = {}
     hiding: set[str] = set()
     plays: list[dict[str, Any]] = []
@@ -741,7 +740,7 @@ def _parse_cards(r: _Reader, request: dict[str, Any], view: dict[str, Any]) -> l
 
 
 def _parse_play(
-    r: _Reader, card: str, request: dict[str, Any], view: dict[str, Any], hiding: set[str]
+    r: _Reader, card: str, request: engine.RequestJSON, view: engine.PlayerView, hiding: set[str]
 ) -> dict[str, Any]:
     """One card play after its card: Hidden's character, Sprint's character and location, IF NEEDED."""
     play: dict[str, Any] = {"card": card}
@@ -770,7 +769,7 @@ def _parse_play(
     return play
 
 
-_PARSERS: dict[str, Callable[[_Reader, dict[str, Any], dict[str, Any]], Any]] = {
+_PARSERS: dict[str, Callable[[_Reader, engine.RequestJSON, engine.PlayerView], Any]] = {
     "vote": _parse_vote,
     "announce": _parse_go,
     "destination": _parse_go,
@@ -783,8 +782,8 @@ _PARSERS: dict[str, Callable[[_Reader, dict[str, Any], dict[str, Any]], Any]] = 
 }
 
 
-def _parse_line(words: tuple[str, ...], request: dict[str, Any], view: dict[str, Any], vocab: Vocabulary) -> Any:
-    parser = _PARSERS.get(str(request.get("kind")))
+def _parse_line(words: tuple[str, ...], request: engine.RequestJSON, view: engine.PlayerView, vocab: Vocabulary) -> Any:
+    parser = _PARSERS.get(request["kind"])
     if parser is None:
         raise _NoMatch
     return parser(_Reader(words, vocab), request, view)
@@ -797,7 +796,7 @@ class Reading(NamedTuple):
     line: str
 
 
-def read_reply(text: str, request: dict[str, Any], view: dict[str, Any], language: str) -> Reading:
+def read_reply(text: str, request: engine.RequestJSON, view: engine.PlayerView, language: str) -> Reading:
     """The first legal command in a reply body (quotes and signature stripped first): its engine answer JSON and
     its line. Raises :class:`CommandError`, worded in ``language`` and listing the legal commands, when there is
     none."""
@@ -825,7 +824,7 @@ def read_reply(text: str, request: dict[str, Any], view: dict[str, Any], languag
     raise CommandError(error_message(lang, commands, first_attempt))
 
 
-def parse_reply(text: str, request: dict[str, Any], view: dict[str, Any], language: str) -> Any:
+def parse_reply(text: str, request: engine.RequestJSON, view: engine.PlayerView, language: str) -> Any:
     """The engine answer JSON of ``read_reply``."""
     return read_reply(text, request, view, language).answer
 

@@ -7,13 +7,59 @@ request asks, what an answer means. Names come from the glossary, words from the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from babel.lists import format_list
 from babel.support import Translations
 
 from engine.data import WEAPONS
+from engine.shapes import (
+    AnswerAuto,
+    AnswerDefaulted,
+    AnswerStanding,
+    Attack,
+    AttackHeld,
+    AttackNoTarget,
+    CardDealt,
+    CardKept,
+    CardPlayed,
+    ChiefElected,
+    ChiefPassed,
+    Condemned,
+    DeckShuffled,
+    DestinationAnnounced,
+    DestinationsRevealed,
+    DiceSeen,
+    Eaten,
+    Eliminated,
+    Event,
+    ExtraZombies,
+    FirstChief,
+    GameOver,
+    GiftReceived,
+    InitialZombies,
+    Moved,
+    NoDestination,
+    NoElection,
+    Placed,
+    PlacementDice,
+    RandomColour,
+    RequestJSON,
+    RoundStarted,
+    TruckCards,
+    TruckSearched,
+    TruckSkipped,
+    VoteNotCast,
+    VotesRevealed,
+    VoteUncontested,
+    ZombieDiceRevealed,
+    ZombieDiceRolled,
+    ZombieNotPlaced,
+    ZombiePlaced,
+    ZombiesLeft,
+    ZombieSupplyExceeded,
+)
 
 from ..models import pick_language
 from .glossary import card_name, character_name, colour_name, kind_name, location_label, location_name
@@ -88,63 +134,60 @@ class _Say:
         return self.join(self.whom(c) for c in colours or [])
 
 
-Event = dict[str, Any]
+def _first_chief(s: _Say, e: FirstChief, you: bool) -> str:
+    if e["drawn"]:
+        return s.t.gettext("%(chief)s was drawn to be the first Chief of Security.") % {"chief": s.who(e["chief"])}
+    return s.t.gettext("%(chief)s is the first Chief of Security.") % {"chief": s.who(e["chief"])}
 
 
-def _first_chief(s: _Say, e: Event, you: bool) -> str:
-    if e.get("drawn"):
-        return s.t.gettext("%(chief)s was drawn to be the first Chief of Security.") % {"chief": s.who(e.get("chief"))}
-    return s.t.gettext("%(chief)s is the first Chief of Security.") % {"chief": s.who(e.get("chief"))}
-
-
-def _deck_shuffled(s: _Say, e: Event, you: bool) -> str:
+def _deck_shuffled(s: _Say, e: DeckShuffled, you: bool) -> str:
     return s.t.gettext("The action cards are shuffled.")
 
 
-def _card_dealt(s: _Say, e: Event, you: bool) -> str:
+def _card_dealt(s: _Say, e: CardDealt, you: bool) -> str:
     if you:
-        return s.t.gettext("You are dealt a card: %(card)s.") % {"card": s.card(e.get("card"))}
+        return s.t.gettext("You are dealt a card: %(card)s.") % {"card": s.card(e["card"])}
     return s.t.gettext("%(player)s is dealt a card: %(card)s.") % {
-        "player": s.who(e.get("player")),
-        "card": s.card(e.get("card")),
+        "player": s.who(e["player"]),
+        "card": s.card(e["card"]),
     }
 
 
-def _placement_dice(s: _Say, e: Event, you: bool) -> str:
+def _placement_dice(s: _Say, e: PlacementDice, you: bool) -> str:
     if you:
-        return s.t.gettext("You roll %(dice)s to place a character.") % {"dice": s.dice(e.get("dice"))}
+        return s.t.gettext("You roll %(dice)s to place a character.") % {"dice": s.dice(e["dice"])}
     return s.t.gettext("%(player)s rolls %(dice)s to place a character.") % {
-        "player": s.who(e.get("player")),
-        "dice": s.dice(e.get("dice")),
+        "player": s.who(e["player"]),
+        "dice": s.dice(e["dice"]),
     }
 
 
-def _placed(s: _Say, e: Event, you: bool) -> str:
+def _placed(s: _Say, e: Placed, you: bool) -> str:
     values = {
-        "player": s.who(e.get("player")),
-        "character": s.char(e.get("character")),
-        "place": s.place(e.get("location")),
+        "player": s.who(e["player"]),
+        "character": s.char(e["character"]),
+        "place": s.place(e["location"]),
     }
     if you:
         return s.t.gettext("You place your %(character)s at %(place)s.") % values
     return s.t.gettext("%(player)s places the %(character)s at %(place)s.") % values
 
 
-def _initial_zombies(s: _Say, e: Event, you: bool) -> str:
-    text = s.t.gettext("The first zombies arrive: the dice show %(dice)s.") % {"dice": s.dice(e.get("dice"))}
-    if e.get("ignored"):
+def _initial_zombies(s: _Say, e: InitialZombies, you: bool) -> str:
+    text = s.t.gettext("The first zombies arrive: the dice show %(dice)s.") % {"dice": s.dice(e["dice"])}
+    if e["ignored"]:
         text += " " + s.t.gettext("Dice showing a closed location are ignored: %(dice)s.") % {
-            "dice": s.dice(e.get("ignored"))
+            "dice": s.dice(e["ignored"])
         }
     return text
 
 
-def _round_started(s: _Say, e: Event, you: bool) -> str:
-    return s.t.gettext("Round %(round)s begins.") % {"round": e.get("round")}
+def _round_started(s: _Say, e: RoundStarted, you: bool) -> str:
+    return s.t.gettext("Round %(round)s begins.") % {"round": e["round"]}
 
 
-def _truck_skipped(s: _Say, e: Event, you: bool) -> str:
-    reason = e.get("reason")
+def _truck_skipped(s: _Say, e: TruckSkipped, you: bool) -> str:
+    reason = e["reason"]
     if reason == "deck_empty":
         return s.t.gettext("Nobody searches the truck: there are no cards left in it.")
     if reason == "parking_empty":
@@ -200,60 +243,60 @@ _AUTO: dict[str, tuple[type | tuple[type, ...], Callable[[_Say, Any], str]]] = {
 }
 
 
-def _answer_auto(s: _Say, e: Event, you: bool) -> str:
+def _answer_auto(s: _Say, e: AnswerAuto, you: bool) -> str:
     if not you:
         return s.t.gettext("%(player)s had only one possible answer; it was given automatically.") % {
-            "player": s.who(e.get("player"))
+            "player": s.who(e["player"])
         }
-    found = _AUTO.get(str(e.get("kind")))
-    answer = e.get("answer")
+    found = _AUTO.get(str(e["kind"]))
+    answer = e["answer"]
     if found is None or not isinstance(answer, found[0]):
         return s.t.gettext("You had only one possible answer; it was given automatically.")
     return found[1](s, answer)
 
 
-def _answer_standing(s: _Say, e: Event, you: bool) -> str:
+def _answer_standing(s: _Say, e: AnswerStanding, you: bool) -> str:
     """Told to its player alone (H-6); the replay shows it to everyone once the game is over."""
-    what = kind_name(s.lang, e.get("kind"))
+    what = kind_name(s.lang, e["kind"])
     if not you:
         return s.t.gettext("%(player)s was answered by their standing answers (%(what)s).") % {
-            "player": s.who(e.get("player")),
+            "player": s.who(e["player"]),
             "what": what,
         }
-    answer = describe_answer(s.lang, {"kind": e.get("kind")}, e.get("answer"))
+    answer = describe_answer(s.lang, {"kind": e["kind"]}, e["answer"])
     return s.t.gettext("Your standing answers answered for you (%(what)s): %(answer)s.") % {
         "what": what,
         "answer": answer,
     }
 
 
-def _answer_defaulted(s: _Say, e: Event, you: bool) -> str:
-    values = {"player": s.who(e.get("player")), "what": kind_name(s.lang, e.get("kind"))}
+def _answer_defaulted(s: _Say, e: AnswerDefaulted, you: bool) -> str:
+    values = {"player": s.who(e["player"]), "what": kind_name(s.lang, e["kind"])}
     if you:
         return s.t.gettext("You did not answer in time (%(what)s): the default answer was used.") % values
     return s.t.gettext("%(player)s did not answer in time (%(what)s): the default answer was used.") % values
 
 
-def _vote_not_cast(s: _Say, e: Event, you: bool) -> str:
+def _vote_not_cast(s: _Say, e: VoteNotCast, you: bool) -> str:
     """A vote closed once decided (``close_decided_votes``): the voter missed no deadline."""
     if you:
         return s.t.gettext("You did not vote: the vote was already decided.")
-    return s.t.gettext("%(player)s did not vote: the vote was already decided.") % {"player": s.who(e.get("player"))}
+    return s.t.gettext("%(player)s did not vote: the vote was already decided.") % {"player": s.who(e["player"])}
 
 
-def _gift_received(s: _Say, e: Event, reader: str | None) -> str:
-    values = {"player": s.who(e.get("player")), "giver": s.who(e.get("giver")), "card": s.card(e.get("card"))}
-    if reader is not None and reader == e.get("player"):
+def _gift_received(s: _Say, e: GiftReceived, reader: str | None) -> str:
+    values = {"player": s.who(e["player"]), "giver": s.who(e["giver"]), "card": s.card(e["card"])}
+    if reader is not None and reader == e["player"]:
         return s.t.gettext("%(giver)s gives you a card from the truck: %(card)s.") % values
-    if reader is not None and reader == e.get("giver"):
+    if reader is not None and reader == e["giver"]:
         return s.t.gettext("You give %(card)s to %(player)s.") % values
     return s.t.gettext("%(giver)s gives %(player)s a card from the truck: %(card)s.") % values
 
 
-def _truck_searched(s: _Say, e: Event, you: bool) -> str:
-    drew = int(e.get("drew") or 0)
-    values = {"player": s.who(e.get("player")), "num": drew, "to": s.who(e.get("gave_to"))}
-    if e.get("gave_to"):
+def _truck_searched(s: _Say, e: TruckSearched, you: bool) -> str:
+    drew = e["drew"]
+    values = {"player": s.who(e["player"]), "num": drew, "to": s.who(e["gave_to"])}
+    if e["gave_to"]:
         return (
             s.t.ngettext(
                 "%(player)s searches the truck, draws %(num)d card and gives one to %(to)s.",
@@ -272,29 +315,29 @@ def _truck_searched(s: _Say, e: Event, you: bool) -> str:
     )
 
 
-def _truck_cards(s: _Say, e: Event, you: bool) -> str:
+def _truck_cards(s: _Say, e: TruckCards, you: bool) -> str:
     values = {
-        "player": s.who(e.get("player")),
-        "cards": s.cards(e.get("cards")),
-        "kept": s.card(e.get("kept")),
-        "gave": s.card(e.get("gave")),
-        "bottom": s.cards(e.get("bottom")),
+        "player": s.who(e["player"]),
+        "cards": s.cards(e["cards"]),
+        "kept": s.card(e["kept"]),
+        "gave": s.card(e["gave"]),
+        "bottom": s.cards(e["bottom"]),
     }
     if you:
         parts = [s.t.gettext("In the truck you found %(cards)s and kept %(kept)s.") % values]
-        if e.get("gave"):
+        if e["gave"]:
             parts.append(s.t.gettext("You gave away %(gave)s.") % values)
     else:
         parts = [s.t.gettext("In the truck %(player)s found %(cards)s and kept %(kept)s.") % values]
-        if e.get("gave"):
+        if e["gave"]:
             parts.append(s.t.gettext("%(player)s gave away %(gave)s.") % values)
-    if e.get("bottom"):
+    if e["bottom"]:
         parts.append(s.t.gettext("Back to the bottom of the deck: %(bottom)s.") % values)
     return " ".join(parts)
 
 
-def _no_election(s: _Say, e: Event, you: bool) -> str:
-    values = {"chief": s.who(e.get("chief"))}
+def _no_election(s: _Say, e: NoElection, you: bool) -> str:
+    values = {"chief": s.who(e["chief"])}
     if e.get("reason") == "tie":
         return (
             s.t.gettext("The vote for Chief was tied twice: %(chief)s stays Chief of Security, not elected.") % values
@@ -307,44 +350,42 @@ def _no_election(s: _Say, e: Event, you: bool) -> str:
     )
 
 
-def _chief_elected(s: _Say, e: Event, reader: str | None) -> str:
-    if reader is not None and reader == e.get("chief"):
+def _chief_elected(s: _Say, e: ChiefElected, reader: str | None) -> str:
+    if reader is not None and reader == e["chief"]:
         return s.t.gettext("You are elected Chief of Security.")
-    return s.t.gettext("%(chief)s is elected Chief of Security.") % {"chief": s.who(e.get("chief"))}
+    return s.t.gettext("%(chief)s is elected Chief of Security.") % {"chief": s.who(e["chief"])}
 
 
-def _zombie_dice_rolled(s: _Say, e: Event, you: bool) -> str:
-    return s.t.gettext("The Chief rolls the zombie dice in secret; they show %(dice)s.") % {
-        "dice": s.dice(e.get("values"))
-    }
+def _zombie_dice_rolled(s: _Say, e: ZombieDiceRolled, you: bool) -> str:
+    return s.t.gettext("The Chief rolls the zombie dice in secret; they show %(dice)s.") % {"dice": s.dice(e["values"])}
 
 
-def _destination_announced(s: _Say, e: Event, you: bool) -> str:
-    values = {"player": s.who(e.get("player")), "place": s.place(e.get("location"))}
+def _destination_announced(s: _Say, e: DestinationAnnounced, you: bool) -> str:
+    values = {"player": s.who(e["player"]), "place": s.place(e["location"])}
     if you:
         return s.t.gettext("As the elected Chief you announce your destination: %(place)s.") % values
     return s.t.gettext("%(player)s, the elected Chief, announces the destination %(place)s.") % values
 
 
-def _zombie_not_placed(s: _Say, e: Event, you: bool) -> str:
+def _zombie_not_placed(s: _Say, e: ZombieNotPlaced, you: bool) -> str:
     if you:
         return s.t.gettext("You place no zombie.")
-    return s.t.gettext("%(player)s places no zombie.") % {"player": s.who(e.get("player"))}
+    return s.t.gettext("%(player)s places no zombie.") % {"player": s.who(e["player"])}
 
 
-def _zombie_placed(s: _Say, e: Event, you: bool) -> str:
-    values = {"player": s.who(e.get("player")), "place": s.place(e.get("location"))}
+def _zombie_placed(s: _Say, e: ZombiePlaced, you: bool) -> str:
+    values = {"player": s.who(e["player"]), "place": s.place(e["location"])}
     if you:
         return s.t.gettext("As a zombie player you add a zombie at %(place)s.") % values
     return s.t.gettext("%(player)s, a zombie player, adds a zombie at %(place)s.") % values
 
 
-def _no_destination(s: _Say, e: Event, you: bool) -> str:
-    return s.t.gettext("%(player)s has no location to go to and skips the move.") % {"player": s.who(e.get("player"))}
+def _no_destination(s: _Say, e: NoDestination, you: bool) -> str:
+    return s.t.gettext("%(player)s has no location to go to and skips the move.") % {"player": s.who(e["player"])}
 
 
-def _destinations_revealed(s: _Say, e: Event, you: bool) -> str:
-    chosen = e.get("destinations") or {}
+def _destinations_revealed(s: _Say, e: DestinationsRevealed, you: bool) -> str:
+    chosen = e["destinations"]
     pairs = [
         s.t.gettext("%(player)s → %(place)s") % {"player": s.whom(p), "place": s.place(loc)}
         for p, loc in chosen.items()
@@ -352,38 +393,38 @@ def _destinations_revealed(s: _Say, e: Event, you: bool) -> str:
     return s.t.gettext("Destinations revealed: %(list)s.") % {"list": s.join(pairs)}
 
 
-def _zombie_dice_revealed(s: _Say, e: Event, you: bool) -> str:
+def _zombie_dice_revealed(s: _Say, e: ZombieDiceRevealed, you: bool) -> str:
     text = s.t.gettext("The zombie dice are revealed: %(dice)s; a zombie arrives at each location shown.") % {
-        "dice": s.dice(e.get("values"))
+        "dice": s.dice(e["values"])
     }
-    if e.get("ignored"):
+    if e["ignored"]:
         text += " " + s.t.gettext("Dice showing a closed location are ignored: %(dice)s.") % {
-            "dice": s.dice(e.get("ignored"))
+            "dice": s.dice(e["ignored"])
         }
     return text
 
 
-def _condemned(s: _Say, e: Event, you: bool) -> str:
-    n = int(e.get("zombies_removed") or 0)
+def _condemned(s: _Say, e: Condemned, you: bool) -> str:
+    n = e["zombies_removed"]
     return s.t.ngettext(
         "%(place)s is condemned and closed for the rest of the game; its %(num)d zombie is removed.",
         "%(place)s is condemned and closed for the rest of the game; its %(num)d zombies are removed.",
         n,
-    ) % {"place": s.place(e.get("location")), "num": n}
+    ) % {"place": s.place(e["location"]), "num": n}
 
 
-def _card_played(s: _Say, e: Event, you: bool) -> str:
+def _card_played(s: _Say, e: CardPlayed, you: bool) -> str:
     values = {
-        "player": s.who(e.get("player")),
-        "card": s.card(e.get("card")),
+        "player": s.who(e["player"]),
+        "card": s.card(e["card"]),
         "character": s.char(e.get("character")),
         "place": s.place(e.get("location")),
     }
     return (_card_you_played if you else _card_they_played)(s, e, values)
 
 
-def _card_they_played(s: _Say, e: Event, values: dict[str, Any]) -> str:
-    card, t = e.get("card"), s.t
+def _card_they_played(s: _Say, e: CardPlayed, values: dict[str, Any]) -> str:
+    card, t = e["card"], s.t
     if card == "threat":
         if e.get("location") is None:
             return t.gettext("%(player)s plays a Threat: one extra vote.") % values
@@ -397,7 +438,7 @@ def _card_they_played(s: _Say, e: Event, values: dict[str, Any]) -> str:
     if card == "hidden":
         return t.gettext("%(player)s plays Hidden: the %(character)s hides at %(place)s.") % values
     if card in WEAPONS:
-        n = int(e.get("killed") or 0)
+        n = e["killed"]
         return t.ngettext(
             "%(player)s uses the %(card)s at %(place)s and kills %(num)d zombie.",
             "%(player)s uses the %(card)s at %(place)s and kills %(num)d zombies.",
@@ -406,8 +447,8 @@ def _card_they_played(s: _Say, e: Event, values: dict[str, Any]) -> str:
     return t.gettext("%(player)s plays %(card)s.") % values
 
 
-def _card_you_played(s: _Say, e: Event, values: dict[str, Any]) -> str:
-    card, t = e.get("card"), s.t
+def _card_you_played(s: _Say, e: CardPlayed, values: dict[str, Any]) -> str:
+    card, t = e["card"], s.t
     if card == "threat":
         return t.gettext("You play a Threat: one extra vote.")
     if card == "camera":
@@ -419,7 +460,7 @@ def _card_you_played(s: _Say, e: Event, values: dict[str, Any]) -> str:
     if card == "hidden":
         return t.gettext("You play Hidden: your %(character)s hides at %(place)s.") % values
     if card in WEAPONS:
-        n = int(e.get("killed") or 0)
+        n = e["killed"]
         return t.ngettext(
             "You use the %(card)s at %(place)s and kill %(num)d zombie.",
             "You use the %(card)s at %(place)s and kill %(num)d zombies.",
@@ -428,9 +469,9 @@ def _card_you_played(s: _Say, e: Event, values: dict[str, Any]) -> str:
     return t.gettext("You play %(card)s.") % values
 
 
-def _card_kept(s: _Say, e: Event, you: bool) -> str:
-    values = {"player": s.who(e.get("player")), "card": s.card(e.get("card"))}
-    if e.get("reason") == "destination_has_room":
+def _card_kept(s: _Say, e: CardKept, you: bool) -> str:
+    values = {"player": s.who(e["player"]), "card": s.card(e["card"])}
+    if e["reason"] == "destination_has_room":
         if you:
             return s.t.gettext("You keep your %(card)s: your destination had room.") % values
         return s.t.gettext("%(player)s keeps the %(card)s: the destination had room.") % values
@@ -439,11 +480,11 @@ def _card_kept(s: _Say, e: Event, you: bool) -> str:
     return s.t.gettext("%(player)s keeps the %(card)s: the zombies were already held off.") % values
 
 
-def _moved(s: _Say, e: Event, you: bool) -> str:
-    origin, target, end = e.get("origin"), e.get("target"), e.get("location")
+def _moved(s: _Say, e: Moved, you: bool) -> str:
+    origin, target, end = e["origin"], e["target"], e["location"]
     values = {
-        "player": s.who(e.get("player")),
-        "character": s.char(e.get("character")),
+        "player": s.who(e["player"]),
+        "character": s.char(e["character"]),
         "origin": s.place(origin),
         "target": s.place(target),
         "place": s.place(end),
@@ -477,8 +518,8 @@ def _you_moved(s: _Say, origin: Any, target: Any, end: Any, values: dict[str, An
     )
 
 
-def _extra_zombies(s: _Say, e: Event, you: bool) -> str:
-    most, pinups = e.get("most_characters"), e.get("most_pinups")
+def _extra_zombies(s: _Say, e: ExtraZombies, you: bool) -> str:
+    most, pinups = e["most_characters"], e["most_pinups"]
     if most is None and pinups is None:
         return s.t.gettext("No extra zombies: the most characters and the most Pin-Ups are tied, or nobody is there.")
     parts = []
@@ -495,10 +536,10 @@ def _extra_zombies(s: _Say, e: Event, you: bool) -> str:
     return " ".join(parts)
 
 
-def _attack(s: _Say, e: Event, you: bool) -> str:
-    n = int(e.get("zombies") or 0)
-    values = {"place": s.place(e.get("location")), "num": n, "strength": e.get("strength")}
-    if e.get("location") == 4:
+def _attack(s: _Say, e: Attack, you: bool) -> str:
+    n = e["zombies"]
+    values = {"place": s.place(e["location"]), "num": n, "strength": e["strength"]}
+    if e["location"] == 4:
         return (
             s.t.ngettext(
                 "%(num)d zombie feeds at %(place)s: the characters there vote who is eaten.",
@@ -519,75 +560,75 @@ def _attack(s: _Say, e: Event, you: bool) -> str:
     )
 
 
-def _attack_held(s: _Say, e: Event, you: bool) -> str:
-    n = int(e.get("zombies") or 0)
+def _attack_held(s: _Say, e: AttackHeld, you: bool) -> str:
+    n = e["zombies"]
     return s.t.ngettext(
         "%(place)s holds: %(num)d zombie is not enough against a strength of %(threshold)s.",
         "%(place)s holds: %(num)d zombies are not enough against a strength of %(threshold)s.",
         n,
-    ) % {"place": s.place(e.get("location")), "num": n, "threshold": e.get("threshold")}
+    ) % {"place": s.place(e["location"]), "num": n, "threshold": e["threshold"]}
 
 
-def _attack_no_target(s: _Say, e: Event, you: bool) -> str:
+def _attack_no_target(s: _Say, e: AttackNoTarget, you: bool) -> str:
     return s.t.gettext("At %(place)s everyone is hidden: nobody is eaten and the zombies stay outside.") % {
-        "place": s.place(e.get("location"))
+        "place": s.place(e["location"])
     }
 
 
-def _zombies_left(s: _Say, e: Event, you: bool) -> str:
-    n = int(e.get("zombies") or 0)
+def _zombies_left(s: _Say, e: ZombiesLeft, you: bool) -> str:
+    n = e["zombies"]
     return s.t.ngettext(
         "%(num)d zombie leaves %(place)s.",
         "%(num)d zombies leave %(place)s.",
         n,
-    ) % {"place": s.place(e.get("location")), "num": n}
+    ) % {"place": s.place(e["location"]), "num": n}
 
 
-def _vote_uncontested(s: _Say, e: Event, you: bool) -> str:
+def _vote_uncontested(s: _Say, e: VoteUncontested, you: bool) -> str:
     return s.t.gettext("No vote needed at %(place)s: %(colour)s is the only colour that can be chosen.") % {
-        "place": s.place(e.get("location")),
-        "colour": s.who(e.get("colour")),
+        "place": s.place(e["location"]),
+        "colour": s.who(e["colour"]),
     }
 
 
-def _random_colour(s: _Say, e: Event, you: bool) -> str:
+def _random_colour(s: _Say, e: RandomColour, you: bool) -> str:
     return s.t.gettext("The re-vote at %(place)s is tied again: %(colour)s is drawn at random among %(pool)s.") % {
-        "place": s.place(e.get("location")),
-        "colour": s.who(e.get("colour")),
-        "pool": s.colours(e.get("pool")),
+        "place": s.place(e["location"]),
+        "colour": s.who(e["colour"]),
+        "pool": s.colours(e["pool"]),
     }
 
 
-def _eaten(s: _Say, e: Event, you: bool) -> str:
+def _eaten(s: _Say, e: Eaten, you: bool) -> str:
     values = {
-        "player": s.who(e.get("player")),
-        "character": s.char(e.get("character")),
-        "place": s.place(e.get("location")),
+        "player": s.who(e["player"]),
+        "character": s.char(e["character"]),
+        "place": s.place(e["location"]),
     }
     if you:
         return s.t.gettext("The zombies eat your %(character)s at %(place)s.") % values
     return s.t.gettext("The zombies eat %(player)s's %(character)s at %(place)s.") % values
 
 
-def _eliminated(s: _Say, e: Event, you: bool) -> str:
+def _eliminated(s: _Say, e: Eliminated, you: bool) -> str:
     if you:
         return s.t.gettext("You have no characters left: you still vote in re-votes and come back as a zombie.")
     return s.t.gettext("%(player)s has no characters left and becomes a zombie player.") % {
-        "player": s.who(e.get("player"))
+        "player": s.who(e["player"])
     }
 
 
-def _chief_passed(s: _Say, e: Event, reader: str | None) -> str:
-    if reader is not None and reader == e.get("chief"):
+def _chief_passed(s: _Say, e: ChiefPassed, reader: str | None) -> str:
+    if reader is not None and reader == e["chief"]:
         return s.t.gettext("The Chief of Security is gone: you are the Chief now.")
-    return s.t.gettext("The Chief of Security is gone: %(chief)s is the Chief now.") % {"chief": s.who(e.get("chief"))}
+    return s.t.gettext("The Chief of Security is gone: %(chief)s is the Chief now.") % {"chief": s.who(e["chief"])}
 
 
-def _votes_revealed(s: _Say, e: Event, you: bool) -> str:
-    weights = e.get("weights") or {}
+def _votes_revealed(s: _Say, e: VotesRevealed, you: bool) -> str:
+    weights = e["weights"]
     ballots = []
-    for voter, choice in (e.get("votes") or {}).items():
-        n = int(weights.get(voter) or 0)
+    for voter, choice in e["votes"].items():
+        n = weights[voter]
         values = {"voter": s.whom(voter), "colour": s.whom(choice), "num": n}
         if choice is None and s.reader is not None and voter == s.reader:  # "you abstains" is not English
             ballots.append(s.t.ngettext("you abstain (%(num)d vote)", "you abstain (%(num)d votes)", n) % values)
@@ -600,24 +641,22 @@ def _votes_revealed(s: _Say, e: Event, you: bool) -> str:
                 s.t.ngettext("%(voter)s → %(colour)s (%(num)d vote)", "%(voter)s → %(colour)s (%(num)d votes)", n)
                 % values
             )
-    totals = [
-        s.t.gettext("%(colour)s %(num)s") % {"colour": s.whom(c), "num": n} for c, n in (e.get("totals") or {}).items()
-    ]
-    values = {"place": s.place(e.get("location")), "ballots": s.join(ballots), "totals": s.join(totals)}
-    if e.get("revote"):
+    totals = [s.t.gettext("%(colour)s %(num)s") % {"colour": s.whom(c), "num": n} for c, n in e["totals"].items()]
+    values = {"place": s.place(e["location"]), "ballots": s.join(ballots), "totals": s.join(totals)}
+    if e["revote"]:
         return s.t.gettext("Re-vote at %(place)s: %(ballots)s. Totals: %(totals)s.") % values
     return s.t.gettext("Vote at %(place)s: %(ballots)s. Totals: %(totals)s.") % values
 
 
-def _dice_seen(s: _Say, e: Event, you: bool) -> str:
-    values = {"player": s.who(e.get("player")), "dice": s.dice(e.get("values"))}
+def _dice_seen(s: _Say, e: DiceSeen, you: bool) -> str:
+    values = {"player": s.who(e["player"]), "dice": s.dice(e["values"])}
     if you:
         return s.t.gettext("You look at the zombie dice: %(dice)s.") % values
     return s.t.gettext("%(player)s looks at the zombie dice: %(dice)s.") % values
 
 
-def _zombie_supply_exceeded(s: _Say, e: Event, you: bool) -> str:
-    n = int(e.get("zombies") or 0)
+def _zombie_supply_exceeded(s: _Say, e: ZombieSupplyExceeded, you: bool) -> str:
+    n = e["zombies"]
     return s.t.ngettext(
         "The board holds %(num)d zombie, more than the 30 in the box.",
         "The board holds %(num)d zombies, more than the 30 in the box.",
@@ -625,9 +664,9 @@ def _zombie_supply_exceeded(s: _Say, e: Event, you: bool) -> str:
     ) % {"num": n}
 
 
-def _game_over(s: _Say, e: Event, you: bool) -> str:
-    winners = list(e.get("winners") or [])
-    cards = e.get("cards") or {}
+def _game_over(s: _Say, e: GameOver, you: bool) -> str:
+    winners = list(e["winners"])
+    cards = e["cards"]
     parts = []
     if winners:
         parts.append(
@@ -639,22 +678,21 @@ def _game_over(s: _Say, e: Event, you: bool) -> str:
     else:
         parts.append(s.t.gettext("The game is over."))
     scores = []
-    for colour, points in (e.get("scores") or {}).items():
-        p, c = int(points or 0), int(cards.get(colour) or 0)
-        score = s.t.ngettext("%(player)s %(num)d point", "%(player)s %(num)d points", p) % {
+    for colour, points in e["scores"].items():
+        score = s.t.ngettext("%(player)s %(num)d point", "%(player)s %(num)d points", points) % {
             "player": s.whom(colour),
-            "num": p,
+            "num": points,
         }
-        if colour in cards:
-            score += " " + s.t.ngettext("(%(num)d card)", "(%(num)d cards)", c) % {"num": c}
+        score += " " + s.t.ngettext("(%(num)d card)", "(%(num)d cards)", cards[colour]) % {"num": cards[colour]}
         scores.append(score)
     if scores:
         parts.append(s.t.gettext("Scores: %(scores)s.") % {"scores": s.join(scores)})
     return " ".join(parts)
 
 
-#: Event type -> sentence. Entries whose function takes ``reader`` compare it with a field other than ``player``.
-_EVENTS: dict[str, Callable[[_Say, Event, bool], str]] = {
+#: Event type -> sentence, each taking its type's ``engine.shapes`` event (the table's type cannot say which: Any).
+#: Entries whose function takes ``reader`` compare it with a field other than ``player``.
+_EVENTS: dict[str, Callable[[_Say, Any, bool], str]] = {
     "first_chief": _first_chief,
     "deck_shuffled": _deck_shuffled,
     "card_dealt": _card_dealt,
@@ -695,7 +733,7 @@ _EVENTS: dict[str, Callable[[_Say, Event, bool], str]] = {
     "zombie_supply_exceeded": _zombie_supply_exceeded,
     "game_over": _game_over,
 }
-_READER_EVENTS: dict[str, Callable[[_Say, Event, str | None], str]] = {
+_READER_EVENTS: dict[str, Callable[[_Say, Any, str | None], str]] = {
     "gift_received": _gift_received,
     "chief_elected": _chief_elected,
     "chief_passed": _chief_passed,
@@ -703,11 +741,11 @@ _READER_EVENTS: dict[str, Callable[[_Say, Event, str | None], str]] = {
 EVENT_TYPES = frozenset(_EVENTS) | frozenset(_READER_EVENTS)
 
 
-def event_text(lang: str, event: dict[str, Any], reader: str | None, names: Names | None = None) -> str:
+def event_text(lang: str, event: Event, reader: str | None, names: Names | None = None) -> str:
     """One line for an engine event (as ``engine.view`` shows it to ``reader``, a colour, or None), from the
     reader's side: "you" for the reader, other players by ``names`` ("Ann (Red)", else "Red")."""
     s = _Say(lang, names, reader)
-    kind = event.get("type")
+    kind = event["type"]
     if kind in _READER_EVENTS:
         return _READER_EVENTS[kind](s, event, reader)
     if kind in _EVENTS:
@@ -719,10 +757,10 @@ def event_text(lang: str, event: dict[str, Any], reader: str | None, names: Name
 # --- requests ---------------------------------------------------------------------------------------------------
 
 
-def _vote_request(s: _Say, request: dict[str, Any], phase: str | None) -> str:
-    t, num = s.t, int(request.get("weight") or 0)
-    values = {"place": s.place(request.get("location")), "options": s.colours(request.get("options")), "num": num}
-    if request.get("revote"):
+def _vote_request(s: _Say, request: RequestJSON, phase: str | None) -> str:
+    t, num = s.t, request["weight"]
+    values = {"place": s.place(request["location"]), "options": s.colours(request["options"]), "num": num}
+    if request["revote"]:
         text = t.ngettext(
             "Re-vote at %(place)s with %(num)d vote: choose one of the tied colours, %(options)s.",
             "Re-vote at %(place)s with %(num)d votes: choose one of the tied colours, %(options)s.",
@@ -755,49 +793,49 @@ def _vote_request(s: _Say, request: dict[str, Any], phase: str | None) -> str:
     return text % values
 
 
-def _victim_request(s: _Say, request: dict[str, Any], phase: str | None) -> str:
+def _victim_request(s: _Say, request: RequestJSON, phase: str | None) -> str:
     return s.t.gettext("Your colour lost the vote at %(place)s: choose which of your characters the zombies eat.") % {
-        "place": s.place(request.get("location"))
+        "place": s.place(request["location"])
     }
 
 
-def _place_request(s: _Say, request: dict[str, Any], phase: str | None) -> str:
-    return s.t.gettext("Place one of your characters: your dice show %(dice)s.") % {"dice": s.dice(request.get("dice"))}
+def _place_request(s: _Say, request: RequestJSON, phase: str | None) -> str:
+    return s.t.gettext("Place one of your characters: your dice show %(dice)s.") % {"dice": s.dice(request["dice"])}
 
 
-def _announce_request(s: _Say, request: dict[str, Any], phase: str | None) -> str:
+def _announce_request(s: _Say, request: RequestJSON, phase: str | None) -> str:
     return s.t.gettext("You are the elected Chief: choose your destination; it is announced to everyone.")
 
 
-def _destination_request(s: _Say, request: dict[str, Any], phase: str | None) -> str:
+def _destination_request(s: _Say, request: RequestJSON, phase: str | None) -> str:
     text = s.t.gettext("Choose in secret the location where one of your characters will go.")
     if request.get("dice"):
         text += " " + s.t.gettext("The zombie dice you saw show %(dice)s.") % {"dice": s.dice(request.get("dice"))}
     return text
 
 
-def _move_request(s: _Say, request: dict[str, Any], phase: str | None) -> str:
+def _move_request(s: _Say, request: RequestJSON, phase: str | None) -> str:
     return s.t.gettext("Move one of your characters to %(destination)s, your revealed destination.") % {
-        "destination": s.place(request.get("destination"))
+        "destination": s.place(request["destination"])
     }
 
 
-def _zombie_request(s: _Say, request: dict[str, Any], phase: str | None) -> str:
+def _zombie_request(s: _Say, request: RequestJSON, phase: str | None) -> str:
     return s.t.gettext("You are a zombie player: choose the location where your zombie appears.")
 
 
-def _truck_request(s: _Say, request: dict[str, Any], phase: str | None) -> str:
+def _truck_request(s: _Say, request: RequestJSON, phase: str | None) -> str:
     return s.t.gettext(
         "You search the truck and find %(cards)s: keep one, give one to another player; the last one goes "
         "to the bottom of the deck."
-    ) % {"cards": s.cards(request.get("cards") or request.get("playable"))}
+    ) % {"cards": s.cards(request["cards"])}
 
 
-def _cards_request(s: _Say, request: dict[str, Any], phase: str | None) -> str:
+def _cards_request(s: _Say, request: RequestJSON, phase: str | None) -> str:
     t = s.t
     values = {
-        "cards": s.cards(request.get("cards") or request.get("playable")),
-        "place": s.place(request.get("location")),
+        "cards": s.cards(request["playable"]),
+        "place": s.place(request["location"]),
     }
     texts = {
         "truck": t.gettext("Before the vote for the truck you may play %(cards)s, or pass."),
@@ -805,13 +843,11 @@ def _cards_request(s: _Say, request: dict[str, Any], phase: str | None) -> str:
         "arrival": t.gettext("You may use %(cards)s to look at the zombie dice, or pass."),
         "sprint": t.gettext("You may play %(cards)s to change the move you just made, or pass."),
     }
-    text = texts.get(
-        str(request.get("window")), t.gettext("Zombies attack %(place)s: you may play %(cards)s, or pass.")
-    )
+    text = texts.get(request["window"], t.gettext("Zombies attack %(place)s: you may play %(cards)s, or pass."))
     return text % values
 
 
-_REQUESTS: dict[str, Callable[[_Say, dict[str, Any], str | None], str]] = {
+_REQUESTS: dict[str, Callable[[_Say, RequestJSON, str | None], str]] = {
     "vote": _vote_request,
     "victim": _victim_request,
     "place": _place_request,
@@ -824,13 +860,13 @@ _REQUESTS: dict[str, Callable[[_Say, dict[str, Any], str | None], str]] = {
 }
 
 
-def request_text(lang: str, request: dict[str, Any], phase: str | None = None, names: Names | None = None) -> str:
+def request_text(lang: str, request: RequestJSON, phase: str | None = None, names: Names | None = None) -> str:
     """What the player must decide now, for one of their requests (``view["requests"]``).
 
     ``phase`` (the view's phase) says what a vote is for; without it the sentence names only the location.
     """
     s = _Say(lang, names)
-    sentence = _REQUESTS.get(str(request.get("kind")))
+    sentence = _REQUESTS.get(request["kind"])
     return s.t.gettext("You have a decision to make.") if sentence is None else sentence(s, request, phase)
 
 
@@ -929,8 +965,9 @@ def _flat(answer: Any) -> str:
     return flat if len(flat) <= 200 else flat[:199] + "…"
 
 
-def describe_answer(lang: str, request: dict[str, Any], answer: Any, names: Names | None = None) -> str:
-    """What an answer means, in words (``You are about to: …``, ``We understood: …``)."""
+def describe_answer(lang: str, request: Mapping[str, object], answer: Any, names: Names | None = None) -> str:
+    """What an answer means, in words (``You are about to: …``, ``We understood: …``); of ``request`` (a request's
+    JSON) only its ``kind`` counts."""
     found = _ANSWERS.get(str(request.get("kind")))
     if found is None or not isinstance(answer, found[0]):
         return _flat(answer)
@@ -1004,9 +1041,11 @@ _TOLD: dict[str, tuple[type | tuple[type, ...], Callable[[_Say, dict[str, Any], 
 }
 
 
-def told_answer(lang: str, request: dict[str, Any] | None, answer: Any, player: str, names: Names | None = None) -> str:
+def told_answer(
+    lang: str, request: Mapping[str, object] | None, answer: Any, player: str, names: Names | None = None
+) -> str:
     """An answer told in the third person, as the replay lists them: "Ann (Red) voted for Blue."; "Ann (Red) gave
-    no answer." when there was none (an abstention)."""
+    no answer." when there was none (an abstention). Of ``request`` (a request's JSON) only its ``kind`` counts."""
     s = _Say(lang, names)
     values = {"player": s.who(player)}
     found = _TOLD.get(str((request or {}).get("kind")))

@@ -12,6 +12,8 @@ from typing import Any
 from flask import Blueprint, g, redirect, render_template, request, url_for
 from flask_babel import gettext
 
+import engine
+
 from ..models import utcnow
 from ..present import board
 from ..present.chat import page as chat_page
@@ -58,7 +60,7 @@ def _page(token: str) -> dict[str, Any]:
     shown = seat_shown(g.language, state, now)
     # every answer is in: the worker moves the game on now, so the page asks again soon (a browser without JavaScript
     # reloads itself: seat.html), and shows the next decision without a reload
-    moving = bool((state["window"] or {}).get("completed"))
+    moving = state["window"] is not None and state["window"]["completed"]
     # the notice of a saved answer or of coming back, also in the live fragment, whose address keeps the page's
     # "saved"/"back": once the game moved on, the next poll says that decision is closed
     kept: dict[str, Any] = {key: request.args[key][:12] for key in ("saved", "back") if key in request.args}
@@ -138,8 +140,10 @@ class _Refused(Exception):
 
 @dataclass(frozen=True)
 class _Tap:
-    state: dict[str, Any]
-    window: dict[str, Any]
+    state: seats.SeatState
+    window: seats.SeatWindow
+    #: the window's request (the seat owes one: a tap answers it).
+    request: engine.RequestJSON
     command: str
     answer: Any
 
@@ -159,7 +163,7 @@ def _one_tap(token: str, values: Any) -> _Tap:
     except CommandError:
         text = gettext("“%(command)s” is not an answer you can give now. Nothing was changed.", command=command)
         raise _Refused(gettext("Not understood"), text, 400, token) from None
-    return _Tap(state, window, command, answer)
+    return _Tap(state, window, window["request"], command, answer)
 
 
 def _tapped(view: Callable[[str, _Tap], Any]) -> Callable[[str], Any]:
@@ -188,8 +192,8 @@ def one_tap(token: str, tap: _Tap) -> Any:
         "confirm.html",
         token=token,
         shown=shown,
-        meaning=describe_answer(g.language, tap.window["request"], tap.answer),
-        previous=None if previous is None else describe_answer(g.language, tap.window["request"], previous),
+        meaning=describe_answer(g.language, tap.request, tap.answer),
+        previous=None if previous is None else describe_answer(g.language, tap.request, previous),
         command=tap.command,
     )
 
@@ -204,7 +208,7 @@ def one_tap_confirm(token: str, tap: _Tap) -> Any:
         turns.submit_answer(
             dm().db,
             g.seat.seat_id,
-            tap.window["request"]["kind"],
+            tap.request["kind"],
             tap.answer,
             generation=g.seat.generation,
             window_number=number,

@@ -70,7 +70,7 @@ def dealt_otherwise(position: dict[str, Any], colour: str, rng: random.Random) -
 
 def only_others_secretly(game: Game, colour: str) -> bool:
     pending = game.pending()
-    return bool(pending) and all(r.player != colour and asked_in_secret(r.to_json()) for r in pending)
+    return bool(pending) and all(r.player != colour and asked_in_secret(r) for r in pending)
 
 
 def let_pass(game: Game) -> None:

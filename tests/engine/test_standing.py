@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from engine import Game, replay_steps, standing_answer, view
+from engine import Game, Request, replay_steps, standing_answer, view
 from engine.bots import SensibleBot
 from engine.config import Config
 
@@ -21,8 +21,8 @@ def at(pos: dict[str, Any], **options: str) -> Game:
     )
 
 
-def request_of(game: Game, colour: str) -> dict[str, Any]:
-    (req,) = [r.to_json() for r in game.pending() if r.player == colour]
+def request_of(game: Game, colour: str) -> Request:
+    (req,) = [r for r in game.pending() if r.player == colour]
     return req
 
 
@@ -31,7 +31,7 @@ def given(game: Game, colour: str, standing: dict[str, Any]) -> Any:
     req = request_of(game, colour)
     answer = standing_answer(view(game, colour), req, standing)
     if answer is not None:
-        game.check(colour, req["kind"], answer)
+        game.check(colour, req.kind, answer)
     return answer
 
 
@@ -48,7 +48,7 @@ ATTACK = {
 def test_attack_if_needed_plays_weapons_hardware_and_one_hidden_on_the_best_character_never_threat() -> None:
     hands = {"red": ["axe", "hardware", "hidden", "hidden", "threat", "grenade"], "yellow": ["threat"]}
     game = at(position(ATTACK, zombies={1: 6}, hands=hands))
-    assert request_of(game, "red")["window"] == "attack"
+    assert request_of(game, "red").info["window"] == "attack"
     plays = given(game, "red", {"attack": "if_needed"})
     assert plays == [
         {"card": "hardware", "if_needed": True},
@@ -66,7 +66,7 @@ def test_attack_if_needed_plays_weapons_hardware_and_one_hidden_on_the_best_char
 def test_camera_look_plays_the_security_camera_in_the_arrival_window() -> None:
     hands = {"red": ["camera", "camera"], "yellow": ["camera"]}
     game = at(position(ATTACK, phase="arrival", hands=hands))
-    assert request_of(game, "red")["window"] == "arrival"
+    assert request_of(game, "red").info["window"] == "arrival"
     assert given(game, "red", {"camera": "look"}) == [{"card": "camera"}]
     assert given(game, "yellow", {"cards": "pass"}) is None  # "cards" is not about the camera
     game.answer("red", "cards", [{"card": "camera"}], standing=True)
@@ -80,7 +80,7 @@ def test_cards_pass_answers_the_threat_window_before_the_truck_vote() -> None:
     chars |= {"blue": {"pinup": 6, "tough": 6, "gunman": 6}, "green": {"pinup": 3, "tough": 3, "gunman": 5}}
     game = at(position(chars, phase="truck", hands={"red": ["threat"]}, deck=["axe", "bat", "camera"]))
     req = request_of(game, "red")
-    assert (req["kind"], req["window"]) == ("cards", "truck")
+    assert (req.kind, req.info["window"]) == ("cards", "truck")
     assert given(game, "red", {"cards": "pass"}) == []
     assert given(game, "red", {"camera": "look", "attack": "if_needed"}) is None
 
@@ -96,7 +96,7 @@ def test_vote_policies_in_the_truck_vote_vote_for_me_else_the_colour_with_the_fe
     for colour in ("red", "yellow", "blue"):  # red 2, blue 2 (the Gunman's bonus), yellow 1: a tie
         game.answer(colour, "vote", colour)
     req = request_of(game, "yellow")
-    assert (req["revote"], sorted(req["options"])) == (True, ["blue", "red"])
+    assert (req.info["revote"], sorted(req.options or [])) == (True, ["blue", "red"])
     for policy in ("against_leader", "against_most_here"):
         assert given(game, "yellow", {"vote": policy}) == "blue"  # yellow cannot: blue has 3 points, red 15
 
@@ -112,7 +112,7 @@ VOTE = {
 @pytest.mark.rule("VOT-1", "F-4")
 def test_attack_vote_policies_against_the_most_points_or_the_most_characters_there_never_mine() -> None:
     game = at(position(VOTE, zombies={6: 6}))
-    assert request_of(game, "red")["kind"] == "vote"
+    assert request_of(game, "red").kind == "vote"
     assert given(game, "red", {"vote": "against_leader"}) == "yellow"
     assert given(game, "red", {"vote": "against_most_here"}) == "blue"
     assert given(game, "yellow", {"vote": "against_leader"}) == "blue"  # never mine
@@ -128,7 +128,7 @@ def test_victim_order_gives_the_first_character_that_can_be_eaten() -> None:
     game.answer("red", "vote", "red")
     game.answer("yellow", "vote", "red")
     game.answer("blue", "vote", "red")
-    assert request_of(game, "red")["kind"] == "victim"
+    assert request_of(game, "red").kind == "victim"
     assert given(game, "red", {"victim": ["tough", "girl", "pinup"]}) == "girl"
     assert given(game, "red", {"victim": ["tough"]}) is None
     assert given(game, "red", {"vote": "against_leader"}) is None
@@ -156,7 +156,7 @@ def test_a_whole_game_with_standing_answers_replays_step_by_step() -> None:
     standing_count = 0
     while not g.over:
         for req in list(g.pending()):
-            answer = standing_answer(view(g, req.player), req.to_json(), settings)
+            answer = standing_answer(view(g, req.player), req, settings)
             if answer is None:
                 g.answer(req.player, req.kind, bot.decide(g, req))
             else:

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import Game, IllegalAnswer, vote_decided
+from engine import Game, IllegalAnswer, Request, vote_decided
 from engine.scenario import parse_scenario
 from tests.profile import examples
 
@@ -51,10 +51,12 @@ def every_outcome(candidates: list[str], weights: dict[str, int], cast: dict[str
     return found
 
 
-def requests_for(candidates: list[str], weights: dict[str, int], revote: bool = False) -> list[dict[str, Any]]:
-    """One vote window's requests in the contract's JSON."""
+def requests_for(candidates: list[str], weights: dict[str, int], revote: bool = False) -> list[Request]:
+    """One vote window's requests, from the contract's JSON."""
     return [
-        {"player": p, "kind": "vote", "options": list(candidates), "location": 4, "revote": revote, "weight": w}
+        Request.from_json(
+            {"player": p, "kind": "vote", "options": list(candidates), "location": 4, "revote": revote, "weight": w}
+        )
         for p, w in weights.items()
     ]
 
@@ -129,7 +131,7 @@ def test_vote_decided_examples() -> None:
 
 
 def test_vote_decided_is_false_for_windows_that_are_not_votes() -> None:
-    cards = [{"player": "red", "kind": "cards", "window": "truck", "location": 4}]
+    cards = [Request.from_json({"player": "red", "kind": "cards", "options": None, "window": "truck", "location": 4})]
     assert not vote_decided(cards, {})
     assert not vote_decided([], {})
 

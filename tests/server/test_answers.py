@@ -686,7 +686,8 @@ def test_bot_seats_answer_by_themselves_and_the_game_waits_only_for_the_human(st
         window = decision(stack.db, game_id)
         status = games.game_status(stack.db, game_id)
         mine = window["requests"][human]
-        secret = engine.asked_in_secret(mine)  # a card window names nobody (B-INFO)
+        # a card window names nobody (B-INFO)
+        secret = engine.asked_in_secret(engine.Request(human, engine.Kind(mine["kind"]), mine["options"]))
         assert [o["colour"] for o in status["owed"]] == ([] if secret else [human])
         for colour, req in window["requests"].items():
             if colour != human:

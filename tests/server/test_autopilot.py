@@ -183,13 +183,14 @@ def test_a_request_asked_in_secret_neither_counts_nor_resets_B_INFO() -> None:
     class FakeRow:
         def __init__(self, payload: dict[str, Any], defaulted: bool, answered: bool) -> None:
             self.seat, self.payload, self.defaulted = FakeSeat(), payload, defaulted
-            self.secret = engine.asked_in_secret(payload)  # as ``RequestRow`` marks it
+            self.secret = engine.asked_in_secret(engine.Request.from_json(payload))  # as ``RequestRow`` marks it
             self.answered_at = object() if answered else None
             self.standing = self.autopilot = False
 
     secret = {"kind": "cards", "player": "blue", "playable": ["sprint"], "options": []}
     public = {"kind": "vote", "player": "blue", "options": ["red", "blue"]}
-    assert engine.asked_in_secret(secret) and not engine.asked_in_secret(public)
+    assert engine.asked_in_secret(engine.Request.from_json(secret))
+    assert not engine.asked_in_secret(engine.Request.from_json(public))
 
     class FakeGame:
         id, tempo = 1, {"autopilot_after": 2}

@@ -33,8 +33,9 @@ def reach_vote(db: Database, game_id: int) -> tuple[int, int, dict[str, int], li
         if len(requests) == 3 and all(r["kind"] == "vote" for r in requests):
             seats = {r.seat.colour: r.seat_id for r in window.requests}
             for (a, b), choice in itertools.product(itertools.permutations(seats, 2), requests[0]["options"]):
-                alone = engine.vote_decided(requests, {a: choice})
-                if not alone and engine.vote_decided(requests, {a: choice, b: choice}):
+                asked = [engine.Request.from_json(r) for r in requests]
+                alone = engine.vote_decided(asked, {a: choice})
+                if not alone and engine.vote_decided(asked, {a: choice, b: choice}):
                     third = next(c for c in seats if c not in (a, b))
                     return window.id, window.number, seats, [(a, choice), (b, choice)], third
         play_window(db, game_id, seed=step, now=T0 + timedelta(minutes=step))

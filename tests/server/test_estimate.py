@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
+import engine
 from engine.data import KINDS
 from server.models import Game, Player
 from server.services import presets
@@ -235,8 +236,8 @@ def test_the_simulation_counts_public_defaults_in_a_row_as_the_server() -> None:
         estimate.Model(),
         random.Random(3),
     )
-    vote = {"player": "red", "kind": "vote"}
-    cards = {"player": "red", "kind": "cards", "window": "chief", "playable": ["threat"]}
+    vote = engine.Request("red", engine.Kind.VOTE, None)
+    cards = engine.Request("red", engine.Kind.CARDS, None, {"window": "chief", "playable": ["threat"]})
     at = T0
     assert table.count([vote], {}, set(), "deadline", at) == [] and table.missed["red"] == 1
     table.count([cards], {}, set(), "deadline", at)  # asked in secret: neither counts nor resets

@@ -241,7 +241,7 @@ def test_a_window_asking_one_player_is_its_own_last_call(stack: Stack) -> None:
             window = open_window(db, game_id)
             assert window is not None
             if len(window.requests) == 1 and window.requests[0].answered_at is None:
-                assert not engine.asked_in_secret(window.requests[0].payload)
+                assert not engine.asked_in_secret(engine.Request.from_json(window.requests[0].payload))
                 assert window.deadline == window.opened_at + timedelta(hours=4)  # not the 24 h of the game
                 assert [row for row in rows_of_kind(db, MailKind.LAST_CALL) if row.key == f"lastcall:{window.id}"] == []
                 return

@@ -827,7 +827,7 @@ def test_0019_packs_events_marks_secret_requests_empties_closed_ones_and_gives_a
             return [tuple(row) for row in found]
 
     before, events_before = requests(), batches()
-    assert {engine.asked_in_secret(p) for _, _, p in before} == {True, False}
+    assert {engine.asked_in_secret(engine.Request.from_json(p)) for _, _, p in before} == {True, False}
     alembic_runner.migrate_up_one()
     expected = json.loads(json.dumps(eng.events))
     with alembic_engine.connect() as conn:
@@ -840,7 +840,9 @@ def test_0019_packs_events_marks_secret_requests_empties_closed_ones_and_gives_a
                 " ORDER BY r.id"
             )
         ).all()
-    assert [bool(secret) for _, _, secret, _ in rows] == [engine.asked_in_secret(p) for _, _, p in before]
+    assert [bool(secret) for _, _, secret, _ in rows] == [
+        engine.asked_in_secret(engine.Request.from_json(p)) for _, _, p in before
+    ]
     assert all((payload is None) == (status == "closed") for _, payload, _, status in rows)
     assert any(status == "open" for *_, status in rows)
     alembic_runner.migrate_down_one()

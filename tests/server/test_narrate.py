@@ -35,7 +35,7 @@ def _play(players: int, options: dict[str, Any], seed: int, timeout_rate: float)
         for req in game.pending():
             view = engine.view(game, req.player)
             requests.extend((r, view["phase"]) for r in view["requests"])
-            careful = engine.standing_answer(view, req.to_json(), CAREFUL) if req.player == game.players[0] else None
+            careful = engine.standing_answer(view, req, CAREFUL) if req.player == game.players[0] else None
             if careful is not None:  # one player's small steps answered by standing answers
                 game.answer(req.player, req.kind, careful, standing=True)
             elif rng.random() < timeout_rate:
@@ -332,6 +332,7 @@ def test_the_reader_who_abstains_is_told_so_in_the_second_person(lang: str, mine
     event = {
         "type": "votes_revealed",
         "location": 1,
+        "revote": False,
         "votes": {"red": None, "yellow": None, "blue": "red"},
         "weights": {"red": 2, "yellow": 1, "blue": 1},
         "totals": {"red": 1},

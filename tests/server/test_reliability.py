@@ -239,7 +239,7 @@ def test_the_secret_filter_is_the_engines(stack: Stack) -> None:
         before = figures_of(stack.db, [yp])[yp].requests
         add(stack.db, (game_id, ys, yp), T0 + i * HOUR, kind=payload["kind"], payload=payload)
         counted.append(figures_of(stack.db, [yp])[yp].requests == before + 1)
-    assert counted == [not engine.asked_in_secret(p) for p in payloads]
+    assert counted == [not engine.asked_in_secret(engine.Request.from_json(p)) for p in payloads]
 
 
 def test_per_game_and_overall(stack: Stack) -> None:

@@ -147,7 +147,7 @@ def test_closed_windows_keep_their_requests_kind_secret_mark_and_answer_not_thei
         assert window is not None
         for row in window.requests:
             assert row.payload is not None and row.payload["kind"] == row.kind
-            marks[(window.number, row.seat_id)] = engine.asked_in_secret(row.payload)
+            marks[(window.number, row.seat_id)] = engine.asked_in_secret(engine.Request.from_json(row.payload))
             assert row.secret is marks[(window.number, row.seat_id)]
         now += timedelta(minutes=1)
         play_window(stack.db, game_id, 21, now)

@@ -226,8 +226,8 @@ def test_still_deciding_names_who_has_not_answered_and_nobody_asked_in_secret(em
             break
         eng = engine_of(stack.db, game_id)
         pending = list(eng.pending())
-        secret = [r for r in pending if engine.asked_in_secret(r.to_json())]
-        public = [r for r in pending if not engine.asked_in_secret(r.to_json())]
+        secret = [r for r in pending if engine.asked_in_secret(r)]
+        public = [r for r in pending if not engine.asked_in_secret(r)]
         if public and len(public) >= 2 and not checked_public:
             answerer = public[0]
             form = decision_form(page_of(stack, tokens[answerer.player]))

@@ -168,10 +168,10 @@ def _percentile(ordered: list[float], q: float) -> float:
 
 @dataclass(frozen=True)
 class _Window:
-    """One window as the players meet it: its requests (contract JSON), each one's bot answer, and each one's
-    standing answer (None: the player is asked)."""
+    """One window as the players meet it: its requests, each one's bot answer, and each one's standing answer
+    (None: the player is asked)."""
 
-    requests: list[dict[str, Any]]
+    requests: list[engine.Request]
     values: list[Any]
     auto: list[Any]
     #: the round of the game the window belongs to (``engine.Game.round``)
@@ -197,15 +197,14 @@ class _Live:
         if eng.over:
             return None
         pending = eng.pending()
-        requests = [r.to_json() for r in pending]
         values = [self.bots[r.player].decide(eng, r) for r in pending]
         auto = [
-            standing_answer(engine.view(eng, r.player), data, self.standing)
+            standing_answer(engine.view(eng, r.player), r, self.standing)
             if r.kind == "cards" and r.player in self.people
             else None
-            for r, data in zip(pending, requests, strict=True)
+            for r in pending
         ]
-        return _Window(requests, values, auto, eng.round)
+        return _Window(pending, values, auto, eng.round)
 
     def pilot(self, window: _Window, i: int) -> Any:
         """The autopilot's answer to the window's ``i``-th request, as ``turns._automatic``: the person's standing
@@ -213,12 +212,12 @@ class _Live:
         data = window.requests[i]
         chosen = window.auto[i]
         if chosen is None:
-            chosen = standing_answer(engine.view(self.eng, data["player"]), data, self.standing)
+            chosen = standing_answer(engine.view(self.eng, data.player), data, self.standing)
         return window.values[i] if chosen is None else chosen
 
     def close(self, window: _Window, answers: dict[str, Any]) -> None:
         for data in window.requests:
-            colour, kind = data["player"], data["kind"]
+            colour, kind = data.player, data.kind
             if colour in answers:
                 self.eng.answer(colour, kind, answers[colour])
             else:
@@ -249,7 +248,7 @@ def record(colours: list[str], options: dict[str, Any], seed: int, standing: dic
     while (window := live.next()) is not None:
         trace.append(window)
         answers = {
-            data["player"]: value if auto is None else auto
+            data.player: value if auto is None else auto
             for data, value, auto in zip(window.requests, window.values, window.auto, strict=True)
         }
         live.close(window, answers)
@@ -362,7 +361,7 @@ class _Table:
         return set(self.pilots)
 
     def count(
-        self, requests: list[dict[str, Any]], answers: dict[str, Any], own: set[int], why: str, at: datetime
+        self, requests: list[engine.Request], answers: dict[str, Any], own: set[int], why: str, at: datetime
     ) -> list[str]:
         """After a window closed at ``at``, each person's count of missed deadlines (``policy.counted``, as
         ``autopilot.count_missed``): a request not answered is defaulted unless the window closed as a vote decided
@@ -371,7 +370,7 @@ class _Table:
         after = policy.after_of(self.tempo)
         started = []
         for i, data in enumerate(requests):
-            colour = data["player"]
+            colour = data.player
             if self.seats[colour].bot:
                 continue
             closed = policy.Closed(
@@ -403,7 +402,7 @@ class _Table:
                 self.answered.setdefault(colour, []).append((opened, at))
 
     def wait_for_absent(
-        self, requests: list[dict[str, Any]], answers: dict[str, Any], close: datetime
+        self, requests: list[engine.Request], answers: dict[str, Any], close: datetime
     ) -> datetime | None:
         """With play hours, the deadline a window whose deadline passed at ``close`` waits until for those absent from
         the session (``policy.absence_wait``, as ``turns._wait_for_absent``); None when it does not wait."""
@@ -413,7 +412,7 @@ class _Table:
             waited=False,
             secret=any(engine.asked_in_secret(r) for r in requests),
             table=self.seats,
-            owing=[r["player"] for r in requests if r["player"] not in answers],
+            owing=[r.player for r in requests if r.player not in answers],
             absent=lambda colour: self.absent(colour, close),
             known=lambda colour: colour in self.pilots,
         )
@@ -426,7 +425,7 @@ class _Table:
         out: list[tuple[datetime, int, str, Any]] = []
         pilot = pilot or {}
         for i, (data, value, auto) in enumerate(zip(window.requests, window.values, window.auto, strict=True)):
-            colour = data["player"]
+            colour = data.player
             if i in pilot:
                 out.append((t, i, colour, pilot[i]))
             elif self.seats[colour].bot or auto is not None:
@@ -437,7 +436,7 @@ class _Table:
 
     def close(
         self,
-        requests: list[dict[str, Any]],
+        requests: list[engine.Request],
         arrivals: list[tuple[datetime, int, str, Any]],
         opened: datetime,
         deadline: datetime,
@@ -446,7 +445,7 @@ class _Table:
         or "deadline" (the deadline or a last call)."""
         # as services.play.turns: a last call may be called when the window opens, and by a person's answer
         secret = any(engine.asked_in_secret(r) for r in requests)
-        vote = closes_decided_votes(self.tempo) and all(r["kind"] == "vote" for r in requests)
+        vote = closes_decided_votes(self.tempo) and all(r.kind == "vote" for r in requests)
         close = self.last_call(requests, {}, opened, deadline, secret=secret, opening=True)
         answers: dict[str, Any] = {}
         for at, _, colour, value in arrivals:
@@ -463,7 +462,7 @@ class _Table:
 
     def last_call(
         self,
-        requests: list[dict[str, Any]],
+        requests: list[engine.Request],
         answers: dict[str, Any],
         at: datetime,
         deadline: datetime,
@@ -473,7 +472,7 @@ class _Table:
     ) -> datetime:
         """The deadline once ``answers`` are in at ``at`` (or the window opened, ``opening``): brought forward by a
         last call (``policy.last_called``, ``policy.last_call_end``; none for a bot)."""
-        left = [r["player"] for r in requests if r["player"] not in answers]
+        left = [r.player for r in requests if r.player not in answers]
         if not policy.last_called(self.tempo, len(requests), len(left), secret=secret, opening=opening):
             return deadline
         seat = self.seats[left[0]]
@@ -514,9 +513,9 @@ def play(
             vanished_at = t
             vanished_pilot_at = t if table.pilots.keys() & set(gone) else None  # on autopilot already
         flying = table.flying(t)
-        pilot = {i: game.pilot(window, i) for i, r in enumerate(requests) if r["player"] in flying}
+        pilot = {i: game.pilot(window, i) for i, r in enumerate(requests) if r.player in flying}
         quiet = deadline_quiet(requests, colours, lambda c: table.seats[c].quiet)  # as the server
-        kinds = [r["kind"] for r in requests]
+        kinds = [r.kind for r in requests]
         plain = window_deadline(t, kinds, tempo, [])  # quiet hours only ever move a deadline later
         arrivals = table.arrivals(window, t, pilot)
         close, answers, why = table.close(requests, arrivals, t, plain)
@@ -526,7 +525,7 @@ def play(
             close, answers, why = table.close(requests, arrivals, t, deadline)
         if why == "deadline" and (waits := table.wait_for_absent(requests, answers, close)) is not None:
             close, answers, why = table.close(requests, arrivals, t, waits)
-        owed = [r["player"] for r in requests if r["player"] in people]
+        owed = [r.player for r in requests if r.player in people]
         missing = sum(c not in answers for c in owed)
         asked += len(owed)
         if why == "decided":

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypedDict
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session, joinedload
@@ -107,14 +107,14 @@ def owed_requests(
 
 def still_deciding(
     session: Session, window: Window | None, requests: list[RequestRow] | None = None
-) -> list[dict[str, str]]:
+) -> list[engine.Asked]:
     """The public "still deciding" list of the open window: colour and kind of every public request not answered
     (``requests``: as ``owed_requests`` takes them)."""
     owed = owed_requests(session, window, requests)
     return [{"player": r["colour"], "kind": r["kind"]} for r in owed if not r["answered"]]
 
 
-def answer_in(session: Session, seat: Seat, window_number: object) -> tuple[dict[str, Any], Any] | None:
+def answer_in(session: Session, seat: Seat, window_number: object) -> tuple[Mapping[str, object], Any] | None:
     """The seat's own request and answer in its game's window ``window_number`` (once it is closed, the request is
     ``{"kind": ...}`` only: the game's archive keeps no more); None when it gave none there."""
     row = session.execute(
@@ -137,7 +137,7 @@ def answered(db: Database, seat_id: int, window_number: int) -> bool:
         return seat is not None and answer_in(session, seat, window_number) is not None
 
 
-def view_of(seat: Seat) -> dict[str, Any]:
+def view_of(seat: Seat) -> engine.PlayerView:
     """The seat's view (``engine.view``): every page, mail and API answer about a seat is built from it."""
     return engine.view(CACHE.get(seat.game), seat.colour)
 
@@ -152,8 +152,48 @@ class Shared:
     """What every seat of a table is shown alike (public), built once for many seats (a batch of mails)."""
 
     #: ``still_deciding`` of the open window.
-    waiting_for: list[dict[str, str]]
+    waiting_for: list[engine.Asked]
     #: ``autopilot.table``.
+    presence: dict[str, dict[str, Any]]
+
+
+class SeatGame(TypedDict):
+    id: int
+    title: str | None
+    status: str
+    tempo: dict[str, Any]
+
+
+class SeatFacts(TypedDict):
+    colour: str
+    #: the player's name (None: a bot's seat).
+    player: str | None
+    timezone: str
+
+
+class SeatWindow(TypedDict):
+    """The open window as one seat sees it."""
+
+    number: int
+    #: ISO 8601.
+    deadline: str
+    #: the seat's own request (None: it owes nothing in this window) and its answer so far.
+    request: engine.RequestJSON | None
+    answer: Any
+    #: every answer is in (or the vote was closed once decided): the window closes now, nothing can change.
+    completed: bool
+
+
+class SeatState(TypedDict):
+    """What ``seat_state`` gives: everything the seat's player may know now."""
+
+    #: the table's public names (colour -> the player's name; None for a bot): every player sees who sits where.
+    names: dict[str, str | None]
+    game: SeatGame
+    seat: SeatFacts
+    window: SeatWindow | None
+    view: engine.PlayerView
+    #: public: the seats on autopilot or away (``autopilot.table``), and whether this one is.
     presence: dict[str, dict[str, Any]]
 
 
@@ -163,7 +203,7 @@ def seat_state(
     now: datetime | None = None,
     opened: tuple[Window | None, RequestRow | None] | None = None,
     shared: Shared | None = None,
-) -> dict[str, Any]:
+) -> SeatState:
     """Everything the seat's player may know now: the engine's view, plus the open window and their own answer
     (``opened``: the seat's ``open_request``, when the caller has just read it in this transaction; ``shared``: the
     table's public parts, read in the same transaction for that window)."""
@@ -197,7 +237,7 @@ def seat_state(
     }
 
 
-def seat_view(db: Database, seat_id: int, now: datetime | None = None) -> dict[str, Any]:
+def seat_view(db: Database, seat_id: int, now: datetime | None = None) -> SeatState:
     """``seat_state`` of one seat, in its own transaction."""
     with db.session() as session:
         seat = session.get(Seat, seat_id)

@@ -96,10 +96,10 @@ def answer_for(seat: Seat, eng: engine.Game, request: engine.Request) -> Any | N
     """The answer the seat's standing answers give to ``request`` now (None: ask), from the seat's own view."""
     if seat.bot is not None or seat.player is None:
         return None
-    settings, asked = effective(seat), request.to_json()
-    if settings.get(setting_for(asked) or "") in (None, ASK):
+    settings = effective(seat)
+    if settings.get(setting_for(request) or "") in (None, ASK):
         return None  # no setting answers this kind: the seat's view is not worked out for nothing
-    return engine.standing_answer(engine.view(eng, seat.colour), asked, settings)
+    return engine.standing_answer(engine.view(eng, seat.colour), request, settings)
 
 
 def shown_settings(seat: Seat) -> list[dict[str, Any]]:

@@ -72,10 +72,10 @@ def _count(game: Game, spans: dict[int, list[_Span]]) -> None:
 
 
 def _result(game: Game, colour: str) -> dict[str, Any] | None:
-    outcome = game.outcome or {}
-    if game.status != GameStatus.OVER or not outcome:
+    outcome = game.outcome
+    if game.status != GameStatus.OVER or outcome is None:
         return None
-    return {"score": (outcome.get("scores") or {}).get(colour), "won": colour in (outcome.get("winners") or [])}
+    return {"score": outcome["scores"][colour], "won": colour in outcome["winners"]}
 
 
 def of_game(session: Session, game: Game) -> dict[str, list[dict[str, Any]]]:

@@ -209,7 +209,7 @@ def _log_automatic(game: Game, eng: engine.Game, seat: Seat, req: engine.Request
     """A log line for an answer given by standing answers or the autopilot: never the answer, and for a request
     whose being asked tells what its player holds (a card window, B-INFO) not even the seat."""
     by = "the autopilot" if source == "autopilot" else "standing answers"
-    if engine.asked_in_secret(req.to_json()):
+    if engine.asked_in_secret(req):
         log.info("game %s window %s: a request answered by %s", game.id, eng.window_no, by)
     else:
         log.info(
@@ -254,8 +254,7 @@ def _new_window(
         seat = seats[colour]
         return quiet_of(seat.player) if seat.bot is None and seat.player is not None else None
 
-    asked = [r.to_json() for r in pending]
-    quiet = deadline_quiet(asked, seats, quiet_for)
+    quiet = deadline_quiet(pending, seats, quiet_for)
     window = Window(
         game_id=game.id,
         number=eng.window_no,
@@ -265,14 +264,14 @@ def _new_window(
         opened_at=now,
         deadline=window_deadline(now, [r.kind for r in pending], game.tempo, quiet),
     )
-    secret = any(engine.asked_in_secret(r) for r in asked)
+    secret = any(engine.asked_in_secret(r) for r in pending)
     autopilot.extend_for_absence(game, window, [seats[r.player] for r in owing], secret, away)
     session.add(window)
     session.flush()
     return window
 
 
-def _saw_news(events: list[dict[str, Any]], colour: str) -> bool:
+def _saw_news(events: list[engine.Event], colour: str) -> bool:
     return any(event.get("to") is None or colour in event["to"] for event in events)
 
 
@@ -347,7 +346,7 @@ def _complete_if_done(session: Session, game: Game, window: Window, rows: list[R
             return False
         payloads = {id_: payload for id_, payload in session.execute(_PAYLOADS, {"window_id": window.id})}
         votes = {str(payloads[r.id]["player"]): str(r.answer) for r in answered}
-        if not engine.vote_decided([payloads[r.id] for r in rows], votes):
+        if not engine.vote_decided([engine.Request.from_json(payloads[r.id]) for r in rows], votes):
             return False
     window.completed_at = now
     advance_after_commit(session, window.id)
