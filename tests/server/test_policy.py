@@ -36,7 +36,7 @@ PEOPLE = ("Ann <ann@example.org>", "Bob <bob@example.org>", "Cy <cy@example.org>
 
 #: when a person answers (or visits their page in) window ``number``, opened at ``opened``, asking ``requests``;
 #: None: never.
-Plan = Callable[[int, str, datetime, list[dict[str, Any]]], datetime | None]
+Plan = Callable[[int, str, datetime, list[engine.Request]], datetime | None]
 #: an answer as the estimate sees it: when, the request's index in the window, the colour, the answer.
 Arrival = tuple[datetime, int, str, Any]
 
@@ -68,13 +68,13 @@ class Mirror:
         sims = {colour: estimate.SimSeat(quiet=q) for colour, q in quiet.items()}
         self.table = estimate._Table(sims, self.tempo, estimate.Model(), random.Random(1))
 
-    def deadline(self, opened: datetime, requests: list[dict[str, Any]]) -> datetime:
+    def deadline(self, opened: datetime, requests: list[engine.Request]) -> datetime:
         """The window's deadline before any last call, as ``estimate.play`` computes it."""
         quiet = deadline_quiet(requests, self.colours, lambda c: self.table.seats[c].quiet)
-        return window_deadline(opened, [r["kind"] for r in requests], self.tempo, quiet)
+        return window_deadline(opened, [r.kind for r in requests], self.tempo, quiet)
 
     def settle(
-        self, requests: list[dict[str, Any]], arrivals: list[Arrival], opened: datetime
+        self, requests: list[engine.Request], arrivals: list[Arrival], opened: datetime
     ) -> tuple[datetime, dict[str, Any], str, bool]:
         """As ``estimate.play``: the close by the deadline, then the wait for those absent from a session."""
         close, answers, why = self.table.close(requests, arrivals, opened, self.deadline(opened, requests))
@@ -105,7 +105,7 @@ class Played:
 
     window: Window
     ids: dict[str, int]
-    requests: list[dict[str, Any]]
+    requests: list[engine.Request]
     arrivals: list[Arrival]
     own: set[int]
     #: the people absent from the session (``visit``)
@@ -120,7 +120,7 @@ def planned(db: Database, game_id: int, window: Window, plan: Plan) -> Played:
     """The window's answers: those given when it opened (standing answers, the autopilot), then each person's own
     by ``plan`` (the sensible bot's choice)."""
     rows = sorted(window.requests, key=lambda r: r.position)
-    requests = [r.payload for r in rows]
+    requests = [engine.Request.from_json(r.payload) for r in rows]
     arrivals = [(window.opened_at, i, r.seat.colour, r.answer) for i, r in enumerate(rows) if r.answered_at]
     eng = engine_of(db, game_id)
     own: set[int] = set()
@@ -172,7 +172,7 @@ def answer(db: Database, game_id: int, mirror: Mirror, played: Played, seen: See
             waited, deadline = True, still_open(db, game_id, window.id).deadline  # type: ignore[union-attr]
             if at >= deadline:
                 continue
-        turns.submit_answer(db, played.ids[colour], requests[i]["kind"], value, window_number=number, now=at)
+        turns.submit_answer(db, played.ids[colour], requests[i].kind, value, window_number=number, now=at)
         answered[colour] = value
         before = deadline
         deadline = mirror.table.last_call(requests, answered, at, deadline, secret=played.secret, opening=False)
@@ -225,12 +225,12 @@ def play_window(db: Database, game_id: int, mirror: Mirror, plan: Plan, seen: Se
     return True
 
 
-def secret(requests: list[dict[str, Any]]) -> bool:
+def secret(requests: list[engine.Request]) -> bool:
     return any(engine.asked_in_secret(r) for r in requests)
 
 
-def asked(requests: list[dict[str, Any]], colour: str) -> bool:
-    return any(r["player"] == colour for r in requests)
+def asked(requests: list[engine.Request], colour: str) -> bool:
+    return any(r.player == colour for r in requests)
 
 
 def test_last_calls_and_the_autopilot_count_are_the_same_in_the_server_and_the_estimate(stack: Stack) -> None:
@@ -249,7 +249,7 @@ def test_last_calls_and_the_autopilot_count_are_the_same_in_the_server_and_the_e
     game_id = games.create_game(db, spec, now=utc(2026, 6, 1, 12)).game_id
     mirror = Mirror(db, game_id)
 
-    def plan(number: int, colour: str, opened: datetime, _requests: list[dict[str, Any]]) -> datetime | None:
+    def plan(number: int, colour: str, opened: datetime, _requests: list[engine.Request]) -> datetime | None:
         if colour == "yellow":
             return opened + timedelta(minutes=20 + 11 * (number % 4))
         if colour == "red":
@@ -283,14 +283,14 @@ def test_the_wait_for_players_absent_from_a_session_is_the_same_in_the_server_an
     hours = PlayHours.of(mirror.tempo)
     assert hours is not None
 
-    def visits(number: int, colour: str, opened: datetime, requests: list[dict[str, Any]]) -> datetime | None:
+    def visits(number: int, colour: str, opened: datetime, requests: list[engine.Request]) -> datetime | None:
         if secret(requests) and not asked(requests, colour):
             return None
         if colour == "blue" and (number % 4 in (2, 3) or number >= GONE):
             return None
         return opened + timedelta(minutes=1)
 
-    def plan(number: int, colour: str, opened: datetime, requests: list[dict[str, Any]]) -> datetime | None:
+    def plan(number: int, colour: str, opened: datetime, requests: list[engine.Request]) -> datetime | None:
         if secret(requests):
             return None
         if colour == "yellow":
