@@ -123,7 +123,7 @@ class OutboxStatus(StrEnum):
 
 
 class MailKind(StrEnum):
-    """What an outbox row tells (``server/mail/compose.py`` writes one kind of mail for each)."""
+    """What an outbox row tells (``server/mail/kinds.py`` and ``league_kinds.py`` write one kind of mail for each)."""
 
     TURN = "turn"
     UPDATE = "update"

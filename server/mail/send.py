@@ -8,7 +8,7 @@ tries); a mail with nothing left to tell when it is composed is skipped and neve
 At least once, never silently lost: the row is marked sent as soon as the transport has the mail (the transport
 calls back after the SMTP server accepted DATA, before the next mail or QUIT). When that mark cannot be written (the
 database failed, or the worker died just then) the row stays ``sending``, is released after ``outbox.STUCK_AFTER``
-and sent again, with the same Message-ID (``compose.message_id``), so mail clients show the copy as the same mail.
+and sent again, with the same Message-ID (``headers.message_id``), so mail clients show the copy as the same mail.
 Every attempt counts toward ``outbox.MAX_ATTEMPTS``, whatever failed (a bug in composing too). When the connection
 fails (not one mail), the batch stops there and its rows not yet tried are released at once (``outbox.release``)."""
 

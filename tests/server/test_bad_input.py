@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from server.mail.compose import recipient
+from server.mail.headers import recipient
 from server.mail.send import send_one
 from server.mail.transports import FileTransport, SMTPTransport
 from server.models import Game, InboundMail, Outbox, Player, Seat

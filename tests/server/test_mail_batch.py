@@ -19,7 +19,8 @@ from sqlalchemy import event, select
 
 from server.config import Settings
 from server.db import Database
-from server.mail.compose import POLICY, Mail, compose, compose_batch
+from server.mail.compose import Mail, compose, compose_batch
+from server.mail.headers import POLICY
 from server.mail.send import send_batch, send_rows
 from server.mail.transports import Sender, SMTPTransport
 from server.models import Outbox, OutboxStatus, Player, Seat
@@ -343,7 +344,7 @@ def test_a_batch_reads_the_outbox_through_its_indexed_columns_only(
 
 def test_headers_parsed_once_are_kept_and_read_the_same(stack: Stack, monkeypatch: pytest.MonkeyPatch) -> None:
     """The header values every mail sets (From, the MIME headers, a reader's To) are parsed once per process
-    (``compose.POLICY``): a mail composed from kept headers is the mail composed from freshly parsed ones."""
+    (``headers.POLICY``): a mail composed from kept headers is the mail composed from freshly parsed ones."""
     monkeypatch.setattr(TimestampSigner, "get_timestamp", lambda _self: 1_900_000_000)
     settings = mail_settings(stack.settings)
     ids = games(stack.db, 1)[:2]  # two readers of one game, each mailed from the same address

@@ -417,12 +417,12 @@ LONG_SUBJECTS = [
 
 @pytest.mark.parametrize("subject", LONG_SUBJECTS)
 def test_a_long_folded_subject_reads_back_with_single_spaces(tmp_path: Path, subject: str) -> None:
-    """A long Subject is folded when the mail is written (compose.POLICY); read back by the mailbox (folder), by
+    """A long Subject is folded when the mail is written (headers.POLICY); read back by the mailbox (folder), by
     Python's email package (default policy) and by its legacy decode_header, it is the subject sent, exactly."""
     from email.header import decode_header, make_header
 
     from server.mail import folder
-    from server.mail.compose import POLICY
+    from server.mail.headers import POLICY
 
     message = EmailMessage(POLICY)
     message["Subject"], message["Message-ID"] = subject, make_msgid(domain="example.org")

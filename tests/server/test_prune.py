@@ -53,7 +53,7 @@ def add_row(db: Database, kind: MailKind, key: str, status: OutboxStatus, **fiel
 
 def test_the_open_windows_rows_and_each_seats_thread_root_survive_older_rows_go(stack: Stack) -> None:
     """turn:/update: keys are per window: kept while their window is open (an advance or answer could write them
-    again), pruned once it is closed, except each seat's first thread-starting row (compose.message_id's root)."""
+    again), pruned once it is closed, except each seat's first thread-starting row (headers.message_id's root)."""
     game_id = create(stack.db, 3, seed=5).game_id
     send_all(stack, T0)
     first = set(outbox_ids(stack.db, game_id))

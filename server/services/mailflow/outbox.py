@@ -40,7 +40,7 @@ STUCK_ERROR = "still sending after its last try (the worker died or the database
 WAITING = (OutboxStatus.PENDING, OutboxStatus.SENDING, OutboxStatus.HELD)
 #: rows done with: never tried again (``prune`` deletes them once they are old and nothing needs them).
 FINAL = (OutboxStatus.SENT, OutboxStatus.SKIPPED, OutboxStatus.MERGED, OutboxStatus.FAILED)
-#: the kinds of row whose mail can start a seat's thread (``compose.message_id``: the seat's first such row).
+#: the kinds of row whose mail can start a seat's thread (``mail_rows.starts_thread``: the seat's first such row).
 THREAD_STARTERS = (MailKind.TURN, MailKind.UPDATE, MailKind.GAME_OVER, MailKind.LINK)
 #: kinds whose rows are counted to number the next one (``confirm_entry``, ``leagues.invite``): never pruned.
 COUNTED = (MailKind.LEAGUE_CONFIRM, MailKind.LEAGUE_INVITE)

@@ -10,7 +10,7 @@ stored that the writer did not see. Pages escape it (Jinja autoescape); mails ar
 Mail: after a post, every other member seat played by a person gets one outbox row ``chat`` per 10-minute slot
 (key ``chat:<seat>:<slot>``, due at the end of the slot), so the messages of a slot go as one digest mail. The mail
 lists the messages after ``Seat.chat_mailed_id`` in the seat's channels; ``Seat.chat_mailed_id`` moves on only once
-the mail is sent (``outbox.sent``; the mail itself is ``server/mail/compose.py``'s). Its Reply-To is a signed chat
+the mail is sent (``outbox.sent``; the mail itself is ``server/mail/kinds.py``'s). Its Reply-To is a signed chat
 address (``reply_address.make_chat``): a reply by mail posts to the channel (``reply_by_mail``, called by
 ``mail.replies.receive``). A chat reply that cannot be
 posted (empty, too long, flood, game over, not a member) is recorded on its ``InboundMail`` row (status ``error``)
