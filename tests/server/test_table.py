@@ -310,7 +310,7 @@ def test_once_every_answer_is_in_nobody_is_named_as_still_deciding() -> None:
     from server.present.seat import _owing
 
     view = {"you": "red", "waiting_for": [{"player": "blue", "kind": "vote"}]}
-    window = {"request": {"kind": "vote"}, "answer": None}
+    window = {"request": {"kind": "vote"}, "answer": None, "completed": False}
     assert _owing("en", view, window, {"blue": "Ola"}) == ["you", "Ola (Blue)"]
     assert _owing("en", view, {**window, "answer": "blue"}, {"blue": "Ola"}) == ["Ola (Blue)"]
     assert _owing("en", view, {**window, "answer": "blue", "completed": True}, {"blue": "Ola"}) == []
