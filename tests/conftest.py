@@ -163,22 +163,11 @@ def sqlite_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def postgres_template() -> Iterator[str]:
-    """A PostgreSQL database migrated once per session, copied by each production test (nobody connects to it
-    after the migration: PostgreSQL copies only a template without connections)."""
-    import sqlalchemy as sa
-
-    need_service("PostgreSQL")
-    name = f"dm_template_{uuid.uuid4().hex[:12]}"
-    admin = _pg_admin()
-    with admin.connect() as conn:
-        conn.execute(sa.text(f'CREATE DATABASE "{name}"'))
-    try:
-        upgrade(_pg_url(name))
-        yield name
-    finally:
-        with admin.connect() as conn:
-            conn.execute(sa.text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
+    """The name of a PostgreSQL database migrated once per session, copied by each production test (nobody connects
+    to it after the migration: PostgreSQL copies only a template without connections)."""
+    with _pg_database() as url:
+        upgrade(url)
+        yield url.rsplit("/", 1)[1]
 
 
 @pytest.fixture
