@@ -16,8 +16,11 @@ from pathlib import Path
 from tests.support import DEADMAIL, clean_env, demo_link, free_port, health
 from tests.waiting import wait_for
 
-#: how long ``deadmail up`` may take to stop after a Ctrl+C (it took 5.5 s, waiting out the worker's polls)
-STOPS_WITHIN = 3.5
+#: a bound on how long ``deadmail up`` may take to stop after a Ctrl+C, below the 10 s after which it kills a worker
+#: that does not stop (``processes.stop``). It takes about 1.5 s on a quiet machine; the proof that it no longer waits
+#: out Celery's warm shutdown (5.5 s) is that nothing of that shutdown is printed, checked below, not this time, which
+#: a loaded machine stretches (3.6 s on CI).
+STOPS_WITHIN = 8.0
 
 
 def test_deadmail_up_serves_pages_and_runs_the_worker_and_prints_no_warning(tmp_path: Path) -> None:
