@@ -5,6 +5,11 @@ from __future__ import annotations
 
 from typing import Any, Literal, NotRequired, Required, TypeAlias, TypedDict
 
+#: any JSON value, as ``json.loads`` gives it: for what crosses an edge before it is read into a typed shape
+JSON: TypeAlias = dict[str, "JSON"] | list["JSON"] | str | int | float | bool | None
+#: a JSON object
+JSONObject: TypeAlias = dict[str, JSON]
+
 
 class RequestInfo(TypedDict, total=False):
     """A request's keys besides ``player``, ``kind`` and ``options``, by kind (the contract's table of requests)."""
