@@ -161,6 +161,9 @@ HOSTILE_HEADERS = [
     {"Cookie": "session=" + "A" * 3000},
 ]
 
+#: the paths whose views read a JSON body (``guard.json_body``, ``inputs.parse_json``); every other view reads a form.
+JSON_PATHS = ("/api/", "/inbound/")
+
 EXAMPLE_SETTINGS = settings(
     max_examples=EXAMPLES,
     database=None,
@@ -462,11 +465,12 @@ def test_every_route_with_hostile_json_answers_without_a_server_error(fuzzed: Fu
         client = fuzzed.client(organiser)
         headers = AUTH if organiser else {}
         for method, path in _body_targets(fuzzed):
-            for raw in RAW_JSON:
+            takes_json = path.startswith(JSON_PATHS)  # a page's view reads a form: one JSON body shows it ignores it
+            for raw in RAW_JSON if takes_json else RAW_JSON[:1]:
                 _send(fuzzed, client, method, path, data=raw, content_type="application/json", headers=headers)
             for kind, raw in BAD_CONTENT:
                 _send(fuzzed, client, method, path, data=raw, content_type=kind, headers=headers)
-            if organiser:
+            if organiser and takes_json:
                 as_json = lambda body: (json.dumps(body).encode(), "application/json")  # noqa: E731
                 route = f"{method} {_endpoint(fuzzed, method, path)}"
                 _each(json_bodies, _sending(fuzzed, client, method, path, as_json, headers), route)
@@ -488,6 +492,9 @@ def test_every_form_with_hostile_fields_answers_without_a_server_error(fuzzed: F
         for method, path in _body_targets(fuzzed):
             form = fuzzed.forms.get(_endpoint(fuzzed, method, path))  # None: no page posts to it (the API)
             names = fuzzed.fields if form is None else form
+            if path.startswith(JSON_PATHS):  # a view reading JSON: one form shows it refuses a form
+                _send(fuzzed, client, method, path, data=_form(dict.fromkeys(names, "\x00"), token), content_type=FORM)
+                continue
             every = HOSTILE_TEXTS if organiser else SHORT_TEXTS
             bodies = [dict.fromkeys(names, text) for text in every]  # every field at once
             if organiser and form:  # each field of the form alone, the others missing
@@ -557,8 +564,6 @@ DATE_FORMS: dict[str, tuple[str, dict[str, str], list[str], str]] = {
         "a deadline must be between 1 second and 30 days",
     ),
 }
-#: the paths whose views read a JSON body (``guard.json_body``, ``inputs.parse_json``); every other view reads a form.
-JSON_PATHS = ("/api/", "/inbound/")
 #: form fields of a time of day or a choice (not a date nor a duration): refused (4xx), never a 500.
 CLOCK_FIELDS = {"quiet_start", "quiet_end", "hours", "days", "play_hours", "closes_time", "time"}
 #: fields named like a date that are none: a table talk message's addressee.
