@@ -6,18 +6,19 @@ They read only what their player may know: the public table and their own hand a
 from __future__ import annotations
 
 import random
-from typing import Any, Protocol
+from typing import Protocol
 
 from .data import BY_VALUE, CAPACITY, CHARACTERS, LOCATIONS, PARKING, POINTS, SUPERMARKET, WEAPONS
 from .game import Game
 from .requests import Request
 from .rules import attack_threshold, count_at, scores, visible_at
+from .shapes import JSON, JSONObject
 
 VALUE_RANK = {ch: i for i, ch in enumerate(BY_VALUE)}
 
 
 class Bot(Protocol):
-    def decide(self, game: Game, req: Request) -> Any:
+    def decide(self, game: Game, req: Request) -> JSON:
         """A legal JSON answer to ``req``."""
 
 
@@ -27,11 +28,12 @@ class RandomBot:
     def __init__(self, seed: int = 0) -> None:
         self.rng = random.Random(seed)
 
-    def decide(self, game: Game, req: Request) -> Any:
+    def decide(self, game: Game, req: Request) -> JSON:
         rng = self.rng
         kind = req.kind
         if kind in ("vote", "victim", "announce", "destination", "zombie"):
-            return rng.choice(req.options or [])
+            chosen: JSON = rng.choice(req.options or [])
+            return chosen
         if kind == "place":
             choice = dict(rng.choice(req.options or []))
             if rng.random() < 0.3:
@@ -65,8 +67,8 @@ def _can_sprint(game: Game, req: Request) -> bool:
     return game.options.sprint_timing == "on_move" and "sprint" in game.hands[req.player]
 
 
-def _random_play(game: Game, req: Request, card: str, rng: random.Random) -> dict[str, Any]:
-    play: dict[str, Any] = {"card": card}
+def _random_play(game: Game, req: Request, card: str, rng: random.Random) -> JSONObject:
+    play: JSONObject = {"card": card}
     loc = req.info["location"]
     if card == "hidden":
         assert loc is not None  # Hidden is played in an attack window, which has its location
@@ -85,8 +87,9 @@ class SensibleBot:
     def __init__(self, seed: int = 0) -> None:
         self.rng = random.Random(seed)
 
-    def decide(self, game: Game, req: Request) -> Any:
-        return getattr(self, "_" + req.kind)(game, req)
+    def decide(self, game: Game, req: Request) -> JSON:
+        answer: JSON = getattr(self, "_" + req.kind)(game, req)
+        return answer
 
     # -- helpers --
     def _danger(self, game: Game, loc: int, dice: list[int] | None = None) -> float:
@@ -111,7 +114,7 @@ class SensibleBot:
         options: list[str] = req.options or []
         return min(options, key=lambda c: VALUE_RANK[c])
 
-    def _place(self, game: Game, req: Request) -> dict[str, Any]:
+    def _place(self, game: Game, req: Request) -> JSONObject:
         options = req.options or []
         best = min(
             options,
@@ -139,18 +142,18 @@ class SensibleBot:
         options: list[int] = req.options or []
         return max(options, key=lambda loc: (spots.count(loc), -loc))
 
-    def _move(self, game: Game, req: Request) -> dict[str, Any]:
+    def _move(self, game: Game, req: Request) -> JSONObject:
         mine = game.chars[req.player]
         movable = [o["character"] for o in req.options or []]
         # move the most valuable character from the most dangerous place
         pick = max(movable, key=lambda c: (self._danger(game, mine[c]), POINTS[c]))
-        answer: dict[str, Any] = {"character": pick}
+        answer: JSONObject = {"character": pick}
         if _can_sprint(game, req):
             answer["sprint"] = mine[pick]
             answer["sprint_if_full"] = True
         return answer
 
-    def _truck(self, game: Game, req: Request) -> dict[str, Any]:
+    def _truck(self, game: Game, req: Request) -> JSONObject:
         order = [*WEAPONS[::-1], "hidden", "hardware", "sprint", "threat", "camera"]
         cards = sorted(req.info["cards"], key=order.index)
         points = scores(game)
@@ -161,7 +164,7 @@ class SensibleBot:
             "to": min(others, key=lambda p: (points[p], game.players.index(p))),
         }
 
-    def _cards(self, game: Game, req: Request) -> list[dict[str, Any]]:
+    def _cards(self, game: Game, req: Request) -> list[JSON]:
         window, loc, playable = req.info["window"], req.info["location"], req.info["playable"]
         me = req.player
         if window == "arrival":
@@ -174,7 +177,7 @@ class SensibleBot:
         mine = visible_at(game, me, loc)
         if not mine:
             return []
-        plays: list[dict[str, Any]] = []
+        plays: list[JSON] = []
         weapons = sorted((c for c in playable if c in WEAPONS), key=lambda c: -game.options.weapons[c])
         gap = game.zombies[loc] - (attack_threshold(game, loc) if loc != PARKING else 0) + 1
         for card in weapons:

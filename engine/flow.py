@@ -8,7 +8,7 @@ leave the generator; they are logged as events.
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Required, TypedDict
 
 from .data import (
     CARDS,
@@ -22,7 +22,7 @@ from .data import (
     Kind,
     Phase,
 )
-from .requests import MoveChoice, ParsedAnswer, Placement, Play, Request, answer_json, forced, play_json
+from .requests import MoveChoice, ParsedAnswer, Placement, Play, Request, RequestContext, answer_json, forced
 from .rules import (
     attack_threshold,
     condemned_now,
@@ -154,7 +154,7 @@ def place_request(g: Game, player: str) -> Request:
     spots = sorted({d for d in dice if has_room(g, d)})
     if not spots:
         spots = [loc for loc in LOCATIONS if has_room(g, loc)]
-    chars = [c for c in CHARACTERS if c in g.unplaced[player]]
+    chars: list[str] = [c for c in CHARACTERS if c in g.unplaced[player]]
     options = [{"character": c, "location": loc} for c in chars for loc in spots]
     return Request(player, Kind.PLACE, options, {"dice": list(dice)}, {"unplaced": chars, "spots": spots, "dice": dice})
 
@@ -522,7 +522,7 @@ def cards_request(g: Game, player: str, window: str, loc: int | None) -> Request
     hand = g.hands[player]
     if not hand:
         return None
-    ctx: dict[str, Any] = {}
+    ctx: RequestContext = {}
     if window in ("truck", "chief"):
         allowed = {"threat"}
     elif window == "arrival":
@@ -554,8 +554,11 @@ def apply_plays(g: Game, player: str, loc: int | None, plays: list[Play]) -> Non
             g.emit("card_kept", to=(player,), player=player, card=play.card, reason="not_needed")
             continue
         discard(g, player, play.card)
-        event = play_json(play)
-        event.pop("if_needed", None)
+        event: _CardPlayed = {"card": play.card}
+        if play.character is not None:
+            event["character"] = play.character
+        if play.location is not None:
+            event["location"] = play.location
         card = play.card
         if card == "threat":
             g.threats[player] = g.threats.get(player, 0) + 1
@@ -583,6 +586,15 @@ def apply_plays(g: Game, player: str, loc: int | None, plays: list[Play]) -> Non
         if loc is not None:
             event["location"] = loc
         g.emit("card_played", player=player, **event)
+
+
+class _CardPlayed(TypedDict, total=False):
+    """A ``card_played`` event's fields besides ``player``, as a play's are built up."""
+
+    card: Required[str]
+    character: str
+    location: int
+    killed: int
 
 
 def discard(g: Game, player: str, card: str) -> None:

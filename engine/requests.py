@@ -19,12 +19,12 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, TypeAlias, cast
+from typing import Any, NamedTuple, TypeAlias, TypedDict, cast
 
 from .data import BY_VALUE, CARD_NAMES, IF_NEEDED_CARDS, LOCATIONS, Kind
 from .errors import N_, IllegalAnswer
 from .rules import lowest_value
-from .shapes import RequestInfo, RequestJSON
+from .shapes import JSON, JSONObject, RequestInfo, RequestJSON
 from .state import State
 
 
@@ -65,6 +65,24 @@ class TruckChoice(NamedTuple):
 ParsedAnswer: TypeAlias = Placement | MoveChoice | TruckChoice | list[Play] | str | int | None
 
 
+class RequestContext(TypedDict, total=False):
+    """What validating an answer needs and its player is not shown, by kind."""
+
+    #: ``place``: the characters still to place, the locations the dice allow, and the dice.
+    unplaced: list[str]
+    spots: list[int]
+    dice: tuple[int, ...]
+    #: ``truck``: the players a card may be given to.
+    recipients: list[str]
+    #: ``announce``/``destination``/``zombie``: the H-4 default.
+    quietest: int
+    #: ``move``: a Sprint may be played with the move.
+    can_sprint: bool
+    #: ``cards``: the character moved (a Sprint window), the characters who may hide (an attack window).
+    moved: str
+    can_hide: list[str]
+
+
 @dataclass(frozen=True, slots=True)
 class Request:
     """One decision owed by one player. ``info`` holds the extra keys of the contract (window, location, ...)."""
@@ -74,7 +92,7 @@ class Request:
     options: list[Any] | None
     info: RequestInfo = field(default_factory=RequestInfo)
     #: what validation needs and the player is not shown (hand sizes, recipients, defaults ...).
-    ctx: dict[str, Any] = field(default_factory=dict)
+    ctx: RequestContext = field(default_factory=RequestContext)
 
     def to_json(self) -> RequestJSON:
         options = None if self.options is None else list(self.options)
@@ -161,7 +179,7 @@ _CARD_PLAY = _Shape(
 )
 
 
-def _object(raw: object, shape: _Shape) -> dict[str, Any]:
+def _object(raw: object, shape: _Shape) -> dict[str, object]:
     if not isinstance(raw, dict):
         raise IllegalAnswer(shape.not_object, example=shape.example)
     unknown = sorted(set(raw) - shape.fields)
@@ -233,7 +251,7 @@ def _parse_place(s: State, req: Request, raw: object) -> Placement:
     fallback = obj.get("fallback")
     if fallback is not None and (not _is_int(fallback) or fallback not in LOCATIONS or fallback in s.closed):
         raise IllegalAnswer(N_("The fallback must be an open location, not %(value)s."), value=shown(fallback))
-    return Placement(character, loc, fallback)
+    return Placement(character, cast(int, loc), fallback)  # an option's location; checked
 
 
 def _parse_move(s: State, req: Request, raw: object) -> MoveChoice:
@@ -251,13 +269,13 @@ def _parse_move(s: State, req: Request, raw: object) -> MoveChoice:
     if sprint is None:
         if if_full:
             raise IllegalAnswer(N_('sprint_if_full needs a Sprint location ("sprint": 3).'))
-        return MoveChoice(character)
+        return MoveChoice(cast(str, character))  # one of the options' characters
     if not req.ctx["can_sprint"]:
         if "sprint" not in s.hands[req.player]:
             raise IllegalAnswer(N_("You have no Sprint card to play."))
         raise IllegalAnswer(N_("In this game Sprint cards are played after all moves, not with the move."))
     _check_sprint_location(s, sprint)
-    return MoveChoice(character, sprint, if_full)
+    return MoveChoice(cast(str, character), cast(int, sprint), if_full)
 
 
 def _check_sprint_location(s: State, loc: object) -> None:
@@ -296,7 +314,8 @@ def _parse_cards(s: State, req: Request, raw: object) -> list[Play]:
         used[card] += 1
         if used[card] > hand[card]:
             raise IllegalAnswer(N_("You do not hold that many %(card)s cards."), card=card)
-        play = Play(card, obj.get("character"), obj.get("location"), _if_needed(card, obj))
+        character, location = cast(str | None, obj.get("character")), cast(int | None, obj.get("location"))
+        play = Play(card, character, location, _if_needed(card, obj))  # its character and location checked next
         _check_play_target(s, req, play, used[card], hidden_now)
         plays.append(play)
     return plays
@@ -313,7 +332,7 @@ def _playable_card(req: Request, card: object) -> str:
     return card
 
 
-def _if_needed(card: str, obj: dict[str, Any]) -> bool:
+def _if_needed(card: str, obj: dict[str, object]) -> bool:
     """H-3: ``if_needed`` is a boolean, allowed on Weapon, Hardware and Hidden plays only."""
     if_needed = obj.get("if_needed", False)
     if not isinstance(if_needed, bool):
@@ -420,11 +439,11 @@ def forced(s: State, req: Request, standing: dict[str, list[str]]) -> tuple[bool
     return False, None
 
 
-def answer_json(kind: str, value: ParsedAnswer) -> Any:
+def answer_json(kind: str, value: ParsedAnswer) -> JSON:
     """The contract's JSON form of a parsed answer (for events and replays); the value's type says its shape, so
     ``kind`` (the request's) is not needed any more and is kept for callers."""
     if isinstance(value, Placement):
-        out: dict[str, Any] = {"character": value.character, "location": value.location}
+        out: JSONObject = {"character": value.character, "location": value.location}
         if value.fallback is not None:
             out["fallback"] = value.fallback
         return out
@@ -438,12 +457,13 @@ def answer_json(kind: str, value: ParsedAnswer) -> Any:
     if isinstance(value, TruckChoice):
         return {"keep": value.keep, "give": value.give, "to": value.to}
     if isinstance(value, list):
-        return [play_json(p) for p in value]
+        plays: list[JSON] = [play_json(p) for p in value]
+        return plays
     return value
 
 
-def play_json(play: Play) -> dict[str, Any]:
-    out: dict[str, Any] = {"card": play.card}
+def play_json(play: Play) -> JSONObject:
+    out: JSONObject = {"card": play.card}
     if play.character is not None:
         out["character"] = play.character
     if play.location is not None:

@@ -218,7 +218,7 @@ class Game(Base):
     title: Mapped[str] = mapped_column(String(120), default="")
     #: a GameStatus
     status: Mapped[str] = mapped_column(String(16), default=GameStatus.RUNNING)
-    options: Mapped[dict[str, Any]] = mapped_column(JSONType)
+    options: Mapped[engine.OptionsJSON] = mapped_column(JSONType)
     seed: Mapped[int] = mapped_column(Integer)
     #: {"durations": {"default": seconds, kind: seconds}, "timezone": "...", "avoid_quiet_hours": bool,
     #: "last_call": seconds (absent: off), "play_hours": {"zone", "days", "start", "end", "deadline"} (absent: none),
@@ -226,10 +226,10 @@ class Game(Base):
     tempo: Mapped[dict[str, Any]] = mapped_column(JSONType)
     #: the engine's saved game (Game.to_json): config, answer log, snapshot. Loaded only when the engine cache
     #: does not already hold this version.
-    state: Mapped[dict[str, Any]] = mapped_column(Packed, deferred=True)
+    state: Mapped[engine.SavedGame] = mapped_column(Packed, deferred=True)
     #: the engine's state at the start of the latest round (``engine.Game.snapshot``) and how many log entries it
     #: covers: restoring replays only the answers after it (``services.play.engines``). Null: replay the whole log.
-    snapshot: Mapped[dict[str, Any] | None] = mapped_column(Packed, deferred=True)
+    snapshot: Mapped[engine.SnapshotJSON | None] = mapped_column(Packed, deferred=True)
     #: its closed windows and their requests (``services.play.archive``): a live game's history in one value, not in a
     #: hundred rows. Null: none closed yet.
     archive: Mapped[dict[str, Any] | None] = mapped_column(Packed, deferred=True)
