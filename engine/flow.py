@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     from .game import Game
 
 #: yields a window of requests, is sent ``{player: parsed answer}`` (see engine.requests for each kind's type).
-Flow = Generator[list[Request], dict[str, Any], Any]
+Flow = Generator[list[Request], dict[str, ParsedAnswer], Any]
 
 
 def play(g: Game, start: Phase | None = None) -> Flow:
