@@ -31,16 +31,18 @@ class RandomBot:
     def decide(self, game: Game, req: Request) -> JSON:
         rng = self.rng
         kind = req.kind
-        if kind in ("vote", "victim", "announce", "destination", "zombie"):
-            chosen: JSON = rng.choice(req.options or [])
-            return chosen
+        if kind in ("vote", "victim"):
+            return rng.choice(req.names())
+        if kind in ("announce", "destination", "zombie"):
+            return rng.choice(req.locations())
         if kind == "place":
-            choice = dict(rng.choice(req.options or []))
+            spot = rng.choice(req.placements())
+            choice: JSONObject = {"character": spot["character"], "location": spot["location"]}
             if rng.random() < 0.3:
                 choice["fallback"] = rng.choice(_open(game))
             return choice
         if kind == "move":
-            choice = dict(rng.choice(req.options or []))
+            choice = {"character": rng.choice(req.movable())["character"]}
             if _can_sprint(game, req) and rng.random() < 0.5:
                 choice["sprint"] = rng.choice(_open(game))
                 if rng.random() < 0.5:
@@ -108,19 +110,21 @@ class SensibleBot:
 
     # -- requests --
     def _vote(self, game: Game, req: Request) -> str:
-        return self._leader(game, req.player, req.options or [])
+        return self._leader(game, req.player, req.names())
 
     def _victim(self, game: Game, req: Request) -> str:
-        options: list[str] = req.options or []
-        return min(options, key=lambda c: VALUE_RANK[c])
+        return min(req.names(), key=lambda c: VALUE_RANK[c])
 
     def _place(self, game: Game, req: Request) -> JSONObject:
-        options = req.options or []
         best = min(
-            options,
+            req.placements(),
             key=lambda o: (self._danger(game, o["location"]) - (o["character"] == "tough"), -POINTS[o["character"]]),
         )
-        return {**best, "fallback": min(_open(game), key=lambda loc: self._danger(game, loc))}
+        return {
+            "character": best["character"],
+            "location": best["location"],
+            "fallback": min(_open(game), key=lambda loc: self._danger(game, loc)),
+        }
 
     def _location(self, game: Game, req: Request) -> int:
         dice = req.info.get("dice")
@@ -130,8 +134,7 @@ class SensibleBot:
             crowded = cap is not None and count_at(game, loc) >= cap
             return self._danger(game, loc, dice) + (3 if crowded else 0), loc
 
-        options: list[int] = req.options or []
-        return min(options, key=score)
+        return min(req.locations(), key=score)
 
     _announce = _location
     _destination = _location
@@ -139,12 +142,11 @@ class SensibleBot:
     def _zombie(self, game: Game, req: Request) -> int:
         leader = self._leader(game, req.player, [p for p in game.players if game.chars[p]])
         spots = [game.chars[leader].get(ch) for ch in CHARACTERS]
-        options: list[int] = req.options or []
-        return max(options, key=lambda loc: (spots.count(loc), -loc))
+        return max(req.locations(), key=lambda loc: (spots.count(loc), -loc))
 
     def _move(self, game: Game, req: Request) -> JSONObject:
         mine = game.chars[req.player]
-        movable = [o["character"] for o in req.options or []]
+        movable = [o["character"] for o in req.movable()]
         # move the most valuable character from the most dangerous place
         pick = max(movable, key=lambda c: (self._danger(game, mine[c]), POINTS[c]))
         answer: JSONObject = {"character": pick}

@@ -49,7 +49,7 @@ from .rules import (
     zombie_players,
     zombies_get_in,
 )
-from .shapes import RequestInfo
+from .shapes import MoveOption, PlaceOption, RequestInfo
 
 if TYPE_CHECKING:
     from .game import Game
@@ -155,7 +155,7 @@ def place_request(g: Game, player: str) -> Request:
     if not spots:
         spots = [loc for loc in LOCATIONS if has_room(g, loc)]
     chars: list[str] = [c for c in CHARACTERS if c in g.unplaced[player]]
-    options = [{"character": c, "location": loc} for c in chars for loc in spots]
+    options: list[PlaceOption] = [{"character": c, "location": loc} for c in chars for loc in spots]
     return Request(player, Kind.PLACE, options, {"dice": list(dice)}, {"unplaced": chars, "spots": spots, "dice": dice})
 
 
@@ -339,7 +339,7 @@ def moves(g: Game) -> Flow:
 def move_request(g: Game, player: str) -> Request:
     target = g.destinations[player]
     mine = g.chars[player]
-    options = [{"character": c} for c in CHARACTERS if c in mine and mine[c] != target]
+    options: list[MoveOption] = [{"character": c} for c in CHARACTERS if c in mine and mine[c] != target]
     can_sprint = g.options.sprint_timing == "on_move" and "sprint" in g.hands[player]
     return Request(player, Kind.MOVE, options, {"destination": target}, {"can_sprint": can_sprint})
 

@@ -253,7 +253,7 @@ class Game(State):
         have no such request, no order, or an order that names none of the candidates."""
         for req in self.pending():
             if req.player == player and req.kind == Kind.VICTIM:
-                return by_standing_order(req.options or [], self.standing.get(player))
+                return by_standing_order(req.names(), self.standing.get(player))
         return None
 
     def _accept(self, req: Request, value: ParsedAnswer) -> None:

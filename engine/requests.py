@@ -17,14 +17,14 @@ Refusals are :class:`~engine.errors.IllegalAnswer` with a message id and paramet
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, TypeAlias, TypedDict, cast
+from typing import NamedTuple, TypeAlias, TypedDict, cast
 
 from .data import BY_VALUE, CARD_NAMES, IF_NEEDED_CARDS, LOCATIONS, Kind
 from .errors import N_, IllegalAnswer
 from .rules import lowest_value
-from .shapes import JSON, JSONObject, RequestInfo, RequestJSON
+from .shapes import JSON, JSONObject, MoveOption, Option, PlaceOption, RequestInfo, RequestJSON
 from .state import State
 
 
@@ -89,10 +89,26 @@ class Request:
 
     player: str
     kind: Kind
-    options: list[Any] | None
+    options: Sequence[Option] | None
     info: RequestInfo = field(default_factory=RequestInfo)
     #: what validation needs and the player is not shown (hand sizes, recipients, defaults ...).
     ctx: RequestContext = field(default_factory=RequestContext)
+
+    def locations(self) -> list[int]:
+        """The options of an ``announce``, ``destination`` or ``zombie`` request."""
+        return cast(list[int], self.options or [])
+
+    def names(self) -> list[str]:
+        """The options of a ``vote`` (colours) or ``victim`` (characters) request."""
+        return cast(list[str], self.options or [])
+
+    def placements(self) -> list[PlaceOption]:
+        """The options of a ``place`` request."""
+        return cast(list[PlaceOption], self.options or [])
+
+    def movable(self) -> list[MoveOption]:
+        """The options of a ``move`` request."""
+        return cast(list[MoveOption], self.options or [])
 
     def to_json(self) -> RequestJSON:
         options = None if self.options is None else list(self.options)
@@ -200,7 +216,7 @@ def parse(s: State, req: Request, raw: object) -> ParsedAnswer:
 
 
 def _parse_location(s: State, req: Request, raw: object) -> int:
-    options: list[int] = req.options or []
+    options = req.locations()
     if not _is_int(raw) or raw not in options:
         raise IllegalAnswer(
             N_("%(value)s is not a location you can choose now; choose one of %(locations)s."),
@@ -212,7 +228,7 @@ def _parse_location(s: State, req: Request, raw: object) -> int:
 
 
 def _parse_vote(s: State, req: Request, raw: object) -> str:
-    options: list[str] = req.options or []
+    options = req.names()
     if raw not in options:
         raise IllegalAnswer(
             N_("You cannot vote for %(value)s here; vote for one of %(colours)s."), value=shown(raw), colours=options
@@ -222,7 +238,7 @@ def _parse_vote(s: State, req: Request, raw: object) -> str:
 
 
 def _parse_victim(s: State, req: Request, raw: object) -> str:
-    options: list[str] = req.options or []
+    options = req.names()
     if raw not in options:
         raise IllegalAnswer(
             N_("%(value)s is not one of your characters who can be eaten here: %(characters)s."),
@@ -257,7 +273,7 @@ def _parse_place(s: State, req: Request, raw: object) -> Placement:
 def _parse_move(s: State, req: Request, raw: object) -> MoveChoice:
     obj = _object(raw, _MOVE)
     character = obj["character"]
-    movable = [o["character"] for o in req.options or []]
+    movable = [o["character"] for o in req.movable()]
     if character not in movable:
         raise IllegalAnswer(
             N_("You cannot move %(value)s; you can move %(characters)s."), value=shown(character), characters=movable
@@ -269,13 +285,13 @@ def _parse_move(s: State, req: Request, raw: object) -> MoveChoice:
     if sprint is None:
         if if_full:
             raise IllegalAnswer(N_('sprint_if_full needs a Sprint location ("sprint": 3).'))
-        return MoveChoice(cast(str, character))  # one of the options' characters
+        return MoveChoice(character)
     if not req.ctx["can_sprint"]:
         if "sprint" not in s.hands[req.player]:
             raise IllegalAnswer(N_("You have no Sprint card to play."))
         raise IllegalAnswer(N_("In this game Sprint cards are played after all moves, not with the move."))
     _check_sprint_location(s, sprint)
-    return MoveChoice(cast(str, character), cast(int, sprint), if_full)
+    return MoveChoice(character, cast(int, sprint), if_full)
 
 
 def _check_sprint_location(s: State, loc: object) -> None:
@@ -398,12 +414,12 @@ def default(s: State, req: Request, standing: dict[str, list[str]]) -> ParsedAns
         quietest: int = req.ctx["quietest"]
         return quietest
     if kind == Kind.VICTIM:
-        return by_standing_order(req.options or [], standing.get(req.player)) or lowest_value(req.options or [])
+        return by_standing_order(req.names(), standing.get(req.player)) or lowest_value(req.names())
     if kind == Kind.MOVE:
-        return MoveChoice(lowest_value(o["character"] for o in req.options or []))
+        return MoveChoice(lowest_value(o["character"] for o in req.movable()))
     if kind == Kind.PLACE:
         rank = {ch: i for i, ch in enumerate(BY_VALUE)}
-        best = min(req.options or [], key=lambda o: (rank[o["character"]], o["location"]))
+        best = min(req.placements(), key=lambda o: (rank[o["character"]], o["location"]))
         return Placement(best["character"], best["location"])
     if kind == Kind.TRUCK:
         cards = req.info["cards"]
@@ -424,18 +440,21 @@ def forced(s: State, req: Request, standing: dict[str, list[str]]) -> tuple[bool
     kind = req.kind
     options = req.options or []
     if kind == Kind.VICTIM:
-        chosen = by_standing_order(options, standing.get(req.player))
+        chosen = by_standing_order(req.names(), standing.get(req.player))
         if chosen is not None:
             return True, chosen
         if len(options) == 1:
-            return True, options[0]
+            return True, req.names()[0]
     elif len(options) == 1:
         if kind == Kind.MOVE and not req.ctx["can_sprint"]:
-            return True, MoveChoice(options[0]["character"])
+            return True, MoveChoice(req.movable()[0]["character"])
         if kind == Kind.PLACE:
-            return True, Placement(options[0]["character"], options[0]["location"])
-        if kind in (Kind.ANNOUNCE, Kind.DESTINATION, Kind.ZOMBIE, Kind.VOTE):
-            return True, options[0]
+            only = req.placements()[0]
+            return True, Placement(only["character"], only["location"])
+        if kind in (Kind.ANNOUNCE, Kind.DESTINATION, Kind.ZOMBIE):
+            return True, req.locations()[0]
+        if kind == Kind.VOTE:
+            return True, req.names()[0]
     return False, None
 
 

@@ -11,6 +11,24 @@ JSON: TypeAlias = dict[str, "JSON"] | list["JSON"] | str | int | float | bool | 
 JSONObject: TypeAlias = dict[str, JSON]
 
 
+class PlaceOption(TypedDict):
+    """A ``place`` request's option: a character still to place and a location the dice allow."""
+
+    character: str
+    location: int
+
+
+class MoveOption(TypedDict):
+    """A ``move`` request's option: a character that may move."""
+
+    character: str
+
+
+#: One of a request's options: a location (``announce``, ``destination``, ``zombie``), a colour (``vote``), a
+#: character (``victim``), a placement (``place``) or a character to move (``move``).
+Option: TypeAlias = "int | str | PlaceOption | MoveOption"
+
+
 class RequestInfo(TypedDict, total=False):
     """A request's keys besides ``player``, ``kind`` and ``options``, by kind (the contract's table of requests)."""
 

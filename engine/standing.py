@@ -116,7 +116,7 @@ def _fewest_points(view: PlayerView, options: list[str]) -> str:
 
 def _for_me_or_weakest(view: PlayerView, request: Request) -> str | None:
     """A truck or Chief vote (VOT-1): my own colour when I may vote for it, else the colour with the fewest points."""
-    options: list[str] = list(request.options or [])
+    options = list(request.names())
     if not options:
         return None
     me = view["you"]
