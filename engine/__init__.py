@@ -6,7 +6,7 @@ The JSON contract (``run_scenario``) and the Python API the server uses (``new_g
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 from .config import Config
 from .data import Kind, Phase
@@ -17,7 +17,18 @@ from .replay import Replay, ReplayAnswer, replay_steps
 from .requests import MoveChoice, ParsedAnswer, Placement, Play, Request, TruckChoice, asked_in_secret
 from .rules import vote_decided
 from .scenario import run_scenario
-from .shapes import Asked, Event, Outcome, PlayerView, PublicBoard, RequestJSON, SpectatorView
+from .shapes import (
+    Asked,
+    Event,
+    OptionsJSON,
+    Outcome,
+    PlayerView,
+    PublicBoard,
+    RequestJSON,
+    SavedGame,
+    SnapshotJSON,
+    SpectatorView,
+)
 from .standing import VOTE_POLICIES, standing_answer
 from .view import replay, spectator_view, view
 
@@ -31,6 +42,7 @@ __all__ = [
     "Kind",
     "MoveChoice",
     "Options",
+    "OptionsJSON",
     "Outcome",
     "ParsedAnswer",
     "Phase",
@@ -42,7 +54,9 @@ __all__ = [
     "ReplayAnswer",
     "Request",
     "RequestJSON",
+    "SavedGame",
     "ScenarioError",
+    "SnapshotJSON",
     "SpectatorView",
     "TruckChoice",
     "asked_in_secret",
@@ -60,7 +74,7 @@ __all__ = [
 def new_game(
     players: list[str],
     seed: int = 0,
-    options: dict[str, Any] | None = None,
+    options: Mapping[str, object] | None = None,
     standing_orders: dict[str, dict[str, list[str]]] | None = None,
 ) -> Game:
     """Create a game at setup; ScenarioError names any bad argument."""

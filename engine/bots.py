@@ -6,18 +6,19 @@ They read only what their player may know: the public table and their own hand a
 from __future__ import annotations
 
 import random
-from typing import Any, Protocol
+from typing import Protocol
 
 from .data import BY_VALUE, CAPACITY, CHARACTERS, LOCATIONS, PARKING, POINTS, SUPERMARKET, WEAPONS
 from .game import Game
 from .requests import Request
 from .rules import attack_threshold, count_at, scores, visible_at
+from .shapes import JSON, JSONObject
 
 VALUE_RANK = {ch: i for i, ch in enumerate(BY_VALUE)}
 
 
 class Bot(Protocol):
-    def decide(self, game: Game, req: Request) -> Any:
+    def decide(self, game: Game, req: Request) -> JSON:
         """A legal JSON answer to ``req``."""
 
 
@@ -27,18 +28,21 @@ class RandomBot:
     def __init__(self, seed: int = 0) -> None:
         self.rng = random.Random(seed)
 
-    def decide(self, game: Game, req: Request) -> Any:
+    def decide(self, game: Game, req: Request) -> JSON:
         rng = self.rng
         kind = req.kind
-        if kind in ("vote", "victim", "announce", "destination", "zombie"):
-            return rng.choice(req.options or [])
+        if kind in ("vote", "victim"):
+            return rng.choice(req.names())
+        if kind in ("announce", "destination", "zombie"):
+            return rng.choice(req.locations())
         if kind == "place":
-            choice = dict(rng.choice(req.options or []))
+            spot = rng.choice(req.placements())
+            choice: JSONObject = {"character": spot["character"], "location": spot["location"]}
             if rng.random() < 0.3:
                 choice["fallback"] = rng.choice(_open(game))
             return choice
         if kind == "move":
-            choice = dict(rng.choice(req.options or []))
+            choice = {"character": rng.choice(req.movable())["character"]}
             if _can_sprint(game, req) and rng.random() < 0.5:
                 choice["sprint"] = rng.choice(_open(game))
                 if rng.random() < 0.5:
@@ -65,8 +69,8 @@ def _can_sprint(game: Game, req: Request) -> bool:
     return game.options.sprint_timing == "on_move" and "sprint" in game.hands[req.player]
 
 
-def _random_play(game: Game, req: Request, card: str, rng: random.Random) -> dict[str, Any]:
-    play: dict[str, Any] = {"card": card}
+def _random_play(game: Game, req: Request, card: str, rng: random.Random) -> JSONObject:
+    play: JSONObject = {"card": card}
     loc = req.info["location"]
     if card == "hidden":
         assert loc is not None  # Hidden is played in an attack window, which has its location
@@ -85,8 +89,9 @@ class SensibleBot:
     def __init__(self, seed: int = 0) -> None:
         self.rng = random.Random(seed)
 
-    def decide(self, game: Game, req: Request) -> Any:
-        return getattr(self, "_" + req.kind)(game, req)
+    def decide(self, game: Game, req: Request) -> JSON:
+        answer: JSON = getattr(self, "_" + req.kind)(game, req)
+        return answer
 
     # -- helpers --
     def _danger(self, game: Game, loc: int, dice: list[int] | None = None) -> float:
@@ -105,19 +110,21 @@ class SensibleBot:
 
     # -- requests --
     def _vote(self, game: Game, req: Request) -> str:
-        return self._leader(game, req.player, req.options or [])
+        return self._leader(game, req.player, req.names())
 
     def _victim(self, game: Game, req: Request) -> str:
-        options: list[str] = req.options or []
-        return min(options, key=lambda c: VALUE_RANK[c])
+        return min(req.names(), key=lambda c: VALUE_RANK[c])
 
-    def _place(self, game: Game, req: Request) -> dict[str, Any]:
-        options = req.options or []
+    def _place(self, game: Game, req: Request) -> JSONObject:
         best = min(
-            options,
+            req.placements(),
             key=lambda o: (self._danger(game, o["location"]) - (o["character"] == "tough"), -POINTS[o["character"]]),
         )
-        return {**best, "fallback": min(_open(game), key=lambda loc: self._danger(game, loc))}
+        return {
+            "character": best["character"],
+            "location": best["location"],
+            "fallback": min(_open(game), key=lambda loc: self._danger(game, loc)),
+        }
 
     def _location(self, game: Game, req: Request) -> int:
         dice = req.info.get("dice")
@@ -127,8 +134,7 @@ class SensibleBot:
             crowded = cap is not None and count_at(game, loc) >= cap
             return self._danger(game, loc, dice) + (3 if crowded else 0), loc
 
-        options: list[int] = req.options or []
-        return min(options, key=score)
+        return min(req.locations(), key=score)
 
     _announce = _location
     _destination = _location
@@ -136,21 +142,20 @@ class SensibleBot:
     def _zombie(self, game: Game, req: Request) -> int:
         leader = self._leader(game, req.player, [p for p in game.players if game.chars[p]])
         spots = [game.chars[leader].get(ch) for ch in CHARACTERS]
-        options: list[int] = req.options or []
-        return max(options, key=lambda loc: (spots.count(loc), -loc))
+        return max(req.locations(), key=lambda loc: (spots.count(loc), -loc))
 
-    def _move(self, game: Game, req: Request) -> dict[str, Any]:
+    def _move(self, game: Game, req: Request) -> JSONObject:
         mine = game.chars[req.player]
-        movable = [o["character"] for o in req.options or []]
+        movable = [o["character"] for o in req.movable()]
         # move the most valuable character from the most dangerous place
         pick = max(movable, key=lambda c: (self._danger(game, mine[c]), POINTS[c]))
-        answer: dict[str, Any] = {"character": pick}
+        answer: JSONObject = {"character": pick}
         if _can_sprint(game, req):
             answer["sprint"] = mine[pick]
             answer["sprint_if_full"] = True
         return answer
 
-    def _truck(self, game: Game, req: Request) -> dict[str, Any]:
+    def _truck(self, game: Game, req: Request) -> JSONObject:
         order = [*WEAPONS[::-1], "hidden", "hardware", "sprint", "threat", "camera"]
         cards = sorted(req.info["cards"], key=order.index)
         points = scores(game)
@@ -161,7 +166,7 @@ class SensibleBot:
             "to": min(others, key=lambda p: (points[p], game.players.index(p))),
         }
 
-    def _cards(self, game: Game, req: Request) -> list[dict[str, Any]]:
+    def _cards(self, game: Game, req: Request) -> list[JSON]:
         window, loc, playable = req.info["window"], req.info["location"], req.info["playable"]
         me = req.player
         if window == "arrival":
@@ -174,7 +179,7 @@ class SensibleBot:
         mine = visible_at(game, me, loc)
         if not mine:
             return []
-        plays: list[dict[str, Any]] = []
+        plays: list[JSON] = []
         weapons = sorted((c for c in playable if c in WEAPONS), key=lambda c: -game.options.weapons[c])
         gap = game.zombies[loc] - (attack_threshold(game, loc) if loc != PARKING else 0) + 1
         for card in weapons:

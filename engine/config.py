@@ -6,8 +6,9 @@ Everything here is validated with :class:`ScenarioError` messages that name the 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypeGuard, cast
 
 from .data import (
     CACHOU,
@@ -22,6 +23,7 @@ from .data import (
 )
 from .errors import ScenarioError
 from .options import Options
+from .shapes import ConfigJSON, Position
 
 POSITION_KEYS = (
     "round",
@@ -42,11 +44,11 @@ class Config:
     players: tuple[str, ...]
     seed: int = 0
     options: Options = field(default_factory=Options)
-    position: dict[str, Any] | None = None
+    position: Position | None = None
     dice: tuple[int, ...] = ()
     standing_orders: dict[str, list[str]] = field(default_factory=dict)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ConfigJSON:
         return {
             "players": list(self.players),
             "seed": self.seed,
@@ -57,16 +59,15 @@ class Config:
         }
 
     @classmethod
-    def from_json(cls, raw: dict[str, Any]) -> Config:
+    def from_json(cls, raw: Mapping[str, object]) -> Config:
         """Validate the scenario keys other than ``answers``."""
         players = parse_players(raw.get("players"))
         seed = raw.get("seed", 0)
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise ScenarioError(f"seed must be an integer, not {seed!r}")
         options = Options.from_json(raw.get("options"), list(players))
-        position = raw.get("position")
-        if position is not None:
-            position = parse_position(position, players)
+        given = raw.get("position")
+        position = None if given is None else parse_position(given, players)
         dice = raw.get("dice") or []
         if not isinstance(dice, list) or not all(
             isinstance(d, int) and not isinstance(d, bool) and 1 <= d <= 6 for d in dice
@@ -110,11 +111,11 @@ def parse_victim_order(raw: object, where: str) -> list[str]:
     return list(raw)
 
 
-def _int(value: object) -> bool:
+def _int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def parse_position(raw: object, players: tuple[str, ...]) -> dict[str, Any]:
+def parse_position(raw: object, players: tuple[str, ...]) -> Position:
     """Check that a position can exist; return it normalised (zombies for all six locations, closed sorted)."""
     pos = _position_object(raw)
     rnd, phase, chief = _round_phase_chief(pos, players)
@@ -128,7 +129,7 @@ def parse_position(raw: object, players: tuple[str, ...]) -> dict[str, Any]:
         "round": rnd,
         "phase": phase,
         "chief": chief,
-        "chief_elected": pos["chief_elected"],
+        "chief_elected": cast(bool, pos["chief_elected"]),  # checked by _round_phase_chief
         "closed": closed,
         "characters": characters,
         "zombies": zombies,
@@ -138,7 +139,7 @@ def parse_position(raw: object, players: tuple[str, ...]) -> dict[str, Any]:
     }
 
 
-def _position_object(raw: object) -> dict[str, Any]:
+def _position_object(raw: object) -> dict[str, object]:
     """An object with exactly the position's keys (``dice`` allowed, and null: a position starts a phase)."""
     if not isinstance(raw, dict):
         raise ScenarioError("position must be an object")
@@ -153,7 +154,7 @@ def _position_object(raw: object) -> dict[str, Any]:
     return raw
 
 
-def _round_phase_chief(raw: dict[str, Any], players: tuple[str, ...]) -> tuple[int, str, str]:
+def _round_phase_chief(raw: dict[str, object], players: tuple[str, ...]) -> tuple[int, str, str]:
     rnd, phase, chief = raw["round"], raw["phase"], raw["chief"]
     if not _int(rnd) or rnd < 1:
         raise ScenarioError(f"position.round must be a round number from 1, not {rnd!r}")
@@ -163,7 +164,7 @@ def _round_phase_chief(raw: dict[str, Any], players: tuple[str, ...]) -> tuple[i
         raise ScenarioError(f"position.chief {chief!r} is not a player")
     if not isinstance(raw["chief_elected"], bool):
         raise ScenarioError("position.chief_elected must be true or false")
-    return rnd, phase, chief
+    return rnd, cast(str, phase), chief
 
 
 def _eliminated(raw: object, players: tuple[str, ...], rnd: int) -> dict[str, int]:

@@ -32,8 +32,8 @@ name                       value                                        shown in
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Final, NamedTuple
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Final, NamedTuple, cast
 
 from .data import CARD_NAMES, CHARACTER_NAMES, LOCATION_NAMES
 
@@ -47,7 +47,7 @@ class ScenarioError(ValueError):
     """A scenario (or a stored state) that cannot exist: bad JSON, unknown key or value, impossible position."""
 
 
-def _same(value: Any) -> str:
+def _same(value: object) -> str:
     return str(value)
 
 
@@ -85,13 +85,13 @@ PARAMETERS: Final[dict[str, tuple[str | None, bool]]] = {
 }
 
 
-def render_params(params: Mapping[str, Any], names: Names) -> dict[str, str]:
+def render_params(params: Mapping[str, object], names: Names) -> dict[str, str]:
     """Each parameter as text, named by ``names`` according to :data:`PARAMETERS`; ready for ``msgid % ...``."""
     out = {}
     for key, value in params.items():
         what, many = PARAMETERS[key]
-        name: Callable[[Any], str] = _same if what is None else getattr(names, what)
-        out[key] = names.join([name(v) for v in value]) if many else name(value)
+        name: Callable[[Any], str] = _same if what is None else getattr(names, what)  # each takes its own type
+        out[key] = names.join([name(v) for v in cast(Iterable[object], value)]) if many else name(value)
     return out
 
 
@@ -111,7 +111,7 @@ def card_name(card: str) -> str:
 ENGLISH: Final = Names(location=location_name, colour=_same, character=character_name, card=card_name, kind=_same)
 
 
-def render(msgid: str, params: Mapping[str, Any], names: Names = ENGLISH) -> str:
+def render(msgid: str, params: Mapping[str, object], names: Names = ENGLISH) -> str:
     """The message with its parameters filled in (English by default)."""
     return msgid % render_params(params, names) if params else msgid
 

@@ -8,7 +8,7 @@ leave the generator; they are logged as events.
 from __future__ import annotations
 
 from collections.abc import Callable, Generator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Required, TypedDict
 
 from .data import (
     CARDS,
@@ -22,7 +22,7 @@ from .data import (
     Kind,
     Phase,
 )
-from .requests import MoveChoice, ParsedAnswer, Placement, Play, Request, answer_json, forced, play_json
+from .requests import MoveChoice, ParsedAnswer, Placement, Play, Request, RequestContext, answer_json, forced
 from .rules import (
     attack_threshold,
     condemned_now,
@@ -49,13 +49,13 @@ from .rules import (
     zombie_players,
     zombies_get_in,
 )
-from .shapes import RequestInfo
+from .shapes import MoveOption, PlaceOption, RequestInfo
 
 if TYPE_CHECKING:
     from .game import Game
 
 #: yields a window of requests, is sent ``{player: parsed answer}`` (see engine.requests for each kind's type).
-Flow = Generator[list[Request], dict[str, Any], Any]
+Flow = Generator[list[Request], dict[str, ParsedAnswer], Any]
 
 
 def play(g: Game, start: Phase | None = None) -> Flow:
@@ -154,8 +154,8 @@ def place_request(g: Game, player: str) -> Request:
     spots = sorted({d for d in dice if has_room(g, d)})
     if not spots:
         spots = [loc for loc in LOCATIONS if has_room(g, loc)]
-    chars = [c for c in CHARACTERS if c in g.unplaced[player]]
-    options = [{"character": c, "location": loc} for c in chars for loc in spots]
+    chars: list[str] = [c for c in CHARACTERS if c in g.unplaced[player]]
+    options: list[PlaceOption] = [{"character": c, "location": loc} for c in chars for loc in spots]
     return Request(player, Kind.PLACE, options, {"dice": list(dice)}, {"unplaced": chars, "spots": spots, "dice": dice})
 
 
@@ -339,7 +339,7 @@ def moves(g: Game) -> Flow:
 def move_request(g: Game, player: str) -> Request:
     target = g.destinations[player]
     mine = g.chars[player]
-    options = [{"character": c} for c in CHARACTERS if c in mine and mine[c] != target]
+    options: list[MoveOption] = [{"character": c} for c in CHARACTERS if c in mine and mine[c] != target]
     can_sprint = g.options.sprint_timing == "on_move" and "sprint" in g.hands[player]
     return Request(player, Kind.MOVE, options, {"destination": target}, {"can_sprint": can_sprint})
 
@@ -522,7 +522,7 @@ def cards_request(g: Game, player: str, window: str, loc: int | None) -> Request
     hand = g.hands[player]
     if not hand:
         return None
-    ctx: dict[str, Any] = {}
+    ctx: RequestContext = {}
     if window in ("truck", "chief"):
         allowed = {"threat"}
     elif window == "arrival":
@@ -554,8 +554,11 @@ def apply_plays(g: Game, player: str, loc: int | None, plays: list[Play]) -> Non
             g.emit("card_kept", to=(player,), player=player, card=play.card, reason="not_needed")
             continue
         discard(g, player, play.card)
-        event = play_json(play)
-        event.pop("if_needed", None)
+        event: _CardPlayed = {"card": play.card}
+        if play.character is not None:
+            event["character"] = play.character
+        if play.location is not None:
+            event["location"] = play.location
         card = play.card
         if card == "threat":
             g.threats[player] = g.threats.get(player, 0) + 1
@@ -583,6 +586,15 @@ def apply_plays(g: Game, player: str, loc: int | None, plays: list[Play]) -> Non
         if loc is not None:
             event["location"] = loc
         g.emit("card_played", player=player, **event)
+
+
+class _CardPlayed(TypedDict, total=False):
+    """A ``card_played`` event's fields besides ``player``, as a play's are built up."""
+
+    card: Required[str]
+    character: str
+    location: int
+    killed: int
 
 
 def discard(g: Game, player: str, card: str) -> None:

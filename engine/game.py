@@ -8,7 +8,7 @@ state at the start of the latest round, from which ``Game.restore`` replays only
 from __future__ import annotations
 
 import random
-from typing import Any, cast
+from typing import TypeVar, cast
 
 from . import flow
 from .config import Config
@@ -16,7 +16,7 @@ from .data import CACHOU, CHARACTERS, KINDS, Kind, Phase, characters_for, full_d
 from .errors import N_, IllegalAnswer, ScenarioError
 from .requests import ParsedAnswer, Request, answer_json, asked_in_secret, by_standing_order, default, parse, shown
 from .rules import vote_decided
-from .shapes import Answered, Event, Outcome
+from .shapes import JSON, Answered, Event, LogEntry, Outcome, Position, SavedGame, SnapshotJSON
 from .state import State
 
 FORMAT = "deadmail-engine/1"
@@ -79,13 +79,13 @@ class Game(State):
         self._dice_used = 0
         self.standing: dict[str, list[str]] = {p: list(o) for p, o in config.standing_orders.items()}
         self.events: list[Event] = []
-        self.log: list[dict[str, Any]] = []
+        self.log: list[LogEntry] = []
         self.outcome: Outcome | None = None
         #: the open window: requests asked at the same time (H-1); ``window_no`` counts windows opened.
         self.window: list[Request] = []
         self.window_no = 0
         self._answers: dict[str, ParsedAnswer] = {}
-        self._snapshot: dict[str, Any] | None = None
+        self._snapshot: SnapshotJSON | None = None
 
     def _start(self, play: flow.Flow) -> None:
         self._flow = play
@@ -111,7 +111,7 @@ class Game(State):
         chars = characters_for(len(self.players))
         self.unplaced = {p: list(chars) for p in self.players}
 
-    def _load(self, pos: dict[str, Any]) -> None:
+    def _load(self, pos: Position) -> None:
         self.round = pos["round"]
         self.phase = Phase(pos["phase"])
         self.chief = pos["chief"]
@@ -133,7 +133,7 @@ class Game(State):
         self._dice_used += 1
         return value
 
-    def emit(self, type_: str, to: tuple[str, ...] | None = None, **fields: Any) -> None:
+    def emit(self, type_: str, to: tuple[str, ...] | None = None, **fields: object) -> None:
         """Record an event; ``to`` lists who may see it now (absent: everyone; empty: only the replay)."""
         event = {"type": type_, **fields}
         if to is not None:
@@ -180,17 +180,17 @@ class Game(State):
                 return {"kind": req.kind, "answer": answer_json(req.kind, self._answers[player])}
         return None
 
-    def check(self, player: str, kind: str, answer: Any) -> ParsedAnswer:
+    def check(self, player: str, kind: str, answer: JSON) -> ParsedAnswer:
         """Validate an answer without applying it; return the parsed value or raise IllegalAnswer."""
         return parse(self, self.request_for(player, kind), answer)
 
-    def answer(self, player: str, kind: str, answer: Any, *, standing: bool = False) -> None:
+    def answer(self, player: str, kind: str, answer: JSON, *, standing: bool = False) -> None:
         """Apply a player's answer; raise IllegalAnswer (and change nothing) when it is not legal. ``standing``: the
         answer came from the player's standing answers (``engine.standing_answer``); logged as such, and told to
         that player alone by an ``answer_standing`` event (H-6)."""
         req = self.request_for(player, kind)
         value = parse(self, req, answer)
-        entry: dict[str, Any] = {"player": player, "kind": kind, "answer": _copy(answer)}
+        entry: LogEntry = {"player": player, "kind": kind, "answer": _copy(answer)}
         if standing:
             entry["standing"] = True
             self.emit("answer_standing", to=(player,), player=player, kind=kind, answer=answer_json(kind, value))
@@ -210,7 +210,7 @@ class Game(State):
                 N_("The vote is not decided yet: the vote of %(colour)s may still change its outcome."), colour=player
             )
         value = default(self, req, self.standing)
-        entry: dict[str, Any] = {"player": player, "kind": kind, "timeout": True}
+        entry: LogEntry = {"player": player, "kind": kind, "timeout": True}
         if decided:
             entry["decided"] = True
         self.log.append(entry)
@@ -238,7 +238,7 @@ class Game(State):
             raise IllegalAnswer(
                 N_("The standing order must list distinct characters: %(characters)s."), characters=list(CHARACTERS)
             )
-        entry: dict[str, Any] = {"player": player, "standing_order": list(order)}
+        entry: LogEntry = {"player": player, "standing_order": list(order)}
         if not answer_open:
             entry["answer_open"] = False
         self.log.append(entry)
@@ -253,7 +253,7 @@ class Game(State):
         have no such request, no order, or an order that names none of the candidates."""
         for req in self.pending():
             if req.player == player and req.kind == Kind.VICTIM:
-                return by_standing_order(req.options or [], self.standing.get(player))
+                return by_standing_order(req.names(), self.standing.get(player))
         return None
 
     def _accept(self, req: Request, value: ParsedAnswer) -> None:
@@ -295,14 +295,14 @@ class Game(State):
             },
         }
 
-    def snapshot(self) -> dict[str, Any] | None:
+    def snapshot(self) -> SnapshotJSON | None:
         """The state at the start of the latest round (plain JSON, no events), or None before the first round:
         ``"log"`` says how many log entries it covers and ``"events"`` how many events came before it."""
         snap = self._snapshot
-        return None if snap is None else {key: _copy(value) for key, value in snap.items()}
+        return None if snap is None else _copy(snap)
 
     @classmethod
-    def restore(cls, data: dict[str, Any], snapshot: dict[str, Any] | None, events: list[Event]) -> Game:
+    def restore(cls, data: SavedGame, snapshot: SnapshotJSON | None, events: list[Event]) -> Game:
         """The game ``data`` (``to_json``) restored from ``snapshot`` (one of its own ``snapshot()``s) and the game's
         first ``snapshot["events"]`` events, replaying only the log entries after it; the same game as
         ``from_json(data)``. Without a snapshot, ``from_json(data)``. ScenarioError when they do not fit."""
@@ -321,7 +321,7 @@ class Game(State):
         game._replay(data, snapshot["log"])
         return game
 
-    def _load_snapshot(self, snap: dict[str, Any], log: list[dict[str, Any]], events: list[Event]) -> None:
+    def _load_snapshot(self, snap: SnapshotJSON, log: list[LogEntry], events: list[Event]) -> None:
         state = snap["state"]
         self._load(state)
         dice = state["dice"]
@@ -343,7 +343,7 @@ class Game(State):
 
     # --- JSON --------------------------------------------------------------------------------------------------
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> SavedGame:
         """Everything needed to restore the game exactly: how it started and what was answered since."""
         return {
             "format": FORMAT,
@@ -353,7 +353,7 @@ class Game(State):
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> Game:
+    def from_json(cls, data: SavedGame) -> Game:
         """Restore a game by replaying its log; ScenarioError if the data is not a game this engine made."""
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise ScenarioError(f"not a saved game of format {FORMAT}")
@@ -361,7 +361,7 @@ class Game(State):
         game._replay(data, 0)
         return game
 
-    def _replay(self, data: dict[str, Any], start: int) -> None:
+    def _replay(self, data: SavedGame, start: int) -> None:
         """Replay the log of ``data`` from entry ``start``, and check the result against its snapshot."""
         for i, entry in enumerate(data["log"][start:], start=start):
             try:
@@ -376,7 +376,7 @@ class Game(State):
         }:
             raise ScenarioError("saved game: the replayed log does not give the saved state")
 
-    def replay_entry(self, entry: dict[str, Any]) -> None:
+    def replay_entry(self, entry: LogEntry) -> None:
         if "standing_order" in entry:
             self.set_standing_order(
                 entry["player"], entry["standing_order"], answer_open=entry.get("answer_open", True) is not False
@@ -387,10 +387,13 @@ class Game(State):
             self.answer(entry["player"], entry["kind"], entry["answer"], standing=entry.get("standing") is True)
 
 
-def _copy(value: Any) -> Any:
+_Value = TypeVar("_Value")
+
+
+def _copy(value: _Value) -> _Value:
     """A deep copy of JSON data, so the log never shares objects with the caller."""
     if isinstance(value, dict):
-        return {k: _copy(v) for k, v in value.items()}
+        return cast(_Value, {k: _copy(v) for k, v in value.items()})
     if isinstance(value, list):
-        return [_copy(v) for v in value]
+        return cast(_Value, [_copy(v) for v in value])
     return value

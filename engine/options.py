@@ -7,6 +7,7 @@ from typing import Any
 
 from .data import DEFAULT_WEAPONS
 from .errors import ScenarioError
+from .shapes import OptionsJSON
 
 CHOICES: dict[str, tuple[str, ...]] = {
     "turn_order": ("batched", "strict"),
@@ -31,9 +32,13 @@ class Options:
     def strict(self) -> bool:
         return self.turn_order == "strict"
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> OptionsJSON:
         return {
-            **{name: getattr(self, name) for name in CHOICES},
+            "turn_order": self.turn_order,
+            "sprint_timing": self.sprint_timing,
+            "attack_tie_pool": self.attack_tie_pool,
+            "zombie_player": self.zombie_player,
+            "attack_cards": self.attack_cards,
             "first_chief": self.first_chief,
             "weapons": dict(self.weapons),
         }

@@ -10,13 +10,13 @@ game that is not over.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import cast
 
 from .config import Config
 from .data import Kind
 from .game import Game
 from .requests import answer_json, default, parse
-from .shapes import PublicBoard, RequestJSON
+from .shapes import JSON, LogEntry, PublicBoard, RequestJSON
 from .view import _public
 
 
@@ -37,7 +37,7 @@ class ReplayAnswer:
     standing_order: tuple[str, ...] | None = None
     kind: Kind | None = None
     request: RequestJSON | None = None
-    answer: Any = None
+    answer: JSON = None
     timeout: bool = False
     #: the answer came from the player's standing answers (``engine.standing_answer``).
     standing: bool = False
@@ -67,7 +67,7 @@ def replay_steps(game: Game) -> Replay:
     return Replay(answers, (*again.boards, _board(again, again.round)))
 
 
-def _replay_entry(game: Game, entry: dict[str, Any]) -> ReplayAnswer:
+def _replay_entry(game: Game, entry: LogEntry) -> ReplayAnswer:
     """Apply one log entry to ``game``; return it as it was given."""
     at_round, window, player = game.round, game.window_no, str(entry["player"])
     if "standing_order" in entry:
@@ -107,7 +107,7 @@ class _BoardRecorder(Game):
         self.boards: list[PublicBoard] = []
         super().__init__(config)  # the flow starts here: setup ends and round 1 starts
 
-    def emit(self, type_: str, to: tuple[str, ...] | None = None, **fields: Any) -> None:
+    def emit(self, type_: str, to: tuple[str, ...] | None = None, **fields: object) -> None:
         if type_ == "round_started":
-            self.boards.append(_board(self, int(fields["round"]) - 1))  # the round that just ended
+            self.boards.append(_board(self, cast(int, fields["round"]) - 1))  # the round that just ended
         super().emit(type_, to, **fields)

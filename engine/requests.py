@@ -17,14 +17,14 @@ Refusals are :class:`~engine.errors.IllegalAnswer` with a message id and paramet
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple, TypeAlias, cast
+from typing import NamedTuple, TypeAlias, TypedDict, cast
 
 from .data import BY_VALUE, CARD_NAMES, IF_NEEDED_CARDS, LOCATIONS, Kind
 from .errors import N_, IllegalAnswer
 from .rules import lowest_value
-from .shapes import RequestInfo, RequestJSON
+from .shapes import JSON, JSONObject, MoveOption, Option, PlaceOption, RequestInfo, RequestJSON
 from .state import State
 
 
@@ -65,16 +65,50 @@ class TruckChoice(NamedTuple):
 ParsedAnswer: TypeAlias = Placement | MoveChoice | TruckChoice | list[Play] | str | int | None
 
 
+class RequestContext(TypedDict, total=False):
+    """What validating an answer needs and its player is not shown, by kind."""
+
+    #: ``place``: the characters still to place, the locations the dice allow, and the dice.
+    unplaced: list[str]
+    spots: list[int]
+    dice: tuple[int, ...]
+    #: ``truck``: the players a card may be given to.
+    recipients: list[str]
+    #: ``announce``/``destination``/``zombie``: the H-4 default.
+    quietest: int
+    #: ``move``: a Sprint may be played with the move.
+    can_sprint: bool
+    #: ``cards``: the character moved (a Sprint window), the characters who may hide (an attack window).
+    moved: str
+    can_hide: list[str]
+
+
 @dataclass(frozen=True, slots=True)
 class Request:
     """One decision owed by one player. ``info`` holds the extra keys of the contract (window, location, ...)."""
 
     player: str
     kind: Kind
-    options: list[Any] | None
+    options: Sequence[Option] | None
     info: RequestInfo = field(default_factory=RequestInfo)
     #: what validation needs and the player is not shown (hand sizes, recipients, defaults ...).
-    ctx: dict[str, Any] = field(default_factory=dict)
+    ctx: RequestContext = field(default_factory=RequestContext)
+
+    def locations(self) -> list[int]:
+        """The options of an ``announce``, ``destination`` or ``zombie`` request."""
+        return cast(list[int], self.options or [])
+
+    def names(self) -> list[str]:
+        """The options of a ``vote`` (colours) or ``victim`` (characters) request."""
+        return cast(list[str], self.options or [])
+
+    def placements(self) -> list[PlaceOption]:
+        """The options of a ``place`` request."""
+        return cast(list[PlaceOption], self.options or [])
+
+    def movable(self) -> list[MoveOption]:
+        """The options of a ``move`` request."""
+        return cast(list[MoveOption], self.options or [])
 
     def to_json(self) -> RequestJSON:
         options = None if self.options is None else list(self.options)
@@ -161,7 +195,7 @@ _CARD_PLAY = _Shape(
 )
 
 
-def _object(raw: object, shape: _Shape) -> dict[str, Any]:
+def _object(raw: object, shape: _Shape) -> dict[str, object]:
     if not isinstance(raw, dict):
         raise IllegalAnswer(shape.not_object, example=shape.example)
     unknown = sorted(set(raw) - shape.fields)
@@ -182,7 +216,7 @@ def parse(s: State, req: Request, raw: object) -> ParsedAnswer:
 
 
 def _parse_location(s: State, req: Request, raw: object) -> int:
-    options: list[int] = req.options or []
+    options = req.locations()
     if not _is_int(raw) or raw not in options:
         raise IllegalAnswer(
             N_("%(value)s is not a location you can choose now; choose one of %(locations)s."),
@@ -194,7 +228,7 @@ def _parse_location(s: State, req: Request, raw: object) -> int:
 
 
 def _parse_vote(s: State, req: Request, raw: object) -> str:
-    options: list[str] = req.options or []
+    options = req.names()
     if raw not in options:
         raise IllegalAnswer(
             N_("You cannot vote for %(value)s here; vote for one of %(colours)s."), value=shown(raw), colours=options
@@ -204,7 +238,7 @@ def _parse_vote(s: State, req: Request, raw: object) -> str:
 
 
 def _parse_victim(s: State, req: Request, raw: object) -> str:
-    options: list[str] = req.options or []
+    options = req.names()
     if raw not in options:
         raise IllegalAnswer(
             N_("%(value)s is not one of your characters who can be eaten here: %(characters)s."),
@@ -233,13 +267,13 @@ def _parse_place(s: State, req: Request, raw: object) -> Placement:
     fallback = obj.get("fallback")
     if fallback is not None and (not _is_int(fallback) or fallback not in LOCATIONS or fallback in s.closed):
         raise IllegalAnswer(N_("The fallback must be an open location, not %(value)s."), value=shown(fallback))
-    return Placement(character, loc, fallback)
+    return Placement(character, cast(int, loc), fallback)  # an option's location; checked
 
 
 def _parse_move(s: State, req: Request, raw: object) -> MoveChoice:
     obj = _object(raw, _MOVE)
     character = obj["character"]
-    movable = [o["character"] for o in req.options or []]
+    movable = [o["character"] for o in req.movable()]
     if character not in movable:
         raise IllegalAnswer(
             N_("You cannot move %(value)s; you can move %(characters)s."), value=shown(character), characters=movable
@@ -257,7 +291,7 @@ def _parse_move(s: State, req: Request, raw: object) -> MoveChoice:
             raise IllegalAnswer(N_("You have no Sprint card to play."))
         raise IllegalAnswer(N_("In this game Sprint cards are played after all moves, not with the move."))
     _check_sprint_location(s, sprint)
-    return MoveChoice(character, sprint, if_full)
+    return MoveChoice(character, cast(int, sprint), if_full)
 
 
 def _check_sprint_location(s: State, loc: object) -> None:
@@ -296,7 +330,8 @@ def _parse_cards(s: State, req: Request, raw: object) -> list[Play]:
         used[card] += 1
         if used[card] > hand[card]:
             raise IllegalAnswer(N_("You do not hold that many %(card)s cards."), card=card)
-        play = Play(card, obj.get("character"), obj.get("location"), _if_needed(card, obj))
+        character, location = cast(str | None, obj.get("character")), cast(int | None, obj.get("location"))
+        play = Play(card, character, location, _if_needed(card, obj))  # its character and location checked next
         _check_play_target(s, req, play, used[card], hidden_now)
         plays.append(play)
     return plays
@@ -313,7 +348,7 @@ def _playable_card(req: Request, card: object) -> str:
     return card
 
 
-def _if_needed(card: str, obj: dict[str, Any]) -> bool:
+def _if_needed(card: str, obj: dict[str, object]) -> bool:
     """H-3: ``if_needed`` is a boolean, allowed on Weapon, Hardware and Hidden plays only."""
     if_needed = obj.get("if_needed", False)
     if not isinstance(if_needed, bool):
@@ -379,12 +414,12 @@ def default(s: State, req: Request, standing: dict[str, list[str]]) -> ParsedAns
         quietest: int = req.ctx["quietest"]
         return quietest
     if kind == Kind.VICTIM:
-        return by_standing_order(req.options or [], standing.get(req.player)) or lowest_value(req.options or [])
+        return by_standing_order(req.names(), standing.get(req.player)) or lowest_value(req.names())
     if kind == Kind.MOVE:
-        return MoveChoice(lowest_value(o["character"] for o in req.options or []))
+        return MoveChoice(lowest_value(o["character"] for o in req.movable()))
     if kind == Kind.PLACE:
         rank = {ch: i for i, ch in enumerate(BY_VALUE)}
-        best = min(req.options or [], key=lambda o: (rank[o["character"]], o["location"]))
+        best = min(req.placements(), key=lambda o: (rank[o["character"]], o["location"]))
         return Placement(best["character"], best["location"])
     if kind == Kind.TRUCK:
         cards = req.info["cards"]
@@ -405,26 +440,29 @@ def forced(s: State, req: Request, standing: dict[str, list[str]]) -> tuple[bool
     kind = req.kind
     options = req.options or []
     if kind == Kind.VICTIM:
-        chosen = by_standing_order(options, standing.get(req.player))
+        chosen = by_standing_order(req.names(), standing.get(req.player))
         if chosen is not None:
             return True, chosen
         if len(options) == 1:
-            return True, options[0]
+            return True, req.names()[0]
     elif len(options) == 1:
         if kind == Kind.MOVE and not req.ctx["can_sprint"]:
-            return True, MoveChoice(options[0]["character"])
+            return True, MoveChoice(req.movable()[0]["character"])
         if kind == Kind.PLACE:
-            return True, Placement(options[0]["character"], options[0]["location"])
-        if kind in (Kind.ANNOUNCE, Kind.DESTINATION, Kind.ZOMBIE, Kind.VOTE):
-            return True, options[0]
+            only = req.placements()[0]
+            return True, Placement(only["character"], only["location"])
+        if kind in (Kind.ANNOUNCE, Kind.DESTINATION, Kind.ZOMBIE):
+            return True, req.locations()[0]
+        if kind == Kind.VOTE:
+            return True, req.names()[0]
     return False, None
 
 
-def answer_json(kind: str, value: ParsedAnswer) -> Any:
+def answer_json(kind: str, value: ParsedAnswer) -> JSON:
     """The contract's JSON form of a parsed answer (for events and replays); the value's type says its shape, so
     ``kind`` (the request's) is not needed any more and is kept for callers."""
     if isinstance(value, Placement):
-        out: dict[str, Any] = {"character": value.character, "location": value.location}
+        out: JSONObject = {"character": value.character, "location": value.location}
         if value.fallback is not None:
             out["fallback"] = value.fallback
         return out
@@ -438,12 +476,13 @@ def answer_json(kind: str, value: ParsedAnswer) -> Any:
     if isinstance(value, TruckChoice):
         return {"keep": value.keep, "give": value.give, "to": value.to}
     if isinstance(value, list):
-        return [play_json(p) for p in value]
+        plays: list[JSON] = [play_json(p) for p in value]
+        return plays
     return value
 
 
-def play_json(play: Play) -> dict[str, Any]:
-    out: dict[str, Any] = {"card": play.card}
+def play_json(play: Play) -> JSONObject:
+    out: JSONObject = {"card": play.card}
     if play.character is not None:
         out["character"] = play.character
     if play.location is not None:

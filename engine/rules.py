@@ -138,7 +138,7 @@ def vote_decided(requests: Sequence[Request], answers: dict[str, str]) -> bool:
     """
     if not requests or any(r.kind != Kind.VOTE for r in requests):
         return False
-    candidates = list(requests[0].options or [])
+    candidates = list(requests[0].names())
     weights = {r.player: r.info.get("weight", 0) for r in requests}
     cast: dict[str, str | None] = {voter: colour for voter, colour in answers.items() if voter in weights}
     missing = sum(w for voter, w in weights.items() if voter not in cast)

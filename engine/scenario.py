@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import cast
 
 from .config import Config
 from .errors import IllegalAnswer, ScenarioError
 from .game import Game
+from .shapes import JSONObject, ScenarioAnswer, ScenarioFailure, ScenarioResult
 
 SCENARIO_KEYS = {"players", "seed", "options", "position", "dice", "standing_orders", "answers"}
 ANSWER_KEYS = {"player", "kind", "answer", "timeout"}
 
 
-def parse_scenario(raw: object) -> tuple[Config, list[dict[str, Any]]]:
+def parse_scenario(raw: object) -> tuple[Config, list[ScenarioAnswer]]:
     if not isinstance(raw, dict):
         raise ScenarioError("a scenario must be a JSON object")
     unknown = sorted(set(raw) - SCENARIO_KEYS)
@@ -36,14 +37,14 @@ def parse_scenario(raw: object) -> tuple[Config, list[dict[str, Any]]]:
             raise ScenarioError(f'answers[{i}] needs either an answer or "timeout": true')
         if "timeout" in entry and entry["timeout"] is not True:
             raise ScenarioError(f"answers[{i}].timeout can only be true")
-    return config, answers
+    return config, cast(list[ScenarioAnswer], answers)  # each entry's keys checked above
 
 
-def run_scenario(scenario: dict[str, Any]) -> dict[str, Any]:
+def run_scenario(scenario: JSONObject) -> ScenarioResult:
     """Play a scenario and return the result (ENGINE-CONTRACT.md); raise ScenarioError when it is malformed."""
     config, answers = parse_scenario(scenario)
     game = Game(config)
-    error = None
+    error: ScenarioFailure | None = None
     for i, entry in enumerate(answers):
         try:
             if entry.get("timeout"):
@@ -56,7 +57,7 @@ def run_scenario(scenario: dict[str, Any]) -> dict[str, Any]:
     return result(game, error)
 
 
-def result(game: Game, error: dict[str, Any] | None = None) -> dict[str, Any]:
+def result(game: Game, error: ScenarioFailure | None = None) -> ScenarioResult:
     return {
         "ok": error is None,
         "error": error,

@@ -11,6 +11,24 @@ JSON: TypeAlias = dict[str, "JSON"] | list["JSON"] | str | int | float | bool | 
 JSONObject: TypeAlias = dict[str, JSON]
 
 
+class PlaceOption(TypedDict):
+    """A ``place`` request's option: a character still to place and a location the dice allow."""
+
+    character: str
+    location: int
+
+
+class MoveOption(TypedDict):
+    """A ``move`` request's option: a character that may move."""
+
+    character: str
+
+
+#: One of a request's options: a location (``announce``, ``destination``, ``zombie``), a colour (``vote``), a
+#: character (``victim``), a placement (``place``) or a character to move (``move``).
+Option: TypeAlias = "int | str | PlaceOption | MoveOption"
+
+
 class RequestInfo(TypedDict, total=False):
     """A request's keys besides ``player``, ``kind`` and ``options``, by kind (the contract's table of requests)."""
 
@@ -105,7 +123,7 @@ class AnswerAuto(_Event):
     player: str
     kind: str
     #: the answer in the contract's JSON form.
-    answer: Any
+    answer: JSON
 
 
 class AnswerStanding(_Event):
@@ -114,7 +132,7 @@ class AnswerStanding(_Event):
     type: Literal["answer_standing"]
     player: str
     kind: str
-    answer: Any
+    answer: JSON
 
 
 class AnswerDefaulted(_Event):
@@ -414,7 +432,7 @@ class Answered(TypedDict):
     """What the reader answered in the open window, not yet applied."""
 
     kind: str
-    answer: Any
+    answer: JSON
 
 
 class PublicBoard(TypedDict):
@@ -467,3 +485,150 @@ class PlayerView(PublicBoard):
     #: the player's own pending requests.
     requests: list[RequestJSON]
     answered: Answered | None
+
+
+# --- saved games (``Game.to_json``, ``Game.snapshot``) ----------------------------------------------------------
+
+
+class Position(TypedDict):
+    """A position in the contract's schema (a scenario's ``position``, normalised by ``engine.config``)."""
+
+    round: int
+    phase: str
+    chief: str
+    chief_elected: bool
+    closed: list[int]
+    characters: dict[str, dict[str, int]]
+    #: "1" to "6" -> zombies there.
+    zombies: dict[str, int]
+    hands: dict[str, list[str]]
+    deck: list[str]
+    eliminated: dict[str, int]
+
+
+class DiceJSON(TypedDict):
+    """The zombie dice between their roll and their placement, and who has seen them."""
+
+    values: list[int]
+    seen_by: list[str]
+
+
+class StatePosition(Position):
+    """The state as ``State.position`` gives it: a position, the dice, and the characters to place during setup."""
+
+    dice: DiceJSON | None
+    unplaced: NotRequired[dict[str, list[str]]]
+
+
+class SnapshotState(StatePosition):
+    """The state at the start of a round, as a snapshot keeps it: the position and what the round has used."""
+
+    played: list[str]
+    hidden: list[list[str]]
+    hardware: int
+    threats: dict[str, int]
+    destinations: dict[str, int]
+    moved: dict[str, str]
+
+
+class ConfigJSON(TypedDict):
+    """How a game started (``Config.to_json``)."""
+
+    players: list[str]
+    seed: int
+    options: OptionsJSON
+    position: Position | None
+    dice: list[int]
+    #: colour -> {"victim": [characters]}.
+    standing_orders: dict[str, dict[str, list[str]]]
+
+
+class LogEntry(TypedDict, total=False):
+    """One entry of a game's log: an answer, a timeout, or a standing order set."""
+
+    player: Required[str]
+    kind: str
+    #: an answer, as the player gave it.
+    answer: JSON
+    #: the answer came from the player's standing answers.
+    standing: bool
+    timeout: bool
+    #: a timeout of a vote already decided.
+    decided: bool
+    standing_order: list[str]
+    #: False: the standing order did not answer an open victim request.
+    answer_open: bool
+
+
+class SavedCheck(TypedDict):
+    """What a saved game's replay must give: the final state, how many events and windows."""
+
+    state: StatePosition
+    events: int
+    window_no: int
+
+
+class SavedGame(TypedDict):
+    """A game as ``Game.to_json`` saves it: its start and its log, and the state the log leads to."""
+
+    format: str
+    config: ConfigJSON
+    log: list[LogEntry]
+    #: absent: nothing to check the replay against.
+    snapshot: NotRequired[SavedCheck]
+
+
+class SnapshotJSON(TypedDict):
+    """The state at the start of the latest round (``Game.snapshot``): ``log`` log entries and ``events`` events
+    come before it."""
+
+    format: str
+    log: int
+    events: int
+    window_no: int
+    #: the 32-bit words the game's generator had drawn.
+    rng: int
+    dice_used: int
+    standing: dict[str, list[str]]
+    state: SnapshotState
+
+
+# --- the contract's scenarios (``run_scenario``) and the full replay (``engine.replay``) ----------------------------
+
+
+class ScenarioAnswer(TypedDict, total=False):
+    """One entry of a scenario's ``answers``: an answer, or ``"timeout": true``."""
+
+    player: Required[str]
+    kind: Required[str]
+    answer: JSON
+    timeout: bool
+
+
+class ScenarioFailure(TypedDict):
+    """The first answer of a scenario that was refused (its index) and why."""
+
+    answer: int
+    message: str
+
+
+class ScenarioResult(TypedDict):
+    """What ``run_scenario`` gives."""
+
+    ok: bool
+    error: ScenarioFailure | None
+    state: StatePosition
+    pending: list[RequestJSON]
+    over: bool
+    outcome: Outcome | None
+    events: list[Event]
+
+
+class FullReplay(TypedDict):
+    """Every secret of a finished game (``engine.replay``): how it started, its log, its final state and events."""
+
+    config: ConfigJSON
+    log: list[LogEntry]
+    state: StatePosition
+    outcome: Outcome | None
+    events: list[Event]

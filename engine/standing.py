@@ -24,13 +24,12 @@ colour may be chosen, asks):
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Mapping
 
 from .data import CARDS, POINTS, WEAPONS, Kind
 from .requests import Request
 from .rules import order_from
-from .shapes import PlayerView
+from .shapes import JSON, PlayerView
 
 ASK = "ask"
 #: the names of the vote policies, in the order they are offered.
@@ -61,7 +60,7 @@ def setting_for(request: Request) -> str | None:
     return None
 
 
-def standing_answer(view: PlayerView, request: Request, standing: dict[str, Any]) -> Any | None:
+def standing_answer(view: PlayerView, request: Request, standing: Mapping[str, object]) -> JSON:
     """The answer ``standing`` gives to ``request`` for the player whose ``view`` this is; None: ask them."""
     key = setting_for(request)
     if key is None or request.player != view["you"]:
@@ -85,10 +84,10 @@ def standing_answer(view: PlayerView, request: Request, standing: dict[str, Any]
     return None
 
 
-def _attack_plays(view: PlayerView, request: Request, playable: list[str]) -> list[dict[str, Any]]:
+def _attack_plays(view: PlayerView, request: Request, playable: list[str]) -> list[JSON]:
     """F-4 / H-3: every Weapon and Hardware held, and one Hidden on the most valuable character there, if needed."""
     hand: list[str] = view["hand"]
-    plays: list[dict[str, Any]] = []
+    plays: list[JSON] = []
     for card in CARDS:
         if card in playable and (card in WEAPONS or card == "hardware"):
             plays += [{"card": card, "if_needed": True}] * hand.count(card)
@@ -117,7 +116,7 @@ def _fewest_points(view: PlayerView, options: list[str]) -> str:
 
 def _for_me_or_weakest(view: PlayerView, request: Request) -> str | None:
     """A truck or Chief vote (VOT-1): my own colour when I may vote for it, else the colour with the fewest points."""
-    options: list[str] = list(request.options or [])
+    options = list(request.names())
     if not options:
         return None
     me = view["you"]

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from .data import LOCATIONS, Phase
+from .shapes import DiceJSON, StatePosition
 
 
 class State:
@@ -50,7 +49,7 @@ class State:
         self.played: list[str] = []
         self.eliminated: dict[str, int] = {}
         #: between the zombie roll and its placement (E-2): {"values": [...], "seen_by": [...]}.
-        self.dice: dict[str, Any] | None = None
+        self.dice: DiceJSON | None = None
         #: during setup: colour -> characters not yet placed.
         self.unplaced: dict[str, list[str]] | None = None
         #: (colour, character) hidden this round (F-10: until the end of the round).
@@ -64,9 +63,9 @@ class State:
         #: the character each player moved this round (E-4), for the after_moves Sprint window.
         self.moved: dict[str, str] = {}
 
-    def position(self) -> dict[str, Any]:
+    def position(self) -> StatePosition:
         """The state in the contract's position schema (plus ``dice`` and, during setup, ``unplaced``)."""
-        out: dict[str, Any] = {
+        out: StatePosition = {
             "round": self.round,
             "phase": self.phase,
             "chief": self.chief,

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import cast
 
 from .data import Phase
 from .game import Game
 from .requests import asked_in_secret
-from .shapes import Event, PlayerView, PublicBoard, SpectatorView
+from .shapes import Event, FullReplay, PlayerView, PublicBoard, SpectatorView
 
 
 def _public(game: Game) -> PublicBoard:
@@ -74,7 +74,7 @@ def spectator_view(game: Game) -> SpectatorView:
     return out
 
 
-def replay(game: Game) -> dict[str, Any]:
+def replay(game: Game) -> FullReplay:
     """Once the game is over, every secret: the full event log, hands, deck and the answer log (H-6)."""
     if not game.over:
         raise ValueError("the replay is shown once the game is over")
@@ -83,5 +83,5 @@ def replay(game: Game) -> dict[str, Any]:
         "log": game.to_json()["log"],
         "state": game.position(),
         "outcome": game.outcome,
-        "events": [dict(e) for e in game.events],
+        "events": [cast(Event, dict(e)) for e in game.events],
     }

@@ -62,7 +62,7 @@ class Settings:
     sweep_every: float = 60.0
     #: how many items one batch of a sweep part claims (``services.sweeps``); a full batch enqueues the next one.
     sweep_batch: int = 100
-    broker_options: dict[str, Any] = field(default_factory=dict)
+    broker_options: dict[str, object] = field(default_factory=dict)
     queue: str = "deadmail"
     #: empty: mail goes to files in ``mail_dir``; else where to send it (``parse_smtp_url``, server/mail/transports.py).
     smtp_url: str = ""

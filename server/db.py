@@ -10,13 +10,14 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-from sqlalchemy import Engine, create_engine, event, make_url
+from sqlalchemy import Connection, Engine, create_engine, event, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 
@@ -48,7 +49,7 @@ def private_sqlite_file(url: str) -> None:
     os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))  # an empty file is an empty database
 
 
-def compact_json(value: Any) -> str:
+def compact_json(value: object) -> str:
     """JSON values as the database stores them: without the spaces after "," and ":" (``models.TextJSON``)."""
     return json.dumps(value, separators=(",", ":"))
 
@@ -122,7 +123,7 @@ def _sqlite_setup(engine: Engine) -> None:
     """WAL for concurrent readers; BEGIN IMMEDIATE so writers queue instead of failing on a stale snapshot."""
 
     @event.listens_for(engine, "connect")
-    def _connect(dbapi_connection: Any, _record: Any) -> None:
+    def _connect(dbapi_connection: sqlite3.Connection, _record: object) -> None:
         dbapi_connection.isolation_level = None  # we issue BEGIN ourselves
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
@@ -132,5 +133,5 @@ def _sqlite_setup(engine: Engine) -> None:
         cursor.close()
 
     @event.listens_for(engine, "begin")
-    def _begin(connection: Any) -> None:
+    def _begin(connection: Connection) -> None:
         connection.exec_driver_sql("BEGIN IMMEDIATE")

@@ -37,6 +37,8 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship,
 from sqlalchemy.sql.elements import ColumnElement
 
 import engine
+from engine.shapes import JSON as JSONValue
+from engine.shapes import JSONObject
 
 from . import packing
 
@@ -47,7 +49,7 @@ JSONType = JSON().with_variant(JSONB(), "postgresql")
 TextJSON = JSON()
 
 
-class Packed(TypeDecorator[Any]):
+class Packed(TypeDecorator[object]):
     """JSON values stored packed (``server.packing``, the saved games' dictionary): the engine's saved games and
     snapshots, a few KB of JSON each, take about a fourteenth of that (PostgreSQL's own compression: a third; issue
     15). Nothing queries them by their contents."""
@@ -55,10 +57,10 @@ class Packed(TypeDecorator[Any]):
     impl = LargeBinary
     cache_ok = True
 
-    def process_bind_param(self, value: Any, dialect: Dialect) -> bytes | None:
+    def process_bind_param(self, value: object, dialect: Dialect) -> bytes | None:
         return None if value is None else packing.pack(value, packing.GAMES)
 
-    def process_result_value(self, value: bytes | None, dialect: Dialect) -> Any:
+    def process_result_value(self, value: bytes | None, dialect: Dialect) -> JSONValue:
         return None if value is None else packing.unpack(bytes(value))
 
 
@@ -194,7 +196,7 @@ class Player(Base):
     #: its own: a calendar address lives long in a calendar service and shows only deadlines).
     calendar_generation: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
     #: default standing answers (``engine.standing_answer``) for every game of the player; null: none.
-    standing: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
+    standing: Mapped[JSONObject | None] = mapped_column(JSONType)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
@@ -208,7 +210,7 @@ class Ledger(Base):
     player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), primary_key=True)
     counted: Mapped[int] = mapped_column(Integer, default=0)
     #: newest first: [opened, deadline, answered or null, defaulted, window id], instants as ``archive.stamp``s.
-    newest: Mapped[list[list[Any]]] = mapped_column(Packed)
+    newest: Mapped[list[list[JSONValue]]] = mapped_column(Packed)
 
 
 class Game(Base):
@@ -218,7 +220,7 @@ class Game(Base):
     title: Mapped[str] = mapped_column(String(120), default="")
     #: a GameStatus
     status: Mapped[str] = mapped_column(String(16), default=GameStatus.RUNNING)
-    options: Mapped[dict[str, Any]] = mapped_column(JSONType)
+    options: Mapped[engine.OptionsJSON] = mapped_column(JSONType)
     seed: Mapped[int] = mapped_column(Integer)
     #: {"durations": {"default": seconds, kind: seconds}, "timezone": "...", "avoid_quiet_hours": bool,
     #: "last_call": seconds (absent: off), "play_hours": {"zone", "days", "start", "end", "deadline"} (absent: none),
@@ -226,10 +228,10 @@ class Game(Base):
     tempo: Mapped[dict[str, Any]] = mapped_column(JSONType)
     #: the engine's saved game (Game.to_json): config, answer log, snapshot. Loaded only when the engine cache
     #: does not already hold this version.
-    state: Mapped[dict[str, Any]] = mapped_column(Packed, deferred=True)
+    state: Mapped[engine.SavedGame] = mapped_column(Packed, deferred=True)
     #: the engine's state at the start of the latest round (``engine.Game.snapshot``) and how many log entries it
     #: covers: restoring replays only the answers after it (``services.play.engines``). Null: replay the whole log.
-    snapshot: Mapped[dict[str, Any] | None] = mapped_column(Packed, deferred=True)
+    snapshot: Mapped[engine.SnapshotJSON | None] = mapped_column(Packed, deferred=True)
     #: its closed windows and their requests (``services.play.archive``): a live game's history in one value, not in a
     #: hundred rows. Null: none closed yet.
     archive: Mapped[dict[str, Any] | None] = mapped_column(Packed, deferred=True)
@@ -280,7 +282,7 @@ class Seat(Base):
     #: the last table-talk message (``ChatMessage.id``) told to this seat by mail.
     chat_mailed_id: Mapped[int | None] = mapped_column(Integer)
     #: this game's standing answers, per setting over the player's defaults ("ask" overrides one); null: none.
-    standing: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
+    standing: Mapped[JSONObject | None] = mapped_column(JSONType)
     #: when the seat's page (or its live fragment) was last fetched, kept to ``seats.SEEN_EVERY``: who is on their
     #: page now, during a session of play hours (not secret).
     seen_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
@@ -419,7 +421,7 @@ class RequestRow(Base):
     #: asked in secret (``engine.asked_in_secret`` of its payload, set with it; B-INFO): nobody else is told of it,
     #: nor counts it (``reliability``).
     secret: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
-    answer: Mapped[Any | None] = mapped_column(JSONType)
+    answer: Mapped[JSONValue] = mapped_column(JSONType)
     answered_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     #: the deadline passed without an answer: the H-4 default was applied.
     defaulted: Mapped[bool] = mapped_column(Boolean, default=False)
@@ -444,7 +446,7 @@ class RequestRow(Base):
 
 
 @event.listens_for(Window.deadline, "set", active_history=True)
-def _deadline_moved(window: Window, value: datetime, old: Any, _initiator: Any) -> None:
+def _deadline_moved(window: Window, value: datetime, old: object, _initiator: object) -> None:
     """Every move of an open window's deadline (an organiser's extension or pause, last call, play hours, an
     absence) raises its ``deadline_revision``, and makes its ``remind_at`` due at once: the next reminder pass
     computes the ladder of the new deadline (``services.mailflow.reminders``). The first deadline, when the window is
@@ -544,7 +546,7 @@ class Heartbeat(Base):
 
     name: Mapped[str] = mapped_column(String(64), primary_key=True)
     beat_at: Mapped[datetime] = mapped_column(UTCDateTime)
-    info: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
+    info: Mapped[JSONObject] = mapped_column(JSONType, default=dict)
 
 
 class OrganiserSession(Base):
@@ -596,7 +598,7 @@ class League(Base):
     #: the preferred number of players at a table (3 to 6).
     table_size: Mapped[int] = mapped_column(Integer, default=5, server_default="5")
     #: the engine's options of the league's games (``engine.options``), as ``games.options`` holds them.
-    options: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
+    options: Mapped[JSONObject] = mapped_column(JSONType, default=dict)
     #: a tempo preset's name (``services.presets.PRESETS``); null: the plain tempo.
     preset: Mapped[str | None] = mapped_column(String(20))
     #: one of ``services.leagues.scoring.SYSTEMS``.
@@ -633,7 +635,7 @@ class Season(Base):
     #: "fixed": rounds start by ``schedule_rule``; "when_over": the next round starts when every table is over.
     schedule: Mapped[str] = mapped_column(String(16))
     #: for "fixed": {"weekday": 0 (Monday) … 6, "time": "HH:MM"} in the league's zone; null otherwise.
-    schedule_rule: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
+    schedule_rule: Mapped[JSONObject | None] = mapped_column(JSONType)
     #: a SeasonStatus
     status: Mapped[str] = mapped_column(String(12), default=SeasonStatus.SIGNUP)
     #: at most this many confirmed players; null: no limit.

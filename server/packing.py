@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import json
 import zlib
-from typing import Any
+from typing import cast
 
-from engine.shapes import Event
+from engine.shapes import JSON, Event
 
 #: dictionary 1: typical events of bot games, the most frequent last (deflate finds near matches cheaper).
 _EVENTS_1 = (
@@ -213,14 +213,14 @@ CURRENT = 1
 GAMES = 2
 
 
-def pack(value: Any, dictionary: int) -> bytes:
+def pack(value: object, dictionary: int) -> bytes:
     """``value`` as compact JSON deflated with the preset ``dictionary``, after a byte naming it."""
     packer = zlib.compressobj(9, zlib.DEFLATED, -15, 9, zlib.Z_DEFAULT_STRATEGY, DICTIONARIES[dictionary])
     text = json.dumps(value, separators=(",", ":")).encode()
     return bytes([dictionary]) + packer.compress(text) + packer.flush()
 
 
-def unpack(packed: bytes) -> Any:
+def unpack(packed: bytes) -> JSON:
     """The value ``pack`` packed, with whichever dictionary it names."""
     unpacker = zlib.decompressobj(-15, DICTIONARIES[packed[0]])
     return json.loads(unpacker.decompress(packed[1:]) + unpacker.flush())
@@ -233,5 +233,4 @@ def pack_events(events: list[Event]) -> bytes:
 
 def unpack_events(packed: bytes) -> list[Event]:
     """The events ``pack_events`` packed."""
-    events: list[Event] = unpack(packed)
-    return events
+    return cast(list[Event], unpack(packed))  # what pack_events packed

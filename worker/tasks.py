@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 from functools import cache
-from typing import Any
+from typing import TypedDict
 
 from celery import Task, shared_task
 
@@ -49,18 +49,28 @@ def send_outbox(self: Task, outbox_ids: int | list[int]) -> str | dict[str, str]
 
 
 @shared_task(bind=True, name=SWEEP)
-def sweep(self: Task, now: str | None = None) -> dict[str, Any]:
+def sweep(self: Task, now: str | None = None) -> dict[str, str | list[str]]:
     """Beat, every minute: enqueue one task per part of the sweep (``services.sweeps``) for the same instant, and
     write the heartbeat. It does no work itself."""
     at = now or heartbeat.now().isoformat()
     for part in sweeps.PARTS:
         self.app.send_task(f"{SWEEP}.{part}", kwargs={"now": at})
-    info = {"now": at, "parts": list(sweeps.PARTS)}
+    info: dict[str, str | list[str]] = {"now": at, "parts": list(sweeps.PARTS)}
     heartbeat.beat(_database(_settings(self).database_url), "sweep", info)
     return info
 
 
-def _part(self: Task, part: str, now: str) -> dict[str, Any]:
+class PartDone(TypedDict):
+    """What one batch of a sweep part did (the task's result): its counts, the windows it claimed, the parts it
+    enqueued."""
+
+    part: str
+    counts: dict[str, int]
+    claimed: list[int]
+    then: list[str]
+
+
+def _part(self: Task, part: str, now: str) -> PartDone:
     """One batch of a sweep part; enqueues the part again after a full batch, and the parts that follow it. Its own
     transactions ask for no task: the mail they write is sent by a mail batch of the same pass."""
     settings = _settings(self)
@@ -85,9 +95,9 @@ def _part(self: Task, part: str, now: str) -> dict[str, Any]:
     return {"part": part, "counts": batch.counts, "claimed": batch.claimed, "then": then}
 
 
-def _part_task(part: str) -> Any:
+def _part_task(part: str) -> Task:
     @shared_task(bind=True, name=f"{SWEEP}.{part}")
-    def run(self: Task, now: str) -> dict[str, Any]:
+    def run(self: Task, now: str) -> PartDone:
         return _part(self, part, now)
 
     return run

@@ -13,7 +13,6 @@ import threading
 import uuid
 from pathlib import Path
 from time import monotonic
-from typing import Any
 
 from kombu.exceptions import ChannelError
 from kombu.transport import TRANSPORT_ALIASES, filesystem
@@ -24,7 +23,7 @@ from ..config import PRIVATE_FILE, write_private
 
 
 class Channel(filesystem.Channel):
-    def _put(self, queue: Any, payload: Any, **kwargs: Any) -> None:  # type: ignore[override]
+    def _put(self, queue: str, payload: object, **kwargs: object) -> None:  # type: ignore[override]
         name = f"{round(monotonic() * 1000)}_{uuid.uuid4()}.{queue}.msg"
         final = os.path.join(self.data_folder_out, name)
         hidden = os.path.join(self.data_folder_out, f".{name}.part")  # _get only takes "<stamp>.<queue>.msg"
@@ -34,7 +33,7 @@ class Channel(filesystem.Channel):
         except OSError as exc:
             raise ChannelError(f"Cannot add file {final!r} to directory") from exc
 
-    def _queue_bind(self, exchange: Any, routing_key: Any, pattern: Any, queue: Any) -> None:
+    def _queue_bind(self, exchange: str, routing_key: str, pattern: str, queue: str) -> None:
         super()._queue_bind(exchange, routing_key, pattern, queue)
         os.chmod(self._exchange_file(exchange), PRIVATE_FILE)  # kombu writes the exchange's table with the umask
 
@@ -47,7 +46,7 @@ stopping = threading.Event()
 class Transport(filesystem.Transport):
     Channel = Channel
 
-    def drain_events(self, connection: Any, timeout: Any = None) -> Any:  # type: ignore[override]
+    def drain_events(self, connection: object, timeout: float | None = None) -> object:  # type: ignore[override]
         """kombu's polling (deliver a message, or wait ``polling_interval`` and look again until ``timeout``), one
         poll at a time, so that it ends, delivering nothing more, as soon as the worker is ``stopping``."""
         step = self.polling_interval or 0.1
@@ -62,7 +61,7 @@ class Transport(filesystem.Transport):
         raise TimeoutError()
 
     @property
-    def default_connection_params(self) -> dict[str, Any]:
+    def default_connection_params(self) -> dict[str, object]:
         """No host: a folder has none (kombu's default, "localhost", makes it warn that none was given)."""
         return {}
 

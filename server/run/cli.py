@@ -18,6 +18,8 @@ from flask import Flask
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 
+from engine.shapes import JSONObject
+
 from ..config import Settings, prepare_data_dir, remember_served_url
 from ..db import Database
 from ..mail.inbound import serve
@@ -317,8 +319,8 @@ def demo(email: str, name: str | None, players: int, auto: bool, deadline: str, 
         click.echo(f"your mail: {settings.base_url}/mail/{mailbox_token(settings.secret_key)}")
 
 
-def _options(pairs: tuple[str, ...]) -> dict[str, Any]:
-    options: dict[str, Any] = {}
+def _options(pairs: tuple[str, ...]) -> JSONObject:
+    options: JSONObject = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
         if not sep:
@@ -375,7 +377,7 @@ def league_create(as_json: bool, **given: Any) -> None:
     _league_out({"id": league_id, "links": links}, as_json, text)
 
 
-def _league_out(data: dict[str, Any], as_json: bool, text: str) -> None:
+def _league_out(data: object, as_json: bool, text: str) -> None:
     click.echo(json.dumps(data) if as_json else text)
 
 
@@ -442,7 +444,7 @@ class Instant(click.ParamType[datetime]):
 
     name = "time"
 
-    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> datetime:
+    def convert(self, value: object, param: click.Parameter | None, ctx: click.Context | None) -> datetime:
         if isinstance(value, datetime):
             return value
         try:
@@ -584,7 +586,7 @@ def round_group() -> None:
     """A season's rounds: plan (preview the tables), swap two players, start."""
 
 
-def _said(as_json: bool, data: dict[str, Any], text: str) -> None:
+def _said(as_json: bool, data: object, text: str) -> None:
     click.echo(json.dumps(data) if as_json else text)
 
 

@@ -24,11 +24,14 @@ import time
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any, TextIO
+from typing import Any, TextIO, TypedDict
 from urllib.parse import urlsplit
 
 import waitress
 from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+import engine
 
 from ..config import Settings
 from ..db import Database
@@ -66,7 +69,7 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def _call(url: str, body: Any = None, source: str | None = None) -> tuple[int, Any, float]:
+def _call(url: str, body: object = None, source: str | None = None) -> tuple[int, Any, float]:
     """(status, JSON answer, seconds to wait before asking again) of a GET (or, with ``body``, a POST) from the local
     address ``source`` (None: any)."""
     parts = urlsplit(url)
@@ -172,7 +175,7 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
 
 
-def _windows(session: Any, game_id: int) -> list[Any]:
+def _windows(session: Session, game_id: int) -> list[archive.ClosedWindow | Window]:
     """Every window of the game, closed (its archive) and open, in order."""
     game = session.get(Game, game_id)
     closed = list(archive.windows_of(None if game is None else game.archive).values())
@@ -191,7 +194,25 @@ def latencies(db: Database, game_id: int) -> list[float]:
     ]
 
 
-def figures(db: Database, game_id: int) -> dict[str, Any]:
+class Figures(TypedDict):
+    """A played game's figures, as ``deadmail demo --auto`` prints them."""
+
+    game: int
+    status: str
+    outcome: engine.Outcome | None
+    windows: int
+    latency_median_s: float | None
+    latency_p95_s: float | None
+
+
+class AutoRun(Figures):
+    """``run_auto``'s figures: the game's, how long it took, and the address of the ``deadmail up`` it ran on."""
+
+    seconds: float
+    up: str | None
+
+
+def figures(db: Database, game_id: int) -> Figures:
     """A played game's figures: status, outcome, windows and the latency of its advances."""
     with db.session() as session:
         game = session.get(Game, game_id)
@@ -240,7 +261,7 @@ def run_auto(
     seed: int | None,
     progress: TextIO | None = None,
     limit_s: float = 900,
-) -> dict[str, Any]:
+) -> AutoRun:
     """Bots play one game to its end (or for ``limit_s`` seconds); its figures, how long it took, and where it was
     played ("up": the address of the running ``deadmail up``; null: the demo served it itself)."""
     upgrade(settings.database_url)

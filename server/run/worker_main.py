@@ -14,7 +14,6 @@ It also stops quietly and at once when asked (``_quiet_stops``).
 from __future__ import annotations
 
 import warnings
-from typing import Any
 
 from celery import platforms, signals
 from celery.__main__ import main
@@ -26,14 +25,14 @@ from . import broker
 ROOT_WARNING = "You're running the worker with superuser privileges"
 
 
-def _stop_quietly(*_args: Any) -> None:
+def _stop_quietly(*_args: object) -> None:
     """Stop after the task at hand (Celery's warm shutdown), saying nothing: the command that started this worker
     says it stopped. The filesystem broker's polling ends at once (``broker.stopping``)."""
     broker.stopping.set()
     state.should_stop = platforms.EX_OK
 
 
-def _quiet_stops(**_kwargs: Any) -> None:
+def _quiet_stops(**_kwargs: object) -> None:
     """Once the worker is ready, SIGTERM and SIGINT stop it quietly and at once, instead of Celery's handlers, which
     print "Warm shutdown", warn "Hitting Ctrl+C again will initiate cold shutdown" and wait out their 2-second polls
     twice. ``deadmail up`` stops its worker with SIGTERM; the worker is in a process group of its own, so a Ctrl+C in

@@ -45,6 +45,7 @@ from flask import (
     session,
     url_for,
 )
+from flask.typing import ResponseReturnValue
 from flask_babel import get_locale, gettext  # type: ignore[import-untyped,unused-ignore]
 from flask_limiter import Limiter
 from flask_limiter.util import get_remote_address
@@ -101,16 +102,16 @@ def message(title: str, text: str, status: int, token: str | None = None) -> tup
 
 # --- links ----------------------------------------------------------------------------------------------------------
 
-View = Callable[..., Any]
+View = Callable[..., ResponseReturnValue]
 
 
-def _link(read: Callable[[str], Any], name: str) -> Callable[[View], View]:
+def _link(read: Callable[[str], object], name: str) -> Callable[[View], View]:
     """A decorator of views whose ``token`` is a link: ``g.<name>`` is what ``read(token)`` opens (LinkError when it
     opens nothing: ``link_refused`` answers)."""
 
     def decorator(view: View) -> View:
         @wraps(view)
-        def opened(token: str, **kwargs: Any) -> Any:
+        def opened(token: str, **kwargs: Any) -> ResponseReturnValue:
             setattr(g, name, read(token))
             return view(token, **kwargs)
 
@@ -150,7 +151,7 @@ def json_error(text: str, status: int) -> Response:
     return reply
 
 
-def link_refused(exc: LinkError) -> Any:
+def link_refused(exc: LinkError) -> ResponseReturnValue:
     """The one answer to a link that opens nothing: nothing is shown of what it might have opened."""
     if request.path.startswith("/api/"):
         return json_error(str(exc), 403)
@@ -242,7 +243,7 @@ def organiser_required(view: View) -> View:
     POSTed) are a 401."""
 
     @wraps(view)
-    def guarded(*args: Any, **kwargs: Any) -> Any:
+    def guarded(*args: Any, **kwargs: Any) -> ResponseReturnValue:
         game_id = kwargs.get("game_id")
         if logged_in() or (game_id is not None and may_open(game_id)):
             return view(*args, **kwargs)
@@ -385,7 +386,7 @@ def come_back(status: int, after: int, title: str, text: str, api_text: str | No
     return reply
 
 
-def too_many(_exc: Exception) -> Any:
+def too_many(_exc: Exception) -> ResponseReturnValue:
     """429: a page saying to wait a minute (JSON for the API)."""
     text = gettext("Too many requests from your connection: wait a minute, then try again.")
     return come_back(429, 60, gettext("Slow down"), text)
@@ -417,7 +418,7 @@ def headers(response: Response) -> Response:
     return response
 
 
-def csrf_refused(_exc: CSRFError) -> Any:
+def csrf_refused(_exc: CSRFError) -> ResponseReturnValue:
     text = gettext("This form has expired or did not come from this site. Open your link again and resend it.")
     return message(gettext("Form not accepted"), text, 400)
 
@@ -428,7 +429,7 @@ def csrf_refused(_exc: CSRFError) -> Any:
 UNAVAILABLE = (DatabaseError, PoolTimeout, Unavailable, RedisConnectionError, RedisTimeoutError, BrokerError)
 
 
-def unavailable(exc: Exception) -> Any:
+def unavailable(exc: Exception) -> ResponseReturnValue:
     """A service is down: 503 with ``Retry-After``, a page or JSON; nothing of the request is kept."""
     log.warning("503: a service is unavailable (%s)", type(getattr(exc, "orig", None) or exc).__name__)
     text = gettext("The game server cannot reach its database or queue just now: try again in a minute.")

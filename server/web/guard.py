@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from flask import Flask, request
+from flask.typing import ResponseReturnValue
 from flask_babel import gettext
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter, Map, ValidationError
@@ -42,7 +43,7 @@ class DatabaseId(IntegerConverter):
         kwargs.setdefault("max", MAX_ID)
         super().__init__(url_map, *args, **kwargs)
 
-    def to_python(self, value: str) -> Any:
+    def to_python(self, value: str) -> int:
         if len(value) > len(str(MAX_ID)):  # checked before int(): Python refuses to read very long numbers
             raise ValidationError()
         return super().to_python(value)
@@ -72,14 +73,14 @@ def _machine() -> bool:
     return request.path.startswith(("/api/", "/inbound/"))
 
 
-def refused(exc: InputError) -> Any:
+def refused(exc: InputError) -> ResponseReturnValue:
     """400: the JSON API's ``{"ok": false, "error": ...}`` (in English), a translated page elsewhere."""
     if _machine():
         return json_error(str(exc), 400)
     return message(gettext("Not accepted"), say(exc), 400)
 
 
-def http_error(exc: HTTPException) -> Any:
+def http_error(exc: HTTPException) -> ResponseReturnValue:
     """HTTP errors (an unhandled exception is a 500): JSON for the API and the webhook; a page for a body too large
     and for an address that opens nothing; Flask's own answer otherwise."""
     if exc.code is None or exc.code < 400:

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, joinedload
+
+from engine.shapes import JSON
 
 from ...models import (
     EntryStatus,
@@ -172,7 +173,7 @@ class Owed:
     window: int
 
 
-def reminded(session: Session, items: Iterable[Any]) -> list[Owed]:
+def reminded(session: Session, items: Iterable[object]) -> list[Owed]:
     """The decisions of a reminder's items still owed now (``reminders.still_owed``)."""
     owed = []
     for item in reminders.still_owed(session, items):
@@ -182,7 +183,7 @@ def reminded(session: Session, items: Iterable[Any]) -> list[Owed]:
     return owed
 
 
-def inbound_sender(session: Session, inbound_id: Any) -> str | None:
+def inbound_sender(session: Session, inbound_id: JSON) -> str | None:
     """Who sent the inbound mail ``inbound_id`` (None: not kept)."""
     inbound = session.get(InboundMail, inbound_id or 0)
     return None if inbound is None else inbound.sender
@@ -201,7 +202,7 @@ class Offer:
     seat: Seat
 
 
-def offer(session: Session, invitation_id: Any) -> Offer | None:
+def offer(session: Session, invitation_id: JSON) -> Offer | None:
     """The invitation ``invitation_id`` and its seat (whether it can still be accepted is ``substitutes.check``'s)."""
     invitation = session.get(Invitation, invitation_id or 0)
     seat = None if invitation is None else session.get(Seat, invitation.seat_id)
@@ -216,7 +217,7 @@ class Substitution:
     newcomer: Player
 
 
-def substitution(session: Session, game_id: int | None, newcomer_id: Any) -> Substitution | None:
+def substitution(session: Session, game_id: int | None, newcomer_id: JSON) -> Substitution | None:
     """The game and the substitute of a substitution."""
     found = session.get(Game, game_id or 0)
     newcomer = session.get(Player, newcomer_id or 0)
@@ -232,7 +233,7 @@ class SignUp:
     league: League
 
 
-def pending_sign_up(session: Session, entry_id: Any) -> SignUp | None:
+def pending_sign_up(session: Session, entry_id: JSON) -> SignUp | None:
     """The entry ``entry_id`` with its season and league, while it waits for its confirmation."""
     entry = session.get(SeasonPlayer, entry_id or 0)
     season = None if entry is None else session.get(Season, entry.season_id)
@@ -252,7 +253,7 @@ class Fixture:
     season: Season | None
 
 
-def fixture(session: Session, seat_id: Any, round_id: Any, player_id: int) -> Fixture | None:
+def fixture(session: Session, seat_id: JSON, round_id: JSON, player_id: int) -> Fixture | None:
     """The seat ``seat_id`` while it is ``player_id``'s, with the league round ``round_id`` and its season."""
     seat = session.get(Seat, seat_id or 0)
     if seat is None or seat.player_id != player_id:
@@ -269,7 +270,7 @@ class InSeason:
     season: Season
 
 
-def season(session: Session, season_id: Any) -> InSeason | None:
+def season(session: Session, season_id: JSON) -> InSeason | None:
     """The season ``season_id`` with its league."""
     found = session.get(Season, season_id or 0)
     league = None if found is None else session.get(League, found.league_id)
@@ -284,13 +285,13 @@ class InRound:
     of: InSeason
 
 
-def league_round(session: Session, round_id: Any) -> InRound | None:
+def league_round(session: Session, round_id: JSON) -> InRound | None:
     """The league round ``round_id`` with its season and league."""
     found = session.get(LeagueRound, round_id or 0)
     of = None if found is None else season(session, found.season_id)
     return None if found is None or of is None else InRound(found, of)
 
 
-def league(session: Session, league_id: Any) -> League | None:
+def league(session: Session, league_id: JSON) -> League | None:
     """The league ``league_id``."""
     return session.get(League, league_id or 0)

@@ -15,6 +15,7 @@ from typing import Any
 
 from sqlalchemy import Table, bindparam, delete, exists, func, select, text, update
 from sqlalchemy.orm import Session, aliased
+from sqlalchemy.sql.elements import ColumnElement
 
 from ...db import Database, send_after_commit
 from ...models import MailKind, Outbox, OutboxStatus, Player, SeasonPlayer, Seat, Window, WindowStatus, utcnow
@@ -79,7 +80,7 @@ def digest_due(player: Player, now: datetime, closes: datetime | None = None) ->
     return due if closes is None else max(now, min(due, closes - URGENT))
 
 
-def look_at_held(session: Session, *where: Any) -> None:
+def look_at_held(session: Session, *where: ColumnElement[bool]) -> None:
     """The digest sweep looks again at once at the held rows matching ``where`` (a player's digest settings changed,
     or a deadline came sooner), instead of at the instant it had planned."""
     session.execute(
@@ -347,7 +348,7 @@ def prune(db: Database, now: datetime, limit: int = 1000, keep: timedelta = KEEP
         return len(ids)
 
 
-def held_invitations(league_id: int) -> tuple[Any, ...]:
+def held_invitations(league_id: int) -> tuple[ColumnElement[bool], ...]:
     """The conditions of the league's invitations held until one of its seasons takes sign-ups."""
     return (
         Outbox.kind == MailKind.LEAGUE_INVITE,

@@ -122,7 +122,7 @@ def person(zone: str, quiet: tuple[time, time] | None = NIGHT) -> SimSeat:
 
 def simulate(
     seats: list[SimSeat],
-    options: dict[str, Any],
+    options: engine.OptionsJSON,
     tempo: dict[str, Any],
     *,
     games: int,
@@ -182,7 +182,7 @@ class _Live:
     """Windows of a game played by the engine as the simulation goes: a missing answer gets the H-4 default."""
 
     def __init__(
-        self, colours: list[str], people: set[str], options: dict[str, Any], seed: int, standing: dict[str, Any]
+        self, colours: list[str], people: set[str], options: engine.OptionsJSON, seed: int, standing: dict[str, Any]
     ):
         rng = random.Random(seed)
         self.eng = engine.new_game(colours, seed=seed, options=options)
@@ -241,7 +241,7 @@ class _Replayed:
         pass
 
 
-def record(colours: list[str], options: dict[str, Any], seed: int, standing: dict[str, Any]) -> list[_Window]:
+def record(colours: list[str], options: engine.OptionsJSON, seed: int, standing: dict[str, Any]) -> list[_Window]:
     """A whole game with every request answered (by its standing answer, else the bot's)."""
     live = _Live(colours, set(colours), options, seed, standing)
     trace = []
@@ -260,7 +260,9 @@ _LIBRARY: dict[str, list[list[_Window]]] = {}
 _LIBRARY_KEYS = 8
 
 
-def _library(colours: list[str], options: dict[str, Any], standing: dict[str, Any], games: int) -> list[list[_Window]]:
+def _library(
+    colours: list[str], options: engine.OptionsJSON, standing: dict[str, Any], games: int
+) -> list[list[_Window]]:
     key = json.dumps([colours, options, standing], sort_keys=True)
     traces = _LIBRARY.pop(key, [])
     while len(_LIBRARY) >= _LIBRARY_KEYS:  # the least recently used goes
@@ -483,7 +485,7 @@ class _Table:
 
 def play(
     seats: list[SimSeat],
-    options: dict[str, Any],
+    options: engine.OptionsJSON,
     tempo: dict[str, Any],
     model: Model,
     seed: int,
