@@ -40,6 +40,52 @@ class RequestJSON(RequestInfo):
     options: Required[list[Any] | None]
 
 
+# --- answers (the contract's table of requests: what each kind's answer looks like) -----------------------------
+
+
+class PlacementJSON(TypedDict):
+    """A ``place`` answer."""
+
+    character: str
+    location: int
+    #: where to go if the location is full (batched placement).
+    fallback: NotRequired[int | None]
+
+
+class MoveJSON(TypedDict):
+    """A ``move`` answer."""
+
+    character: str
+    #: a Sprint's location.
+    sprint: NotRequired[int | None]
+    #: the Sprint is played only if the destination is full or closed.
+    sprint_if_full: NotRequired[bool]
+
+
+class TruckJSON(TypedDict):
+    """A ``truck`` answer; an automatic one (one card drawn) has ``keep`` only."""
+
+    keep: str
+    give: NotRequired[str | None]
+    to: NotRequired[str | None]
+
+
+class PlayJSON(TypedDict):
+    """One card played in a ``cards`` answer."""
+
+    card: str
+    #: Hidden's and Sprint's character.
+    character: NotRequired[str | None]
+    #: a Sprint's location.
+    location: NotRequired[int | None]
+    if_needed: NotRequired[bool]
+
+
+#: An answer in the contract's JSON form: an object for ``place``, ``move`` and ``truck``, a list of plays for
+#: ``cards``, a colour, character or location for the others (None: an abstention).
+AnswerJSON: TypeAlias = PlacementJSON | MoveJSON | TruckJSON | list[PlayJSON] | str | int | None
+
+
 # --- events (``Game.events``; ``view(...)["events"]`` without ``to``) ------------------------------------------
 
 
