@@ -7,12 +7,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from email.message import EmailMessage
-from typing import Any
 from urllib.parse import quote, urlencode
 
 from ..present import board
 from ..present.chat import MailChannel
-from ..present.seat import Round, SeatShown
+from ..present.seat import Round, SeatShown, Standing
 from ..text import i18n
 
 #: the longest user-given text (a name, a reply's sender or command) put into a mail.
@@ -104,7 +103,7 @@ class SectionOutcome:
     winners: str
     won: bool
     #: ``present.seat.standings``.
-    standings: list[dict[str, Any]]
+    standings: list[Standing]
     tiebreak: str
     replay_url: str
 

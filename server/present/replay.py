@@ -8,7 +8,7 @@ refuse a game that is not over, and so does ``services.play.games.finished``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from markupsafe import Markup
 
@@ -20,7 +20,7 @@ from ..text import glossary
 from ..text.i18n import translations
 from ..text.sentences import Names, event_text, player_label, told_answer
 from .board import MailTable, board_svg, table
-from .seat import game_label, standings, tiebreak_sentence
+from .seat import Standing, game_label, standings, tiebreak_sentence
 
 __all__ = ["ReplayAnswer", "ReplayEvent", "RoundReplay", "replay_page", "rounds"]
 
@@ -163,7 +163,7 @@ class ReplayPage(TypedDict):
     table: MailTable
     svg: Markup
     phase: str
-    standings: list[dict[str, Any]]
+    standings: list[Standing]
     tiebreak: str
     winners: list[str]
 
