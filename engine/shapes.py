@@ -40,7 +40,7 @@ class RequestJSON(RequestInfo):
     options: Required[list[Any] | None]
 
 
-# --- answers (the contract's table of requests: what each kind's answer looks like) -----------------------------
+# --- answers: what each kind's JSON answer holds (the contract's table of requests), read once the kind is known --
 
 
 class PlacementJSON(TypedDict):
@@ -79,11 +79,6 @@ class PlayJSON(TypedDict):
     #: a Sprint's location.
     location: NotRequired[int | None]
     if_needed: NotRequired[bool]
-
-
-#: An answer in the contract's JSON form: an object for ``place``, ``move`` and ``truck``, a list of plays for
-#: ``cards``, a colour, character or location for the others (None: an abstention).
-AnswerJSON: TypeAlias = PlacementJSON | MoveJSON | TruckJSON | list[PlayJSON] | str | int | None
 
 
 # --- events (``Game.events``; ``view(...)["events"]`` without ``to``) ------------------------------------------

@@ -13,7 +13,7 @@ from typing import TypedDict
 from markupsafe import Markup
 
 import engine
-from engine.shapes import AnswerJSON
+from engine.shapes import JSON
 
 from ..services.play.games import Finished
 from ..text import glossary
@@ -42,7 +42,7 @@ class ReplayAnswer:
     player: str
     kind: str
     #: the answer in the contract's JSON form (the default one for a timeout; None for a standing order).
-    answer: AnswerJSON
+    answer: JSON
     #: the deadline passed without an answer (not for a voter whose vote was closed once decided).
     timeout: bool
     #: the answer told in the third person: "Ann (Red) voted for Blue."

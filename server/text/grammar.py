@@ -45,7 +45,7 @@ from typing import NamedTuple, TypeAlias, TypeVar
 
 import engine
 from engine.data import CARDS, CHARACTERS, COLOURS, LOCATIONS
-from engine.shapes import AnswerJSON, MoveJSON, PlacementJSON, PlayJSON, TruckJSON
+from engine.shapes import JSON, JSONObject
 
 from ..models import LANGUAGES, pick_language
 from . import glossary
@@ -655,14 +655,14 @@ def _parse_victim(r: _Reader, request: engine.RequestJSON, view: engine.PlayerVi
     return character
 
 
-def _parse_place(r: _Reader, request: engine.RequestJSON, view: engine.PlayerView) -> PlacementJSON:
+def _parse_place(r: _Reader, request: engine.RequestJSON, view: engine.PlayerView) -> JSONObject:
     options = request["options"] or []
     if not r.keyword("place"):
         raise _NoMatch
     character = r.value(r.vocab.characters)
     r.keyword("filler")
     loc = r.location()
-    answer: PlacementJSON = {"character": character, "location": loc}
+    answer: JSONObject = {"character": character, "location": loc}
     if r.keyword("else"):
         r.keyword("filler")
         fallback = r.location()
@@ -675,14 +675,14 @@ def _parse_place(r: _Reader, request: engine.RequestJSON, view: engine.PlayerVie
     return answer
 
 
-def _parse_move(r: _Reader, request: engine.RequestJSON, view: engine.PlayerView) -> MoveJSON:
+def _parse_move(r: _Reader, request: engine.RequestJSON, view: engine.PlayerView) -> JSONObject:
     options = request["options"] or []
     if not r.keyword("move"):
         raise _NoMatch
     character = r.value(r.vocab.characters)
     if {"character": character} not in options:
         raise _NoMatch
-    answer: MoveJSON = {"character": character}
+    answer: JSONObject = {"character": character}
     if r.keyword("sprint"):
         r.keyword("filler")
         loc = r.location()
@@ -695,7 +695,7 @@ def _parse_move(r: _Reader, request: engine.RequestJSON, view: engine.PlayerView
     return answer
 
 
-def _parse_truck(r: _Reader, request: engine.RequestJSON, view: engine.PlayerView) -> TruckJSON:
+def _parse_truck(r: _Reader, request: engine.RequestJSON, view: engine.PlayerView) -> JSONObject:
     keep: str | None = None
     give: str | None = None
     to: str | None = None
@@ -718,7 +718,7 @@ def _parse_truck(r: _Reader, request: engine.RequestJSON, view: engine.PlayerVie
     return {"keep": keep, "give": give, "to": to}
 
 
-def _parse_cards(r: _Reader, request: engine.RequestJSON, view: engine.PlayerView) -> list[PlayJSON]:
+def _parse_cards(r: _Reader, request: engine.RequestJSON, view: engine.PlayerView) -> list[JSON]:
     if r.keyword("pass"):
         r.end()
         return []
@@ -728,7 +728,7 @@ def _parse_cards(r: _Reader, request: engine.RequestJSON, view: engine.PlayerVie
     hand = view["hand"]
     used: dict[str, int] = {}
     hiding: set[str] = set()
-    plays: list[PlayJSON] = []
+    plays: list[JSON] = []
     while True:
         card = r.value(r.vocab.cards)
         if card not in playable:
@@ -747,24 +747,24 @@ def _parse_cards(r: _Reader, request: engine.RequestJSON, view: engine.PlayerVie
 
 def _parse_play(
     r: _Reader, card: str, request: engine.RequestJSON, view: engine.PlayerView, hiding: set[str]
-) -> PlayJSON:
+) -> JSONObject:
     """One card play after its card: Hidden's character, Sprint's character and location, IF NEEDED."""
-    play: PlayJSON = {"card": card}
+    play: JSONObject = {"card": card}
     if card == "hidden":
         can_hide = [c for c in _can_hide(request, view) if c not in hiding]
-        if r.peek(r.vocab.characters):
-            play["character"] = r.value(r.vocab.characters)
-        elif len(can_hide) == 1:
-            play["character"] = can_hide[0]
-        hides = play.get("character")
+        hides = r.value(r.vocab.characters) if r.peek(r.vocab.characters) else None
+        if hides is None and len(can_hide) == 1:
+            hides = can_hide[0]
         if hides is None or hides not in can_hide:
             raise _NoMatch
+        play["character"] = hides
         hiding.add(hides)
     elif card == "sprint":
         moved = _moved(request, view)
-        play["character"] = r.value(r.vocab.characters) if r.peek(r.vocab.characters) else moved
-        if moved is None or play["character"] != moved:
+        runs = r.value(r.vocab.characters) if r.peek(r.vocab.characters) else moved
+        if moved is None or runs != moved:
             raise _NoMatch
+        play["character"] = runs
         r.keyword("filler")
         location = play["location"] = r.location()
         if location not in _open_locations(view):
@@ -776,7 +776,7 @@ def _parse_play(
     return play
 
 
-_PARSERS: dict[str, Callable[[_Reader, engine.RequestJSON, engine.PlayerView], AnswerJSON]] = {
+_PARSERS: dict[str, Callable[[_Reader, engine.RequestJSON, engine.PlayerView], JSON]] = {
     "vote": _parse_vote,
     "announce": _parse_go,
     "destination": _parse_go,
@@ -791,7 +791,7 @@ _PARSERS: dict[str, Callable[[_Reader, engine.RequestJSON, engine.PlayerView], A
 
 def _parse_line(
     words: tuple[str, ...], request: engine.RequestJSON, view: engine.PlayerView, vocab: Vocabulary
-) -> AnswerJSON:
+) -> JSON:
     parser = _PARSERS.get(request["kind"])
     if parser is None:
         raise _NoMatch
@@ -801,7 +801,7 @@ def _parse_line(
 class Reading(NamedTuple):
     """A command found in a reply: the engine answer JSON, and the line it was read from."""
 
-    answer: AnswerJSON
+    answer: JSON
     line: str
 
 
@@ -833,7 +833,7 @@ def read_reply(text: str, request: engine.RequestJSON, view: engine.PlayerView, 
     raise CommandError(error_message(lang, commands, first_attempt))
 
 
-def parse_reply(text: str, request: engine.RequestJSON, view: engine.PlayerView, language: str) -> AnswerJSON:
+def parse_reply(text: str, request: engine.RequestJSON, view: engine.PlayerView, language: str) -> JSON:
     """The engine answer JSON of ``read_reply``."""
     return read_reply(text, request, view, language).answer
 

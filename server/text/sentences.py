@@ -15,9 +15,9 @@ from babel.support import Translations
 
 from engine.data import WEAPONS
 from engine.shapes import (
+    JSON,
     AnswerAuto,
     AnswerDefaulted,
-    AnswerJSON,
     AnswerStanding,
     Attack,
     AttackHeld,
@@ -1076,14 +1076,14 @@ _TOLD_LOCATION: dict[str, Callable[[_Say, dict[str, str], int], str]] = {
 }
 
 
-def _told(s: _Say, v: dict[str, str], kind: str, answer: AnswerJSON) -> str | None:
+def _told(s: _Say, v: dict[str, str], kind: str, answer: JSON) -> str | None:
     """``answer`` to a request of ``kind`` told; None for an unknown kind, or an answer not of its kind's shape."""
     if isinstance(answer, str):
         return _TOLD_NAME[kind](s, v, answer) if kind in _TOLD_NAME else None
     if isinstance(answer, int):
         return _TOLD_LOCATION[kind](s, v, answer) if kind in _TOLD_LOCATION else None
     if isinstance(answer, list):
-        return _told_cards(s, v, answer) if kind == "cards" else None
+        return _told_cards(s, v, cast(list[PlayJSON], answer)) if kind == "cards" else None
     if not isinstance(answer, dict):
         return None
     if kind == "place":
@@ -1096,7 +1096,7 @@ def _told(s: _Say, v: dict[str, str], kind: str, answer: AnswerJSON) -> str | No
 
 
 def told_answer(
-    lang: str, request: Mapping[str, object] | None, answer: AnswerJSON, player: str, names: Names | None = None
+    lang: str, request: Mapping[str, object] | None, answer: JSON, player: str, names: Names | None = None
 ) -> str:
     """An answer told in the third person, as the replay lists them: "Ann (Red) voted for Blue."; "Ann (Red) gave
     no answer." when there was none (an abstention). Of ``request`` (a request's JSON) only its ``kind`` counts."""
