@@ -710,7 +710,7 @@ def _game_over(s: _Say, e: GameOver, you: bool) -> str:
     return " ".join(parts)
 
 
-#: Event type -> sentence, each taking its type's ``engine.shapes`` event (the table's type cannot say which: Any).
+#: Event type -> sentence, each taking its type's ``engine.shapes`` event (a table's value type cannot say which).
 #: Entries whose function takes ``reader`` compare it with a field other than ``player``.
 _EVENTS: dict[str, Callable[[_Say, Any, bool], str]] = {
     "first_chief": _first_chief,
