@@ -58,6 +58,47 @@ class RequestJSON(RequestInfo):
     options: Required[list[Any] | None]
 
 
+# --- answers: what each kind's JSON answer holds (the contract's table of requests), read once the kind is known --
+
+
+class PlacementJSON(TypedDict):
+    """A ``place`` answer."""
+
+    character: str
+    location: int
+    #: where to go if the location is full (batched placement).
+    fallback: NotRequired[int | None]
+
+
+class MoveJSON(TypedDict):
+    """A ``move`` answer."""
+
+    character: str
+    #: a Sprint's location.
+    sprint: NotRequired[int | None]
+    #: the Sprint is played only if the destination is full or closed.
+    sprint_if_full: NotRequired[bool]
+
+
+class TruckJSON(TypedDict):
+    """A ``truck`` answer; an automatic one (one card drawn) has ``keep`` only."""
+
+    keep: str
+    give: NotRequired[str | None]
+    to: NotRequired[str | None]
+
+
+class PlayJSON(TypedDict):
+    """One card played in a ``cards`` answer."""
+
+    card: str
+    #: Hidden's and Sprint's character.
+    character: NotRequired[str | None]
+    #: a Sprint's location.
+    location: NotRequired[int | None]
+    if_needed: NotRequired[bool]
+
+
 # --- events (``Game.events``; ``view(...)["events"]`` without ``to``) ------------------------------------------
 
 

@@ -4,13 +4,14 @@ it tells, its thread), a seat's section as the notice templates read it, the sub
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from email.message import EmailMessage
-from typing import Any
 from urllib.parse import quote, urlencode
 
 from ..present import board
-from ..present.seat import SeatShown
+from ..present.chat import MailChannel
+from ..present.seat import Round, SeatShown, Standing
 from ..text import i18n
 
 #: the longest user-given text (a name, a reply's sender or command) put into a mail.
@@ -61,8 +62,8 @@ class Draft:
 
     variant: str = ""
     #: the values of the subject and intro (templates/mail/words.txt).
-    words: dict[str, Any] = field(default_factory=dict)
-    sections: list[dict[str, Any]] = field(default_factory=list)
+    words: dict[str, object] = field(default_factory=dict)
+    sections: list[SeatSection] = field(default_factory=list)
     told: dict[int, int] = field(default_factory=dict)
     #: (seat id, window number, link generation) of each decision listed.
     replies: list[tuple[int, int, int]] = field(default_factory=list)
@@ -76,44 +77,97 @@ class Draft:
     greeting: str = ""
 
 
-def seat_section(lang: str, shown: SeatShown, links: Links, with_board: bool) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class Command:
+    """A legal command of a decision, and its one-tap link."""
+
+    line: str
+    url: str
+
+
+@dataclass(frozen=True, slots=True)
+class SectionDecision:
+    window: int
+    text: str
+    commands: list[Command]
+    hints: list[str]
+    deadline: str
+    relative: str
+    #: the answer given so far, in words.
+    answer: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SectionOutcome:
+    #: the winners' names, joined.
+    winners: str
+    won: bool
+    #: ``present.seat.standings``.
+    standings: list[Standing]
+    tiebreak: str
+    replay_url: str
+
+
+@dataclass(slots=True)
+class SeatSection:
+    """A seat's section of a mail, as templates/mail/notice.* read it."""
+
+    label: str
+    colour: str
+    colour_name: str
+    round: int
+    round_title: str
+    #: the history told, by round.
+    rounds: list[Round]
+    decision: SectionDecision | None
+    hand: list[dict[str, str]]
+    dice: list[int] | None
+    truck: list[dict[str, str]] | None
+    board: board.MailTable | None
+    outcome: SectionOutcome | None
+    seat_url: str
+    #: the seat's own standing answers in force, each with its link to turn it off (a running game's mails).
+    standing_answers: list[dict[str, str]] = field(default_factory=list)
+    #: the unread table talk, by channel (a digest).
+    chat: list[MailChannel] | None = None
+
+
+def seat_section(lang: str, shown: SeatShown, links: Links, with_board: bool) -> SeatSection:
     """A seat's section of a mail, as templates/mail/notice.* read it."""
     decision = shown.decision
-    return {
-        "label": shown.label,
-        "colour": shown.colour,
-        "colour_name": shown.colour_name,
-        "round": shown.round,
-        "round_title": shown.round_title,
-        "rounds": [{"round": r.round, "title": r.title, "lines": r.lines} for r in shown.history],
-        "decision": None
+    return SeatSection(
+        label=shown.label,
+        colour=shown.colour,
+        colour_name=shown.colour_name,
+        round=shown.round,
+        round_title=shown.round_title,
+        rounds=[Round(r.round, r.title, r.lines) for r in shown.history],
+        decision=None
         if decision is None
-        else {
-            "window": decision.window,
-            "text": decision.text,
-            "commands": [
-                {"line": c.command, "url": links.one_tap(decision.window, c.command)} for c in decision.choices
-            ],
-            "hints": decision.hints,
-            "deadline": decision.deadline,
-            "relative": decision.relative,
-            "answer": decision.answer,
-        },
-        "hand": shown.hand,
-        "dice": shown.dice,
-        "truck": None if decision is None else decision.truck,
-        "board": board.table(lang, shown.view) if with_board else None,
-        "outcome": None
+        else SectionDecision(
+            window=decision.window,
+            text=decision.text,
+            commands=[Command(c.command, links.one_tap(decision.window, c.command)) for c in decision.choices],
+            hints=decision.hints,
+            deadline=decision.deadline,
+            relative=decision.relative,
+            answer=decision.answer,
+        ),
+        hand=shown.hand,
+        dice=shown.dice,
+        truck=None if decision is None else decision.truck,
+        board=board.table(lang, shown.view) if with_board else None,
+        outcome=None
         if shown.outcome is None
-        else {
-            "winners": ", ".join(shown.outcome.winners),
-            "won": shown.outcome.won,
-            "standings": shown.outcome.standings,
-            "tiebreak": shown.outcome.tiebreak,
-            "replay_url": links.replay,
-        },
-        "seat_url": links.seat,
-    }
+        else SectionOutcome(
+            winners=", ".join(shown.outcome.winners),
+            won=shown.outcome.won,
+            standings=shown.outcome.standings,
+            tiebreak=shown.outcome.tiebreak,
+            replay_url=links.replay,
+        ),
+        seat_url=links.seat,
+    )
 
 
 @dataclass(frozen=True)
@@ -122,7 +176,7 @@ class Words:
     intro: str
 
 
-def words_of(lang: str, variant: str, values: dict[str, Any]) -> Words:
+def words_of(lang: str, variant: str, values: Mapping[str, object]) -> Words:
     """The subject and intro of a mail (templates/mail/words.txt)."""
     module = i18n.environment(lang).get_template("mail/words.txt").module
     return Words(str(module.subject(variant, values)).strip(), str(module.intro(variant, values)).strip())  # type: ignore[attr-defined]

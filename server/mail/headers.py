@@ -15,8 +15,8 @@ from email import policy
 from email.header import Header
 from email.headerregistry import Address, BaseHeader, HeaderRegistry, UniqueUnstructuredHeader
 from email.message import EmailMessage
+from email.policy import Policy
 from email.utils import parseaddr
-from typing import Any
 from urllib.parse import urlsplit
 
 from sqlalchemy.orm import Session
@@ -67,13 +67,12 @@ class _Subject(UniqueUnstructuredHeader, BaseHeader):  # type: ignore[misc]  # (
     standard folding leaves a space before a fold next to an encoded word, or puts the one space between two encoded
     words, so a long Italian or Polish subject read back had two spaces, or none, where it had one."""
 
-    def fold(self, *, policy: Any) -> str:
+    def fold(self, *, policy: Policy) -> str:
         text = str(self)
-        if text.isascii() and len(self.name) + 2 + len(text) <= policy.max_line_length:
+        limit = policy.max_line_length  # None: no limit
+        if text.isascii() and (limit is None or len(self.name) + 2 + len(text) <= limit):
             return str(super().fold(policy=policy))
-        encoded = Header(text, "utf-8", header_name=self.name).encode(
-            linesep=policy.linesep, maxlinelen=policy.max_line_length
-        )
+        encoded = Header(text, "utf-8", header_name=self.name).encode(linesep=policy.linesep, maxlinelen=limit)
         return f"{self.name}: {encoded}{policy.linesep}"
 
 
@@ -97,7 +96,7 @@ class _Headers(HeaderRegistry):
             made = self._made[name] = super().__getitem__(name)
         return made
 
-    def __call__(self, name: str, value: Any) -> BaseHeader:
+    def __call__(self, name: str, value: object) -> BaseHeader:
         if isinstance(value, Address):  # a To: keyed by its parts (an Address is not hashable)
             key: tuple[str, object] = (name, (value.display_name, value.username, value.domain))
         elif type(value) is str:

@@ -12,10 +12,11 @@ with nothing to tell (no new event, no decision, no outcome) is skipped too.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
 from email.message import EmailMessage
 from email.utils import formatdate
-from typing import Any
+from typing import NotRequired, TypedDict, cast
 from urllib.parse import quote, urlencode
 
 import css_inline
@@ -24,21 +25,100 @@ from sqlalchemy.orm import Session
 from ..config import Settings
 from ..models import ChatMessage, Game, GameStatus, MailKind, Outbox, Player, RequestRow, Seat, Window
 from ..present.absences import moment_shown
-from ..present.chat import channel_title, mail_sections
+from ..present.chat import MailChannel, channel_title, mail_sections
 from ..present.seat import cap, game_label, seat_shown, standing_answer_lines
 from ..services.attendance import substitutes
 from ..services.errors import ShownError
 from ..services.inputs import one_line
 from ..services.links import organiser_token, player_token, seat_token
 from ..services.mailflow import mail_rows, outbox, reply_address
-from ..services.play import autopilot, chat, policy, standing_answers
+from ..services.play import autopilot, chat, standing_answers
 from ..services.play.seats import Shared, answer_in, open_request, seat_state, still_deciding
 from ..text import i18n
 from ..text.glossary import colour_name
 from ..text.refusals import refusal
 from ..text.sentences import describe_answer
-from .drafts import MAX_USER_TEXT, Draft, Links, Mail, seat_section, words_of
+from .drafts import MAX_USER_TEXT, Draft, Links, Mail, SeatSection, seat_section, words_of
 from .headers import POLICY, host, message_id, recipient, thread
+
+# --- what each kind's outbox row carries (its ``payload``, written by the service that adds the row) ------------
+
+
+class NoticePayload(TypedDict):
+    """``turn`` and ``update``: the window told; ``game_over``: nothing."""
+
+    window: NotRequired[int]
+    #: a turn mail of a session of play hours: dropped when the seat answered on its page meanwhile.
+    unless_answered: NotRequired[bool]
+
+
+class LastCallPayload(TypedDict):
+    window: int
+    #: the player was not at the session of play hours when the deadline passed.
+    absent: NotRequired[bool]
+
+
+class SessionPayload(TypedDict):
+    #: when the session starts (ISO 8601).
+    start: str
+
+
+class AutopilotPayload(TypedDict):
+    #: the deadlines missed in a row.
+    missed: int
+
+
+class TablePayload(TypedDict):
+    #: the seat that went on autopilot, is back or (``new``) was taken over.
+    colour: str
+    status: str
+
+
+class Refusal(TypedDict):
+    """A ``ShownError`` kept to be translated when composed (``services.replies.refusal_of``)."""
+
+    msgid: str
+    params: dict[str, str]
+
+
+#: A reply's answer: ``result`` and what it needs (an absence's ``from`` and ``to`` in ISO 8601, whether the player
+#: was on ``autopilot``, the ``refusal``).
+ReplyPayload = TypedDict(
+    "ReplyPayload",
+    {
+        "inbound": int,
+        "result": str,
+        "window": int | None,
+        "command": str,
+        "from": NotRequired[str],
+        "to": NotRequired[str],
+        "autopilot": NotRequired[bool],
+        "refusal": NotRequired[Refusal],
+    },
+)
+
+
+class OrganiserPayload(TypedDict):
+    """The organiser's link; with ``about`` "autopilot": that seat went on autopilot after ``missed`` deadlines."""
+
+    about: NotRequired[str]
+    colour: NotRequired[str]
+    missed: NotRequired[int]
+
+
+class InvitationPayload(TypedDict):
+    invitation: int
+
+
+class SubstitutedPayload(TypedDict):
+    colour: str
+    #: the substitute (a player id).
+    by: int
+
+
+class ReminderPayload(TypedDict):
+    #: ``{"seat", "window", "step"}`` of each decision reminded (``reminders.still_owed`` checks them).
+    items: list[dict[str, int]]
 
 
 def shared_parts(session: Session, batch: mail_rows.Batch, now: datetime) -> dict[int, Shared]:
@@ -96,7 +176,7 @@ class Composer:
         with_board: bool = True,
         only_window: int | None = None,
         always: bool = False,
-    ) -> dict[str, Any] | None:
+    ) -> SeatSection | None:
         """The seat's current situation; None when there is nothing to tell (or, with ``only_window``, when the
         seat owes nothing in that window any more). ``always``: even with nothing new (a link mail). Never for a
         seat its reader no longer plays (replaced: the mail would carry the seat's new link)."""
@@ -118,7 +198,7 @@ class Composer:
         ctx = seat_section(self.lang, shown, links, with_board)
         if seat.game.status == GameStatus.RUNNING:  # the seat's own standing answers, with a way to turn each off
             lines = standing_answer_lines(self.lang, standing_answers.shown_settings(seat))
-            ctx["standing_answers"] = [{**line, "off_url": links.standing_off(line["key"])} for line in lines]
+            ctx.standing_answers = [{**line, "off_url": links.standing_off(line["key"])} for line in lines]
         if events:
             draft.told[seat.id] = max(told, seen)
         if shown.decision is not None:
@@ -137,40 +217,42 @@ class Composer:
         """turn, update, game_over: the seat's current situation."""
         opened = self.open_request(seat) or open_request(self.session, seat.game_id, seat.id)
         window, _mine = self.opened[seat.id] = opened
-        stale = row.kind != MailKind.GAME_OVER and (window is None or window.number != row.payload.get("window"))
+        payload = cast(NoticePayload, row.payload)
+        stale = row.kind != MailKind.GAME_OVER and (window is None or window.number != payload.get("window"))
         if stale and outbox.covered(self.session, row):
             return None
-        if row.payload.get("unless_answered") and answer_in(self.session, seat, row.payload.get("window")):
+        if payload.get("unless_answered") and answer_in(self.session, seat, payload.get("window")):
             return None  # a turn mail of a session of play hours: answered on the page meanwhile
         draft = Draft()
         ctx = self.section(draft, seat)
         if ctx is None:
             return None
-        draft.words = {"label": ctx["label"], "round": ctx["round_title"]}
-        if ctx["outcome"] is not None:
+        draft.words = {"label": ctx.label, "round": ctx.round_title}
+        if ctx.outcome is not None:
             draft.variant = "over"
-            draft.words["winners"] = ctx["outcome"]["winners"]
+            draft.words["winners"] = ctx.outcome.winners
         else:
-            draft.variant = "decision" if ctx["decision"] is not None else "update"
+            draft.variant = "decision" if ctx.decision is not None else "update"
         return draft
 
     def last_call(self, row: Outbox, seat: Seat) -> Draft | None:
         """Everyone else has answered the window, or (``absent``) the player was not at the session of play hours
         when its deadline passed and the game waits for them until the next one: a short mail with the decision,
         unless it was answered since."""
-        number = row.payload.get("window")
+        payload = cast(LastCallPayload, row.payload)
+        number = payload["window"]
         if answer_in(self.session, seat, number) is not None:
             return None
-        draft = Draft("absent" if row.payload.get("absent") else "last_call")
+        draft = Draft("absent" if payload.get("absent") else "last_call")
         ctx = self.section(draft, seat, events=False, with_board=False, only_window=number)
         if ctx is None:
             return None
-        draft.words = {"label": ctx["label"]}
+        draft.words = {"label": ctx.label}
         return draft
 
     def session_soon(self, row: Outbox, seat: Seat) -> Draft | None:
         """A session of the game's play hours starts soon: when, in the reader's own time, and the seat's link."""
-        start = datetime.fromisoformat(str(row.payload.get("start")))
+        start = datetime.fromisoformat(cast(SessionPayload, row.payload)["start"])
         if seat.player_id != self.player.id or seat.game.status != GameStatus.RUNNING or start <= self.now:
             return None
         when, relative = i18n.format_when(start, self.now, self.player.timezone, self.lang)
@@ -189,15 +271,15 @@ class Composer:
         ctx = self.section(draft, seat, events=False, with_board=False, always=True)
         if ctx is None:
             return None
-        draft.words = {"label": ctx["label"], "missed": int(row.payload.get("missed") or 2)}
+        draft.words = {"label": ctx.label, "missed": cast(AutopilotPayload, row.payload)["missed"]}
         draft.actions.append({"text": self.t.gettext("I'm back"), "url": self.links(seat).back})
         return draft
 
     def table(self, row: Outbox, seat: Seat) -> Draft | None:
         """Another seat of the table went on autopilot, or is back (public: the table sees who it waits for)."""
-        status = row.payload.get("status")
-        colour = str(row.payload.get("colour") or "")
-        if seat.player_id != self.player.id or status not in ("autopilot", "back", "new") or not colour:
+        payload = cast(TablePayload, row.payload)
+        status, colour = payload["status"], payload["colour"]
+        if seat.player_id != self.player.id or status not in ("autopilot", "back", "new"):
             return None
         label = game_label(self.lang, seat.game_id, seat.game.title)
         draft = Draft(f"table_{status}", {"label": label, "colour": colour_name(self.lang, colour)})
@@ -211,46 +293,48 @@ class Composer:
         ctx = self.section(draft, seat, always=True)
         if ctx is None:
             return None
-        draft.words = {"label": ctx["label"]}
+        draft.words = {"label": ctx.label}
         return draft
 
     def reply(self, row: Outbox, seat: Seat) -> Draft:
         """The answer to a reply by mail: applied, error, closed, wrong_sender or chat_error; standing (answers set);
         away (an absence declared), back ("I'm back"), refused (either refused: why)."""
-        result = str(row.payload.get("result"))
-        command = cap(row.payload.get("command", ""), 120)
+        payload = cast(ReplyPayload, row.payload)
+        result = payload["result"]
+        command = cap(payload["command"], 120)
         draft = Draft(result, {"label": game_label(self.lang, seat.game.id, seat.game.title), "command": command})
         if result == "wrong_sender":
-            sender = mail_rows.inbound_sender(self.session, row.payload.get("inbound"))
+            sender = mail_rows.inbound_sender(self.session, payload["inbound"])
             draft.words["sender"] = cap("?" if sender is None else sender, MAX_USER_TEXT)
         elif result == "chat_error":
-            draft.words["refusal"] = refusal(chat.ChatError(str(row.payload.get("command") or "")), self.lang)
+            draft.words["refusal"] = refusal(chat.ChatError(payload["command"]), self.lang)
             draft.notes.append(
                 self.t.gettext(
                     "Your reply to the table talk was not posted. You can write again, or use your game page."
                 )
             )
         elif result == "applied":
-            draft.words["meaning"] = self._applied_meaning(seat, row.payload.get("window")) or command
+            draft.words["meaning"] = self._applied_meaning(seat, payload["window"]) or command
         elif result == "standing":  # the section lists the standing answers now in force
             self.section(draft, seat, events=False, with_board=False, always=True)
             return draft
         elif result == "away":
-            for key in ("from", "to"):  # days in the player's zone (the last day away, not the midnight after it)
-                moment = datetime.fromisoformat(str(row.payload.get(key)))
-                draft.words[key] = moment_shown(moment, self.player.timezone, self.lang, end=key == "to")
+            # days in the player's zone (the last day away, not the midnight after it)
+            for key, moment in (("from", payload["from"]), ("to", payload["to"])):
+                draft.words[key] = moment_shown(
+                    datetime.fromisoformat(moment), self.player.timezone, self.lang, end=key == "to"
+                )
         elif result == "back":
-            draft.words["autopilot"] = bool(row.payload.get("autopilot"))
+            draft.words["autopilot"] = payload["autopilot"]
         elif result == "refused":
-            said = row.payload.get("refusal") or {}
-            params: dict[str, Any] = said["params"] if isinstance(said.get("params"), dict) else {}
-            draft.words["refusal"] = refusal(ShownError(str(said.get("msgid") or "?"), **params), self.lang)
+            said = payload["refusal"]
+            draft.words["refusal"] = refusal(ShownError(said["msgid"], **said["params"]), self.lang)
         else:
             draft.variant = result if result == "closed" else "error"
         self.section(draft, seat, events=False, with_board=False, always=result == "chat_error")
         return draft
 
-    def _applied_meaning(self, seat: Seat, window_number: Any) -> str | None:
+    def _applied_meaning(self, seat: Seat, window_number: int | None) -> str | None:
         found = answer_in(self.session, seat, window_number)
         return None if found is None else describe_answer(self.lang, *found)
 
@@ -262,8 +346,9 @@ class Composer:
             return None
         label = game_label(self.lang, game.id, game.title)
         url = f"{self.settings.base_url}/o/link/{organiser_token(self.settings.secret_key, game.id)}"
-        if row.payload.get("about") == "autopilot":
-            return self._autopilot_organiser(row, game, label, url)
+        payload = cast(OrganiserPayload, row.payload)
+        if payload.get("about") == "autopilot":
+            return self._autopilot_organiser(payload, game, label, url)
         draft = Draft("organiser", {"label": label})
         draft.notes.append(
             self.t.gettext(
@@ -274,12 +359,11 @@ class Composer:
         draft.actions.append({"text": self.t.gettext("Open the organiser page of the game"), "url": url})
         return draft
 
-    def _autopilot_organiser(self, row: Outbox, game: Game, label: str, url: str) -> Draft | None:
-        colour = str(row.payload.get("colour") or "")
+    def _autopilot_organiser(self, payload: OrganiserPayload, game: Game, label: str, url: str) -> Draft | None:
+        colour = payload["colour"]
         if game.status != GameStatus.RUNNING or colour not in {seat.colour for seat in game.seats}:
             return None
-        missed = row.payload.get("missed")
-        count = missed if isinstance(missed, int) and missed > 0 else max(policy.after_of(game.tempo), 1)
+        count = payload["missed"]
         name = colour_name(self.lang, colour)
         draft = Draft("organiser_autopilot", {"label": label, "colour": name, "count": count})
         draft.notes.append(
@@ -296,7 +380,7 @@ class Composer:
 
     def invitation(self, row: Outbox) -> Draft | None:
         """A seat offered to this person: the invitation's link, while it can still be accepted."""
-        offer = mail_rows.offer(self.session, row.payload.get("invitation"))
+        offer = mail_rows.offer(self.session, cast(InvitationPayload, row.payload)["invitation"])
         if offer is None:
             return None
         invitation, seat = offer.invitation, offer.seat
@@ -312,12 +396,13 @@ class Composer:
 
     def substituted(self, row: Outbox) -> Draft | None:
         """A substitute took over the reader's seat: who, and thanks (no link: the seat is no longer theirs)."""
-        found = mail_rows.substitution(self.session, row.game_id, row.payload.get("by"))
+        payload = cast(SubstitutedPayload, row.payload)
+        found = mail_rows.substitution(self.session, row.game_id, payload["by"])
         if found is None:
             return None
-        words = {
+        words: dict[str, object] = {
             "label": game_label(self.lang, found.game.id, found.game.title),
-            "colour": colour_name(self.lang, str(row.payload.get("colour") or "")),
+            "colour": colour_name(self.lang, payload["colour"]),
             "name": cap(one_line(found.newcomer.display_name), MAX_USER_TEXT),
         }
         draft = Draft("substituted", words)
@@ -326,11 +411,11 @@ class Composer:
 
     def reminder(self, row: Outbox) -> Draft | None:
         draft = Draft("reminder")
-        for owed in mail_rows.reminded(self.session, list(row.payload.get("items") or [])):
+        for owed in mail_rows.reminded(self.session, cast(ReminderPayload, row.payload)["items"]):
             self.section(draft, owed.seat, events=False, with_board=False, only_window=owed.window)
         if not draft.sections:
             return None
-        draft.words = {"label": draft.sections[0]["label"], "count": len(draft.sections)}
+        draft.words = {"label": draft.sections[0].label, "count": len(draft.sections)}
         return draft
 
     def digest(self, row: Outbox) -> Draft | None:
@@ -339,7 +424,7 @@ class Composer:
             talk = self._chat(item.seat) if item.chat else None
             ctx = self.section(draft, item.seat, always=talk is not None)
             if ctx is not None and talk is not None:
-                ctx["chat"], draft.chat[item.seat.id] = talk
+                ctx.chat, draft.chat[item.seat.id] = talk
         if not draft.sections:
             return None
         draft.words = {"count": len(draft.sections)}
@@ -354,7 +439,7 @@ class Composer:
         news = [m for c in unread for m in c.messages if m.colour != seat.colour]
         return (unread, news) if news else None
 
-    def _chat(self, seat: Seat) -> tuple[list[dict[str, Any]], int] | None:
+    def _chat(self, seat: Seat) -> tuple[list[MailChannel], int] | None:
         """The seat's unread table talk for a digest: (sections by channel, the last message id); None when there
         is nothing from another colour to tell."""
         found = self._unread(seat)
@@ -396,7 +481,9 @@ class Composer:
         return Mail(message, chat={seat.id: max(c.last for c in unread)})
 
 
-def envelope(composer: Composer, row: Outbox, template: str, ctx: dict[str, Any], reply_to: str | None) -> EmailMessage:
+def envelope(
+    composer: Composer, row: Outbox, template: str, ctx: Mapping[str, object], reply_to: str | None
+) -> EmailMessage:
     """A mail to the composer's player: ``template``.txt and .html rendered with ``ctx`` (its "subject" included),
     the headers every deadmail mail carries, and ``reply_to`` when replying to it does something."""
     settings, player, lang = composer.settings, composer.player, composer.lang

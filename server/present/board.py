@@ -22,7 +22,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cache
-from typing import Any
 
 from markupsafe import Markup
 
@@ -870,7 +869,36 @@ def sample_board(lang: str) -> Markup:
     return board_svg(sample_view(), lang, None)
 
 
-def table(lang: str, view: engine.PublicBoard) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class TableRow:
+    """A location in the mails' table of the mall."""
+
+    number: int
+    name: str
+    #: "–" for the Parking (unlimited).
+    capacity: str
+    zombies: int
+    closed: bool
+    closed_text: str
+    #: the attack's marks in words (under attack now, in danger).
+    marks: str
+    #: "Red T*G" per colour with characters there (* hidden).
+    people: str
+
+
+@dataclass(frozen=True, slots=True)
+class MailTable:
+    """The compact table of the mall for mails."""
+
+    rows: list[TableRow]
+    #: the characters' letters.
+    legend: str
+    #: the Chief's colour name (None: no Chief).
+    chief: str | None
+    chief_elected: bool
+
+
+def table(lang: str, view: engine.PublicBoard) -> MailTable:
     """The compact table of the mall for mails: location, capacity, zombies, closed (and why), characters, the
     attack's marks in words (under attack now, in danger), Chief."""
     marks = letters(lang)
@@ -886,21 +914,21 @@ def table(lang: str, view: engine.PublicBoard) -> dict[str, Any]:
                 tokens = "".join(marks[c] + ("*" if (colour, c) in hidden else "") for c in here)
                 people.append(f"{glossary.colour_name(lang, colour)} {tokens}")
         rows.append(
-            {
-                "number": loc,
-                "name": glossary.location_name(lang, loc),
-                "capacity": "–" if CAPACITY[loc] is None else str(CAPACITY[loc]),
-                "zombies": view["zombies"][str(loc)],
-                "closed": loc in closed,
-                "closed_text": closed_text(lang, _here(view, loc)) if loc in closed else "",
-                "marks": "; ".join(marks_text(lang, _here(view, loc))),
-                "people": ", ".join(people),
-            }
+            TableRow(
+                number=loc,
+                name=glossary.location_name(lang, loc),
+                capacity="–" if CAPACITY[loc] is None else str(CAPACITY[loc]),
+                zombies=view["zombies"][str(loc)],
+                closed=loc in closed,
+                closed_text=closed_text(lang, _here(view, loc)) if loc in closed else "",
+                marks="; ".join(marks_text(lang, _here(view, loc))),
+                people=", ".join(people),
+            )
         )
     chief = view["chief"]
-    return {
-        "rows": rows,
-        "legend": ", ".join(f"{marks[c]} = {glossary.character_name(lang, c)}" for c in CHARACTERS),
-        "chief": glossary.colour_name(lang, chief) if chief else None,
-        "chief_elected": view["chief_elected"],
-    }
+    return MailTable(
+        rows=rows,
+        legend=", ".join(f"{marks[c]} = {glossary.character_name(lang, c)}" for c in CHARACTERS),
+        chief=glossary.colour_name(lang, chief) if chief else None,
+        chief_elected=view["chief_elected"],
+    )

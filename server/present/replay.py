@@ -8,16 +8,19 @@ refuse a game that is not over, and so does ``services.play.games.finished``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TypedDict
+
+from markupsafe import Markup
 
 import engine
+from engine.shapes import JSON
 
 from ..services.play.games import Finished
 from ..text import glossary
 from ..text.i18n import translations
 from ..text.sentences import Names, event_text, player_label, told_answer
-from .board import board_svg, table
-from .seat import game_label, standings, tiebreak_sentence
+from .board import MailTable, board_svg, table
+from .seat import Standing, game_label, standings, tiebreak_sentence
 
 __all__ = ["ReplayAnswer", "ReplayEvent", "RoundReplay", "replay_page", "rounds"]
 
@@ -39,7 +42,7 @@ class ReplayAnswer:
     player: str
     kind: str
     #: the answer in the contract's JSON form (the default one for a timeout; None for a standing order).
-    answer: Any
+    answer: JSON
     #: the deadline passed without an answer (not for a voter whose vote was closed once decided).
     timeout: bool
     #: the answer told in the third person: "Ann (Red) voted for Blue."
@@ -130,7 +133,42 @@ def rounds(eng: engine.Game, lang: str, names: Names | None = None) -> list[Roun
 # --- pages ---------------------------------------------------------------------------------------------------------
 
 
-def replay_page(lang: str, game: Finished, round_no: int | None) -> dict[str, Any]:
+class ReplayGame(TypedDict):
+    id: int
+    title: str
+    label: str
+
+
+class ReplayPlayer(TypedDict):
+    colour: str
+    #: the colour's name.
+    name: str
+    #: the player's name ("" for a bot).
+    player: str
+    bot: bool
+
+
+class ReplayPage(TypedDict):
+    """What templates/replay.html shows (its context)."""
+
+    game: ReplayGame
+    players: list[ReplayPlayer]
+    #: the rounds' numbers, the one shown, and the ones before and after it (None: none).
+    rounds: list[int]
+    round: int
+    previous: int | None
+    next: int | None
+    step: RoundReplay
+    board: engine.PublicBoard
+    table: MailTable
+    svg: Markup
+    phase: str
+    standings: list[Standing]
+    tiebreak: str
+    winners: list[str]
+
+
+def replay_page(lang: str, game: Finished, round_no: int | None) -> ReplayPage:
     """What templates/replay.html shows of round ``round_no`` (the first when absent or unknown) of a finished game."""
     eng = game.engine
     names: Names = {c: n or None for c, n in game.people.items()}  # player_label keeps a name to MAX_NAME

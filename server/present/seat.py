@@ -7,9 +7,10 @@ database or knows another seat's secrets.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict
 
 import engine.standing
 from engine.data import PHASES, Phase
@@ -195,14 +196,29 @@ def decision(
 # --- the outcome ----------------------------------------------------------------------------------------------------
 
 
+class Standing(TypedDict):
+    """A player's place at the end (END-2, END-3)."""
+
+    colour: str
+    #: as sentences name the player ("Ann (Red)").
+    name: str
+    rank: int
+    #: "1st" …
+    place: str
+    points: int
+    cards: int
+    #: the reader.
+    you: bool
+    winner: bool
+
+
 @dataclass
 class Outcome:
     winners: list[str]
     #: the reader is among the winners.
     won: bool
-    #: the players by place (END-2, END-3): {"colour", "name", "place" ("1st"), "points", "cards", "you", "winner"};
-    #: players tied on points and cards share a place.
-    standings: list[dict[str, Any]] = field(default_factory=list)
+    #: the players by place; players tied on points and cards share a place.
+    standings: list[Standing] = field(default_factory=list)
     #: the tie-break rule in one sentence (END-3).
     tiebreak: str = ""
 
@@ -216,7 +232,7 @@ def ordinal(lang: str, place: int) -> str:
 
 def standings(
     lang: str, result: engine.Outcome, players: list[str], reader: str | None, names: Names | None = None
-) -> list[dict[str, Any]]:
+) -> list[Standing]:
     """The places of a finished game: by points, then by the cards left in hand (END-3); still tied, a shared
     place. ``reader``: the colour marked "you" (None: nobody)."""
     scores, cards = result["scores"], result["cards"]
@@ -327,7 +343,7 @@ def seat_shown(lang: str, state: SeatState, now: datetime, *, told: int = 0) -> 
         outcome=outcome(lang, view, names),
         owing=owing,
         presence=[presence_line(lang, c, p, now, tz) for c, p in state["presence"].items() if c != colour],
-        autopilot=bool(state["presence"].get(colour, {}).get("autopilot")),
+        autopilot=colour in state["presence"] and bool(state["presence"][colour]["autopilot"]),
         away_until=_away_until(lang, state["presence"].get(colour), now, tz),
         steps=phase_steps(lang, view["phase"]),
         names=names,
@@ -353,8 +369,9 @@ def _owing(lang: str, view: engine.PlayerView, window: SeatWindow | None, names:
     return owing
 
 
-def presence_line(lang: str, colour: str, presence: dict[str, Any], now: datetime, tz: str) -> str:
-    """ "Red is on autopilot." / "Red is away until Thursday 3 December at 18:00." (in the reader's zone)."""
+def presence_line(lang: str, colour: str, presence: Mapping[str, object], now: datetime, tz: str) -> str:
+    """ "Red is on autopilot." / "Red is away until Thursday 3 December at 18:00." (in the reader's zone).
+    ``presence``: a seat's in ``autopilot.table`` (``{"autopilot": bool, "away_until": ISO 8601 or None}``)."""
     name = glossary.colour_name(lang, colour)
     t = translations(lang)
     until = _away_until(lang, presence, now, tz)
@@ -363,10 +380,9 @@ def presence_line(lang: str, colour: str, presence: dict[str, Any], now: datetim
     return t.gettext("%(colour)s is on autopilot: the table does not wait for them.") % {"colour": name}
 
 
-def _away_until(lang: str, presence: dict[str, Any] | None, now: datetime, tz: str) -> str | None:
-    if not presence or not presence.get("away_until"):
-        return None
-    return format_when(datetime.fromisoformat(presence["away_until"]), now, tz, lang)[0]
+def _away_until(lang: str, presence: Mapping[str, object] | None, now: datetime, tz: str) -> str | None:
+    until = presence["away_until"] if presence else None
+    return None if not until else format_when(datetime.fromisoformat(str(until)), now, tz, lang)[0]
 
 
 # --- standing answers -------------------------------------------------------------------------------------------
@@ -376,28 +392,39 @@ def _away_until(lang: str, presence: dict[str, Any] | None, now: datetime, tz: s
 STANDING_ANSWER_SELECTS = ("cards", "camera", "attack", "vote")
 
 
-def standing_answer_lines(lang: str, answering: list[dict[str, Any]]) -> list[dict[str, str]]:
-    """The standing answers that answer for a seat (``standing_answers.shown_settings``), in words: "Security Camera —
-    always look"; for the seat's own pages and mails only (H-6)."""
+def standing_answer_lines(lang: str, answering: Iterable[Mapping[str, object]]) -> list[dict[str, str]]:
+    """The standing answers that answer for a seat (``standing_answers.shown_settings``: ``{"key", "value"}``), in
+    words: "Security Camera — always look"; for the seat's own pages and mails only (H-6)."""
     return [
         {
-            "key": item["key"],
-            "name": glossary.standing_answer_name(lang, item["key"]),
-            "value": glossary.standing_answer_value(lang, item["key"], item["value"]),
+            "key": str(item["key"]),
+            "name": glossary.standing_answer_name(lang, str(item["key"])),
+            "value": glossary.standing_answer_value(lang, str(item["key"]), item["value"]),
         }
         for item in answering
     ]
 
 
-def standing_answer_selects(lang: str, own: dict[str, Any], defaults: dict[str, Any] | None) -> list[dict[str, Any]]:
+class StandingSelect(TypedDict):
+    """A standing answer's select: its choices (value, words) and the value chosen now ("": as in the preferences)."""
+
+    key: str
+    name: str
+    choices: list[tuple[str, str]]
+    current: str
+
+
+def standing_answer_selects(
+    lang: str, own: Mapping[str, object], defaults: Mapping[str, object] | None
+) -> list[StandingSelect]:
     """The selects of a standing-answers form: each setting with its choices and the value chosen now (``own``).
     With ``defaults`` (a seat's form), the first choice ("") follows the player's preferences."""
     t = translations(lang)
-    out = []
+    out: list[StandingSelect] = []
     for key in STANDING_ANSWER_SELECTS:
         choices = [("ask", glossary.standing_answer_value(lang, key, "ask"))]
         choices += [(value, glossary.standing_answer_value(lang, key, value)) for value in engine.standing.CHOICES[key]]
-        current = own.get(key) or ""
+        current = str(own.get(key) or "")
         if defaults is not None:
             default = glossary.standing_answer_value(lang, key, defaults.get(key) or "ask")
             choices.insert(0, ("", t.gettext("as in my preferences (%(value)s)") % {"value": default}))

@@ -9,7 +9,7 @@ card does, what a request is about, a game's status) are gettext messages, in th
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TypeVar
 
 from engine import data
 from engine.data import CAPACITY, WEAPONS
@@ -127,7 +127,10 @@ PHASE_NAMES: dict[str, dict[str, str]] = {
 }
 
 
-def _name(table: dict[str, dict[Any, str]], lang: str, key: Any) -> str:
+_K = TypeVar("_K", str, int)
+
+
+def _name(table: dict[str, dict[_K, str]], lang: str, key: _K) -> str:
     names = table[pick_language(lang)]
     return names[key] if key in names else str(key)
 

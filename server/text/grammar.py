@@ -40,11 +40,12 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable, Iterable
-from typing import Any, NamedTuple
+from collections.abc import Callable, Collection, Iterable
+from typing import NamedTuple, TypeAlias, TypeVar
 
 import engine
 from engine.data import CARDS, CHARACTERS, COLOURS, LOCATIONS
+from engine.shapes import JSON, JSONObject
 
 from ..models import LANGUAGES, pick_language
 from . import glossary
@@ -299,7 +300,9 @@ def _words(text: str) -> tuple[str, ...]:
     return tuple(normalise(text).split())
 
 
-Phrases = dict[tuple[str, ...], Any]
+_V = TypeVar("_V", str, int)
+#: phrase (its words) -> what it names: a colour, character or card (str), a location (int).
+Phrases: TypeAlias = dict[tuple[str, ...], _V]
 
 
 class Vocabulary:
@@ -315,7 +318,7 @@ class Vocabulary:
         self.colours = self._table(COLOUR_WORDS, langs, COLOURS, glossary.colour_name)
         self.characters = self._table(CHARACTER_WORDS, langs, CHARACTERS, glossary.character_name)
         self.cards = self._table(CARD_WORDS, langs, CARDS, glossary.card_name)
-        self.locations: Phrases = self._table(LOCATION_WORDS, langs, LOCATIONS, glossary.location_name)
+        self.locations: Phrases[int] = self._table(LOCATION_WORDS, langs, LOCATIONS, glossary.location_name)
         for loc in LOCATIONS:
             self.locations[(str(loc),)] = loc
         for table in (self.colours, self.characters, self.cards):
@@ -324,12 +327,12 @@ class Vocabulary:
 
     @staticmethod
     def _table(
-        words: dict[str, dict[Any, list[str]]],
+        words: dict[str, dict[_V, list[str]]],
         langs: Iterable[str],
-        keys: Iterable[Any],
-        name: Callable[[str, Any], str],
-    ) -> Phrases:
-        out: Phrases = {}
+        keys: Iterable[_V],
+        name: Callable[[str, _V], str],
+    ) -> Phrases[_V]:
+        out: Phrases[_V] = {}
         for lang in langs:
             for value, forms in words[lang].items():
                 for form in forms:
@@ -582,35 +585,36 @@ class _Reader:
     def done(self) -> bool:
         return self.i >= len(self.words)
 
-    def _phrase(self, table: dict[tuple[str, ...], Any] | set[tuple[str, ...]]) -> tuple[int, Any] | None:
+    def _phrase(self, table: Collection[tuple[str, ...]]) -> tuple[str, ...] | None:
+        """The longest phrase of ``table`` at the reader's place (five words at most); None when there is none."""
         for n in range(min(5, len(self.words) - self.i), 0, -1):
             key = self.words[self.i : self.i + n]
             if key in table:
-                return n, table[key] if isinstance(table, dict) else key
+                return key
         return None
 
-    def peek(self, table: Phrases) -> bool:
+    def peek(self, table: Collection[tuple[str, ...]]) -> bool:
         return self._phrase(table) is not None
 
     def keyword(self, key: str) -> bool:
         found = self._phrase(self.vocab.keywords[key])
         if found is None:
             return False
-        self.i += found[0]
+        self.i += len(found)
         return True
 
-    def value(self, table: Phrases) -> Any:
+    def value(self, table: Phrases[_V]) -> _V:
         found = self._phrase(table)
         if found is None:
             raise _NoMatch
-        self.i += found[0]
-        return found[1]
+        self.i += len(found)
+        return table[found]
 
     def location(self) -> int:
-        loc = int(self.value(self.vocab.locations))
+        loc = self.value(self.vocab.locations)
         found = self._phrase(self.vocab.locations)  # "3 MEGATOYS": the number, then its own name
-        if found is not None and found[1] == loc and not self.words[self.i].isdigit():
-            self.i += found[0]
+        if found is not None and self.vocab.locations[found] == loc and not self.words[self.i].isdigit():
+            self.i += len(found)
         return loc
 
     def end(self) -> None:
@@ -622,7 +626,7 @@ def _parse_vote(r: _Reader, request: engine.RequestJSON, view: engine.PlayerView
     if not r.keyword("vote"):
         raise _NoMatch
     r.keyword("filler")
-    colour: str = r.value(r.vocab.colours)
+    colour = r.value(r.vocab.colours)
     r.end()
     if colour not in (request["options"] or []):
         raise _NoMatch
@@ -644,21 +648,21 @@ def _parse_go(r: _Reader, request: engine.RequestJSON, view: engine.PlayerView) 
 def _parse_victim(r: _Reader, request: engine.RequestJSON, view: engine.PlayerView) -> str:
     if not r.keyword("victim"):
         raise _NoMatch
-    character: str = r.value(r.vocab.characters)
+    character = r.value(r.vocab.characters)
     r.end()
     if character not in (request["options"] or []):
         raise _NoMatch
     return character
 
 
-def _parse_place(r: _Reader, request: engine.RequestJSON, view: engine.PlayerView) -> dict[str, Any]:
+def _parse_place(r: _Reader, request: engine.RequestJSON, view: engine.PlayerView) -> JSONObject:
     options = request["options"] or []
     if not r.keyword("place"):
         raise _NoMatch
     character = r.value(r.vocab.characters)
     r.keyword("filler")
     loc = r.location()
-    answer: dict[str, Any] = {"character": character, "location": loc}
+    answer: JSONObject = {"character": character, "location": loc}
     if r.keyword("else"):
         r.keyword("filler")
         fallback = r.location()
@@ -671,14 +675,14 @@ def _parse_place(r: _Reader, request: engine.RequestJSON, view: engine.PlayerVie
     return answer
 
 
-def _parse_move(r: _Reader, request: engine.RequestJSON, view: engine.PlayerView) -> dict[str, Any]:
+def _parse_move(r: _Reader, request: engine.RequestJSON, view: engine.PlayerView) -> JSONObject:
     options = request["options"] or []
     if not r.keyword("move"):
         raise _NoMatch
     character = r.value(r.vocab.characters)
     if {"character": character} not in options:
         raise _NoMatch
-    answer: dict[str, Any] = {"character": character}
+    answer: JSONObject = {"character": character}
     if r.keyword("sprint"):
         r.keyword("filler")
         loc = r.location()
@@ -691,8 +695,10 @@ def _parse_move(r: _Reader, request: engine.RequestJSON, view: engine.PlayerView
     return answer
 
 
-def _parse_truck(r: _Reader, request: engine.RequestJSON, view: engine.PlayerView) -> dict[str, Any]:
-    keep = give = to = None
+def _parse_truck(r: _Reader, request: engine.RequestJSON, view: engine.PlayerView) -> JSONObject:
+    keep: str | None = None
+    give: str | None = None
+    to: str | None = None
     while not r.done():
         if keep is None and r.keyword("keep"):
             keep = r.value(r.vocab.cards)
@@ -712,7 +718,7 @@ def _parse_truck(r: _Reader, request: engine.RequestJSON, view: engine.PlayerVie
     return {"keep": keep, "give": give, "to": to}
 
 
-def _parse_cards(r: _Reader, request: engine.RequestJSON, view: engine.PlayerView) -> list[dict[str, Any]]:
+def _parse_cards(r: _Reader, request: engine.RequestJSON, view: engine.PlayerView) -> list[JSON]:
     if r.keyword("pass"):
         r.end()
         return []
@@ -722,7 +728,7 @@ def _parse_cards(r: _Reader, request: engine.RequestJSON, view: engine.PlayerVie
     hand = view["hand"]
     used: dict[str, int] = {}
     hiding: set[str] = set()
-    plays: list[dict[str, Any]] = []
+    plays: list[JSON] = []
     while True:
         card = r.value(r.vocab.cards)
         if card not in playable:
@@ -741,26 +747,27 @@ def _parse_cards(r: _Reader, request: engine.RequestJSON, view: engine.PlayerVie
 
 def _parse_play(
     r: _Reader, card: str, request: engine.RequestJSON, view: engine.PlayerView, hiding: set[str]
-) -> dict[str, Any]:
+) -> JSONObject:
     """One card play after its card: Hidden's character, Sprint's character and location, IF NEEDED."""
-    play: dict[str, Any] = {"card": card}
+    play: JSONObject = {"card": card}
     if card == "hidden":
         can_hide = [c for c in _can_hide(request, view) if c not in hiding]
-        if r.peek(r.vocab.characters):
-            play["character"] = r.value(r.vocab.characters)
-        elif len(can_hide) == 1:
-            play["character"] = can_hide[0]
-        if play.get("character") not in can_hide:
+        hides = r.value(r.vocab.characters) if r.peek(r.vocab.characters) else None
+        if hides is None and len(can_hide) == 1:
+            hides = can_hide[0]
+        if hides is None or hides not in can_hide:
             raise _NoMatch
-        hiding.add(play["character"])
+        play["character"] = hides
+        hiding.add(hides)
     elif card == "sprint":
         moved = _moved(request, view)
-        play["character"] = r.value(r.vocab.characters) if r.peek(r.vocab.characters) else moved
-        if moved is None or play["character"] != moved:
+        runs = r.value(r.vocab.characters) if r.peek(r.vocab.characters) else moved
+        if moved is None or runs != moved:
             raise _NoMatch
+        play["character"] = runs
         r.keyword("filler")
-        play["location"] = r.location()
-        if play["location"] not in _open_locations(view):
+        location = play["location"] = r.location()
+        if location not in _open_locations(view):
             raise _NoMatch
     if r.keyword("if_needed"):
         if card not in IF_NEEDED_CARDS:
@@ -769,7 +776,7 @@ def _parse_play(
     return play
 
 
-_PARSERS: dict[str, Callable[[_Reader, engine.RequestJSON, engine.PlayerView], Any]] = {
+_PARSERS: dict[str, Callable[[_Reader, engine.RequestJSON, engine.PlayerView], JSON]] = {
     "vote": _parse_vote,
     "announce": _parse_go,
     "destination": _parse_go,
@@ -782,7 +789,9 @@ _PARSERS: dict[str, Callable[[_Reader, engine.RequestJSON, engine.PlayerView], A
 }
 
 
-def _parse_line(words: tuple[str, ...], request: engine.RequestJSON, view: engine.PlayerView, vocab: Vocabulary) -> Any:
+def _parse_line(
+    words: tuple[str, ...], request: engine.RequestJSON, view: engine.PlayerView, vocab: Vocabulary
+) -> JSON:
     parser = _PARSERS.get(request["kind"])
     if parser is None:
         raise _NoMatch
@@ -792,7 +801,7 @@ def _parse_line(words: tuple[str, ...], request: engine.RequestJSON, view: engin
 class Reading(NamedTuple):
     """A command found in a reply: the engine answer JSON, and the line it was read from."""
 
-    answer: Any
+    answer: JSON
     line: str
 
 
@@ -824,7 +833,7 @@ def read_reply(text: str, request: engine.RequestJSON, view: engine.PlayerView, 
     raise CommandError(error_message(lang, commands, first_attempt))
 
 
-def parse_reply(text: str, request: engine.RequestJSON, view: engine.PlayerView, language: str) -> Any:
+def parse_reply(text: str, request: engine.RequestJSON, view: engine.PlayerView, language: str) -> JSON:
     """The engine answer JSON of ``read_reply``."""
     return read_reply(text, request, view, language).answer
 
@@ -832,6 +841,9 @@ def parse_reply(text: str, request: engine.RequestJSON, view: engine.PlayerView,
 # --- standing answers --------------------------------------------------------------------------------------------
 
 #: a setting's word -> the setting, and the values each takes (besides ASK), as keywords
+#: setting -> "ask", one of its values, or (``victim``) a victim order.
+StandingChanges: TypeAlias = dict[str, str | list[str]]
+
 _SETTINGS = {"s_cards": "cards", "s_camera": "camera", "s_attack": "attack", "vote": "vote", "victim": "victim"}
 _VALUES = {
     "cards": ("pass",),
@@ -841,7 +853,7 @@ _VALUES = {
 }
 
 
-def read_standing(text: str, language: str) -> dict[str, Any] | None:
+def read_standing(text: str, language: str) -> StandingChanges | None:
     """The standing-answers command in a reply body (quotes and signature stripped first), as changes for
     ``standing.check_changes``; None when its first command line is not one. ``AUTO CAMERA LOOK``, ``AUTO CAMERA
     ASK``, ``AUTO VOTE AGAINST LEADER``, ``AUTO ATTACK IF NEEDED``, ``AUTO CARDS PASS``, ``AUTO VICTIM GIRL GUNMAN``,
@@ -867,7 +879,7 @@ def read_standing(text: str, language: str) -> dict[str, Any] | None:
         ) from None
 
 
-def _standing_changes(r: _Reader) -> dict[str, Any]:
+def _standing_changes(r: _Reader) -> StandingChanges:
     if r.keyword("off"):
         r.end()
         return dict.fromkeys(("cards", "camera", "attack", "vote", "victim"), "ask")

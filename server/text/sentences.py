@@ -8,13 +8,14 @@ request asks, what an answer means. Names come from the glossary, words from the
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
+from typing import Any, cast
 
 from babel.lists import format_list
 from babel.support import Translations
 
 from engine.data import WEAPONS
 from engine.shapes import (
+    JSON,
     AnswerAuto,
     AnswerDefaulted,
     AnswerStanding,
@@ -40,14 +41,18 @@ from engine.shapes import (
     GiftReceived,
     InitialZombies,
     Moved,
+    MoveJSON,
     NoDestination,
     NoElection,
     Placed,
     PlacementDice,
+    PlacementJSON,
+    PlayJSON,
     RandomColour,
     RequestJSON,
     RoundStarted,
     TruckCards,
+    TruckJSON,
     TruckSearched,
     TruckSkipped,
     VoteNotCast,
@@ -74,15 +79,15 @@ Names = dict[str, str | None]
 MAX_NAME = 80
 
 
-def player_label(lang: str, colour: Any, names: Names | None = None) -> str:
+def player_label(lang: str, colour: str, names: Names | None = None) -> str:
     """A player as sentences name them: "Ann (Red)" when the table knows the name, else the colour ("Red")."""
-    name = " ".join(str((names or {}).get(str(colour)) or "").split())
+    name = " ".join(str((names or {}).get(colour) or "").split())
     if not name:
-        return colour_name(lang, str(colour))
+        return colour_name(lang, colour)
     name = name[:MAX_NAME]
     return translations(lang).gettext("%(name)s (%(colour)s)") % {
         "name": name,
-        "colour": colour_name(lang, str(colour)),
+        "colour": colour_name(lang, colour),
     }
 
 
@@ -98,39 +103,42 @@ class _Say:
         self.names = names
         self.reader = reader
 
-    def who(self, colour: Any) -> str:
-        """A player in the third person: "Ann (Red)"."""
-        return player_label(self.lang, colour, self.names)
+    def who(self, colour: str | None) -> str:
+        """A player in the third person: "Ann (Red)"; "—" for nobody (a sentence that has nobody leaves it out)."""
+        return "—" if colour is None else player_label(self.lang, colour, self.names)
 
-    def whom(self, colour: Any) -> str:
+    def whom(self, colour: str | None) -> str:
         """A player in a list: "you" for the reader, else as ``who``."""
         if self.reader is not None and colour == self.reader:
             return str(self.t.pgettext("in a list", "you"))
         return self.who(colour)
 
-    def char(self, character: Any) -> str:
-        return character_name(self.lang, str(character))
+    def char(self, character: str | None) -> str:
+        """A character's name; "—" for none (a sentence that has none leaves it out)."""
+        return "—" if character is None else character_name(self.lang, character)
 
-    def card(self, card: Any) -> str:
-        return card_name(self.lang, str(card))
+    def card(self, card: str | None) -> str:
+        """A card's name; "—" for none (a sentence that has none leaves it out)."""
+        return "—" if card is None else card_name(self.lang, card)
 
-    def place(self, number: Any) -> str:
-        return location_label(self.lang, number)
+    def place(self, number: int | None) -> str:
+        """A location with its number; "—" for none (a sentence that has none leaves it out)."""
+        return "—" if number is None else location_label(self.lang, number)
 
     def join(self, items: Iterable[str]) -> str:
         items = list(items)
         return format_list(items, locale=DATE_LOCALES[self.lang]) if items else "—"
 
-    def dice(self, values: Any) -> str:
+    def dice(self, values: Iterable[int] | None) -> str:
         return self.join(str(v) for v in values or [])
 
-    def places(self, numbers: Any) -> str:
+    def places(self, numbers: Iterable[int] | None) -> str:
         return self.join(self.place(n) for n in numbers or [])
 
-    def cards(self, cards: Any) -> str:
+    def cards(self, cards: Iterable[str] | None) -> str:
         return self.join(self.card(c) for c in cards or [])
 
-    def colours(self, colours: Any) -> str:
+    def colours(self, colours: Iterable[str] | None) -> str:
         return self.join(self.whom(c) for c in colours or [])
 
 
@@ -195,52 +203,67 @@ def _truck_skipped(s: _Say, e: TruckSkipped, you: bool) -> str:
     return s.t.gettext("Nobody searches the truck: the re-vote was tied.")
 
 
-def _auto_truck(s: _Say, answer: Any) -> str:
-    return s.t.gettext("You keep %(card)s, the only card in the truck.") % {"card": s.card(answer.get("keep"))}
+def _auto_truck(s: _Say, answer: TruckJSON) -> str:
+    return s.t.gettext("You keep %(card)s, the only card in the truck.") % {"card": s.card(answer["keep"])}
 
 
-def _auto_victim(s: _Say, answer: Any) -> str:
+def _auto_victim(s: _Say, answer: object) -> str:
     return s.t.gettext(
         "Your %(character)s was given up to the zombies by your standing order or as your only choice."
-    ) % {"character": s.char(answer)}
+    ) % {"character": s.char(str(answer))}
 
 
-def _auto_vote(s: _Say, answer: Any) -> str:
-    return s.t.gettext("Your vote went to %(colour)s, the only possible choice.") % {"colour": s.who(answer)}
+def _auto_vote(s: _Say, answer: object) -> str:
+    return s.t.gettext("Your vote went to %(colour)s, the only possible choice.") % {"colour": s.who(str(answer))}
 
 
-def _auto_destination(s: _Say, answer: Any) -> str:
+def _auto_destination(s: _Say, answer: int) -> str:
     return s.t.gettext("Your destination is %(place)s, the only possible choice.") % {"place": s.place(answer)}
 
 
-def _auto_zombie(s: _Say, answer: Any) -> str:
+def _auto_zombie(s: _Say, answer: int) -> str:
     return s.t.gettext("Your zombie goes to %(place)s, the only possible choice.") % {"place": s.place(answer)}
 
 
-def _auto_move(s: _Say, answer: Any) -> str:
+def _auto_move(s: _Say, answer: MoveJSON) -> str:
     return s.t.gettext("You move your %(character)s, the only character you could move.") % {
-        "character": s.char(answer.get("character"))
+        "character": s.char(answer["character"])
     }
 
 
-def _auto_place(s: _Say, answer: Any) -> str:
+def _auto_place(s: _Say, answer: PlacementJSON) -> str:
     return s.t.gettext("Your %(character)s is placed at %(place)s, the only possible choice.") % {
-        "character": s.char(answer.get("character")),
-        "place": s.place(answer.get("location")),
+        "character": s.char(answer["character"]),
+        "place": s.place(answer["location"]),
     }
 
 
-#: request kind -> (the type its answer has, the sentence telling the reader their automatic answer).
-_AUTO: dict[str, tuple[type | tuple[type, ...], Callable[[_Say, Any], str]]] = {
-    "truck": (dict, _auto_truck),
-    "victim": (object, _auto_victim),
-    "vote": (object, _auto_vote),
-    "announce": (object, _auto_destination),
-    "destination": (object, _auto_destination),
-    "zombie": (object, _auto_zombie),
-    "move": (dict, _auto_move),
-    "place": (dict, _auto_place),
+#: request kind -> the sentence telling the reader their automatic answer, by the answer's JSON type: any value
+#: (said as it is), a location, an object.
+_AUTO_AS_GIVEN: dict[str, Callable[[_Say, object], str]] = {"victim": _auto_victim, "vote": _auto_vote}
+_AUTO_LOCATION: dict[str, Callable[[_Say, int], str]] = {
+    "announce": _auto_destination,
+    "destination": _auto_destination,
+    "zombie": _auto_zombie,
 }
+
+
+def _auto_told(s: _Say, kind: str, answer: object) -> str | None:
+    """The reader's automatic answer of a request of ``kind``; None for a kind without its sentence, or an answer
+    not of its kind's shape."""
+    if kind in _AUTO_AS_GIVEN:
+        return _AUTO_AS_GIVEN[kind](s, answer)
+    if kind in _AUTO_LOCATION:
+        return _AUTO_LOCATION[kind](s, answer) if isinstance(answer, int) else None
+    if not isinstance(answer, dict):
+        return None
+    if kind == "truck":
+        return _auto_truck(s, cast(TruckJSON, answer))
+    if kind == "move":
+        return _auto_move(s, cast(MoveJSON, answer))
+    if kind == "place":
+        return _auto_place(s, cast(PlacementJSON, answer))
+    return None
 
 
 def _answer_auto(s: _Say, e: AnswerAuto, you: bool) -> str:
@@ -248,11 +271,8 @@ def _answer_auto(s: _Say, e: AnswerAuto, you: bool) -> str:
         return s.t.gettext("%(player)s had only one possible answer; it was given automatically.") % {
             "player": s.who(e["player"])
         }
-    found = _AUTO.get(str(e["kind"]))
-    answer = e["answer"]
-    if found is None or not isinstance(answer, found[0]):
-        return s.t.gettext("You had only one possible answer; it was given automatically.")
-    return found[1](s, answer)
+    told = _auto_told(s, e["kind"], e["answer"])
+    return s.t.gettext("You had only one possible answer; it was given automatically.") if told is None else told
 
 
 def _answer_standing(s: _Say, e: AnswerStanding, you: bool) -> str:
@@ -423,7 +443,7 @@ def _card_played(s: _Say, e: CardPlayed, you: bool) -> str:
     return (_card_you_played if you else _card_they_played)(s, e, values)
 
 
-def _card_they_played(s: _Say, e: CardPlayed, values: dict[str, Any]) -> str:
+def _card_they_played(s: _Say, e: CardPlayed, values: dict[str, str]) -> str:
     card, t = e["card"], s.t
     if card == "threat":
         if e.get("location") is None:
@@ -447,7 +467,7 @@ def _card_they_played(s: _Say, e: CardPlayed, values: dict[str, Any]) -> str:
     return t.gettext("%(player)s plays %(card)s.") % values
 
 
-def _card_you_played(s: _Say, e: CardPlayed, values: dict[str, Any]) -> str:
+def _card_you_played(s: _Say, e: CardPlayed, values: dict[str, str]) -> str:
     card, t = e["card"], s.t
     if card == "threat":
         return t.gettext("You play a Threat: one extra vote.")
@@ -505,7 +525,7 @@ def _moved(s: _Say, e: Moved, you: bool) -> str:
     )
 
 
-def _you_moved(s: _Say, origin: Any, target: Any, end: Any, values: dict[str, Any]) -> str:
+def _you_moved(s: _Say, origin: int, target: int, end: int, values: dict[str, str]) -> str:
     if end == target and origin == end:
         return s.t.gettext("Your %(character)s stays at %(place)s.") % values
     if end == target:
@@ -690,7 +710,7 @@ def _game_over(s: _Say, e: GameOver, you: bool) -> str:
     return " ".join(parts)
 
 
-#: Event type -> sentence, each taking its type's ``engine.shapes`` event (the table's type cannot say which: Any).
+#: Event type -> sentence, each taking its type's ``engine.shapes`` event (a table's value type cannot say which).
 #: Entries whose function takes ``reader`` compare it with a field other than ``player``.
 _EVENTS: dict[str, Callable[[_Say, Any, bool], str]] = {
     "first_chief": _first_chief,
@@ -873,127 +893,144 @@ def request_text(lang: str, request: RequestJSON, phase: str | None = None, name
 # --- answers ----------------------------------------------------------------------------------------------------
 
 
-def _spot(s: _Say, loc: Any) -> str:
+def _spot(s: _Say, loc: int | str) -> str:
     """A location in an answer's words: "Megatoys (3)"."""
     return f"{location_name(s.lang, int(loc))} ({int(loc)})"
 
 
-def _vote_answer(s: _Say, answer: Any) -> str:
-    return s.t.gettext("vote for %(colour)s") % {"colour": s.who(answer)}
+def _vote_answer(s: _Say, answer: object) -> str:
+    return s.t.gettext("vote for %(colour)s") % {"colour": s.who(str(answer))}
 
 
-def _go_answer(s: _Say, answer: Any) -> str:
+def _go_answer(s: _Say, answer: int | str) -> str:
     return s.t.gettext("go to %(location)s") % {"location": _spot(s, answer)}
 
 
-def _zombie_answer(s: _Say, answer: Any) -> str:
+def _zombie_answer(s: _Say, answer: int | str) -> str:
     return s.t.gettext("put your zombie at %(location)s") % {"location": _spot(s, answer)}
 
 
-def _victim_answer(s: _Say, answer: Any) -> str:
-    return s.t.gettext("give up your %(character)s") % {"character": s.char(answer)}
+def _victim_answer(s: _Say, answer: object) -> str:
+    return s.t.gettext("give up your %(character)s") % {"character": s.char(str(answer))}
 
 
-def _place_answer(s: _Say, answer: Any) -> str:
+def _place_answer(s: _Say, answer: PlacementJSON) -> str:
     text = s.t.gettext("place your %(character)s at %(location)s") % {
         "character": s.char(answer["character"]),
         "location": _spot(s, answer["location"]),
     }
-    if answer.get("fallback") is not None:
-        text += " " + s.t.gettext("(or at %(location)s if it is full)") % {"location": _spot(s, answer["fallback"])}
+    fallback = answer.get("fallback")
+    if fallback is not None:
+        text += " " + s.t.gettext("(or at %(location)s if it is full)") % {"location": _spot(s, fallback)}
     return text
 
 
-def _move_answer(s: _Say, answer: Any) -> str:
+def _move_answer(s: _Say, answer: MoveJSON) -> str:
     text = s.t.gettext("move your %(character)s") % {"character": s.char(answer["character"])}
-    if answer.get("sprint") is not None:
+    sprint_to = answer.get("sprint")
+    if sprint_to is not None:
         sprint = (
             s.t.gettext("and play Sprint to %(location)s only if the destination is full or closed")
             if answer.get("sprint_if_full")
             else s.t.gettext("and play Sprint to %(location)s")
         )
-        text += " " + sprint % {"location": _spot(s, answer["sprint"])}
+        text += " " + sprint % {"location": _spot(s, sprint_to)}
     return text
 
 
-def _truck_answer(s: _Say, answer: Any) -> str:
-    if answer.get("give") is None:
+def _truck_answer(s: _Say, answer: TruckJSON) -> str:
+    give = answer.get("give")
+    if give is None:
         return s.t.gettext("keep %(card)s") % {"card": s.card(answer["keep"])}
     return s.t.gettext("keep %(keep)s and give %(give)s to %(colour)s") % {
         "keep": s.card(answer["keep"]),
-        "give": s.card(answer["give"]),
+        "give": s.card(give),
         "colour": s.who(answer["to"]),
     }
 
 
-def _cards_answer(s: _Say, answer: Any) -> str:
+def _cards_answer(s: _Say, answer: list[PlayJSON]) -> str:
     if not answer:
         return s.t.gettext("play no card")
     return s.t.gettext("play %(cards)s") % {"cards": _plays(s, answer)}
 
 
-def _plays(s: _Say, answer: Any) -> str:
+def _plays(s: _Say, answer: list[PlayJSON]) -> str:
     """The cards of a ``cards`` answer: "Axe, Hidden (Pin-Up) (only if needed)"."""
     plays = []
     for play in answer:
         words = s.card(play["card"])
-        if play.get("character"):
-            words += f" ({s.char(play['character'])}"
-            words += f", {_spot(s, play['location'])})" if play.get("location") else ")"
+        character, location = play.get("character"), play.get("location")
+        if character:
+            words += f" ({s.char(character)}"
+            words += f", {_spot(s, location)})" if location else ")"
         if play.get("if_needed"):
             words += " " + s.t.gettext("(only if needed)")
         plays.append(words)
     return ", ".join(plays)
 
 
-#: request kind -> (the JSON type its answer has, its words).
-_ANSWERS: dict[str, tuple[type | tuple[type, ...], Callable[[_Say, Any], str]]] = {
-    "vote": (object, _vote_answer),
-    "announce": (object, _go_answer),
-    "destination": (object, _go_answer),
-    "zombie": (object, _zombie_answer),
-    "victim": (object, _victim_answer),
-    "place": (dict, _place_answer),
-    "move": (dict, _move_answer),
-    "truck": (dict, _truck_answer),
-    "cards": (list, _cards_answer),
+#: request kind -> its answer's words, by the answer's JSON type: any value (said as it is), a location.
+_AS_GIVEN: dict[str, Callable[[_Say, object], str]] = {"vote": _vote_answer, "victim": _victim_answer}
+_AT_LOCATION: dict[str, Callable[[_Say, int | str], str]] = {
+    "announce": _go_answer,
+    "destination": _go_answer,
+    "zombie": _zombie_answer,
 }
 
 
-def _flat(answer: Any) -> str:
+def _answer_words(s: _Say, kind: str, answer: object) -> str | None:
+    """``answer`` to a request of ``kind`` in words; None for an unknown kind, or an answer not of its kind's
+    JSON shape (``engine.shapes``: an object for ``place``, ``move`` and ``truck``, a list for ``cards``)."""
+    if kind in _AS_GIVEN:
+        return _AS_GIVEN[kind](s, answer)
+    if kind in _AT_LOCATION:
+        return _AT_LOCATION[kind](s, answer) if isinstance(answer, (int, str)) else None
+    if kind == "cards":
+        return _cards_answer(s, cast(list[PlayJSON], answer)) if isinstance(answer, list) else None
+    if not isinstance(answer, dict):
+        return None
+    if kind == "place":
+        return _place_answer(s, cast(PlacementJSON, answer))
+    if kind == "move":
+        return _move_answer(s, cast(MoveJSON, answer))
+    if kind == "truck":
+        return _truck_answer(s, cast(TruckJSON, answer))
+    return None
+
+
+def _flat(answer: object) -> str:
     flat = " ".join(str(answer or "").split())
     return flat if len(flat) <= 200 else flat[:199] + "…"
 
 
-def describe_answer(lang: str, request: Mapping[str, object], answer: Any, names: Names | None = None) -> str:
+def describe_answer(lang: str, request: Mapping[str, object], answer: object, names: Names | None = None) -> str:
     """What an answer means, in words (``You are about to: …``, ``We understood: …``); of ``request`` (a request's
     JSON) only its ``kind`` counts."""
-    found = _ANSWERS.get(str(request.get("kind")))
-    if found is None or not isinstance(answer, found[0]):
-        return _flat(answer)
-    return found[1](_Say(lang, names), answer)
+    words = _answer_words(_Say(lang, names), str(request.get("kind")), answer)
+    return _flat(answer) if words is None else words
 
 
 # --- answers told in the third person (the replay) ------------------------------------------------------------
 
 
-def _told_vote(s: _Say, v: dict[str, Any], answer: Any) -> str:
+def _told_vote(s: _Say, v: dict[str, str], answer: str) -> str:
     return s.t.gettext("%(player)s voted for %(colour)s.") % {**v, "colour": s.who(answer)}
 
 
-def _told_go(s: _Say, v: dict[str, Any], answer: Any) -> str:
+def _told_go(s: _Say, v: dict[str, str], answer: int) -> str:
     return s.t.gettext("%(player)s chose %(location)s.") % {**v, "location": _spot(s, answer)}
 
 
-def _told_zombie(s: _Say, v: dict[str, Any], answer: Any) -> str:
+def _told_zombie(s: _Say, v: dict[str, str], answer: int) -> str:
     return s.t.gettext("%(player)s put their zombie at %(location)s.") % {**v, "location": _spot(s, answer)}
 
 
-def _told_victim(s: _Say, v: dict[str, Any], answer: Any) -> str:
+def _told_victim(s: _Say, v: dict[str, str], answer: str) -> str:
     return s.t.gettext("%(player)s gave up their %(character)s.") % {**v, "character": s.char(answer)}
 
 
-def _told_place(s: _Say, v: dict[str, Any], answer: Any) -> str:
+def _told_place(s: _Say, v: dict[str, str], answer: PlacementJSON) -> str:
     return s.t.gettext("%(player)s placed their %(character)s at %(location)s.") % {
         **v,
         "character": s.char(answer["character"]),
@@ -1001,56 +1038,71 @@ def _told_place(s: _Say, v: dict[str, Any], answer: Any) -> str:
     }
 
 
-def _told_move(s: _Say, v: dict[str, Any], answer: Any) -> str:
+def _told_move(s: _Say, v: dict[str, str], answer: MoveJSON) -> str:
     values = {**v, "character": s.char(answer["character"])}
-    if answer.get("sprint") is None:
+    sprint = answer.get("sprint")
+    if sprint is None:
         return s.t.gettext("%(player)s moved their %(character)s.") % values
     return s.t.gettext("%(player)s moved their %(character)s with a Sprint to %(location)s.") % {
         **values,
-        "location": _spot(s, answer["sprint"]),
+        "location": _spot(s, sprint),
     }
 
 
-def _told_truck(s: _Say, v: dict[str, Any], answer: Any) -> str:
-    if answer.get("give") is None:
+def _told_truck(s: _Say, v: dict[str, str], answer: TruckJSON) -> str:
+    give = answer.get("give")
+    if give is None:
         return s.t.gettext("%(player)s kept %(card)s.") % {**v, "card": s.card(answer["keep"])}
     return s.t.gettext("%(player)s kept %(keep)s and gave %(give)s to %(colour)s.") % {
         **v,
         "keep": s.card(answer["keep"]),
-        "give": s.card(answer["give"]),
+        "give": s.card(give),
         "colour": s.who(answer["to"]),
     }
 
 
-def _told_cards(s: _Say, v: dict[str, Any], answer: Any) -> str:
+def _told_cards(s: _Say, v: dict[str, str], answer: list[PlayJSON]) -> str:
     if not answer:
         return s.t.gettext("%(player)s played no card.") % v
     return s.t.gettext("%(player)s chose to play %(cards)s.") % {**v, "cards": _plays(s, answer)}
 
 
-_TOLD: dict[str, tuple[type | tuple[type, ...], Callable[[_Say, dict[str, Any], Any], str]]] = {
-    "vote": (str, _told_vote),
-    "announce": (int, _told_go),
-    "destination": (int, _told_go),
-    "zombie": (int, _told_zombie),
-    "victim": (str, _told_victim),
-    "place": (dict, _told_place),
-    "move": (dict, _told_move),
-    "truck": (dict, _told_truck),
-    "cards": (list, _told_cards),
+#: request kind -> its answer told, by the answer's JSON type: a colour or character, a location.
+_TOLD_NAME: dict[str, Callable[[_Say, dict[str, str], str], str]] = {"vote": _told_vote, "victim": _told_victim}
+_TOLD_LOCATION: dict[str, Callable[[_Say, dict[str, str], int], str]] = {
+    "announce": _told_go,
+    "destination": _told_go,
+    "zombie": _told_zombie,
 }
 
 
+def _told(s: _Say, v: dict[str, str], kind: str, answer: JSON) -> str | None:
+    """``answer`` to a request of ``kind`` told; None for an unknown kind, or an answer not of its kind's shape."""
+    if isinstance(answer, str):
+        return _TOLD_NAME[kind](s, v, answer) if kind in _TOLD_NAME else None
+    if isinstance(answer, int):
+        return _TOLD_LOCATION[kind](s, v, answer) if kind in _TOLD_LOCATION else None
+    if isinstance(answer, list):
+        return _told_cards(s, v, cast(list[PlayJSON], answer)) if kind == "cards" else None
+    if not isinstance(answer, dict):
+        return None
+    if kind == "place":
+        return _told_place(s, v, cast(PlacementJSON, answer))
+    if kind == "move":
+        return _told_move(s, v, cast(MoveJSON, answer))
+    if kind == "truck":
+        return _told_truck(s, v, cast(TruckJSON, answer))
+    return None
+
+
 def told_answer(
-    lang: str, request: Mapping[str, object] | None, answer: Any, player: str, names: Names | None = None
+    lang: str, request: Mapping[str, object] | None, answer: JSON, player: str, names: Names | None = None
 ) -> str:
     """An answer told in the third person, as the replay lists them: "Ann (Red) voted for Blue."; "Ann (Red) gave
     no answer." when there was none (an abstention). Of ``request`` (a request's JSON) only its ``kind`` counts."""
     s = _Say(lang, names)
     values = {"player": s.who(player)}
-    found = _TOLD.get(str((request or {}).get("kind")))
-    if answer is None or found is None or not isinstance(answer, found[0]):
-        if answer is None:
-            return s.t.gettext("%(player)s gave no answer.") % values
-        return f"{s.who(player)}: {_flat(answer)}"
-    return found[1](s, values, answer)
+    if answer is None:
+        return s.t.gettext("%(player)s gave no answer.") % values
+    told = _told(s, values, str((request or {}).get("kind")), answer)
+    return f"{s.who(player)}: {_flat(answer)}" if told is None else told

@@ -20,7 +20,7 @@ from server.db import Database
 from server.mail.replies import Received, receive
 from server.mail.send import send_one
 from server.models import ChatChannel, ChatMessage, Game, GameStatus, InboundMail, MailKind, Outbox, OutboxStatus
-from server.present.chat import page
+from server.present.chat import ChatPage, page
 from server.services.links import seat_token
 from server.services.mailflow import reminders, reply_address
 from server.services.play import chat
@@ -92,14 +92,14 @@ def channel_id(db: Database, key: str) -> int:
         return found
 
 
-def shown(db: Database, seat_id: int, now: dt.datetime = T0) -> dict[str, Any]:
+def shown(db: Database, seat_id: int, now: dt.datetime = T0) -> ChatPage:
     """What the seat page shows of the table talk to the seat, in English, at ``now``."""
     table = chat.table(db, seat_id)
     return page("en", table.channels, table.colour, table.colours, running=table.running, tz="UTC", now=now)
 
 
-def texts(ctx: dict[str, Any]) -> list[str]:
-    return [m["text"] for ch in ctx["channels"] for m in ch["messages"]]
+def texts(ctx: ChatPage) -> list[str]:
+    return [m.text for ch in ctx.channels for m in ch.messages]
 
 
 def rendered(stack: Stack, seat_id: int, path: str = "/") -> str:
@@ -138,15 +138,15 @@ def test_post_and_list_private_never_seen_by_others(stack: Stack) -> None:
     assert messages(stack.db) == [("all", "red", "Hello everyone"), ("blue+red", "blue", SECRET)]
 
     red = shown(stack.db, seats["red"], now=T0 + dt.timedelta(hours=1, seconds=5))
-    assert [c["key"] for c in red["channels"]] == ["all", "blue+red"]
+    assert [c.key for c in red.channels] == ["all", "blue+red"]
     assert texts(red) == ["Hello everyone", SECRET]
-    assert red["channels"][1]["title"] == "Private: Blue and you"
-    assert red["channels"][0]["messages"][0]["mine"] and red["channels"][0]["messages"][0]["colour_name"] == "Red"
-    assert red["channels"][1]["messages"][0]["relative"] == "1 hour ago"  # in the reader's language
-    assert [o["colour"] for o in red["others"]] == ["yellow", "blue"]
+    assert red.channels[1].title == "Private: Blue and you"
+    assert red.channels[0].messages[0].mine and red.channels[0].messages[0].colour_name == "Red"
+    assert red.channels[1].messages[0].relative == "1 hour ago"  # in the reader's language
+    assert [o.colour for o in red.others] == ["yellow", "blue"]
 
     yellow = shown(stack.db, seats["yellow"])
-    assert [c["key"] for c in yellow["channels"]] == ["all"]
+    assert [c.key for c in yellow.channels] == ["all"]
     assert texts(yellow) == ["Hello everyone"]
     assert SECRET not in repr(yellow)
 

@@ -47,17 +47,17 @@ def test_every_location_in_danger_and_the_one_under_attack_say_so_in_words() -> 
     for view in attack_views(FIVE, range(8)):
         root = figure_of(view, reader=None)
         current = public.attack_under_way(view)
-        rows = {row["number"]: row for row in board.table("en", view)["rows"]}
+        rows = {row.number: row for row in board.table("en", view).rows}
         for loc, group in locations(root).items():
             classes = (group.get("class") or "").split()
             danger = public.in_danger(view, loc)
             assert ("IN DANGER" in texts(group, "danger-text")) == danger, loc
-            assert ("in danger" in rows[loc]["marks"]) == danger
+            assert ("in danger" in rows[loc].marks) == danger
             attacked = loc == current
             assert ("attacked" in classes) == attacked
             assert ("UNDER ATTACK" in texts(group, "attack-text")) == attacked
             assert ("under attack now" in title(group)) == attacked
-            assert ("under attack now" in rows[loc]["marks"]) == attacked
+            assert ("under attack now" in rows[loc].marks) == attacked
             seen["half"] += danger and loc in (1, 2, 3, 5)
             seen["attacked"] += attacked
         assert "under attack now" in legend_text(root)
@@ -80,8 +80,8 @@ def test_cachou_closed_with_few_players_says_why_on_the_board_and_in_the_mail_ta
     cachou = locations(figure_of(view, lang, reader=None))[2]
     assert texts(cachou, "closed-why") == [why]
     assert words in title(cachou)
-    row = board.table(lang, view)["rows"][1]
-    assert row["number"] == 2 and row["closed"] and row["closed_text"] == words
+    row = board.table(lang, view).rows[1]
+    assert row.number == 2 and row.closed and row.closed_text == words
     # with five players Cachou is open; a location the zombies closed says so (E-3)
     five = spectator_view(played_until(FIVE, 3, 1, Phase.DESTINATIONS))
     assert not texts(locations(figure_of(five, lang, reader=None))[2], "closed-why")
