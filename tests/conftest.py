@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import os
 import shutil
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -105,6 +106,25 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) ->
     if report.skipped and call.excinfo is not None and isinstance(call.excinfo.value, ServiceMissing):
         report.longrepr = (__file__, need.__code__.co_firstlineno, f"Skipped: {call.excinfo.value.msg}")
     return report
+
+
+#: a file to which each test appends its CPU seconds (this process's and its reaped children's), wall seconds and id:
+#: where the suite's CPU goes (docs/PERFORMANCE.md, "The test suite"); unset, nothing is measured
+CPU_REPORT = os.environ.get("DEADMAIL_TEST_CPU_REPORT")
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Any:
+    if not CPU_REPORT:
+        return (yield)
+    before, started = os.times(), time.monotonic()
+    try:
+        return (yield)
+    finally:
+        after = os.times()
+        cpu = sum(after[:4]) - sum(before[:4])
+        with open(CPU_REPORT, "a", encoding="utf-8") as report:
+            report.write(f"{cpu:.2f}\t{time.monotonic() - started:.2f}\t{item.nodeid}\n")
 
 
 def _pg_admin() -> Any:

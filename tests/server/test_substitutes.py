@@ -22,7 +22,7 @@ from server.db import Database
 from server.mail.send import send_due
 from server.models import Invitation, Outbox, Player, Seat
 from server.services.attendance import substitutes
-from server.services.links import LinkError, organiser_token, read_player_token, read_token, seat_token
+from server.services.links import LinkError, read_organiser_token, read_player_token, read_token, seat_token
 from server.services.play import games, organise, turns
 from tests.conftest import Stack
 from tests.support import (
@@ -378,9 +378,13 @@ def test_the_organisers_autopilot_mail_offers_the_seat(stack: Stack) -> None:
     text = text_of(message)
     name = colour.capitalize()
     assert f"{name} missed 1 deadline in a row" in text and "is on autopilot" in text
-    token = organiser_token(stack.settings.secret_key, game_id)
-    offer = f"{stack.settings.base_url}/o/link/{token}?offer={colour}"
-    assert f"Offer the {name} seat to a substitute: {offer}" in text
+    # the organiser's link, signed with the time the mail was made (so read from the mail, never signed again here)
+    base = re.escape(stack.settings.base_url)
+    found = re.search(rf"Offer the {name} seat to a substitute: {base}/o/link/(\S+)", text)
+    assert found is not None, text
+    token, query = found[1].split("?")
+    assert read_organiser_token(stack.settings.secret_key, token, 3600) == game_id and query == f"offer={colour}"
+    offer = f"{stack.settings.base_url}/o/link/{found[1]}"
     # the one-tap action: the organiser link opens the confirm page, whose GET changes nothing, whose form offers
     went = stack.client.get(offer.removeprefix(stack.settings.base_url))
     assert went.status_code == 303 and went.headers["Location"].endswith(f"/o/games/{game_id}/offer?colour={colour}")
