@@ -523,7 +523,7 @@ def confirm(token: str) -> Any:
         done = seasons.confirm(dm().db, s.secret_key, token, s.link_max_age, utcnow())
     except LeagueError as exc:
         return json_error(str(exc), 409)
-    body = {"league": shown["league"], "season": shown["season"], "name": shown["name"]}
+    body = {"league": shown.league, "season": shown.season, "name": shown.name}
     return jsonify({"ok": True, "confirmed": True, "already": done.already, **body})
 
 

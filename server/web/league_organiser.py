@@ -102,13 +102,13 @@ def create_season(token: str) -> Any:
 
 def _invite_page(token: str, text: str = "", error: str | None = None, status: int = 200) -> Any:
     db, secret = dm().db, dm().settings.secret_key
-    signup = seasons.signup_page(db, g.league_id)["season"]
+    signup = seasons.signup_page(db, g.league_id).season
     link = seasons.link_url(dm().settings.base_url, "invite", seasons.league_link(db, secret, g.league_id, "invite"))
     page = {
         "addresses": text,
         "error": error,
         "link": link,
-        "open": signup is not None and signup["closes"] > utcnow(),
+        "open": signup is not None and signup.closes > utcnow(),
         "held": seasons.held_invitations(db, g.league_id),
         "limit": seasons.MAX_INVITES,
     }
