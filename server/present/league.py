@@ -3,6 +3,7 @@ league, a season, a round's tables), in the reader's language. Plain data in, pl
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
@@ -12,6 +13,7 @@ from babel.dates import format_time, get_day_names
 from ..models import LANGUAGES
 from ..services.errors import ShownError
 from ..services.leagues import scoring
+from ..services.leagues.rounds import LeagueOverview
 from ..services.leagues.seasons import TABLE_SIZES
 from ..services.presets import PRESETS
 from ..text import glossary
@@ -56,18 +58,16 @@ def estimate_text(lang: str, figures: dict[str, Any]) -> str:
     }
 
 
-def league_page(lang: str, league: dict[str, Any]) -> dict[str, Any]:
+def league_page(lang: str, league: LeagueOverview) -> dict[str, Any]:
     """The league organiser's page: the league's settings, and its seasons with their counts."""
     t = translations(lang)
-    preset = PRESETS.get(str(league.get("preset") or ""))
+    preset = PRESETS.get(league.preset or "")
     return {
-        **league,
+        **asdict(league),
         "preset_name": t.gettext(preset.title) if preset else t.gettext("plain (24 hours for each decision)"),
-        "scoring_name": scoring_name(lang, str(league.get("scoring") or "")),
-        "language_name": Locale.parse(pick(str(league.get("language") or "en"))).get_display_name(
-            DATE_LOCALES[pick(lang)]
-        ),
-        "seasons": [{**s, "status_name": status_name(lang, s["status"], "season")} for s in league["seasons"]],
+        "scoring_name": scoring_name(lang, league.scoring or ""),
+        "language_name": Locale.parse(pick(league.language or "en")).get_display_name(DATE_LOCALES[pick(lang)]),
+        "seasons": [{**asdict(s), "status_name": status_name(lang, s.status, "season")} for s in league.seasons],
     }
 
 

@@ -70,7 +70,7 @@ def league(token: str) -> Any:
 
 
 def _zone() -> str:
-    return str(rounds.league_view(dm().db, g.league_id)["timezone"])
+    return rounds.league_view(dm().db, g.league_id).timezone
 
 
 def _season_form(token: str, values: dict[str, str], error: str | None = None, status: int = 200) -> Any:

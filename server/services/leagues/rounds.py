@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
 from functools import reduce
 from itertools import combinations
@@ -443,22 +444,55 @@ def names(db: Database, player_ids: Iterable[int]) -> dict[int, str]:
 # --- what the league organiser's pages read -----------------------------------------------------------------------
 
 
-def leagues_list(db: Database) -> list[dict[str, Any]]:
-    """Every league: ``id``, ``name``, the number of its seasons, and its organiser link's ``generation``."""
+@dataclass(frozen=True, slots=True)
+class LeagueItem:
+    """A league of the organiser's list: the number of its ``seasons``, its organiser link's ``generation``."""
+
+    id: int
+    name: str
+    seasons: int
+    generation: int
+
+
+def leagues_list(db: Database) -> list[LeagueItem]:
+    """Every league, oldest first."""
     with db.session() as session:
         counts = dict(session.execute(select(Season.league_id, func.count()).group_by(Season.league_id)).all())
         return [
-            {
-                "id": league.id,
-                "name": league.name,
-                "seasons": counts.get(league.id, 0),
-                "generation": league.organiser_generation,
-            }
+            LeagueItem(league.id, league.name, counts.get(league.id, 0), league.organiser_generation)
             for league in session.execute(select(League).order_by(League.id)).scalars()
         ]
 
 
-def league_view(db: Database, league_id: int) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class SeasonItem:
+    """A season of the league organiser's page, with its counts of confirmed and pending players."""
+
+    id: int
+    number: int
+    status: str
+    rounds: int
+    schedule: str
+    confirmed: int
+    pending: int
+
+
+@dataclass(frozen=True, slots=True)
+class LeagueOverview:
+    """The league's settings and its seasons."""
+
+    id: int
+    name: str
+    language: str
+    timezone: str
+    table_size: int
+    preset: str | None
+    scoring: str
+    options: dict[str, Any]
+    seasons: list[SeasonItem]
+
+
+def league_view(db: Database, league_id: int) -> LeagueOverview:
     """The league's settings and its seasons, each with its counts of confirmed and pending players."""
     with db.session() as session:
         league = session.get(League, league_id)
@@ -474,28 +508,28 @@ def league_view(db: Database, league_id: int) -> dict[str, Any]:
             )
         }
         season_rows = session.execute(select(Season).where(Season.league_id == league_id).order_by(Season.number))
-        return {
-            "id": league.id,
-            "name": league.name,
-            "language": league.language,
-            "timezone": league.timezone,
-            "table_size": league.table_size,
-            "preset": league.preset,
-            "scoring": league.scoring,
-            "options": league.options,
-            "seasons": [
-                {
-                    "id": s.id,
-                    "number": s.number,
-                    "status": s.status,
-                    "rounds": s.rounds,
-                    "schedule": s.schedule,
-                    "confirmed": counts.get((s.id, EntryStatus.CONFIRMED), 0),
-                    "pending": counts.get((s.id, EntryStatus.PENDING), 0),
-                }
+        return LeagueOverview(
+            id=league.id,
+            name=league.name,
+            language=league.language,
+            timezone=league.timezone,
+            table_size=league.table_size,
+            preset=league.preset,
+            scoring=league.scoring,
+            options=league.options,
+            seasons=[
+                SeasonItem(
+                    id=s.id,
+                    number=s.number,
+                    status=s.status,
+                    rounds=s.rounds,
+                    schedule=s.schedule,
+                    confirmed=counts.get((s.id, EntryStatus.CONFIRMED), 0),
+                    pending=counts.get((s.id, EntryStatus.PENDING), 0),
+                )
                 for s in season_rows.scalars()
             ],
-        }
+        )
 
 
 def _in_league(session: Session, league_id: int, season_id: int) -> Season:
