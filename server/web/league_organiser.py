@@ -141,7 +141,7 @@ def _season(token: str, season_id: int, error: str | None = None, status: int = 
         return _not_found(exc)
     zone = _zone()
     page = shown.season_page(reader_language(), data, zone, utcnow())
-    entries = shown.entry_rows(reader_language(), data["entries"], zone, utcnow())
+    entries = shown.entry_rows(reader_language(), data.entries, zone, utcnow())
     return (
         render_template("league/season.html", token=token, season=page, entries=entries, error=error, **_common()),
         status,

@@ -539,7 +539,45 @@ def _in_league(session: Session, league_id: int, season_id: int) -> Season:
     return season
 
 
-def season_view(db: Database, league_id: int, season_id: int) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class EntryItem:
+    """What the organiser sees of a sign-up: never its address or link."""
+
+    name: str
+    status: str
+    confirmed_at: datetime | None
+    division: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RoundItem:
+    """A round of the season's page: its number of ``tables``."""
+
+    id: int
+    number: int
+    status: str
+    starts_at: datetime | None
+    tables: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeasonOverview:
+    """A season of the league: its entries, rounds, whether another can be planned, and ``unseated``: why the
+    sweep could not seat the due round (``Season.unseated``), or None."""
+
+    id: int
+    number: int
+    status: str
+    rounds_count: int
+    schedule: str
+    entries: list[EntryItem]
+    divisions: int | None
+    rounds: list[RoundItem]
+    can_plan: bool
+    unseated: dict[str, Any] | None
+
+
+def season_view(db: Database, league_id: int, season_id: int) -> SeasonOverview:
     """A season of the league: its entries (name, status), rounds (number, status, start, tables) and why its due
     round could not be seated (``unseated``, or None)."""
     with db.session() as session:
@@ -550,36 +588,29 @@ def season_view(db: Database, league_id: int, season_id: int) -> dict[str, Any]:
             .where(SeasonPlayer.season_id == season_id)
             .order_by(Player.display_name, Player.id)
         )
-        return {
-            "id": season.id,
-            "number": season.number,
-            "status": season.status,
-            "rounds_count": season.rounds,
-            "schedule": season.schedule,
-            "entries": [  # what the organiser sees of a sign-up: never its address or link
-                {
-                    "name": p.display_name or str((e.applicant or {}).get("name") or ""),
-                    "status": e.status,
-                    "confirmed_at": e.confirmed_at,
-                    "division": e.division,
-                }
+        return SeasonOverview(
+            id=season.id,
+            number=season.number,
+            status=season.status,
+            rounds_count=season.rounds,
+            schedule=season.schedule,
+            entries=[
+                EntryItem(
+                    name=p.display_name or str((e.applicant or {}).get("name") or ""),
+                    status=e.status,
+                    confirmed_at=e.confirmed_at,
+                    division=e.division,
+                )
                 for e, p in entries
             ],
-            "divisions": season.divisions,
-            "rounds": [
-                {
-                    "id": r.id,
-                    "number": r.number,
-                    "status": r.status,
-                    "starts_at": r.starts_at,
-                    "tables": len(r.tables or []),
-                }
+            divisions=season.divisions,
+            rounds=[
+                RoundItem(r.id, r.number, r.status, r.starts_at, len(r.tables or []))
                 for r in _rounds(session, season_id)
             ],
-            "can_plan": season.status != SeasonStatus.OVER and (len(_rounds(session, season_id)) < season.rounds),
-            #: why the sweep could not seat the due round (``Season.unseated``), or None.
-            "unseated": season.unseated,
-        }
+            can_plan=season.status != SeasonStatus.OVER and (len(_rounds(session, season_id)) < season.rounds),
+            unseated=season.unseated,
+        )
 
 
 def divisions(db: Database, season_id: int) -> dict[int, str | None]:
