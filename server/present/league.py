@@ -3,6 +3,7 @@ league, a season, a round's tables), in the reader's language. Plain data in, pl
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from datetime import datetime
 from typing import Any
 
@@ -12,6 +13,7 @@ from babel.dates import format_time, get_day_names
 from ..models import LANGUAGES
 from ..services.errors import ShownError
 from ..services.leagues import scoring
+from ..services.leagues.rounds import EntryItem, LeagueOverview, SeasonOverview
 from ..services.leagues.seasons import TABLE_SIZES
 from ..services.presets import PRESETS
 from ..text import glossary
@@ -56,18 +58,16 @@ def estimate_text(lang: str, figures: dict[str, Any]) -> str:
     }
 
 
-def league_page(lang: str, league: dict[str, Any]) -> dict[str, Any]:
+def league_page(lang: str, league: LeagueOverview) -> dict[str, Any]:
     """The league organiser's page: the league's settings, and its seasons with their counts."""
     t = translations(lang)
-    preset = PRESETS.get(str(league.get("preset") or ""))
+    preset = PRESETS.get(league.preset or "")
     return {
-        **league,
+        **asdict(league),
         "preset_name": t.gettext(preset.title) if preset else t.gettext("plain (24 hours for each decision)"),
-        "scoring_name": scoring_name(lang, str(league.get("scoring") or "")),
-        "language_name": Locale.parse(pick(str(league.get("language") or "en"))).get_display_name(
-            DATE_LOCALES[pick(lang)]
-        ),
-        "seasons": [{**s, "status_name": status_name(lang, s["status"], "season")} for s in league["seasons"]],
+        "scoring_name": scoring_name(lang, league.scoring or ""),
+        "language_name": Locale.parse(pick(league.language or "en")).get_display_name(DATE_LOCALES[pick(lang)]),
+        "seasons": [{**asdict(s), "status_name": status_name(lang, s.status, "season")} for s in league.seasons],
     }
 
 
@@ -108,21 +108,21 @@ def status_name(lang: str, status: str, of: str) -> str:
     return str(names.get(of, {}).get(status, status))
 
 
-def season_page(lang: str, season: dict[str, Any], tz: str, now: datetime) -> dict[str, Any]:
+def season_page(lang: str, season: SeasonOverview, tz: str, now: datetime) -> dict[str, Any]:
     """A season: its entries with their status, its rounds with their status and start, and the notice of a due
     round that could not be seated (``unseated``: its number, the reason and since when; None)."""
     return {
-        **season,
-        "unseated": unseated_notice(lang, season.get("unseated"), tz, now),
-        "status_name": status_name(lang, season["status"], "season"),
-        "entries": [{**e, "status_name": status_name(lang, e["status"], "entry")} for e in season["entries"]],
+        **asdict(season),
+        "unseated": unseated_notice(lang, season.unseated, tz, now),
+        "status_name": status_name(lang, season.status, "season"),
+        "entries": [{**asdict(e), "status_name": status_name(lang, e.status, "entry")} for e in season.entries],
         "rounds": [
             {
-                **r,
-                "status_name": status_name(lang, r["status"], "round"),
-                "starts": None if r["starts_at"] is None else format_when(r["starts_at"], now, tz, lang)[0],
+                **asdict(r),
+                "status_name": status_name(lang, r.status, "round"),
+                "starts": None if r.starts_at is None else format_when(r.starts_at, now, tz, lang)[0],
             }
-            for r in season["rounds"]
+            for r in season.rounds
         ],
     }
 
@@ -213,15 +213,15 @@ def season_form(lang: str, values: dict[str, Any], zone: str, error: str | None)
     }
 
 
-def entry_rows(lang: str, entries: list[dict[str, Any]], zone: str, now: datetime) -> list[dict[str, Any]]:
+def entry_rows(lang: str, entries: list[EntryItem], zone: str, now: datetime) -> list[dict[str, Any]]:
     """A season's sign-ups for its organiser: name, status, when confirmed (nothing else of them)."""
     return [
         {
-            "name": e["name"],
-            "status": e["status"],
-            "status_name": status_name(lang, e["status"], "entry"),
-            "confirmed": None if e.get("confirmed_at") is None else format_when(e["confirmed_at"], now, zone, lang)[0],
-            "division": e.get("division"),
+            "name": e.name,
+            "status": e.status,
+            "status_name": status_name(lang, e.status, "entry"),
+            "confirmed": None if e.confirmed_at is None else format_when(e.confirmed_at, now, zone, lang)[0],
+            "division": e.division,
         }
         for e in entries
     ]

@@ -30,6 +30,8 @@ from typing import Any
 
 from flask import Blueprint, Response, g, jsonify, request
 
+from engine.shapes import JSON, JSONObject
+
 from ..models import utcnow
 from ..services.errors import ShownError
 from ..services.inputs import InputError
@@ -148,6 +150,93 @@ def _links(league_id: int) -> dict[str, dict[str, str]]:
     return api.link_urls(dm().db, s.secret_key, s.base_url, league_id)
 
 
+# --- JSON of the services' reads ------------------------------------------------------------------------------------
+
+
+def _league_json(league: api.LeagueShown) -> JSONObject:
+    return {
+        "id": league.id,
+        "name": league.name,
+        "language": league.language,
+        "timezone": league.timezone,
+        "table_size": league.table_size,
+        "options": league.options,
+        "preset": league.preset,
+        "scoring": league.scoring,
+        "tie_breaks": list[JSON](league.tie_breaks),
+        "forfeit": league.forfeit,
+        "standings_public": league.standings_public,
+        "created_at": api.iso(league.created_at),
+    }
+
+
+def _season_json(season: api.SeasonShown) -> JSONObject:
+    unseated = season.unseated
+    return {
+        "id": season.id,
+        "league": season.league,
+        "number": season.number,
+        "status": season.status,
+        "signup_closes": api.iso(season.signup_closes),
+        "rounds": season.rounds,
+        "schedule": season.schedule,
+        "rule": season.rule,
+        "max_players": season.max_players,
+        "divisions": season.divisions,
+        "promote": season.promote,
+        "entries": dict[str, JSON](season.entries),
+        "round_ids": list[JSON](season.round_ids),
+        "unseated": None
+        if unseated is None
+        else {"round": unseated.round, "reason": unseated.reason, "since": unseated.since},
+    }
+
+
+def _entry_json(entry: api.EntryShown, emails: bool) -> JSONObject:
+    shown: JSONObject = {
+        "id": entry.id,
+        "name": entry.name,
+        "status": entry.status,
+        "confirmed_at": api.iso(entry.confirmed_at),
+    }
+    return shown | ({"email": entry.email} if emails else {})
+
+
+def _round_listed_json(listed: api.RoundListed) -> JSONObject:
+    return {
+        "id": listed.id,
+        "number": listed.number,
+        "status": listed.status,
+        "starts_at": api.iso(listed.starts_at),
+        "tables": listed.tables,
+        "games": list[JSON](listed.games),
+    }
+
+
+def _player_entry_json(entry: api.PlayerEntry) -> JSONObject:
+    return {
+        "id": entry.id,
+        "league": {"id": entry.league_id, "name": entry.league_name},
+        "season": {"id": entry.season_id, "number": entry.season_number, "status": entry.season_status},
+        "status": entry.status,
+        "skips": list[JSON](entry.skips),
+        "signup_closes": api.iso(entry.signup_closes),
+        "rounds": entry.rounds,
+    }
+
+
+def _rating_json(shown: api.RatingShown) -> JSONObject:
+    return {"rating": shown.rating, "uncertainty": shown.uncertainty, "new": shown.new, "games": shown.games}
+
+
+def _player_ratings_json(found: api.PlayerRatings) -> JSONObject:
+    overall = found.all_games
+    leagues: list[JSON] = [
+        {"league": {"id": r.league_id, "name": r.league_name}, **_rating_json(r.rating)} for r in found.leagues
+    ]
+    return {"all_games": None if overall is None else _rating_json(overall), "leagues": leagues}
+
+
 # --- organisers ------------------------------------------------------------------------------------------------------
 
 
@@ -167,7 +256,9 @@ def create_league() -> Any:
 def list_leagues() -> Any:
     if (denied := organiser()) is not None:
         return denied
-    return jsonify({"ok": True, "leagues": api.leagues_list(dm().db)})
+    listed = api.leagues_list(dm().db)
+    shown = [{**_league_json(one.league), "season_count": one.season_count} for one in listed]
+    return jsonify({"ok": True, "leagues": shown})
 
 
 @bp.get("/leagues/<int:league_id>")
@@ -177,9 +268,10 @@ def show_league(league_id: int) -> Any:
     if not reaches(league_id):
         return _no_league(league_id)
     try:
-        shown = api.league_view(dm().db, league_id)
+        view = api.league_view(dm().db, league_id)
     except LeagueError as exc:
         return refusal(exc)
+    shown = {**_league_json(view.league), "seasons": [_season_json(s) for s in view.seasons]}
     return jsonify({"ok": True, **shown, "links": _links(league_id)})
 
 
@@ -213,10 +305,11 @@ def show_season(season_id: int) -> Any:
     """The season and its entries (name, status; e-mail addresses for the server's organiser only)."""
     try:
         _season_reached(season_id)
-        shown = api.season_view(dm().db, season_id, emails=g.reach is None)
+        view = api.season_view(dm().db, season_id, emails=g.reach is None)
     except LeagueError as exc:
         return refusal(exc)
-    return jsonify({"ok": True, **shown})
+    players = [_entry_json(entry, view.emails) for entry in view.players]
+    return jsonify({"ok": True, **_season_json(view.season), "players": players})
 
 
 @bp.get("/seasons/<int:season_id>/rounds")
@@ -226,7 +319,8 @@ def season_rounds(season_id: int) -> Any:
 
     def listed() -> dict[str, Any]:
         _season_reached(season_id)
-        return {"season": season_id, "rounds": api.season_rounds(dm().db, season_id)}
+        listed = [_round_listed_json(r) for r in api.season_rounds(dm().db, season_id)]
+        return {"season": season_id, "rounds": listed}
 
     return answer(listed)
 
@@ -237,7 +331,13 @@ def league_ratings(league_id: int) -> Any:
     """The league's ratings (OpenSkill): each rated player's rating, uncertainty and games, the highest first."""
     if not reaches(league_id):
         return _no_league(league_id)
-    return answer(lambda: {"league": league_id, "ratings": api.league_ratings(dm().db, league_id)})
+
+    def rated() -> JSONObject:
+        found = api.league_ratings(dm().db, league_id)
+        rows: list[JSON] = [{"player": r.player, "name": r.name, **_rating_json(r.rating)} for r in found]
+        return {"league": league_id, "ratings": rows}
+
+    return answer(rated)
 
 
 @bp.post("/leagues/<int:league_id>/links/<kind>/revoke")
@@ -423,7 +523,7 @@ def confirm(token: str) -> Any:
         done = seasons.confirm(dm().db, s.secret_key, token, s.link_max_age, utcnow())
     except LeagueError as exc:
         return json_error(str(exc), 409)
-    body = {"league": shown["league"], "season": shown["season"], "name": shown["name"]}
+    body = {"league": shown.league, "season": shown.season, "name": shown.name}
     return jsonify({"ok": True, "confirmed": True, "already": done.already, **body})
 
 
@@ -438,8 +538,8 @@ def player_leagues(token: str) -> Any:
     return jsonify(
         {
             "ok": True,
-            "entries": api.player_entries(db, g.player_id),
-            "ratings": api.player_ratings(db, g.player_id),
+            "entries": [_player_entry_json(entry) for entry in api.player_entries(db, g.player_id)],
+            "ratings": _player_ratings_json(api.player_ratings(db, g.player_id)),
         }
     )
 

@@ -70,7 +70,7 @@ def league(token: str) -> Any:
 
 
 def _zone() -> str:
-    return str(rounds.league_view(dm().db, g.league_id)["timezone"])
+    return rounds.league_view(dm().db, g.league_id).timezone
 
 
 def _season_form(token: str, values: dict[str, str], error: str | None = None, status: int = 200) -> Any:
@@ -102,13 +102,13 @@ def create_season(token: str) -> Any:
 
 def _invite_page(token: str, text: str = "", error: str | None = None, status: int = 200) -> Any:
     db, secret = dm().db, dm().settings.secret_key
-    signup = seasons.signup_page(db, g.league_id)["season"]
+    signup = seasons.signup_page(db, g.league_id).season
     link = seasons.link_url(dm().settings.base_url, "invite", seasons.league_link(db, secret, g.league_id, "invite"))
     page = {
         "addresses": text,
         "error": error,
         "link": link,
-        "open": signup is not None and signup["closes"] > utcnow(),
+        "open": signup is not None and signup.closes > utcnow(),
         "held": seasons.held_invitations(db, g.league_id),
         "limit": seasons.MAX_INVITES,
     }
@@ -141,7 +141,7 @@ def _season(token: str, season_id: int, error: str | None = None, status: int = 
         return _not_found(exc)
     zone = _zone()
     page = shown.season_page(reader_language(), data, zone, utcnow())
-    entries = shown.entry_rows(reader_language(), data["entries"], zone, utcnow())
+    entries = shown.entry_rows(reader_language(), data.entries, zone, utcnow())
     return (
         render_template("league/season.html", token=token, season=page, entries=entries, error=error, **_common()),
         status,

@@ -5,6 +5,7 @@ stored; once created, its organiser page, so a reload never creates it twice).""
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import Any
 
 from flask import Blueprint, redirect, render_template, request, url_for
@@ -35,7 +36,7 @@ def _organiser_url(league_id: int, generation: int) -> str:
 @bp.get("")
 @organiser_required
 def index() -> Any:
-    found = [{**item, "url": _organiser_url(item["id"], item["generation"])} for item in rounds.leagues_list(dm().db)]
+    found = [{**asdict(item), "url": _organiser_url(item.id, item.generation)} for item in rounds.leagues_list(dm().db)]
     return render_template("league/leagues.html", leagues=found)
 
 

@@ -8,6 +8,7 @@ changes nothing."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -43,21 +44,21 @@ def _signup(
 ) -> Any:
     lang = reader_language()
     shown = seasons.signup_page(dm().db, league_id)
-    season = shown["season"]
+    season = shown.season
     if season is None:
-        text = gettext("No season of %(league)s is open for sign-ups just now.", league=shown["league"])
+        text = gettext("No season of %(league)s is open for sign-ups just now.", league=shown.league)
         return message(gettext("No season is open for sign-ups"), text, 404)
-    closes, relative = format_when(season["closes"], utcnow(), shown["timezone"], lang)
-    defaults = {"name": "", "email": "", "language": lang, "timezone": shown["timezone"]}
+    closes, relative = format_when(season.closes, utcnow(), shown.timezone, lang)
+    defaults = {"name": "", "email": "", "language": lang, "timezone": shown.timezone}
     page = render_template(
         "league/signup.html",
         token=token,
-        league=shown["league"],
-        season=season["number"],
+        league=shown.league,
+        season=season.number,
         closes=closes,
         relative=relative,
         values=defaults | {"quiet_start": "", "quiet_end": "", "knows": ""} | (values or {}),
-        full=season["full"],
+        full=season.full,
         languages=LANGUAGE_NAMES,
         guess_zone=values is None,  # the form's first showing: the browser's zone is offered (static/deadmail.js)
         error=error,
@@ -88,7 +89,7 @@ def sign_up(token: str) -> Any:
     return render_template("league/check_mail.html")
 
 
-def _confirmation(token: str) -> dict[str, Any]:
+def _confirmation(token: str) -> seasons.Confirmation:
     s = dm().settings
     return seasons.confirmation(dm().db, s.secret_key, token, s.link_max_age)
 
@@ -116,7 +117,7 @@ def confirm(token: str) -> Any:
         done = seasons.confirm(dm().db, s.secret_key, token, s.link_max_age, utcnow(), knows=knows)
     except LeagueError as exc:
         if exc.msgid in (inputs.BAD_EMAIL, seasons.TOO_MANY_KNOWS):  # the form again, with what was typed
-            shown = {**shown, "knows": [line for line in (knows or "").splitlines() if line.strip()]}
+            shown = replace(shown, knows=[line for line in (knows or "").splitlines() if line.strip()])
             return render_template("league/confirm.html", token=token, shown=shown, error=say(exc)), 400
         return message(gettext("Sign-up not confirmed"), say(exc), 409)
     return render_template("league/confirmed.html", shown=shown, already=done.already)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import asdict
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -116,9 +117,9 @@ def index() -> Any:
     secret = dm().settings.secret_key
     found = [  # each league's organiser pages, by its current organiser link
         {
-            **item,
+            **asdict(item),
             "url": url_for(
-                "league_organiser.league", token=league_token(secret, "organiser", item["id"], item["generation"])
+                "league_organiser.league", token=league_token(secret, "organiser", item.id, item.generation)
             ),
         }
         for item in rounds.leagues_list(dm().db)

@@ -163,14 +163,9 @@ def test_sign_up_is_pending_until_the_mailed_link_confirms_it(stack: Stack) -> N
     (token,) = confirm_links(stack)
     assert token == confirm_token(stack.settings.secret_key, entry.id, entry.confirm_generation)
     shown = seasons.confirmation(stack.db, stack.settings.secret_key, token, stack.settings.link_max_age)
-    assert shown == {
-        "league": "Tuesday",
-        "season": 1,
-        "name": "Ann",
-        "email": "ann@example.org",
-        "status": "pending",
-        "knows": [],
-    }
+    assert shown == seasons.Confirmation(
+        league="Tuesday", season=1, name="Ann", email="ann@example.org", status="pending", knows=[]
+    )
 
     done = seasons.confirm(stack.db, stack.settings.secret_key, token, stack.settings.link_max_age, now=T0 + DAY)
     assert not done.already
@@ -291,7 +286,7 @@ def test_signing_up_again_while_pending_mails_the_link_again_not_too_often(stack
     # the same link (its entry and generation; signed with the second each mail was composed): the first still works
     assert len(links) == 2 and links[0].split(".")[0] == links[1].split(".")[0]
     for link in links:
-        assert seasons.confirmation(stack.db, stack.settings.secret_key, link, 3600)["status"] == "pending"
+        assert seasons.confirmation(stack.db, stack.settings.secret_key, link, 3600).status == "pending"
     with stack.db.session() as session:
         assert session.execute(sa.select(sa.func.count()).select_from(SeasonPlayer)).scalar_one() == 1
 
@@ -505,7 +500,8 @@ def test_a_full_season_refuses_a_confirmation(stack: Stack) -> None:
     for name in ("ann", "bob", "cid"):
         seasons.sign_up(db, season_id, Applicant(name, f"{name}@example.org"), now=T0)
         confirm_last(stack)
-    assert seasons.signup_page(db, league_id)["season"]["full"]
+    page = seasons.signup_page(db, league_id)
+    assert page.season is not None and page.season.full
     seasons.sign_up(db, season_id, Applicant("Dan", "dan@example.org"), now=T0)
     token = confirm_links(stack)[-1]
     key, age = stack.settings.secret_key, stack.settings.link_max_age

@@ -515,7 +515,7 @@ def test_acquaintances_carry_over_to_the_next_season_and_keep_its_rounds_and_swa
         )
     assert carried[ids[0]] == ["p1@example.org"] and carried[ids[2]] == ["p3@example.org"] and carried[ids[4]] is None
     link = seasons.confirmation(stack.db, stack.settings.secret_key, token_of(stack, created, ids[0]), 3600)
-    assert link["knows"] == ["p1@example.org"]  # shown on the confirmation page, to change there
+    assert link.knows == ["p1@example.org"]  # shown on the confirmation page, to change there
     confirm_all(stack, created)
     for k in range(3):
         with stack.db.session() as session:

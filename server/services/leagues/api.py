@@ -24,6 +24,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from engine.shapes import JSON, JSONObject
 
 from ...db import Database
 from ...models import Game, League, LeagueRound, Player, RatingRow, Season, SeasonPlayer
@@ -175,7 +178,8 @@ def next_args(body: Any) -> datetime:
 # --- reads -----------------------------------------------------------------------------------------------------------
 
 
-def _iso(when: datetime | None) -> str | None:
+def iso(when: datetime | None) -> str | None:
+    """An instant in ISO 8601, in UTC (None stays None)."""
     return None if when is None else when.astimezone(UTC).isoformat()
 
 
@@ -188,60 +192,123 @@ def link_urls(db: Database, secret_key: str, base_url: str, league_id: int) -> d
     return links
 
 
-def _league_json(league: League) -> dict[str, Any]:
-    return {
-        "id": league.id,
-        "name": league.name,
-        "language": league.language,
-        "timezone": league.timezone,
-        "table_size": league.table_size,
-        "options": league.options,
-        "preset": league.preset,
-        "scoring": league.scoring,
-        "tie_breaks": league.tie_breaks,
-        "forfeit": league.forfeit,
-        "standings_public": league.standings_public,
-        "created_at": _iso(league.created_at),
-    }
+@dataclass(frozen=True, slots=True)
+class LeagueShown:
+    """A league's settings as the API shows them."""
+
+    id: int
+    name: str
+    language: str
+    timezone: str
+    table_size: int
+    options: JSONObject
+    preset: str | None
+    scoring: str
+    tie_breaks: list[str]
+    forfeit: str
+    standings_public: bool
+    created_at: datetime
 
 
-def leagues_list(db: Database) -> list[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class LeagueListed:
+    """A league of the list, with its number of seasons."""
+
+    league: LeagueShown
+    season_count: int
+
+
+@dataclass(frozen=True, slots=True)
+class Unseated:
+    """Why a season's due round could not be seated: its ``round``, the ``reason`` (English) and ``since`` when."""
+
+    round: JSON
+    reason: str
+    since: JSON
+
+
+@dataclass(frozen=True, slots=True)
+class SeasonShown:
+    """A season as the API shows it: its settings, its entries by status and the ids of its rounds so far."""
+
+    id: int
+    league: int
+    number: int
+    status: str
+    signup_closes: datetime
+    rounds: int
+    schedule: str
+    rule: JSONObject | None
+    max_players: int | None
+    divisions: int | None
+    promote: int
+    entries: dict[str, int]
+    round_ids: list[int]
+    unseated: Unseated | None
+
+
+@dataclass(frozen=True, slots=True)
+class LeagueView:
+    """A league's settings and its seasons."""
+
+    league: LeagueShown
+    seasons: list[SeasonShown]
+
+
+def _league_shown(league: League) -> LeagueShown:
+    return LeagueShown(
+        id=league.id,
+        name=league.name,
+        language=league.language,
+        timezone=league.timezone,
+        table_size=league.table_size,
+        options=league.options,
+        preset=league.preset,
+        scoring=league.scoring,
+        tie_breaks=league.tie_breaks,
+        forfeit=league.forfeit,
+        standings_public=league.standings_public,
+        created_at=league.created_at,
+    )
+
+
+def leagues_list(db: Database) -> list[LeagueListed]:
     """Every league (id, name, language, zone, …), oldest first, with its number of seasons."""
     with db.session() as session:
         counts = dict(session.execute(select(Season.league_id, func.count()).group_by(Season.league_id)).all())
         rows = session.execute(select(League).order_by(League.id)).scalars().all()
-        return [{**_league_json(league), "season_count": counts.get(league.id, 0)} for league in rows]
+        return [LeagueListed(_league_shown(league), counts.get(league.id, 0)) for league in rows]
 
 
-def _season_json(season: Season, counts: dict[str, int], round_ids: list[int]) -> dict[str, Any]:
-    return {
-        "id": season.id,
-        "league": season.league_id,
-        "number": season.number,
-        "status": season.status,
-        "signup_closes": _iso(season.signup_closes),
-        "rounds": season.rounds,
-        "schedule": season.schedule,
-        "rule": season.schedule_rule,
-        "max_players": season.max_players,
-        "divisions": season.divisions,
-        "promote": season.promote,
-        "entries": counts,
-        "round_ids": round_ids,
-        "unseated": _unseated(season.unseated),
-    }
+def _season_shown(season: Season, counts: dict[str, int], round_ids: list[int]) -> SeasonShown:
+    return SeasonShown(
+        id=season.id,
+        league=season.league_id,
+        number=season.number,
+        status=season.status,
+        signup_closes=season.signup_closes,
+        rounds=season.rounds,
+        schedule=season.schedule,
+        rule=season.schedule_rule,
+        max_players=season.max_players,
+        divisions=season.divisions,
+        promote=season.promote,
+        entries=counts,
+        round_ids=round_ids,
+        unseated=_unseated(season.unseated),
+    )
 
 
-def _unseated(stall: dict[str, Any] | None) -> dict[str, Any] | None:
-    """Why the season's due round could not be seated (``Season.unseated``): its ``round``, the ``reason`` (English)
-    and ``since`` when; None while nothing is stalled."""
+def _unseated(stall: dict[str, Any] | None) -> Unseated | None:
+    """Why the season's due round could not be seated (``Season.unseated``, as ``rounds`` stores it); None while
+    nothing is stalled."""
     if not stall:
         return None
     reason = str(ShownError(str(stall.get("msgid") or ""), **dict(stall.get("params") or {})))
-    return {"round": stall.get("round"), "reason": reason, "since": stall.get("since")}
+    return Unseated(stall.get("round"), reason, stall.get("since"))
 
 
-def _round_ids(session: Any, season_ids: list[int]) -> dict[int, list[int]]:
+def _round_ids(session: Session, season_ids: list[int]) -> dict[int, list[int]]:
     """Per season: the ids of its rounds planned or started so far, by number."""
     ids: dict[int, list[int]] = {i: [] for i in season_ids}
     rows = session.execute(
@@ -254,7 +321,7 @@ def _round_ids(session: Any, season_ids: list[int]) -> dict[int, list[int]]:
     return ids
 
 
-def _entry_counts(session: Any, season_ids: list[int]) -> dict[int, dict[str, int]]:
+def _entry_counts(session: Session, season_ids: list[int]) -> dict[int, dict[str, int]]:
     """Per season: its entries by status (pending, confirmed, withdrawn)."""
     counts: dict[int, dict[str, int]] = {i: {"pending": 0, "confirmed": 0, "withdrawn": 0} for i in season_ids}
     rows = session.execute(
@@ -267,7 +334,7 @@ def _entry_counts(session: Any, season_ids: list[int]) -> dict[int, dict[str, in
     return counts
 
 
-def league_view(db: Database, league_id: int) -> dict[str, Any]:
+def league_view(db: Database, league_id: int) -> LeagueView:
     """The league's settings and its seasons, each with its entries counted by status; LeagueError: no league."""
     with db.session() as session:
         league = session.get(League, league_id)
@@ -277,7 +344,7 @@ def league_view(db: Database, league_id: int) -> dict[str, Any]:
         listed = list(season_rows.scalars().all())
         counts = _entry_counts(session, [s.id for s in listed])
         ids = _round_ids(session, [s.id for s in listed])
-        return {**_league_json(league), "seasons": [_season_json(s, counts[s.id], ids[s.id]) for s in listed]}
+        return LeagueView(_league_shown(league), [_season_shown(s, counts[s.id], ids[s.id]) for s in listed])
 
 
 def season_league(db: Database, season_id: int) -> int:
@@ -289,7 +356,27 @@ def season_league(db: Database, season_id: int) -> int:
         return int(league_id)
 
 
-def season_view(db: Database, season_id: int, *, emails: bool) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class EntryShown:
+    """A season's entry: the player's id and name, its status; the address only when asked (else None)."""
+
+    id: int
+    name: str
+    status: str
+    confirmed_at: datetime | None
+    email: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class SeasonView:
+    """A season and its entries in sign-up order; ``emails``: their addresses were asked for."""
+
+    season: SeasonShown
+    players: list[EntryShown]
+    emails: bool
+
+
+def season_view(db: Database, season_id: int, *, emails: bool) -> SeasonView:
     """The season and its entries in sign-up order (name, status; the address only with ``emails``)."""
     with db.session() as session:
         season = session.get(Season, season_id)
@@ -305,16 +392,27 @@ def season_view(db: Database, season_id: int, *, emails: bool) -> dict[str, Any]
         for entry, player in rows:
             # a pending entry of a new address: the name its form gave (nobody confirmed one yet)
             name = player.display_name or str((entry.applicant or {}).get("name", ""))
-            shown = {"id": player.id, "name": name, "status": entry.status, "confirmed_at": _iso(entry.confirmed_at)}
-            entries.append(shown | ({"email": player.email} if emails else {}))
+            email = player.email if emails else None
+            entries.append(EntryShown(player.id, name, entry.status, entry.confirmed_at, email))
         counts = _entry_counts(session, [season.id])[season.id]
         ids = _round_ids(session, [season.id])[season.id]
-        return {**_season_json(season, counts, ids), "players": entries}
+        return SeasonView(_season_shown(season, counts, ids), entries, emails)
 
 
-def season_rounds(db: Database, season_id: int) -> list[dict[str, Any]]:
-    """The season's rounds planned or started so far, by number: ``id``, ``number``, ``status``, ``starts_at``, the
-    number of ``tables`` and the ids of its ``games`` once started; LeagueError when there is no such season."""
+@dataclass(frozen=True, slots=True)
+class RoundListed:
+    """A round planned or started: its number of ``tables`` and the ids of its ``games`` once started."""
+
+    id: int
+    number: int
+    status: str
+    starts_at: datetime | None
+    tables: int
+    games: list[int]
+
+
+def season_rounds(db: Database, season_id: int) -> list[RoundListed]:
+    """The season's rounds planned or started so far, by number; LeagueError when there is no such season."""
     with db.session() as session:
         if session.get(Season, season_id) is None:
             raise LeagueError(NO_SEASON, season=season_id)
@@ -327,32 +425,41 @@ def season_rounds(db: Database, season_id: int) -> list[dict[str, Any]]:
             select(Game.round_id, Game.id).where(Game.round_id.in_(list(games))).order_by(Game.id)
         ).all():
             games[round_id or 0].append(game_id)  # (every game selected has a round)
-        return [
-            {
-                "id": r.id,
-                "number": r.number,
-                "status": r.status,
-                "starts_at": _iso(r.starts_at),
-                "tables": len(r.tables or []),
-                "games": games[r.id],
-            }
-            for r in listed
-        ]
+        return [RoundListed(r.id, r.number, r.status, r.starts_at, len(r.tables or []), games[r.id]) for r in listed]
 
 
-def player_entries(db: Database, player_id: int) -> list[dict[str, Any]]:
+@dataclass(frozen=True, slots=True)
+class PlayerEntry:
+    """One of a player's season entries: its league, its season (and the season's status), its own status."""
+
+    id: int
+    league_id: int
+    league_name: str
+    season_id: int
+    season_number: int
+    season_status: str
+    status: str
+    skips: list[int]
+    signup_closes: datetime
+    rounds: int
+
+
+def player_entries(db: Database, player_id: int) -> list[PlayerEntry]:
     """The player's season entries, newest season first: league, season, the season's and the entry's status."""
     with db.session() as session:
         return [
-            {
-                "id": entry.id,
-                "league": {"id": league.id, "name": league.name},
-                "season": {"id": season.id, "number": season.number, "status": season.status},
-                "status": entry.status,
-                "skips": list(entry.skips or []),
-                "signup_closes": _iso(season.signup_closes),
-                "rounds": season.rounds,
-            }
+            PlayerEntry(
+                id=entry.id,
+                league_id=league.id,
+                league_name=league.name,
+                season_id=season.id,
+                season_number=season.number,
+                season_status=season.status,
+                status=entry.status,
+                skips=list(entry.skips or []),
+                signup_closes=season.signup_closes,
+                rounds=season.rounds,
+            )
             for entry, season, league in seasons.season_entries(session, player_id)
         ]
 
@@ -388,7 +495,7 @@ def round_json(db: Database, league_id: int, round_id: int) -> dict[str, Any]:
     """A round of the league (``rounds.round_view``: status, tables of players with id, name and zone, games), its
     start in ISO 8601."""
     shown = rounds.round_view(db, league_id, round_id)
-    return {**shown, "starts_at": _iso(shown["starts_at"])}
+    return {**shown, "starts_at": iso(shown["starts_at"])}
 
 
 def standings_json(db: Database, season_id: int, *, emails: bool) -> dict[str, Any]:
@@ -413,16 +520,51 @@ def standings_json(db: Database, season_id: int, *, emails: bool) -> dict[str, A
 # --- ratings ---------------------------------------------------------------------------------------------------------
 
 
-def _rating_json(games: int, mu: float, sigma: float) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class RatingShown:
     """A stored rating as pages show it (``ratings.shown``): ``rating`` (the conservative ordinal) and
     ``uncertainty`` rounded, both None while ``new`` (under ``ratings.NEW_BELOW`` games); and its ``games``."""
+
+    rating: int | None
+    uncertainty: int | None
+    new: bool
+    games: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRating:
+    """A rated player of a league."""
+
+    player: int
+    name: str
+    rating: RatingShown
+
+
+@dataclass(frozen=True, slots=True)
+class LeagueRating:
+    """A player's rating in one league (``league_id``, ``league_name``)."""
+
+    league_id: int
+    league_name: str
+    rating: RatingShown
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRatings:
+    """A player's ratings: over all games (None before their first rated game) and per league."""
+
+    all_games: RatingShown | None
+    leagues: list[LeagueRating]
+
+
+def _rating_shown(games: int, mu: float, sigma: float) -> RatingShown:
     shown = ratings.shown(ratings.Rating(mu, sigma, games))
-    return {"rating": shown.ordinal, "uncertainty": shown.uncertainty, "new": shown.new, "games": games}
+    return RatingShown(shown.ordinal, shown.uncertainty, shown.new, games)
 
 
-def league_ratings(db: Database, league_id: int) -> list[dict[str, Any]]:
-    """The league's ratings (OpenSkill, its own scope): every rated player (``player`` id, ``name``, ``rating``,
-    ``uncertainty``, ``new``, ``games``), the highest rating first, new players last; LeagueError: no league."""
+def league_ratings(db: Database, league_id: int) -> list[PlayerRating]:
+    """The league's ratings (OpenSkill, its own scope): every rated player, the highest rating first, new players
+    last; LeagueError: no league."""
     with db.session() as session:
         if session.get(League, league_id) is None:
             raise LeagueError(NO_LEAGUE, league=league_id)
@@ -432,13 +574,12 @@ def league_ratings(db: Database, league_id: int) -> list[dict[str, Any]]:
             .where(RatingRow.scope == league_id)
             .order_by(Player.id)
         ).all()
-    rows = [{"player": pid, "name": name, **_rating_json(games, mu, sigma)} for pid, name, games, mu, sigma in found]
-    return sorted(rows, key=lambda r: (r["new"], -(r["rating"] or 0), r["player"]))
+    rows = [PlayerRating(pid, name, _rating_shown(games, mu, sigma)) for pid, name, games, mu, sigma in found]
+    return sorted(rows, key=lambda r: (r.rating.new, -(r.rating.rating or 0), r.player))
 
 
-def player_ratings(db: Database, player_id: int) -> dict[str, Any]:
-    """The player's own ratings: ``all_games`` (None before their first rated game) and each league's they have one
-    in (``league``: id and name), by league name."""
+def player_ratings(db: Database, player_id: int) -> PlayerRatings:
+    """The player's own ratings: over all games and each league's they have one in, by league name."""
     with db.session() as session:
         found = session.execute(
             select(RatingRow.scope, League.name, RatingRow.games, RatingRow.mu, RatingRow.sigma)
@@ -446,10 +587,10 @@ def player_ratings(db: Database, player_id: int) -> dict[str, Any]:
             .where(RatingRow.player_id == player_id)
             .order_by(League.name, RatingRow.scope)
         ).all()
-    overall = [_rating_json(games, mu, sigma) for scope, _n, games, mu, sigma in found if scope == ALL_GAMES]
+    overall = [_rating_shown(games, mu, sigma) for scope, _n, games, mu, sigma in found if scope == ALL_GAMES]
     leagues = [
-        {"league": {"id": scope, "name": name}, **_rating_json(games, mu, sigma)}
+        LeagueRating(scope, name, _rating_shown(games, mu, sigma))
         for scope, name, games, mu, sigma in found
         if scope != ALL_GAMES and name is not None
     ]
-    return {"all_games": overall[0] if overall else None, "leagues": leagues}
+    return PlayerRatings(overall[0] if overall else None, leagues)

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import datetime
 from functools import reduce
 from itertools import combinations
@@ -443,22 +444,55 @@ def names(db: Database, player_ids: Iterable[int]) -> dict[int, str]:
 # --- what the league organiser's pages read -----------------------------------------------------------------------
 
 
-def leagues_list(db: Database) -> list[dict[str, Any]]:
-    """Every league: ``id``, ``name``, the number of its seasons, and its organiser link's ``generation``."""
+@dataclass(frozen=True, slots=True)
+class LeagueItem:
+    """A league of the organiser's list: the number of its ``seasons``, its organiser link's ``generation``."""
+
+    id: int
+    name: str
+    seasons: int
+    generation: int
+
+
+def leagues_list(db: Database) -> list[LeagueItem]:
+    """Every league, oldest first."""
     with db.session() as session:
         counts = dict(session.execute(select(Season.league_id, func.count()).group_by(Season.league_id)).all())
         return [
-            {
-                "id": league.id,
-                "name": league.name,
-                "seasons": counts.get(league.id, 0),
-                "generation": league.organiser_generation,
-            }
+            LeagueItem(league.id, league.name, counts.get(league.id, 0), league.organiser_generation)
             for league in session.execute(select(League).order_by(League.id)).scalars()
         ]
 
 
-def league_view(db: Database, league_id: int) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class SeasonItem:
+    """A season of the league organiser's page, with its counts of confirmed and pending players."""
+
+    id: int
+    number: int
+    status: str
+    rounds: int
+    schedule: str
+    confirmed: int
+    pending: int
+
+
+@dataclass(frozen=True, slots=True)
+class LeagueOverview:
+    """The league's settings and its seasons."""
+
+    id: int
+    name: str
+    language: str
+    timezone: str
+    table_size: int
+    preset: str | None
+    scoring: str
+    options: dict[str, Any]
+    seasons: list[SeasonItem]
+
+
+def league_view(db: Database, league_id: int) -> LeagueOverview:
     """The league's settings and its seasons, each with its counts of confirmed and pending players."""
     with db.session() as session:
         league = session.get(League, league_id)
@@ -474,28 +508,28 @@ def league_view(db: Database, league_id: int) -> dict[str, Any]:
             )
         }
         season_rows = session.execute(select(Season).where(Season.league_id == league_id).order_by(Season.number))
-        return {
-            "id": league.id,
-            "name": league.name,
-            "language": league.language,
-            "timezone": league.timezone,
-            "table_size": league.table_size,
-            "preset": league.preset,
-            "scoring": league.scoring,
-            "options": league.options,
-            "seasons": [
-                {
-                    "id": s.id,
-                    "number": s.number,
-                    "status": s.status,
-                    "rounds": s.rounds,
-                    "schedule": s.schedule,
-                    "confirmed": counts.get((s.id, EntryStatus.CONFIRMED), 0),
-                    "pending": counts.get((s.id, EntryStatus.PENDING), 0),
-                }
+        return LeagueOverview(
+            id=league.id,
+            name=league.name,
+            language=league.language,
+            timezone=league.timezone,
+            table_size=league.table_size,
+            preset=league.preset,
+            scoring=league.scoring,
+            options=league.options,
+            seasons=[
+                SeasonItem(
+                    id=s.id,
+                    number=s.number,
+                    status=s.status,
+                    rounds=s.rounds,
+                    schedule=s.schedule,
+                    confirmed=counts.get((s.id, EntryStatus.CONFIRMED), 0),
+                    pending=counts.get((s.id, EntryStatus.PENDING), 0),
+                )
                 for s in season_rows.scalars()
             ],
-        }
+        )
 
 
 def _in_league(session: Session, league_id: int, season_id: int) -> Season:
@@ -505,7 +539,45 @@ def _in_league(session: Session, league_id: int, season_id: int) -> Season:
     return season
 
 
-def season_view(db: Database, league_id: int, season_id: int) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class EntryItem:
+    """What the organiser sees of a sign-up: never its address or link."""
+
+    name: str
+    status: str
+    confirmed_at: datetime | None
+    division: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RoundItem:
+    """A round of the season's page: its number of ``tables``."""
+
+    id: int
+    number: int
+    status: str
+    starts_at: datetime | None
+    tables: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeasonOverview:
+    """A season of the league: its entries, rounds, whether another can be planned, and ``unseated``: why the
+    sweep could not seat the due round (``Season.unseated``), or None."""
+
+    id: int
+    number: int
+    status: str
+    rounds_count: int
+    schedule: str
+    entries: list[EntryItem]
+    divisions: int | None
+    rounds: list[RoundItem]
+    can_plan: bool
+    unseated: dict[str, Any] | None
+
+
+def season_view(db: Database, league_id: int, season_id: int) -> SeasonOverview:
     """A season of the league: its entries (name, status), rounds (number, status, start, tables) and why its due
     round could not be seated (``unseated``, or None)."""
     with db.session() as session:
@@ -516,36 +588,29 @@ def season_view(db: Database, league_id: int, season_id: int) -> dict[str, Any]:
             .where(SeasonPlayer.season_id == season_id)
             .order_by(Player.display_name, Player.id)
         )
-        return {
-            "id": season.id,
-            "number": season.number,
-            "status": season.status,
-            "rounds_count": season.rounds,
-            "schedule": season.schedule,
-            "entries": [  # what the organiser sees of a sign-up: never its address or link
-                {
-                    "name": p.display_name or str((e.applicant or {}).get("name") or ""),
-                    "status": e.status,
-                    "confirmed_at": e.confirmed_at,
-                    "division": e.division,
-                }
+        return SeasonOverview(
+            id=season.id,
+            number=season.number,
+            status=season.status,
+            rounds_count=season.rounds,
+            schedule=season.schedule,
+            entries=[
+                EntryItem(
+                    name=p.display_name or str((e.applicant or {}).get("name") or ""),
+                    status=e.status,
+                    confirmed_at=e.confirmed_at,
+                    division=e.division,
+                )
                 for e, p in entries
             ],
-            "divisions": season.divisions,
-            "rounds": [
-                {
-                    "id": r.id,
-                    "number": r.number,
-                    "status": r.status,
-                    "starts_at": r.starts_at,
-                    "tables": len(r.tables or []),
-                }
+            divisions=season.divisions,
+            rounds=[
+                RoundItem(r.id, r.number, r.status, r.starts_at, len(r.tables or []))
                 for r in _rounds(session, season_id)
             ],
-            "can_plan": season.status != SeasonStatus.OVER and (len(_rounds(session, season_id)) < season.rounds),
-            #: why the sweep could not seat the due round (``Season.unseated``), or None.
-            "unseated": season.unseated,
-        }
+            can_plan=season.status != SeasonStatus.OVER and (len(_rounds(session, season_id)) < season.rounds),
+            unseated=season.unseated,
+        )
 
 
 def divisions(db: Database, season_id: int) -> dict[int, str | None]:

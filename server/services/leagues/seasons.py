@@ -492,9 +492,22 @@ def _entry_of_link(session: Session, secret_key: str, token: str, max_age: int) 
     return entry
 
 
-def confirmation(db: Database, secret_key: str, token: str, max_age: int) -> dict[str, Any]:
-    """What the confirmation page shows: ``league``, ``season`` (its number), ``name`` (the one the form gave while
-    pending), ``status``; LinkError or LeagueError as ``confirm`` (nothing is changed by looking)."""
+@dataclass(frozen=True, slots=True)
+class Confirmation:
+    """What the confirmation page shows: the ``league``'s name, the ``season``'s number, ``name`` (the one the form
+    gave while pending), ``email``, the entry's ``status`` and ``knows``: the acquaintances confirming keeps (the
+    form's, or those carried over from the last season)."""
+
+    league: str
+    season: int
+    name: str
+    email: str
+    status: str
+    knows: list[str]
+
+
+def confirmation(db: Database, secret_key: str, token: str, max_age: int) -> Confirmation:
+    """What the confirmation page shows; LinkError or LeagueError as ``confirm`` (nothing is changed by looking)."""
     with db.session() as session:
         entry = _entry_of_link(session, secret_key, token, max_age)
         season = _season(session, entry.season_id)
@@ -502,15 +515,14 @@ def confirmation(db: Database, secret_key: str, token: str, max_age: int) -> dic
         player = session.get(Player, entry.player_id)
         assert league is not None and player is not None
         given = entry.applicant or {}
-        return {
-            "league": league.name,
-            "season": season.number,
-            "name": given.get("name") or player.display_name,
-            "email": player.email,
-            "status": entry.status,
-            #: the acquaintances confirming keeps (the form's, or those carried over from the last season).
-            "knows": list(given.get("knows", entry.knows or [])),
-        }
+        return Confirmation(
+            league=league.name,
+            season=season.number,
+            name=given.get("name") or player.display_name,
+            email=player.email,
+            status=entry.status,
+            knows=list(given.get("knows", entry.knows or [])),
+        )
 
 
 def _unconfirmed(session: Session, player: Player, entry: SeasonPlayer) -> bool:
@@ -735,20 +747,39 @@ def season_entries(session: Session, player_id: int) -> Sequence[Row[SeasonPlaye
     ).all()
 
 
-def signup_page(db: Database, league_id: int) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class SignupSeason:
+    """The season taking sign-ups: its ``id``, ``number``, ``closes`` (UTC) and ``full`` (its limit confirmed)."""
+
+    id: int
+    number: int
+    closes: datetime
+    full: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SignupPage:
     """What the invitation page shows: ``league`` (its name), ``timezone`` (the league's), and ``season``: None when
-    no season takes sign-ups, else its ``id``, ``number``, ``closes`` (UTC) and ``full`` (its limit confirmed)."""
+    no season takes sign-ups."""
+
+    league: str
+    timezone: str
+    season: SignupSeason | None
+
+
+def signup_page(db: Database, league_id: int) -> SignupPage:
+    """What the invitation page shows (``SignupPage``); LeagueError when there is no league."""
     season_id = signup_season(db, league_id)
     with db.session() as session:
         league = session.get(League, league_id)
         if league is None:
             raise LeagueError(NO_LEAGUE, league=league_id)
-        shown: dict[str, Any] = {"league": league.name, "timezone": league.timezone, "season": None}
+        shown = None
         if season_id is not None:
             season = _season(session, season_id)
             full = season.max_players is not None and _confirmed_count(session, season.id) >= season.max_players
-            shown["season"] = {"id": season.id, "number": season.number, "closes": season.signup_closes, "full": full}
-        return shown
+            shown = SignupSeason(season.id, season.number, season.signup_closes, full)
+        return SignupPage(league.name, league.timezone, shown)
 
 
 # --- invitations -----------------------------------------------------------------------------------------------------
