@@ -6,7 +6,6 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-
 #: the longest pause between two polls (seconds).
 MAX_PAUSE = 0.2
 
