@@ -476,12 +476,9 @@ class Answered(TypedDict):
     answer: JSON
 
 
-class PublicBoard(TypedDict):
-    """The table as everyone sees it (the position without hands, deck and dice, and what is public besides), with
-    the events its reader may see: ``engine.spectator_view``; the replay's boards between rounds have no events."""
+class _Table(TypedDict):
+    """What a position and the public board both say of the table."""
 
-    players: list[str]
-    options: OptionsJSON
     round: int
     phase: str
     chief: str
@@ -493,6 +490,14 @@ class PublicBoard(TypedDict):
     zombies: dict[str, int]
     #: colour -> the round in which the player was eliminated.
     eliminated: dict[str, int]
+
+
+class PublicBoard(_Table):
+    """The table as everyone sees it (the position without hands, deck and dice, and what is public besides), with
+    the events its reader may see: ``engine.spectator_view``; the replay's boards between rounds have no events."""
+
+    players: list[str]
+    options: OptionsJSON
     #: during setup only: colour -> characters not yet placed.
     unplaced: NotRequired[dict[str, list[str]]]
     #: [colour, character] pairs hidden this round.
@@ -531,20 +536,11 @@ class PlayerView(PublicBoard):
 # --- saved games (``Game.to_json``, ``Game.snapshot``) ----------------------------------------------------------
 
 
-class Position(TypedDict):
+class Position(_Table):
     """A position in the contract's schema (a scenario's ``position``, normalised by ``engine.config``)."""
 
-    round: int
-    phase: str
-    chief: str
-    chief_elected: bool
-    closed: list[int]
-    characters: dict[str, dict[str, int]]
-    #: "1" to "6" -> zombies there.
-    zombies: dict[str, int]
     hands: dict[str, list[str]]
     deck: list[str]
-    eliminated: dict[str, int]
 
 
 class DiceJSON(TypedDict):
