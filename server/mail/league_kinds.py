@@ -10,9 +10,8 @@ from ..models import Outbox
 from ..present import league as league_shown
 from ..present import standings as shown_standings
 from ..present.seat import cap, game_label
-from ..services.errors import ShownError
 from ..services.inputs import one_line
-from ..services.leagues import promotion, standings
+from ..services.leagues import promotion, rounds, standings
 from ..services.links import confirm_token, league_token, seat_token
 from ..services.mailflow import mail_rows
 from ..text.glossary import colour_name
@@ -140,7 +139,7 @@ def round_unseated(composer: Composer, row: Outbox) -> Draft | None:
     t, settings, season, league = composer.t, composer.settings, found.season, found.league
     stall = season.unseated or {}
     draft = Draft("round_unseated", {**_season_words(found), "round": stall.get("round") or 1})
-    reason = ShownError(str(stall.get("msgid") or ""), **dict(stall.get("params") or {}))
+    reason = rounds.unseated_reason(stall)
     draft.notes.append(refusal(reason, composer.lang))
     draft.notes.append(
         t.gettext(

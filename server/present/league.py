@@ -11,9 +11,8 @@ from babel import Locale
 from babel.dates import format_time, get_day_names
 
 from ..models import LANGUAGES
-from ..services.errors import ShownError
 from ..services.leagues import scoring
-from ..services.leagues.rounds import EntryItem, LeagueOverview, SeasonOverview
+from ..services.leagues.rounds import EntryItem, LeagueOverview, SeasonOverview, unseated_reason
 from ..services.leagues.seasons import TABLE_SIZES
 from ..services.presets import PRESETS
 from ..text import glossary
@@ -131,7 +130,7 @@ def unseated_notice(lang: str, stall: dict[str, Any] | None, tz: str, now: datet
     """A season's stall (``Season.unseated``) shown: ``round``, ``reason`` (translated), ``since`` (in ``tz``)."""
     if not stall:
         return None
-    reason = ShownError(str(stall.get("msgid") or ""), **dict(stall.get("params") or {}))
+    reason = unseated_reason(stall)
     try:
         since = format_when(datetime.fromisoformat(str(stall.get("since"))), now, tz, lang)[0]
     except ValueError:

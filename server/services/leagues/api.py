@@ -304,7 +304,7 @@ def _unseated(stall: dict[str, Any] | None) -> Unseated | None:
     nothing is stalled."""
     if not stall:
         return None
-    reason = str(ShownError(str(stall.get("msgid") or ""), **dict(stall.get("params") or {})))
+    reason = str(rounds.unseated_reason(stall))
     return Unseated(stall.get("round"), reason, stall.get("since"))
 
 

@@ -406,6 +406,11 @@ def sweep(db: Database, now: datetime) -> int:
     return started
 
 
+def unseated_reason(stall: dict[str, Any]) -> ShownError:
+    """Why a stored stall (``Season.unseated``, written by ``_unseated``) says the due round could not be seated."""
+    return ShownError(str(stall.get("msgid") or ""), **dict(stall.get("params") or {}))
+
+
 def _unseated(db: Database, season_id: int, exc: RoundError, now: datetime) -> None:
     """Keep why the season's due round could not be seated; the first time (a new stall), mail the league's
     organiser address when it has one (``round_unseated``, in the league's language)."""
