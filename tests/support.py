@@ -30,7 +30,7 @@ from flask.testing import FlaskClient
 from flask_wtf.csrf import generate_csrf
 from itsdangerous import TimestampSigner
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, selectinload
 
 import engine
 import engine.bots
@@ -366,9 +366,24 @@ class AnyWindow:
 
 def every_window(session: Session, game: Game) -> tuple[list[AnyWindow], list[tuple[int, Any]]]:
     """Every window of the game in order, closed (``services.play.archive``) then open, and every request with its
-    window's number (an archived request or a ``RequestRow``), in order."""
+    window's number (an archived request or a ``RequestRow``), in order.
+
+    A worker may archive windows while this reads: the rows (with their requests) are read first and the archive
+    after them, so a window archived in between is found in the archive (and its rows, read before, are dropped)."""
+    rows = (
+        session.execute(
+            select(Window)
+            .where(Window.game_id == game.id)
+            .order_by(Window.number)
+            .options(selectinload(Window.requests))
+        )
+        .scalars()
+        .all()
+    )
+    session.refresh(game, ["archive"])
     closed = archive.windows_of(game.archive).values()
-    rows = session.execute(select(Window).where(Window.game_id == game.id).order_by(Window.number)).scalars().all()
+    archived = {w.number for w in closed}
+    rows = [w for w in rows if w.number not in archived]
     windows = [AnyWindow(w.id, w.number, "closed", w.opened_at, w.completed_at, w.closed_at) for w in closed]
     windows += [AnyWindow(w.id, w.number, w.status, w.opened_at, w.completed_at, w.closed_at) for w in rows]
     requests: list[tuple[int, Any]] = [(r.window.number, r) for r in archive.requests_of(game.id, game.archive)]

@@ -249,18 +249,19 @@ def cli_env(stack: Stack) -> dict[str, str | None]:
     }
 
 
-LEAKS: list[str] = []
-
-
 def run(env: dict[str, str | None], *args: str) -> Result:
-    """Invoke ``deadmail``; database connections it leaves open are collected here (ResourceWarning on
-    PostgreSQL) and kept in LEAKS, so they surface in the test meant for them and not at a random later point."""
-    result = CliRunner().invoke(main, list(args), env=env)
+    """Invoke ``deadmail`` in this process."""
+    return CliRunner().invoke(main, list(args), env=env)
+
+
+def leaks_of(env: dict[str, str | None], *args: str) -> tuple[Result, list[str]]:
+    """Invoke ``deadmail`` and collect at once: a database connection it left open is a ResourceWarning here
+    (psycopg warns when one is collected open), and not at a random later point of another test."""
+    result = run(env, *args)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         gc.collect()
-    LEAKS.extend(str(w.message) for w in caught if issubclass(w.category, ResourceWarning))
-    return result
+    return result, [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)]
 
 
 def assert_clean_error(result: Result, code: int, message: str) -> None:
@@ -429,11 +430,12 @@ def test_cli_with_an_unreachable_database_is_a_clear_error(tmp_path: Path) -> No
 
 def test_cli_closes_its_database_connections(stack: Stack) -> None:
     env = cli_env(stack)
-    LEAKS.clear()
-    created = run(env, "game", "create", "--player", "bot", "--player", "bot", "--player", "bot", "--json")
+    created, leaks = leaks_of(env, "game", "create", "--player", "bot", "--player", "bot", "--player", "bot", "--json")
     assert created.exit_code == 0, created.output
-    assert run(env, "game", "show", str(json.loads(created.stdout)["id"]), "--json").exit_code == 0
-    assert LEAKS == []
+    assert leaks == []
+    shown, leaks = leaks_of(env, "game", "show", str(json.loads(created.stdout)["id"]), "--json")
+    assert shown.exit_code == 0, shown.output
+    assert leaks == []
 
 
 def test_cli_game_create_can_keep_decided_votes_open(embedded: Stack) -> None:

@@ -488,7 +488,7 @@ def test_two_windows_closing_at_once_for_one_person_both_count(stack: Stack) -> 
     read = threading.Event()
 
     def slow_after_reading(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
-        if threading.get_ident() == owner and "FROM players" in statement and not read.is_set():
+        if threading.get_ident() == owner and "FROM ledgers" in statement and not read.is_set():
             read.set()  # the other closing starts now, while this one has read the ledger and not yet written it
             time.sleep(1)
 
