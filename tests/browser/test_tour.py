@@ -256,7 +256,9 @@ def tour(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Tour]:
 
 @pytest.fixture(scope="module")
 def windows(browser: Browser, tour: Tour) -> Iterator[dict[str, BrowserContext]]:
-    """A desktop and a phone for the whole tour, each logged in as the organiser (the login form, once)."""
+    """A desktop and a phone for the whole tour, each logged in as the organiser (the login form, once), each with
+    one tab the tour's pages are opened in one after the other (a new tab per page cost a renderer and axe's
+    compilation each time: the tour took half as long again)."""
     made = {
         "desktop": browser.new_context(viewport=DESKTOP),
         "phone": browser.new_context(**PHONE_OPTIONS),
@@ -271,7 +273,6 @@ def windows(browser: Browser, tour: Tour) -> Iterator[dict[str, BrowserContext]]
         with page.expect_navigation():
             page.locator("input[name=token]").press("Enter")
         assert "/o/login" not in page.url, "the organiser login failed"
-        page.close()
     yield made
     for context in made.values():
         context.close()
@@ -483,26 +484,23 @@ def test_every_page_fits_a_phone_and_passes_axe_in_italian_and_polish(
 def check_page(tour: Tour, windows: dict[str, BrowserContext], name: str, viewport: str, lang: str = "en") -> None:
     """Open the page in ``viewport``'s window: its status, no inline code, a screenshot, no sideways scrolling on a
     phone, no serious or critical axe violation, in ``lang``."""
-    page = windows[viewport].new_page()
-    try:
-        response = _open(tour, page, name)
-        assert response is not None, f"{name}: no response"
-        problems: list[str] = []
-        if response.status != PAGES[name]:
-            problems.append(f"  answered {response.status}, not {PAGES[name]}")
-        problems += [f"  inline code (refused by the CSP): {found}" for found in inline_code(response.text())]
-        page.wait_for_load_state("load")
-        screenshot(page, f"{name}-{viewport}", TOUR)
-        if page.locator("html").get_attribute("lang") != lang:
-            problems.append(f"  in {page.locator('html').get_attribute('lang')}, not {lang}")
-        if viewport.startswith("phone") and (scroll := horizontal_scroll(page)) is not None:
-            problems.append(f"  {scroll}")
-        results = axe_results(page)
-        (TOUR / f"{name}-{viewport}.axe.json").write_text(json.dumps(results, indent=1), encoding="utf-8")
-        problems += [described(v) for v in results["violations"] if v["impact"] in FAILING]
-        assert not problems, f"{name} on a {viewport}:\n" + "\n".join(problems)
-    finally:
-        page.close()
+    page = windows[viewport].pages[0]  # (the window's tab: every page is a navigation in it)
+    response = _open(tour, page, name)
+    assert response is not None, f"{name}: no response"
+    problems: list[str] = []
+    if response.status != PAGES[name]:
+        problems.append(f"  answered {response.status}, not {PAGES[name]}")
+    problems += [f"  inline code (refused by the CSP): {found}" for found in inline_code(response.text())]
+    page.wait_for_load_state("load")
+    screenshot(page, f"{name}-{viewport}", TOUR)
+    if page.locator("html").get_attribute("lang") != lang:
+        problems.append(f"  in {page.locator('html').get_attribute('lang')}, not {lang}")
+    if viewport.startswith("phone") and (scroll := horizontal_scroll(page)) is not None:
+        problems.append(f"  {scroll}")
+    results = axe_results(page)
+    (TOUR / f"{name}-{viewport}.axe.json").write_text(json.dumps(results, indent=1), encoding="utf-8")
+    problems += [described(v) for v in results["violations"] if v["impact"] in FAILING]
+    assert not problems, f"{name} on a {viewport}:\n" + "\n".join(problems)
 
 
 def test_the_checks_catch_what_they_look_for(windows: dict[str, BrowserContext]) -> None:
