@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from flask import Blueprint, Response, g, jsonify
+from flask.typing import ResponseReturnValue
 
 from ..models import utcnow
 from ..services.attendance import absences, prefs
@@ -26,7 +25,7 @@ def organiser() -> Response | None:
 
 
 @bp.post("/games")
-def create_game() -> Any:
+def create_game() -> ResponseReturnValue:
     if (denied := organiser()) is not None:
         return denied
     try:
@@ -44,7 +43,7 @@ def create_game() -> Any:
 
 
 @bp.post("/games/estimate")
-def estimate_game() -> Any:
+def estimate_game() -> ResponseReturnValue:
     """How long the game of a create call's body would take (nothing is created)."""
     if (denied := organiser()) is not None:
         return denied
@@ -56,7 +55,7 @@ def estimate_game() -> Any:
 
 
 @bp.get("/games/<int:game_id>")
-def show_game(game_id: int) -> Any:
+def show_game(game_id: int) -> ResponseReturnValue:
     if (denied := organiser()) is not None:
         return denied
     try:
@@ -67,7 +66,7 @@ def show_game(game_id: int) -> Any:
 
 @bp.get("/seat/<token>")
 @seat_link
-def seat(token: str) -> Any:
+def seat(token: str) -> ResponseReturnValue:
     """What the seat's player may know now (``seats.seat_state``: the engine's view and the open request), and the
     player's own reliability over every game (``reliability``)."""
     figures = reliability.of_seat(dm().db, g.seat.seat_id)
@@ -77,7 +76,7 @@ def seat(token: str) -> Any:
 
 @bp.post("/seat/<token>/answer")
 @seat_link
-def answer(token: str) -> Any:
+def answer(token: str) -> ResponseReturnValue:
     body = json_body()
     if not isinstance(body, dict) or "kind" not in body or "answer" not in body:
         return json_error('Send a JSON object {"kind": ..., "answer": ...} (and optionally "window").', 400)
@@ -102,14 +101,14 @@ def answer(token: str) -> Any:
 
 @bp.get("/seat/<token>/standing")
 @seat_link
-def get_standing_answers(token: str) -> Any:
+def get_standing_answers(token: str) -> ResponseReturnValue:
     """The seat's standing answers: its own for this game, its player's defaults, and the effective ones."""
     return jsonify({"ok": True, **standing_answers.seat_settings(dm().db, g.seat.seat_id)})
 
 
 @bp.put("/seat/<token>/standing")
 @seat_link
-def set_standing_answers(token: str) -> Any:
+def set_standing_answers(token: str) -> ResponseReturnValue:
     """Change the seat's standing answers for this game: ``{"camera": "look", "vote": "ask", ...}`` (``victim``: a
     list of characters, kept by the engine as the game's standing order, H-5). Refused: 400, nothing changed."""
     try:
@@ -124,7 +123,7 @@ def set_standing_answers(token: str) -> Any:
 
 @bp.get("/seat/<token>/absences")
 @seat_link
-def list_absences(token: str) -> Any:
+def list_absences(token: str) -> ResponseReturnValue:
     """The seat's player's absences under way or to come (UTC instants), and their time zone."""
     player_id, zone = absences.player_of(dm().db, g.seat.seat_id)
     listed = absences.listed(dm().db, player_id, utcnow())
@@ -133,7 +132,7 @@ def list_absences(token: str) -> Any:
 
 @bp.post("/seat/<token>/absences")
 @seat_link
-def add_absence(token: str) -> Any:
+def add_absence(token: str) -> ResponseReturnValue:
     """Declare an absence of the seat's player: ``{"from": "2026-12-03", "to": "2026-12-06"}`` (the first and the
     last day, in the player's time zone) or ``{"text": "AWAY 3 DEC - 6 DEC"}``. Refused: 400, nothing changed."""
     body = json_body()
@@ -159,7 +158,7 @@ def add_absence(token: str) -> Any:
 
 @bp.delete("/seat/<token>/absences/<int:absence_id>")
 @seat_link
-def remove_absence(token: str, absence_id: int) -> Any:
+def remove_absence(token: str, absence_id: int) -> ResponseReturnValue:
     """Remove one of the player's absences to come, or end the one under way. 404 when they have no such one."""
     player_id, _zone = absences.player_of(dm().db, g.seat.seat_id)
     try:
@@ -171,7 +170,7 @@ def remove_absence(token: str, absence_id: int) -> Any:
 
 @bp.post("/seat/<token>/back")
 @seat_link
-def back(token: str) -> Any:
+def back(token: str) -> ResponseReturnValue:
     """The seat's player is back (``autopilot.back``): 409 when they were neither on autopilot nor away."""
     try:
         was_on = autopilot.back(dm().db, g.seat.seat_id, generation=g.seat.generation)

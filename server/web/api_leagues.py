@@ -29,6 +29,7 @@ from functools import wraps
 from typing import Any
 
 from flask import Blueprint, Response, g, jsonify, request
+from flask.typing import ResponseReturnValue
 
 from engine.shapes import JSON, JSONObject
 
@@ -108,7 +109,7 @@ def league_organiser(view: View) -> View:
     (``g.reach``: that league's id); 401 for any other, 403 for a revoked league organiser token."""
 
     @wraps(view)
-    def guarded(*args: Any, **kwargs: Any) -> Any:
+    def guarded(*args: Any, **kwargs: Any) -> ResponseReturnValue:
         g.reach = None
         if not bearer_is_organiser():
             try:
@@ -241,7 +242,7 @@ def _player_ratings_json(found: api.PlayerRatings) -> JSONObject:
 
 
 @bp.post("/leagues")
-def create_league() -> Any:
+def create_league() -> ResponseReturnValue:
     """A new league from the ``LeagueSpec`` fields: 201, its id and its links (invite, organiser, public)."""
     if (denied := organiser()) is not None:
         return denied
@@ -253,7 +254,7 @@ def create_league() -> Any:
 
 
 @bp.get("/leagues")
-def list_leagues() -> Any:
+def list_leagues() -> ResponseReturnValue:
     if (denied := organiser()) is not None:
         return denied
     listed = api.leagues_list(dm().db)
@@ -263,7 +264,7 @@ def list_leagues() -> Any:
 
 @bp.get("/leagues/<int:league_id>")
 @league_organiser
-def show_league(league_id: int) -> Any:
+def show_league(league_id: int) -> ResponseReturnValue:
     """The league's settings, links and seasons (each with its entries counted by status)."""
     if not reaches(league_id):
         return _no_league(league_id)
@@ -277,7 +278,7 @@ def show_league(league_id: int) -> Any:
 
 @bp.post("/leagues/<int:league_id>/seasons")
 @league_organiser
-def create_season(league_id: int) -> Any:
+def create_season(league_id: int) -> ResponseReturnValue:
     """The league's next season: 201, its id and number."""
     if not reaches(league_id):
         return _no_league(league_id)
@@ -301,7 +302,7 @@ def create_season(league_id: int) -> Any:
 
 @bp.get("/seasons/<int:season_id>")
 @league_organiser
-def show_season(season_id: int) -> Any:
+def show_season(season_id: int) -> ResponseReturnValue:
     """The season and its entries (name, status; e-mail addresses for the server's organiser only)."""
     try:
         _season_reached(season_id)
@@ -314,7 +315,7 @@ def show_season(season_id: int) -> Any:
 
 @bp.get("/seasons/<int:season_id>/rounds")
 @league_organiser
-def season_rounds(season_id: int) -> Any:
+def season_rounds(season_id: int) -> ResponseReturnValue:
     """The season's rounds planned or started so far (id, number, status, start, tables, games)."""
 
     def listed() -> dict[str, Any]:
@@ -327,7 +328,7 @@ def season_rounds(season_id: int) -> Any:
 
 @bp.get("/leagues/<int:league_id>/ratings")
 @league_organiser
-def league_ratings(league_id: int) -> Any:
+def league_ratings(league_id: int) -> ResponseReturnValue:
     """The league's ratings (OpenSkill): each rated player's rating, uncertainty and games, the highest first."""
     if not reaches(league_id):
         return _no_league(league_id)
@@ -341,7 +342,7 @@ def league_ratings(league_id: int) -> Any:
 
 
 @bp.post("/leagues/<int:league_id>/links/<kind>/revoke")
-def revoke_link(league_id: int, kind: str) -> Any:
+def revoke_link(league_id: int, kind: str) -> ResponseReturnValue:
     """Revoke the league's link of ``kind``: every earlier one is refused; the new one."""
     if (denied := organiser()) is not None:
         return denied
@@ -359,7 +360,7 @@ def revoke_link(league_id: int, kind: str) -> Any:
 # --- rounds ----------------------------------------------------------------------------------------------------------
 
 
-def answer(call: Callable[[], dict[str, Any]], status: int = 200) -> Any:
+def answer(call: Callable[[], dict[str, Any]], status: int = 200) -> ResponseReturnValue:
     """``{"ok": true, **call()}`` with ``status``; a service's refusal (``refusal``) when it refuses."""
     try:
         shown = call()
@@ -370,7 +371,7 @@ def answer(call: Callable[[], dict[str, Any]], status: int = 200) -> Any:
 
 @bp.post("/seasons/<int:season_id>/rounds")
 @league_organiser
-def plan_round(season_id: int) -> Any:
+def plan_round(season_id: int) -> ResponseReturnValue:
     """Plan the season's next round (or its planned round again): 201 and the round, as ``show_round``."""
 
     def planned() -> dict[str, Any]:
@@ -382,14 +383,14 @@ def plan_round(season_id: int) -> Any:
 
 @bp.get("/rounds/<int:round_id>")
 @league_organiser
-def show_round(round_id: int) -> Any:
+def show_round(round_id: int) -> ResponseReturnValue:
     """The round: status, start, tables (players' id, name, zone; hours all are awake), and once started its games."""
     return answer(lambda: api.round_json(dm().db, _round_league(round_id), round_id))
 
 
 @bp.post("/rounds/<int:round_id>/swap")
 @league_organiser
-def swap_players(round_id: int) -> Any:
+def swap_players(round_id: int) -> ResponseReturnValue:
     """Swap two players (``{"a": id, "b": id}``) between the tables of a planned round: the round as it is now."""
 
     def swapped() -> dict[str, Any]:
@@ -402,7 +403,7 @@ def swap_players(round_id: int) -> Any:
 
 @bp.post("/rounds/<int:round_id>/start")
 @league_organiser
-def start_round(round_id: int) -> Any:
+def start_round(round_id: int) -> ResponseReturnValue:
     """Start a planned round: one game per table, each player mailed their table; 201 and the games' ids."""
 
     def started() -> dict[str, Any]:
@@ -417,7 +418,7 @@ def start_round(round_id: int) -> Any:
 
 @bp.get("/seasons/<int:season_id>/standings")
 @league_organiser
-def season_standings(season_id: int) -> Any:
+def season_standings(season_id: int) -> ResponseReturnValue:
     """The season's standings per division, substitutes apart (addresses for the server's organiser only)."""
 
     def table() -> dict[str, Any]:
@@ -429,7 +430,7 @@ def season_standings(season_id: int) -> Any:
 
 @bp.get("/seasons/<int:season_id>/standings.csv")
 @league_organiser
-def standings_csv(season_id: int) -> Any:
+def standings_csv(season_id: int) -> ResponseReturnValue:
     """The season's standings as CSV (``scoring.standings_csv``)."""
     try:
         _season_reached(season_id)
@@ -442,7 +443,7 @@ def standings_csv(season_id: int) -> Any:
 
 @bp.post("/games/<int:game_id>/result")
 @league_organiser
-def record_result(game_id: int) -> Any:
+def record_result(game_id: int) -> ResponseReturnValue:
     """Record an abandoned league game's result: ``{"points": {"red": 12, …}}`` or ``{"ranking": ["red", …]}``."""
 
     def record() -> dict[str, Any]:
@@ -456,7 +457,7 @@ def record_result(game_id: int) -> Any:
 
 @bp.post("/seasons/<int:season_id>/next")
 @league_organiser
-def next_season(season_id: int) -> Any:
+def next_season(season_id: int) -> ResponseReturnValue:
     """The next season of a finished one (``{"signup_closes": …}``): 201, its id, league and number."""
 
     def created() -> dict[str, Any]:
@@ -469,7 +470,7 @@ def next_season(season_id: int) -> Any:
 
 @bp.get("/p/<token>/seasons/<int:season_id>/standings")
 @player_link
-def member_standings(token: str, season_id: int) -> Any:
+def member_standings(token: str, season_id: int) -> ResponseReturnValue:
     """A season's standings for one of its players (their preferences link's token)."""
 
     def table() -> dict[str, Any]:
@@ -480,7 +481,7 @@ def member_standings(token: str, season_id: int) -> Any:
 
 
 @bp.get("/ls/<token>/seasons/<int:season_id>/standings")
-def public_standings(token: str, season_id: int) -> Any:
+def public_standings(token: str, season_id: int) -> ResponseReturnValue:
     """A season's standings by the league's public link, while the league shows its standings publicly."""
     league_id = seasons.open_league(dm().db, dm().settings.secret_key, "public", token)
 
@@ -496,7 +497,7 @@ def public_standings(token: str, season_id: int) -> Any:
 
 
 @bp.post("/l/<token>/signup")
-def sign_up(token: str) -> Any:
+def sign_up(token: str) -> ResponseReturnValue:
     """Sign an address up for the season taking sign-ups (pending until the mailed link confirms it): 202."""
     league_id = seasons.open_league(dm().db, dm().settings.secret_key, "invite", token)
     try:
@@ -515,7 +516,7 @@ def sign_up(token: str) -> Any:
 
 
 @bp.post("/l/confirm/<token>")
-def confirm(token: str) -> Any:
+def confirm(token: str) -> ResponseReturnValue:
     """Confirm the sign-up the mailed link names: the player is in the season."""
     s = dm().settings
     try:
@@ -532,7 +533,7 @@ def confirm(token: str) -> Any:
 
 @bp.get("/p/<token>/leagues")
 @player_link
-def player_leagues(token: str) -> Any:
+def player_leagues(token: str) -> ResponseReturnValue:
     """The player's season entries (league, season, their status, the rounds they will miss) and their ratings."""
     db = dm().db
     return jsonify(
@@ -546,7 +547,7 @@ def player_leagues(token: str) -> Any:
 
 @bp.post("/p/<token>/leagues/<int:entry_id>/withdraw")
 @player_link
-def withdraw(token: str, entry_id: int) -> Any:
+def withdraw(token: str, entry_id: int) -> ResponseReturnValue:
     """Withdraw from a season (``seasons.withdraw``, as the hub's button): not seated in its later rounds."""
 
     def withdrawn() -> dict[str, Any]:
@@ -559,7 +560,7 @@ def withdraw(token: str, entry_id: int) -> Any:
 
 @bp.post("/p/<token>/leagues/<int:entry_id>/skip")
 @player_link
-def skip(token: str, entry_id: int) -> Any:
+def skip(token: str, entry_id: int) -> ResponseReturnValue:
     """``{"round": 2}``: the player will miss that round (not yet started); ``{"round": 2, "undo": true}``: they will
     play it after all (``seasons.skip``, ``seasons.unskip``, as the hub's form). The rounds they will miss."""
 

@@ -7,9 +7,8 @@ browser back to the seat page (303, ``?chat=sent#chat``); a refused one shows wh
 
 from __future__ import annotations
 
-from typing import Any
-
 from flask import Blueprint, g, redirect, request, url_for
+from flask.typing import ResponseReturnValue
 from flask_babel import gettext
 
 from ..services.play import chat
@@ -23,7 +22,7 @@ MAX_FIELD = 20_000
 
 @bp.post("/s/<token>/chat")
 @seat_link
-def post(token: str) -> Any:
+def post(token: str) -> ResponseReturnValue:
     text = request.form.get("text", "")[:MAX_FIELD]
     chosen = [c[:16] for c in request.form.getlist("to")[:10]]
     try:

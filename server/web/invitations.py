@@ -5,9 +5,8 @@ takes the seat and goes on to the seat's own page. An unknown key is answered li
 
 from __future__ import annotations
 
-from typing import Any
-
 from flask import Blueprint, redirect, render_template, request, url_for
+from flask.typing import ResponseReturnValue
 from flask_babel import gettext
 
 from ..present.organiser import invitation as invitation_shown
@@ -21,7 +20,9 @@ from .access import dm, message, reader_language, say
 bp = Blueprint("invitations", __name__)
 
 
-def _page(token: str, *, values: dict[str, str] | None = None, error: str | None = None, status: int = 200) -> Any:
+def _page(
+    token: str, *, values: dict[str, str] | None = None, error: str | None = None, status: int = 200
+) -> ResponseReturnValue:
     try:
         offer = substitutes.look(dm().db, token)
     except substitutes.InvitationError as exc:
@@ -34,13 +35,13 @@ def _page(token: str, *, values: dict[str, str] | None = None, error: str | None
 
 
 @bp.get("/i/<token>")
-def show(token: str) -> Any:
+def show(token: str) -> ResponseReturnValue:
     """The offer: the game, the seat, who plays at the table; and the form that takes the seat."""
     return _page(token)
 
 
 @bp.post("/i/<token>")
-def accept(token: str) -> Any:
+def accept(token: str) -> ResponseReturnValue:
     """Take the seat: the seat's new link is where the substitute goes on."""
     values = {"name": str(request.form.get("name", ""))[:80], "email": str(request.form.get("email", ""))[:320]}
     try:

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, g, redirect, render_template, request, url_for
+from flask import Blueprint, Response, g, redirect, render_template, request, url_for
+from flask.typing import ResponseReturnValue
 from flask_babel import gettext
 
 from ..models import utcnow
@@ -31,13 +32,13 @@ bp = Blueprint("league_organiser", __name__, url_prefix="/lo")
 
 
 @bp.after_request
-def no_store(response: Any) -> Any:
+def no_store(response: Response) -> Response:
     """These pages carry the organiser link and seat links: never kept by a cache."""
     response.headers["Cache-Control"] = "no-store"
     return response
 
 
-def _not_found(exc: RoundError) -> Any:
+def _not_found(exc: RoundError) -> ResponseReturnValue:
     return message(gettext("Not found"), say(exc), 404)
 
 
@@ -62,7 +63,7 @@ def _common() -> dict[str, Any]:
 
 @bp.get("/<token>")
 @league_organiser_link
-def league(token: str) -> Any:
+def league(token: str) -> ResponseReturnValue:
     data = rounds.league_view(dm().db, g.league_id)
     page = shown.league_page(reader_language(), data)
     held = seasons.held_invitations(dm().db, g.league_id)
@@ -73,7 +74,9 @@ def _zone() -> str:
     return rounds.league_view(dm().db, g.league_id).timezone
 
 
-def _season_form(token: str, values: dict[str, str], error: str | None = None, status: int = 200) -> Any:
+def _season_form(
+    token: str, values: dict[str, str], error: str | None = None, status: int = 200
+) -> ResponseReturnValue:
     defaults = {"rounds": "3", "schedule": "when_over", "weekday": "0", "time": "18:00", "closes_time": "18:00"}
     page = shown.season_form(reader_language(), defaults | values, _zone(), error)
     return render_template("league/new_season.html", token=token, **page, **_common()), status
@@ -81,13 +84,13 @@ def _season_form(token: str, values: dict[str, str], error: str | None = None, s
 
 @bp.get("/<token>/season/new")
 @league_organiser_link
-def new_season(token: str) -> Any:
+def new_season(token: str) -> ResponseReturnValue:
     return _season_form(token, {})
 
 
 @bp.post("/<token>/season/new")
 @league_organiser_link
-def create_season(token: str) -> Any:
+def create_season(token: str) -> ResponseReturnValue:
     """Create the league's next season (taking sign-ups); held invitations are mailed now. Then its page."""
     given = forms.values(request.form, forms.SEASON_FIELDS)
     try:
@@ -100,7 +103,7 @@ def create_season(token: str) -> Any:
     return redirect(url_for("league_organiser.season", token=token, season_id=season_id, done="season"), code=303)
 
 
-def _invite_page(token: str, text: str = "", error: str | None = None, status: int = 200) -> Any:
+def _invite_page(token: str, text: str = "", error: str | None = None, status: int = 200) -> ResponseReturnValue:
     db, secret = dm().db, dm().settings.secret_key
     signup = seasons.signup_page(db, g.league_id).season
     link = seasons.link_url(dm().settings.base_url, "invite", seasons.league_link(db, secret, g.league_id, "invite"))
@@ -117,13 +120,13 @@ def _invite_page(token: str, text: str = "", error: str | None = None, status: i
 
 @bp.get("/<token>/invite")
 @league_organiser_link
-def invite_form(token: str) -> Any:
+def invite_form(token: str) -> ResponseReturnValue:
     return _invite_page(token)
 
 
 @bp.post("/<token>/invite")
 @league_organiser_link
-def invite(token: str) -> Any:
+def invite(token: str) -> ResponseReturnValue:
     """Invite the addresses: mailed while a season takes sign-ups, else held until one does."""
     text = str(request.form.get("addresses", ""))[: forms.INVITE_LIMIT]
     try:
@@ -134,7 +137,7 @@ def invite(token: str) -> Any:
     return redirect(url_for("league_organiser.invite_form", token=token, done=done), code=303)
 
 
-def _season(token: str, season_id: int, error: str | None = None, status: int = 200) -> Any:
+def _season(token: str, season_id: int, error: str | None = None, status: int = 200) -> ResponseReturnValue:
     try:
         data = rounds.season_view(dm().db, g.league_id, season_id)
     except RoundError as exc:
@@ -150,13 +153,13 @@ def _season(token: str, season_id: int, error: str | None = None, status: int = 
 
 @bp.get("/<token>/season/<int:season_id>")
 @league_organiser_link
-def season(token: str, season_id: int) -> Any:
+def season(token: str, season_id: int) -> ResponseReturnValue:
     return _season(token, season_id)
 
 
 @bp.post("/<token>/season/<int:season_id>/plan")
 @league_organiser_link
-def plan(token: str, season_id: int) -> Any:
+def plan(token: str, season_id: int) -> ResponseReturnValue:
     """Plan the season's next round (or its planned one again): then its page."""
     try:
         rounds.season_view(dm().db, g.league_id, season_id)
@@ -175,7 +178,7 @@ def _round_shown(data: dict[str, Any]) -> dict[str, Any]:
     return shown.round_page(reader_language(), data, utcnow())
 
 
-def _round(token: str, round_id: int, error: str | None = None, status: int = 200) -> Any:
+def _round(token: str, round_id: int, error: str | None = None, status: int = 200) -> ResponseReturnValue:
     try:
         data = rounds.round_view(dm().db, g.league_id, round_id)
     except RoundError as exc:
@@ -197,7 +200,7 @@ def _round(token: str, round_id: int, error: str | None = None, status: int = 20
 
 @bp.get("/<token>/round/<int:round_id>")
 @league_organiser_link
-def round_page(token: str, round_id: int) -> Any:
+def round_page(token: str, round_id: int) -> ResponseReturnValue:
     return _round(token, round_id)
 
 
@@ -207,7 +210,7 @@ def _player(name: str) -> int:
 
 @bp.post("/<token>/round/<int:round_id>/swap")
 @league_organiser_link
-def swap(token: str, round_id: int) -> Any:
+def swap(token: str, round_id: int) -> ResponseReturnValue:
     try:
         rounds.round_view(dm().db, g.league_id, round_id)
     except RoundError as exc:
@@ -219,14 +222,14 @@ def swap(token: str, round_id: int) -> Any:
     return redirect(url_for("league_organiser.round_page", token=token, round_id=round_id), code=303)
 
 
-def _asking_to_start(token: str, data: dict[str, Any]) -> Any:
+def _asking_to_start(token: str, data: dict[str, Any]) -> ResponseReturnValue:
     """The page saying what starting the planned round does; its form confirms (nothing is changed by showing it)."""
     return render_template("league/start.html", token=token, rnd=_round_shown(data), **_common())
 
 
 @bp.get("/<token>/round/<int:round_id>/start")
 @league_organiser_link
-def start_page(token: str, round_id: int) -> Any:
+def start_page(token: str, round_id: int) -> ResponseReturnValue:
     """The page asking to start the round (a link or a reload of the start address): nothing is changed."""
     try:
         data = rounds.round_view(dm().db, g.league_id, round_id)
@@ -239,7 +242,7 @@ def start_page(token: str, round_id: int) -> Any:
 
 @bp.post("/<token>/round/<int:round_id>/start")
 @league_organiser_link
-def start(token: str, round_id: int) -> Any:
+def start(token: str, round_id: int) -> ResponseReturnValue:
     """Without ``confirm=1``: the page saying what starting does (nothing changed); with it, the round starts."""
     try:
         data = rounds.round_view(dm().db, g.league_id, round_id)

@@ -6,9 +6,9 @@ stored; once created, its organiser page, so a reload never creates it twice).""
 from __future__ import annotations
 
 from dataclasses import asdict
-from typing import Any
 
-from flask import Blueprint, redirect, render_template, request, url_for
+from flask import Blueprint, Response, redirect, render_template, request, url_for
+from flask.typing import ResponseReturnValue
 
 from ..models import utcnow
 from ..present import league as shown
@@ -22,7 +22,7 @@ bp = Blueprint("league_setup", __name__, url_prefix="/o/leagues")
 
 
 @bp.after_request
-def no_store(response: Any) -> Any:
+def no_store(response: Response) -> Response:
     """These pages carry the leagues' organiser links: never kept by a cache."""
     response.headers["Cache-Control"] = "no-store"
     return response
@@ -35,12 +35,12 @@ def _organiser_url(league_id: int, generation: int) -> str:
 
 @bp.get("")
 @organiser_required
-def index() -> Any:
+def index() -> ResponseReturnValue:
     found = [{**asdict(item), "url": _organiser_url(item.id, item.generation)} for item in rounds.leagues_list(dm().db)]
     return render_template("league/leagues.html", leagues=found)
 
 
-def _form(values: dict[str, str], error: str | None = None, status: int = 200) -> Any:
+def _form(values: dict[str, str], error: str | None = None, status: int = 200) -> ResponseReturnValue:
     defaults = {"language": reader_language(), "table_size": "5", "scoring": "placement"}  # (zone: the browser's)
     defaults |= {"forfeit": "last"} | {name: b for name, b in zip(forms.TIE_FIELDS, scoring.TIE_BREAKS, strict=True)}
     page = shown.league_form(reader_language(), defaults | values, error)
@@ -49,13 +49,13 @@ def _form(values: dict[str, str], error: str | None = None, status: int = 200) -
 
 @bp.get("/new")
 @organiser_required
-def new_league() -> Any:
+def new_league() -> ResponseReturnValue:
     return _form({})
 
 
 @bp.post("/new")
 @organiser_required
-def create_league() -> Any:
+def create_league() -> ResponseReturnValue:
     """Create the league; then its organiser page (which says what to do next)."""
     given = forms.values(request.form, forms.LEAGUE_FIELDS + forms.TIE_FIELDS)
     try:

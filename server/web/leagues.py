@@ -9,10 +9,10 @@ changes nothing."""
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
 from urllib.parse import urlsplit
 
 from flask import Blueprint, Response, g, redirect, render_template, request, url_for
+from flask.typing import ResponseReturnValue
 from flask_babel import gettext
 
 from ..models import utcnow
@@ -41,7 +41,7 @@ def _league(token: str) -> int:
 
 def _signup(
     token: str, league_id: int, values: dict[str, str] | None = None, error: str | None = None, status: int = 200
-) -> Any:
+) -> ResponseReturnValue:
     lang = reader_language()
     shown = seasons.signup_page(dm().db, league_id)
     season = shown.season
@@ -67,13 +67,13 @@ def _signup(
 
 
 @bp.get("/l/<token>")
-def signup(token: str) -> Any:
+def signup(token: str) -> ResponseReturnValue:
     """The league, its season taking sign-ups and the form; opening it changes nothing."""
     return _signup(token, _league(token))
 
 
 @bp.post("/l/<token>")
-def sign_up(token: str) -> Any:
+def sign_up(token: str) -> ResponseReturnValue:
     """Sign up (pending): the page then says to confirm from the mail."""
     league_id = _league(token)
     values = {key: str(request.form.get(key, ""))[:320] for key in FIELDS}
@@ -95,7 +95,7 @@ def _confirmation(token: str) -> seasons.Confirmation:
 
 
 @bp.get("/l/confirm/<token>")
-def confirm_page(token: str) -> Any:
+def confirm_page(token: str) -> ResponseReturnValue:
     """What confirming means, and its button; opening the link changes nothing."""
     try:
         shown = _confirmation(token)
@@ -105,7 +105,7 @@ def confirm_page(token: str) -> Any:
 
 
 @bp.post("/l/confirm/<token>")
-def confirm(token: str) -> Any:
+def confirm(token: str) -> ResponseReturnValue:
     """Confirm the sign-up: the player is in the season."""
     s = dm().settings
     knows = request.form.get("knows")  # (None: the form without the field; the list is kept)
@@ -124,7 +124,7 @@ def confirm(token: str) -> Any:
 
 
 @bp.get("/calendar/league/<token>.ics")
-def league_feed(token: str) -> Any:
+def league_feed(token: str) -> ResponseReturnValue:
     """The league's calendar (ICS): the round starts of its seasons, at the league's public link (revoked with it:
     ``deadmail league revoke --kind public``); no seat's link in it."""
     s = dm().settings
@@ -146,7 +146,7 @@ def _own(entry_id: int) -> None:
 
 @bp.post("/p/<token>/leagues/<int:entry_id>/skip")
 @player_link
-def hub_skip(token: str, entry_id: int) -> Any:
+def hub_skip(token: str, entry_id: int) -> ResponseReturnValue:
     """Say the player will miss a round (``round``), or undo it (``undo``); the hub again."""
     number = small_int(str(request.form.get("round", ""))[:4], 3)
     undo = request.form.get("undo") == "1"
@@ -161,7 +161,7 @@ def hub_skip(token: str, entry_id: int) -> Any:
 
 @bp.post("/p/<token>/leagues/<int:entry_id>/knows")
 @player_link
-def hub_knows(token: str, entry_id: int) -> Any:
+def hub_knows(token: str, entry_id: int) -> ResponseReturnValue:
     """Change the people the player knows in a season they play (``knows``); the hub again."""
     try:
         _own(entry_id)
@@ -173,7 +173,7 @@ def hub_knows(token: str, entry_id: int) -> Any:
 
 @bp.get("/p/<token>/leagues/<int:entry_id>/withdraw")
 @player_link
-def hub_withdraw_page(token: str, entry_id: int) -> Any:
+def hub_withdraw_page(token: str, entry_id: int) -> ResponseReturnValue:
     """What withdrawing means, and its button; opening it changes nothing."""
     g.language = prefs.get_prefs(dm().db, g.player_id)["language"]  # the player's own language
     try:
@@ -187,7 +187,7 @@ def hub_withdraw_page(token: str, entry_id: int) -> Any:
 
 @bp.post("/p/<token>/leagues/<int:entry_id>/withdraw")
 @player_link
-def hub_withdraw(token: str, entry_id: int) -> Any:
+def hub_withdraw(token: str, entry_id: int) -> ResponseReturnValue:
     try:
         _own(entry_id)
         seasons.withdraw(dm().db, entry_id, utcnow())

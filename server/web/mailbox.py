@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from flask import Blueprint, Response, make_response, redirect, render_template, request, url_for
+from flask.typing import ResponseReturnValue
 from flask_babel import gettext as _
 from markupsafe import Markup, escape
 
@@ -45,7 +46,7 @@ SANDBOX = "sandbox allow-popups allow-popups-to-escape-sandbox allow-top-navigat
 _URL = re.compile(r"https?://[^\s<>\"']+")
 
 
-def _closed(token: str) -> Any:
+def _closed(token: str) -> ResponseReturnValue | None:
     """None when the mailbox may be shown; else the page that says why not (LinkError for a link not valid)."""
     s = dm().settings
     if s.smtp_url:
@@ -134,7 +135,7 @@ def _top_target(html: str) -> str:
 
 
 @bp.get("/mail/<token>")
-def listing(token: str) -> Any:
+def listing(token: str) -> ResponseReturnValue:
     if (closed := _closed(token)) is not None:
         return closed
     chosen = _chosen(request.args, request.cookies)
@@ -182,7 +183,7 @@ def listing(token: str) -> Any:
 
 
 @bp.get("/mail/<token>/<name>")
-def message(token: str, name: str) -> Any:
+def message(token: str, name: str) -> ResponseReturnValue:
     if (closed := _closed(token)) is not None:
         return closed
     path = _find(name)
@@ -205,7 +206,7 @@ def message(token: str, name: str) -> Any:
 
 
 @bp.get("/mail/<token>/<name>/html")
-def message_html(token: str, name: str) -> Any:
+def message_html(token: str, name: str) -> ResponseReturnValue:
     if (closed := _closed(token)) is not None:
         return closed
     path = _find(name)
@@ -220,7 +221,7 @@ def message_html(token: str, name: str) -> Any:
 
 
 @bp.post("/mail/<token>/<name>/reply")
-def reply(token: str, name: str) -> Any:
+def reply(token: str, name: str) -> ResponseReturnValue:
     """A reply written on the page, taken exactly as one that came by mail (server/mail/replies.py)."""
     if (closed := _closed(token)) is not None:
         return closed

@@ -17,7 +17,8 @@ from dataclasses import asdict
 from datetime import datetime, timedelta
 from typing import Any
 
-from flask import Blueprint, abort, g, redirect, render_template, request, url_for
+from flask import Blueprint, Response, abort, g, redirect, render_template, request, url_for
+from flask.typing import ResponseReturnValue
 from flask_babel import gettext as _
 
 from ..models import utcnow
@@ -51,7 +52,7 @@ MAX_FIELD = 4000
 
 
 @bp.after_request
-def no_store(response: Any) -> Any:
+def no_store(response: Response) -> Response:
     """The organiser's pages show secret links: never kept by a browser or proxy cache."""
     response.headers["Cache-Control"] = "no-store"
     return response
@@ -70,12 +71,12 @@ def _next_url() -> str:
 
 
 @bp.get("/login")
-def login_form() -> Any:
+def login_form() -> ResponseReturnValue:
     return render_template("organiser/login.html", error=None, next=_next_url())
 
 
 @bp.post("/login")
-def login() -> Any:
+def login() -> ResponseReturnValue:
     """A wrong token is a 401, counted per client with the API's (``access.TOKEN_CHECKS``): beyond ten a minute, 429."""
     if not is_organiser_token(_field("token", 512).strip()):
         error = _("This is not the organiser token.")
@@ -85,19 +86,19 @@ def login() -> Any:
 
 
 @bp.get("/logout")
-def logout_form() -> Any:
+def logout_form() -> ResponseReturnValue:
     return render_template("organiser/logout.html")
 
 
 @bp.post("/logout")
-def logout() -> Any:
+def logout() -> ResponseReturnValue:
     log_out()
     return redirect(url_for("organiser.login_form"), code=303)
 
 
 @bp.get("/link/<token>")
 @organiser_link
-def organiser_game_link(token: str) -> Any:
+def organiser_game_link(token: str) -> ResponseReturnValue:
     """Opens the game's organiser pages in this browser; ``?offer=<colour>`` (the autopilot mail's one-tap action)
     goes on to the confirm page of offering that seat to a substitute."""
     remember_game(g.game_id)
@@ -112,7 +113,7 @@ def organiser_game_link(token: str) -> Any:
 
 @bp.get("/")
 @organiser_required
-def index() -> Any:
+def index() -> ResponseReturnValue:
     listed = shown.games_list(reader_language(), organise.recent_games(dm().db))
     secret = dm().settings.secret_key
     found = [  # each league's organiser pages, by its current organiser link
@@ -129,13 +130,13 @@ def index() -> Any:
 
 @bp.get("/new")
 @organiser_required
-def new_game() -> Any:
+def new_game() -> ResponseReturnValue:
     return render_template("organiser/new.html", **shown.new_game_form(reader_language(), {}, None))
 
 
 @bp.post("/new")
 @organiser_required
-def create() -> Any:
+def create() -> ResponseReturnValue:
     values = {k: str(v)[:MAX_FIELD] for k, v in request.form.items() if k not in ("csrf_token", "estimate")}
     try:
         spec = games.spec_from_json(games.spec_from_form(request.form, MAX_FIELD))
@@ -153,7 +154,7 @@ def create() -> Any:
 
 @bp.get("/games/<int:game_id>/created")
 @organiser_required
-def created_page(game_id: int) -> Any:
+def created_page(game_id: int) -> ResponseReturnValue:
     """What a new game gives its organiser: their organiser link and the seats' links to pass on. The creating form
     is redirected here (POST/redirect/GET): reloading this page, or going back and forth, creates nothing. Like every
     organiser page, only for the organiser logged in or this game's organiser session, and never cached."""
@@ -190,7 +191,7 @@ def _offer_urls(game_id: int) -> dict[str, list[str]]:
     }
 
 
-def _game_page(game_id: int, *, error: str | None = None, status: int = 200) -> Any:
+def _game_page(game_id: int, *, error: str | None = None, status: int = 200) -> ResponseReturnValue:
     try:
         data = organise.overview(dm().db, game_id)
     except organise.OrganiseError:
@@ -206,15 +207,15 @@ def _game_page(game_id: int, *, error: str | None = None, status: int = 200) -> 
 
 @bp.get("/games/<int:game_id>")
 @organiser_required
-def game(game_id: int) -> Any:
+def game(game_id: int) -> ResponseReturnValue:
     return _game_page(game_id)
 
 
-def _done(game_id: int, what: str) -> Any:
+def _done(game_id: int, what: str) -> ResponseReturnValue:
     return redirect(url_for("organiser.game", game_id=game_id, done=what), code=303)
 
 
-def _operation(game_id: int, run: Callable[[str], str]) -> Any:
+def _operation(game_id: int, run: Callable[[str], str]) -> ResponseReturnValue:
     """One organiser operation of a POSTed form, given the game's time zone: the game page says it was done, or
     shows why not (nothing changed)."""
     try:
@@ -223,7 +224,7 @@ def _operation(game_id: int, run: Callable[[str], str]) -> Any:
         return _refused(game_id, exc)
 
 
-def _refused(game_id: int, exc: ShownError) -> Any:
+def _refused(game_id: int, exc: ShownError) -> ResponseReturnValue:
     """The game page saying why an operation was refused (404 for a game that does not exist; 400 for a value that
     cannot be taken, such as a date out of range; else 409)."""
     if isinstance(exc, organise.OrganiseError) and exc.msgid == organise.NO_GAME:
@@ -242,7 +243,7 @@ def _when(name: str, tz: str, label: str) -> datetime:
 
 @bp.post("/games/<int:game_id>/extend")
 @organiser_required
-def extend(game_id: int) -> Any:
+def extend(game_id: int) -> ResponseReturnValue:
     def run(tz: str) -> str:
         if _field("until", 40).strip():
             organise.extend_deadline(dm().db, game_id, until=_when("until", tz, _("The new deadline")))
@@ -259,7 +260,7 @@ def extend(game_id: int) -> Any:
 
 @bp.post("/games/<int:game_id>/pause")
 @organiser_required
-def pause(game_id: int) -> Any:
+def pause(game_id: int) -> ResponseReturnValue:
     def run(tz: str) -> str:
         organise.pause(dm().db, game_id, _when("until", tz, _("The end of the pause")))
         return "paused"
@@ -269,7 +270,7 @@ def pause(game_id: int) -> Any:
 
 @bp.post("/games/<int:game_id>/resume")
 @organiser_required
-def resume(game_id: int) -> Any:
+def resume(game_id: int) -> ResponseReturnValue:
     def run(_tz: str) -> str:
         organise.resume(dm().db, game_id)
         return "resumed"
@@ -277,7 +278,7 @@ def resume(game_id: int) -> Any:
     return _operation(game_id, run)
 
 
-def _confirmed(game_id: int, what: str, fields: dict[str, str], **asked: Any) -> Any:
+def _confirmed(game_id: int, what: str, fields: dict[str, str], **asked: Any) -> ResponseReturnValue | None:
     """None when the form was confirmed (``confirm=1``); else the page asking to confirm ``what`` (nothing changed):
     its button POSTs ``fields`` again, confirmed. A game that is not running (for revoking links: one abandoned; a
     finished game's players keep their links to see the end and the replay), or a seat it does not have, is refused
@@ -302,7 +303,7 @@ def _confirmed(game_id: int, what: str, fields: dict[str, str], **asked: Any) ->
 
 @bp.post("/games/<int:game_id>/replace")
 @organiser_required
-def replace(game_id: int) -> Any:
+def replace(game_id: int) -> ResponseReturnValue:
     """Replace a seat's player, once confirmed (``_confirmed``): by a bot, or a person."""
     colour, by, name, email = _field("colour", 16), _field("by", 16), _field("name", 80), _field("email", 320)
     try:
@@ -329,7 +330,7 @@ def replace(game_id: int) -> Any:
 
 @bp.post("/games/<int:game_id>/resend")
 @organiser_required
-def resend(game_id: int) -> Any:
+def resend(game_id: int) -> ResponseReturnValue:
     """Send a player's link again; with ``rotate=1``, once confirmed (``_confirmed``), revoke its old links first."""
     colour, rotate = _field("colour", 16), _field("rotate", 4) == "1"
     if rotate:
@@ -346,7 +347,7 @@ def resend(game_id: int) -> Any:
 
 @bp.post("/games/<int:game_id>/abandon")
 @organiser_required
-def abandon(game_id: int) -> Any:
+def abandon(game_id: int) -> ResponseReturnValue:
     """End the game for everyone, once confirmed (``_confirmed``)."""
     asking = _confirmed(game_id, "abandon", {})
     if asking is not None:
@@ -361,7 +362,7 @@ def abandon(game_id: int) -> Any:
 
 @bp.get("/games/<int:game_id>/replay")
 @organiser_required
-def replay(game_id: int) -> Any:
+def replay(game_id: int) -> ResponseReturnValue:
     """The replay of a game that is over, every secret revealed (as its players see it from their seats); while it
     runs, nothing of it (409)."""
     game = games.finished(dm().db, game_id)
@@ -386,7 +387,7 @@ def replay(game_id: int) -> Any:
 
 @bp.get("/games/<int:game_id>/offer")
 @organiser_required
-def offer_form(game_id: int) -> Any:
+def offer_form(game_id: int) -> ResponseReturnValue:
     """The confirm page of offering a seat to a substitute (from the game page, or the autopilot mail's one-tap
     link): opening it changes nothing; its form POSTs the offer."""
     try:
@@ -398,7 +399,7 @@ def offer_form(game_id: int) -> Any:
 
 @bp.post("/games/<int:game_id>/offer")
 @organiser_required
-def offer(game_id: int) -> Any:
+def offer(game_id: int) -> ResponseReturnValue:
     """Offer a seat to a substitute: the page shows the invitation's link to pass on (and mails it to the address
     given, if any)."""
     colour, email = _field("colour", 16), _field("email", 320).strip()

@@ -6,6 +6,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from flask import Blueprint, Response, g, redirect, render_template, request, url_for
+from flask.typing import ResponseReturnValue
 from flask_babel import gettext as _
 from flask_babel import ngettext
 from flask_wtf import FlaskForm
@@ -120,7 +121,7 @@ def _render(
     away_error: str | None = None,
     away_values: dict[str, str] | None = None,
     league_error: str | None = None,
-) -> Any:
+) -> ResponseReturnValue:
     lang = g.language
     figures = reliability.hub(dm().db, g.player_id, [game["game_id"] for game in data["games"]])
     games = [
@@ -186,7 +187,7 @@ def _render(
 
 @bp.get("/p/<token>")
 @player_link
-def show(token: str) -> Any:
+def show(token: str) -> ResponseReturnValue:
     data = prefs.get_prefs(dm().db, g.player_id)
     g.language = data["language"]
     return _render(prefs_form(data), data, token)
@@ -194,7 +195,7 @@ def show(token: str) -> Any:
 
 @bp.post("/p/<token>")
 @player_link
-def save(token: str) -> Any:
+def save(token: str) -> ResponseReturnValue:
     data = prefs.get_prefs(dm().db, g.player_id)
     g.language = data["language"]
     form = prefs_form(data, formdata=request.form)
@@ -215,7 +216,7 @@ def save(token: str) -> Any:
 
 @bp.post("/p/<token>/absences")
 @player_link
-def add_absence(token: str) -> Any:
+def add_absence(token: str) -> ResponseReturnValue:
     """Declare an absence: the first and the last day (``from``, ``to``: 2026-12-03), in the player's time zone."""
     data = prefs.get_prefs(dm().db, g.player_id)
     g.language = data["language"]
@@ -233,7 +234,7 @@ def add_absence(token: str) -> Any:
 
 @bp.post("/p/<token>/absences/<int:absence_id>/remove")
 @player_link
-def remove_absence(token: str, absence_id: int) -> Any:
+def remove_absence(token: str, absence_id: int) -> ResponseReturnValue:
     data = prefs.get_prefs(dm().db, g.player_id)
     g.language = data["language"]
     try:
@@ -245,14 +246,14 @@ def remove_absence(token: str, absence_id: int) -> Any:
 
 @bp.post("/p/<token>/calendar")
 @player_link
-def new_calendar_address(token: str) -> Any:
+def new_calendar_address(token: str) -> ResponseReturnValue:
     """Revoke the player's calendar address and make a new one (shown on the page)."""
     calendar.new_address(dm().db, dm().settings.secret_key, g.player_id)
     return redirect(url_for("prefs.show", token=token, calendar="new") + "#calendar", code=303)
 
 
 @bp.get("/calendar/<token>.ics")
-def calendar_feed(token: str) -> Any:
+def calendar_feed(token: str) -> ResponseReturnValue:
     """The player's calendar (ICS): each decision they owe and its deadline. The address is its own revocable
     secret (``services.calendar``); a revoked or forged one is refused like any link (403)."""
     s = dm().settings
@@ -271,7 +272,7 @@ def calendar_feed(token: str) -> Any:
     return reply
 
 
-def render_hub(token: str, league_error: str, status: int) -> Any:
+def render_hub(token: str, league_error: str, status: int) -> ResponseReturnValue:
     """The hub again with a league form's refusal (``server/web/leagues.py``)."""
     data = prefs.get_prefs(dm().db, g.player_id)
     g.language = data["language"]

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from flask import Blueprint, g, render_template, request, url_for
+from flask.typing import ResponseReturnValue
 from flask_babel import gettext
 
 from ..present.replay import replay_page
@@ -26,7 +27,7 @@ def _round_arg() -> int | None:
 
 @bp.get("/s/<token>/replay")
 @seat_link
-def seat_replay(token: str) -> Any:
+def seat_replay(token: str) -> ResponseReturnValue:
     """One round of the replay, with links to the other rounds; a running game shows nothing of it (409)."""
     game = games.finished(dm().db, g.seat.game_id)
     if game is None:
@@ -39,7 +40,9 @@ def seat_replay(token: str) -> Any:
     return show(game, g.language, round_url, url_for("pages.seat", token=token), token)
 
 
-def show(game: Any, lang: str, round_url: Callable[[int], str], back_url: str, token: str | None = None) -> Any:
+def show(
+    game: Any, lang: str, round_url: Callable[[int], str], back_url: str, token: str | None = None
+) -> ResponseReturnValue:
     """The replay page of a finished ``game`` at the round the query asks for (``?round=``), for a seat's player
     (``token``) or the organiser."""
     return render_template(

@@ -10,6 +10,7 @@ from functools import wraps
 from typing import Any
 
 from flask import Blueprint, g, redirect, render_template, request, url_for
+from flask.typing import ResponseReturnValue
 from flask_babel import gettext
 
 import engine
@@ -41,12 +42,12 @@ MAX_COMMAND = 300
 
 
 @bp.get("/healthz")
-def health() -> Any:
+def health() -> ResponseReturnValue:
     return {"ok": True}
 
 
 @bp.get("/")
-def home() -> Any:
+def home() -> ResponseReturnValue:
     """Where ``deadmail up`` sends people: what deadmail is, a picture of the board, how players and organisers get in
     (in the browser's language)."""
     return render_template("home.html", board=board.sample_board(reader_language()))
@@ -82,7 +83,7 @@ def _page(token: str) -> dict[str, Any]:
 
 @bp.get("/s/<token>")
 @seat_link
-def seat(token: str) -> Any:
+def seat(token: str) -> ResponseReturnValue:
     page = _page(token)
     table = chat.table(dm().db, g.seat.seat_id)
     talk = chat_page(
@@ -122,7 +123,7 @@ def _saved_notice(seat_id: int, saved: str, window: int | None) -> str | None:
 
 @bp.get("/s/<token>/live")
 @seat_link
-def live(token: str) -> Any:
+def live(token: str) -> ResponseReturnValue:
     """The changing part of the seat page (decision, board, history) as a fragment, polled by htmx."""
     return render_template("seat_live.html", **_page(token))
 
@@ -170,7 +171,7 @@ def _tapped(view: Callable[[str, _Tap], Any]) -> Callable[[str], Any]:
     """A one-tap view, given what its link (GET) or form (POST) answers; the page of a refusal otherwise."""
 
     @wraps(view)
-    def checked(token: str) -> Any:
+    def checked(token: str) -> ResponseReturnValue:
         try:
             tap = _one_tap(token, request.args if request.method == "GET" else request.form)
         except _Refused as refused:
@@ -183,7 +184,7 @@ def _tapped(view: Callable[[str, _Tap], Any]) -> Callable[[str], Any]:
 @bp.get("/s/<token>/do")
 @seat_link
 @_tapped
-def one_tap(token: str, tap: _Tap) -> Any:
+def one_tap(token: str, tap: _Tap) -> ResponseReturnValue:
     """The confirm page of a one-tap link: what the link would answer; opening it changes nothing."""
     shown = seat_shown(g.language, tap.state, utcnow())
     assert shown.decision is not None
@@ -201,7 +202,7 @@ def one_tap(token: str, tap: _Tap) -> Any:
 @bp.post("/s/<token>/do")
 @seat_link
 @_tapped
-def one_tap_confirm(token: str, tap: _Tap) -> Any:
+def one_tap_confirm(token: str, tap: _Tap) -> ResponseReturnValue:
     """The confirmed answer (a one-tap link's, or the page's form), stored like every answer."""
     number = tap.window["number"]
     try:
@@ -223,7 +224,7 @@ def one_tap_confirm(token: str, tap: _Tap) -> Any:
 
 @bp.post("/s/<token>/standing")
 @seat_link
-def save_standing(token: str) -> Any:
+def save_standing(token: str) -> ResponseReturnValue:
     """The seat page's "Answer for me" form: each select's value ("" follows the player's preferences)."""
     changes = {key: request.form.get(f"standing_{key}", "") or None for key in STANDING_ANSWER_SELECTS}
     try:
@@ -242,7 +243,7 @@ def _off_line() -> tuple[str, dict[str, str] | None]:
 
 @bp.get("/s/<token>/standing/off")
 @seat_link
-def standing_off(token: str) -> Any:
+def standing_off(token: str) -> ResponseReturnValue:
     """The confirm page of a mail's "turn off" link: opening it changes nothing."""
     key, line = _off_line()
     if line is None:
@@ -253,7 +254,7 @@ def standing_off(token: str) -> Any:
 
 @bp.post("/s/<token>/standing/off")
 @seat_link
-def standing_off_confirm(token: str) -> Any:
+def standing_off_confirm(token: str) -> ResponseReturnValue:
     key, line = _off_line()
     if line is not None:
         try:
@@ -268,7 +269,7 @@ def standing_off_confirm(token: str) -> Any:
 
 @bp.get("/s/<token>/back")
 @seat_link
-def back_confirm(token: str) -> Any:
+def back_confirm(token: str) -> ResponseReturnValue:
     """The confirm page of the autopilot mail's "I'm back" link: opening it changes nothing."""
     shown = seat_shown(g.language, seats.seat_view(dm().db, g.seat.seat_id), utcnow())
     if not shown.autopilot and not shown.away_until:
@@ -278,7 +279,7 @@ def back_confirm(token: str) -> Any:
 
 @bp.post("/s/<token>/back")
 @seat_link
-def back(token: str) -> Any:
+def back(token: str) -> ResponseReturnValue:
     """I'm back: the seat's autopilot ends from the next decision on (``autopilot.back``)."""
     try:
         autopilot.back(dm().db, g.seat.seat_id, generation=g.seat.generation)

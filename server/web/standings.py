@@ -18,6 +18,7 @@ from functools import wraps
 from typing import Any
 
 from flask import Blueprint, Response, g, redirect, render_template, request, url_for
+from flask.typing import ResponseReturnValue
 from flask_babel import gettext
 
 from ..models import utcnow
@@ -36,7 +37,7 @@ def _league(which: str, token: str) -> int:
     return seasons.open_league(dm().db, dm().settings.secret_key, which, token)
 
 
-def _refused(exc: ShownError, status: int = 404) -> Any:
+def _refused(exc: ShownError, status: int = 404) -> ResponseReturnValue:
     return message(gettext("Nothing to show"), say(exc), status)
 
 
@@ -73,7 +74,7 @@ def _own_language() -> str:
 
 @bp.get("/p/<token>/season/<int:season_id>")
 @player_link
-def member(token: str, season_id: int) -> Any:
+def member(token: str, season_id: int) -> ResponseReturnValue:
     g.language = _own_language()
     try:
         season = reading.season_of_member(dm().db, season_id, g.player_id)
@@ -87,7 +88,7 @@ def member(token: str, season_id: int) -> Any:
 
 @bp.get("/p/<token>/season/<int:season_id>/games/<int:player_id>")
 @player_link
-def member_games(token: str, season_id: int, player_id: int) -> Any:
+def member_games(token: str, season_id: int, player_id: int) -> ResponseReturnValue:
     g.language = _own_language()
     try:
         season = reading.season_of_member(dm().db, season_id, g.player_id)
@@ -97,7 +98,7 @@ def member_games(token: str, season_id: int, player_id: int) -> Any:
     return _games(season, player_id, g.player_id, back)
 
 
-def _games(season: reading.SeasonShown, player_id: int, reader: int | None, back: str) -> Any:
+def _games(season: reading.SeasonShown, player_id: int, reader: int | None, back: str) -> ResponseReturnValue:
     name, found = reading.player_games(dm().db, season.season_id, player_id, reader)
     secret = dm().settings.secret_key
     listed = [
@@ -113,7 +114,7 @@ def _games(season: reading.SeasonShown, player_id: int, reader: int | None, back
 
 
 @bp.get("/ls/<token>")
-def public(token: str) -> Any:
+def public(token: str) -> ResponseReturnValue:
     g.language = reader_language()
     league_id = _league("public", token)
     try:
@@ -127,7 +128,7 @@ def public(token: str) -> Any:
 
 
 @bp.get("/ls/<token>/season/<int:season_id>/games/<int:player_id>")
-def public_games(token: str, season_id: int, player_id: int) -> Any:
+def public_games(token: str, season_id: int, player_id: int) -> ResponseReturnValue:
     g.language = reader_language()
     league_id = _league("public", token)
     try:
@@ -146,7 +147,7 @@ def organised(view: Callable[..., Any]) -> Callable[..., Any]:
     of another league is refused)."""
 
     @wraps(view)
-    def opened(token: str, season_id: int) -> Any:
+    def opened(token: str, season_id: int) -> ResponseReturnValue:
         g.language = reader_language()
         try:
             season = reading.season_of_league(dm().db, season_id, _league("organiser", token))
@@ -157,7 +158,9 @@ def organised(view: Callable[..., Any]) -> Callable[..., Any]:
     return opened
 
 
-def _organiser_page(token: str, season: reading.SeasonShown, error: str | None = None, status: int = 200) -> Any:
+def _organiser_page(
+    token: str, season: reading.SeasonShown, error: str | None = None, status: int = 200
+) -> ResponseReturnValue:
     page = _page(season, None)
     unrecorded = recorded.unrecorded(dm().db, season.season_id)
     notice = {"recorded": gettext("The result is recorded."), "next": gettext("The next season is created.")}
@@ -176,13 +179,13 @@ def _organiser_page(token: str, season: reading.SeasonShown, error: str | None =
 
 @bp.get("/lo/<token>/season/<int:season_id>/results")
 @organised
-def organiser(token: str, season: reading.SeasonShown) -> Any:
+def organiser(token: str, season: reading.SeasonShown) -> ResponseReturnValue:
     return _organiser_page(token, season)
 
 
 @bp.get("/lo/<token>/season/<int:season_id>/standings.csv")
 @organised
-def standings_csv(token: str, season: reading.SeasonShown) -> Any:
+def standings_csv(token: str, season: reading.SeasonShown) -> ResponseReturnValue:
     season_id = season.season_id
     name = f"standings-season-{season.number}.csv"
     return Response(
@@ -204,7 +207,7 @@ def _points(colours: list[str]) -> dict[str, Any]:
 
 @bp.post("/lo/<token>/season/<int:season_id>/record")
 @organised
-def record(token: str, season: reading.SeasonShown) -> Any:
+def record(token: str, season: reading.SeasonShown) -> ResponseReturnValue:
     season_id = season.season_id
     raw = request.form.get("game", "")
     games = dict(recorded.unrecorded(dm().db, season_id))
@@ -218,7 +221,7 @@ def record(token: str, season: reading.SeasonShown) -> Any:
 
 @bp.post("/lo/<token>/season/<int:season_id>/next")
 @organised
-def next_season(token: str, season: reading.SeasonShown) -> Any:
+def next_season(token: str, season: reading.SeasonShown) -> ResponseReturnValue:
     season_id = season.season_id
     try:
         closes = _closes(season)

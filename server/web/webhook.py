@@ -9,9 +9,8 @@ so the provider retries.
 
 from __future__ import annotations
 
-from typing import Any
-
 from flask import Blueprint, Response, current_app, jsonify, request
+from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import RequestEntityTooLarge
 
 from ..mail import replies
@@ -33,7 +32,7 @@ def too_many(_exc: Exception) -> Response:
 
 
 @bp.post("/mail")
-def inbound_mail() -> Any:
+def inbound_mail() -> ResponseReturnValue:
     if not bearer_is_organiser():
         return json_error("This call needs the API token (Authorization: Bearer …).", 401)
     request.max_content_length = replies.MAX_MESSAGE
