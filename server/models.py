@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from sqlalchemy import (
     JSON,
@@ -213,6 +213,40 @@ class Ledger(Base):
     newest: Mapped[list[list[JSONValue]]] = mapped_column(Packed)
 
 
+class PlayHoursJSON(TypedDict):
+    """A tempo's play hours as stored (``tempo.PlayHours.to_json``): daily sessions in one zone."""
+
+    zone: str
+    #: Monday = 0
+    days: list[int]
+    #: "HH:MM"
+    start: str
+    end: str
+    #: seconds to answer in a session
+    deadline: int
+
+
+class TempoJSON(TypedDict):
+    """A game's tempo as stored (``games.tempo``, made by ``presets.tempo_for``): how long each decision may take
+    and what the table waits for. Absent keys take their defaults where they are read."""
+
+    #: {"default": seconds, kind: seconds}
+    durations: dict[str, int]
+    avoid_quiet_hours: bool
+    timezone: NotRequired[str]
+    #: true when absent
+    close_decided_votes: NotRequired[bool]
+    #: a preset's name (``presets.PRESETS``)
+    preset: NotRequired[str]
+    #: seconds left to the last one owing an answer (absent or null: no last call)
+    last_call: NotRequired[int | None]
+    play_hours: NotRequired[PlayHoursJSON]
+    #: missed deadlines and absences (``services.play.policy``)
+    autopilot_after: NotRequired[int]
+    absence: NotRequired[str]
+    absence_budget: NotRequired[int]
+
+
 class Game(Base):
     __tablename__ = "games"
 
@@ -222,10 +256,7 @@ class Game(Base):
     status: Mapped[str] = mapped_column(String(16), default=GameStatus.RUNNING)
     options: Mapped[engine.OptionsJSON] = mapped_column(JSONType)
     seed: Mapped[int] = mapped_column(Integer)
-    #: {"durations": {"default": seconds, kind: seconds}, "timezone": "...", "avoid_quiet_hours": bool,
-    #: "last_call": seconds (absent: off), "play_hours": {"zone", "days", "start", "end", "deadline"} (absent: none),
-    #: "close_decided_votes": bool (absent: true)}
-    tempo: Mapped[dict[str, Any]] = mapped_column(JSONType)
+    tempo: Mapped[TempoJSON] = mapped_column(JSONType)
     #: the engine's saved game (Game.to_json): config, answer log, snapshot. Loaded only when the engine cache
     #: does not already hold this version.
     state: Mapped[engine.SavedGame] = mapped_column(Packed, deferred=True)

@@ -10,7 +10,7 @@ from typing import Any
 from babel import Locale
 from babel.dates import format_time, get_day_names
 
-from ..models import LANGUAGES
+from ..models import LANGUAGES, TempoJSON
 from ..services.leagues import scoring
 from ..services.leagues.rounds import EntryItem, LeagueOverview, SeasonOverview, unseated_reason
 from ..services.leagues.seasons import TABLE_SIZES
@@ -35,7 +35,7 @@ def opponent_line(lang: str, name: str, zone: str, now: datetime) -> str:
     return t.gettext("%(name)s: %(zone)s (now %(time)s)") % {"name": name, "zone": zone, "time": clock(zone, now, lang)}
 
 
-def tempo_text(lang: str, tempo: dict[str, Any]) -> str:
+def tempo_text(lang: str, tempo: TempoJSON) -> str:
     """The game's tempo: its preset's name, or the time for each decision."""
     t = translations(lang)
     preset = PRESETS.get(str(tempo.get("preset") or ""))

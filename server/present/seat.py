@@ -10,11 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, TypedDict
+from typing import TypedDict
 
 import engine.standing
 from engine.data import PHASES, Phase
 
+from ..models import TempoJSON
 from ..services.play.places import placings
 from ..services.play.seats import SeatState, SeatWindow, Visit
 from ..services.tempo import closes_decided_votes
@@ -150,7 +151,7 @@ def decision(
     window: SeatWindow,
     now: datetime,
     tz: str,
-    tempo: dict[str, Any] | None = None,
+    tempo: TempoJSON | None = None,
     *,
     names: Names | None = None,
 ) -> Decision | None:

@@ -10,8 +10,8 @@ from __future__ import annotations
 import copy
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
 
+from ..models import TempoJSON
 from .errors import N_, ShownError
 from .tempo import DEFAULT_DURATION, parse_deadlines
 
@@ -29,7 +29,7 @@ class Preset:
     title: str
     description: str
     #: the tempo, without the game's time zone (the organiser's is added: ``tempo_for``).
-    tempo: dict[str, Any]
+    tempo: TempoJSON
 
 
 PRESETS: dict[str, Preset] = {
@@ -63,7 +63,13 @@ PRESETS: dict[str, Preset] = {
                 "avoid_quiet_hours": True,
                 "close_decided_votes": True,
                 "last_call": None,
-                "play_hours": {"days": [0, 1, 2, 3, 4, 5, 6], "start": "20:30", "end": "22:00", "deadline": 600},
+                "play_hours": {
+                    "zone": "UTC",
+                    "days": [0, 1, 2, 3, 4, 5, 6],
+                    "start": "20:30",
+                    "end": "22:00",
+                    "deadline": 600,
+                },
             },
         ),
         Preset(
@@ -110,11 +116,11 @@ def tempo_for(
     timezone: str,
     deadlines: dict[str, int] | None = None,
     avoid_quiet_hours: bool | None = None,
-) -> dict[str, Any]:
+) -> TempoJSON:
     """The game's tempo: the preset's (or today's plain one: 24 h for everything), overridden by what is given
     explicitly (each deadline given replaces the preset's for its kind), in the organiser's ``timezone`` (also the
     zone of a preset's play hours)."""
-    tempo: dict[str, Any] = {
+    tempo: TempoJSON = {
         "durations": {"default": DEFAULT_DURATION},
         "avoid_quiet_hours": True,
         "close_decided_votes": True,
@@ -122,7 +128,7 @@ def tempo_for(
     if preset is not None:
         tempo = copy.deepcopy(PRESETS[preset].tempo)
         tempo["preset"] = preset
-        if tempo.get("play_hours"):
+        if "play_hours" in tempo:
             tempo["play_hours"]["zone"] = timezone
     tempo["durations"].update(deadlines or {})
     tempo["timezone"] = timezone

@@ -11,13 +11,12 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from functools import cache, lru_cache
-from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 import engine
 from engine.data import KINDS
 
-from ..models import Player
+from ..models import Player, PlayHoursJSON, TempoJSON
 from .errors import N_, ShownError
 
 log = logging.getLogger("deadmail.tempo")
@@ -31,10 +30,10 @@ class TempoError(ShownError):
     """A tempo setting that cannot be used; the message says which (pages translate it)."""
 
 
-def closes_decided_votes(tempo: dict[str, Any] | None) -> bool:
+def closes_decided_votes(tempo: TempoJSON | None) -> bool:
     """The tempo's ``close_decided_votes``: a vote closes as soon as the votes still missing cannot change its
     outcome; on unless the game's tempo says false (games made before the option have it on)."""
-    return (tempo or {}).get("close_decided_votes", True) is not False
+    return tempo is None or tempo.get("close_decided_votes", True) is not False
 
 
 def parse_duration(text: str) -> int:
@@ -161,9 +160,7 @@ def deadline_quiet(
 MAX_SHIFT = timedelta(hours=12)
 
 
-def window_deadline(
-    now: datetime, kinds: Iterable[str], tempo: dict[str, Any], quiet: Iterable[Quiet] = ()
-) -> datetime:
+def window_deadline(now: datetime, kinds: Iterable[str], tempo: TempoJSON, quiet: Iterable[Quiet] = ()) -> datetime:
     """When a window closes: the longest duration of its kinds; then, if some owing players are in their quiet hours
     then, moved once, by at most ``MAX_SHIFT``, to the earliest instant of that range at which the most of them are
     awake (players whose nights together cover the whole day no longer push it for days).
@@ -223,7 +220,7 @@ def last_call_deadline(now: datetime, deadline: datetime, seconds: int, quiet: Q
     return min(at + left, deadline)
 
 
-def last_call_of(tempo: dict[str, Any]) -> int | None:
+def last_call_of(tempo: TempoJSON) -> int | None:
     """The game's last call in seconds; None when it is off (absent, null or unreadable)."""
     value = tempo.get("last_call")
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
@@ -255,7 +252,7 @@ PACE_FLOOR = 3600
 
 
 def last_call_end(
-    tempo: dict[str, Any],
+    tempo: TempoJSON,
     now: datetime,
     deadline: datetime,
     quiet: Quiet | None,
@@ -293,7 +290,7 @@ class PlayHours:
     deadline: int
 
     @classmethod
-    def of(cls, tempo: dict[str, Any]) -> PlayHours | None:
+    def of(cls, tempo: TempoJSON) -> PlayHours | None:
         """The game's play hours; None when it has none (or, logged, when the stored ones cannot be read)."""
         stored = tempo.get("play_hours")
         if not stored:
@@ -322,7 +319,7 @@ class PlayHours:
             raise TempoError(N_("a session of play hours must end at another time than it starts"))
         return cls(check_timezone(str(data["zone"])), frozenset(days), start, end, deadline)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> PlayHoursJSON:
         return {
             "zone": self.zone,
             "days": sorted(self.days),
@@ -384,7 +381,7 @@ def _days(text: str) -> frozenset[int]:
     return frozenset(days)
 
 
-def parse_play_hours(text: str, deadline: str = "10m") -> dict[str, Any]:
+def parse_play_hours(text: str, deadline: str = "10m") -> PlayHoursJSON:
     """``"Mon-Sun 20:30-22:00 Europe/Rome"`` and a deadline such as ``"10m"`` -> the tempo's ``play_hours``."""
     match = _PLAY_HOURS.match(text)
     if not match:

@@ -36,6 +36,7 @@ from ...models import (
     Player,
     RequestRow,
     Seat,
+    TempoJSON,
     Window,
     WindowStatus,
 )
@@ -202,7 +203,7 @@ def _is_int(value: object) -> bool:
 # --- sessions of play hours ------------------------------------------------------------------------------------
 
 
-def session_due(tempo: dict[str, Any], now: datetime) -> datetime | None:
+def session_due(tempo: TempoJSON, now: datetime) -> datetime | None:
     """When the reminder of the next session of the tempo's play hours is due (``Game.session_at``); None without
     play hours."""
     hours = PlayHours.of(tempo)

@@ -41,6 +41,7 @@ from ...models import (
     Player,
     RequestRow,
     Seat,
+    TempoJSON,
     Window,
     WindowStatus,
     utcnow,
@@ -73,7 +74,7 @@ def away_until(session: Session, player_ids: Iterable[int], now: datetime) -> di
     return {player_id: ends for player_id, ends in rows}
 
 
-def flies(seat: Seat, tempo: dict[str, Any] | None, away: dict[int, datetime]) -> bool:
+def flies(seat: Seat, tempo: TempoJSON | None, away: dict[int, datetime]) -> bool:
     """The person's requests are answered by the autopilot now: it is on, or they are away in a game whose absences
     go on autopilot."""
     if seat.bot is not None or seat.player_id is None:

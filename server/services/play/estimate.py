@@ -53,6 +53,7 @@ from engine import standing_answer, vote_decided
 from engine.bots import SensibleBot
 from engine.data import BY_VALUE, COLOURS
 
+from ...models import TempoJSON
 from ..errors import N_
 from ..tempo import PlayHours, Quiet, closes_decided_votes, deadline_quiet, window_deadline
 from . import policy
@@ -123,7 +124,7 @@ def person(zone: str, quiet: tuple[time, time] | None = NIGHT) -> SimSeat:
 def simulate(
     seats: list[SimSeat],
     options: engine.OptionsJSON,
-    tempo: dict[str, Any],
+    tempo: TempoJSON,
     *,
     games: int,
     seed: int,
@@ -282,7 +283,7 @@ class _Table:
     """The simulated players of one game, and what they do."""
 
     seats: dict[str, SimSeat]
-    tempo: dict[str, Any]
+    tempo: TempoJSON
     model: Model
     rng: random.Random
     #: (colour, session day) -> at that session or not (drawn once)
@@ -486,7 +487,7 @@ class _Table:
 def play(
     seats: list[SimSeat],
     options: engine.OptionsJSON,
-    tempo: dict[str, Any],
+    tempo: TempoJSON,
     model: Model,
     seed: int,
     start: datetime,

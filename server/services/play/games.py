@@ -5,7 +5,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -15,7 +15,7 @@ from engine.data import COLOURS, DEFAULT_WEAPONS
 from engine.options import CHOICES
 
 from ...db import Database
-from ...models import Game, GameStatus, MailKind, Player, Seat, utcnow
+from ...models import Game, GameStatus, MailKind, Player, PlayHoursJSON, Seat, TempoJSON, utcnow
 from .. import inputs, presets
 from ..errors import N_, ShownError
 from ..links import seat_token
@@ -38,6 +38,14 @@ class PlayerSpec:
     bot: str | None = None
 
 
+class AbsenceOptions(TypedDict, total=False):
+    """The tempo's keys for missed deadlines and absences (``services.play.policy``); absent: the defaults."""
+
+    autopilot_after: int
+    absence: str
+    absence_budget: int
+
+
 @dataclass
 class GameSpec:
     players: list[PlayerSpec]
@@ -49,7 +57,7 @@ class GameSpec:
     #: seconds left to the last player owing an answer once all others answered (None: no last call).
     last_call: int | None = None
     #: the tempo's ``play_hours`` (``tempo.parse_play_hours``), or None.
-    play_hours: dict[str, Any] | None = None
+    play_hours: PlayHoursJSON | None = None
     #: a vote closes as soon as the votes still missing cannot change its outcome (``turns._complete_if_done``);
     #: None: the preset's (on without one).
     close_decided_votes: bool | None = None
@@ -62,9 +70,9 @@ class GameSpec:
     preset: str | None = None
     #: missed deadlines and absences (``services.play.autopilot``): ``autopilot_after``, ``absence``,
     #: ``absence_budget``; absent keys take the defaults.
-    absences: dict[str, Any] = field(default_factory=dict)
+    absences: AbsenceOptions = field(default_factory=AbsenceOptions)
 
-    def tempo(self) -> dict[str, Any]:
+    def tempo(self) -> TempoJSON:
         """The game's tempo, as stored in ``games.tempo``."""
         tempo = presets.tempo_for(self.preset, self.timezone, self.deadlines, self.avoid_quiet_hours)
         if self.close_decided_votes is not None:
@@ -73,7 +81,7 @@ class GameSpec:
             tempo["last_call"] = self.last_call
         if self.play_hours is not None:
             tempo["play_hours"] = PlayHours.from_json(self.play_hours).to_json()
-        return tempo | self.absences
+        return {**tempo, **self.absences}
 
 
 def parse_player(text: str) -> PlayerSpec:
@@ -153,11 +161,11 @@ def spec_from_json(data: dict[str, Any]) -> GameSpec:
     )
 
 
-def absence_options(data: Any) -> dict[str, Any]:
+def absence_options(data: Any) -> AbsenceOptions:
     """The JSON API's (and the command line's) ``autopilot_after`` (0 to 20 missed deadlines, 0: never),
     ``absence`` ("autopilot" or "extend") and ``absence_budget`` (a duration such as "3d", or 0) -> the tempo's
     keys; absent or null ones are left out (the defaults of ``services.play.autopilot``)."""
-    chosen: dict[str, Any] = {}
+    chosen = AbsenceOptions()
     after = data.get("autopilot_after")
     if after is not None:
         if not isinstance(after, int) or isinstance(after, bool) or not 0 <= after <= 20:
@@ -190,7 +198,7 @@ def _last_call(value: object) -> int | None:
     return parse_duration(value)
 
 
-def _play_hours(data: dict[str, Any]) -> dict[str, Any] | None:
+def _play_hours(data: dict[str, Any]) -> PlayHoursJSON | None:
     """The JSON API's ``play_hours``: a text such as "Mon-Sun 20:30-22:00 Europe/Rome" (with ``play_deadline``, 10
     minutes when absent), the tempo's object itself, or null (none)."""
     value, deadline = data.get("play_hours"), data.get("play_deadline")

@@ -21,8 +21,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, TypeVar
+from typing import TypeVar
 
+from ...models import TempoJSON
 from .. import tempo as tempos
 from ..tempo import PlayHours, Quiet, last_call_of
 
@@ -36,20 +37,20 @@ ABSENCE_MODES = ("autopilot", "extend")
 BUDGET = int(timedelta(days=3).total_seconds())
 
 
-def after_of(tempo: dict[str, Any] | None) -> int:
+def after_of(tempo: TempoJSON | None) -> int:
     """How many public requests defaulted in a row put a seat on autopilot (0: never)."""
-    value = (tempo or {}).get("autopilot_after", AFTER)
+    value = tempo.get("autopilot_after", AFTER) if tempo else AFTER
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else AFTER
 
 
-def absence_mode(tempo: dict[str, Any] | None) -> str:
-    value = (tempo or {}).get("absence")
+def absence_mode(tempo: TempoJSON | None) -> str:
+    value = tempo.get("absence") if tempo else None
     return value if value in ABSENCE_MODES else ABSENCE_MODES[0]
 
 
-def budget_of(tempo: dict[str, Any] | None) -> int:
+def budget_of(tempo: TempoJSON | None) -> int:
     """Seconds of deadline extension each seat's absences may use in the game."""
-    value = (tempo or {}).get("absence_budget", BUDGET)
+    value = tempo.get("absence_budget", BUDGET) if tempo else BUDGET
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else BUDGET
 
 
@@ -129,7 +130,7 @@ def extended_for_absence(deadline: datetime, until: datetime, left: int) -> date
 PACES = 50
 
 
-def last_called(tempo: dict[str, Any], asked: int, left: int, *, secret: bool, opening: bool) -> bool:
+def last_called(tempo: TempoJSON, asked: int, left: int, *, secret: bool, opening: bool) -> bool:
     """Whether a last call is called, just after a person's answer to a window of ``asked`` requests (or,
     ``opening``, as it opens): when one request is ``left`` unanswered and the game has a last call; it calls the
     player who owes it. A window that opens asking one request only is its own last call (its turn mail is the call).
@@ -140,7 +141,7 @@ def last_called(tempo: dict[str, Any], asked: int, left: int, *, secret: bool, o
 
 
 def last_call_end(
-    tempo: dict[str, Any],
+    tempo: TempoJSON,
     now: datetime,
     deadline: datetime,
     quiet: Quiet | None,

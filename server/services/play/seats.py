@@ -13,7 +13,7 @@ from sqlalchemy.orm import Session, joinedload
 import engine
 
 from ...db import Database
-from ...models import Game, RequestRow, Seat, Window, WindowStatus, pick_language, utcnow
+from ...models import Game, RequestRow, Seat, TempoJSON, Window, WindowStatus, pick_language, utcnow
 from ..errors import N_
 from ..links import LinkError, check_generation, read_token
 from ..tempo import PlayHours
@@ -161,7 +161,7 @@ class SeatGame(TypedDict):
     id: int
     title: str | None
     status: str
-    tempo: dict[str, Any]
+    tempo: TempoJSON
 
 
 class SeatFacts(TypedDict):
