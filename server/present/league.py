@@ -38,10 +38,10 @@ def opponent_line(lang: str, name: str, zone: str, now: datetime) -> str:
 def tempo_text(lang: str, tempo: TempoJSON) -> str:
     """The game's tempo: its preset's name, or the time for each decision."""
     t = translations(lang)
-    preset = PRESETS.get(str(tempo.get("preset") or ""))
+    preset = PRESETS.get(tempo.get("preset", ""))
     if preset is not None:
         return t.gettext("Tempo: %(preset)s.") % {"preset": t.gettext(preset.title)}
-    hours = int((tempo.get("durations") or {}).get("default", 86400)) // 3600
+    hours = tempo["durations"].get("default", 86400) // 3600
     return t.ngettext("Tempo: %(num)d hour for each decision.", "Tempo: %(num)d hours for each decision.", hours) % {
         "num": hours
     }

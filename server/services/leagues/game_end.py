@@ -7,12 +7,12 @@ and stores the standings; then the round may be over (``round_end``)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
+
+import engine
 
 from ...models import Game, LeagueResult, LeagueRound, Season, SeatTenure
 from ..play.outcome import finished_game
@@ -59,7 +59,7 @@ def write_results(
     game: Game,
     league_round: LeagueRound,
     season: Season,
-    outcome: Mapping[str, Any],
+    outcome: engine.Outcome,
     now: datetime,
     *,
     recorded: bool = False,

@@ -8,9 +8,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import func, select
+
+import engine
 
 from ...db import Database
 from ...models import Game, GameStatus, League, LeagueResult, LeagueRound, Seat
@@ -31,7 +32,7 @@ RANKING_NO_POINTS = N_(
 )
 
 
-def _places_outcome(colours: Sequence[str], places: Mapping[str, int] | Sequence[str]) -> dict[str, Any]:
+def _places_outcome(colours: Sequence[str], places: Mapping[str, int] | Sequence[str]) -> engine.Outcome:
     """An engine-like outcome from the organiser's victory points per colour, or ranking (best first). A ranking
     has no victory points: each colour's "score" is minus its position (-1 the best), which places it and which
     ``scoring.victory_points`` reads as none (nothing is invented)."""

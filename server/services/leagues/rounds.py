@@ -320,7 +320,7 @@ def _mail_table(
     session: Session, rnd: LeagueRound, table: int, game: Game, people: list[Player], now: datetime
 ) -> None:
     """Each player's ``league_fixtures`` mail: their seat, the season, round and table, and the table's estimate."""
-    sims = [games.sim_seat(p, game.tempo.get("timezone") or "UTC") for p in people]
+    sims = [games.sim_seat(p, games.zone_of(game)) for p in people]
     figures = estimate.simulate(
         sims, game.options, game.tempo, games=ESTIMATE_GAMES, seed=game.seed, start=now, replay=True
     )

@@ -50,7 +50,8 @@ import io
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+
+import engine
 
 from ..play.places import runs
 
@@ -127,19 +128,18 @@ class GameResult:
         return len(self.seats)
 
 
-def from_outcome(game_id: int, outcome: Mapping[str, Any], credits: Mapping[str, Credit]) -> GameResult:
-    """A ``GameResult`` from an engine game's ``outcome`` (``{"scores", "cards", "winners"}``) and each colour's
-    ``Credit`` (a colour without one is a bot's)."""
-    scores, cards = outcome.get("scores") or {}, outcome.get("cards") or {}
-    winners = set(outcome.get("winners") or [])
+def from_outcome(game_id: int, outcome: engine.Outcome, credits: Mapping[str, Credit]) -> GameResult:
+    """A ``GameResult`` from an engine game's ``outcome`` and each colour's ``Credit`` (a colour without one is a
+    bot's)."""
+    scores, cards, winners = outcome["scores"], outcome["cards"], set(outcome["winners"])
     seats = []
     for colour in scores:
         credit = credits.get(colour) or Credit(None)
         seats.append(
             SeatResult(
                 colour,
-                int(scores[colour] or 0),
-                int(cards.get(colour) or 0),
+                scores[colour],
+                cards.get(colour, 0),
                 colour in winners,
                 credit.player,
                 credit.ending,

@@ -337,7 +337,7 @@ def find_or_create_player(session: Session, spec: PlayerSpec, timezone: str = "U
 
 def zone_of(game: Game) -> str:
     """The game's time zone (the organiser's choice; UTC when none was given)."""
-    return str((game.tempo or {}).get("timezone") or "UTC")
+    return game.tempo.get("timezone", "UTC")
 
 
 @dataclass(frozen=True)

@@ -11,12 +11,13 @@ played by one person alone has share 1.0.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import and_, select
 from sqlalchemy.orm import Session
+
+import engine
 
 from ...models import Game, GameStatus, Seat
 from . import archive, places
@@ -38,9 +39,7 @@ def _tenures(holder: int | None, counts: dict[int | None, tuple[int, int]]) -> t
     )
 
 
-def finished_games(
-    session: Session, *where: Any, outcome: Mapping[str, Any] | None = None
-) -> list[places.FinishedGame]:
+def finished_games(session: Session, *where: Any, outcome: engine.Outcome | None = None) -> list[places.FinishedGame]:
     """Every finished game (or those ``where`` selects among them), for ``ratings.rate_games`` (two queries). With
     ``outcome``: the games ``where`` selects whatever their status, placed by that outcome (``recorded_game``)."""
     over = and_(Game.status == GameStatus.OVER, *where) if outcome is None else and_(*where)
@@ -76,7 +75,7 @@ def finished_game(session: Session, game_id: int) -> places.FinishedGame | None:
     return found[0] if found else None
 
 
-def recorded_game(session: Session, game_id: int, outcome: Mapping[str, Any]) -> places.FinishedGame | None:
+def recorded_game(session: Session, game_id: int, outcome: engine.Outcome) -> places.FinishedGame | None:
     """An abandoned game as ``finished_games`` reads it, placed by the result the organiser recorded (``outcome``):
     its seats' shares of partial play as far as it went. None: no such game."""
     found = finished_games(session, Game.id == game_id, outcome=outcome)

@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+
+import engine
 
 
 @dataclass(frozen=True)
@@ -36,13 +37,14 @@ class FinishedGame:
     seats: tuple[SeatResult, ...]
 
 
-def outcome_places(outcome: Mapping[str, Any] | None) -> list[tuple[str, int, int, int]]:
+def outcome_places(outcome: engine.Outcome | None) -> list[tuple[str, int, int, int]]:
     """``(colour, place, span, points)`` of every scored seat of an engine game's ``outcome`` (``placings``, END-3);
-    empty for a game without one."""
-    scores, cards = (outcome or {}).get("scores") or {}, (outcome or {}).get("cards") or {}
-    points = {c: int(v or 0) for c, v in scores.items()}
-    left = {c: int(cards.get(c) or 0) for c in scores}
-    return [(c, place, span, points[c]) for c, place, span in placings(list(scores), points, left)]
+    empty for a game without one. (A result the organiser recorded has no cards: none count.)"""
+    if outcome is None:
+        return []
+    points, cards = outcome["scores"], outcome["cards"]
+    left = {c: cards.get(c, 0) for c in points}
+    return [(c, place, span, points[c]) for c, place, span in placings(list(points), points, left)]
 
 
 def placings(colours: Sequence[str], scores: Mapping[str, int], cards: Mapping[str, int]) -> list[tuple[str, int, int]]:
