@@ -14,6 +14,7 @@ from engine.data import COLOURS, DEFAULT_WEAPONS, KINDS
 from engine.options import CHOICES
 
 from ..services.play.estimate import MODEL, Model, hours_text
+from ..services.play.games import SeatLink
 from ..services.play.reliability import SeatFigures
 from ..services.presets import PRESETS
 from ..text import glossary
@@ -32,10 +33,14 @@ def local_input(instant: datetime, tz: str) -> str:
     return instant.astimezone(zone(tz)).strftime("%Y-%m-%dT%H:%M")
 
 
-def seats(lang: str, links: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def seats(lang: str, links: list[SeatLink]) -> list[dict[str, Any]]:
     """The seats of ``games.seat_links`` with their colours' names and players' names."""
     return [
-        {**seat, "colour_name": glossary.colour_name(lang, seat["colour"]), "name": (seat["player"] or {}).get("name")}
+        {
+            **seat,
+            "colour_name": glossary.colour_name(lang, seat["colour"]),
+            "name": None if seat["player"] is None else seat["player"]["name"],
+        }
         for seat in links
     ]
 
@@ -43,7 +48,7 @@ def seats(lang: str, links: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def game_page(
     lang: str,
     data: dict[str, Any],
-    links: list[dict[str, Any]],
+    links: list[SeatLink],
     now: datetime,
     offers: dict[str, list[str]] | None = None,
     figures: dict[str, SeatFigures] | None = None,

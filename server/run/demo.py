@@ -292,6 +292,7 @@ def run_auto(
         bots = []
         seats = games.seat_links(db, created.game_id, settings.secret_key, settings.base_url)
         for seat, source in zip(seats, _sources(url, players), strict=True):
+            assert seat["link"] is not None  # (every seat of the demo is a person's)
             token = seat["link"].rsplit("/", 1)[1]
             bots.append(Bot(token, read_token(settings.secret_key, token, settings.link_max_age)[0], source))
         table = Table(db, settings, url, bots, seed if seed is not None else secrets.randbelow(2**31))

@@ -409,9 +409,19 @@ def create_in(
     return game, eng
 
 
-def estimate_game(
-    db: Database, spec: GameSpec, now: datetime | None = None, count: int | None = None
-) -> dict[str, Any]:
+class EstimateJSON(TypedDict):
+    """How long a game would take (``estimate_game``), as the API and the pages show it."""
+
+    days_median: float
+    days_p90: float
+    windows_median: float
+    defaulted_share: float
+    games: int
+    #: the model, in English
+    model: str
+
+
+def estimate_game(db: Database, spec: GameSpec, now: datetime | None = None, count: int | None = None) -> EstimateJSON:
     """How long the game of ``spec`` would take (``services.play.estimate``; nothing is created): ``days_median``,
     ``days_p90``, ``windows_median``, ``defaulted_share``, ``games`` and the ``model`` (an English text). Players
     already known (by e-mail) play in their own time zone and quiet hours; others in the organiser's time zone,
@@ -432,8 +442,14 @@ def estimate_game(
     figures = estimate.simulate(
         seats, eng.options.to_json(), spec.tempo(), games=count, seed=seed, start=now, replay=True
     )
-    keys = ("days_median", "days_p90", "windows_median", "defaulted_share", "games")
-    return {**{k: figures[k] for k in keys}, "model": estimate.model_text(count, estimate.Model().reading)}
+    return {
+        "days_median": figures["days_median"],
+        "days_p90": figures["days_p90"],
+        "windows_median": figures["windows_median"],
+        "defaulted_share": figures["defaulted_share"],
+        "games": figures["games"],
+        "model": estimate.model_text(count, estimate.Model().reading),
+    }
 
 
 def sim_seat(player: Player, fallback_zone: str) -> estimate.SimSeat:
@@ -450,13 +466,30 @@ def check_timezone_or(name: str | None, fallback: str) -> str:
         return fallback
 
 
-def seat_links(db: Database, game_id: int, secret_key: str, base_url: str) -> list[dict[str, Any]]:
+class PersonJSON(TypedDict):
+    name: str
+    email: str
+
+
+class SeatLink(TypedDict):
+    """A seat as its game's creator is told it (``seat_links``)."""
+
+    colour: str
+    #: None for a bot
+    player: PersonJSON | None
+    #: the bot's kind; None for a person
+    bot: str | None
+    #: the seat's signed link (people only)
+    link: str | None
+
+
+def seat_links(db: Database, game_id: int, secret_key: str, base_url: str) -> list[SeatLink]:
     """Each seat's colour, player (name and e-mail) or bot, and signed link (people only)."""
     with db.session() as session:
         seats = session.execute(select(Seat).where(Seat.game_id == game_id).order_by(Seat.position)).scalars()
         out = []
         for seat in seats:
-            entry: dict[str, Any] = {"colour": seat.colour, "player": None, "bot": seat.bot, "link": None}
+            entry: SeatLink = {"colour": seat.colour, "player": None, "bot": seat.bot, "link": None}
             if seat.player is not None:
                 entry["player"] = {"name": seat.player.display_name, "email": seat.player.email}
                 entry["link"] = f"{base_url}/s/{seat_token(secret_key, seat.id, seat.link_generation)}"
@@ -464,7 +497,40 @@ def seat_links(db: Database, game_id: int, secret_key: str, base_url: str) -> li
         return out
 
 
-def game_status(db: Database, game_id: int) -> dict[str, Any]:
+class WindowJSON(TypedDict):
+    number: int
+    deadline: str
+    opened_at: str
+
+
+class OwedJSON(TypedDict):
+    """A public request of the open window in the API: a bot's seat named after its kind."""
+
+    colour: str
+    player: str
+    kind: str
+    answered: bool
+
+
+class PublicGame(TypedDict):
+    """A game's public facts (``game_status``), the JSON API's answer."""
+
+    id: int
+    title: str
+    status: str
+    round: int
+    phase: str
+    window: WindowJSON | None
+    owed: list[OwedJSON]
+    answered: list[str]
+    outcome: engine.Outcome | None
+    options: engine.OptionsJSON
+    tempo: TempoJSON
+    tenures: dict[str, list[tenures.TenureJSON]]
+    reliability: dict[str, reliability.SeatFiguresJSON]
+
+
+def game_status(db: Database, game_id: int) -> PublicGame:
     """Public facts of a game: status, round, phase, who still owes what (never who is asked in a card window:
     ``seats.public_requests``), the outcome, and each person's reliability (``reliability.seats_of``: counted over
     public requests only)."""
@@ -473,7 +539,7 @@ def game_status(db: Database, game_id: int) -> dict[str, Any]:
         if game is None:
             raise GameError(N_("there is no game %(game)s"), game=game_id)
         window = open_window(session, game.id)
-        owed = [  # the API's shape: a bot's seat named after its kind
+        owed: list[OwedJSON] = [  # the API's shape: a bot's seat named after its kind
             {
                 "colour": r["colour"],
                 "player": r["player"] or f"bot ({r['bot']})",

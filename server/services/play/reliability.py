@@ -35,7 +35,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypedDict
 
 from sqlalchemy import select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
@@ -54,6 +54,22 @@ DECAY = 0.95
 NEW_BELOW = 20
 
 
+class ReliabilityJSON(TypedDict):
+    """``Reliability`` in the JSON API."""
+
+    requests: int
+    on_time: float | None
+    median_seconds: int | None
+    new: bool
+
+
+class SeatFiguresJSON(TypedDict):
+    """``SeatFigures`` in the JSON API: the person's figures in this game and over every game."""
+
+    game: ReliabilityJSON
+    overall: ReliabilityJSON
+
+
 @dataclass(frozen=True)
 class Reliability:
     """One person's figures (overall or in one game)."""
@@ -70,7 +86,7 @@ class Reliability:
         """Too few requests to tell: shown as unknown, not as unreliable."""
         return self.requests < NEW_BELOW
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> ReliabilityJSON:
         """The API's shape: ``{"requests": n, "on_time": 0.92 | null, "median_seconds": s | null, "new": bool}``."""
         return {
             "requests": self.requests,
@@ -236,7 +252,7 @@ class SeatFigures:
     game: Reliability
     overall: Reliability
 
-    def as_json(self) -> dict[str, Any]:
+    def as_json(self) -> SeatFiguresJSON:
         return {"game": self.game.as_json(), "overall": self.overall.as_json()}
 
 

@@ -83,9 +83,19 @@ def public(rows: Iterable[RequestRow]) -> list[RequestRow]:
     return [row for row in rows if not row.secret]
 
 
-def owed_requests(
-    session: Session, window: Window | None, requests: list[RequestRow] | None = None
-) -> list[dict[str, Any]]:
+class Owed(TypedDict):
+    """A public request of the open window (``owed_requests``): never its answer."""
+
+    colour: str
+    #: the player's name; None for a bot
+    player: str | None
+    #: the bot's kind; None for a person
+    bot: str | None
+    kind: str
+    answered: bool
+
+
+def owed_requests(session: Session, window: Window | None, requests: list[RequestRow] | None = None) -> list[Owed]:
     """Who owes what in the open window, as anyone may be told (``public_requests``): each request's colour, its
     player's name (None for a bot), the bot's kind, the request's kind and whether it is answered; never the answer.
     A request answered by its player's standing answers counts as not answered yet: an answer there the instant the

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TypedDict
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -71,14 +71,53 @@ def _count(game: Game, spans: dict[int, list[_Span]]) -> None:
             span.answered += 1
 
 
-def _result(game: Game, colour: str) -> dict[str, Any] | None:
+class TenureResult(TypedDict):
+    score: int
+    won: bool
+
+
+class TenureRequests(TypedDict):
+    owed: int
+    answered: int
+    autopilot: int
+    defaulted: int
+
+
+#: who held a seat when (``of_game``); "to" is None for the current holder, "result" set only for the tenure current
+#: when the game ended.
+Tenure = TypedDict(
+    "Tenure",
+    {
+        "player": str | None,
+        "bot": str | None,
+        "from": datetime,
+        "to": datetime | None,
+        "requests": TenureRequests,
+        "result": TenureResult | None,
+    },
+)
+#: a ``Tenure`` in the JSON API: its times as ISO 8601 texts.
+TenureJSON = TypedDict(
+    "TenureJSON",
+    {
+        "player": str | None,
+        "bot": str | None,
+        "from": str,
+        "to": str | None,
+        "requests": TenureRequests,
+        "result": TenureResult | None,
+    },
+)
+
+
+def _result(game: Game, colour: str) -> TenureResult | None:
     outcome = game.outcome
     if game.status != GameStatus.OVER or outcome is None:
         return None
     return {"score": outcome["scores"][colour], "won": colour in outcome["winners"]}
 
 
-def of_game(session: Session, game: Game) -> dict[str, list[dict[str, Any]]]:
+def of_game(session: Session, game: Game) -> dict[str, list[Tenure]]:
     """Colour -> the seat's tenures, oldest first: ``{"player": name or None, "bot": kind or None, "from", "to"
     (datetimes; "to" None for the current one), "requests": {"owed", "answered", "autopilot", "defaulted"},
     "result": {"score", "won"} for the tenure current when the game ended, else None}``."""
@@ -87,7 +126,7 @@ def of_game(session: Session, game: Game) -> dict[str, list[dict[str, Any]]]:
     ids = {s.player_id for found in spans.values() for s in found if s.player_id is not None}
     found = session.execute(select(Player.id, Player.display_name).where(Player.id.in_(sorted(ids))))
     names = {player_id: name for player_id, name in found}
-    out: dict[str, list[dict[str, Any]]] = {}
+    out: dict[str, list[Tenure]] = {}
     for seat in game.seats:
         out[seat.colour] = [
             {
@@ -108,11 +147,19 @@ def of_game(session: Session, game: Game) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
-def as_json(tenures: dict[str, list[dict[str, Any]]]) -> dict[str, list[dict[str, Any]]]:
+def as_json(tenures: dict[str, list[Tenure]]) -> dict[str, list[TenureJSON]]:
     """``of_game`` with its times as ISO 8601 texts (the JSON API)."""
     return {
         colour: [
-            {**t, "from": t["from"].isoformat(), "to": None if t["to"] is None else t["to"].isoformat()} for t in rows
+            {
+                "player": t["player"],
+                "bot": t["bot"],
+                "from": t["from"].isoformat(),
+                "to": None if t["to"] is None else t["to"].isoformat(),
+                "requests": t["requests"],
+                "result": t["result"],
+            }
+            for t in rows
         ]
         for colour, rows in tenures.items()
     }
