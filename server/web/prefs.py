@@ -49,7 +49,7 @@ def _order_field(seat_id: int, i: int) -> str:
     return f"order_{seat_id}_{i}"
 
 
-def prefs_form(data: dict[str, Any], formdata: Any = None) -> FlaskForm:
+def prefs_form(data: prefs.Prefs, formdata: Any = None) -> FlaskForm:
     """The form for ``data`` (get_prefs); built per request so its labels are in the page's language."""
     lang = g.language
     characters = [SelectChoice("", _("(none)"))]
@@ -97,10 +97,11 @@ def prefs_form(data: dict[str, Any], formdata: Any = None) -> FlaskForm:
             f"standing_victim_{i}",
             SelectField(_("Choice %(n)d", n=i + 1), choices=characters, validate_choice=False),
         )
-    initial: dict[str, Any] = {key: data[key] for key in FIELDS}
+    initial: dict[str, Any] = {key: value for key, value in data.items() if key in FIELDS}
     for key in STANDING_ANSWER_SELECTS:
         initial[f"standing_{key}"] = defaults.get(key) or "ask"
-    victim = defaults.get("victim") or []
+    victim = defaults.get("victim")
+    victim = victim if isinstance(victim, list) else []
     for i in range(len(CHARACTERS)):
         initial[f"standing_victim_{i}"] = victim[i] if i < len(victim) else ""
     initial["digest_hours"] = str(data["digest_hours"])
@@ -113,7 +114,7 @@ def prefs_form(data: dict[str, Any], formdata: Any = None) -> FlaskForm:
 
 def _render(
     form: FlaskForm,
-    data: dict[str, Any],
+    data: prefs.Prefs,
     token: str,
     error: str | None = None,
     status: int = 200,

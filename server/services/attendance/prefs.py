@@ -9,12 +9,13 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from engine.data import CHARACTERS
+from engine.shapes import JSONObject
 
 from ...db import Database
 from ...models import LANGUAGES, Game, GameStatus, Outbox, Player, Seat
@@ -59,7 +60,38 @@ def open_player(db: Database, secret_key: str, token: str, max_age: int) -> int:
         return player.id
 
 
-def get_prefs(db: Database, player_id: int) -> dict[str, Any]:
+class RunningSeat(TypedDict):
+    """A seat of the player's in a running game, with its standing order (H-5)."""
+
+    game_id: int
+    title: str
+    seat_id: int
+    colour: str
+    standing_order: list[str]
+
+
+class CheckedPrefs(TypedDict):
+    """The player's settings as ``check_prefs`` accepts them (each one a ``Player`` column)."""
+
+    language: str
+    timezone: str
+    quiet_start: str | None
+    quiet_end: str | None
+    mail_mode: str
+    digest_hours: int
+
+
+class Prefs(CheckedPrefs):
+    """The player's settings and running seats (``get_prefs``)."""
+
+    name: str
+    email: str
+    #: the default standing answers (``standing_answers``)
+    standing: JSONObject
+    games: list[RunningSeat]
+
+
+def get_prefs(db: Database, player_id: int) -> Prefs:
     """The player's settings and their running games (seat, colour, standing order); LinkError if no such player."""
     with db.session() as session:
         player = session.get(Player, player_id)
@@ -106,7 +138,7 @@ def _text(values: Mapping[str, Any], key: str) -> str:
     return value.strip()
 
 
-def check_prefs(values: Mapping[str, Any]) -> dict[str, Any]:
+def check_prefs(values: Mapping[str, Any]) -> CheckedPrefs:
     """The player's settings from form-like ``values``, checked; PrefsError names the first refused one."""
     language = _text(values, "language")
     if language not in LANGUAGES:
@@ -222,7 +254,9 @@ def _changes(session: Session, seat_id: int, player_id: int | None, order: list[
 # --- standing answers ------------------------------------------------------------------------------------------
 
 
-def set_seat_standing(db: Database, seat_id: int, changes: object, *, player_id: int | None = None) -> dict[str, Any]:
+def set_seat_standing(
+    db: Database, seat_id: int, changes: object, *, player_id: int | None = None
+) -> standing_answers.SeatSettings:
     """Change the seat's standing answers for its game: ``cards``, ``camera``, ``attack``, ``vote`` on the seat,
     ``victim`` (a list) as the engine's standing order (H-5, ``set_standing_order``). ``"ask"`` turns one off for
     this game, over the player's default (for ``victim`` it also clears the engine's order). Everything is checked
@@ -231,11 +265,12 @@ def set_seat_standing(db: Database, seat_id: int, changes: object, *, player_id:
     victim = checked.get("victim")
     # the seat's row first: it refuses a seat not the player's, or a game over, before anything changes
     standing_answers.set_seat(db, seat_id, checked, player_id=player_id)
-    if victim is not None:
-        set_standing_order(db, seat_id, [] if victim == standing_answers.ASK else victim, player_id=player_id)
+    if victim is not None:  # (a list of characters, or "ask": the engine's order cleared)
+        order = [str(c) for c in victim] if isinstance(victim, list) else []
+        set_standing_order(db, seat_id, order, player_id=player_id)
     return standing_answers.seat_settings(db, seat_id)
 
 
-def standing_off(db: Database, seat_id: int, key: str) -> dict[str, Any]:
+def standing_off(db: Database, seat_id: int, key: str) -> standing_answers.SeatSettings:
     """Switch one standing answer off for the seat's game (the one-tap link of the mails): it asks again."""
     return set_seat_standing(db, seat_id, {key: standing_answers.ASK})

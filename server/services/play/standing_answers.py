@@ -11,10 +11,11 @@ default victim order applies where the engine has none. They are evaluated when 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import TypedDict
 
 import engine
 from engine.data import CHARACTERS
+from engine.shapes import JSON, JSONObject
 from engine.standing import ASK, CHOICES, KEYS, setting_for
 
 from ...db import Database
@@ -38,6 +39,24 @@ __all__ = [
 ]
 
 
+class ShownSetting(TypedDict):
+    """A standing answer that answers for a seat (``shown_settings``)."""
+
+    key: str
+    value: JSON
+    #: it comes from the player's preferences
+    default: bool
+
+
+class SeatSettings(TypedDict):
+    """A seat's standing answers (``seat_settings``): each a setting -> "ask", a choice or a victim order."""
+
+    seat: JSONObject
+    defaults: JSONObject
+    effective: JSONObject
+    answering: list[ShownSetting]
+
+
 class StandingError(ShownError):
     """A standing answer refused; the message says which (pages translate it). Nothing was changed."""
 
@@ -47,7 +66,7 @@ def _shown(value: object) -> str:
     return text if len(text) <= 40 else text[:37] + "..."
 
 
-def check_changes(changes: object, keys: tuple[str, ...] = KEYS) -> dict[str, Any]:
+def check_changes(changes: object, keys: tuple[str, ...] = KEYS) -> JSONObject:
     """Changes to standing answers, checked: each key of ``keys`` to a value it takes, or ``"ask"``; StandingError
     names the first refused one. ``victim`` takes a list of distinct characters (empty: ask); None removes the setting
     (a seat then follows the player's default)."""
@@ -55,7 +74,7 @@ def check_changes(changes: object, keys: tuple[str, ...] = KEYS) -> dict[str, An
         raise StandingError(
             N_("Standing answers are given as an object such as %(example)s."), example='{"camera": "look"}'
         )
-    out: dict[str, Any] = {}
+    out: JSONObject = {}
     for key, value in changes.items():
         if key not in keys:
             raise StandingError(
@@ -86,13 +105,13 @@ def check_changes(changes: object, keys: tuple[str, ...] = KEYS) -> dict[str, An
     return out
 
 
-def effective(seat: Seat) -> dict[str, Any]:
+def effective(seat: Seat) -> JSONObject:
     """The seat's standing answers: per setting, the seat's own value, else its player's default."""
     defaults = (seat.player.standing if seat.player is not None else None) or {}
     return {**defaults, **(seat.standing or {})}
 
 
-def answer_for(seat: Seat, eng: engine.Game, request: engine.Request) -> Any | None:
+def answer_for(seat: Seat, eng: engine.Game, request: engine.Request) -> JSON:
     """The answer the seat's standing answers give to ``request`` now (None: ask), from the seat's own view."""
     if seat.bot is not None or seat.player is None:
         return None
@@ -102,7 +121,7 @@ def answer_for(seat: Seat, eng: engine.Game, request: engine.Request) -> Any | N
     return engine.standing_answer(engine.view(eng, seat.colour), request, settings)
 
 
-def shown_settings(seat: Seat) -> list[dict[str, Any]]:
+def shown_settings(seat: Seat) -> list[ShownSetting]:
     """The standing answers that answer for the seat, in order, for its own pages and mails only (H-6): each
     ``{"key", "value", "default"}`` (``default``: it comes from the player's preferences). The victim order is the
     engine's for this game (H-5) when it has one."""
@@ -118,7 +137,7 @@ def shown_settings(seat: Seat) -> list[dict[str, Any]]:
     ]
 
 
-def seat_settings(db: Database, seat_id: int) -> dict[str, Any]:
+def seat_settings(db: Database, seat_id: int) -> SeatSettings:
     """The seat's standing answers (its own pages and API only, H-6): its own, its player's defaults, the effective
     ones, and those that answer for it now (``shown_settings``)."""
     with db.session() as session:
@@ -134,7 +153,7 @@ def seat_settings(db: Database, seat_id: int) -> dict[str, Any]:
         }
 
 
-def set_seat(db: Database, seat_id: int, checked: dict[str, Any], *, player_id: int | None = None) -> dict[str, Any]:
+def set_seat(db: Database, seat_id: int, checked: JSONObject, *, player_id: int | None = None) -> JSONObject:
     """Store checked changes (``check_changes``) of the seat's standing answers for its game (``"ask"`` overrides a
     default); StandingError (nothing changed) when the seat is not the player's or its game is over. A victim order
     is not kept here but by the engine (``prefs.set_seat_standing``). Returns the seat's own settings."""
@@ -153,7 +172,7 @@ def set_seat(db: Database, seat_id: int, checked: dict[str, Any], *, player_id: 
         return dict(merged)
 
 
-def set_defaults(db: Database, player_id: int, changes: object) -> dict[str, Any]:
+def set_defaults(db: Database, player_id: int, changes: object) -> JSONObject:
     """Change the player's default standing answers (``"ask"`` removes one); StandingError (nothing changed) for a
     refused value. Returns the player's defaults."""
     checked = check_changes(changes)
@@ -165,7 +184,7 @@ def set_defaults(db: Database, player_id: int, changes: object) -> dict[str, Any
         return dict(player.standing or {})
 
 
-def merge_defaults(player: Player, checked: dict[str, Any]) -> None:
+def merge_defaults(player: Player, checked: JSONObject) -> None:
     """Apply checked changes (``check_changes``) to the player's defaults: "ask" or None removes one."""
     merged = {**(player.standing or {}), **checked}
     player.standing = {k: v for k, v in merged.items() if v not in (None, ASK)} or None
