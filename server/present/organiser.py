@@ -13,9 +13,11 @@ import engine
 from engine.data import COLOURS, DEFAULT_WEAPONS, KINDS
 from engine.options import CHOICES
 
+from ..services.play import organise
 from ..services.play.estimate import MODEL, Model, hours_text
 from ..services.play.games import SeatLink
 from ..services.play.reliability import SeatFigures
+from ..services.play.tenures import Tenure
 from ..services.presets import PRESETS
 from ..text import glossary
 from ..text.i18n import DATE_LOCALES, format_when, language, translations, zone
@@ -47,7 +49,7 @@ def seats(lang: str, links: list[SeatLink]) -> list[dict[str, Any]]:
 
 def game_page(
     lang: str,
-    data: dict[str, Any],
+    data: organise.Overview,
     links: list[SeatLink],
     now: datetime,
     offers: dict[str, list[str]] | None = None,
@@ -92,12 +94,12 @@ def game_page(
                 "offers": (offers or {}).get(seat["colour"], []),
                 "reliability": reliability_of(seat["colour"]),
                 "presence_text": None
-                if not seat.get("presence")
+                if seat["presence"] is None
                 else presence_line(lang, seat["colour"], seat["presence"], now, tz),
             }
             for seat in data["seats"]
         ],
-        "tenures": tenures(lang, data.get("tenures") or {}, tz, now),
+        "tenures": tenures(lang, data["tenures"], tz, now),
         "requests": [
             {
                 **r,
@@ -115,7 +117,7 @@ def game_page(
     }
 
 
-def standings(lang: str, outcome: engine.Outcome | None, seats: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def standings(lang: str, outcome: engine.Outcome | None, seats: list[organise.OrganisedSeat]) -> list[dict[str, Any]]:
     """The final places of a game that is over (``seat.standings``, END-3), each row saying whether a bot played
     the seat; empty while it runs."""
     if not outcome:
@@ -126,7 +128,7 @@ def standings(lang: str, outcome: engine.Outcome | None, seats: list[dict[str, A
     return [{**row, "bot": bots[row["colour"]]} for row in rows]
 
 
-def games_list(lang: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def games_list(lang: str, rows: list[organise.Listed]) -> list[dict[str, Any]]:
     return [{**row, "code": row["status"], "status": glossary.status_name(lang, row["status"])} for row in rows]
 
 
@@ -209,7 +211,7 @@ def short_when(instant: datetime, tz: str, lang: str) -> str:
     return f"{format_date(local, 'medium', locale=locale)}, {format_time(local, 'short', locale=locale)}"
 
 
-def tenures(lang: str, by_colour: dict[str, list[dict[str, Any]]], tz: str, now: datetime) -> list[dict[str, Any]]:
+def tenures(lang: str, by_colour: dict[str, list[Tenure]], tz: str, now: datetime) -> list[dict[str, Any]]:
     """The seats' tenures (``services.play.tenures.of_game``), one line each, in seating order, with dates in the game's
     zone."""
 
@@ -253,7 +255,7 @@ def offered_seat(lang: str, seat: dict[str, Any]) -> dict[str, Any]:
 
 
 def confirmation(
-    lang: str, what: str, data: dict[str, Any], colour: str | None = None, by: str | None = None, person: str = ""
+    lang: str, what: str, data: organise.Overview, colour: str | None = None, by: str | None = None, person: str = ""
 ) -> dict[str, Any]:
     """templates/organiser/confirm.html's question before what cannot be undone: ``what`` is "replace" (the seat
     ``colour`` goes to a bot of kind ``by``, or to ``person``, "Name <address>"), "revoke" (the seat's links) or

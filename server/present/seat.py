@@ -16,6 +16,7 @@ import engine.standing
 from engine.data import PHASES, Phase
 
 from ..models import TempoJSON
+from ..services.play.autopilot import Presence
 from ..services.play.places import placings
 from ..services.play.seats import SeatState, SeatWindow, Visit
 from ..services.tempo import closes_decided_votes
@@ -370,7 +371,7 @@ def _owing(lang: str, view: engine.PlayerView, window: SeatWindow | None, names:
     return owing
 
 
-def presence_line(lang: str, colour: str, presence: Mapping[str, object], now: datetime, tz: str) -> str:
+def presence_line(lang: str, colour: str, presence: Presence, now: datetime, tz: str) -> str:
     """ "Red is on autopilot." / "Red is away until Thursday 3 December at 18:00." (in the reader's zone).
     ``presence``: a seat's in ``autopilot.table`` (``{"autopilot": bool, "away_until": ISO 8601 or None}``)."""
     name = glossary.colour_name(lang, colour)
@@ -381,9 +382,9 @@ def presence_line(lang: str, colour: str, presence: Mapping[str, object], now: d
     return t.gettext("%(colour)s is on autopilot: the table does not wait for them.") % {"colour": name}
 
 
-def _away_until(lang: str, presence: Mapping[str, object] | None, now: datetime, tz: str) -> str | None:
+def _away_until(lang: str, presence: Presence | None, now: datetime, tz: str) -> str | None:
     until = presence["away_until"] if presence else None
-    return None if not until else format_when(datetime.fromisoformat(str(until)), now, tz, lang)[0]
+    return None if not until else format_when(datetime.fromisoformat(until), now, tz, lang)[0]
 
 
 # --- standing answers -------------------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
+from typing import TypedDict
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -82,16 +82,23 @@ def flies(seat: Seat, tempo: TempoJSON | None, away: dict[int, datetime]) -> boo
     return seat.autopilot_at is not None or (seat.player_id in away and policy.absence_mode(tempo) == "autopilot")
 
 
-def table(
-    session: Session, game: Game, now: datetime, away: dict[int, datetime] | None = None
-) -> dict[str, dict[str, Any]]:
+class Presence(TypedDict):
+    """What the table may know of a person seat's presence (``table``)."""
+
+    #: its requests are answered at once
+    autopilot: bool
+    #: ISO 8601; None when not away
+    away_until: str | None
+
+
+def table(session: Session, game: Game, now: datetime, away: dict[int, datetime] | None = None) -> dict[str, Presence]:
     """What the table may know of each person seat's presence (public): ``{"autopilot": bool, "away_until": iso or
     None}`` by colour; ``autopilot``: its requests are answered at once (missed deadlines, or away in a game whose
     absences go on autopilot; away in a game that extends deadlines, the table waits). Only seats on autopilot or
     away are listed. ``away``: ``away_until`` of (at least) the table's people, when the caller read it already."""
     if away is None:
         away = away_until(session, (s.player_id for s in game.seats if s.bot is None and s.player_id), now)
-    shown: dict[str, dict[str, Any]] = {}
+    shown: dict[str, Presence] = {}
     for seat in game.seats:
         until = away.get(seat.player_id or 0)
         if seat.bot is None and (seat.autopilot_at is not None or until is not None):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import TypedDict
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
@@ -41,7 +41,7 @@ from ..tempo import closes_decided_votes
 from . import archive, autopilot, reliability, tenures, turns
 from .engines import CACHE
 from .games import PlayerSpec, find_or_create_player, zone_of
-from .seats import open_window, owed_requests, revoke_links, standing_order
+from .seats import Owed, open_window, owed_requests, revoke_links, standing_order
 from .turns import BOT_KINDS
 
 #: the furthest a deadline or a pause may be set, from now.
@@ -96,7 +96,52 @@ def _seat(session: Session, game_id: int, colour: str) -> Seat:
     return seat
 
 
-def overview(db: Database, game_id: int, now: datetime | None = None) -> dict[str, Any]:
+class OrganisedSeat(TypedDict):
+    colour: str
+    #: the person's name and address; None for a bot
+    player: str | None
+    email: str | None
+    bot: str | None
+    #: on autopilot or away (public, ``autopilot.table``); None: neither
+    presence: autopilot.Presence | None
+
+
+class OpenWindow(TypedDict):
+    number: int
+    deadline: datetime
+    opened_at: datetime
+
+
+class Overview(TypedDict):
+    """The organiser's overview of a game (``overview``)."""
+
+    id: int
+    title: str
+    status: str
+    round: int
+    phase: str
+    timezone: str
+    close_decided_votes: bool
+    paused_until: datetime | None
+    outcome: engine.Outcome | None
+    seats: list[OrganisedSeat]
+    window: OpenWindow | None
+    requests: list[Owed]
+    tenures: dict[str, list[tenures.Tenure]]
+    #: the table as a spectator sees it (``engine.spectator_view``): the organiser's board and scores
+    table: engine.SpectatorView
+
+
+class Listed(TypedDict):
+    """A game in the organiser's list (``recent_games``)."""
+
+    id: int
+    title: str
+    status: str
+    round: int
+
+
+def overview(db: Database, game_id: int, now: datetime | None = None) -> Overview:
     """The organiser's overview of a game: its state, seats, tenures, spectator table and open window (each request's
     seat, player, kind and whether it is answered).
 
@@ -109,7 +154,7 @@ def overview(db: Database, game_id: int, now: datetime | None = None) -> dict[st
         window = open_window(session, game_id)
         requests = owed_requests(session, window)
         presence = autopilot.table(session, game, now)
-        seats = [
+        seats: list[OrganisedSeat] = [
             {
                 "colour": seat.colour,
                 "player": seat.player.display_name if seat.player is not None else None,
@@ -126,7 +171,7 @@ def overview(db: Database, game_id: int, now: datetime | None = None) -> dict[st
             "status": game.status,
             "round": game.round,
             "phase": game.phase,
-            "timezone": (game.tempo or {}).get("timezone", "UTC"),
+            "timezone": game.tempo.get("timezone", "UTC"),
             "close_decided_votes": closes_decided_votes(game.tempo),
             "paused_until": game.paused_until if game.paused_at(now) else None,
             "outcome": game.outcome,
@@ -136,7 +181,6 @@ def overview(db: Database, game_id: int, now: datetime | None = None) -> dict[st
             else {"number": window.number, "deadline": window.deadline, "opened_at": window.opened_at},
             "requests": requests,
             "tenures": tenures.of_game(session, game),
-            # the table as a spectator sees it (``engine.spectator_view``): the organiser's board and scores
             "table": engine.spectator_view(CACHE.get(game)),
         }
 
@@ -488,7 +532,7 @@ def abandon(db: Database, game_id: int, now: datetime | None = None) -> bool:
 # --- listing -------------------------------------------------------------------------------------------------------
 
 
-def recent_games(db: Database, limit: int = 100) -> list[dict[str, Any]]:
+def recent_games(db: Database, limit: int = 100) -> list[Listed]:
     """The newest games: id, title, status, round."""
     with db.session() as session:
         rows = session.execute(
@@ -501,4 +545,4 @@ def game_zone(db: Database, game_id: int) -> str:
     """The game's time zone (organisers' dates are read and shown in it); OrganiseError for no such game."""
     with db.session() as session:
         game = _game(session, game_id, running=False, lock=False)
-        return str((game.tempo or {}).get("timezone", "UTC"))
+        return game.tempo.get("timezone", "UTC")

@@ -164,7 +164,7 @@ class Shared:
     #: ``still_deciding`` of the open window.
     waiting_for: list[engine.Asked]
     #: ``autopilot.table``.
-    presence: dict[str, dict[str, Any]]
+    presence: dict[str, autopilot.Presence]
 
 
 class SeatGame(TypedDict):
@@ -204,7 +204,7 @@ class SeatState(TypedDict):
     window: SeatWindow | None
     view: engine.PlayerView
     #: public: the seats on autopilot or away (``autopilot.table``), and whether this one is.
-    presence: dict[str, dict[str, Any]]
+    presence: dict[str, autopilot.Presence]
 
 
 def seat_state(
