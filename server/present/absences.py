@@ -7,6 +7,7 @@ from typing import Any
 
 from babel.dates import format_date
 
+from ..services.attendance.absences import Away
 from ..text import i18n
 
 
@@ -20,7 +21,7 @@ def moment_shown(moment: datetime, tz_name: str | None, lang: str, *, end: bool)
     return i18n.format_when(moment, moment, tz_name, lang)[0]
 
 
-def absences_shown(items: list[dict[str, Any]], tz_name: str | None, lang: str) -> list[dict[str, Any]]:
+def absences_shown(items: list[Away], tz_name: str | None, lang: str) -> list[dict[str, Any]]:
     """``services.attendance.absences.listed`` for a page: each with ``first`` and ``last`` (their words) and
     ``current``."""
     return [

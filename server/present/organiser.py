@@ -13,6 +13,7 @@ import engine
 from engine.data import COLOURS, DEFAULT_WEAPONS, KINDS
 from engine.options import CHOICES
 
+from ..services.attendance import substitutes
 from ..services.play import organise
 from ..services.play.estimate import MODEL, Model, hours_text
 from ..services.play.games import SeatLink
@@ -231,7 +232,7 @@ def tenures(lang: str, by_colour: dict[str, list[Tenure]], tz: str, now: datetim
     ]
 
 
-def invitation(lang: str, data: dict[str, Any]) -> dict[str, Any]:
+def invitation(lang: str, data: substitutes.Invited) -> dict[str, Any]:
     """templates/invitation.html's context from ``substitutes.look``: public facts only."""
     return {
         "label": game_label(lang, data["game"], data["title"]),
@@ -245,7 +246,7 @@ def invitation(lang: str, data: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def offered_seat(lang: str, seat: dict[str, Any]) -> dict[str, Any]:
+def offered_seat(lang: str, seat: substitutes.Offered) -> dict[str, Any]:
     """templates/organiser/offer.html's seat, from ``substitutes.offerable``."""
     return {
         **seat,

@@ -152,7 +152,7 @@ def add_absence(token: str) -> ResponseReturnValue:
         raise
     except ShownError as exc:
         return json_error(str(exc), 400)
-    shown = {"id": absence_id, "from": max(starts, now), "to": ends, "current": starts <= now}
+    shown: absences.Away = {"id": absence_id, "from": max(starts, now), "to": ends, "current": starts <= now}
     return jsonify({"ok": True, "absence": absences.as_json(shown)}), 201
 
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from datetime import UTC, date, datetime, time, timedelta
-from typing import Any
+from typing import TypedDict
 
 from sqlalchemy import select
 from sqlalchemy.exc import SQLAlchemyError
@@ -144,7 +144,13 @@ def cancel(db: Database, player_id: int, absence_id: int, now: datetime | None =
             session.delete(absence)
 
 
-def listed(db: Database, player_id: int, now: datetime) -> list[dict[str, Any]]:
+#: an absence under way or to come (``listed``): "from" and "to" as UTC instants
+Away = TypedDict("Away", {"id": int, "from": datetime, "to": datetime, "current": bool})
+#: an ``Away`` in the JSON API: its instants as ISO 8601 texts
+AwayJSON = TypedDict("AwayJSON", {"id": int, "from": str, "to": str, "current": bool})
+
+
+def listed(db: Database, player_id: int, now: datetime) -> list[Away]:
     """The player's absences under way or to come, in order: ``{"id", "from", "to", "current"}`` (UTC instants)."""
     with db.session() as session:
         rows = session.execute(
@@ -155,9 +161,14 @@ def listed(db: Database, player_id: int, now: datetime) -> list[dict[str, Any]]:
         return [{"id": a.id, "from": a.starts_at, "to": a.ends_at, "current": a.starts_at <= now} for a in rows]
 
 
-def as_json(item: dict[str, Any]) -> dict[str, Any]:
+def as_json(item: Away) -> AwayJSON:
     """One of ``listed``'s absences for the JSON API."""
-    return {**item, "from": item["from"].isoformat(), "to": item["to"].isoformat()}
+    return {
+        "id": item["id"],
+        "from": item["from"].isoformat(),
+        "to": item["to"].isoformat(),
+        "current": item["current"],
+    }
 
 
 # --- applying an absence under way -----------------------------------------------------------------------------------

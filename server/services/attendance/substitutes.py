@@ -20,7 +20,7 @@ import logging
 import secrets
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import TypedDict
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
@@ -86,7 +86,37 @@ def offer(db: Database, game_id: int, colour: str, now: datetime | None = None, 
         return invitation.key
 
 
-def offerable(db: Database, game_id: int, colour: str) -> dict[str, Any]:
+class Offered(TypedDict):
+    """The seat an organiser is about to offer (``offerable``)."""
+
+    game: int
+    title: str
+    colour: str
+    #: the player's name; None for a bot
+    player: str | None
+    bot: str | None
+    autopilot: bool
+
+
+class TablePlayer(TypedDict):
+    colour: str
+    #: a name, or None for a bot
+    player: str | None
+    bot: str | None
+
+
+class Invited(TypedDict):
+    """What the invitation page shows (``look``): public facts only."""
+
+    game: int
+    title: str
+    colour: str
+    round: int
+    phase: str
+    players: list[TablePlayer]
+
+
+def offerable(db: Database, game_id: int, colour: str) -> Offered:
     """The seat an organiser is about to offer (reads only): ``{"game", "title", "colour", "player" (a name or None),
     "bot", "autopilot" (bool)}``. OrganiseError when there is no such game or seat, or the game is not running."""
     with db.session() as session:
@@ -131,7 +161,7 @@ def check(invitation: Invitation, seat: Seat, game: Game) -> None:
         raise InvitationError(LAPSED)
 
 
-def look(db: Database, key: str, now: datetime | None = None) -> dict[str, Any]:
+def look(db: Database, key: str, now: datetime | None = None) -> Invited:
     """What the invitation page shows: ``{"game", "title", "colour", "round", "phase", "players": [{"colour",
     "player" (a name, or None), "bot"}]}``; public facts only. LinkError for an unknown key, InvitationError for one
     used or lapsed."""
