@@ -7,7 +7,7 @@ from typing import Any
 
 from babel.numbers import format_decimal
 
-from ..services.leagues.standings import Placed, Standings
+from ..services.leagues.standings import Placed, StandingRow, Standings
 from ..text.i18n import translations
 
 
@@ -95,5 +95,5 @@ def round_lines(lang: str, games: list[tuple[int, list[Placed]]]) -> list[str]:
     ]
 
 
-def row_of(table: Standings, player_id: int) -> dict[str, Any] | None:
+def row_of(table: Standings, player_id: int) -> StandingRow | None:
     return next((row for row in table.rows() if row["player"] == player_id), None)

@@ -497,7 +497,7 @@ def season_create(
     click.echo(json.dumps({"id": season_id, "league": league_id, "number": number}))
 
 
-def _standings_text(shown: dict[str, Any]) -> str:
+def _standings_text(shown: api.StandingsJSON) -> str:
     """The standings as lines: each division's rows, then the substitutes'."""
     season = shown["season"]
     lines = [f"season {season['number']} of league {season['league']} ({season['status']})"]

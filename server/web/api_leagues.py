@@ -24,7 +24,7 @@ Every refusal is ``{"ok": false, "error": ...}`` with a 4xx, and nothing changed
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import wraps
 from typing import Any
 
@@ -360,7 +360,7 @@ def revoke_link(league_id: int, kind: str) -> ResponseReturnValue:
 # --- rounds ----------------------------------------------------------------------------------------------------------
 
 
-def answer(call: Callable[[], dict[str, Any]], status: int = 200) -> ResponseReturnValue:
+def answer(call: Callable[[], Mapping[str, object]], status: int = 200) -> ResponseReturnValue:
     """``{"ok": true, **call()}`` with ``status``; a service's refusal (``refusal``) when it refuses."""
     try:
         shown = call()
@@ -421,7 +421,7 @@ def start_round(round_id: int) -> ResponseReturnValue:
 def season_standings(season_id: int) -> ResponseReturnValue:
     """The season's standings per division, substitutes apart (addresses for the server's organiser only)."""
 
-    def table() -> dict[str, Any]:
+    def table() -> api.StandingsJSON:
         _season_reached(season_id)
         return api.standings_json(dm().db, season_id, emails=g.reach is None)
 
@@ -473,7 +473,7 @@ def next_season(season_id: int) -> ResponseReturnValue:
 def member_standings(token: str, season_id: int) -> ResponseReturnValue:
     """A season's standings for one of its players (their preferences link's token)."""
 
-    def table() -> dict[str, Any]:
+    def table() -> api.StandingsJSON:
         reading.season_of_member(dm().db, season_id, g.player_id)
         return api.standings_json(dm().db, season_id, emails=False)
 
@@ -485,7 +485,7 @@ def public_standings(token: str, season_id: int) -> ResponseReturnValue:
     """A season's standings by the league's public link, while the league shows its standings publicly."""
     league_id = seasons.open_league(dm().db, dm().settings.secret_key, "public", token)
 
-    def table() -> dict[str, Any]:
+    def table() -> api.StandingsJSON:
         reading.public_seasons(dm().db, league_id)
         reading.season_of_league(dm().db, season_id, league_id)
         return api.standings_json(dm().db, season_id, emails=False)

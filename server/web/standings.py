@@ -51,12 +51,13 @@ def _games_urls(endpoint: str, **values: Any) -> Callable[[int], str]:
 def _page(season: reading.SeasonShown, games_url: Any, **extra: Any) -> dict[str, Any]:
     """The season's standings, a page (``?page=``, from 0) of each division, and the reader's own row (``you``)."""
     number = min(inputs.small_int(request.args.get("page", ""), 4) or 0, 9999)
-    table, mine = standings.standings_page(dm().db, season.season_id, number, extra.get("you"))
-    if mine is not None:  # its points written as the table writes them ("0", "0.75"), not as a float ("0.0")
+    table, row = standings.standings_page(dm().db, season.season_id, number, extra.get("you"))
+    mine: dict[str, Any] | None = None
+    if row is not None:  # its points written as the table writes them ("0", "0.75"), not as a float ("0.0")
         mine = {
-            **mine,
-            "points_text": shown.number(g.language, mine["points"]),
-            "count": shown.plural_of(mine["points"]),
+            **row,
+            "points_text": shown.number(g.language, row["points"]),
+            "count": shown.plural_of(row["points"]),
         }
     return {
         "season": season,

@@ -19,9 +19,10 @@ what the API shows of leagues, seasons and a player's entries.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, TypedDict
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -498,22 +499,61 @@ def round_json(db: Database, league_id: int, round_id: int) -> dict[str, Any]:
     return {**shown, "starts_at": iso(shown["starts_at"])}
 
 
-def standings_json(db: Database, season_id: int, *, emails: bool) -> dict[str, Any]:
+class EmailedRow(standings.StandingRow):
+    """A row with its player's address (the organiser's API only)."""
+
+    email: str | None
+
+
+class DivisionJSON(TypedDict):
+    name: str | None
+    #: ``EmailedRow``s in the organiser's API
+    rows: Sequence[standings.StandingRow]
+
+
+class SeasonHead(TypedDict):
+    id: int
+    league: int
+    number: int
+    status: str
+
+
+class StandingsJSON(TypedDict):
+    """A season's standings in the API (``standings_json``)."""
+
+    season: SeasonHead
+    divisions: list[DivisionJSON]
+    substitutes: Sequence[standings.StandingRow]
+
+
+def _emailed(rows: list[standings.StandingRow], emails: dict[int, str] | None) -> Sequence[standings.StandingRow]:
+    """The rows, each with its player's ``email`` when ``emails`` (player id -> address) is given."""
+    if emails is None:
+        return rows
+    emailed: list[EmailedRow] = [{**row, "email": emails.get(row["player"])} for row in rows]
+    return emailed
+
+
+def standings_json(db: Database, season_id: int, *, emails: bool) -> StandingsJSON:
     """The season's standings (``standings.standings``): per division its rows (rank, player, name, points, games,
     wins, victory points, average place), the substitutes' apart; each row's ``email`` only with ``emails``."""
     table = standings.standings(db, season_id)
-    divisions: list[dict[str, Any]] = [{"name": name, "rows": rows} for name, rows in table.divisions]
-    substitutes = table.substitutes
+    found: dict[int, str] | None = None
     if emails:
-        ids = sorted({row["player"] for row in table.rows() + substitutes})
+        ids = sorted({row["player"] for row in table.rows() + table.substitutes})
         with db.session() as session:
             found = dict(session.execute(select(Player.id, Player.email).where(Player.id.in_(ids))).all())
-        divisions = [{**d, "rows": [{**r, "email": found.get(r["player"])} for r in d["rows"]]} for d in divisions]
-        substitutes = [{**r, "email": found.get(r["player"])} for r in substitutes]
+    divisions: list[DivisionJSON] = [{"name": name, "rows": _emailed(rows, found)} for name, rows in table.divisions]
+    substitutes = _emailed(table.substitutes, found)
     with db.session() as session:
         season = session.get(Season, season_id)
         assert season is not None
-        head = {"id": season.id, "league": season.league_id, "number": season.number, "status": season.status}
+        head: SeasonHead = {
+            "id": season.id,
+            "league": season.league_id,
+            "number": season.number,
+            "status": season.status,
+        }
     return {"season": head, "divisions": divisions, "substitutes": substitutes}
 
 

@@ -10,10 +10,10 @@ them stale (after a migration) computes and stores them first. ``round_games`` r
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypedDict
 
 from sqlalchemy import delete, insert, select, true
 from sqlalchemy.orm import Session
@@ -38,6 +38,22 @@ PAGE = 100
 ROW_COLUMNS = ("player", "name", "rank", "games", "points", "wins", "victory_points", "average_place", "division")
 
 
+class StandingRow(TypedDict):
+    """One line of a season's standings (``ROW_COLUMNS``)."""
+
+    player: int
+    name: str
+    rank: int
+    games: int
+    points: float
+    wins: int
+    #: None: a result recorded as a ranking only
+    victory_points: int | None
+    #: None: no placed game
+    average_place: float | None
+    division: str | None
+
+
 @dataclass
 class Standings:
     """A season's standings: ``divisions`` as (name or None, rows) from the highest division, and the substitutes'
@@ -47,15 +63,15 @@ class Standings:
 
     season_id: int
     version: int
-    divisions: list[tuple[str | None, list[dict[str, Any]]]] = field(default_factory=list)
-    substitutes: list[dict[str, Any]] = field(default_factory=list)
+    divisions: list[tuple[str | None, list[StandingRow]]] = field(default_factory=list)
+    substitutes: list[StandingRow] = field(default_factory=list)
     more: list[bool] = field(default_factory=list)
 
-    def rows(self) -> list[dict[str, Any]]:
+    def rows(self) -> list[StandingRow]:
         return [row for _name, rows in self.divisions for row in rows]
 
 
-def _row(row: scoring.Row, names: Mapping[int, str]) -> dict[str, Any]:
+def _row(row: scoring.Row, names: Mapping[int, str]) -> StandingRow:
     return {
         "player": row.player,
         "name": names.get(row.player, ""),
@@ -128,7 +144,7 @@ def compute(session: Session, season: Season) -> Standings:
     return Standings(season.id, season.results_version, divisions, [_row(row, names) for row in subs])
 
 
-def _tabs(table: Standings) -> list[list[dict[str, Any]]]:
+def _tabs(table: Standings) -> list[list[StandingRow]]:
     """The stored tables in order: each division's rows, then the substitutes'."""
     return [rows for _name, rows in table.divisions] + [table.substitutes]
 
@@ -143,7 +159,7 @@ def store(session: Session, season: Season, now: datetime) -> None:
     session.execute(delete(SeasonStandingRow).where(SeasonStandingRow.season_id == season.id))
     stored = [
         {"season_id": season.id, "tab": tab, "position": i, "player_id": row["player"]}
-        | {key: row[key] for key in ROW_COLUMNS[1:]}
+        | {key: value for key, value in row.items() if key != "player"}
         for tab, rows in enumerate(_tabs(table))
         for i, row in enumerate(rows)
     ]
@@ -188,11 +204,27 @@ _STORED = (
 )
 
 
+def _stored(values: Sequence[Any]) -> StandingRow:
+    """A stored row (its ``_STORED`` columns) as a ``StandingRow``."""
+    player, name, rank, games, points, wins, victory_points, average_place, division = values
+    return {
+        "player": player,
+        "name": name,
+        "rank": rank,
+        "games": games,
+        "points": points,
+        "wins": wins,
+        "victory_points": victory_points,
+        "average_place": average_place,
+        "division": division,
+    }
+
+
 def _read(session: Session, cached: SeasonStandings, where: Any, more: list[bool] | None = None) -> Standings:
     """The stored rows matching ``where``, in their tables as ``cached`` outlines them."""
     outline = cached.rows
     names = [d["name"] for d in outline.get("divisions") or []]
-    tabs: list[list[dict[str, Any]]] = [[] for _ in range(len(names) + 1)]
+    tabs: list[list[StandingRow]] = [[] for _ in range(len(names) + 1)]
     found = session.execute(
         select(SeasonStandingRow.tab, *_STORED)
         .where(SeasonStandingRow.season_id == cached.season_id, where)
@@ -200,7 +232,7 @@ def _read(session: Session, cached: SeasonStandings, where: Any, more: list[bool
     ).all()
     for tab, *values in found:
         if tab < len(tabs):
-            tabs[tab].append(dict(zip(ROW_COLUMNS, values, strict=True)))
+            tabs[tab].append(_stored(values))
     return Standings(cached.season_id, cached.version, list(zip(names, tabs[:-1], strict=True)), tabs[-1], more or [])
 
 
@@ -222,7 +254,7 @@ def standings_in(session: Session, season_id: int, now: datetime) -> Standings:
 
 def standings_page(
     db: Database, season_id: int, page: int, reader: int | None = None, now: datetime | None = None
-) -> tuple[Standings, dict[str, Any] | None]:
+) -> tuple[Standings, StandingRow | None]:
     """One page (0, 1, …) of ``PAGE`` rows of each table of the season's standings, and the reader's own row in
     the divisions (None: no reader, or not ranked): two indexed reads of the stored rows."""
     with db.session() as session:
@@ -244,7 +276,7 @@ def standings_page(
                 .order_by(SeasonStandingRow.tab)
                 .limit(1)
             ).first()
-            mine = None if own is None else dict(zip(ROW_COLUMNS, own, strict=True))
+            mine = None if own is None else _stored(own)
         return table, mine
 
 
