@@ -46,12 +46,13 @@ import statistics
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, time, timedelta
-from typing import Any
+from typing import Any, TypedDict
 
 import engine
 from engine import standing_answer, vote_decided
 from engine.bots import SensibleBot
 from engine.data import BY_VALUE, COLOURS
+from engine.shapes import JSON, JSONObject
 
 from ...models import TempoJSON
 from ..errors import N_
@@ -59,7 +60,7 @@ from ..tempo import PlayHours, Quiet, closes_decided_votes, deadline_quiet, wind
 from . import policy
 
 #: the standing answers of the model's careful player.
-CAREFUL: dict[str, Any] = {"victim": list(BY_VALUE), "camera": "look", "attack": "if_needed"}
+CAREFUL: JSONObject = {"victim": list(BY_VALUE), "camera": "look", "attack": "if_needed"}
 #: games simulated for an estimate shown before a game starts.
 ESTIMATE_GAMES = 200
 NIGHT = (time(23, 0), time(7, 0))
@@ -92,7 +93,7 @@ class Model:
     miss: float = 0.05
     session_miss: float = 0.2
     session_answer: float = 300
-    standing: dict[str, Any] = field(default_factory=lambda: dict(CAREFUL))
+    standing: JSONObject = field(default_factory=lambda: dict(CAREFUL))
 
 
 @dataclass
@@ -131,7 +132,7 @@ def simulate(
     start: datetime | Callable[[random.Random], datetime],
     model: Model | None = None,
     replay: bool = False,
-) -> dict[str, Any]:
+) -> Figures:
     """``games`` simulated games (the model above): the figures of ``summary``. ``start`` is when each game starts
     (or draws it); deterministic for a seed. With ``replay``, the games are replayed from recorded ones
     (``_library``) rather than played by the engine as they go."""
@@ -146,7 +147,19 @@ def simulate(
     return summary(played)
 
 
-def summary(played: list[_Game]) -> dict[str, Any]:
+class Figures(TypedDict):
+    """What ``simulate`` tells of its games (``summary``)."""
+
+    games: int
+    days_median: float
+    days_p90: float
+    windows_median: float
+    defaulted_share: float
+    votes_not_needed_share: float
+    max_shift_hours: float
+
+
+def summary(played: list[_Game]) -> Figures:
     """Median and 90th percentile days, median windows per game, the share of people's requests defaulted, and
     the largest quiet-hours shift of a deadline."""
     days = sorted(g.days for g in played)
@@ -173,8 +186,8 @@ class _Window:
     (None: the player is asked)."""
 
     requests: list[engine.Request]
-    values: list[Any]
-    auto: list[Any]
+    values: list[JSON]
+    auto: list[JSON]
     #: the round of the game the window belongs to (``engine.Game.round``)
     round: int = 0
 
@@ -183,15 +196,16 @@ class _Live:
     """Windows of a game played by the engine as the simulation goes: a missing answer gets the H-4 default."""
 
     def __init__(
-        self, colours: list[str], people: set[str], options: engine.OptionsJSON, seed: int, standing: dict[str, Any]
+        self, colours: list[str], people: set[str], options: engine.OptionsJSON, seed: int, standing: JSONObject
     ):
         rng = random.Random(seed)
         self.eng = engine.new_game(colours, seed=seed, options=options)
         self.bots = {c: SensibleBot(rng.randrange(2**31)) for c in colours}
         self.people, self.standing = people, standing
-        if standing.get("victim"):
+        victim = standing.get("victim")
+        if isinstance(victim, list) and victim:
             for c in sorted(people):
-                self.eng.set_standing_order(c, list(standing["victim"]))
+                self.eng.set_standing_order(c, [str(v) for v in victim])
 
     def next(self) -> _Window | None:
         eng = self.eng
@@ -207,7 +221,7 @@ class _Live:
         ]
         return _Window(pending, values, auto, eng.round)
 
-    def pilot(self, window: _Window, i: int) -> Any:
+    def pilot(self, window: _Window, i: int) -> JSON:
         """The autopilot's answer to the window's ``i``-th request, as ``turns._automatic``: the person's standing
         answer (any kind: ``standing.answer_for``), else the sensible bot's. Asked while the window is open."""
         data = window.requests[i]
@@ -216,7 +230,7 @@ class _Live:
             chosen = standing_answer(engine.view(self.eng, data.player), data, self.standing)
         return window.values[i] if chosen is None else chosen
 
-    def close(self, window: _Window, answers: dict[str, Any]) -> None:
+    def close(self, window: _Window, answers: JSONObject) -> None:
         for data in window.requests:
             colour, kind = data.player, data.kind
             if colour in answers:
@@ -234,15 +248,15 @@ class _Replayed:
     def next(self) -> _Window | None:
         return next(self.windows, None)
 
-    def pilot(self, window: _Window, i: int) -> Any:
+    def pilot(self, window: _Window, i: int) -> JSON:
         """The autopilot's answer: the recorded standing answer, else the bot's."""
         return window.values[i] if window.auto[i] is None else window.auto[i]
 
-    def close(self, window: _Window, answers: dict[str, Any]) -> None:
+    def close(self, window: _Window, answers: JSONObject) -> None:
         pass
 
 
-def record(colours: list[str], options: engine.OptionsJSON, seed: int, standing: dict[str, Any]) -> list[_Window]:
+def record(colours: list[str], options: engine.OptionsJSON, seed: int, standing: JSONObject) -> list[_Window]:
     """A whole game with every request answered (by its standing answer, else the bot's)."""
     live = _Live(colours, set(colours), options, seed, standing)
     trace = []
@@ -261,9 +275,7 @@ _LIBRARY: dict[str, list[list[_Window]]] = {}
 _LIBRARY_KEYS = 8
 
 
-def _library(
-    colours: list[str], options: engine.OptionsJSON, standing: dict[str, Any], games: int
-) -> list[list[_Window]]:
+def _library(colours: list[str], options: engine.OptionsJSON, standing: JSONObject, games: int) -> list[list[_Window]]:
     key = json.dumps([colours, options, standing], sort_keys=True)
     traces = _LIBRARY.pop(key, [])
     while len(_LIBRARY) >= _LIBRARY_KEYS:  # the least recently used goes
@@ -364,7 +376,7 @@ class _Table:
         return set(self.pilots)
 
     def count(
-        self, requests: list[engine.Request], answers: dict[str, Any], own: set[int], why: str, at: datetime
+        self, requests: list[engine.Request], answers: JSONObject, own: set[int], why: str, at: datetime
     ) -> list[str]:
         """After a window closed at ``at``, each person's count of missed deadlines (``policy.counted``, as
         ``autopilot.count_missed``): a request not answered is defaulted unless the window closed as a vote decided
@@ -392,8 +404,8 @@ class _Table:
 
     def paces(
         self,
-        arrivals: list[tuple[datetime, int, str, Any]],
-        answers: dict[str, Any],
+        arrivals: list[tuple[datetime, int, str, JSON]],
+        answers: JSONObject,
         own: set[int],
         opened: datetime,
         close: datetime,
@@ -404,9 +416,7 @@ class _Table:
             if opened < at <= close and colour in answers and i in own:
                 self.answered.setdefault(colour, []).append((opened, at))
 
-    def wait_for_absent(
-        self, requests: list[engine.Request], answers: dict[str, Any], close: datetime
-    ) -> datetime | None:
+    def wait_for_absent(self, requests: list[engine.Request], answers: JSONObject, close: datetime) -> datetime | None:
         """With play hours, the deadline a window whose deadline passed at ``close`` waits until for those absent from
         the session (``policy.absence_wait``, as ``turns._wait_for_absent``); None when it does not wait."""
         return policy.absence_wait(
@@ -421,11 +431,11 @@ class _Table:
         )
 
     def arrivals(
-        self, window: _Window, t: datetime, pilot: dict[int, Any] | None = None
-    ) -> list[tuple[datetime, int, str, Any]]:
+        self, window: _Window, t: datetime, pilot: dict[int, JSON] | None = None
+    ) -> list[tuple[datetime, int, str, JSON]]:
         """Each answer that comes, when (a standing answer, the autopilot's (``pilot``: by index) or a bot's at
         once), in the order they arrive."""
-        out: list[tuple[datetime, int, str, Any]] = []
+        out: list[tuple[datetime, int, str, JSON]] = []
         pilot = pilot or {}
         for i, (data, value, auto) in enumerate(zip(window.requests, window.values, window.auto, strict=True)):
             colour = data.player
@@ -440,24 +450,24 @@ class _Table:
     def close(
         self,
         requests: list[engine.Request],
-        arrivals: list[tuple[datetime, int, str, Any]],
+        arrivals: list[tuple[datetime, int, str, JSON]],
         opened: datetime,
         deadline: datetime,
-    ) -> tuple[datetime, dict[str, Any], str]:
+    ) -> tuple[datetime, JSONObject, str]:
         """When the window opened at ``opened`` closes, the answers in by then, and why: "all", "decided" (a vote),
         or "deadline" (the deadline or a last call)."""
         # as services.play.turns: a last call may be called when the window opens, and by a person's answer
         secret = any(engine.asked_in_secret(r) for r in requests)
         vote = closes_decided_votes(self.tempo) and all(r.kind == "vote" for r in requests)
         close = self.last_call(requests, {}, opened, deadline, secret=secret, opening=True)
-        answers: dict[str, Any] = {}
+        answers: JSONObject = {}
         for at, _, colour, value in arrivals:
             if at >= close:
                 break
             answers[colour] = value
             if len(answers) == len(requests):
                 return at, answers, "all"
-            if vote and vote_decided(requests, answers):
+            if vote and vote_decided(requests, {c: str(v) for c, v in answers.items()}):
                 return at, answers, "decided"
             if at > opened:
                 close = self.last_call(requests, answers, at, close, secret=secret, opening=False)
@@ -466,7 +476,7 @@ class _Table:
     def last_call(
         self,
         requests: list[engine.Request],
-        answers: dict[str, Any],
+        answers: JSONObject,
         at: datetime,
         deadline: datetime,
         *,
