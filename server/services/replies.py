@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypedDict
 
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
@@ -242,7 +242,14 @@ def set_standing(db: Database, to: ReplyTo, changes: dict[str, Any]) -> str:
 # --- absences and "I'm back" by mail -------------------------------------------------------------------------------
 
 
-def refusal_of(exc: ShownError) -> dict[str, Any]:
+class Refusal(TypedDict):
+    """A refusal as an answer mail's payload keeps it: its msgid and its parameters as texts."""
+
+    msgid: str
+    params: dict[str, str]
+
+
+def refusal_of(exc: ShownError) -> Refusal:
     """A refusal as the answer mail's payload keeps it (``{"msgid", "params"}``), translated when composed."""
     return {"msgid": exc.msgid, "params": {k: str(v) for k, v in exc.params.items()}}
 

@@ -19,7 +19,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypedDict, TypeGuard
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import select, update
@@ -168,14 +168,23 @@ def _reminder(player_id: int, items: list[_Owed], now: datetime) -> Outbox:
     return outbox.player_mail(player_id, MailKind.REMINDER, key, {"items": items_json}, now)
 
 
-def still_owed(session: Session, items: Iterable[Any]) -> list[dict[str, Any]]:
-    """The reminder items whose window is still open and whose request is still unanswered (checked at send time)."""
-    owed = []
+class ReminderItem(TypedDict):
+    """A decision a reminder asks for, as its mail's payload keeps it."""
+
+    seat: int
+    window: int
+    step: int
+
+
+def still_owed(session: Session, items: Iterable[object]) -> list[ReminderItem]:
+    """The reminder items whose window is still open and whose request is still unanswered (checked at send time);
+    an item not of a reminder's shape is left out."""
+    owed: list[ReminderItem] = []
     for item in items:
         if not isinstance(item, dict):
             continue
-        seat_id, number = item.get("seat"), item.get("window")
-        if not (_is_int(seat_id) and _is_int(number) and _is_int(item.get("step"))):
+        seat_id, number, step = item.get("seat"), item.get("window"), item.get("step")
+        if not (_is_int(seat_id) and _is_int(number) and _is_int(step)):
             continue
         found = session.execute(
             select(RequestRow.id)
@@ -192,11 +201,11 @@ def still_owed(session: Session, items: Iterable[Any]) -> list[dict[str, Any]]:
             )
         ).first()
         if found is not None:
-            owed.append(item)
+            owed.append({"seat": seat_id, "window": number, "step": step})
     return owed
 
 
-def _is_int(value: object) -> bool:
+def _is_int(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool)
 
 

@@ -29,6 +29,7 @@ from sqlalchemy.orm import Session, load_only, selectinload, undefer
 
 import engine
 from engine.bots import RandomBot, SensibleBot
+from engine.shapes import JSON
 
 from ...db import Database, advance_after_commit
 from ...models import (
@@ -83,12 +84,12 @@ class Submitted:
 # --- bots ------------------------------------------------------------------------------------------------------
 
 
-def bot_answer(game: Game, seat: Seat, eng: engine.Game, req: engine.Request) -> Any:
+def bot_answer(game: Game, seat: Seat, eng: engine.Game, req: engine.Request) -> JSON:
     """The answer of the seat's bot (``engine.bots``), the same for the same game, window and seat."""
     return decide_as_bot(seat.bot or "sensible", game.seed * 1_000_003 + eng.window_no * 7 + seat.position, eng, req)
 
 
-def decide_as_bot(kind: str, seed: int, eng: engine.Game, req: engine.Request) -> Any:
+def decide_as_bot(kind: str, seed: int, eng: engine.Game, req: engine.Request) -> JSON:
     bot = RandomBot(seed) if kind == "random" else SensibleBot(seed)
     return bot.decide(eng, req)
 
@@ -173,7 +174,7 @@ def _on_the_page(game: Game, window: Window, now: datetime) -> datetime | None:
 
 #: an automatic answer and where it came from: "bot", "standing" (the person's standing answers), "autopilot"; a
 #: person who is asked has (None, None).
-Automatic = tuple[Any, str | None]
+Automatic = tuple[JSON, str | None]
 
 
 def _answer_for_bots(
@@ -318,7 +319,14 @@ _PAYLOADS = select(RequestRow.id, RequestRow.payload).where(RequestRow.window_id
 
 
 def _store(
-    session: Session, game: Game, window: Window, rows: list[RequestRow], row: RequestRow, answer: Any, *, now: datetime
+    session: Session,
+    game: Game,
+    window: Window,
+    rows: list[RequestRow],
+    row: RequestRow,
+    answer: JSON,
+    *,
+    now: datetime,
 ) -> bool:
     """Store an answer (already checked by the engine) on its row, and complete the window when it is done
     (``_complete_if_done``), else call the last call when one answer is left. True when the answer changed
@@ -390,7 +398,7 @@ def submit_answer(
     db: Database,
     seat_id: int,
     kind: str,
-    answer: Any,
+    answer: JSON,
     *,
     generation: int | None = None,
     window_number: int | None = None,
@@ -685,7 +693,7 @@ def sweep_windows(db: Database, now: datetime | None = None, limit: int = 200) -
     return sum(advance_window(db, wid, now) for wid in claim_windows(db, now, limit))
 
 
-def bot_choice(db: Database, seat_id: int, kind: str, seed: int) -> Any:
+def bot_choice(db: Database, seat_id: int, kind: str, seed: int) -> JSON:
     """The answer a bot of ``kind`` would give to the seat's open request now (None when it owes none): the demo's
     bots answer through the web like people, deciding with ``engine.bots`` like every bot of the server."""
     with db.session() as session:
