@@ -3,6 +3,7 @@ league, a season, a round's tables), in the reader's language. Plain data in, pl
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict
 from datetime import datetime
 from typing import Any
@@ -12,7 +13,7 @@ from babel.dates import format_time, get_day_names
 
 from ..models import LANGUAGES, TempoJSON
 from ..services.leagues import scoring
-from ..services.leagues.rounds import EntryItem, LeagueOverview, SeasonOverview, unseated_reason
+from ..services.leagues.rounds import EntryItem, LeagueOverview, RoundShown, SeasonOverview, unseated_reason
 from ..services.leagues.seasons import TABLE_SIZES
 from ..services.presets import PRESETS
 from ..text import glossary
@@ -138,15 +139,19 @@ def unseated_notice(lang: str, stall: dict[str, Any] | None, tz: str, now: datet
     return {"round": stall.get("round") or 1, "reason": refusal(reason, lang), "since": since}
 
 
-def round_page(lang: str, rnd: dict[str, Any], now: datetime) -> dict[str, Any]:
-    """A round: each table's players with their zone and local time, and the hours all of them are awake."""
+def round_page(lang: str, rnd: RoundShown, divisions: Mapping[int, str | None], now: datetime) -> dict[str, Any]:
+    """A round: each table's players with their zone, division (``divisions``: by player id) and local time, and
+    the hours all of them are awake."""
     t = translations(lang)
     tables = []
     for number, table in enumerate(rnd["tables"], start=1):
         tables.append(
             {
                 "number": number,
-                "players": [{**p, "clock": clock(p["zone"], now, lang)} for p in table["players"]],
+                "players": [
+                    {**p, "division": divisions.get(p["id"]), "clock": clock(p["zone"], now, lang)}
+                    for p in table["players"]
+                ],
                 "awake": t.ngettext(
                     "%(num)d hour a day when everyone is awake",
                     "%(num)d hours a day when everyone is awake",
@@ -155,7 +160,7 @@ def round_page(lang: str, rnd: dict[str, Any], now: datetime) -> dict[str, Any]:
                 % {"num": table["awake"]},
             }
         )
-    played = [{**game, "status_name": status_name(lang, game["status"], "game")} for game in rnd.get("games", [])]
+    played = [{**game, "status_name": status_name(lang, game["status"], "game")} for game in rnd["games"]]
     return {**rnd, "status_name": status_name(lang, rnd["status"], "round"), "tables": tables, "games": played}
 
 

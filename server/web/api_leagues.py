@@ -374,7 +374,7 @@ def answer(call: Callable[[], Mapping[str, object]], status: int = 200) -> Respo
 def plan_round(season_id: int) -> ResponseReturnValue:
     """Plan the season's next round (or its planned round again): 201 and the round, as ``show_round``."""
 
-    def planned() -> dict[str, Any]:
+    def planned() -> api.RoundJSON:
         league_id = _season_reached(season_id)
         return api.round_json(dm().db, league_id, rounds.plan(dm().db, season_id, utcnow()))
 
@@ -393,7 +393,7 @@ def show_round(round_id: int) -> ResponseReturnValue:
 def swap_players(round_id: int) -> ResponseReturnValue:
     """Swap two players (``{"a": id, "b": id}``) between the tables of a planned round: the round as it is now."""
 
-    def swapped() -> dict[str, Any]:
+    def swapped() -> api.RoundJSON:
         league_id = _round_league(round_id)
         rounds.swap(dm().db, round_id, *api.swap_args(json_body()))
         return api.round_json(dm().db, league_id, round_id)

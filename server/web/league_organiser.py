@@ -169,13 +169,10 @@ def plan(token: str, season_id: int) -> ResponseReturnValue:
     return redirect(url_for("league_organiser.round_page", token=token, round_id=round_id), code=303)
 
 
-def _round_shown(data: dict[str, Any]) -> dict[str, Any]:
+def _round_shown(data: rounds.RoundShown) -> dict[str, Any]:
     """The round as its pages show it, each player with their division (placed when the round was planned)."""
     placed = rounds.divisions(dm().db, data["season_id"])
-    for table in data["tables"]:
-        for player in table["players"]:
-            player["division"] = placed.get(player["id"])
-    return shown.round_page(reader_language(), data, utcnow())
+    return shown.round_page(reader_language(), data, placed, utcnow())
 
 
 def _round(token: str, round_id: int, error: str | None = None, status: int = 200) -> ResponseReturnValue:
@@ -222,7 +219,7 @@ def swap(token: str, round_id: int) -> ResponseReturnValue:
     return redirect(url_for("league_organiser.round_page", token=token, round_id=round_id), code=303)
 
 
-def _asking_to_start(token: str, data: dict[str, Any]) -> ResponseReturnValue:
+def _asking_to_start(token: str, data: rounds.RoundShown) -> ResponseReturnValue:
     """The page saying what starting the planned round does; its form confirms (nothing is changed by showing it)."""
     return render_template("league/start.html", token=token, rnd=_round_shown(data), **_common())
 

@@ -492,7 +492,20 @@ def game_league(db: Database, game_id: int) -> int | None:
         return None if found is None else int(found)
 
 
-def round_json(db: Database, league_id: int, round_id: int) -> dict[str, Any]:
+class RoundJSON(TypedDict):
+    """``rounds.RoundShown`` in the API: its start in ISO 8601."""
+
+    id: int
+    number: int
+    season_id: int
+    season: int
+    status: str
+    starts_at: str | None
+    tables: list[rounds.RoundTable]
+    games: list[rounds.RoundGame]
+
+
+def round_json(db: Database, league_id: int, round_id: int) -> RoundJSON:
     """A round of the league (``rounds.round_view``: status, tables of players with id, name and zone, games), its
     start in ISO 8601."""
     shown = rounds.round_view(db, league_id, round_id)

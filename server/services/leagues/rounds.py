@@ -39,11 +39,11 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, time
 from functools import reduce
 from itertools import combinations
 from operator import and_
-from typing import Any
+from typing import Any, TypedDict
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
@@ -162,7 +162,7 @@ def _by_division(entries: list[SeasonPlayer], players: list[seating.Available]) 
     return merged or [[]]
 
 
-def _quiet(player: Player) -> Any:
+def _quiet(player: Player) -> tuple[time, time] | None:
     if not (player.quiet_start and player.quiet_end):
         return None
     try:
@@ -625,7 +625,40 @@ def divisions(db: Database, season_id: int) -> dict[int, str | None]:
         return {e.player_id: e.division for e in _entries(session, season_id)}
 
 
-def round_view(db: Database, league_id: int, round_id: int) -> dict[str, Any]:
+class TablePerson(TypedDict):
+    id: int
+    name: str
+    zone: str
+
+
+class RoundTable(TypedDict):
+    players: list[TablePerson]
+    #: the hours of the round's day all of them are awake
+    awake: int
+
+
+class RoundGame(TypedDict):
+    id: int
+    #: the table's number, from 1
+    table: int
+    status: str
+
+
+class RoundShown(TypedDict):
+    """A round of the league (``round_view``)."""
+
+    id: int
+    number: int
+    season_id: int
+    #: the season's number
+    season: int
+    status: str
+    starts_at: datetime | None
+    tables: list[RoundTable]
+    games: list[RoundGame]
+
+
+def round_view(db: Database, league_id: int, round_id: int) -> RoundShown:
     """A round of the league: its tables (players' ``id``, ``name``, ``zone``; the hours all are awake on the
     round's day), and once started its games (``id``, ``title``, ``status``)."""
     with db.session() as session:
@@ -634,7 +667,7 @@ def round_view(db: Database, league_id: int, round_id: int) -> dict[str, Any]:
         seated = _seated(rnd)
         players = {p.id: p for p in session.execute(select(Player).where(Player.id.in_(seated))).scalars()}
         day = (rnd.starts_at or rnd.started_at or utcnow()).date()
-        tables = []
+        tables: list[RoundTable] = []
         for table in rnd.tables or []:
             shown = [players[pid] for pid in table if pid in players]
             masks = [seating.awake_hours(_quiet(p), p.timezone or "UTC", day) for p in shown]
