@@ -247,6 +247,30 @@ class TempoJSON(TypedDict):
     absence_budget: NotRequired[int]
 
 
+class ScheduleRuleJSON(TypedDict):
+    """A season's fixed schedule (``seasons.schedule_rule``): rounds start each week on this day at this time."""
+
+    #: Monday = 0
+    weekday: int
+    #: "HH:MM" in the league's zone
+    time: str
+
+
+class ApplicantJSON(TypedDict, total=False):
+    """What a sign-up form gave while its entry is pending (``season_players.applicant``); an entry carried over
+    from the last season may hold only ``knows``."""
+
+    name: str
+    language: str
+    timezone: str
+    quiet_start: str | None
+    quiet_end: str | None
+    mail_mode: str
+    digest_hours: int
+    #: the addresses of the people the player declared they know
+    knows: list[str]
+
+
 class Game(Base):
     __tablename__ = "games"
 
@@ -666,7 +690,7 @@ class Season(Base):
     #: "fixed": rounds start by ``schedule_rule``; "when_over": the next round starts when every table is over.
     schedule: Mapped[str] = mapped_column(String(16))
     #: for "fixed": {"weekday": 0 (Monday) … 6, "time": "HH:MM"} in the league's zone; null otherwise.
-    schedule_rule: Mapped[JSONObject | None] = mapped_column(JSONType)
+    schedule_rule: Mapped[ScheduleRuleJSON | None] = mapped_column(JSONType)
     #: a SeasonStatus
     status: Mapped[str] = mapped_column(String(12), default=SeasonStatus.SIGNUP)
     #: at most this many confirmed players; null: no limit.
@@ -706,7 +730,7 @@ class SeasonPlayer(Base):
     withdrawn_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     #: what the sign-up form gave (name, language, zone, quiet hours) while pending; applied to the player only
     #: when the address confirms (a stranger's sign-up changes nothing of a player); null once applied.
-    applicant: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
+    applicant: Mapped[ApplicantJSON | None] = mapped_column(JSONType)
     #: the rounds (numbers) the player said they will miss; null: none.
     skips: Mapped[list[int] | None] = mapped_column(JSONType)
     #: addresses of people the player declared they know: never seated together in ranked play; null: none.

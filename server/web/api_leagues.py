@@ -172,7 +172,7 @@ def _league_json(league: api.LeagueShown) -> JSONObject:
 
 
 def _season_json(season: api.SeasonShown) -> JSONObject:
-    unseated = season.unseated
+    unseated, rule = season.unseated, season.rule
     return {
         "id": season.id,
         "league": season.league,
@@ -181,7 +181,7 @@ def _season_json(season: api.SeasonShown) -> JSONObject:
         "signup_closes": api.iso(season.signup_closes),
         "rounds": season.rounds,
         "schedule": season.schedule,
-        "rule": season.rule,
+        "rule": None if rule is None else {"weekday": rule["weekday"], "time": rule["time"]},
         "max_players": season.max_players,
         "divisions": season.divisions,
         "promote": season.promote,

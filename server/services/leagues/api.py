@@ -30,7 +30,7 @@ from sqlalchemy.orm import Session
 from engine.shapes import JSON, JSONObject
 
 from ...db import Database
-from ...models import Game, League, LeagueRound, Player, RatingRow, Season, SeasonPlayer
+from ...models import Game, League, LeagueRound, Player, RatingRow, ScheduleRuleJSON, Season, SeasonPlayer
 from .. import inputs
 from ..errors import N_, ShownError
 from . import ratings, recorded, rounds, seasons, standings
@@ -239,7 +239,7 @@ class SeasonShown:
     signup_closes: datetime
     rounds: int
     schedule: str
-    rule: JSONObject | None
+    rule: ScheduleRuleJSON | None
     max_players: int | None
     divisions: int | None
     promote: int

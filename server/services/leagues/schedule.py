@@ -7,16 +7,15 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Any
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from ...models import LeagueRound, RoundStatus, Season, SeasonStatus
+from ...models import LeagueRound, RoundStatus, ScheduleRuleJSON, Season, SeasonStatus
 
 
-def round_starts(rule: dict[str, Any], zone: str, after: datetime, rounds: int) -> list[datetime]:
+def round_starts(rule: ScheduleRuleJSON, zone: str, after: datetime, rounds: int) -> list[datetime]:
     """A fixed schedule's round starts (UTC): the first at the rule's weekday and time (in the league's ``zone``)
     strictly after ``after`` (the sign-up's close), then one a week at the same local time (across DST changes)."""
     local = after.astimezone(ZoneInfo(zone))

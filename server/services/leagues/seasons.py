@@ -46,6 +46,7 @@ import engine
 from ...db import Database
 from ...models import (
     LANGUAGES,
+    ApplicantJSON,
     EntryStatus,
     League,
     LeagueRound,
@@ -53,6 +54,7 @@ from ...models import (
     Outbox,
     Player,
     RoundStatus,
+    ScheduleRuleJSON,
     Season,
     SeasonPlayer,
     SeasonStatus,
@@ -216,7 +218,7 @@ def create_league(db: Database, spec: LeagueSpec, now: datetime) -> int:
         return league.id
 
 
-def check_rule(schedule: object, rule: object) -> dict[str, Any] | None:
+def check_rule(schedule: object, rule: object) -> ScheduleRuleJSON | None:
     """The season's schedule rule: ``{"weekday", "time"}`` for "fixed", None for "when_over"; LeagueError else."""
     if schedule not in SCHEDULES:
         raise LeagueError(BAD_SCHEDULE)
@@ -415,7 +417,7 @@ def check_knows(text: object, own: str) -> list[str]:
     return found
 
 
-def _checked_person(applicant: Applicant) -> tuple[PlayerSpec, dict[str, Any]]:
+def _checked_person(applicant: Applicant) -> tuple[PlayerSpec, ApplicantJSON]:
     """The applicant's address and what the form gave (``SeasonPlayer.applicant``: name, preferences, knows)."""
     name = applicant.name
     if not isinstance(name, str) or not name.strip():
@@ -434,7 +436,7 @@ def _checked_person(applicant: Applicant) -> tuple[PlayerSpec, dict[str, Any]]:
         )
     except (GameError, PrefsError) as exc:
         raise LeagueError(exc.msgid, **exc.params) from None
-    assert spec.email is not None
+    assert spec.email is not None and spec.name is not None  # (``person`` names everyone)
     knows = check_knows(applicant.knows, spec.email)
     return spec, {"name": spec.name, **prefs, "knows": knows}
 
@@ -544,14 +546,14 @@ def _apply(session: Session, entry: SeasonPlayer) -> None:
     """What the confirmed form gave: the name and preferences for a player nobody confirmed before; for a known
     player the time zone and the quiet hours typed (both given; empty ones keep theirs), not their name nor their
     mail settings; the league's own data (acquaintances) for everyone. The entry keeps no applicant any more."""
-    given = dict(entry.applicant or {})
+    given = entry.applicant or ApplicantJSON()
     player = session.get(Player, entry.player_id)
     assert player is not None
     if given.get("name") and _unconfirmed(session, player, entry):  # (no name: only knows changed as it confirms)
         player.display_name = given["name"]
-        for key in ("language", "timezone", "quiet_start", "quiet_end", "mail_mode", "digest_hours"):
-            if key in given:
-                setattr(player, key, given[key])
+        for key, value in given.items():
+            if key in ("language", "timezone", "quiet_start", "quiet_end", "mail_mode", "digest_hours"):
+                setattr(player, key, value)
         outbox.look_at_held(session, Outbox.player_id == player.id)
     elif given.get("name"):  # a known player: the zone and quiet hours they typed (name and mail settings stay)
         player.timezone = given.get("timezone") or player.timezone
