@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from engine.errors import ENGLISH, PARAMETERS, render_params
+from engine.errors import ENGLISH, PARAMETERS, Names, render_params
 
 __all__ = ["N_", "ShownError", "named"]
 
 
-def named(params: dict[str, Any], names: Any) -> dict[str, Any]:
+def named(params: dict[str, Any], names: Names) -> dict[str, object]:
     """The parameters with those the engine's table knows named by ``names`` (``engine.errors.Names``)."""
     known = {k: v for k, v in params.items() if k in PARAMETERS}
     return {**params, **render_params(known, names)}

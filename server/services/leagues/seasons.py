@@ -34,7 +34,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, TypedDict
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import Row, func, select
@@ -147,7 +147,23 @@ def _choice(value: object, choices: tuple[str, ...], msgid: str) -> str:
     return value
 
 
-def check_league(spec: LeagueSpec) -> dict[str, Any]:
+class LeagueColumns(TypedDict):
+    """A league's columns as ``check_league`` accepts them."""
+
+    name: str
+    language: str
+    timezone: str
+    table_size: int
+    options: engine.OptionsJSON
+    preset: str | None
+    scoring: str
+    tie_breaks: list[str]
+    forfeit: str
+    standings_public: bool
+    organiser_email: str | None
+
+
+def check_league(spec: LeagueSpec) -> LeagueColumns:
     """The league's columns from ``spec``, every field checked; LeagueError names the first refused one."""
     if not isinstance(spec.name, str) or not spec.name.strip():
         raise LeagueError(EMPTY_NAME)
