@@ -271,6 +271,32 @@ class ApplicantJSON(TypedDict, total=False):
     knows: list[str]
 
 
+class StallJSON(TypedDict):
+    """Why a season's due round could not be seated (``seasons.unseated``, written by ``rounds._unseated``)."""
+
+    #: the number of the round that could not be seated
+    round: int
+    #: the refusal (``rounds.RoundError``): its msgid and parameters (as ``ShownError.params`` holds them)
+    msgid: str
+    params: dict[str, Any]
+    #: since when (ISO 8601)
+    since: str
+
+
+class DivisionCount(TypedDict):
+    #: None: a season without divisions
+    name: str | None
+    count: int
+
+
+class OutlineJSON(TypedDict):
+    """A season's stored standings outline (``season_standings.rows``): each division's name and number of rows,
+    then the substitutes' number of rows."""
+
+    divisions: list[DivisionCount]
+    substitutes: int
+
+
 class Game(Base):
     __tablename__ = "games"
 
@@ -705,7 +731,7 @@ class Season(Base):
     results_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     #: why the minute sweep could not seat the season's next round (``rounds.sweep``): ``{"round", "msgid",
     #: "params", "since"}``; the organiser is mailed once per stall and shown it; null once a round is seated.
-    unseated: Mapped[dict[str, Any] | None] = mapped_column(JSONType)
+    unseated: Mapped[StallJSON | None] = mapped_column(JSONType)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
@@ -803,10 +829,9 @@ class SeasonStandings(Base):
 
     season_id: Mapped[int] = mapped_column(ForeignKey("seasons.id", ondelete="CASCADE"), primary_key=True)
     version: Mapped[int] = mapped_column(Integer)
-    #: the tables' outline, as ``services.leagues.standings.store`` writes it:
-    #: ``{"divisions": [{"name", "count"}], "substitutes": count}``; the rows themselves are ``SeasonStandingRow``s (a
-    #: page reads one page of them).
-    rows: Mapped[dict[str, Any]] = mapped_column(JSONType)
+    #: the tables' outline, as ``services.leagues.standings.store`` writes it; the rows themselves are
+    #: ``SeasonStandingRow``s (a page reads one page of them).
+    rows: Mapped[OutlineJSON] = mapped_column(JSONType)
     computed_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 

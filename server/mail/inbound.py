@@ -17,11 +17,10 @@ import asyncio
 import logging
 import threading
 from collections.abc import Callable
-from typing import Any
 
 from aiosmtpd.controller import Controller
 from aiosmtpd.lmtp import LMTP
-from aiosmtpd.smtp import SMTP
+from aiosmtpd.smtp import SMTP, Envelope, Session
 from limits import parse as parse_limit
 from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
@@ -52,7 +51,9 @@ class Handler:
         self.per_client = parse_limit(f"{settings.inbound_per_minute}/minute")
         self.per_sender = parse_limit(f"{settings.inbound_per_sender}/minute")
 
-    async def handle_MAIL(self, server: Any, session: Any, envelope: Any, address: str, options: list[str]) -> str:
+    async def handle_MAIL(
+        self, server: SMTP, session: Session, envelope: Envelope, address: str, options: list[str]
+    ) -> str:
         """A message begins: counted for its sender address and (over SMTP) its client address; over either limit,
         451 and nothing is taken."""
         counted = [(self.per_sender, "sender", address.strip().lower() or "<>")]
@@ -69,7 +70,9 @@ class Handler:
         envelope.mail_options.extend(options)
         return "250 OK"
 
-    async def handle_RCPT(self, server: Any, session: Any, envelope: Any, address: str, options: list[str]) -> str:
+    async def handle_RCPT(
+        self, server: SMTP, session: Session, envelope: Envelope, address: str, options: list[str]
+    ) -> str:
         domain = address.rpartition("@")[2].strip().lower()
         if not self.settings.reply_domain or domain != self.settings.reply_domain.lower():
             return "550 5.1.1 not a deadmail reply address"
@@ -81,7 +84,7 @@ class Handler:
     def receive(self, raw: bytes, recipients: list[str], mail_from: str | None) -> replies.Received:
         return replies.receive(self.db, self.settings, raw, recipients, mail_from=mail_from)
 
-    async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
+    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
         raw = envelope.original_content or envelope.content or b""
         if isinstance(raw, str):
             raw = raw.encode("utf-8", errors="surrogateescape")

@@ -134,11 +134,11 @@ def round_unseated(composer: Composer, row: Outbox) -> Draft | None:
     """To the league's organiser: the season's next round could not be seated, and why, with the season's page
     (``rounds.sweep``); skipped once a round was seated after all."""
     found = mail_rows.season(composer.session, row.payload.get("season"))
-    if found is None or found.season.unseated is None:
+    stall = None if found is None else found.season.unseated
+    if found is None or stall is None:
         return None
     t, settings, season, league = composer.t, composer.settings, found.season, found.league
-    stall = season.unseated or {}
-    draft = Draft("round_unseated", {**_season_words(found), "round": stall.get("round") or 1})
+    draft = Draft("round_unseated", {**_season_words(found), "round": stall["round"]})
     reason = rounds.unseated_reason(stall)
     draft.notes.append(refusal(reason, composer.lang))
     draft.notes.append(

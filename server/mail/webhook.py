@@ -30,7 +30,7 @@ def _text(data: dict[str, Any], key: str, limit: int = 998) -> str:
     return storable(value)
 
 
-def message_from_json(data: Any) -> tuple[bytes, list[str]]:
+def message_from_json(data: object) -> tuple[bytes, list[str]]:
     """The JSON form -> a raw message and its recipients (ValueError when malformed)."""
     try:
         return _message(data)
@@ -38,7 +38,7 @@ def message_from_json(data: Any) -> tuple[bytes, list[str]]:
         raise ValueError(f"a header cannot be used ({type(exc).__name__})") from None
 
 
-def _message(data: Any) -> tuple[bytes, list[str]]:
+def _message(data: object) -> tuple[bytes, list[str]]:
     if not isinstance(data, dict):
         raise ValueError("send a JSON object")
     to = data.get("to")

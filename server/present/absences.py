@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import datetime, time, timedelta
-from typing import Any
 
 from babel.dates import format_date
 
@@ -21,7 +20,7 @@ def moment_shown(moment: datetime, tz_name: str | None, lang: str, *, end: bool)
     return i18n.format_when(moment, moment, tz_name, lang)[0]
 
 
-def absences_shown(items: list[Away], tz_name: str | None, lang: str) -> list[dict[str, Any]]:
+def absences_shown(items: list[Away], tz_name: str | None, lang: str) -> list[dict[str, object]]:
     """``services.attendance.absences.listed`` for a page: each with ``first`` and ``last`` (their words) and
     ``current``."""
     return [

@@ -69,7 +69,7 @@ def games_shown(
     return out
 
 
-def rating_shown(lang: str, rating: ratings.Rating | None) -> dict[str, Any]:
+def rating_shown(lang: str, rating: ratings.Rating | None) -> dict[str, object]:
     """The rating across all games: ``{"new", "text", "games"}``; "new" (fewer than ``NEW_BELOW`` games) is shown as
     unknown, never as a low number."""
     t = translations(lang)
@@ -97,12 +97,12 @@ def history_shown(rating: ratings.Rating | None) -> list[int]:
     return [round(point.ordinal) for point in rating.history]
 
 
-def league_ratings_shown(lang: str, found: list[tuple[str, ratings.Rating]]) -> list[dict[str, Any]]:
+def league_ratings_shown(lang: str, found: list[tuple[str, ratings.Rating]]) -> list[dict[str, object]]:
     """Each league's rating: ``{"league", "text", "games"}`` as ``rating_shown``."""
     return [{"league": name, **rating_shown(lang, rating)} for name, rating in found]
 
 
-def leagues_shown(lang: str, timezone: str, now: datetime, entries: list[HubEntry]) -> list[dict[str, Any]]:
+def leagues_shown(lang: str, timezone: str, now: datetime, entries: list[HubEntry]) -> list[dict[str, object]]:
     """The player's season entries for the hub: ``{"id", "title", "status", "next", "rounds": [{"number", "when",
     "skipped"}], "skips", "can_skip", "can_withdraw", "knows", "standings"}`` (``knows``: the addresses of people they
     know, one a line, while they play; else None; ``standings``: the season's id, or None); times in the reader's

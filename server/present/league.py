@@ -11,7 +11,7 @@ from typing import Any
 from babel import Locale
 from babel.dates import format_time, get_day_names
 
-from ..models import LANGUAGES, TempoJSON
+from ..models import LANGUAGES, StallJSON, TempoJSON
 from ..services.leagues import scoring
 from ..services.leagues.rounds import EntryItem, LeagueOverview, RoundShown, SeasonOverview, unseated_reason
 from ..services.leagues.seasons import TABLE_SIZES
@@ -58,7 +58,7 @@ def estimate_text(lang: str, figures: dict[str, Any]) -> str:
     }
 
 
-def league_page(lang: str, league: LeagueOverview) -> dict[str, Any]:
+def league_page(lang: str, league: LeagueOverview) -> dict[str, object]:
     """The league organiser's page: the league's settings, and its seasons with their counts."""
     t = translations(lang)
     preset = PRESETS.get(league.preset or "")
@@ -108,7 +108,7 @@ def status_name(lang: str, status: str, of: str) -> str:
     return str(names.get(of, {}).get(status, status))
 
 
-def season_page(lang: str, season: SeasonOverview, tz: str, now: datetime) -> dict[str, Any]:
+def season_page(lang: str, season: SeasonOverview, tz: str, now: datetime) -> dict[str, object]:
     """A season: its entries with their status, its rounds with their status and start, and the notice of a due
     round that could not be seated (``unseated``: its number, the reason and since when; None)."""
     return {
@@ -127,19 +127,19 @@ def season_page(lang: str, season: SeasonOverview, tz: str, now: datetime) -> di
     }
 
 
-def unseated_notice(lang: str, stall: dict[str, Any] | None, tz: str, now: datetime) -> dict[str, Any] | None:
+def unseated_notice(lang: str, stall: StallJSON | None, tz: str, now: datetime) -> dict[str, object] | None:
     """A season's stall (``Season.unseated``) shown: ``round``, ``reason`` (translated), ``since`` (in ``tz``)."""
     if not stall:
         return None
     reason = unseated_reason(stall)
     try:
-        since = format_when(datetime.fromisoformat(str(stall.get("since"))), now, tz, lang)[0]
+        since = format_when(datetime.fromisoformat(stall["since"]), now, tz, lang)[0]
     except ValueError:
         since = ""
-    return {"round": stall.get("round") or 1, "reason": refusal(reason, lang), "since": since}
+    return {"round": stall["round"], "reason": refusal(reason, lang), "since": since}
 
 
-def round_page(lang: str, rnd: RoundShown, divisions: Mapping[int, str | None], now: datetime) -> dict[str, Any]:
+def round_page(lang: str, rnd: RoundShown, divisions: Mapping[int, str | None], now: datetime) -> dict[str, object]:
     """A round: each table's players with their zone, division (``divisions``: by player id) and local time, and
     the hours all of them are awake."""
     t = translations(lang)
@@ -190,7 +190,7 @@ def forfeit_name(lang: str, rule: str) -> str:
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 
-def league_form(lang: str, values: dict[str, Any], error: str | None) -> dict[str, Any]:
+def league_form(lang: str, values: dict[str, Any], error: str | None) -> dict[str, object]:
     """templates/league/new.html's context: every field's choices in the reader's language; ``values`` refills the
     form after a refusal."""
     t = translations(lang)
@@ -206,7 +206,7 @@ def league_form(lang: str, values: dict[str, Any], error: str | None) -> dict[st
     }
 
 
-def season_form(lang: str, values: dict[str, Any], zone: str, error: str | None) -> dict[str, Any]:
+def season_form(lang: str, values: dict[str, Any], zone: str, error: str | None) -> dict[str, object]:
     """templates/league/new_season.html's context: the weekdays in the reader's language, the league's zone."""
     days = get_day_names("wide", locale=DATE_LOCALES[pick(lang)])
     return {
@@ -217,7 +217,7 @@ def season_form(lang: str, values: dict[str, Any], zone: str, error: str | None)
     }
 
 
-def entry_rows(lang: str, entries: list[EntryItem], zone: str, now: datetime) -> list[dict[str, Any]]:
+def entry_rows(lang: str, entries: list[EntryItem], zone: str, now: datetime) -> list[dict[str, object]]:
     """A season's sign-ups for its organiser: name, status, when confirmed (nothing else of them)."""
     return [
         {
@@ -231,7 +231,7 @@ def entry_rows(lang: str, entries: list[EntryItem], zone: str, now: datetime) ->
     ]
 
 
-def swap_groups(tables: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def swap_groups(tables: list[dict[str, Any]]) -> list[dict[str, object]]:
     """The players who may change tables, by division (each division plays at its own tables, so a swap across
     divisions is never offered): a group only when its division sits at two tables or more."""
     groups: dict[str, dict[str, Any]] = {}

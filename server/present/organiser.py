@@ -36,7 +36,7 @@ def local_input(instant: datetime, tz: str) -> str:
     return instant.astimezone(zone(tz)).strftime("%Y-%m-%dT%H:%M")
 
 
-def seats(lang: str, links: list[SeatLink]) -> list[dict[str, Any]]:
+def seats(lang: str, links: list[SeatLink]) -> list[dict[str, object]]:
     """The seats of ``games.seat_links`` with their colours' names and players' names."""
     return [
         {
@@ -55,13 +55,13 @@ def game_page(
     now: datetime,
     offers: dict[str, list[str]] | None = None,
     figures: dict[str, SeatFigures] | None = None,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """templates/organiser/game.html's context from ``organise.overview``, ``games.seat_links``, ``offers`` (colour ->
     the links of its invitations still open, ``substitutes.pending``) and the people's reliability
     (``reliability.of_game``: colour -> figures in this game and overall)."""
     figures = figures or {}
 
-    def reliability_of(colour: str) -> dict[str, Any] | None:
+    def reliability_of(colour: str) -> dict[str, object] | None:
         seat = figures.get(colour)
         if seat is None:
             return None
@@ -118,7 +118,9 @@ def game_page(
     }
 
 
-def standings(lang: str, outcome: engine.Outcome | None, seats: list[organise.OrganisedSeat]) -> list[dict[str, Any]]:
+def standings(
+    lang: str, outcome: engine.Outcome | None, seats: list[organise.OrganisedSeat]
+) -> list[dict[str, object]]:
     """The final places of a game that is over (``seat.standings``, END-3), each row saying whether a bot played
     the seat; empty while it runs."""
     if not outcome:
@@ -129,7 +131,7 @@ def standings(lang: str, outcome: engine.Outcome | None, seats: list[organise.Or
     return [{**row, "bot": bots[row["colour"]]} for row in rows]
 
 
-def games_list(lang: str, rows: list[organise.Listed]) -> list[dict[str, Any]]:
+def games_list(lang: str, rows: list[organise.Listed]) -> list[dict[str, object]]:
     return [{**row, "code": row["status"], "status": glossary.status_name(lang, row["status"])} for row in rows]
 
 
@@ -178,7 +180,7 @@ def option_hints(lang: str) -> dict[str, str]:
     }
 
 
-def new_game_form(lang: str, values: dict[str, Any], error: str | None) -> dict[str, Any]:
+def new_game_form(lang: str, values: dict[str, Any], error: str | None) -> dict[str, object]:
     """templates/organiser/new.html's context: every option and its choices, colours, weapons, request kinds and
     time zones; ``values`` refills the form after a refusal."""
     return {
@@ -212,7 +214,7 @@ def short_when(instant: datetime, tz: str, lang: str) -> str:
     return f"{format_date(local, 'medium', locale=locale)}, {format_time(local, 'short', locale=locale)}"
 
 
-def tenures(lang: str, by_colour: dict[str, list[Tenure]], tz: str, now: datetime) -> list[dict[str, Any]]:
+def tenures(lang: str, by_colour: dict[str, list[Tenure]], tz: str, now: datetime) -> list[dict[str, object]]:
     """The seats' tenures (``services.play.tenures.of_game``), one line each, in seating order, with dates in the game's
     zone."""
 
@@ -232,7 +234,7 @@ def tenures(lang: str, by_colour: dict[str, list[Tenure]], tz: str, now: datetim
     ]
 
 
-def invitation(lang: str, data: substitutes.Invited) -> dict[str, Any]:
+def invitation(lang: str, data: substitutes.Invited) -> dict[str, object]:
     """templates/invitation.html's context from ``substitutes.look``: public facts only."""
     return {
         "label": game_label(lang, data["game"], data["title"]),
@@ -246,7 +248,7 @@ def invitation(lang: str, data: substitutes.Invited) -> dict[str, Any]:
     }
 
 
-def offered_seat(lang: str, seat: substitutes.Offered) -> dict[str, Any]:
+def offered_seat(lang: str, seat: substitutes.Offered) -> dict[str, object]:
     """templates/organiser/offer.html's seat, from ``substitutes.offerable``."""
     return {
         **seat,
@@ -257,7 +259,7 @@ def offered_seat(lang: str, seat: substitutes.Offered) -> dict[str, Any]:
 
 def confirmation(
     lang: str, what: str, data: organise.Overview, colour: str | None = None, by: str | None = None, person: str = ""
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """templates/organiser/confirm.html's question before what cannot be undone: ``what`` is "replace" (the seat
     ``colour`` goes to a bot of kind ``by``, or to ``person``, "Name <address>"), "revoke" (the seat's links) or
     "abandon"; ``data`` is ``organise.overview``."""

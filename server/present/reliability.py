@@ -4,7 +4,6 @@ hours", or "new: fewer than 20 decisions so far" (unknown, never unreliable), in
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any
 
 from babel.dates import format_timedelta
 from babel.numbers import format_percent
@@ -32,7 +31,7 @@ def figure_text(lang: str, figures: Reliability) -> str:
     }
 
 
-def shown(lang: str, figures: Reliability) -> dict[str, Any]:
+def shown(lang: str, figures: Reliability) -> dict[str, object]:
     """A template's view of the figures: the line, whether the person is new, and how many decisions count."""
     return {"text": figure_text(lang, figures), "new": figures.new, "requests": figures.requests}
 

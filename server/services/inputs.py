@@ -114,7 +114,7 @@ def _depth(data: bytes) -> int:
     return deepest
 
 
-def _storable(value: Any) -> bool:
+def _storable(value: object) -> bool:
     """True when every text of a parsed JSON value (object keys too) can be stored."""
     if isinstance(value, str):
         return not unstorable(value)

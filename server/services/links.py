@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from itsdangerous import BadSignature, SignatureExpired, TimestampSigner, URLSafeSerializer, URLSafeTimedSerializer
 
@@ -27,7 +27,7 @@ def serializer(secret_key: str, salt: str = SALT) -> URLSafeTimedSerializer:
     return URLSafeTimedSerializer(secret_key, salt=salt)
 
 
-def _load(secret_key: str, salt: str, token: str, max_age: int, expired: str) -> Any:
+def _load(secret_key: str, salt: str, token: str, max_age: int, expired: str) -> object:
     """The data a well-signed, unexpired token of ``salt`` carries; LinkError (``expired`` when too old). A
     ``max_age`` of 0: the token does not expire."""
     if len(token) > 512:
@@ -40,7 +40,7 @@ def _load(secret_key: str, salt: str, token: str, max_age: int, expired: str) ->
         raise LinkError(N_("This link is not valid: check that you copied all of it.")) from None
 
 
-def _one_id(data: Any) -> int:
+def _one_id(data: object) -> int:
     if not isinstance(data, int) or isinstance(data, bool):
         raise LinkError(N_("This link is not valid."))
     return data
@@ -135,7 +135,7 @@ LEAGUE_SALTS = {
 CONFIRM_SALT = "deadmail.league.confirm"
 
 
-def _two_ids(data: Any) -> tuple[int, int]:
+def _two_ids(data: object) -> tuple[int, int]:
     if not (isinstance(data, list) and len(data) == 2):
         raise LinkError(N_("This link is not valid."))
     return _one_id(data[0]), _one_id(data[1])

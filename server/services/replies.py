@@ -21,6 +21,7 @@ from sqlalchemy import delete, func, select, update
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 import engine
+from engine.shapes import JSON
 
 from ..db import Database
 from ..models import GameStatus, InboundMail, MailKind, Seat
@@ -217,7 +218,7 @@ def addressee(db: Database, to: ReplyTo, sender: str) -> Addressee:
         return Addressee("", "", seat.id, player.language, zone, window["request"], state["view"])
 
 
-def apply_answer(db: Database, to: ReplyTo, kind: str, answer: Any, now: datetime) -> str:
+def apply_answer(db: Database, to: ReplyTo, kind: str, answer: JSON, now: datetime) -> str:
     """Store an answer read from a reply, through the web's own path: "applied", "closed" (the window moved on),
     "error" (refused) or "forged" (the address was revoked meanwhile)."""
     try:
@@ -229,7 +230,7 @@ def apply_answer(db: Database, to: ReplyTo, kind: str, answer: Any, now: datetim
     return "applied"
 
 
-def set_standing(db: Database, to: ReplyTo, changes: dict[str, Any]) -> str:
+def set_standing(db: Database, to: ReplyTo, changes: object) -> str:
     """Standing answers read from a reply (``AUTO CAMERA LOOK``), stored like the seat page's: "applied", or
     "error" (refused: nothing changed)."""
     try:

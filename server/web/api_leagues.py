@@ -87,7 +87,7 @@ NOT_FOUND = (
 FORBIDDEN = (reading.NOT_MEMBER, reading.NOT_PUBLIC)
 NO_SIGNUP_SEASON = "No season of this league is open for sign-ups just now: nothing was changed."
 
-View = Callable[..., Any]
+View = Callable[..., ResponseReturnValue]
 
 
 def refusal(exc: ShownError) -> Response:

@@ -10,6 +10,7 @@ sandboxed frame: it runs no script and cannot reach this page, but its links ope
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from email.message import EmailMessage
 from email.utils import make_msgid
@@ -90,7 +91,7 @@ class Chosen:
         return {k: v for k, v in {**given, **changed}.items() if v is not None}
 
 
-def _chosen(args: Any, cookies: Any) -> Chosen:
+def _chosen(args: Mapping[str, str], cookies: Mapping[str, str]) -> Chosen:
     chosen = Chosen()
     game = str(args.get("game", ""))
     if game:

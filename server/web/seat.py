@@ -14,6 +14,7 @@ from flask.typing import ResponseReturnValue
 from flask_babel import gettext
 
 import engine
+from engine.shapes import JSON
 
 from ..models import utcnow
 from ..present import board
@@ -146,7 +147,7 @@ class _Tap:
     #: the window's request (the seat owes one: a tap answers it).
     request: engine.RequestJSON
     command: str
-    answer: Any
+    answer: JSON
 
 
 def _one_tap(token: str, values: Any) -> _Tap:
@@ -167,7 +168,7 @@ def _one_tap(token: str, values: Any) -> _Tap:
     return _Tap(state, window, window["request"], command, answer)
 
 
-def _tapped(view: Callable[[str, _Tap], Any]) -> Callable[[str], Any]:
+def _tapped(view: Callable[[str, _Tap], ResponseReturnValue]) -> Callable[[str], ResponseReturnValue]:
     """A one-tap view, given what its link (GET) or form (POST) answers; the page of a refusal otherwise."""
 
     @wraps(view)

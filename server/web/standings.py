@@ -143,7 +143,7 @@ def public_games(token: str, season_id: int, player_id: int) -> ResponseReturnVa
 # --- the organiser ---------------------------------------------------------------------------------------------------
 
 
-def organised(view: Callable[..., Any]) -> Callable[..., Any]:
+def organised(view: Callable[..., ResponseReturnValue]) -> Callable[..., ResponseReturnValue]:
     """A view of ``/lo/<token>/season/<id>/…``: ``season`` is the league's season the organiser link opens (a season
     of another league is refused)."""
 

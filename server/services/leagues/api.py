@@ -27,10 +27,10 @@ from typing import Any, TypedDict
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from engine.shapes import JSON, JSONObject
+from engine.shapes import JSONObject
 
 from ...db import Database
-from ...models import Game, League, LeagueRound, Player, RatingRow, ScheduleRuleJSON, Season, SeasonPlayer
+from ...models import Game, League, LeagueRound, Player, RatingRow, ScheduleRuleJSON, Season, SeasonPlayer, StallJSON
 from .. import inputs
 from ..errors import N_, ShownError
 from . import ratings, recorded, rounds, seasons, standings
@@ -99,7 +99,7 @@ RESULT_FIELDS = {"points": "object", "ranking": "list"}
 NEXT_FIELDS = {"signup_closes": "text"}
 
 
-def fields(body: Any, kinds: dict[str, str], required: tuple[str, ...]) -> dict[str, Any]:
+def fields(body: object, kinds: dict[str, str], required: tuple[str, ...]) -> dict[str, Any]:
     """``body`` when it is an object of ``kinds``' fields (``required`` ones present), each of its kind; BodyError."""
     if not isinstance(body, dict):
         raise BodyError(NOT_OBJECT)
@@ -118,7 +118,7 @@ def fields(body: Any, kinds: dict[str, str], required: tuple[str, ...]) -> dict[
     return dict(body)
 
 
-def league_spec(body: Any) -> LeagueSpec:
+def league_spec(body: object) -> LeagueSpec:
     """A ``POST /api/leagues`` body: the ``LeagueSpec`` fields (``name`` required)."""
     return LeagueSpec(**fields(body, LEAGUE_FIELDS, ("name",)))
 
@@ -133,7 +133,7 @@ class SeasonArgs:
     sizes: Sizes
 
 
-def season_args(body: Any) -> SeasonArgs:
+def season_args(body: object) -> SeasonArgs:
     """A ``POST /api/leagues/<id>/seasons`` body: ``signup_closes``, ``rounds``, ``schedule`` and (fixed) ``rule``;
     optionally ``max_players``, ``divisions`` and ``promote``."""
     given = fields(body, SEASON_FIELDS, ("signup_closes", "rounds", "schedule"))
@@ -142,24 +142,24 @@ def season_args(body: Any) -> SeasonArgs:
     return SeasonArgs(closes, given["rounds"], given["schedule"], given.get("rule"), sizes)
 
 
-def applicant(body: Any) -> Applicant:
+def applicant(body: object) -> Applicant:
     """A sign-up's body: ``name`` and ``email`` required, ``language``, ``timezone``, quiet hours optional."""
     return Applicant(**fields(body, APPLICANT_FIELDS, ("name", "email")))
 
 
-def swap_args(body: Any) -> tuple[int, int]:
+def swap_args(body: object) -> tuple[int, int]:
     """A swap's body: the two players' ids ``a`` and ``b``."""
     given = fields(body, SWAP_FIELDS, ("a", "b"))
     return given["a"], given["b"]
 
 
-def skip_args(body: Any) -> tuple[int, bool]:
+def skip_args(body: object) -> tuple[int, bool]:
     """A missed round's body: the round's ``number``, and ``undo`` (true: the player will play it after all)."""
     given = fields(body, SKIP_FIELDS, ("round",))
     return given["round"], bool(given.get("undo", False))
 
 
-def result_args(body: Any) -> dict[str, Any] | list[str]:
+def result_args(body: object) -> dict[str, Any] | list[str]:
     """A recorded result's body: ``points`` (victory points per colour) or ``ranking`` (colours, best first)."""
     given = fields(body, RESULT_FIELDS, ())
     if len(given) != 1:
@@ -171,7 +171,7 @@ def result_args(body: Any) -> dict[str, Any] | list[str]:
     return list(given["ranking"])
 
 
-def next_args(body: Any) -> datetime:
+def next_args(body: object) -> datetime:
     """The next season's body: when its sign-up closes."""
     return inputs.instant(fields(body, NEXT_FIELDS, ("signup_closes",))["signup_closes"], "signup_closes")
 
@@ -223,9 +223,9 @@ class LeagueListed:
 class Unseated:
     """Why a season's due round could not be seated: its ``round``, the ``reason`` (English) and ``since`` when."""
 
-    round: JSON
+    round: int
     reason: str
-    since: JSON
+    since: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,13 +300,13 @@ def _season_shown(season: Season, counts: dict[str, int], round_ids: list[int]) 
     )
 
 
-def _unseated(stall: dict[str, Any] | None) -> Unseated | None:
+def _unseated(stall: StallJSON | None) -> Unseated | None:
     """Why the season's due round could not be seated (``Season.unseated``, as ``rounds`` stores it); None while
     nothing is stalled."""
     if not stall:
         return None
     reason = str(rounds.unseated_reason(stall))
-    return Unseated(stall.get("round"), reason, stall.get("since"))
+    return Unseated(stall["round"], reason, stall["since"])
 
 
 def _round_ids(session: Session, season_ids: list[int]) -> dict[int, list[int]]:

@@ -60,6 +60,7 @@ from ...models import (
     Season,
     SeasonPlayer,
     SeasonStatus,
+    StallJSON,
     utcnow,
 )
 from ..errors import N_, ShownError
@@ -406,9 +407,9 @@ def sweep(db: Database, now: datetime) -> int:
     return started
 
 
-def unseated_reason(stall: dict[str, Any]) -> ShownError:
+def unseated_reason(stall: StallJSON) -> ShownError:
     """Why a stored stall (``Season.unseated``, written by ``_unseated``) says the due round could not be seated."""
-    return ShownError(str(stall.get("msgid") or ""), **dict(stall.get("params") or {}))
+    return ShownError(stall["msgid"], **stall["params"])
 
 
 def _unseated(db: Database, season_id: int, exc: RoundError, now: datetime) -> None:
@@ -420,8 +421,8 @@ def _unseated(db: Database, season_id: int, exc: RoundError, now: datetime) -> N
             return  # started meanwhile
         number = len([r for r in _rounds(session, season.id) if r.status != RoundStatus.PLANNED]) + 1
         new = season.unseated is None
-        since = now.isoformat() if new else (season.unseated or {}).get("since", now.isoformat())
-        stall = {"round": number, "msgid": exc.msgid, "params": dict(exc.params), "since": since}
+        since = now.isoformat() if season.unseated is None else season.unseated["since"]
+        stall: StallJSON = {"round": number, "msgid": exc.msgid, "params": dict(exc.params), "since": since}
         if season.unseated != stall:  # (written when it changes, not each minute)
             season.unseated = stall
         league = session.get(League, season.league_id)
@@ -579,7 +580,7 @@ class SeasonOverview:
     divisions: int | None
     rounds: list[RoundItem]
     can_plan: bool
-    unseated: dict[str, Any] | None
+    unseated: StallJSON | None
 
 
 def season_view(db: Database, league_id: int, season_id: int) -> SeasonOverview:

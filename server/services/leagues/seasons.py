@@ -287,7 +287,7 @@ def create_season(
     signup_closes: datetime,
     rounds: int,
     schedule: str,
-    rule: Any,
+    rule: object,
     *,
     now: datetime,
     sizes: Sizes | None = None,

@@ -19,7 +19,17 @@ from sqlalchemy import delete, insert, select, true
 from sqlalchemy.orm import Session
 
 from ...db import Database
-from ...models import League, LeagueResult, Player, Season, SeasonPlayer, SeasonStandingRow, SeasonStandings, utcnow
+from ...models import (
+    League,
+    LeagueResult,
+    OutlineJSON,
+    Player,
+    Season,
+    SeasonPlayer,
+    SeasonStandingRow,
+    SeasonStandings,
+    utcnow,
+)
 from ..errors import N_, ShownError
 from ..play.places import placings
 from . import scoring
@@ -152,7 +162,7 @@ def _tabs(table: Standings) -> list[list[StandingRow]]:
 def store(session: Session, season: Season, now: datetime) -> None:
     """Compute the season's standings and store them: the outline in ``SeasonStandings``, the rows apart."""
     table = compute(session, season)
-    outline = {
+    outline: OutlineJSON = {
         "divisions": [{"name": name, "count": len(rows)} for name, rows in table.divisions],
         "substitutes": len(table.substitutes),
     }
@@ -223,7 +233,7 @@ def _stored(values: Sequence[Any]) -> StandingRow:
 def _read(session: Session, cached: SeasonStandings, where: Any, more: list[bool] | None = None) -> Standings:
     """The stored rows matching ``where``, in their tables as ``cached`` outlines them."""
     outline = cached.rows
-    names = [d["name"] for d in outline.get("divisions") or []]
+    names = [d["name"] for d in outline["divisions"]]
     tabs: list[list[StandingRow]] = [[] for _ in range(len(names) + 1)]
     found = session.execute(
         select(SeasonStandingRow.tab, *_STORED)
@@ -260,7 +270,7 @@ def standings_page(
     with db.session() as session:
         cached = _fresh(session, season_id, now or utcnow())
         outline = cached.rows
-        counts = [d["count"] for d in outline.get("divisions") or []] + [outline.get("substitutes") or 0]
+        counts = [d["count"] for d in outline["divisions"]] + [outline["substitutes"]]
         start, end = page * PAGE, (page + 1) * PAGE
         shown = SeasonStandingRow.position.between(start, end - 1)
         table = _read(session, cached, shown, [count > end for count in counts])

@@ -22,6 +22,8 @@ from typing import Any
 from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
+from engine.shapes import JSON
+
 from ...models import Game, RequestRow, Window
 
 
@@ -51,7 +53,7 @@ class ClosedRequest:
     position: int
     kind: str
     secret: bool
-    answer: Any
+    answer: JSON
     answered_at: datetime | None
     defaulted: bool
     standing: bool

@@ -45,8 +45,8 @@ import random
 import statistics
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import datetime, time, timedelta
-from typing import Any, TypedDict
+from datetime import date, datetime, time, timedelta
+from typing import TypedDict
 
 import engine
 from engine import standing_answer, vote_decided
@@ -299,7 +299,7 @@ class _Table:
     model: Model
     rng: random.Random
     #: (colour, session day) -> at that session or not (drawn once)
-    present: dict[tuple[str, Any], bool] = field(default_factory=dict)
+    present: dict[tuple[str, date], bool] = field(default_factory=dict)
     #: colour -> (opened, answered) of each request the person answered themselves (their pace, for last calls)
     answered: dict[str, list[tuple[datetime, datetime]]] = field(default_factory=dict)
     #: the people who have vanished by now (``SimSeat.vanishes``)

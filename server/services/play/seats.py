@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, TypedDict
+from typing import TypedDict
 
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session, joinedload
 
 import engine
+from engine.shapes import JSON
 
 from ...db import Database
 from ...models import Game, RequestRow, Seat, TempoJSON, Window, WindowStatus, pick_language, utcnow
@@ -124,7 +125,7 @@ def still_deciding(
     return [{"player": r["colour"], "kind": r["kind"]} for r in owed if not r["answered"]]
 
 
-def answer_in(session: Session, seat: Seat, window_number: object) -> tuple[Mapping[str, object], Any] | None:
+def answer_in(session: Session, seat: Seat, window_number: object) -> tuple[Mapping[str, object], JSON] | None:
     """The seat's own request and answer in its game's window ``window_number`` (once it is closed, the request is
     ``{"kind": ...}`` only: the game's archive keeps no more); None when it gave none there."""
     row = session.execute(
@@ -189,7 +190,7 @@ class SeatWindow(TypedDict):
     deadline: str
     #: the seat's own request (None: it owes nothing in this window) and its answer so far.
     request: engine.RequestJSON | None
-    answer: Any
+    answer: JSON
     #: every answer is in (or the vote was closed once decided): the window closes now, nothing can change.
     completed: bool
 
