@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypedDict
@@ -114,7 +115,7 @@ def person(name: object, email: object) -> PlayerSpec:
     return PlayerSpec(name=(shown or address.split("@")[0])[:80], email=address)
 
 
-def spec_from_json(data: dict[str, Any]) -> GameSpec:
+def spec_from_json(data: Mapping[str, object]) -> GameSpec:
     """The JSON API's body -> a GameSpec (same vocabulary as the command line)."""
     if not isinstance(data, dict):
         raise GameError(N_("the body must be a JSON object"))
@@ -211,11 +212,36 @@ def _play_hours(data: dict[str, Any]) -> PlayHoursJSON | None:
     return PlayHours.from_json(value).to_json()
 
 
-def spec_from_form(form: Any, limit: int) -> dict[str, Any]:
+class AbsenceFields(TypedDict, total=False):
+    """The new-game form's missed-deadline and absence options, as typed (an empty field is left out)."""
+
+    autopilot_after: int
+    absence: str
+    absence_budget: str
+
+
+class FormBody(AbsenceFields):
+    """The organiser's new-game form as the JSON API's body, for ``spec_from_json``."""
+
+    title: str
+    players: list[str]
+    options: dict[str, str | dict[str, int]]
+    deadlines: list[str]
+    timezone: str
+    avoid_quiet_hours: bool
+    last_call: str | None
+    play_hours: str | None
+    play_deadline: str | None
+    close_decided_votes: bool
+    organiser: str | None
+    preset: str | None
+
+
+def spec_from_form(form: Any, limit: int) -> FormBody:
     """The organiser's new-game form (a multidict of texts, each read up to ``limit`` characters) -> the JSON API's
     body, for ``spec_from_json``. GameError for a weapon whose zombies killed is not a number."""
     players = [line.strip() for line in str(form.get("players", ""))[:limit].splitlines() if line.strip()]
-    options: dict[str, Any] = {
+    options: dict[str, str | dict[str, int]] = {
         name: str(form.get(f"option_{name}"))[:32] for name in CHOICES if form.get(f"option_{name}")
     }
     if form.get("option_first_chief"):
@@ -248,9 +274,9 @@ def spec_from_form(form: Any, limit: int) -> dict[str, Any]:
     }
 
 
-def _absence_fields(form: Any) -> dict[str, Any]:
+def _absence_fields(form: Any) -> AbsenceFields:
     """The form's missed-deadline and absence options, for ``absence_options``: an empty field is the default."""
-    fields: dict[str, Any] = {}
+    fields = AbsenceFields()
     after = str(form.get("autopilot_after", "")).strip()[:4]
     if after:
         number = inputs.small_int(after, 2)
