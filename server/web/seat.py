@@ -167,7 +167,7 @@ def _one_tap(token: str, values: Any) -> _Tap:
     return _Tap(state, window, window["request"], command, answer)
 
 
-def _tapped(view: Callable[[str, _Tap], Any]) -> Callable[[str], Any]:
+def _tapped(view: Callable[[str, _Tap], ResponseReturnValue]) -> Callable[[str], ResponseReturnValue]:
     """A one-tap view, given what its link (GET) or form (POST) answers; the page of a refusal otherwise."""
 
     @wraps(view)
