@@ -111,7 +111,7 @@ def _link(read: Callable[[str], object], name: str) -> Callable[[View], View]:
 
     def decorator(view: View) -> View:
         @wraps(view)
-        def opened(token: str, **kwargs: Any) -> ResponseReturnValue:
+        def opened(token: str, **kwargs: str | int) -> ResponseReturnValue:
             setattr(g, name, read(token))
             return view(token, **kwargs)
 

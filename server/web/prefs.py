@@ -205,7 +205,9 @@ def save(token: str) -> ResponseReturnValue:
         game["seat_id"]: [form[_order_field(game["seat_id"], i)].data or "" for i in range(len(CHARACTERS))]
         for game in data["games"]
     }
-    defaults: dict[str, Any] = {key: form[f"standing_{key}"].data or "ask" for key in STANDING_ANSWER_SELECTS}
+    defaults: dict[str, str | list[str]] = {
+        key: form[f"standing_{key}"].data or "ask" for key in STANDING_ANSWER_SELECTS
+    }
     defaults["victim"] = [form[f"standing_victim_{i}"].data or "" for i in range(len(CHARACTERS))]
     try:
         saved = prefs.save_prefs(dm().db, g.player_id, values, orders, defaults)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from flask import Blueprint, g, render_template, request, url_for
 from flask.typing import ResponseReturnValue
@@ -41,7 +40,7 @@ def seat_replay(token: str) -> ResponseReturnValue:
 
 
 def show(
-    game: Any, lang: str, round_url: Callable[[int], str], back_url: str, token: str | None = None
+    game: games.Finished, lang: str, round_url: Callable[[int], str], back_url: str, token: str | None = None
 ) -> ResponseReturnValue:
     """The replay page of a finished ``game`` at the round the query asks for (``?round=``), for a seat's player
     (``token``) or the organiser."""

@@ -48,7 +48,7 @@ def _games_urls(endpoint: str, **values: Any) -> Callable[[int], str]:
     return lambda player_id: f"{head}/{player_id}"
 
 
-def _page(season: reading.SeasonShown, games_url: Any, **extra: Any) -> dict[str, Any]:
+def _page(season: reading.SeasonShown, games_url: Callable[[int], str] | None, **extra: Any) -> dict[str, Any]:
     """The season's standings, a page (``?page=``, from 0) of each division, and the reader's own row (``you``)."""
     number = min(inputs.small_int(request.args.get("page", ""), 4) or 0, 9999)
     table, row = standings.standings_page(dm().db, season.season_id, number, extra.get("you"))
@@ -143,7 +143,9 @@ def public_games(token: str, season_id: int, player_id: int) -> ResponseReturnVa
 # --- the organiser ---------------------------------------------------------------------------------------------------
 
 
-def organised(view: Callable[..., ResponseReturnValue]) -> Callable[..., ResponseReturnValue]:
+def organised(
+    view: Callable[[str, reading.SeasonShown], ResponseReturnValue],
+) -> Callable[[str, int], ResponseReturnValue]:
     """A view of ``/lo/<token>/season/<id>/…``: ``season`` is the league's season the organiser link opens (a season
     of another league is refused)."""
 
