@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, TypedDict
+from typing import Any, TypedDict, cast
 
 from sqlalchemy import delete, insert, select, true
 from sqlalchemy.orm import Session
@@ -215,19 +215,8 @@ _STORED = (
 
 
 def _stored(values: Sequence[Any]) -> StandingRow:
-    """A stored row (its ``_STORED`` columns) as a ``StandingRow``."""
-    player, name, rank, games, points, wins, victory_points, average_place, division = values
-    return {
-        "player": player,
-        "name": name,
-        "rank": rank,
-        "games": games,
-        "points": points,
-        "wins": wins,
-        "victory_points": victory_points,
-        "average_place": average_place,
-        "division": division,
-    }
+    """A stored row (its ``_STORED`` columns, in ``ROW_COLUMNS``' order) as a ``StandingRow``."""
+    return cast(StandingRow, dict(zip(ROW_COLUMNS, values, strict=True)))
 
 
 def _read(session: Session, cached: SeasonStandings, where: Any, more: list[bool] | None = None) -> Standings:

@@ -46,7 +46,7 @@ import statistics
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
-from typing import TypedDict
+from typing import TypedDict, cast
 
 import engine
 from engine import standing_answer, vote_decided
@@ -467,7 +467,7 @@ class _Table:
             answers[colour] = value
             if len(answers) == len(requests):
                 return at, answers, "all"
-            if vote and vote_decided(requests, {c: str(v) for c, v in answers.items()}):
+            if vote and vote_decided(requests, cast(dict[str, str], answers)):  # (a vote's answers are colours)
                 return at, answers, "decided"
             if at > opened:
                 close = self.last_call(requests, answers, at, close, secret=secret, opening=False)
