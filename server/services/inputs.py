@@ -21,7 +21,9 @@ from __future__ import annotations
 import json
 import re
 from datetime import UTC, date, datetime, tzinfo
-from typing import Any, TypeVar
+from typing import TypeVar
+
+from engine.shapes import JSON
 
 from .errors import N_, ShownError
 
@@ -125,7 +127,7 @@ def _storable(value: object) -> bool:
     return True
 
 
-def parse_json(data: bytes | str, strict: bool = True) -> Any:
+def parse_json(data: bytes | str, strict: bool = True) -> JSON:
     """JSON from outside, parsed once its depth is known to be sane (``MAX_DEPTH``); InputError when it is too
     deep, not JSON, or (``strict``) holds a text that cannot be stored."""
     if _depth(data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data) > MAX_DEPTH:

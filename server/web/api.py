@@ -141,8 +141,9 @@ def add_absence(token: str) -> ResponseReturnValue:
     player_id, zone = absences.player_of(dm().db, g.seat.seat_id)
     now = utcnow()
     try:
-        if isinstance(body.get("text"), str):
-            span = away.parse_away(body["text"][:300], g.seat.language, zone, now, command=False)
+        text = body.get("text")
+        if isinstance(text, str):
+            span = away.parse_away(text[:300], g.seat.language, zone, now, command=False)
             assert span is not None  # the command word is optional here
             starts, ends = span
         else:

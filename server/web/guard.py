@@ -23,6 +23,8 @@ from flask_babel import gettext
 from werkzeug.exceptions import HTTPException
 from werkzeug.routing import IntegerConverter, Map, ValidationError
 
+from engine.shapes import JSON
+
 from ..services import inputs
 from ..services.inputs import InputError, parse_json
 from .access import json_error, message, say
@@ -49,7 +51,7 @@ class DatabaseId(IntegerConverter):
         return super().to_python(value)
 
 
-def json_body() -> Any:
+def json_body() -> JSON:
     """The request's JSON body (None when it is not sent as JSON); InputError as ``parse_json`` says, 413 when it
     is too large."""
     if not request.is_json:

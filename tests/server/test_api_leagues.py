@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from werkzeug.test import TestResponse
 
 from server.models import EntryStatus, Outbox, Player, Season, SeasonPlayer, utcnow
-from server.services.leagues import seasons
+from server.services.leagues import api, seasons
 from server.services.links import player_token
 from server.web.api_leagues import NEEDS_TOKEN, SIGNED_UP
 from tests.conftest import Stack
@@ -503,3 +503,15 @@ def test_a_player_acts_on_their_own_entries_only(stack: Stack) -> None:
         refused(stack, reply, 404, "There is no such sign-up.", before)
         reply = stack.client.post(f"/api/p/{forged(link)}/leagues/{entry['id']}/{path}", json=body)
         refused(stack, reply, 403, "This link is not valid", before)
+
+
+def test_every_body_field_has_a_checked_kind_and_the_required_ones_are_named() -> None:
+    """Each body's TypedDict declares its fields' types; ``fields`` checks each by ``KINDS``, so a field of a type
+    without a kind would be a server error on its first use: none is."""
+    shapes = (api.LeagueBody, api.SeasonBody, api.ApplicantBody, api.SwapBody, api.SkipBody, api.ResultBody)
+    for shape in (*shapes, api.NextBody):
+        kinds, _ = api._shape(shape)
+        assert set(kinds.values()) <= set(api.KINDS), shape.__name__
+    assert api._shape(api.SeasonBody)[1] == ["signup_closes", "rounds", "schedule"]
+    assert api._shape(api.SwapBody)[1] == ["a", "b"]
+    assert api._shape(api.ResultBody)[1] == []

@@ -19,15 +19,16 @@ what the API shows of leagues, seasons and a player's entries.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, TypedDict
+from typing import Any, ForwardRef, Required, TypedDict, TypeVar, cast
 
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from engine.shapes import JSONObject
+from engine.shapes import JSON, JSONObject
 
 from ...db import Database
 from ...models import Game, League, LeagueRound, Player, RatingRow, ScheduleRuleJSON, Season, SeasonPlayer, StallJSON
@@ -57,50 +58,89 @@ class BodyError(ShownError):
     """A body of the wrong shape: not an object, an unknown or missing field, a value of the wrong type."""
 
 
-#: a field's kind: the test its value passes, and the message when it does not.
-KINDS: dict[str, tuple[Any, str]] = {
-    "text": (lambda v: isinstance(v, str), NOT_TEXT),
-    "text?": (lambda v: v is None or isinstance(v, str), NOT_TEXT),
+#: a field's kind, as its body's TypedDict declares it: the test its value passes, and the message when not.
+KINDS: dict[str, tuple[Callable[[object], bool], str]] = {
+    "str": (lambda v: isinstance(v, str), NOT_TEXT),
+    "str | None": (lambda v: v is None or isinstance(v, str), NOT_TEXT),
     "int": (lambda v: isinstance(v, int) and not isinstance(v, bool), NOT_WHOLE),
-    "int?": (lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool)), NOT_WHOLE),
+    "int | None": (lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool)), NOT_WHOLE),
     "bool": (lambda v: isinstance(v, bool), NOT_BOOL),
-    "object": (lambda v: isinstance(v, dict), NOT_OBJECT_FIELD),
-    "object?": (lambda v: v is None or isinstance(v, dict), NOT_OBJECT_FIELD),
-    "list": (lambda v: isinstance(v, list), NOT_LIST),
+    "JSONObject": (lambda v: isinstance(v, dict), NOT_OBJECT_FIELD),
+    "JSONObject | None": (lambda v: v is None or isinstance(v, dict), NOT_OBJECT_FIELD),
+    "list[JSON]": (lambda v: isinstance(v, list), NOT_LIST),
 }
 
-LEAGUE_FIELDS = {
-    "name": "text",
-    "language": "text",
-    "timezone": "text",
-    "table_size": "int",
-    "options": "object",
-    "preset": "text?",
-    "scoring": "text",
-    "tie_breaks": "list",
-    "forfeit": "text",
-    "standings_public": "bool",
-    "organiser_email": "text?",
-}
-SEASON_FIELDS = {
-    "signup_closes": "text",
-    "rounds": "int",
-    "schedule": "text",
-    "rule": "object?",
-    "max_players": "int?",
-    "divisions": "int?",
-    "promote": "int",
-}
-#: ``knows``: the addresses of people the applicant knows, comma-separated (``leagues.check_knows``).
-APPLICANT_FIELDS = {f: "text" for f in ("name", "email", "language", "timezone", "quiet_start", "quiet_end", "knows")}
-SWAP_FIELDS = {"a": "int", "b": "int"}
-SKIP_FIELDS = {"round": "int", "undo": "bool"}
-RESULT_FIELDS = {"points": "object", "ranking": "list"}
-NEXT_FIELDS = {"signup_closes": "text"}
+
+class LeagueBody(TypedDict, total=False):
+    name: Required[str]
+    language: str
+    timezone: str
+    table_size: int
+    options: JSONObject
+    preset: str | None
+    scoring: str
+    tie_breaks: list[JSON]
+    forfeit: str
+    standings_public: bool
+    organiser_email: str | None
 
 
-def fields(body: object, kinds: dict[str, str], required: tuple[str, ...]) -> dict[str, Any]:
-    """``body`` when it is an object of ``kinds``' fields (``required`` ones present), each of its kind; BodyError."""
+class SeasonBody(TypedDict, total=False):
+    signup_closes: Required[str]
+    rounds: Required[int]
+    schedule: Required[str]
+    rule: JSONObject | None
+    max_players: int | None
+    divisions: int | None
+    promote: int
+
+
+class ApplicantBody(TypedDict, total=False):
+    name: Required[str]
+    email: Required[str]
+    language: str
+    timezone: str
+    quiet_start: str
+    quiet_end: str
+    #: the addresses of people the applicant knows, comma-separated (``leagues.check_knows``).
+    knows: str
+
+
+class SwapBody(TypedDict):
+    a: int
+    b: int
+
+
+class SkipBody(TypedDict, total=False):
+    round: Required[int]
+    undo: bool
+
+
+class ResultBody(TypedDict, total=False):
+    points: JSONObject
+    ranking: list[JSON]
+
+
+class NextBody(TypedDict):
+    signup_closes: str
+
+
+B = TypeVar("B", LeagueBody, SeasonBody, ApplicantBody, SwapBody, SkipBody, ResultBody, NextBody)
+
+
+def _shape(shape: object) -> tuple[dict[str, str], list[str]]:
+    """A body's fields with their types as written (this module postpones annotations), and its required fields."""
+    declared: dict[str, ForwardRef] = getattr(shape, "__annotations__")  # noqa: B009 (typeshed: a TypedDict's)
+    written = {name: hint.__forward_arg__ for name, hint in declared.items()}
+    kinds = {name: re.sub(r"^Required\[(.*)\]$", r"\1", hint) for name, hint in written.items()}
+    total: bool = getattr(shape, "__total__")  # noqa: B009
+    return kinds, [name for name, hint in written.items() if total or hint.startswith("Required[")]
+
+
+def fields(body: object, shape: type[B]) -> B:
+    """``body`` when it is an object of ``shape``'s fields (its required ones present), each of the type ``shape``
+    declares (a text at most ``MAX_TEXT`` characters); BodyError names the first refused field."""
+    kinds, required = _shape(shape)
     if not isinstance(body, dict):
         raise BodyError(NOT_OBJECT)
     for name in body:
@@ -115,12 +155,12 @@ def fields(body: object, kinds: dict[str, str], required: tuple[str, ...]) -> di
             raise BodyError(message, field=name)
         if isinstance(value, str) and len(value) > MAX_TEXT:
             raise BodyError(TOO_LONG, field=name, count=MAX_TEXT)
-    return dict(body)
+    return cast(B, dict(body))
 
 
 def league_spec(body: object) -> LeagueSpec:
     """A ``POST /api/leagues`` body: the ``LeagueSpec`` fields (``name`` required)."""
-    return LeagueSpec(**fields(body, LEAGUE_FIELDS, ("name",)))
+    return LeagueSpec(**fields(body, LeagueBody))
 
 
 @dataclass(frozen=True)
@@ -136,7 +176,7 @@ class SeasonArgs:
 def season_args(body: object) -> SeasonArgs:
     """A ``POST /api/leagues/<id>/seasons`` body: ``signup_closes``, ``rounds``, ``schedule`` and (fixed) ``rule``;
     optionally ``max_players``, ``divisions`` and ``promote``."""
-    given = fields(body, SEASON_FIELDS, ("signup_closes", "rounds", "schedule"))
+    given = fields(body, SeasonBody)
     closes = inputs.instant(given["signup_closes"], "signup_closes")
     sizes = Sizes(given.get("max_players"), given.get("divisions"), given.get("promote", 0))
     return SeasonArgs(closes, given["rounds"], given["schedule"], given.get("rule"), sizes)
@@ -144,36 +184,38 @@ def season_args(body: object) -> SeasonArgs:
 
 def applicant(body: object) -> Applicant:
     """A sign-up's body: ``name`` and ``email`` required, ``language``, ``timezone``, quiet hours optional."""
-    return Applicant(**fields(body, APPLICANT_FIELDS, ("name", "email")))
+    return Applicant(**fields(body, ApplicantBody))
 
 
 def swap_args(body: object) -> tuple[int, int]:
     """A swap's body: the two players' ids ``a`` and ``b``."""
-    given = fields(body, SWAP_FIELDS, ("a", "b"))
+    given = fields(body, SwapBody)
     return given["a"], given["b"]
 
 
 def skip_args(body: object) -> tuple[int, bool]:
     """A missed round's body: the round's ``number``, and ``undo`` (true: the player will play it after all)."""
-    given = fields(body, SKIP_FIELDS, ("round",))
+    given = fields(body, SkipBody)
     return given["round"], bool(given.get("undo", False))
 
 
-def result_args(body: object) -> dict[str, Any] | list[str]:
-    """A recorded result's body: ``points`` (victory points per colour) or ``ranking`` (colours, best first)."""
-    given = fields(body, RESULT_FIELDS, ())
+def result_args(body: object) -> JSONObject | list[str]:
+    """A recorded result's body: ``points`` (victory points per colour, checked by ``recorded``) or ``ranking``
+    (colours, best first)."""
+    given = fields(body, ResultBody)
     if len(given) != 1:
         raise BodyError(ONE_OF, choices="points or ranking")
     if "points" in given:
         return dict(given["points"])
-    if not all(isinstance(colour, str) for colour in given["ranking"]):
+    colours = [colour for colour in given["ranking"] if isinstance(colour, str)]
+    if len(colours) != len(given["ranking"]):
         raise BodyError(NOT_COLOURS, field="ranking")
-    return list(given["ranking"])
+    return colours
 
 
 def next_args(body: object) -> datetime:
     """The next season's body: when its sign-up closes."""
-    return inputs.instant(fields(body, NEXT_FIELDS, ("signup_closes",))["signup_closes"], "signup_closes")
+    return inputs.instant(fields(body, NextBody)["signup_closes"], "signup_closes")
 
 
 # --- reads -----------------------------------------------------------------------------------------------------------

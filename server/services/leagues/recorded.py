@@ -32,14 +32,13 @@ RANKING_NO_POINTS = N_(
 )
 
 
-def _places_outcome(colours: Sequence[str], places: Mapping[str, int] | Sequence[str]) -> engine.Outcome:
+def _places_outcome(colours: Sequence[str], places: Mapping[str, object] | Sequence[str]) -> engine.Outcome:
     """An engine-like outcome from the organiser's victory points per colour, or ranking (best first). A ranking
     has no victory points: each colour's "score" is minus its position (-1 the best), which places it and which
     ``scoring.victory_points`` reads as none (nothing is invented)."""
     if isinstance(places, Mapping):
-        points = dict(places)
-        good = all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 999 for v in points.values())
-        if not good or sorted(points) != sorted(colours):
+        points = {c: v for c, v in places.items() if isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 999}
+        if len(points) != len(places) or sorted(points) != sorted(colours):
             raise ResultError(BAD_PLACES, colours=list(colours))  # (a list parameter: named one by one)
     else:
         if sorted(places) != sorted(colours):
@@ -52,7 +51,7 @@ def _places_outcome(colours: Sequence[str], places: Mapping[str, int] | Sequence
 def record_result(
     db: Database,
     game_id: int,
-    places: Mapping[str, int] | Sequence[str],
+    places: Mapping[str, object] | Sequence[str],
     now: datetime,
     *,
     season_id: int | None = None,

@@ -134,7 +134,7 @@ class LeagueSpec:
     options: dict[str, Any] = field(default_factory=dict)
     preset: str | None = None
     scoring: str = "placement"
-    tie_breaks: list[str] = field(default_factory=lambda: list(scoring.TIE_BREAKS))
+    tie_breaks: Sequence[object] = field(default_factory=lambda: list(scoring.TIE_BREAKS))
     forfeit: str = "last"
     standings_public: bool = False
     #: the organiser's address: a round the minute sweep cannot seat is mailed there (``rounds.sweep``); optional.
@@ -207,7 +207,7 @@ def check_league(spec: LeagueSpec) -> LeagueColumns:
         "options": options,
         "preset": preset,
         "scoring": system,
-        "tie_breaks": list(breaks),
+        "tie_breaks": [str(b) for b in breaks],
         "forfeit": forfeit,
         "standings_public": bool(spec.standings_public),
         "organiser_email": organiser_email,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import secrets
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, TypedDict
@@ -115,7 +114,7 @@ def person(name: object, email: object) -> PlayerSpec:
     return PlayerSpec(name=(shown or address.split("@")[0])[:80], email=address)
 
 
-def spec_from_json(data: Mapping[str, object]) -> GameSpec:
+def spec_from_json(data: object) -> GameSpec:
     """The JSON API's body -> a GameSpec (same vocabulary as the command line)."""
     if not isinstance(data, dict):
         raise GameError(N_("the body must be a JSON object"))
