@@ -10,6 +10,7 @@ DEADMAIL_REQUIRE_SERVICES=1 (set by .ci/run), where they fail.
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import shutil
 import time
@@ -39,6 +40,40 @@ REQUIRED = os.environ.get("DEADMAIL_REQUIRE_SERVICES") == "1"
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "rule(*ids): the RULES.md rule IDs a test checks")
+    config.addinivalue_line("markers", "long(seconds): a test that takes about that long in a whole run (run first)")
+
+
+# --- the long tests first ---------------------------------------------------------------------------------------------
+# pytest-xdist's work stealing hands each of its N workers one contiguous share of the collection, and an idle worker
+# steals from the end of a busy one's share. A test of a minute that comes late ends the run alone, a minute after the
+# others. So each share starts with long tests (``long(seconds)``, spread to balance the shares), then the rest in
+# order: what is left at the end is short, and stealing evens it out.
+
+
+def _shares(count: int, workers: int) -> list[int]:
+    """The sizes of the shares xdist's ``WorkStealingScheduling`` sends ``workers`` idle workers from ``count``."""
+    sizes = []
+    for i in range(workers):
+        sizes.append((count - sum(sizes)) // (workers - i))
+    return sizes
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    workers = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "0"))
+    if not hasattr(config, "workerinput") or workers < 2:
+        return  # (not an xdist worker: the order stays)
+    weights = {item: marker.args[0] for item in items if (marker := item.get_closest_marker("long")) is not None}
+    rest = iter([item for item in items if item not in weights])
+    firsts: list[list[pytest.Item]] = [[] for _ in range(workers)]
+    loads = [0.0] * workers
+    for item in sorted(weights, key=lambda i: -weights[i]):  # (a stable sort: equal weights keep their order)
+        least = loads.index(min(loads))
+        firsts[least].append(item)
+        loads[least] += weights[item]
+    ordered: list[pytest.Item] = []
+    for first, size in zip(firsts, _shares(len(items), workers), strict=True):
+        ordered += first + list(itertools.islice(rest, max(0, size - len(first))))
+    items[:] = ordered + list(rest)
 
 
 class ServiceMissing(pytest.skip.Exception):

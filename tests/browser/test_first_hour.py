@@ -66,6 +66,7 @@ def context(browser: Browser, kind: str, **options: object) -> BrowserContext:
 # --- the seat page after an answer (item 2) and CSP errors (item 4) -------------------------------------------------
 
 
+@pytest.mark.long(13)
 def test_the_last_answer_shows_the_next_decision_without_a_reload_and_no_page_logs_a_csp_error(
     live: Live, desktop: BrowserContext, nojs: BrowserContext
 ) -> None:
@@ -147,6 +148,7 @@ def slow_estimates(monkeypatch: pytest.MonkeyPatch, seconds: float) -> None:
     monkeypatch.setattr(games, "estimate_game", slow)
 
 
+@pytest.mark.long(18)
 def test_the_estimate_shows_it_is_working_and_says_how_long_it_took(
     served: Live,
     desktop: BrowserContext,

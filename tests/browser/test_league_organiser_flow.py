@@ -159,6 +159,7 @@ def abandon_and_record(page: Page, round_url: str, window: str) -> None:
     shot(page, "next-season", window)
 
 
+@pytest.mark.long(13)
 @pytest.mark.parametrize("window", ["desktop", "phone"])
 def test_the_league_organiser_walks_the_whole_flow_by_clicking(
     served: Live, window: str, request: pytest.FixtureRequest, new_context: object

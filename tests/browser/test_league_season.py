@@ -11,6 +11,7 @@ import re
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
+import pytest
 import sqlalchemy as sa
 
 from server.models import Game, GameStatus, MailKind, Player, utcnow
@@ -110,6 +111,7 @@ def play_to_the_end(live: Live, page: Page, seat: str, colour: str, game_id: int
     raise AssertionError("the game went on too long")
 
 
+@pytest.mark.long(13)
 def test_a_player_signs_up_plays_round_one_and_sees_the_standings(
     served: Live, phone: BrowserContext, desktop: BrowserContext
 ) -> None:

@@ -12,6 +12,7 @@ from html.parser import HTMLParser
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
+import pytest
 import sqlalchemy as sa
 
 import engine
@@ -378,6 +379,7 @@ def reload_the_created_page(organiser: Page, live: Live, game_id: int, links: di
     expect(organiser.get_by_text("Browser night")).to_have_count(1)
 
 
+@pytest.mark.long(12)
 def test_an_organiser_creates_a_game_and_the_players_play_a_round_by_clicking(
     live: Live,
     desktop: BrowserContext,

@@ -6,6 +6,8 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
+import pytest
+
 from server.models import utcnow
 from server.services.tempo import parse_play_hours
 from tests.support import AUTH
@@ -23,6 +25,7 @@ pytestmark = EMBEDDED
 FEW_SECONDS_MS = 8_000
 
 
+@pytest.mark.long(9)
 def test_in_a_session_a_page_updates_by_itself_and_shows_who_is_here(
     served: Live, new_context: Callable[[], BrowserContext]
 ) -> None:

@@ -460,6 +460,7 @@ def test_the_page_fits_and_passes_axe(tour: Tour, windows: dict[str, BrowserCont
     check_page(tour, windows, name, viewport)
 
 
+@pytest.mark.long(24)
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_every_page_fits_a_phone_and_passes_axe_in_italian_and_polish(
     tour: Tour, windows: dict[str, BrowserContext], lang: str

@@ -13,6 +13,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 from tests.support import DEADMAIL, clean_env, demo_link, free_port, health
 from tests.waiting import wait_for
 
@@ -23,6 +25,7 @@ from tests.waiting import wait_for
 STOPS_WITHIN = 8.0
 
 
+@pytest.mark.long(9)
 def test_deadmail_up_serves_pages_and_runs_the_worker_and_prints_no_warning(tmp_path: Path) -> None:
     """On a fresh folder: creates the database, prints its address, serves, and the worker sends the first mail; no
     warning is printed on the way. A Ctrl+C (SIGINT to the terminal's foreground process group) stops it at once,
@@ -82,6 +85,7 @@ def test_deadmail_up_serves_pages_and_runs_the_worker_and_prints_no_warning(tmp_
     assert not list((tmp_path / "deadmail-data").glob("up.json"))
 
 
+@pytest.mark.long(11)
 def test_demo_auto_plays_a_whole_game_and_prints_one_json_line(tmp_path: Path) -> None:
     """Bots play through HTTP, broker, worker and database; stdout is exactly one JSON object."""
     done = subprocess.run(
@@ -115,6 +119,7 @@ def _rate_left(url: str) -> int:
         return int(refused.headers["X-RateLimit-Remaining"])
 
 
+@pytest.mark.long(24)
 def test_demo_auto_plays_against_the_running_deadmail_up_and_its_mail_stays_out_of_the_mailbox(
     tmp_path: Path,
 ) -> None:

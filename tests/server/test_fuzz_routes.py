@@ -392,6 +392,7 @@ def _rules(fuzzed: Fuzzed) -> list[Rule]:
 # --- the tests -------------------------------------------------------------------------------------------------------
 
 
+@pytest.mark.long(18)
 def test_every_route_with_hostile_path_parameters_answers_without_a_server_error(fuzzed: Fuzzed) -> None:
     for organiser in (False, True):
         client = fuzzed.client(organiser)
@@ -419,6 +420,7 @@ def _opening(fuzzed: Fuzzed, rule: Rule, method: str) -> list[str]:
     return fuzzed.opening[key]
 
 
+@pytest.mark.long(20)
 def test_every_route_with_hostile_queries_and_headers_answers_without_a_server_error(fuzzed: Fuzzed) -> None:
     client = fuzzed.client(organiser=True)
     names = [*fuzzed.fields, "next", "done", "saved", "round", "chat"]
@@ -460,6 +462,7 @@ def _sending(
     return check
 
 
+@pytest.mark.long(8)
 def test_every_route_with_hostile_json_answers_without_a_server_error(fuzzed: Fuzzed) -> None:
     for organiser in (False, True):
         client = fuzzed.client(organiser)
@@ -481,6 +484,7 @@ def _shapes(names: list[str]) -> list[str]:
     return list({re.sub(r"\d+", "#", name): name for name in names}.values())
 
 
+@pytest.mark.long(20)
 def test_every_form_with_hostile_fields_answers_without_a_server_error(fuzzed: Fuzzed) -> None:
     for organiser in (True, False):
         client = fuzzed.client(organiser)
@@ -615,6 +619,7 @@ def _api_date_calls(fuzzed: Fuzzed, seasons: str, following: str) -> list[tuple[
     return calls
 
 
+@pytest.mark.long(18)
 def test_every_date_field_out_of_range_answers_400_never_500(fuzzed: Fuzzed) -> None:
     """Every date, time and duration field of every route (the pages' form fields, the API's keys) sent far values:
     never a 500; and 400 with the reason where the route takes that field (``DATE_FORMS``, ``_api_date_calls``)."""

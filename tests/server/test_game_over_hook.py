@@ -27,6 +27,7 @@ def test_the_leagues_handler_is_registered_once() -> None:
     assert hooks.GAME_OVER.count(game_end.game_over) == 1
 
 
+@pytest.mark.long(8)
 def test_a_league_game_end_records_its_league_result_through_the_hook(
     stack: Stack, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -148,6 +148,7 @@ def expected_games(db: Database, game_ids: list[int]) -> list[FinishedGame]:
     return out
 
 
+@pytest.mark.long(15)
 def test_the_rating_across_all_games_is_new_under_five_games_then_openskills_in_few_queries(stack: Stack) -> None:
     game_ids = []
     for n in range(5):

@@ -17,6 +17,8 @@ import re
 from email.message import EmailMessage
 from typing import Any
 
+import pytest
+
 import engine
 from engine.bots import RandomBot
 from engine.data import CARDS
@@ -162,6 +164,7 @@ def _secret_answers_do_not_show(
     return True
 
 
+@pytest.mark.long(30)
 def test_no_mail_of_a_random_game_tells_a_player_what_they_may_not_see(embedded: Stack) -> None:
     db = embedded.db
     settings = mail_settings(embedded.settings)

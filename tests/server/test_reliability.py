@@ -326,6 +326,7 @@ def _play(stack: Stack, seed: int, start: datetime) -> tuple[int, dict[str, int]
     return game_id, {colour: player_of(stack.db, seat).id for colour, seat in seats.items()}, clock
 
 
+@pytest.mark.long(8)
 def test_played_windows(stack: Stack) -> None:
     """Two games played on an injected clock by the same people: the figures count exactly the public requests the
     rows say, per game and overall."""

@@ -50,6 +50,7 @@ def decision_form(page: str) -> dict[str, Any]:
     }
 
 
+@pytest.mark.long(7)
 def test_the_decision_form_lists_exactly_the_legal_commands_and_posting_one_stores_it(stack: Stack) -> None:
     stack.app.config["DEADMAIL_LINKS_PER_MINUTE"] = 100_000  # a dozen windows read at machine speed from one address
     game_id = create(stack.db, 3, seed=5).game_id

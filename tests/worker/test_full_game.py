@@ -113,6 +113,7 @@ def all_mail_sent(stack: Stack, game_id: int) -> bool:
     return "sent" in statuses and set(statuses) <= {"sent", "skipped"}
 
 
+@pytest.mark.long(20)
 @pytest.mark.parametrize("stack", ["production"], indirect=True)
 def test_a_five_player_game_of_bots_is_played_to_the_end_on_postgresql_and_redis(
     stack: Stack, worker: Celery, task_log: TaskLog
@@ -125,6 +126,7 @@ def test_a_five_player_game_of_bots_is_played_to_the_end_on_postgresql_and_redis
     assert task_log.failures == []
 
 
+@pytest.mark.long(10)
 @pytest.mark.parametrize("stack", ["embedded"], indirect=True)
 def test_a_four_player_game_of_bots_is_played_to_the_end_on_the_embedded_setup(
     stack: Stack, worker: Celery, task_log: TaskLog

@@ -163,6 +163,7 @@ def status_of(db: Database, game_id: int) -> str:
         return game.status
 
 
+@pytest.mark.long(11)
 def test_a_whole_game_is_played_by_replying_to_mails(by_mail: ByMail) -> None:
     stack = by_mail.stack
     prefs = {i: {"language": language} for i, language in enumerate(LANGUAGES)}

@@ -399,6 +399,7 @@ def check_next_season(stack: Stack, story: Story) -> None:
     assert len(rows_of_kind(stack.db, MailKind.LEAGUE_CONFIRM)) == 2 * PLAYERS
 
 
+@pytest.mark.long(60)
 @pytest.mark.parametrize("stack", ["embedded", "production"], indirect=True)
 def test_a_whole_season_is_played_on_an_injected_clock(stack: Stack, worker: Celery, task_log: TaskLog) -> None:
     stack.app.config["DEADMAIL_ANSWERS_PER_MINUTE"] = 100_000  # the people answer at machine speed from one address

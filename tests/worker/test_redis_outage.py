@@ -95,6 +95,7 @@ def outage_worker(outage_stack: Stack) -> Iterator[Any]:
 
 # Celery warns on every lost broker connection while worker_cancel_long_running_tasks_on_connection_loss is False,
 # which worker/app.py chooses on purpose; the outage is what this test is about
+@pytest.mark.long(11)
 @pytest.mark.filterwarnings("ignore:.*worker_cancel_long_running_tasks_on_connection_loss")
 def test_answers_are_taken_while_redis_is_down_and_the_window_advances_after(
     outage_stack: Stack, own_redis: RedisServer, outage_worker: Any, task_log: TaskLog

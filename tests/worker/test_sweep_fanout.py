@@ -11,6 +11,7 @@ from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
+import pytest
 import sqlalchemy as sa
 from celery import Celery
 
@@ -106,6 +107,7 @@ def test_a_pass_with_nothing_due_runs_the_same_statements_with_1_and_with_21_liv
         assert session.execute(sa.select(sa.func.count()).where(Outbox.status == "held")).scalar_one() == 20
 
 
+@pytest.mark.long(9)
 def test_reminders_and_session_reminders_go_out_once_under_two_beats(
     stack: Stack, worker: Celery, task_log: TaskLog
 ) -> None:
