@@ -201,6 +201,17 @@ def test_four_who_all_know_each_other_sit_at_four_tables() -> None:
     assert sorted(map(len, exact(rnd))) == [3, 3, 3, 3]
 
 
+def test_a_split_the_swaps_miss_is_found_by_enumerating_a_small_round() -> None:
+    """Seven players at 4 + 3 with five declared pairs: one seating keeps them apart, and the greedy start's swaps
+    never reach it (each swap that parts one pair joins another); the round is small, so ``seat`` enumerates and
+    finds it (a case the property below found)."""
+    pairs = random.Random(3).sample(list(combinations(range(7), 2)), 5)
+    rnd = Round([Available(i) for i in range(7)], 3, {}, pairs, seed=3)
+    tables = seat(rnd)
+    check_seating(rnd, tables)
+    assert sorted(map(sorted, tables)) == sorted(map(sorted, exact(rnd))) == [[0, 3, 4], [1, 2, 5, 6]]
+
+
 @settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.integers(3, 10), st.integers(3, 6), st.integers(0, 6), st.integers(0, 2**32))
 def test_refused_only_when_no_split_keeps_acquaintances_apart(n: int, size: int, pairs: int, seed: int) -> None:

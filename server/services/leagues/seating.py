@@ -36,7 +36,9 @@ at random; it repeats these passes until one changes nothing, after ``MAX_PASSES
 bound on the time: about 1 s on the bench's machine, reached only when repeats cannot be avoided). Small rounds are
 searched from several greedy starts (``max(1, min(8, 240 // players))``, a new draw each; or ``restarts``) and the best
 kept. Everything is drawn from one ``random.Random(seed)``: the same round and seed give the same tables. ``exact``
-enumerates every seating (up to ``EXACT_LIMIT`` players) for the tests to compare with.
+enumerates every seating (up to ``EXACT_LIMIT`` players) for the tests to compare with; ``seat`` enumerates too when
+its search leaves acquaintances together in a round of at most ``EXACT_LIMIT`` players, so a small round is refused
+(``APART``) only when no seating keeps them apart.
 
 ``swap`` is the organiser's "swap two players" on a previewed round.
 """
@@ -262,7 +264,13 @@ def seat(rnd: Round, *, restarts: int | None = None) -> list[list[PlayerId]]:
     problem = _Problem(rnd)
     rng = random.Random(rnd.seed)
     runs = restarts if restarts is not None else max(1, min(8, 240 // len(problem.ids)))
-    return _finish(problem, _best_split(problem, lambda: _searched(problem, rng, runs)))
+    tables = _best_split(problem, lambda: _searched(problem, rng, runs))
+    if problem.counts(tables)[0] and len(problem.ids) <= EXACT_LIMIT:
+        # the swaps can miss the one split that keeps acquaintances apart (7 players at 4 + 3 with 5 pairs): a
+        # small round is then enumerated (at most a quarter of a second at 12 players)
+        problem.sizes = table_sizes(len(problem.ids), problem.size)
+        tables = _best_split(problem, lambda: _enumerated(problem))
+    return _finish(problem, tables)
 
 
 def _searched(problem: _Problem, rng: random.Random, runs: int) -> list[list[int]]:
