@@ -294,8 +294,8 @@ def empty_database(url: str) -> None:
             for table in list(tables):
                 conn.exec_driver_sql(f"DELETE FROM {table}")
             conn.exec_driver_sql(
-                "SELECT setval((quote_ident(schemaname) || '.' || quote_ident(sequencename))::regclass, start_value, false)"
-                " FROM pg_sequences WHERE schemaname = 'public'"
+                "SELECT setval((quote_ident(schemaname) || '.' || quote_ident(sequencename))::regclass,"
+                " start_value, false) FROM pg_sequences WHERE schemaname = 'public'"
             )
     finally:
         engine.dispose()
