@@ -7,6 +7,7 @@
 | ``DEADMAIL_SECRET_KEY`` | a random key kept in ``<data dir>/secret_key`` |
 | ``DEADMAIL_BASE_URL`` | where ``deadmail up`` last served from this data dir, else ``http://127.0.0.1:8080`` |
 | ``DEADMAIL_API_TOKEN`` | a random token kept in ``<data dir>/api_token`` (organisers' JSON API) |
+| ``DEADMAIL_VAPID_PRIVATE_KEY`` | a P-256 key made once, kept in ``<data dir>/vapid_private_key`` (Web Push) |
 | ``DEADMAIL_DATA_DIR`` | ``./deadmail-data`` |
 | ``DEADMAIL_SWEEP_SECONDS`` | ``60``: how often the sweep runs |
 | ``DEADMAIL_SWEEP_BATCH`` | ``100``: items a sweep task takes at once (a full batch enqueues the next) |
@@ -35,6 +36,8 @@ seconds (default 30).
 
 from __future__ import annotations
 
+import base64
+import binascii
 import logging
 import os
 import secrets
@@ -43,6 +46,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 from urllib.parse import SplitResult, parse_qs, unquote, urlsplit
+
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from py_vapid import Vapid02 as Vapid
 
 #: the installation's folder: templates, static files, translations and migrations live there.
 ROOT = Path(__file__).resolve().parent.parent
@@ -81,6 +88,15 @@ class Settings:
     #: days a final outbox row is kept before ``services.mailflow.outbox.prune`` may delete it (1 or more: see
     #: ``prune``).
     outbox_keep_days: float = 3.0
+    #: the server's VAPID key (RFC 8292) signing its Web Push requests: a P-256 private key, base64url (its 32 raw
+    #: bytes, or DER), as ``web-push generate-vapid-keys`` and ``vapid --gen`` give it; empty: the data folder's.
+    vapid_private_key: str = ""
+
+    @property
+    def vapid_public_key(self) -> str:
+        """The VAPID public key as browsers take it (``applicationServerKey``): the uncompressed P-256 point,
+        base64url without padding."""
+        return vapid_public_key(self.vapid_private_key)
 
     @property
     def embedded_broker(self) -> bool:
@@ -121,6 +137,7 @@ class Settings:
             "inbound_per_sender": int(env.get("DEADMAIL_INBOUND_PER_SENDER") or 20),
             "trusted_proxies": int(env.get("DEADMAIL_TRUSTED_PROXIES") or 0),
             "outbox_keep_days": float(env.get("DEADMAIL_OUTBOX_KEEP_DAYS") or 3),
+            "vapid_private_key": (env.get("DEADMAIL_VAPID_PRIVATE_KEY") or "").strip(),
         }
         values.update(overrides)
         if not values["smtp_url"] and not values["reply_domain"]:
@@ -131,6 +148,8 @@ class Settings:
             raise ValueError("DEADMAIL_OUTBOX_KEEP_DAYS: days a sent mail's row is kept, 1 or more")
         if values["smtp_url"]:
             parse_smtp_url(values["smtp_url"])  # a bad URL stops the start with a ValueError naming the problem
+        if values["vapid_private_key"]:
+            vapid_public_key(values["vapid_private_key"])  # likewise a key that is not a P-256 private key
         if values["broker_url"].startswith("filesystem://") and not values.get("broker_options"):
             folder = data_dir / "broker"
             values["broker_options"] = {
@@ -155,6 +174,7 @@ def prepare_data_dir(settings: Settings) -> Settings:
         settings,
         secret_key=settings.secret_key or _stored_secret(settings.data_dir, "secret_key"),
         api_token=settings.api_token or _stored_secret(settings.data_dir, "api_token"),
+        vapid_private_key=settings.vapid_private_key or _stored_vapid_key(settings.data_dir),
     )
 
 
@@ -175,6 +195,29 @@ def _stored_secret(data_dir: Path, name: str) -> str:
     if not path.exists():
         write_private(path, secrets.token_urlsafe(32).encode())
     return path.read_text().strip()
+
+
+def _stored_vapid_key(data_dir: Path) -> str:
+    """The embedded default VAPID key: made once per installation and kept (browsers' subscriptions are bound to
+    it), as the 32 raw bytes of its private value, base64url."""
+    path = private_dir(data_dir) / "vapid_private_key"
+    if not path.exists():
+        key = ec.generate_private_key(ec.SECP256R1())
+        write_private(path, base64.urlsafe_b64encode(key.private_numbers().private_value.to_bytes(32, "big")))
+    return path.read_text().strip()
+
+
+def vapid_public_key(private_key: str) -> str:
+    """The public key of a VAPID private key (base64url: 32 raw bytes, or DER), as ``applicationServerKey``
+    takes it; ValueError naming the variable when it is not a P-256 private key."""
+    try:
+        key = Vapid.from_string(private_key).private_key
+    except (ValueError, TypeError, binascii.Error) as exc:
+        raise ValueError(f"DEADMAIL_VAPID_PRIVATE_KEY is not a P-256 private key in base64url ({exc})") from None
+    if not isinstance(key, ec.EllipticCurvePrivateKey) or not isinstance(key.curve, ec.SECP256R1):
+        raise ValueError("DEADMAIL_VAPID_PRIVATE_KEY is not a P-256 (prime256v1) private key")
+    point = key.public_key().public_bytes(Encoding.X962, PublicFormat.UncompressedPoint)
+    return base64.urlsafe_b64encode(point).decode().rstrip("=")
 
 
 # --- the data folder: only its owner may read it ------------------------------------------------------------------
