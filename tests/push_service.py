@@ -6,7 +6,7 @@ application server key it was made for. A push message (``POST`` to an endpoint)
 would: a VAPID token (RFC 8292) for that key, signed ES256, its audience the endpoint's origin, unexpired and at
 most a day ahead, with a ``mailto:`` or ``https:`` subject; a ``TTL`` header (RFC 8030 5.2); a body encrypted with
 ``aes128gcm`` (RFC 8291), which it decrypts with the subscription's private key. It answers 201 and keeps the
-message (``received``), or 400/401/403/404/410 saying what was wrong. ``fail_next`` makes it answer the next
+message (``received``), or 400/401/403/410 saying what was wrong. ``fail_next`` makes it answer the next
 messages with other statuses (429 with ``Retry-After``, 500, 410) to test retries and removals."""
 
 from __future__ import annotations
