@@ -4,7 +4,6 @@ that is not a P-256 private key stops the start with a message naming the variab
 
 from __future__ import annotations
 
-import base64
 import json
 import stat
 from pathlib import Path
@@ -16,14 +15,7 @@ from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 from py_vapid import Vapid02
 
 from server.config import Settings, prepare_data_dir
-
-
-def b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).decode().rstrip("=")
-
-
-def unb64(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+from tests.push_service import b64, unb64
 
 
 def settings(tmp_path: Path, **env: str) -> Settings:

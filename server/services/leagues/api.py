@@ -128,13 +128,20 @@ class NextBody(TypedDict):
 B = TypeVar("B", LeagueBody, SeasonBody, ApplicantBody, SwapBody, SkipBody, ResultBody, NextBody)
 
 
+#: each body's fields and required fields, read from its TypedDict once (``_shape``).
+_SHAPES: dict[object, tuple[dict[str, str], list[str]]] = {}
+
+
 def _shape(shape: object) -> tuple[dict[str, str], list[str]]:
     """A body's fields with their types as written (this module postpones annotations), and its required fields."""
+    if shape in _SHAPES:
+        return _SHAPES[shape]
     declared: dict[str, ForwardRef] = getattr(shape, "__annotations__")  # noqa: B009 (typeshed: a TypedDict's)
     written = {name: hint.__forward_arg__ for name, hint in declared.items()}
     kinds = {name: re.sub(r"^Required\[(.*)\]$", r"\1", hint) for name, hint in written.items()}
     total: bool = getattr(shape, "__total__")  # noqa: B009
-    return kinds, [name for name, hint in written.items() if total or hint.startswith("Required[")]
+    _SHAPES[shape] = kinds, [name for name, hint in written.items() if total or hint.startswith("Required[")]
+    return _SHAPES[shape]
 
 
 def fields(body: object, shape: type[B]) -> B:

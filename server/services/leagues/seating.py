@@ -268,7 +268,6 @@ def seat(rnd: Round, *, restarts: int | None = None) -> list[list[PlayerId]]:
     if problem.counts(tables)[0] and len(problem.ids) <= EXACT_LIMIT:
         # the swaps can miss the one split that keeps acquaintances apart (7 players at 4 + 3 with 5 pairs): a
         # small round is then enumerated (at most a quarter of a second at 12 players)
-        problem.sizes = table_sizes(len(problem.ids), problem.size)
         tables = _best_split(problem, lambda: _enumerated(problem))
     return _finish(problem, tables)
 
