@@ -1,7 +1,8 @@
 """The database: one SQLAlchemy engine and session factory, usable from Flask, Celery and the CLI alike.
 
 A transaction may ask for work to be done once it has committed, and only then: kick the advance of a window
-(``advance_after_commit``) or send its mail (``send_after_commit``: one task for all its rows). The work goes to the
+(``advance_after_commit``) or send its mail (``send_after_commit``: one task for all its rows) and notifications
+(``push_after_commit``). The work goes to the
 :class:`Tasks` the database was given (the task queue); without one it is left to the sweep, which finds every due
 window and pending mail in the tables anyway. A transaction that rolls back asks for nothing.
 """
@@ -30,11 +31,16 @@ class Tasks(Protocol):
         """Send these rows (a transaction's new mail) over one connection."""
         ...
 
+    def send_push(self, nudge_ids: list[int]) -> None:
+        """Send these notifications (a transaction's new ``Nudge`` rows)."""
+        ...
+
 
 @dataclass
 class _AfterCommit:
     advance: list[int] = field(default_factory=list)
     mail: list[int] = field(default_factory=list)
+    push: list[int] = field(default_factory=list)
 
 
 def private_sqlite_file(url: str) -> None:
@@ -96,6 +102,8 @@ class Database:
             self.tasks.advance(window_id)
         if later.mail:
             self.tasks.send_mail(later.mail)
+        if later.push:
+            self.tasks.send_push(later.push)
 
     def dispose(self) -> None:
         self.engine.dispose()
@@ -117,6 +125,12 @@ def send_after_commit(session: Session, outbox_ids: Iterable[int]) -> None:
     """Send these outbox rows once this transaction has committed (one task for all of them)."""
     later = _after_commit(session)
     later.mail.extend(i for i in outbox_ids if i not in later.mail)
+
+
+def push_after_commit(session: Session, nudge_ids: Iterable[int]) -> None:
+    """Send these notifications once this transaction has committed (one task for all of them)."""
+    later = _after_commit(session)
+    later.push.extend(i for i in nudge_ids if i not in later.push)
 
 
 def _sqlite_setup(engine: Engine) -> None:

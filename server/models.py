@@ -124,6 +124,23 @@ class OutboxStatus(StrEnum):
     SKIPPED = "skipped"
 
 
+class NotifyMode(StrEnum):
+    """How a player with a device (push or chat app) is told of a decision: ``both`` mail and the device at once;
+    ``first`` the device first and the mail only if the decision is still unanswered after ``Player.mail_after``
+    minutes; ``mail`` mail only."""
+
+    BOTH = "both"
+    FIRST = "first"
+    MAIL = "mail"
+
+
+class DeviceKind(StrEnum):
+    """Where a device's notifications go: a browser's Web Push subscription, or a chat app's address (apprise)."""
+
+    PUSH = "push"
+    CHAT = "chat"
+
+
 class MailKind(StrEnum):
     """What an outbox row tells (``server/mail/kinds.py`` and ``league_kinds.py`` write one kind of mail for each)."""
 
@@ -197,6 +214,14 @@ class Player(Base):
     calendar_generation: Mapped[int] = mapped_column(Integer, default=1, server_default="1")
     #: default standing answers (``engine.standing_answer``) for every game of the player; null: none.
     standing: Mapped[JSONObject | None] = mapped_column(JSONType)
+    #: how the player is told of a decision once they added a device (``NotifyMode``); mail only without one.
+    notify_mode: Mapped[str] = mapped_column(String(8), default="both", server_default="both")
+    #: in ``NotifyMode.FIRST``: the minutes a decision may stay unanswered before the mail (the ladder's step) goes.
+    mail_after: Mapped[int] = mapped_column(Integer, default=30, server_default="30")
+    #: the channel that last reached the player (a notification clicked, a mail's link opened, a mail answered), and
+    #: when: the escalation ladder starts there, the figures count it.
+    reached_via: Mapped[str | None] = mapped_column(String(8))
+    reached_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
@@ -578,6 +603,61 @@ class Outbox(Base):
     sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
     player: Mapped[Player] = relationship()
+
+
+class Device(Base):
+    """Where a player's notifications reach them besides mail: a browser's push subscription (its endpoint and
+    keys, RFC 8030/8291) or a chat app's address. An endpoint belongs to one player only."""
+
+    __tablename__ = "devices"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), index=True)
+    #: a DeviceKind
+    kind: Mapped[str] = mapped_column(String(8))
+    #: the push endpoint (https), or the chat app's address (an apprise URL; a secret: never shown back whole).
+    endpoint: Mapped[str] = mapped_column(String(1000), unique=True)
+    #: the browser's P-256 key and auth secret (base64url), for push only.
+    p256dh: Mapped[str | None] = mapped_column(String(100))
+    auth: Mapped[str | None] = mapped_column(String(40))
+    #: as the player named it ("Phone", the browser's guess).
+    name: Mapped[str] = mapped_column(String(60))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    #: the last time a notification reached it (the push service or chat app took it).
+    reached_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    #: permanent failures in a row (a chat app refusing); removed after ``notify.devices.MAX_FAILURES``.
+    failures: Mapped[int] = mapped_column(Integer, default=0)
+    last_error: Mapped[str | None] = mapped_column(Text)
+
+
+class Nudge(Base):
+    """A notification to one device, written in the transaction of the change it tells (with its mail's outbox
+    row), sent after commit like mail: claimed once, retried with back-off, never sent twice for one row."""
+
+    __tablename__ = "nudges"
+    __table_args__ = (Index("ix_nudges_status_next", "status", "next_attempt_at"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    #: unique per notification and device: a repeated advance cannot queue it twice.
+    key: Mapped[str] = mapped_column(String(160), unique=True)
+    device_id: Mapped[int] = mapped_column(ForeignKey("devices.id", ondelete="CASCADE"), index=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    #: the seat it is about (none for a test): its game names the notification's Topic.
+    seat_id: Mapped[int | None] = mapped_column(ForeignKey("seats.id", ondelete="CASCADE"))
+    #: a MailKind the notification tells (turn, last_call, reminder, game_over), or "test".
+    kind: Mapped[str] = mapped_column(String(32))
+    #: the window it asks about (turn, last_call, reminder): not sent once that decision is answered or closed; its
+    #: deadline ends the notification's time to live.
+    window: Mapped[int | None] = mapped_column(Integer)
+    #: an OutboxStatus (pending, sending, sent, failed, skipped).
+    status: Mapped[str] = mapped_column(String(12), default=OutboxStatus.PENDING)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    last_error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    #: when the player opened the decision from it (an acknowledgement: the channel reached them).
+    opened_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class ChatChannel(Base):

@@ -6,7 +6,12 @@
 //
 // Time zones (templates/_zones.html): a select marked data-zone-guess holds no zone the reader chose yet; this script
 // selects the browser's own zone (adding it when the list lacks it: the server accepts any zone it knows) and shows
-// the hint that says so. A page may load this script twice (a zone select and copy buttons): it runs once.
+// the hint that says so.
+//
+// Notifications (templates/_notify.html): where the browser takes Web Push, the "Notify me on this device" control is
+// shown; a click asks for permission, subscribes through the service worker (/sw.js) with the server's key, and posts
+// the subscription as JSON to the control's address; the answer's message is said in the control's live region. Any
+// page with a manifest registers the service worker (the table can then be installed). A page may load this script twice (a zone select and copy buttons): it runs once.
 (function () {
   "use strict";
   if (window.deadmailStarted) return;
@@ -66,7 +71,79 @@
     if (hint) hint.hidden = false;
   }
 
+  function keyBytes(text) {
+    var padded = (text + "===".slice((text.length + 3) % 4)).replace(/-/g, "+").replace(/_/g, "/");
+    var raw = window.atob(padded);
+    var bytes = new Uint8Array(raw.length);
+    for (var i = 0; i < raw.length; i++) bytes[i] = raw.charCodeAt(i);
+    return bytes;
+  }
+
+  function pushable() {
+    return "serviceWorker" in navigator && "PushManager" in window && "Notification" in window && window.isSecureContext;
+  }
+
+  function registration() {
+    return navigator.serviceWorker.register("/sw.js", { scope: "/" }).then(function () {
+      return navigator.serviceWorker.ready;
+    });
+  }
+
+  function subscribe(control) {
+    var status = control.querySelector(".notify-status");
+    var button = control.querySelector(".notify-button");
+    var field = control.querySelector(".device-name");
+    var tell = function (text) { status.textContent = text; };
+    button.disabled = true;
+    Notification.requestPermission().then(function (permission) {
+      if (permission !== "granted") throw new Error("denied");
+      return registration();
+    }).then(function (ready) {
+      return ready.pushManager.getSubscription().then(function (old) {
+        return old || ready.pushManager.subscribe({
+          userVisibleOnly: true,
+          applicationServerKey: keyBytes(control.getAttribute("data-key"))
+        });
+      });
+    }).then(function (subscription) {
+      return fetch(control.getAttribute("data-subscribe"), {
+        method: "POST",
+        credentials: "same-origin",
+        headers: { "Content-Type": "application/json", "X-CSRFToken": control.getAttribute("data-csrf") },
+        body: JSON.stringify({ subscription: subscription.toJSON(), name: field ? field.value : "" })
+      });
+    }).then(function (response) {
+      return response.json().then(function (body) {
+        if (!response.ok) throw new Error(body.error || "");
+        tell(body.message || control.getAttribute("data-done"));
+        if (control.getAttribute("data-reload")) window.setTimeout(function () { window.location.reload(); }, 800);
+      });
+    }).catch(function (error) {
+      var message = error && error.message;
+      if (message === "denied") tell(control.getAttribute("data-denied"));
+      else tell(message || control.getAttribute("data-failed"));
+    }).then(function () { button.disabled = false; });
+  }
+
+  function startNotifications() {
+    var controls = document.querySelectorAll(".notify-control[data-subscribe]");
+    Array.prototype.forEach.call(controls, function (control) {
+      control.hidden = false;
+      var button = control.querySelector(".notify-button");
+      if (!pushable()) {
+        button.hidden = true;
+        control.querySelector(".notify-status").textContent = control.getAttribute("data-unsupported");
+        return;
+      }
+      button.addEventListener("click", function () { subscribe(control); });
+    });
+    if ("serviceWorker" in navigator && document.querySelector("link[rel=manifest]")) {
+      registration().catch(function () { /* the page works without it */ });
+    }
+  }
+
   function start() {
+    startNotifications();
     Array.prototype.forEach.call(document.querySelectorAll("select[data-zone-guess]"), guessZone);
     var buttons = document.querySelectorAll("button.copy-button[data-copy]");
     Array.prototype.forEach.call(buttons, function (button) {

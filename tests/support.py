@@ -64,6 +64,8 @@ class Recorder:
         #: every row to send, and the rows of each task (one per transaction).
         self.mails: list[int] = []
         self.mail_tasks: list[list[int]] = []
+        #: notifications to devices to send.
+        self.pushes: list[int] = []
         self.lock = threading.Lock()
 
     def advance(self, window_id: int) -> None:
@@ -78,6 +80,12 @@ class Recorder:
             self.mail_tasks.append(list(outbox_ids))
         if self.inner is not None:
             self.inner.send_mail(outbox_ids)
+
+    def send_push(self, nudge_ids: list[int]) -> None:
+        with self.lock:
+            self.pushes.extend(nudge_ids)
+        if self.inner is not None:
+            self.inner.send_push(nudge_ids)
 
 
 def recording(db: Database) -> tuple[Database, Recorder]:

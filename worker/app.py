@@ -12,7 +12,7 @@ from kombu.entity import Queue as KombuQueue
 
 from server.config import Settings, prepare_data_dir
 from server.run import broker
-from server.run.queue import SEND, SWEEP, mail_queue
+from server.run.queue import PUSH, SEND, SWEEP, mail_queue
 
 
 def make_celery(settings: Settings | None = None) -> Celery:
@@ -39,7 +39,8 @@ def make_celery(settings: Settings | None = None) -> Celery:
         # mail has its own queue, so a slow SMTP server never delays an advance; workers consume both unless
         # started with -Q (e.g. dedicated mail workers: -Q deadmail.mail)
         task_queues=(KombuQueue(settings.queue), KombuQueue(mail_queue(settings))),
-        task_routes={SEND: {"queue": mail_queue(settings)}, f"{SWEEP}.mail": {"queue": mail_queue(settings)}},
+        # (notifications to devices too: a slow push service never delays an advance either)
+        task_routes={name: {"queue": mail_queue(settings)} for name in (SEND, PUSH, f"{SWEEP}.mail", f"{SWEEP}.push")},
         beat_schedule={
             "sweep": {"task": SWEEP, "schedule": settings.sweep_every},
         },

@@ -10,9 +10,10 @@ from celery import Task, shared_task
 
 from server.config import Settings, prepare_data_dir
 from server.db import Database
+from server.mail.push import Pusher, send_nudges
 from server.mail.send import full, send_batch, send_one, send_rows
 from server.mail.transports import transport_for
-from server.run.queue import ADVANCE, SEND, SWEEP, Queue
+from server.run.queue import ADVANCE, PUSH, SEND, SWEEP, Queue
 from server.services import heartbeat, sweeps
 from server.services.play import turns
 
@@ -46,6 +47,25 @@ def send_outbox(self: Task, outbox_ids: int | list[int]) -> str | dict[str, str]
         return send_one(_db(self), outbox_ids, transport_for(settings), settings)
     results = send_rows(_db(self), outbox_ids, transport_for(settings), settings)
     return {str(row_id): result for row_id, result in results.items()}
+
+
+_PUSHERS: dict[str, Pusher] = {}
+
+
+def _pusher(settings: Settings) -> Pusher:
+    """This process's Web Push sender (its HTTP connections and VAPID tokens kept between tasks)."""
+    key = f"{settings.vapid_private_key}|{settings.mail_from}"
+    if key not in _PUSHERS:
+        _PUSHERS[key] = Pusher(settings)
+    return _PUSHERS[key]
+
+
+@shared_task(bind=True, name=PUSH)
+def send_push(self: Task, nudge_ids: list[int]) -> dict[str, str]:
+    """A transaction's notifications to devices: each row's result."""
+    settings = _settings(self)
+    results = send_nudges(_db(self), settings, ids=nudge_ids, pusher=_pusher(settings))
+    return {str(nudge_id): result for nudge_id, result in results.items()}
 
 
 @shared_task(bind=True, name=SWEEP)
@@ -87,6 +107,11 @@ def _part(self: Task, part: str, now: str) -> PartDone:
         if full(results, settings.sweep_batch):
             enqueue(part)
         batch = sweeps.Batch({"sent": sum(result == "sent" for result in results.values())})
+    elif part == "push":
+        results = send_nudges(db, settings, at, limit=settings.sweep_batch, pusher=_pusher(settings))
+        if len(results) == settings.sweep_batch:
+            enqueue(part)
+        batch = sweeps.Batch({"pushed": sum(result == "sent" for result in results.values())})
     else:
         keep = timedelta(days=settings.outbox_keep_days)
         batch = sweeps.run(part, db, at, settings.sweep_batch, lambda: enqueue(part), keep)

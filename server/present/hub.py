@@ -12,6 +12,7 @@ from typing import Any
 
 from ..services.hub import HubEntry, HubGame
 from ..services.leagues import ratings
+from ..services.notify import devices
 from ..text import glossary
 from ..text.i18n import format_when, translations
 from .seat import game_label, ordinal
@@ -138,6 +139,34 @@ def leagues_shown(lang: str, timezone: str, now: datetime, entries: list[HubEntr
                 "knows": "\n".join(entry.knows) if playing else None,
                 # the standings open to a confirmed player (and one who withdrew), not to a pending sign-up
                 "standings": entry.season_id if entry.status != "pending" else None,
+            }
+        )
+    return shown
+
+
+def devices_shown(lang: str, timezone: str, now: datetime, listed: list[devices.Listed]) -> list[dict[str, object]]:
+    """The player's devices for their hub: ``{"id", "name", "kind", "added", "reached"}`` (``reached``: when a
+    notification last reached it, in the reader's zone and language, or that none has yet)."""
+    t = translations(lang)
+    kinds = {"push": t.gettext("notifications in this browser"), "chat": t.gettext("a chat app")}
+    shown = []
+    for device in listed:
+        if device.reached_at is not None:
+            reached = t.gettext("last reached %(when)s") % {
+                "when": format_when(device.reached_at, now, timezone, lang)[0]
+            }
+        elif device.failing:
+            reached = t.gettext("notifications do not reach it")
+        else:
+            reached = t.gettext("no notification yet")
+        added = format_when(device.created_at, now, timezone, lang)[0]
+        shown.append(
+            {
+                "id": device.id,
+                "name": device.name,
+                "kind": kinds.get(device.kind, device.kind),
+                "added": added,
+                "reached": reached,
             }
         )
     return shown

@@ -17,6 +17,8 @@ log = logging.getLogger("deadmail.queue")
 ADVANCE = "deadmail.advance_window"
 #: one outbox row id, or a list of them (a transaction's mail, sent over one connection).
 SEND = "deadmail.send_outbox"
+#: a list of ``Nudge`` ids (a transaction's notifications to devices).
+PUSH = "deadmail.send_nudges"
 #: the minute sweep (beat); its parts are ``deadmail.sweep.<part>`` (``services.sweeps.PARTS``).
 SWEEP = "deadmail.sweep"
 #: how long a client waits for the broker (seconds), to connect and for each answer.
@@ -52,7 +54,7 @@ class Queue:
                 accept_content=["json"],
                 broker_connection_retry_on_startup=True,
                 task_default_queue=settings.queue,
-                task_routes={SEND: {"queue": mail_queue(settings)}},
+                task_routes={SEND: {"queue": mail_queue(settings)}, PUSH: {"queue": mail_queue(settings)}},
             )
         self.celery = celery
 
@@ -67,3 +69,6 @@ class Queue:
 
     def send_mail(self, outbox_ids: list[int]) -> None:
         self._send(SEND, list(outbox_ids))
+
+    def send_push(self, nudge_ids: list[int]) -> None:
+        self._send(PUSH, list(nudge_ids))

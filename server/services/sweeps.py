@@ -20,15 +20,16 @@ from ..db import Database
 from .attendance import absences
 from .leagues import rounds
 from .mailflow import outbox, reminders
+from .notify import nudges
 from .play import turns
 
-PARTS = ("absences", "rounds", "windows", "reminders", "digests", "sessions", "mail", "prune")
+PARTS = ("absences", "rounds", "windows", "reminders", "digests", "sessions", "mail", "push", "prune")
 #: the parts that use what a part did, run again after it in the same pass when it did anything.
 FOLLOW = {
     "absences": ("windows",),
     "rounds": ("mail",),
-    "windows": ("mail",),
-    "reminders": ("mail",),
+    "windows": ("mail", "push"),
+    "reminders": ("mail", "push"),
     "digests": ("mail",),
     "sessions": ("mail",),
 }
@@ -43,7 +44,8 @@ class Batch:
 
 
 def run(part: str, db: Database, now: datetime, limit: int, more: Callable[[], None], keep: timedelta) -> Batch:
-    """One batch of ``part`` (any of ``PARTS`` but ``mail``) at ``now``; ``keep``: how long sent mail is kept."""
+    """One batch of ``part`` (any of ``PARTS`` but ``mail`` and ``push``, which the worker sends) at ``now``;
+    ``keep``: how long sent mail and notifications are kept."""
     if part == "windows":
         claimed = turns.claim_windows(db, now, limit)
         if len(claimed) == limit:
@@ -62,9 +64,10 @@ def run(part: str, db: Database, now: datetime, limit: int, more: Callable[[], N
         return Batch({"rounds": rounds.sweep(db, now)})
     if part == "prune":
         pruned = outbox.prune(db, now, limit, keep)
-        if pruned == limit:
+        pruned_nudges = nudges.prune(db, now, limit, keep)
+        if limit in (pruned, pruned_nudges):
             more()
-        return Batch({"pruned": pruned})
+        return Batch({"pruned": pruned + pruned_nudges})
     raise ValueError(f"no sweep part {part!r}")
 
 

@@ -21,6 +21,7 @@ from . import (
     leagues,
     logs,
     mailbox,
+    notify,
     organiser,
     prefs,
     replay,
@@ -62,13 +63,16 @@ def create_app(settings: Settings, db: Database) -> Flask:
     csrf.exempt(api_leagues.bp)
     csrf.exempt(webhook.bp)
     guard.init_app(app)  # sizes, JSON depth, NUL and surrogates, ids in range: before the blueprints' routes
-    limiter = access.init_limits(app, settings, {webhook.bp: webhook.rate, chat.bp: "30/minute"})
+    limits = {webhook.bp: webhook.rate, chat.bp: "30/minute", notify.bp: "30/minute"}
+    limiter = access.init_limits(app, settings, limits)
     for blueprint in (
         api.bp,
         api_leagues.bp,  # /api/leagues, /api/seasons, /api/l/…: leagues' JSON API
         seat.bp,  # the seat page, one-tap answers, the home page
         webhook.bp,  # POST /inbound/mail
         prefs.bp,  # /p/<token>: preferences
+        notify.bp,  # /s/<token>/devices, /p/<token>/devices, /p/<token>/notify: devices and how a player is told
+        notify.installable,  # manifests and /sw.js: the installable table
         mailbox.bp,  # /mail/<token>: mail written to files
         chat.bp,  # POST /s/<token>/chat: table talk
         replay.bp,  # /s/<token>/replay

@@ -154,7 +154,7 @@ def hub_skip(token: str, entry_id: int) -> ResponseReturnValue:
         _own(entry_id)
         (seasons.unskip if undo else seasons.skip)(dm().db, entry_id, number, utcnow())
     except LeagueError as exc:
-        return render_hub(token, say(exc), 409)
+        return render_hub(token, 409, league_error=say(exc))
     done = "unskipped" if undo else "skipped"
     return redirect(url_for("prefs.show", token=token, league=done) + "#leagues", code=303)
 
@@ -167,7 +167,9 @@ def hub_knows(token: str, entry_id: int) -> ResponseReturnValue:
         _own(entry_id)
         seasons.set_knows(dm().db, entry_id, str(request.form.get("knows", ""))[:KNOWS_LIMIT])
     except LeagueError as exc:
-        return render_hub(token, say(exc), {seasons.NOT_IN: 404, seasons.NOT_PLAYING: 409}.get(exc.msgid, 400))
+        return render_hub(
+            token, {seasons.NOT_IN: 404, seasons.NOT_PLAYING: 409}.get(exc.msgid, 400), league_error=say(exc)
+        )
     return redirect(url_for("prefs.show", token=token, league="knows") + "#leagues", code=303)
 
 
@@ -179,7 +181,7 @@ def hub_withdraw_page(token: str, entry_id: int) -> ResponseReturnValue:
     try:
         _own(entry_id)
     except LeagueError as exc:
-        return render_hub(token, say(exc), 404)
+        return render_hub(token, 404, league_error=say(exc))
     (entry,) = [e for e in hub.league_entries(dm().db, g.player_id, utcnow()) if e.entry_id == entry_id]
     title = gettext("%(league)s, season %(season)s", league=entry.league, season=entry.season)
     return render_template("league/withdraw.html", token=token, entry_id=entry_id, title=title)
@@ -192,5 +194,5 @@ def hub_withdraw(token: str, entry_id: int) -> ResponseReturnValue:
         _own(entry_id)
         seasons.withdraw(dm().db, entry_id, utcnow())
     except LeagueError as exc:
-        return render_hub(token, say(exc), 409)
+        return render_hub(token, 409, league_error=say(exc))
     return redirect(url_for("prefs.show", token=token, league="withdrawn") + "#leagues", code=303)

@@ -19,12 +19,13 @@ from ..models import utcnow
 from ..present import reliability as reliable
 from ..present.absences import absences_shown
 from ..present.calendar import player_calendar
-from ..present.hub import games_shown, history_shown, league_ratings_shown, leagues_shown, rating_shown
+from ..present.hub import devices_shown, games_shown, history_shown, league_ratings_shown, leagues_shown, rating_shown
 from ..present.seat import STANDING_ANSWER_SELECTS, standing_answer_selects
 from ..services import calendar, hub, inputs
 from ..services.attendance import absences, prefs
 from ..services.errors import N_, ShownError
 from ..services.links import seat_token
+from ..services.notify import devices
 from ..services.play import reliability
 from ..text import away, glossary
 from .access import dm, player_link, say
@@ -41,6 +42,14 @@ LEAGUE_NOTICES = {
     "unskipped": N_("Saved: you will play that round."),
     "withdrawn": N_("You withdrew from the season."),
     "knows": N_("Saved: the people you know in this season."),
+}
+#: the notice after a device form (``?devices=``).
+DEVICE_NOTICES = {
+    "removed": N_("The device is removed: it gets no more notifications."),
+    "added": N_("Your chat app is added: send it a test to check that it works."),
+    "tested": N_("A test notification is on its way to that device."),
+    "saved": N_("Saved: how you are told of your decisions."),
+    "gone": N_("That device is no longer on your list."),
 }
 FIELDS = ("language", "timezone", "quiet_start", "quiet_end", "mail_mode", "digest_hours")
 
@@ -119,11 +128,11 @@ def _render(
     error: str | None = None,
     status: int = 200,
     *,
-    away_error: str | None = None,
     away_values: dict[str, str] | None = None,
-    league_error: str | None = None,
+    errors: dict[str, str] | None = None,
 ) -> ResponseReturnValue:
     lang = g.language
+    errors = errors or {}
     figures = reliability.hub(dm().db, g.player_id, [game["game_id"] for game in data["games"]])
     games = [
         {
@@ -142,6 +151,8 @@ def _render(
         notice = _(LEAGUE_NOTICES[str(request.args.get("league"))])
     if request.args.get("calendar") == "new":
         notice = _("Your calendar has a new address: the old one no longer works.")
+    if request.args.get("devices") in DEVICE_NOTICES:
+        notice = _(DEVICE_NOTICES[str(request.args.get("devices"))])
     if request.args.get("saved") == "1":
         notice = _("Your preferences are saved.")
         if request.args.get("answered") == "1":
@@ -176,14 +187,30 @@ def _render(
         answer_for_me=answer_for_me,
         reliability={"overall": reliable.shown(lang, figures.overall), "about": reliable.about(lang)},
         absences=absences_shown(absences.listed(dm().db, g.player_id, utcnow()), data["timezone"], lang),
-        away_error=away_error,
+        away_error=errors.get("away_error"),
         away_values=away_values or {},
         away_example=away.example(lang),
         calendar={"https": feed, "webcal": "webcal://" + feed.split("://", 1)[1]},
         hub_leagues=leagues_shown(lang, data["timezone"], utcnow(), hub.league_entries(dm().db, g.player_id, utcnow())),
-        league_error=league_error,
+        league_error=errors.get("league_error"),
+        notify=_notify(token, lang, data["timezone"], errors.get("devices_error")),
     )
     return page, status
+
+
+def _notify(token: str, lang: str, timezone: str, error: str | None) -> dict[str, Any]:
+    """The hub's notifications section: the devices, how the player is told, what the subscribe button needs."""
+    found = devices.channels(dm().db, g.player_id)
+    minutes = [(n, ngettext("%(num)d minute", "%(num)d minutes", n)) for n in devices.MAIL_AFTER]
+    return {
+        "devices": devices_shown(lang, timezone, utcnow(), found.devices),
+        "mode": found.mode,
+        "mail_after": found.mail_after,
+        "minutes": minutes,
+        "key": dm().settings.vapid_public_key,
+        "subscribe": url_for("notify.subscribe_player", token=token),
+        "error": error,
+    }
 
 
 @bp.get("/p/<token>")
@@ -231,7 +258,9 @@ def add_absence(token: str) -> ResponseReturnValue:
         absences.declare(dm().db, g.player_id, starts, ends)
     except ShownError as exc:  # 400 for a day out of range (``inputs.YEARS``), 422 for an absence refused
         status = 400 if isinstance(exc, inputs.InputError) else 422
-        return _render(prefs_form(data), data, token, away_error=say(exc), away_values=values, status=status)
+        return _render(
+            prefs_form(data), data, token, errors={"away_error": say(exc)}, away_values=values, status=status
+        )
     return redirect(url_for("prefs.show", token=token, away="added") + "#absences", code=303)
 
 
@@ -243,7 +272,7 @@ def remove_absence(token: str, absence_id: int) -> ResponseReturnValue:
     try:
         absences.cancel(dm().db, g.player_id, absence_id)
     except ShownError as exc:
-        return _render(prefs_form(data), data, token, away_error=say(exc), status=422)
+        return _render(prefs_form(data), data, token, errors={"away_error": say(exc)}, status=422)
     return redirect(url_for("prefs.show", token=token, away="removed") + "#absences", code=303)
 
 
@@ -275,8 +304,10 @@ def calendar_feed(token: str) -> ResponseReturnValue:
     return reply
 
 
-def render_hub(token: str, league_error: str, status: int) -> ResponseReturnValue:
-    """The hub again with a league form's refusal (``server/web/leagues.py``)."""
+def render_hub(token: str, status: int, *, league_error: str = "", devices_error: str = "") -> ResponseReturnValue:
+    """The hub again with a form's refusal: ``league_error`` (``server/web/leagues.py``) or ``devices_error``
+    (``server/web/notify.py``)."""
     data = prefs.get_prefs(dm().db, g.player_id)
     g.language = data["language"]
-    return _render(prefs_form(data), data, token, league_error=league_error, status=status)
+    errors = {"league_error": league_error, "devices_error": devices_error}
+    return _render(prefs_form(data), data, token, status=status, errors=errors)

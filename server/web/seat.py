@@ -31,6 +31,7 @@ from ..present.seat import (
 from ..services import inputs
 from ..services.attendance import prefs
 from ..services.errors import ShownError
+from ..services.notify import nudges
 from ..services.play import autopilot, chat, seats, standing_answers, turns
 from ..text.grammar import CommandError, parse_reply
 from ..text.sentences import describe_answer
@@ -82,9 +83,17 @@ def _page(token: str) -> dict[str, Any]:
     }
 
 
+#: how a link was reached (``?via=``, set in notifications and their chat messages): the channel that reached the
+#: player, recorded (``nudges.opened``).
+CHANNELS = ("push", "chat", "mail")
+
+
 @bp.get("/s/<token>")
 @seat_link
 def seat(token: str) -> ResponseReturnValue:
+    via = request.args.get("via", "")
+    if via in CHANNELS:
+        nudges.opened(dm().db, g.seat.seat_id, inputs.small_int(request.args.get("n", ""), 12) or 0, via, utcnow())
     page = _page(token)
     table = chat.table(dm().db, g.seat.seat_id)
     talk = chat_page(
@@ -96,7 +105,8 @@ def seat(token: str) -> ResponseReturnValue:
         "lines": standing_answer_lines(g.language, settings["answering"]),
         "saved": request.args.get("standing") == "saved",
     }
-    return render_template("seat.html", chat=talk, answer_for_me=answer_for_me, **page)
+    key = dm().settings.vapid_public_key
+    return render_template("seat.html", chat=talk, answer_for_me=answer_for_me, notify_key=key, **page)
 
 
 def _notice(shown: SeatShown) -> str | None:

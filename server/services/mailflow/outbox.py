@@ -17,8 +17,9 @@ from sqlalchemy import Table, bindparam, delete, exists, func, select, text, upd
 from sqlalchemy.orm import Session, aliased
 from sqlalchemy.sql.elements import ColumnElement
 
-from ...db import Database, send_after_commit
+from ...db import Database, push_after_commit, send_after_commit
 from ...models import MailKind, Outbox, OutboxStatus, Player, SeasonPlayer, Seat, Window, WindowStatus, utcnow
+from ..notify import nudges
 
 log = logging.getLogger("deadmail.outbox")
 
@@ -122,11 +123,15 @@ def confirm_entry(
 
 
 def add(session: Session, rows: Iterable[Outbox]) -> list[Outbox]:
-    """Write the rows; those to send now go out once the transaction has committed (held ones wait)."""
+    """Write the rows and the notifications to devices that go with them (``notify.nudges.follow``, which may hold
+    a decision's mail on the player's ladder); those to send now go out once the transaction has committed (held
+    ones wait)."""
     rows = list(rows)
+    pushed = nudges.follow(session, rows, min((row.created_at for row in rows), default=utcnow()))
     session.add_all(rows)
     session.flush()
     send_after_commit(session, (row.id for row in rows if row.status == OutboxStatus.PENDING))
+    push_after_commit(session, (nudge.id for nudge in pushed if nudge.next_attempt_at <= nudge.created_at))
     return rows
 
 

@@ -1,0 +1,236 @@
+"""Notifications to devices, composed and sent: chat apps' messages through apprise, Web Push (RFC 8030) through
+pywebpush, the payload encrypted for the
+browser (RFC 8291, aes128gcm) and the request signed with the server's VAPID key (RFC 8292). Rows come from
+``services.notify.nudges`` (claimed once, read in one query, each result recorded as soon as it is known).
+
+What a notification says is in its reader's language and zone: which game, what is asked and by when, and a link
+that opens that decision; never a card, a die, a vote or a hand (``compose``). A newer notification of the same game
+replaces an older one (the ``Topic``, and the service worker's ``tag``); its time to live ends at the deadline; it
+is held through the reader's quiet hours; once its decision is answered or closed it is not sent at all. The push
+service's answer decides the rest: 201 sent; 404/410 the subscription is gone (the device is removed); 429 and 5xx
+(and a network failure or a timeout) tried again with back-off, never sooner than its ``Retry-After``; any other
+4xx failed for good."""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from email.utils import parseaddr
+from urllib.parse import urlencode, urlsplit
+
+import apprise
+import requests
+from py_vapid import Vapid02 as Vapid
+from pywebpush import WebPusher
+
+from ..config import Settings
+from ..db import Database
+from ..models import DeviceKind, MailKind, utcnow
+from ..present.seat import game_label
+from ..services.links import seat_token
+from ..services.notify import nudges
+from ..services.notify.nudges import Pending
+from ..services.tempo import in_quiet_hours
+from ..text.glossary import kind_name
+from ..text.i18n import format_when, translations
+
+log = logging.getLogger("deadmail.push")
+
+#: seconds to connect to a push service, and to wait for its answer: a service that hangs holds a worker no longer.
+TIMEOUT = (5.0, 10.0)
+#: the longest time to live asked for (push services keep a message four weeks at most).
+MAX_TTL = 28 * 24 * 3600
+#: the time to live of a notification without a deadline (a game's end, a test).
+DAY = 24 * 3600
+#: how long a VAPID token is valid (RFC 8292: at most a day), and how long before its end a new one is signed.
+TOKEN_LIFE = 12 * 3600
+RENEW_BEFORE = 3600
+
+
+@dataclass(frozen=True)
+class Notification:
+    title: str
+    body: str
+    url: str
+    #: one per game: a newer notification of the game replaces the older one (Topic, and the notification's tag).
+    topic: str
+    ttl: int
+    urgency: str
+
+    def payload(self) -> bytes:
+        """What the service worker shows (``static/sw.js``)."""
+        data = {"title": self.title, "body": self.body, "url": self.url, "tag": self.topic}
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def compose(pending: Pending, settings: Settings, now: datetime) -> Notification:
+    """The notification of a claimed row, in its reader's language and zone; nothing secret in it."""
+    player, nudge, seat, game, window = pending.player, pending.nudge, pending.seat, pending.game, pending.window
+    lang = player.language
+    t = translations(lang)
+    via = "chat" if pending.device.kind == DeviceKind.CHAT else "push"
+    if nudge.kind == "test" or seat is None or game is None:
+        title = "deadmail"
+        body = t.gettext("Notifications reach this device: you will be told here when a decision is yours.")
+        return Notification(title, body, settings.base_url + "/", "test", DAY, "normal")
+    title = game_label(lang, game.id, game.title)
+    token = seat_token(settings.secret_key, seat.id, seat.link_generation)
+    url = f"{settings.base_url}/s/{token}?" + urlencode({"via": via, "n": nudge.id})
+    topic = f"game-{game.id}"
+    if nudge.kind == MailKind.GAME_OVER or window is None:
+        body = t.gettext("The game is over: see how it ended.")
+        return Notification(title, body, url, topic, DAY, "normal")
+    when, relative = format_when(window.deadline, now, player.timezone, lang)
+    what = kind_name(lang, pending.asked or "")
+    texts: dict[str, str] = {
+        MailKind.LAST_CALL: t.gettext("Everyone else has answered: the table waits for you (%(what)s)."),
+        MailKind.REMINDER: t.gettext("Still yours to decide: %(what)s."),
+    }
+    body = texts.get(nudge.kind, t.gettext("Your decision: %(what)s.")) % {"what": what}
+    body += " " + t.gettext("Answer by %(when)s (%(relative)s).") % {"when": when, "relative": relative}
+    ttl = max(60, min(MAX_TTL, int((window.deadline - now).total_seconds())))
+    urgency = "high" if nudge.kind == MailKind.LAST_CALL else "normal"
+    return Notification(title, body, url, topic, ttl, urgency)
+
+
+def subject(settings: Settings) -> str:
+    """The VAPID ``sub``: the server's sender address (a push service's contact when something goes wrong)."""
+    address = parseaddr(settings.mail_from)[1]
+    return f"mailto:{address}" if "@" in address else settings.base_url
+
+
+class Pusher:
+    """Sends Web Push requests over one HTTP session (connections kept), VAPID tokens signed once per push service
+    origin and reused until shortly before they expire."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.vapid = Vapid.from_string(settings.vapid_private_key)
+        self.subject = subject(settings)
+        self.http = requests.Session()
+        self.tokens: dict[str, tuple[float, dict[str, str]]] = {}
+        self.lock = threading.Lock()
+
+    def authorization(self, endpoint: str) -> dict[str, str]:
+        parts = urlsplit(endpoint)
+        origin = f"{parts.scheme}://{parts.netloc}"
+        now = time.time()
+        with self.lock:
+            found = self.tokens.get(origin)
+            if found is None or found[0] - now < RENEW_BEFORE:
+                expires = int(now) + TOKEN_LIFE
+                found = (expires, self.vapid.sign({"aud": origin, "exp": expires, "sub": self.subject}))
+                self.tokens[origin] = found
+            return found[1]
+
+    def send(self, pending: Pending, note: Notification) -> requests.Response:
+        device = pending.device
+        subscription = {"endpoint": device.endpoint, "keys": {"p256dh": device.p256dh, "auth": device.auth}}
+        headers = {**self.authorization(device.endpoint), "Topic": note.topic, "Urgency": note.urgency}
+        pusher = WebPusher(subscription, requests_session=self.http)
+        response: requests.Response = pusher.send(note.payload(), headers=headers, ttl=note.ttl, timeout=TIMEOUT)
+        return response
+
+    def close(self) -> None:
+        self.http.close()
+
+
+#: seconds a chat app's service may take to answer.
+CHAT_TIMEOUT = 10.0
+
+
+def send_chat(address: str, note: Notification) -> bool:
+    """A notification as a chat message through apprise (the same code whatever the app): whether it was taken."""
+    sender = apprise.Apprise()
+    sender.add(address)
+    return bool(sender.notify(body=f"{note.body}\n{note.url}", title=note.title, timeout=CHAT_TIMEOUT))
+
+
+def _retry_after(response: requests.Response) -> float | None:
+    value = response.headers.get("Retry-After", "")
+    return float(value) if value.isdigit() else None
+
+
+def send_nudges(
+    db: Database,
+    settings: Settings,
+    now: datetime | None = None,
+    *,
+    ids: Iterable[int] | None = None,
+    limit: int = 100,
+    pusher: Pusher | None = None,
+) -> dict[int, str]:
+    """Claim due notifications (those of ``ids``, or up to ``limit`` in order) and send each; every row's result:
+    'sent', 'retry', 'failed', 'gone' (the device removed), 'held' (quiet hours) or 'skipped' (nothing left to
+    tell)."""
+    now = now or utcnow()
+    claimed = nudges.claim_many(db, now, ids=ids, limit=limit)
+    if not claimed:
+        return {}
+    own = pusher is None
+    pusher = pusher or Pusher(settings)
+    results: dict[int, str] = {}
+    try:
+        for pending in nudges.read(db, claimed):
+            results[pending.nudge.id] = _send(db, settings, pusher, pending, now)
+    finally:
+        if own:
+            pusher.close()
+    return results
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What became of one try: 'sent', 'gone' (the subscription no longer exists) or 'failed' (why, whether for
+    good, and the service's ``Retry-After``)."""
+
+    result: str
+    error: str = ""
+    permanent: bool = False
+    retry_after: float | None = None
+
+
+def deliver(pending: Pending, note: Notification, pusher: Pusher) -> Outcome:
+    """Hand the notification to the device's push service or chat app."""
+    if pending.device.kind == DeviceKind.CHAT:
+        taken = send_chat(pending.device.endpoint, note)
+        return Outcome("sent") if taken else Outcome("failed", "the chat app did not take the message")
+    response = pusher.send(pending, note)
+    status = response.status_code
+    if 200 <= status < 300:
+        return Outcome("sent")
+    if status in (404, 410):
+        return Outcome("gone")
+    permanent = status < 500 and status != 429
+    return Outcome("failed", f"HTTP {status}: {response.text[:300]}", permanent, _retry_after(response))
+
+
+def _send(db: Database, settings: Settings, pusher: Pusher, pending: Pending, now: datetime) -> str:
+    nudge, device = pending.nudge, pending.device
+    if pending.stale:
+        nudges.skipped(db, nudge.id)
+        return "skipped"
+    quiet_end = in_quiet_hours(pending.player, now)
+    if quiet_end is not None and nudge.kind != "test":
+        nudges.hold(db, nudge.id, quiet_end)
+        return "held"
+    try:
+        outcome = deliver(pending, compose(pending, settings, now), pusher)
+    except requests.RequestException as exc:  # the network, a timeout: tried again later
+        outcome = Outcome("failed", f"{type(exc).__name__}: {exc}")
+    except Exception as exc:  # a bug: a failed try like any other, never a loop for ever
+        log.exception("nudge %s: could not be sent", nudge.id)
+        outcome = Outcome("failed", f"{type(exc).__name__}: {exc}")
+    if outcome.result == "sent":
+        nudges.sent(db, nudge.id, device.id, now)
+    elif outcome.result == "gone":
+        nudges.gone(db, device.id)
+    else:
+        return nudges.failed(
+            db, nudge.id, device.id, outcome.error, now, permanent=outcome.permanent, retry_after=outcome.retry_after
+        )
+    return outcome.result

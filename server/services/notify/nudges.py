@@ -1,0 +1,314 @@
+"""Notifications to devices (``Nudge`` rows), with the outbox's discipline: written in the transaction of the change
+they tell (``follow``, called by ``mailflow.outbox.add`` for the mail rows it writes), sent after commit by the
+worker (``server/mail/push.py``), claimed once with a conditional UPDATE, retried with back-off, a row left in
+"sending" by a dead worker released after ``STUCK_AFTER`` (at least once: a push service takes a repeat with the
+same Topic as the same notification), never sent twice for one row.
+
+Which mail is followed: a decision asked (turn), the table waiting for the player (last call), a reminder, the end
+of a game (``PUSHED``), one notification per device and window. How the player is told (``Player.notify_mode``):
+``both`` sends mail and notifications at once; ``first`` climbs a ladder: the channel that last reached them first
+(push or chat), the other after ``mail_after`` minutes, the mail last, each step only while the decision is still
+unanswered (``unless_answered``); ``mail`` sends mail only. A device known not to reach the player (failing) is
+left out of the ladder."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import and_, delete, select, update
+from sqlalchemy.orm import Session
+
+from ...db import Database, push_after_commit
+from ...models import (
+    Device,
+    DeviceKind,
+    Game,
+    MailKind,
+    NotifyMode,
+    Nudge,
+    Outbox,
+    OutboxStatus,
+    Player,
+    RequestRow,
+    Seat,
+    Window,
+    WindowStatus,
+    utcnow,
+)
+from .devices import MAX_FAILURES
+
+#: the mail kinds a notification follows.
+PUSHED = (MailKind.TURN, MailKind.LAST_CALL, MailKind.REMINDER, MailKind.GAME_OVER)
+#: the kinds that ask for a decision: not sent once it is answered or closed; the ladder holds their mail.
+ASKING = (MailKind.TURN, MailKind.LAST_CALL)
+MAX_ATTEMPTS = 8
+STUCK_AFTER = timedelta(minutes=5)
+#: a final row is deleted this long after it was last tried.
+KEEP = timedelta(days=3)
+FINAL = (OutboxStatus.SENT, OutboxStatus.SKIPPED, OutboxStatus.FAILED)
+
+
+def follow(session: Session, rows: Sequence[Outbox], now: datetime) -> list[Nudge]:
+    """The notifications that go with these new mail rows (not yet flushed): one per device of their players and
+    per decision, on the ladder of the player's ``notify_mode``; a turn's mail on the ladder waits its step and is
+    dropped if answered by then. One query, only when some row is of a ``PUSHED`` kind."""
+    told = [row for row in rows if row.kind in PUSHED]
+    if not told:
+        return []
+    found = session.execute(
+        select(Device, Player.notify_mode, Player.mail_after, Player.reached_via)
+        .join(Player, Player.id == Device.player_id)
+        .where(Device.player_id.in_({row.player_id for row in told}), Player.notify_mode != NotifyMode.MAIL)
+        .order_by(Device.id)
+    ).all()
+    devices: dict[int, list[Device]] = defaultdict(list)
+    ladder: dict[int, tuple[str, timedelta, str | None]] = {}
+    for device, mode, minutes, via in found:
+        devices[device.player_id].append(device)
+        ladder[device.player_id] = (mode, timedelta(minutes=minutes), via)
+    made: list[Nudge] = []
+    for row in told:
+        mine = [d for d in devices.get(row.player_id, []) if d.failures < MAX_FAILURES]
+        if not mine:
+            continue
+        mode, step, via = ladder[row.player_id]
+        steps = _steps(mine, via) if mode == NotifyMode.FIRST and row.kind in ASKING else {}
+        for seat_id, window, part in _about(row):
+            for device in mine:
+                made.append(
+                    Nudge(
+                        key=f"{row.key}{part}>{device.id}",
+                        device_id=device.id,
+                        player_id=row.player_id,
+                        seat_id=seat_id,
+                        kind=row.kind,
+                        window=window,
+                        status=OutboxStatus.PENDING,
+                        attempts=0,
+                        created_at=now,
+                        next_attempt_at=now + step * steps.get(device.kind, 0),
+                    )
+                )
+        if steps and row.status == OutboxStatus.PENDING:  # the mail: the ladder's last step
+            row.payload = {**row.payload, "unless_answered": True}
+            row.next_attempt_at = max(row.next_attempt_at, now + step * (max(steps.values()) + 1))
+    session.add_all(made)
+    return made
+
+
+def _steps(devices: list[Device], via: str | None) -> dict[str, int]:
+    """The ladder's step of each kind of device: the kind that last reached the player first (push when none did),
+    then the other."""
+    kinds = sorted({d.kind for d in devices}, key=lambda kind: (kind != via, kind != DeviceKind.PUSH))
+    return {kind: n for n, kind in enumerate(kinds)}
+
+
+def _about(row: Outbox) -> list[tuple[int | None, int | None, str]]:
+    """What a mail row's notifications are about: (seat, window, key suffix); a reminder's one per decision."""
+    if row.kind == MailKind.REMINDER:
+        items = row.payload.get("items") or []
+        return [
+            (item.get("seat"), item.get("window"), f"/{n}") for n, item in enumerate(items) if isinstance(item, dict)
+        ]
+    window = row.payload.get("window")
+    return [(row.seat_id, window if isinstance(window, int) else None, "")]
+
+
+def add_test(db: Database, player_id: int, device_id: int, now: datetime) -> int | None:
+    """A test notification to one of the player's devices ("send me a test"), sent after commit; None when the
+    device is not theirs."""
+    with db.session() as session:
+        device = session.get(Device, device_id)
+        if device is None or device.player_id != player_id:
+            return None
+        nudge = Nudge(
+            key=f"test:{device_id}:{now.timestamp():.6f}",
+            device_id=device_id,
+            player_id=player_id,
+            kind="test",
+            status=OutboxStatus.PENDING,
+            attempts=0,
+            created_at=now,
+            next_attempt_at=now,
+        )
+        session.add(nudge)
+        session.flush()
+        push_after_commit(session, [nudge.id])
+        return nudge.id
+
+
+# --- sending: claimed, read, recorded ---------------------------------------------------------------------------------
+
+
+def claim_many(db: Database, now: datetime, *, ids: Iterable[int] | None = None, limit: int = 100) -> list[int]:
+    """Take due pending rows for sending in one statement: those of ``ids``, or up to ``limit`` in the order they
+    were written (after releasing rows stuck in "sending"), skipping rows another worker is claiming."""
+    due = (Nudge.status == OutboxStatus.PENDING, Nudge.next_attempt_at <= now)
+    with db.session() as session:
+        if ids is None:
+            stuck = (Nudge.status == OutboxStatus.SENDING, Nudge.next_attempt_at <= now - STUCK_AFTER)
+            session.execute(update(Nudge).where(*stuck).values(status=OutboxStatus.PENDING))
+            chosen = (
+                select(Nudge.id)
+                .where(*due)
+                .order_by(Nudge.id)
+                .limit(limit)
+                .with_for_update(skip_locked=True)
+                .cte("chosen")
+                .prefix_with("MATERIALIZED", dialect="postgresql")
+            )
+            which = Nudge.id.in_(select(chosen.c.id))
+        else:
+            which = Nudge.id.in_(list(ids))
+        claimed = session.execute(
+            update(Nudge)
+            .where(which, *due)
+            .values(status=OutboxStatus.SENDING, attempts=Nudge.attempts + 1, next_attempt_at=max(now, utcnow()))
+            .returning(Nudge.id)
+        ).scalars()
+        return sorted(claimed)
+
+
+@dataclass(frozen=True)
+class Pending:
+    """A claimed notification with what telling it needs: its device, its reader, the seat and game it is about,
+    and that game's open window now (None when there is none)."""
+
+    nudge: Nudge
+    device: Device
+    player: Player
+    seat: Seat | None
+    game: Game | None
+    window: Window | None
+    #: the kind of the request the seat owes in that window (None: it owes none).
+    asked: str | None
+
+    @property
+    def stale(self) -> bool:
+        """Nothing left to tell: the decision it asks for is answered or closed, the seat is another player's now,
+        or the game is no longer running (a game's end is told whatever the state)."""
+        if self.nudge.kind == "test":
+            return False
+        if self.seat is None or self.game is None or self.seat.player_id != self.player.id:
+            return True
+        if self.nudge.kind == MailKind.GAME_OVER:
+            return False
+        return self.window is None or self.window.number != self.nudge.window or self.asked is None
+
+
+def read(db: Database, ids: list[int]) -> list[Pending]:
+    """The claimed rows of ``ids`` with their devices, readers, seats, games and open windows, in one query."""
+    asked = (
+        select(RequestRow.kind)
+        .where(RequestRow.window_id == Window.id, RequestRow.seat_id == Seat.id, RequestRow.answered_at.is_(None))
+        .limit(1)
+        .scalar_subquery()
+    )
+    with db.session() as session:
+        rows = session.execute(
+            select(Nudge, Device, Player, Seat, Game, Window, asked)
+            .join(Device, Device.id == Nudge.device_id)
+            .join(Player, Player.id == Nudge.player_id)
+            .outerjoin(Seat, Seat.id == Nudge.seat_id)
+            .outerjoin(Game, Game.id == Seat.game_id)
+            .outerjoin(Window, and_(Window.game_id == Seat.game_id, Window.status != WindowStatus.CLOSED))
+            .where(Nudge.id.in_(ids))
+            .order_by(Nudge.id)
+        ).all()
+        return [Pending(*row) for row in rows]
+
+
+def sent(db: Database, nudge_id: int, device_id: int, now: datetime) -> None:
+    """The push service or chat app took it: the row is sent, the device reached now."""
+    with db.session() as session:
+        session.execute(
+            update(Nudge).where(Nudge.id == nudge_id).values(status=OutboxStatus.SENT, sent_at=now, last_error=None)
+        )
+        session.execute(update(Device).where(Device.id == device_id).values(reached_at=now, failures=0))
+
+
+def skipped(db: Database, nudge_id: int) -> None:
+    """Nothing was left to tell when it was due: never sent."""
+    with db.session() as session:
+        session.execute(update(Nudge).where(Nudge.id == nudge_id).values(status=OutboxStatus.SKIPPED))
+
+
+def hold(db: Database, nudge_id: int, until: datetime) -> None:
+    """Not now (the player's quiet hours): pending again until ``until``, the claim not counted as a try."""
+    with db.session() as session:
+        session.execute(
+            update(Nudge)
+            .where(Nudge.id == nudge_id, Nudge.status == OutboxStatus.SENDING)
+            .values(status=OutboxStatus.PENDING, next_attempt_at=until, attempts=Nudge.attempts - 1)
+        )
+
+
+def gone(db: Database, device_id: int) -> None:
+    """The push service says the subscription is gone (404, 410): the device is removed, its rows with it."""
+    with db.session() as session:
+        session.execute(delete(Device).where(Device.id == device_id))
+
+
+def backoff(attempts: int, retry_after: float | None = None) -> timedelta:
+    """30 s, 1 min, 2 min … at most an hour; never sooner than the service's ``Retry-After``."""
+    wait = min(3600.0, 30.0 * 2 ** max(0, attempts - 1))
+    return timedelta(seconds=max(wait, min(retry_after or 0.0, 6 * 3600.0)))
+
+
+def failed(
+    db: Database,
+    nudge_id: int,
+    device_id: int,
+    error: str,
+    now: datetime,
+    *,
+    permanent: bool,
+    retry_after: float | None,
+) -> str:
+    """A try that failed: 'retry' later with back-off (429, 5xx, the network, a chat app that did not take it), or
+    'failed' for good (a permanent refusal, or too many tries). A device that failed ``MAX_FAILURES`` notifications
+    in a row for good is removed (a success resets the count)."""
+    with db.session() as session:
+        nudge = session.get(Nudge, nudge_id)
+        if nudge is None or nudge.status != OutboxStatus.SENDING:
+            return "skipped"
+        nudge.last_error = error[:2000]
+        if permanent or nudge.attempts >= MAX_ATTEMPTS:  # given up: a failure of the device
+            nudge.status = OutboxStatus.FAILED
+            device = session.get(Device, device_id)
+            if device is not None:
+                device.failures += 1
+                device.last_error = nudge.last_error
+                if device.failures >= MAX_FAILURES:
+                    session.delete(device)
+            return "failed"
+        nudge.status = OutboxStatus.PENDING
+        nudge.next_attempt_at = now + backoff(nudge.attempts, retry_after)
+        return "retry"
+
+
+def opened(db: Database, seat_id: int, nudge_id: int, channel: str, now: datetime) -> None:
+    """The seat's player opened their page from a notification ``nudge_id`` (0: from a mail's link): the channel
+    reached them (the ladder starts there next time; the figures count it)."""
+    player = select(Seat.player_id).where(Seat.id == seat_id).scalar_subquery()
+    with db.session() as session:
+        if nudge_id:
+            session.execute(
+                update(Nudge)
+                .where(Nudge.id == nudge_id, Nudge.seat_id == seat_id, Nudge.opened_at.is_(None))
+                .values(opened_at=now)
+            )
+        session.execute(update(Player).where(Player.id == player).values(reached_via=channel, reached_at=now))
+
+
+def prune(db: Database, now: datetime, limit: int = 1000, keep: timedelta = KEEP) -> int:
+    """Delete up to ``limit`` final rows last tried more than ``keep`` ago; how many."""
+    with db.session() as session:
+        old = select(Nudge.id).where(Nudge.status.in_(FINAL), Nudge.next_attempt_at < now - keep).limit(limit)
+        ids = list(session.execute(old).scalars())
+        if ids:
+            session.execute(delete(Nudge).where(Nudge.id.in_(ids)))
+        return len(ids)
