@@ -91,6 +91,9 @@ class Settings:
     #: the server's VAPID key (RFC 8292) signing its Web Push requests: a P-256 private key, base64url (its 32 raw
     #: bytes, or DER), as ``web-push generate-vapid-keys`` and ``vapid --gen`` give it; empty: the data folder's.
     vapid_private_key: str = ""
+    #: where open seat pages listen for changes (``deadmail live``, Server-Sent Events), as the browser reaches it:
+    #: an origin (``https://live.example.org``) or empty, for none (pages then ask again every 30 s).
+    live_url: str = ""
 
     @property
     def vapid_public_key(self) -> str:
@@ -138,6 +141,7 @@ class Settings:
             "trusted_proxies": int(env.get("DEADMAIL_TRUSTED_PROXIES") or 0),
             "outbox_keep_days": float(env.get("DEADMAIL_OUTBOX_KEEP_DAYS") or 3),
             "vapid_private_key": (env.get("DEADMAIL_VAPID_PRIVATE_KEY") or "").strip(),
+            "live_url": (env.get("DEADMAIL_LIVE_URL") or "").strip().rstrip("/"),
         }
         values.update(overrides)
         if not values["smtp_url"] and not values["reply_domain"]:

@@ -142,8 +142,28 @@
     }
   }
 
+  // The live part of a seat page (templates/seat_live.html) listens to the live server's stream of its game's changes
+  // (server/run/live.py): when the game's stamp is no longer the one the part was drawn at, htmx fetches it again at
+  // once. Without the stream (or JavaScript), htmx asks every 30 s as before.
+  function startLive() {
+    var live = document.getElementById("live");
+    var url = live && live.getAttribute("data-live-stream");
+    if (!url || !window.EventSource || !window.htmx) return;
+    var stream = new EventSource(url);
+    var look = function (event) {
+      var current = document.getElementById("live");
+      if (current && event.data && event.data !== current.getAttribute("data-stamp")) {
+        current.setAttribute("data-stamp", event.data);
+        window.htmx.trigger(current, "refresh");
+      }
+    };
+    stream.addEventListener("stamp", look);
+    stream.addEventListener("change", look);
+  }
+
   function start() {
     startNotifications();
+    startLive();
     Array.prototype.forEach.call(document.querySelectorAll("select[data-zone-guess]"), guessZone);
     var buttons = document.querySelectorAll("button.copy-button[data-copy]");
     Array.prototype.forEach.call(buttons, function (button) {

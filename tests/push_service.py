@@ -75,10 +75,12 @@ class PushService:
     refused: list[tuple[int, str]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def start(self) -> PushService:
+    def start(self, port: int = 0) -> PushService:
         service = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"  # connections kept alive, as a vendor's service keeps them
+
             def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 status, extra, reason = service.take(self.path, dict(self.headers.items()), body)
@@ -92,7 +94,7 @@ class PushService:
             def log_message(self, format: str, *args: Any) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer((self.host, 0), Handler)
+        self.server = ThreadingHTTPServer((self.host, port), Handler)
         self.origin = f"http://{self.host}:{self.server.server_address[1]}"
         threading.Thread(target=self.server.serve_forever, daemon=True).start()
         return self

@@ -18,6 +18,7 @@ import logging
 import threading
 import time
 from collections.abc import Iterable
+from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from datetime import datetime
 from email.utils import parseaddr
@@ -47,6 +48,8 @@ TIMEOUT = (5.0, 10.0)
 MAX_TTL = 28 * 24 * 3600
 #: the time to live of a notification without a deadline (a game's end, a test).
 DAY = 24 * 3600
+#: notifications in flight at once per sender (a push service's answer takes a round trip; they wait together).
+CONCURRENCY = 8
 #: how long a VAPID token is valid (RFC 8292: at most a day), and how long before its end a new one is signed.
 TOKEN_LIFE = 12 * 3600
 RENEW_BEFORE = 3600
@@ -108,10 +111,16 @@ class Pusher:
     """Sends Web Push requests over one HTTP session (connections kept), VAPID tokens signed once per push service
     origin and reused until shortly before they expire."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, concurrency: int = CONCURRENCY) -> None:
         self.vapid = Vapid.from_string(settings.vapid_private_key)
         self.subject = subject(settings)
         self.http = requests.Session()
+        # push services are reached directly (the environment's proxy settings are not read for every request)
+        self.http.trust_env = False
+        adapter = requests.adapters.HTTPAdapter(pool_connections=16, pool_maxsize=max(10, concurrency))
+        self.http.mount("https://", adapter)
+        self.http.mount("http://", adapter)
+        self.pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="push")
         self.tokens: dict[str, tuple[float, dict[str, str]]] = {}
         self.lock = threading.Lock()
 
@@ -136,6 +145,7 @@ class Pusher:
         return response
 
     def close(self) -> None:
+        self.pool.shutdown(wait=True)
         self.http.close()
 
 
@@ -164,9 +174,11 @@ def send_nudges(
     limit: int = 100,
     pusher: Pusher | None = None,
 ) -> dict[int, str]:
-    """Claim due notifications (those of ``ids``, or up to ``limit`` in order) and send each; every row's result:
-    'sent', 'retry', 'failed', 'gone' (the device removed), 'held' (quiet hours) or 'skipped' (nothing left to
-    tell)."""
+    """Claim due notifications (those of ``ids``, or up to ``limit`` in order) and send them, up to the pusher's
+    ``CONCURRENCY`` at once, each recorded as soon as its service answered; every row's result: 'sent', 'retry',
+    'failed', 'gone' (the device removed), 'held' (quiet hours) or 'skipped' (nothing left to tell). A worker that
+    dies mid-batch leaves its rows claimed: those in flight may be sent again after ``nudges.STUCK_AFTER`` (the same
+    Topic and tag: the repeat replaces the notification shown), the others once."""
     now = now or utcnow()
     claimed = nudges.claim_many(db, now, ids=ids, limit=limit)
     if not claimed:
@@ -175,8 +187,20 @@ def send_nudges(
     pusher = pusher or Pusher(settings)
     results: dict[int, str] = {}
     try:
+        flying: dict[Future[Outcome], Pending] = {}
         for pending in nudges.read(db, claimed):
-            results[pending.nudge.id] = _send(db, settings, pusher, pending, now)
+            if pending.stale:
+                nudges.skipped(db, pending.nudge.id)
+                results[pending.nudge.id] = "skipped"
+            elif (quiet_end := in_quiet_hours(pending.player, now)) is not None and pending.nudge.kind != "test":
+                nudges.hold(db, pending.nudge.id, quiet_end)
+                results[pending.nudge.id] = "held"
+            else:
+                flying[pusher.pool.submit(_attempt, pending, settings, now, pusher)] = pending
+        for done in as_completed(flying):
+            pending = flying[done]
+            results[pending.nudge.id] = _record(db, pending, done.result(), now)
+        nudges.reached(db, sorted({p.device.id for p in flying.values() if results[p.nudge.id] == "sent"}), now)
     finally:
         if own:
             pusher.close()
@@ -209,28 +233,24 @@ def deliver(pending: Pending, note: Notification, pusher: Pusher) -> Outcome:
     return Outcome("failed", f"HTTP {status}: {response.text[:300]}", permanent, _retry_after(response))
 
 
-def _send(db: Database, settings: Settings, pusher: Pusher, pending: Pending, now: datetime) -> str:
-    nudge, device = pending.nudge, pending.device
-    if pending.stale:
-        nudges.skipped(db, nudge.id)
-        return "skipped"
-    quiet_end = in_quiet_hours(pending.player, now)
-    if quiet_end is not None and nudge.kind != "test":
-        nudges.hold(db, nudge.id, quiet_end)
-        return "held"
+def _attempt(pending: Pending, settings: Settings, now: datetime, pusher: Pusher) -> Outcome:
+    """One try (in the pusher's threads): composed and delivered; any exception is a failed try."""
     try:
-        outcome = deliver(pending, compose(pending, settings, now), pusher)
+        return deliver(pending, compose(pending, settings, now), pusher)
     except requests.RequestException as exc:  # the network, a timeout: tried again later
-        outcome = Outcome("failed", f"{type(exc).__name__}: {exc}")
+        return Outcome("failed", f"{type(exc).__name__}: {exc}")
     except Exception as exc:  # a bug: a failed try like any other, never a loop for ever
-        log.exception("nudge %s: could not be sent", nudge.id)
-        outcome = Outcome("failed", f"{type(exc).__name__}: {exc}")
+        log.exception("nudge %s: could not be sent", pending.nudge.id)
+        return Outcome("failed", f"{type(exc).__name__}: {exc}")
+
+
+def _record(db: Database, pending: Pending, outcome: Outcome, now: datetime) -> str:
+    nudge_id, device_id = pending.nudge.id, pending.device.id
     if outcome.result == "sent":
-        nudges.sent(db, nudge.id, device.id, now)
+        nudges.sent(db, nudge_id, now)
     elif outcome.result == "gone":
-        nudges.gone(db, device.id)
+        nudges.gone(db, device_id)
     else:
-        return nudges.failed(
-            db, nudge.id, device.id, outcome.error, now, permanent=outcome.permanent, retry_after=outcome.retry_after
-        )
+        error, permanent, after = outcome.error, outcome.permanent, outcome.retry_after
+        return nudges.failed(db, nudge_id, device_id, error, now, permanent=permanent, retry_after=after)
     return outcome.result

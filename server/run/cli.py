@@ -11,6 +11,7 @@ from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import urlsplit
 
 import click
 import waitress
@@ -33,6 +34,7 @@ from ..services.play import estimate, games
 from ..services.play.seats import rotate_link
 from ..services.tempo import check_timezone, parse_duration, parse_play_hours
 from ..web.app import create_app
+from . import live
 from .demo import player_name, run_auto
 from .migrate import upgrade
 from .processes import Supervised, announce_up, local_url, private_umask, running_up, withdraw_up
@@ -69,20 +71,24 @@ def migrate() -> None:
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8080, show_default=True, type=int)
 def up(host: str, port: int) -> None:
-    """Start everything on this machine: database, web server, worker and beat (the embedded default)."""
+    """Start everything on this machine: database, web server, live server (port + 1), worker and beat (the embedded
+    default)."""
     private_umask()  # the data folder's files are the owner's only, the worker's too
     settings = _settings()
     if not os.environ.get("DEADMAIL_BASE_URL"):  # links, made here or by other commands, point where we listen
         settings = replace(settings, base_url=f"http://{host}:{port}")
         remember_served_url(settings.data_dir, settings.base_url)
+    if not settings.live_url:  # open seat pages listen on the next port
+        settings = replace(settings, live_url=f"{urlsplit(settings.base_url).scheme}://{host}:{port + 1}")
     click.echo("preparing the database …", err=True)
     upgrade(settings.database_url)
     try:  # bound before anything starts: a port in use is told at once, and nothing is left running
         server = waitress.create_server(web_app(settings), host=host, port=port, threads=8)
+        pages = live.Background(settings, Database(settings.database_url), host, port + 1).start()
     except OSError as exc:
         raise click.ClickException(
-            f"cannot listen on {host}:{port} ({exc.strerror or exc}): is a deadmail up already running there? "
-            "Another port: deadmail up --port 8081"
+            f"cannot listen on {host}:{port} or {port + 1} ({exc.strerror or exc}): is a deadmail up already running "
+            "there? Other ports: deadmail up --port 8082"
         ) from exc
     click.echo("starting the worker …", err=True)
     worker = Supervised(settings)
@@ -105,8 +111,21 @@ def up(host: str, port: int) -> None:
             signal.signal(stopped_by, signal.SIG_IGN)
         withdraw_up(announced)
         worker.stop()
+        pages.stop()
         server.close()
         click.echo("stopped", err=True)
+
+
+@main.command(name="live")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8081, show_default=True, type=int)
+def live_server(host: str, port: int) -> None:
+    """Serve open seat pages their games' changes (Server-Sent Events); set DEADMAIL_LIVE_URL to where browsers
+    reach it."""
+    settings = _settings()
+    click.echo(f"live server at http://{host}:{port}/live/  (pages reach it at {settings.live_url or 'nowhere yet'})")
+    sys.stdout.flush()
+    live.serve(settings, Database(settings.database_url), host, port)
 
 
 def _interrupt(_signum: int, _frame: object) -> None:

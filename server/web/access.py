@@ -408,9 +408,14 @@ CSP = "; ".join(
 )
 
 
+def csp(live_url: str) -> str:
+    """The pages' Content-Security-Policy: ``CSP``, and the live server's origin for the seat pages' stream."""
+    return f"{CSP}; connect-src 'self' {live_url}" if live_url else CSP
+
+
 def headers(response: Response) -> Response:
     if response.mimetype == "text/html" and "Content-Security-Policy" not in response.headers:
-        response.headers["Content-Security-Policy"] = CSP
+        response.headers["Content-Security-Policy"] = current_app.config["DEADMAIL_CSP"]
     response.headers.setdefault("X-Content-Type-Options", "nosniff")
     response.headers.setdefault("Referrer-Policy", "same-origin")
     if request.endpoint != "static":  # links, seat links on organiser pages, answers: kept by no cache, no back button

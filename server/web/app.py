@@ -49,6 +49,7 @@ def create_app(settings: Settings, db: Database) -> Flask:
         DEADMAIL_INBOUND_PER_MINUTE=settings.inbound_per_minute,
         DEADMAIL_ANSWERS_PER_MINUTE=settings.answers_per_minute,
         DEADMAIL_LINKS_PER_MINUTE=settings.links_per_minute,
+        DEADMAIL_CSP=access.csp(settings.live_url),
     )
     if settings.trusted_proxies:  # behind reverse proxies: the client (rate limits), scheme and host they were told
         n = settings.trusted_proxies

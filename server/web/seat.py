@@ -33,12 +33,16 @@ from ..services.attendance import prefs
 from ..services.errors import ShownError
 from ..services.notify import nudges
 from ..services.play import autopilot, chat, seats, standing_answers, turns
+from ..services.play.live import stamps
 from ..text.grammar import CommandError, parse_reply
 from ..text.sentences import describe_answer
 from .access import dm, message, reader_language, say, seat_link
 
 bp = Blueprint("pages", __name__)
 
+#: with the live server's stream (``settings.live_url``), how often a page still asks for its live part (seconds):
+#: a safety net for a stream a proxy cut; outside sessions of play hours, the stream says when to ask.
+LIVE_POLL = 300
 #: the longest command a one-tap link or the page's command field may carry.
 MAX_COMMAND = 300
 
@@ -67,10 +71,17 @@ def _page(token: str) -> dict[str, Any]:
     # the notice of a saved answer or of coming back, also in the live fragment, whose address keeps the page's
     # "saved"/"back": once the game moved on, the next poll says that decision is closed
     kept: dict[str, Any] = {key: request.args[key][:12] for key in ("saved", "back") if key in request.args}
+    settings = dm().settings
+    poll = seats.POLL_MOVING_ON if moving else visit.poll
+    if settings.live_url and not moving and visit.session_end is None:
+        poll = LIVE_POLL
     return {
         "token": token,
         "shown": shown,
-        "poll": seats.POLL_MOVING_ON if moving else visit.poll,
+        # the live server's stream of this game's changes, and the stamp this page was drawn at (services.play.live)
+        "live_stream": f"{settings.live_url}/live/{token}" if settings.live_url else None,
+        "stamp": stamps(dm().db, [g.seat.game_id]).get(g.seat.game_id, "") if settings.live_url else "",
+        "poll": poll,
         "moving": moving,
         "session": None if visit.session_end is None else session_shown(g.language, visit, now, g.timezone),
         "history": newest_first(shown.history),

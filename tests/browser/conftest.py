@@ -68,9 +68,11 @@ class Live:
 
 
 @contextmanager
-def serving(stack: Stack) -> Iterator[Live]:
+def serving(stack: Stack, live: bool = False) -> Iterator[Live]:
     """The stack's app on a free port, built from settings whose base URL is that server (its database hands the
-    work of its transactions to the task queue); stopped on leaving."""
+    work of its transactions to the task queue); with ``live``, the live server too (server/run/live.py, on another
+    free port, its address in the settings' ``live_url``); stopped on leaving."""
+    from server.run.live import Background
     from server.run.queue import Queue
     from server.web.app import create_app
 
@@ -79,6 +81,9 @@ def serving(stack: Stack) -> Iterator[Live]:
     url = f"http://127.0.0.1:{server.server_port}"
     # settings first, then the app (and any worker) built from them: links in pages and mails open this server
     stack.settings = replace(stack.settings, base_url=url)
+    pages = Background(stack.settings, stack.db, "127.0.0.1", 0).start() if live else None
+    if pages is not None:
+        stack.settings = replace(stack.settings, live_url=f"http://127.0.0.1:{pages.port}")
     stack.app = create_app(stack.settings, stack.db.with_tasks(Queue(stack.settings)))
     stack.client = stack.app.test_client()
     late.app = stack.app
@@ -90,6 +95,8 @@ def serving(stack: Stack) -> Iterator[Live]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=10)
+        if pages is not None:
+            pages.stop()
 
 
 @pytest.fixture

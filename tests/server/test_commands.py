@@ -49,7 +49,13 @@ def test_deadmail_up_serves_pages_and_runs_the_worker_and_prints_no_warning(tmp_
         link = demo_link(tmp_path, env)
         assert link.startswith(f"http://127.0.0.1:{port}/s/")
         with urllib.request.urlopen(link, timeout=5) as page:
-            assert "Mall of Horror" in page.read().decode()
+            html = page.read().decode()
+            assert "Mall of Horror" in html
+        # the live server on the next port: the page listens to it (and its stream opens with the game's stamp)
+        stream = f"http://127.0.0.1:{port + 1}/live/{link.rsplit('/', 1)[1]}"
+        assert f'data-live-stream="{stream}"' in html
+        with urllib.request.urlopen(stream, timeout=5) as events:
+            assert events.readline().decode() == "event: stamp\n"
         mail = tmp_path / "deadmail-data" / "mail"
         sent = wait_for(lambda: sorted(mail.glob("*.eml")), timeout=60, what="the worker deadmail up started to send")
         assert "new@example.org" in sent[0].read_text()
