@@ -2,6 +2,8 @@
 
     python bench/tempo.py --players 5 --turn-order batched --preset week --reading 3h --games 400 --seed 1
     python bench/tempo.py --all [--games 400] [--seed 1]
+    python bench/tempo.py --players 5 --turn-order batched --preset week --channel push --games 400 [--linger 20m]
+    python bench/tempo.py --players 5 --turn-order batched --preset week --channel mixed --push-players 2 --reading 3h
     python bench/tempo.py --players 5 --turn-order batched --preset week --reading 3h --games 400 --seed 1 --vanish
 
 The model of players is ``server.services.play.estimate``'s (its docstring): each seat is a person in one of
@@ -11,6 +13,11 @@ check, missing 5 % of requests; careful standing answers (victim order, Camera "
 needed"), none for votes or Threat; in play-hours sessions present with probability 0.8 and answering within 5
 minutes. Deadlines come from the server's ``services.tempo.window_deadline``, votes close by
 ``engine.vote_decided``. Games start at a random moment of the week of Monday 2 March 2026 (UTC).
+
+``--channel``: how people are told (``estimate``'s docstring): ``mail`` (reading every ``--reading``), ``push``
+(told at once while awake, answering after an exponential delay of mean ``--push-delay``, or at their next mail
+check if sooner), or ``mixed`` (``--push-players`` by push, the others by mail); ``--linger``: how long a person
+stays on the page after answering (the live page hands them the next request at once).
 
 ``--preset`` is a name of ``server.services.presets.PRESETS`` or ``today``: the plain tempo (24 h for everything,
 no standing answers at all, no early closing of votes, no last call, no autopilot), to compare defaulted shares.
@@ -73,17 +80,31 @@ def run(  # noqa: PLR0913 (the bench's options, one by one)
     progress: bool = False,
     autopilot_after: int | None = None,
     vanish: bool = False,
+    channel: str = "mail",
+    push_players: int = 2,
+    push_delay: str = "30m",
+    linger: str = "0m",
 ) -> dict[str, Any]:
     """One combination: ``games`` games of ``players`` people (twice with ``vanish``: all present, then one of them
-    vanishing, with the same seeds)."""
+    vanishing, with the same seeds); ``channel``: every person told by mail, by push, or (``mixed``)
+    ``push_players`` of them by push (drawn per game) and the others by mail."""
     rng = random.Random(seed)
-    model = estimate.Model(reading=parse_duration(reading), standing={} if preset == "today" else estimate.CAREFUL)
+    model = estimate.Model(
+        reading=parse_duration(reading),
+        standing={} if preset == "today" else estimate.CAREFUL,
+        push_delay=parse_duration(push_delay),
+        linger=parse_duration(linger) if linger not in ("0", "0m") else 0.0,
+    )
     tempo = tempo_of(preset, autopilot_after)
     options = {"turn_order": turn_order}
     started = time.perf_counter()
     played, vanished = [], []
     for i in range(games):  # a new table each game: zones drawn per seat
         seats = [estimate.person(rng.choice(ZONES)) for _ in range(players)]
+        pushed = set(range(players)) if channel == "push" else set()
+        if channel == "mixed":
+            pushed = set(rng.sample(range(players), min(push_players, players)))
+        seats = [replace(seat, channel="push") if n in pushed else seat for n, seat in enumerate(seats)]
         start = MONDAY + timedelta(seconds=rng.uniform(0, 7 * 86400))
         game_seed = rng.randrange(2**31)
         present = estimate.play(seats, options, tempo, model, game_seed, start, shifts=True)
@@ -102,6 +123,10 @@ def run(  # noqa: PLR0913 (the bench's options, one by one)
         "reading": reading,
         "seed": seed,
         "autopilot_after": policy.after_of(tempo),
+        "channel": channel,
+        **({"push_players": push_players} if channel == "mixed" else {}),
+        **({"push_delay": push_delay} if channel != "mail" else {}),
+        "linger": linger,
     }
     if not vanish:
         return {**head, **estimate.summary(played), "seconds": round(time.perf_counter() - started, 1)}
@@ -150,6 +175,15 @@ def main() -> None:
         choices=(0, 1),
         help="one person vanishes at a random round: compared with the same games with all present",
     )
+    ap.add_argument(
+        "--channel",
+        default="mail",
+        choices=("mail", "push", "mixed"),
+        help="how people are told: mail (read every --reading), push (told at once), mixed (--push-players by push)",
+    )
+    ap.add_argument("--push-players", type=int, default=2, help="with --channel mixed: how many are told by push")
+    ap.add_argument("--push-delay", default="30m", help="mean delay of an answer after a notification while awake")
+    ap.add_argument("--linger", default="0m", help="how long people stay on the page after answering (20m)")
     ap.add_argument("--tiny", action="store_true", help="a few games, for CI (--games 5)")
     args = ap.parse_args()
     if args.tiny:
@@ -168,6 +202,10 @@ def main() -> None:
             progress=True,
             autopilot_after=args.autopilot_after,
             vanish=bool(args.vanish),
+            channel=args.channel,
+            push_players=args.push_players,
+            push_delay=args.push_delay,
+            linger=args.linger,
         )
         print(json.dumps(result))
         return

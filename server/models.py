@@ -222,6 +222,9 @@ class Player(Base):
     #: when: the escalation ladder starts there, the figures count it.
     reached_via: Mapped[str | None] = mapped_column(String(8))
     reached_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    #: per channel ("push", "chat", "mail"), the seconds from the notification (or the window opening, for mail) to
+    #: the player opening the decision from it, the newest ``notify.nudges.REACH_KEPT``: the figures of their hub.
+    reach: Mapped[dict[str, list[int]] | None] = mapped_column(JSONType)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 

@@ -55,3 +55,34 @@ def test_bench_tempo_compares_games_with_one_player_vanishing() -> None:
     assert escalated["autopilot_after"] == 2 and waiting["autopilot_after"] == 0
     assert waiting["vanished_on_autopilot_share"] == 0 and waiting["days_to_autopilot_median"] is None
     assert escalated["vanished_on_autopilot_share"] > 0 and escalated["days_to_autopilot_median"] >= 0
+
+
+@pytest.mark.parametrize("channel", ["push", "mixed"])
+def test_bench_tempo_models_the_channel(channel: str) -> None:
+    """``--channel push|mixed`` (and ``--linger``): the figures say which channel they are for."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    args = [
+        "--players",
+        "5",
+        "--preset",
+        "week",
+        "--games",
+        "4",
+        "--seed",
+        "1",
+        "--channel",
+        channel,
+        "--linger",
+        "20m",
+    ]
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "tempo.py"), *args],
+        capture_output=True,
+        text=True,
+        check=True,
+        env=env,
+        timeout=120,
+    )
+    figures = json.loads(done.stdout)
+    assert figures["channel"] == channel and figures["push_delay"] == "30m" and figures["linger"] == "20m"
+    assert figures["games"] == 4 and figures["days_median"] > 0

@@ -6,7 +6,8 @@
   discipline: claimed once, retried, never sent twice for one row).
 - ``players.notify_mode`` (new, "both"), ``players.mail_after`` (new, 30 minutes): mail and the devices at once,
   the devices first and the mail only if still unanswered after ``mail_after`` minutes, or mail only;
-  ``players.reached_via``/``reached_at`` (new, nullable): the channel that last reached the player.
+  ``players.reached_via``/``reached_at`` (new, nullable): the channel that last reached the player; ``players.reach``
+  (new, nullable JSON): per channel, the seconds it took the newest notifications to reach the player.
 
 Revision ID: 0024
 Revises: 0023
@@ -19,11 +20,16 @@ from collections.abc import Sequence
 
 import sqlalchemy as sa
 from alembic import op
+from sqlalchemy.dialects import postgresql
 
 revision: str = "0024"
 down_revision: str | None = "0023"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
+
+
+def _json() -> sa.types.TypeEngine[object]:
+    return sa.JSON().with_variant(postgresql.JSONB(astext_type=sa.Text()), "postgresql")
 
 
 def upgrade() -> None:
@@ -32,6 +38,7 @@ def upgrade() -> None:
         batch.add_column(sa.Column("mail_after", sa.Integer(), server_default="30", nullable=False))
         batch.add_column(sa.Column("reached_via", sa.String(8), nullable=True))
         batch.add_column(sa.Column("reached_at", sa.DateTime(), nullable=True))
+        batch.add_column(sa.Column("reach", _json(), nullable=True))
     op.create_table(
         "devices",
         sa.Column("id", sa.Integer(), nullable=False),
@@ -86,5 +93,5 @@ def downgrade() -> None:
     op.drop_table("nudges")
     op.drop_table("devices")
     with op.batch_alter_table("players") as batch:
-        for column in ("reached_at", "reached_via", "mail_after", "notify_mode"):
+        for column in ("reach", "reached_at", "reached_via", "mail_after", "notify_mode"):
             batch.drop_column(column)

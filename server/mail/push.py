@@ -111,7 +111,9 @@ class Pusher:
     """Sends Web Push requests over one HTTP session (connections kept), VAPID tokens signed once per push service
     origin and reused until shortly before they expire."""
 
-    def __init__(self, settings: Settings, concurrency: int = CONCURRENCY) -> None:
+    def __init__(
+        self, settings: Settings, concurrency: int = CONCURRENCY, timeout: tuple[float, float] = TIMEOUT
+    ) -> None:
         self.vapid = Vapid.from_string(settings.vapid_private_key)
         self.subject = subject(settings)
         self.http = requests.Session()
@@ -123,6 +125,7 @@ class Pusher:
         self.pool = ThreadPoolExecutor(max_workers=concurrency, thread_name_prefix="push")
         self.tokens: dict[str, tuple[float, dict[str, str]]] = {}
         self.lock = threading.Lock()
+        self.timeout = timeout
 
     def authorization(self, endpoint: str) -> dict[str, str]:
         parts = urlsplit(endpoint)
@@ -141,7 +144,7 @@ class Pusher:
         subscription = {"endpoint": device.endpoint, "keys": {"p256dh": device.p256dh, "auth": device.auth}}
         headers = {**self.authorization(device.endpoint), "Topic": note.topic, "Urgency": note.urgency}
         pusher = WebPusher(subscription, requests_session=self.http)
-        response: requests.Response = pusher.send(note.payload(), headers=headers, ttl=note.ttl, timeout=TIMEOUT)
+        response: requests.Response = pusher.send(note.payload(), headers=headers, ttl=note.ttl, timeout=self.timeout)
         return response
 
     def close(self) -> None:

@@ -170,3 +170,33 @@ def devices_shown(lang: str, timezone: str, now: datetime, listed: list[devices.
             }
         )
     return shown
+
+
+def reach_shown(lang: str, figures: dict[str, tuple[int, int]]) -> list[str]:
+    """How each channel reached the reader(s) lately, in a sentence each: "By notification: 7 times, after 12 minutes
+    (median)." (``notify.nudges.figures``)."""
+    t = translations(lang)
+    names = {
+        "push": t.gettext("By notification"),
+        "chat": t.gettext("By chat app"),
+        "mail": t.gettext("By mail"),
+    }
+    lines = []
+    for channel, (count, seconds) in figures.items():
+        times = t.ngettext("%(num)d time", "%(num)d times", count) % {"num": count}
+        after = waited(lang, seconds)
+        lines.append(
+            t.gettext("%(channel)s: %(times)s, after %(after)s (median).")
+            % {"channel": names.get(channel, channel), "times": times, "after": after}
+        )
+    return lines
+
+
+def waited(lang: str, seconds: int) -> str:
+    """A wait in minutes under two hours, else in hours: "12 minutes", "3 hours"."""
+    t = translations(lang)
+    if seconds < 2 * 3600:
+        minutes = max(1, round(seconds / 60))
+        return t.ngettext("%(num)d minute", "%(num)d minutes", minutes) % {"num": minutes}
+    hours = round(seconds / 3600)
+    return t.ngettext("%(num)d hour", "%(num)d hours", hours) % {"num": hours}

@@ -182,6 +182,7 @@ class Background:
 
     def _run(self) -> None:
         self.loop = asyncio.new_event_loop()
+        asyncio.set_event_loop(self.loop)
         runner = web.AppRunner(self.app, handle_signals=False, shutdown_timeout=1.0)  # open streams: cut at once
         try:
             self.loop.run_until_complete(runner.setup())

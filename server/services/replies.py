@@ -30,6 +30,7 @@ from .errors import ShownError
 from .links import LinkError
 from .mailflow import outbox
 from .mailflow.reply_address import ReplyTo
+from .notify import nudges
 from .play import autopilot, turns
 from .play.seats import seat_state
 
@@ -222,11 +223,14 @@ def apply_answer(db: Database, to: ReplyTo, kind: str, answer: JSON, now: dateti
     """Store an answer read from a reply, through the web's own path: "applied", "closed" (the window moved on),
     "error" (refused) or "forged" (the address was revoked meanwhile)."""
     try:
-        turns.submit_answer(db, to.seat_id, kind, answer, generation=to.generation, window_number=to.window, now=now)
+        done = turns.submit_answer(
+            db, to.seat_id, kind, answer, generation=to.generation, window_number=to.window, now=now
+        )
     except LinkError:
         return "forged"
     except turns.AnswerError as exc:
         return "closed" if exc.status == 409 else "error"
+    nudges.answered_by_mail(db, to.seat_id, done.window_id, now)
     return "applied"
 
 

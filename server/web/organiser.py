@@ -23,11 +23,13 @@ from flask_babel import gettext as _
 
 from ..models import utcnow
 from ..present import organiser as shown
+from ..present.hub import reach_shown
 from ..services import inputs
 from ..services.attendance import substitutes
 from ..services.errors import ShownError
 from ..services.leagues import rounds
 from ..services.links import league_token, organiser_token
+from ..services.notify import nudges
 from ..services.play import games, organise, reliability, turns
 from ..services.tempo import zone
 from . import replay as replays
@@ -202,7 +204,8 @@ def _game_page(game_id: int, *, error: str | None = None, status: int = 200) -> 
     figures = reliability.of_game(dm().db, game_id)
     context = shown.game_page(reader_language(), data, links, utcnow(), _offer_urls(game_id), figures)
     notice = _notice(str(request.args.get("done", ""))[:20])
-    return render_template("organiser/game.html", error=error, notice=notice, **context), status
+    reach = reach_shown(reader_language(), nudges.game_figures(dm().db, game_id))
+    return render_template("organiser/game.html", error=error, notice=notice, reach=reach, **context), status
 
 
 @bp.get("/games/<int:game_id>")

@@ -19,13 +19,21 @@ from ..models import utcnow
 from ..present import reliability as reliable
 from ..present.absences import absences_shown
 from ..present.calendar import player_calendar
-from ..present.hub import devices_shown, games_shown, history_shown, league_ratings_shown, leagues_shown, rating_shown
+from ..present.hub import (
+    devices_shown,
+    games_shown,
+    history_shown,
+    league_ratings_shown,
+    leagues_shown,
+    rating_shown,
+    reach_shown,
+)
 from ..present.seat import STANDING_ANSWER_SELECTS, standing_answer_selects
 from ..services import calendar, hub, inputs
 from ..services.attendance import absences, prefs
 from ..services.errors import N_, ShownError
 from ..services.links import seat_token
-from ..services.notify import devices
+from ..services.notify import devices, nudges
 from ..services.play import reliability
 from ..text import away, glossary
 from .access import dm, player_link, say
@@ -204,6 +212,7 @@ def _notify(token: str, lang: str, timezone: str, error: str | None) -> dict[str
     minutes = [(n, ngettext("%(num)d minute", "%(num)d minutes", n)) for n in devices.MAIL_AFTER]
     return {
         "devices": devices_shown(lang, timezone, utcnow(), found.devices),
+        "reach": reach_shown(lang, nudges.figures([found.reach])),
         "mode": found.mode,
         "mail_after": found.mail_after,
         "minutes": minutes,

@@ -7,20 +7,24 @@ manifests and service worker; a notification's link records the channel that rea
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import timedelta
 from typing import Any
 
 import pytest
 import sqlalchemy as sa
 
+from engine.bots import RandomBot
 from server.mail.push import send_nudges
 from server.models import Device, Nudge, Player, Seat, utcnow
+from server.services import replies
 from server.services.links import player_token, seat_token
+from server.services.mailflow.reply_address import ReplyTo
 from server.services.notify import devices
 from server.services.play import games
 from server.services.play.seats import revoke_links
 from tests.conftest import Stack
 from tests.push_service import PushService, b64
-from tests.support import T0, all_rows, csrf_token, post_form
+from tests.support import T0, all_rows, csrf_token, engine_of, log_in_as_organiser, open_window, post_form
 
 EMAILS = ["ann@example.org", "bob@example.org", "cy@example.org"]
 
@@ -247,3 +251,56 @@ def test_opening_a_notification_records_the_channel_that_reached_the_player(embe
     assert embedded.client.get(f"/s/{token}?via=fax&n=abc").status_code == 200  # unknown: nothing recorded
     with embedded.db.session() as session:
         assert session.get(Player, ann).reached_via == "push"  # type: ignore[union-attr]
+
+
+def test_the_figures_say_how_each_channel_reached_the_player_and_the_table(embedded: Stack) -> None:
+    """A notification opened 12 minutes after it was sent, and an answer by a mail reply 3 hours after its window
+    opened: kept per channel, shown to the player on their hub and, counted over the table, to the organiser."""
+    seats, players = table(embedded)
+    ann, seat = players["ann@example.org"], seats["ann@example.org"]
+    device = devices.add_chat(embedded.db, ann, "ntfys://ntfy.sh/deadmail-ann", "ntfy", T0, secure=False)
+    sent = utcnow() - timedelta(minutes=12)
+    with embedded.db.session() as session:
+        nudge = Nudge(
+            key="figures",
+            device_id=device,
+            player_id=ann,
+            seat_id=seat,
+            kind="turn",
+            window=1,
+            status="sent",
+            attempts=1,
+            created_at=sent,
+            next_attempt_at=sent,
+            sent_at=sent,
+        )
+        session.add(nudge)
+        session.flush()
+        nudge_id = nudge.id
+    token = seat_token(embedded.settings.secret_key, seat, 1)
+    assert embedded.client.get(f"/s/{token}?via=chat&n={nudge_id}").status_code == 200
+    assert embedded.client.get(f"/s/{token}?via=chat&n={nudge_id}").status_code == 200  # opened once: counted once
+    window = open_window(embedded.db, games_of(embedded)[0])
+    assert window is not None
+    eng = engine_of(embedded.db, window.game_id)
+    row = next(r for r in window.requests if r.seat_id == seat)
+    value = RandomBot(2).decide(eng, next(r for r in eng.pending() if r.player == row.seat.colour))
+    later = window.opened_at + timedelta(hours=3)
+    assert replies.apply_answer(embedded.db, ReplyTo(seat, window.number, 1), row.kind, value, later) == "applied"
+    with embedded.db.session() as session:
+        player = session.get(Player, ann)
+        assert player is not None and player.reached_via == "mail"
+        assert player.reach is not None and set(player.reach) == {"chat", "mail"}
+        assert abs(player.reach["chat"][0] - 720) < 60 and player.reach["mail"] == [3 * 3600]
+    hub = player_token(embedded.settings.secret_key, ann, 1)
+    html = embedded.client.get(f"/p/{hub}").get_data(as_text=True)
+    assert "By chat app: 1 time, after 12 minutes (median)." in html
+    assert "By mail: 1 time, after 3 hours (median)." in html
+    log_in_as_organiser(embedded.client)
+    page = embedded.client.get(f"/o/games/{window.game_id}").get_data(as_text=True)
+    assert "How the players were reached lately" in page and "By mail: 1 time, after 3 hours (median)." in page
+
+
+def games_of(stack: Stack) -> list[int]:
+    with stack.db.session() as session:
+        return list(session.execute(sa.text("SELECT id FROM games ORDER BY id")).scalars())

@@ -14,7 +14,7 @@ import sqlalchemy as sa
 
 import engine
 from engine.data import KINDS
-from server.models import Game, Player
+from server.models import Device, Game, Player
 from server.services import presets
 from server.services.play import estimate, games
 from server.services.tempo import Quiet, window_deadline
@@ -272,3 +272,24 @@ def test_a_vanished_players_seat_goes_on_autopilot_and_the_table_stops_waiting()
     assert flown.vanished_at is not None and flown.vanished_pilot_at is not None and flown.autopilots >= 1
     assert waited.vanished_at is not None and waited.vanished_pilot_at is None and waited.autopilots == 0
     assert flown.days < waited.days and flown.defaulted < waited.defaulted and flown.rounds >= 1
+
+
+def test_players_told_by_push_make_the_estimate_shorter(embedded: Stack) -> None:
+    """The estimate counts each seated player's channel: the same table, its players with a device that reaches
+    them (Web Push or a chat app), ends sooner than by mail alone; a player who asked for mail only counts as mail."""
+    emails = [f"p{i}@example.org" for i in range(5)]
+    spec = games.GameSpec(players=[games.PlayerSpec(name=f"P{i}", email=e) for i, e in enumerate(emails)], seed=3)
+    with embedded.db.session() as session:
+        people = [Player(email=e, display_name=e[:2], timezone="Europe/Rome") for e in emails]
+        session.add_all(people)
+    by_mail = games.estimate_game(embedded.db, spec, now=T0, count=60)
+    with embedded.db.session() as session:
+        for n, person in enumerate(session.execute(sa.select(Player).order_by(Player.id)).scalars()):
+            session.add(
+                Device(player_id=person.id, kind="chat", endpoint=f"ntfys://ntfy.sh/p{n}", name="x", failures=0)
+            )
+    by_push = games.estimate_game(embedded.db, spec, now=T0, count=60)
+    assert by_push["days_median"] < by_mail["days_median"] * 0.8, (by_push, by_mail)
+    with embedded.db.session() as session:
+        session.execute(sa.update(Player).values(notify_mode="mail"))
+    assert games.estimate_game(embedded.db, spec, now=T0, count=60) == by_mail

@@ -238,7 +238,7 @@ def test_once_every_answer_is_in_the_seat_page_asks_again_within_seconds(stack: 
     window = open_window(stack.db, game_id)
     assert window is not None
     page = stack.client.get(f"/s/{tokens['red']}").get_data(as_text=True)
-    assert f'hx-trigger="every {seats.POLL_OTHERWISE}s"' in page and 'http-equiv="refresh"' not in page
+    assert f'hx-trigger="refresh, every {seats.POLL_OTHERWISE}s"' in page and 'http-equiv="refresh"' not in page
     eng = engine_of(stack.db, game_id)
     for request in eng.pending():
         view = engine.view(eng, request.player)
@@ -247,9 +247,9 @@ def test_once_every_answer_is_in_the_seat_page_asks_again_within_seconds(stack: 
         turns.submit_answer(stack.db, ids[request.player], request.kind, answer, window_number=window.number)
     for path in (f"/s/{tokens['red']}?saved={window.number}", f"/s/{tokens['red']}/live"):
         page = stack.client.get(path).get_data(as_text=True)
-        assert f'hx-trigger="every {seats.POLL_MOVING_ON}s"' in page, path
+        assert f'hx-trigger="refresh, every {seats.POLL_MOVING_ON}s"' in page, path
     page = stack.client.get(f"/s/{tokens['red']}?saved={window.number}").get_data(as_text=True)
     assert re.search(r'<noscript><meta http-equiv="refresh" content="3"></noscript>', page)
     assert turns.advance_window(stack.db, window.id)  # what the worker does
     page = stack.client.get(f"/s/{tokens['red']}?saved={window.number}").get_data(as_text=True)
-    assert f'hx-trigger="every {seats.POLL_OTHERWISE}s"' in page and 'http-equiv="refresh"' not in page
+    assert f'hx-trigger="refresh, every {seats.POLL_OTHERWISE}s"' in page and 'http-equiv="refresh"' not in page

@@ -284,13 +284,14 @@ def test_the_seat_page_polls_fast_and_shows_who_is_here_during_a_session(embedde
         assert reply.status_code == 201
         links[play_hours is not None] = [s["link"].split("/s/")[1] for s in reply.json["seats"]]
     page = embedded.client.get(f"/s/{links[True][0]}").get_data(as_text=True)
-    assert 'hx-trigger="every 3s"' in page
+    assert 'hx-trigger="refresh, every 3s"' in page
     assert '<meta http-equiv="refresh" content="15">' in page  # without JavaScript, inside <noscript>
     embedded.client.get(f"/s/{links[True][1]}/live")
     live = embedded.client.get(f"/s/{links[True][0]}/live").get_data(as_text=True)
     assert "On their page now: Yellow, Red." in " ".join(live.split())
     quiet = embedded.client.get(f"/s/{links[False][0]}").get_data(as_text=True)
-    assert 'hx-trigger="every 30s"' in quiet and "refresh" not in quiet and "On their page now" not in quiet
+    assert 'hx-trigger="refresh, every 30s"' in quiet and 'http-equiv="refresh"' not in quiet
+    assert "On their page now" not in quiet
 
 
 def _card_window_with_one_away(db: Database, **away: Any) -> tuple[int, Window]:

@@ -243,3 +243,57 @@ def test_mail_only_players_get_no_notification(stack: Stack, service: PushServic
     game(db, ["ann@example.org", "bob@example.org", "cy@example.org"])
     assert recorder.pushes == [] and nudge_rows(stack.db) == []
     assert all(r.next_attempt_at == T0 for r in rows_of_kind(stack.db, MailKind.TURN))
+
+
+def test_a_push_service_that_hangs_holds_the_sender_no_longer_than_its_timeout(
+    stack: Stack, service: PushService
+) -> None:
+    """A service that takes the connection and never answers: the try fails after the pusher's timeout and is tried
+    again later; the batch goes on."""
+    import socket
+    import threading
+    import time as clock
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    taken: list[socket.socket] = []
+    threading.Thread(target=lambda: taken.append(listener.accept()[0]), daemon=True).start()
+    ann = player(stack.db, "ann@example.org")
+    keys = service.subscribe(stack.settings.vapid_public_key)["keys"]  # (a browser's keys, for another endpoint)
+    endpoint = f"http://127.0.0.1:{listener.getsockname()[1]}/push/hangs"
+    devices.subscribe(stack.db, ann, {"endpoint": endpoint, "keys": keys}, "hangs", T0, secure=False)
+    db, recorder = recording(stack.db)
+    game(db, ["ann@example.org", "bob@example.org", "cy@example.org"])
+    started = clock.monotonic()
+    pusher = Pusher(stack.settings, timeout=(1.0, 1.0))
+    results = send_nudges(stack.db, stack.settings, T0, ids=recorder.pushes, pusher=pusher)
+    pusher.close()
+    assert clock.monotonic() - started < 5
+    assert list(results.values()) == ["retry"]
+    [row] = nudge_rows(stack.db)
+    assert "Timeout" in (row.last_error or "") and row.status == OutboxStatus.PENDING
+    for connection in taken:
+        connection.close()
+    listener.close()
+
+
+def test_a_reminder_never_goes_to_a_device_known_not_to_reach_the_player(stack: Stack, service: PushService) -> None:
+    from server.services.mailflow import outbox
+
+    ann = player(stack.db, "ann@example.org")
+    subscribed(stack, service, ann, "Phone")
+    subscribed(stack, service, ann, "Old tablet")
+    with stack.db.session() as session:  # the tablet's last notification could not be delivered
+        session.execute(sa.update(Device).where(Device.name == "Old tablet").values(failures=1))
+    game_id = game(stack.db, ["ann@example.org", "bob@example.org", "cy@example.org"])
+    window = open_window(stack.db, game_id)
+    assert window is not None
+    seat = next(r.seat_id for r in window.requests if r.seat.player_id == ann)
+    with stack.db.session() as session:
+        items = [{"seat": seat, "window": window.number, "step": 1}]
+        outbox.add(session, [outbox.player_mail(ann, MailKind.REMINDER, "remind:test", {"items": items}, T0)])
+    with stack.db.session() as session:
+        kinds = session.execute(sa.select(Nudge.kind, Device.name).join(Device).order_by(Nudge.id)).all()
+    assert ("reminder", "Old tablet") not in kinds and ("reminder", "Phone") in kinds
+    assert ("turn", "Old tablet") in kinds  # a decision's own notification still tries it (up to three failures)

@@ -229,7 +229,7 @@ def test_the_live_fragment_is_the_changing_part_of_the_page(embedded: Stack, mon
     fragment = live.get_data(as_text=True)
     assert "<html" not in fragment and "<!doctype" not in fragment.lower()
     assert fragment.lstrip().startswith('<div id="live"')
-    assert f'hx-get="/s/{token}/live"' in fragment and 'hx-trigger="every 30s"' in fragment
+    assert f'hx-get="/s/{token}/live"' in fragment and 'hx-trigger="refresh, every 30s"' in fragment
     for part in ('<svg class="board"', '<form id="decision-', '<section class="history"'):
         assert part in fragment and part in page
     assert fragment.strip() in page

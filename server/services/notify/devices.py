@@ -67,6 +67,8 @@ class Channels:
     devices: list[Listed]
     mode: str
     mail_after: int
+    #: per channel, the newest delays it took to reach the player (``Player.reach``).
+    reach: dict[str, list[int]]
 
 
 def _unb64(text: object, size: int) -> bytes | None:
@@ -175,7 +177,7 @@ def channels(db: Database, player_id: int) -> Channels:
             Listed(d.id, d.kind, d.name, d.created_at, d.reached_at, d.failures > 0 and d.reached_at is None)
             for d in rows
         ]
-        return Channels(listed, player.notify_mode, player.mail_after)
+        return Channels(listed, player.notify_mode, player.mail_after, dict(player.reach or {}))
 
 
 def remove(db: Database, player_id: int, device_id: int) -> bool:

@@ -17,6 +17,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from statistics import median
 
 from sqlalchemy import and_, delete, func, select, true, update
 from sqlalchemy.orm import Session
@@ -71,7 +72,9 @@ def follow(session: Session, rows: Sequence[Outbox], now: datetime) -> list[Nudg
         ladder[device.player_id] = (mode, timedelta(minutes=minutes), via)
     made: list[Nudge] = []
     for row in told:
-        mine = [d for d in devices.get(row.player_id, []) if d.failures < MAX_FAILURES]
+        # a reminder never goes where the last notification could not be delivered
+        known = 1 if row.kind == MailKind.REMINDER else MAX_FAILURES
+        mine = [d for d in devices.get(row.player_id, []) if d.failures < known]
         if not mine:
             continue
         mode, step, via = ladder[row.player_id]
@@ -302,18 +305,58 @@ def failed(
         return "retry"
 
 
+#: the newest delays kept per channel in ``Player.reach``.
+REACH_KEPT = 20
+
+
 def opened(db: Database, seat_id: int, nudge_id: int, channel: str, now: datetime) -> None:
-    """The seat's player opened their page from a notification ``nudge_id`` (0: from a mail's link): the channel
-    reached them (the ladder starts there next time; the figures count it)."""
-    player = select(Seat.player_id).where(Seat.id == seat_id).scalar_subquery()
+    """The seat's player opened their page from notification ``nudge_id`` (0: from a mail's link): the channel
+    reached them (the ladder starts there next time), and how long it took is kept for their figures."""
     with db.session() as session:
-        if nudge_id:
-            session.execute(
-                update(Nudge)
-                .where(Nudge.id == nudge_id, Nudge.seat_id == seat_id, Nudge.opened_at.is_(None))
-                .values(opened_at=now)
-            )
-        session.execute(update(Player).where(Player.id == player).values(reached_via=channel, reached_at=now))
+        seat = session.get(Seat, seat_id)
+        player = None if seat is None or seat.player_id is None else session.get(Player, seat.player_id)
+        if player is None:
+            return
+        nudge = session.get(Nudge, nudge_id) if nudge_id else None
+        if nudge is not None and nudge.seat_id == seat_id and nudge.opened_at is None:
+            nudge.opened_at = now
+            took(player, channel, now - (nudge.sent_at or nudge.created_at))
+        player.reached_via, player.reached_at = channel, now
+
+
+def took(player: Player, channel: str, after: timedelta) -> None:
+    """A channel reached the player ``after`` its notification (or the decision's opening): kept in their figures."""
+    reach = dict(player.reach or {})
+    reach[channel] = [*reach.get(channel, []), max(0, int(after.total_seconds()))][-REACH_KEPT:]
+    player.reach = reach
+
+
+def answered_by_mail(db: Database, seat_id: int, window_id: int, now: datetime) -> None:
+    """The seat's player answered by replying to a mail: mail reached them, this long after the window opened."""
+    with db.session() as session:
+        seat, window = session.get(Seat, seat_id), session.get(Window, window_id)
+        player = None if seat is None or seat.player_id is None else session.get(Player, seat.player_id)
+        if player is not None and window is not None:
+            took(player, "mail", now - window.opened_at)
+            player.reached_via, player.reached_at = "mail", now
+
+
+def game_figures(db: Database, game_id: int) -> dict[str, tuple[int, int]]:
+    """``figures`` counted over the people seated in a game (the organiser's game page)."""
+    with db.session() as session:
+        reaches = session.execute(
+            select(Player.reach).join(Seat, Seat.player_id == Player.id).where(Seat.game_id == game_id)
+        ).scalars()
+        return figures(list(reaches))
+
+
+def figures(reaches: Iterable[dict[str, list[int]] | None]) -> dict[str, tuple[int, int]]:
+    """Per channel, counted over players: how many times it reached them and the median seconds it took."""
+    delays: dict[str, list[int]] = defaultdict(list)
+    for reach in reaches:
+        for channel, seconds in (reach or {}).items():
+            delays[channel] += [s for s in seconds if isinstance(s, int)]
+    return {channel: (len(found), int(median(found))) for channel, found in sorted(delays.items()) if found}
 
 
 def prune(db: Database, now: datetime, limit: int = 1000, keep: timedelta = KEEP) -> int:

@@ -11,6 +11,11 @@ The model (also ``MODEL``, said with every estimate):
 - They set the standing answers a careful player would: the victim order (H-5, kept by the engine itself), Security
   Camera "look" and weapons and Hidden "only if needed" (``engine.standing_answer``, asked for card requests); none
   for votes or Threat. A request a standing answer covers is answered when it opens.
+- Channels: a person who has notifications on a device (push or a chat app, ``SimSeat.channel`` "push") is told
+  when a request opens, or when their quiet hours end, and answers after an exponential delay of mean
+  ``push_delay`` (30 minutes) while awake, or at their first mail check if sooner. A person still on the page a
+  while after an answer (``linger``, ``bench/tempo.py --linger``; 0 in estimates) is handed the next request there
+  at once (the live page) and answers it within a minute.
 - With play hours, each person is at a given day's session with probability 0.8; while there, they answer within
   5 minutes (uniform); outside sessions (and on days they miss) they read their mail as above.
 - A window closes at the earliest of: every owed answer in; its deadline, from the server's own
@@ -71,7 +76,8 @@ MODEL = N_(
     "while awake, on average every %(reading)s hours, answers at the first check, and misses 5%% of requests; they "
     "sleep in their quiet hours (23:00-07:00 in the organiser's time zone for players we do not know yet). They "
     "give the victim order, the Security Camera and weapons in attacks by standing answers, but not votes or "
-    "Threat. In play hours, each is at a day's session with probability 0.8 and answers within 5 minutes."
+    "Threat. In play hours, each is at a day's session with probability 0.8 and answers within 5 minutes. Players "
+    "with notifications on a device are told at once and answer on average 30 minutes later while awake."
 )
 
 
@@ -85,6 +91,8 @@ class SimSeat:
     quiet: Quiet | None = None
     bot: bool = False
     vanishes: int | None = None
+    #: how the person is told of a request: "mail" (read at their mail checks) or "push" (told at once).
+    channel: str = "mail"
 
 
 @dataclass(frozen=True)
@@ -94,6 +102,10 @@ class Model:
     session_miss: float = 0.2
     session_answer: float = 300
     standing: JSONObject = field(default_factory=lambda: dict(CAREFUL))
+    #: the mean delay between a notification and the answer of a person told by push, while awake (seconds).
+    push_delay: float = 30 * 60
+    #: how long a person stays on the page after an answer (the next request is handed over there; seconds).
+    linger: float = 0.0
 
 
 @dataclass
@@ -325,7 +337,13 @@ class _Table:
             return None
         model, rng = self.model, self.rng
         missed = may_miss and rng.random() < model.miss
-        by_mail = None if missed else _next_check(self.seats[colour].sleep, t, model.reading, rng)
+        seat = self.seats[colour]
+        by_mail = None if missed else _next_check(seat.sleep, t, model.reading, rng)
+        if by_mail is not None and seat.channel == "push":  # told at once (after their quiet hours), then a delay
+            by_mail = min(by_mail, _next_check(seat.sleep, t, model.push_delay, rng))
+        mine = self.answered.get(colour)
+        if not missed and model.linger and mine and t <= mine[-1][1] + timedelta(seconds=model.linger):
+            return t + timedelta(seconds=rng.uniform(5, 60))  # still on the page: handed over there
         hours = self.hours
         if hours is None:
             return by_mail

@@ -8,18 +8,19 @@ from datetime import datetime
 from typing import Any, TypedDict
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, object_session
 
 import engine
 from engine.data import COLOURS, DEFAULT_WEAPONS
 from engine.options import CHOICES
 
 from ...db import Database
-from ...models import Game, GameStatus, MailKind, Player, PlayHoursJSON, Seat, TempoJSON, utcnow
+from ...models import Device, Game, GameStatus, MailKind, NotifyMode, Player, PlayHoursJSON, Seat, TempoJSON, utcnow
 from .. import inputs, presets
 from ..errors import N_, ShownError
 from ..links import seat_token
 from ..mailflow import outbox, reminders
+from ..notify.devices import MAX_FAILURES
 from ..tempo import PlayHours, TempoError, check_timezone, parse_duration, parse_play_hours, quiet_of
 from . import estimate, policy, reliability, tenures
 from .engines import CACHE
@@ -478,10 +479,21 @@ def estimate_game(db: Database, spec: GameSpec, now: datetime | None = None, cou
 
 
 def sim_seat(player: Player, fallback_zone: str) -> estimate.SimSeat:
-    """A known person in an estimate: sleeping in their quiet hours (23:00-07:00 in their zone without any)."""
+    """A known person in an estimate: sleeping in their quiet hours (23:00-07:00 in their zone without any), told by
+    push when they have a device that reaches them and did not ask for mail only."""
     quiet = quiet_of(player)
     zone = quiet.zone if quiet else check_timezone_or(player.timezone, fallback_zone)
-    return estimate.SimSeat(sleep=quiet or estimate.person(zone).sleep, quiet=quiet)
+    channel = "push" if player.notify_mode != NotifyMode.MAIL and has_device(player) else "mail"
+    return estimate.SimSeat(sleep=quiet or estimate.person(zone).sleep, quiet=quiet, channel=channel)
+
+
+def has_device(player: Player) -> bool:
+    """Whether a device (push or chat app) of the player reaches them (read in the player's own session)."""
+    session = object_session(player)
+    if session is None:
+        return False
+    reaching = select(Device.id).where(Device.player_id == player.id, Device.failures < MAX_FAILURES).limit(1)
+    return session.execute(reaching).first() is not None
 
 
 def check_timezone_or(name: str | None, fallback: str) -> str:
