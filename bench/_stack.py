@@ -315,3 +315,36 @@ def bot_answer(db: Any, token: str, seed: int) -> Any:
     from server.services.play.turns import bot_choice
 
     return bot_choice(db, read_token(SECRET, token, 10**9)[0], "random", seed)
+
+
+@contextmanager
+def sqlite_url() -> Iterator[tuple[str, Path]]:
+    """A throw-away SQLite database's URL and its folder."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as folder:
+        yield f"sqlite:///{folder}/bench.db", Path(folder)
+
+
+def postgres_url(server: str) -> Any:
+    """A context of a throw-away database on the PostgreSQL of ``server`` (``DEADMAIL_TEST_PG``): its URL and a
+    folder."""
+
+    @contextmanager
+    def url() -> Iterator[tuple[str, Path]]:
+        import tempfile
+
+        base = server.rsplit("/", 1)[0] if server.count("/") > 2 else server
+        with postgres_database(base) as db_url, tempfile.TemporaryDirectory() as folder:
+            yield db_url, Path(folder)
+
+    return url
+
+
+def databases() -> dict[str, Any]:
+    """The databases a benchmark runs on: PostgreSQL when ``DEADMAIL_TEST_PG`` is set, and SQLite."""
+    found: dict[str, Any] = {}
+    if os.environ.get("DEADMAIL_TEST_PG"):
+        found["postgresql"] = postgres_url(os.environ["DEADMAIL_TEST_PG"])
+    found["sqlite"] = sqlite_url
+    return found

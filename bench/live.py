@@ -16,12 +16,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import random
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -29,7 +27,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from _stack import LOCAL, cpu_snapshot, free_port, migrated, percentile, postgres_database, say
+from _stack import LOCAL, cpu_snapshot, databases, free_port, migrated, percentile, say
 from sqlalchemy import select
 
 from server.config import Settings
@@ -198,13 +196,9 @@ def main() -> None:
     if args.tiny:
         args.pages, args.idle, args.changes = 20, 3.0, 3
     result: dict[str, Any] = {"benchmark": "live"}
-    with tempfile.TemporaryDirectory() as folder:
-        result["sqlite"] = one(f"sqlite:///{folder}/bench.db", Path(folder), args)
-    if os.environ.get("DEADMAIL_TEST_PG"):
-        server = os.environ["DEADMAIL_TEST_PG"]
-        base = server.rsplit("/", 1)[0] if server.count("/") > 2 else server
-        with postgres_database(base) as url, tempfile.TemporaryDirectory() as folder:
-            result["postgresql"] = one(url, Path(folder), args)
+    for name, url_for in databases().items():
+        with url_for() as (url, folder):
+            result[name] = one(url, folder, args)
     print(json.dumps(result))
 
 

@@ -15,11 +15,9 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -28,7 +26,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from _stack import LOCAL, free_port, migrated, postgres_database, say
+from _stack import LOCAL, databases, free_port, migrated, say
 from sqlalchemy import event, insert, select
 
 from server.config import Settings
@@ -144,22 +142,6 @@ def measure(url_for: Any, way: str, args: argparse.Namespace, port: int) -> dict
     }
 
 
-@contextmanager
-def sqlite_url() -> Iterator[tuple[str, Path]]:
-    with tempfile.TemporaryDirectory() as folder:
-        yield f"sqlite:///{folder}/bench.db", Path(folder)
-
-
-def postgres_url(server: str) -> Any:
-    @contextmanager
-    def url() -> Iterator[tuple[str, Path]]:
-        base = server.rsplit("/", 1)[0] if server.count("/") > 2 else server
-        with postgres_database(base) as db_url, tempfile.TemporaryDirectory() as folder:
-            yield db_url, Path(folder)
-
-    return url
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=3000)
@@ -173,12 +155,9 @@ def main() -> None:
         return serve(args.serve)
     if args.tiny:
         args.rows, args.games, args.runs = 40, 2, 1
-    databases: dict[str, Any] = {"sqlite": sqlite_url}
-    if os.environ.get("DEADMAIL_TEST_PG"):
-        databases = {"postgresql": postgres_url(os.environ["DEADMAIL_TEST_PG"]), **databases}
     result: dict[str, Any] = {"rows": args.rows, "games": args.games, "runs": args.runs}
     with smtp_sink() as port:
-        for name, url_for in databases.items():
+        for name, url_for in databases().items():
             result[name] = {way: measure(url_for, way, args, port) for way in args.ways.split(",")}
     print(json.dumps(result))
 

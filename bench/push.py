@@ -15,11 +15,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -27,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from _stack import free_port, migrated, postgres_database, say
+from _stack import databases, free_port, migrated, say
 from sqlalchemy import insert, select
 
 from server.config import Settings, prepare_data_dir
@@ -155,22 +153,6 @@ def measure(url_for: Any, args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-@contextmanager
-def sqlite_url() -> Iterator[tuple[str, Path]]:
-    with tempfile.TemporaryDirectory() as folder:
-        yield f"sqlite:///{folder}/bench.db", Path(folder)
-
-
-def postgres_url(server: str) -> Any:
-    @contextmanager
-    def url() -> Iterator[tuple[str, Path]]:
-        base = server.rsplit("/", 1)[0] if server.count("/") > 2 else server
-        with postgres_database(base) as db_url, tempfile.TemporaryDirectory() as folder:
-            yield db_url, Path(folder)
-
-    return url
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=3000)
@@ -184,11 +166,8 @@ def main() -> None:
         return serve(int(port), key, int(count), Path(out))
     if args.tiny:
         args.rows, args.games, args.runs = 60, 2, 1
-    databases: dict[str, Any] = {"sqlite": sqlite_url}
-    if os.environ.get("DEADMAIL_TEST_PG"):
-        databases = {"postgresql": postgres_url(os.environ["DEADMAIL_TEST_PG"]), **databases}
     result: dict[str, Any] = {"benchmark": "push", "rows": args.rows, "games": args.games, "runs": args.runs}
-    for name, url_for in databases.items():
+    for name, url_for in databases().items():
         result[name] = measure(url_for, args)
     print(json.dumps(result))
 

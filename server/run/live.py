@@ -7,7 +7,9 @@ hold one per page). ``GET /live/<seat link>`` checks the link as the pages do (a
 403), then sends ``event: stamp`` with the game's current stamp (``services.play.live.stamps``) and ``event:
 change`` whenever it changes. One watcher reads the stamps of every game with an open page in one query every
 ``EVERY`` seconds, whatever the number of pages; the page (``static/deadmail.js``) asks the web for its new live part
-when the stamp differs from the one it was drawn with. Nothing else goes over the stream: every seat of a game gets
+when the stamp differs from the one it was drawn with. The seats with an open page are recorded as on their page
+every ``seats.PRESENT_EVERY`` seconds (one statement for all), which the pages show. Nothing else goes over the
+stream: every seat of a game gets
 the same stamps, so a page learns nothing but that it should look again.
 
 ``deadmail up`` runs it on its port + 1 (``DEADMAIL_LIVE_URL`` says where pages reach it); in production ``deadmail
@@ -18,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -28,6 +30,7 @@ from aiohttp import web
 
 from ..config import Settings
 from ..db import Database
+from ..models import utcnow
 from ..services.links import LinkError
 from ..services.play import live, seats
 
@@ -51,15 +54,21 @@ class Watch:
     every: float = EVERY
     pages: dict[int, set[asyncio.Queue[str]]] = field(default_factory=lambda: defaultdict(set))
     stamps: dict[int, str] = field(default_factory=dict)
+    #: the seats with an open page, and how many (the same seat in two tabs): on their page now.
+    open_seats: Counter[int] = field(default_factory=Counter)
     #: how many reads the watcher made (the benchmark's figure).
     reads: int = 0
 
-    def join(self, game_id: int) -> asyncio.Queue[str]:
+    def join(self, game_id: int, seat_id: int) -> asyncio.Queue[str]:
         queue: asyncio.Queue[str] = asyncio.Queue()
         self.pages[game_id].add(queue)
+        self.open_seats[seat_id] += 1
         return queue
 
-    def leave(self, game_id: int, queue: asyncio.Queue[str]) -> None:
+    def leave(self, game_id: int, seat_id: int, queue: asyncio.Queue[str]) -> None:
+        self.open_seats[seat_id] -= 1
+        if self.open_seats[seat_id] <= 0:
+            del self.open_seats[seat_id]
         waiting = self.pages.get(game_id)
         if waiting is not None:
             waiting.discard(queue)
@@ -70,6 +79,17 @@ class Watch:
     async def read(self, game_ids: list[int]) -> dict[int, str]:
         self.reads += 1
         return await asyncio.get_running_loop().run_in_executor(None, live.stamps, self.db, game_ids)
+
+    async def present(self, every: float = seats.PRESENT_EVERY) -> None:
+        """Every ``every`` seconds, the seats with an open page are on their page now (``seats.seen``)."""
+        loop = asyncio.get_running_loop()
+        while True:
+            if self.open_seats:
+                try:
+                    await loop.run_in_executor(None, seats.seen, self.db, sorted(self.open_seats), utcnow())
+                except Exception:  # the database is away: the next beat tries again
+                    log.warning("live: could not record who is on their page", exc_info=True)
+            await asyncio.sleep(every)
 
     async def run(self) -> None:
         while True:
@@ -96,7 +116,13 @@ def _origin(url: str) -> str:
     return f"{parts.scheme}://{parts.netloc}"
 
 
-def make_app(settings: Settings, db: Database, every: float = EVERY, heartbeat: float = HEARTBEAT) -> web.Application:
+def make_app(
+    settings: Settings,
+    db: Database,
+    every: float = EVERY,
+    heartbeat: float = HEARTBEAT,
+    present: float = seats.PRESENT_EVERY,
+) -> web.Application:
     """The live server's app (its watcher starts and stops with it)."""
     watch = Watch(db, every)
     allowed = _origin(settings.base_url)
@@ -120,33 +146,37 @@ def make_app(settings: Settings, db: Database, every: float = EVERY, heartbeat: 
             }
         )
         await reply.prepare(request)
-        queue = watch.join(seat.game_id)
+        queue = watch.join(seat.game_id, seat.seat_id)
         try:
             stamp = watch.stamps.get(seat.game_id)
             if stamp is None:
                 stamp = (await watch.read([seat.game_id])).get(seat.game_id, "")
                 watch.stamps.setdefault(seat.game_id, stamp)
             await reply.write(f"event: stamp\ndata: {stamp}\n\n".encode())
+            sent = stamp
             while True:
                 try:
                     stamp = await asyncio.wait_for(queue.get(), heartbeat)
                 except TimeoutError:
                     await reply.write(b": still here\n\n")
                     continue
-                await reply.write(f"event: change\ndata: {stamp}\n\n".encode())
+                if stamp != sent:  # (the watcher's first read of a game may tell the stamp just sent)
+                    await reply.write(f"event: change\ndata: {stamp}\n\n".encode())
+                    sent = stamp
         except (ConnectionResetError, asyncio.CancelledError):
             pass
         finally:
-            watch.leave(seat.game_id, queue)
+            watch.leave(seat.game_id, seat.seat_id, queue)
         return reply
 
     async def healthz(_request: web.Request) -> web.Response:
         return web.json_response({"ok": True, "pages": sum(len(q) for q in watch.pages.values())})
 
     async def watching(_app: web.Application) -> AsyncIterator[None]:
-        task = asyncio.create_task(watch.run())
+        tasks = [asyncio.create_task(watch.run()), asyncio.create_task(watch.present(present))]
         yield
-        task.cancel()
+        for task in tasks:
+            task.cancel()
 
     app = web.Application()
     app[WATCH] = watch

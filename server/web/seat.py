@@ -34,6 +34,7 @@ from ..services.errors import ShownError
 from ..services.notify import nudges
 from ..services.play import autopilot, chat, seats, standing_answers, turns
 from ..services.play.live import stamps
+from ..text.glossary import colour_name
 from ..text.grammar import CommandError, parse_reply
 from ..text.sentences import describe_answer
 from .access import dm, message, reader_language, say, seat_link
@@ -84,6 +85,8 @@ def _page(token: str) -> dict[str, Any]:
         "poll": poll,
         "moving": moving,
         "session": None if visit.session_end is None else session_shown(g.language, visit, now, g.timezone),
+        # who is on their page now, in every game (the live server records the open pages; public, as in sessions)
+        "here": [colour_name(g.language, colour) for colour in visit.here],
         "history": newest_first(shown.history),
         "board": board.board_svg(shown.view, g.language, shown.colour, shown.names),
         "max_command": MAX_COMMAND,

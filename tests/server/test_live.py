@@ -28,7 +28,7 @@ EMAILS = ["ann@example.org", "bob@example.org", "cy@example.org"]
 
 @pytest.fixture
 def live(stack: Stack) -> Iterator[Background]:
-    server = Background(stack.settings, stack.db, "127.0.0.1", 0, every=0.2).start()
+    server = Background(stack.settings, stack.db, "127.0.0.1", 0, every=0.2, present=0.2).start()
     yield server
     server.stop()
 
@@ -109,3 +109,19 @@ def test_the_stream_refuses_forged_and_revoked_links_and_reads_once_per_period(s
     assert reply.headers["Content-Type"] == "text/event-stream"
     assert reply.headers["Access-Control-Allow-Origin"] == stack.settings.base_url
     reply.close()
+
+
+def test_the_pages_show_who_is_at_the_table_in_every_game(stack: Stack, live: Background) -> None:
+    """Outside any session of play hours: the seats whose pages listen to the live server are on their page now,
+    and every page of the game says so (presence is public); nobody's page listening, nobody is named."""
+    game_id = new_game(stack)
+    seats = seat_ids(stack.db, game_id)
+    token = {c: seat_token(stack.settings.secret_key, s, 1) for c, s in seats.items()}
+    blue = stack.client.get(f"/s/{token['blue']}").get_data(as_text=True)
+    assert "On their page now" not in blue
+    for colour in ("yellow", "red"):
+        found = events(f"http://127.0.0.1:{live.port}/live/{token[colour]}")
+        assert found.get(timeout=5) == ("status", "200")
+    time.sleep(0.8)  # (the live server says who is here every 0.2 s in this test)
+    blue = stack.client.get(f"/s/{token['blue']}/live").get_data(as_text=True)
+    assert "On their page now: Yellow, Red." in " ".join(blue.split())

@@ -136,24 +136,28 @@ def subscribe(db: Database, player_id: int, subscription: JSON, name: object, no
     already); its id. Refused (DeviceError, nothing stored): a malformed subscription (400), one another player holds
     (409), more than ``MAX_DEVICES`` (429)."""
     endpoint, p256dh, auth = check_subscription(subscription, secure=secure)
+    taken = N_("This device already gets the notifications of another player.")
     named = device_name(name)
+    return _store(db, player_id, DeviceKind.PUSH, endpoint, named, now=now, taken=taken, p256dh=p256dh, auth=auth)
+
+
+def _store(
+    db: Database, player_id: int, kind: str, endpoint: str, name: str, *, now: datetime, taken: str, **keys: str
+) -> int:
+    """The player's device at ``endpoint`` (its name and keys renewed when they had it already); its id. DeviceError:
+    another player holds it (409, ``taken``), or the player has ``MAX_DEVICES`` already (429)."""
     with db.session() as session:
         found = session.execute(select(Device).where(Device.endpoint == endpoint)).scalar_one_or_none()
         if found is not None and found.player_id != player_id:
-            raise DeviceError(N_("This device already gets the notifications of another player."), 409)
+            raise DeviceError(taken, 409)
         if found is not None:
-            found.p256dh, found.auth, found.name, found.failures = p256dh, auth, named, 0
+            found.name, found.failures = name, 0
+            for key, value in keys.items():
+                setattr(found, key, value)
             return found.id
         _room_for_one(session, player_id)
         device = Device(
-            player_id=player_id,
-            kind=DeviceKind.PUSH,
-            endpoint=endpoint,
-            p256dh=p256dh,
-            auth=auth,
-            name=named,
-            created_at=now,
-            failures=0,
+            player_id=player_id, kind=kind, endpoint=endpoint, name=name, created_at=now, failures=0, **keys
         )
         session.add(device)
         session.flush()
@@ -240,18 +244,5 @@ def add_chat(db: Database, player_id: int, address: object, name: object, now: d
     """Store a chat app's address for the player; its id. Refused (DeviceError, nothing stored): an address apprise
     does not read (400), one another player holds (409), more than ``MAX_DEVICES`` (429)."""
     endpoint = check_chat_address(address, secure=secure)
-    named = device_name(name)
-    with db.session() as session:
-        found = session.execute(select(Device).where(Device.endpoint == endpoint)).scalar_one_or_none()
-        if found is not None and found.player_id != player_id:
-            raise DeviceError(N_("This address already gets the notifications of another player."), 409)
-        if found is not None:
-            found.name, found.failures = named, 0
-            return found.id
-        _room_for_one(session, player_id)
-        device = Device(
-            player_id=player_id, kind=DeviceKind.CHAT, endpoint=endpoint, name=named, created_at=now, failures=0
-        )
-        session.add(device)
-        session.flush()
-        return device.id
+    taken = N_("This address already gets the notifications of another player.")
+    return _store(db, player_id, DeviceKind.CHAT, endpoint, device_name(name), now=now, taken=taken)

@@ -281,8 +281,9 @@ def revoke_links(seat: Seat) -> None:
 
 #: a seat's visits are written at most this often.
 SEEN_EVERY = timedelta(seconds=10)
-#: a seat seen this recently is on its page now.
+#: a seat seen this recently is on its page now (the live server says so every ``PRESENT_EVERY`` for open pages).
 HERE_FOR = timedelta(seconds=15)
+PRESENT_EVERY = 10.0
 #: how often an open seat page asks for news (seconds): during a session of play hours, and otherwise.
 POLL_IN_SESSION = 3
 POLL_OTHERWISE = 30
@@ -303,8 +304,9 @@ class Visit:
 
 def visit(db: Database, seat_id: int, now: datetime) -> Visit:
     """The seat's page (or its live fragment) was fetched. During a session of the game's play hours: record that it
-    was seen (at most every ``SEEN_EVERY``: the one thing a GET of a seat page writes, and only then), and tell who
-    is on their page (presence is public: it is no answer and no card). Outside sessions nothing is written."""
+    was seen (at most every ``SEEN_EVERY``: the one thing a GET of a seat page writes, and only then). In every
+    running game, tell who is on their page (presence is public: it is no answer and no card); outside sessions the
+    live server records the pages listening to it (``seen``), and a GET writes nothing."""
     with db.session() as session:
         seat = session.get(Seat, seat_id)
         assert seat is not None
@@ -313,15 +315,28 @@ def visit(db: Database, seat_id: int, now: datetime) -> Visit:
         hours = PlayHours.of(game.tempo)
         playing = None if hours is None or game.status != "running" else hours.session_at(now)
         if playing is None:
-            return Visit(POLL_OTHERWISE)
+            return Visit(POLL_OTHERWISE, here=_here(session, game, now) if game.status == "running" else ())
         session.execute(
             update(Seat)
             .where(Seat.id == seat_id, Seat.seen_at.is_(None) | (Seat.seen_at <= now - SEEN_EVERY))
             .values(seen_at=now)
         )
-        here = session.execute(
-            select(Seat.colour)
-            .where(Seat.game_id == game.id, Seat.bot.is_(None), Seat.seen_at > now - HERE_FOR)
-            .order_by(Seat.position)
-        ).scalars()
-        return Visit(POLL_IN_SESSION, playing[1], tuple(here))
+        return Visit(POLL_IN_SESSION, playing[1], _here(session, game, now))
+
+
+def _here(session: Session, game: Game, now: datetime) -> tuple[str, ...]:
+    """The colours of the game's people seen on their page in the last ``HERE_FOR``."""
+    since = now - HERE_FOR
+    here = session.execute(
+        select(Seat.colour)
+        .where(Seat.game_id == game.id, Seat.bot.is_(None), Seat.seen_at > since)
+        .order_by(Seat.position)
+    ).scalars()
+    return tuple(here)
+
+
+def seen(db: Database, seat_ids: list[int], now: datetime) -> None:
+    """These seats' pages are open (the live server holds their streams): they are on their page now."""
+    if seat_ids:
+        with db.session() as session:
+            session.execute(update(Seat).where(Seat.id.in_(seat_ids)).values(seen_at=now))
