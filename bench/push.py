@@ -99,7 +99,7 @@ def backlog(db: Database, rows: int, game_count: int, subscriptions: list[dict[s
         games.create_game(db, games.GameSpec(players=people, seed=g + 1), now=NOW)
     with db.session() as session:
         first = list(session.execute(select(Nudge)).scalars())
-        columns = ("device_id", "player_id", "seat_id", "kind", "window", "status", "attempts", "created_at")
+        columns = ("device_id", "player_id", "seat_id", "kind", "window_number", "status", "attempts", "created_at")
         copies = [
             {**{c: getattr(row, c) for c in columns}, "key": f"bench:{n}", "next_attempt_at": NOW}
             for n, row in ((n, first[n % len(first)]) for n in range(rows - len(first)))

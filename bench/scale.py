@@ -381,6 +381,7 @@ def sweep_idle(stack: Stack) -> float:
     """One pass of every part of the sweep (``services.sweeps``, the mail part's ``send_batch``) with nothing due,
     run here in one process, part after part: the seconds the pass costs, whatever the number of workers."""
     from server.db import Database
+    from server.mail.push import send_nudges
     from server.mail.send import send_batch
     from server.mail.transports import transport_for
     from server.services import sweeps
@@ -393,6 +394,8 @@ def sweep_idle(stack: Stack) -> float:
         for part in sweeps.PARTS:
             if part == "mail":
                 send_batch(db, transport_for(stack.settings), stack.settings, now, stack.settings.sweep_batch)
+            elif part == "push":
+                send_nudges(db, stack.settings, now, limit=stack.settings.sweep_batch)
             else:
                 sweeps.run(part, db, now, stack.settings.sweep_batch, lambda: None, keep)
         return time.perf_counter() - t0

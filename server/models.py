@@ -651,7 +651,7 @@ class Nudge(Base):
     kind: Mapped[str] = mapped_column(String(32))
     #: the window it asks about (turn, last_call, reminder): not sent once that decision is answered or closed; its
     #: deadline ends the notification's time to live.
-    window: Mapped[int | None] = mapped_column(Integer)
+    window_number: Mapped[int | None] = mapped_column(Integer)
     #: an OutboxStatus (pending, sending, sent, failed, skipped).
     status: Mapped[str] = mapped_column(String(12), default=OutboxStatus.PENDING)
     attempts: Mapped[int] = mapped_column(Integer, default=0)

@@ -67,7 +67,7 @@ def upgrade() -> None:
         sa.Column("player_id", sa.Integer(), nullable=False),
         sa.Column("seat_id", sa.Integer(), nullable=True),
         sa.Column("kind", sa.String(32), nullable=False),
-        sa.Column("window", sa.Integer(), nullable=True),
+        sa.Column("window_number", sa.Integer(), nullable=True),
         sa.Column("status", sa.String(12), nullable=False),
         sa.Column("attempts", sa.Integer(), nullable=False),
         sa.Column("next_attempt_at", sa.DateTime(), nullable=False),

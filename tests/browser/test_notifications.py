@@ -148,7 +148,7 @@ def turn_nudge(stack: Stack, device_id: int) -> tuple[int, int]:
             player_id=device.player_id,
             seat_id=seat.id,
             kind="turn",
-            window=number,
+            window_number=number,
             status=OutboxStatus.PENDING,
             attempts=0,
             created_at=utcnow(),

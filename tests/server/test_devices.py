@@ -267,7 +267,7 @@ def test_the_figures_say_how_each_channel_reached_the_player_and_the_table(embed
             player_id=ann,
             seat_id=seat,
             kind="turn",
-            window=1,
+            window_number=1,
             status="sent",
             attempts=1,
             created_at=sent,

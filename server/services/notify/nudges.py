@@ -88,7 +88,7 @@ def follow(session: Session, rows: Sequence[Outbox], now: datetime) -> list[Nudg
                         player_id=row.player_id,
                         seat_id=seat_id,
                         kind=row.kind,
-                        window=window,
+                        window_number=window,
                         status=OutboxStatus.PENDING,
                         attempts=0,
                         created_at=now,
@@ -199,7 +199,7 @@ class Pending:
             return True
         if self.nudge.kind == MailKind.GAME_OVER:
             return False
-        return self.window is None or self.window.number != self.nudge.window or self.asked is None
+        return self.window is None or self.window.number != self.nudge.window_number or self.asked is None
 
 
 def read(db: Database, ids: list[int]) -> list[Pending]:
