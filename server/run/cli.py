@@ -78,17 +78,20 @@ def up(host: str, port: int) -> None:
     if not os.environ.get("DEADMAIL_BASE_URL"):  # links, made here or by other commands, point where we listen
         settings = replace(settings, base_url=f"http://{host}:{port}")
         remember_served_url(settings.data_dir, settings.base_url)
-    if not settings.live_url:  # open seat pages listen on the next port
-        settings = replace(settings, live_url=f"{urlsplit(settings.base_url).scheme}://{host}:{port + 1}")
     click.echo("preparing the database …", err=True)
     upgrade(settings.database_url)
+    pages = None
+    if not settings.live_url:  # open seat pages listen on the next port (or any free one when it is taken)
+        pages = _live_server(settings, host, port + 1)
+        settings = replace(settings, live_url=f"{urlsplit(settings.base_url).scheme}://{host}:{pages.port}")
     try:  # bound before anything starts: a port in use is told at once, and nothing is left running
         server = waitress.create_server(web_app(settings), host=host, port=port, threads=8)
-        pages = live.Background(settings, Database(settings.database_url), host, port + 1).start()
     except OSError as exc:
+        if pages is not None:
+            pages.stop()
         raise click.ClickException(
-            f"cannot listen on {host}:{port} or {port + 1} ({exc.strerror or exc}): is a deadmail up already running "
-            "there? Other ports: deadmail up --port 8082"
+            f"cannot listen on {host}:{port} ({exc.strerror or exc}): is a deadmail up already running there? "
+            "Another port: deadmail up --port 8081"
         ) from exc
     click.echo("starting the worker …", err=True)
     worker = Supervised(settings)
@@ -111,7 +114,8 @@ def up(host: str, port: int) -> None:
             signal.signal(stopped_by, signal.SIG_IGN)
         withdraw_up(announced)
         worker.stop()
-        pages.stop()
+        if pages is not None:
+            pages.stop()
         server.close()
         click.echo("stopped", err=True)
 
@@ -126,6 +130,14 @@ def live_server(host: str, port: int) -> None:
     click.echo(f"live server at http://{host}:{port}/live/  (pages reach it at {settings.live_url or 'nowhere yet'})")
     sys.stdout.flush()
     live.serve(settings, Database(settings.database_url), host, port)
+
+
+def _live_server(settings: Settings, host: str, port: int) -> live.Background:
+    """The live server of ``deadmail up`` on ``port``, or on any free port when that one is taken."""
+    try:
+        return live.Background(settings, Database(settings.database_url), host, port).start()
+    except OSError:
+        return live.Background(settings, Database(settings.database_url), host, 0).start()
 
 
 def _interrupt(_signum: int, _frame: object) -> None:

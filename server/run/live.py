@@ -219,8 +219,10 @@ class Background:
             site = web.TCPSite(runner, self.host, self.port)
             self.loop.run_until_complete(site.start())
             self.port = int(runner.addresses[0][1])  # the port bound (0 asks for any free one)
-        except BaseException as exc:
+        except BaseException as exc:  # the port is taken: everything started is stopped again
             self.error = exc
+            self.loop.run_until_complete(runner.cleanup())
+            self.loop.close()
             self.started.set()
             return
         self.started.set()

@@ -51,9 +51,11 @@ def test_deadmail_up_serves_pages_and_runs_the_worker_and_prints_no_warning(tmp_
         with urllib.request.urlopen(link, timeout=5) as page:
             html = page.read().decode()
             assert "Mall of Horror" in html
-        # the live server on the next port: the page listens to it (and its stream opens with the game's stamp)
-        stream = f"http://127.0.0.1:{port + 1}/live/{link.rsplit('/', 1)[1]}"
-        assert f'data-live-stream="{stream}"' in html
+        # the live server on the next port (another when it is taken): the page listens to it (and its stream opens
+        # with the game's stamp)
+        found = re.search(r'data-live-stream="(http://127\.0\.0\.1:\d+/live/[^"]+)"', html)
+        assert found is not None and found.group(1).endswith(link.rsplit("/", 1)[1])
+        stream = found.group(1)
         with urllib.request.urlopen(stream, timeout=5) as events:
             assert events.readline().decode() == "event: stamp\n"
         mail = tmp_path / "deadmail-data" / "mail"
@@ -175,3 +177,29 @@ def test_demo_auto_plays_against_the_running_deadmail_up_and_its_mail_stays_out_
         up.terminate()
         up.communicate(timeout=30)
     assert not (data / "up.json").exists()  # stopped: a demo started now serves itself
+
+
+@pytest.mark.long(8)
+def test_deadmail_up_starts_its_live_server_elsewhere_when_the_next_port_is_taken(tmp_path: Path) -> None:
+    import socket
+
+    port = free_port()
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", port + 1))
+    taken.listen(1)
+    env = clean_env(tmp_path)
+    up = subprocess.Popen(
+        [*DEADMAIL, "up", "--port", str(port)], cwd=tmp_path, env=env, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert wait_for(lambda: health(port), timeout=30, what="deadmail up to answer") == {"ok": True}
+        link = demo_link(tmp_path, env)
+        with urllib.request.urlopen(link, timeout=5) as page:
+            found = re.search(r'data-live-stream="http://127\.0\.0\.1:(\d+)/live/', page.read().decode())
+        assert found is not None and int(found.group(1)) not in (port, port + 1)
+        with urllib.request.urlopen(f"http://127.0.0.1:{found.group(1)}/live-healthz", timeout=5) as live:
+            assert json.loads(live.read())["ok"] is True
+    finally:
+        up.terminate()
+        up.communicate(timeout=30)
+        taken.close()
