@@ -24,7 +24,6 @@ from datetime import datetime
 from email.utils import parseaddr
 from urllib.parse import urlencode, urlsplit
 
-import apprise
 import requests
 from py_vapid import Vapid02 as Vapid
 from pywebpush import WebPusher
@@ -158,6 +157,8 @@ CHAT_TIMEOUT = 10.0
 
 def send_chat(address: str, note: Notification) -> bool:
     """A notification as a chat message through apprise (the same code whatever the app): whether it was taken."""
+    import apprise  # (here: only a sender of chat messages pays its import)
+
     sender = apprise.Apprise()
     sender.add(address)
     return bool(sender.notify(body=f"{note.body}\n{note.url}", title=note.title, timeout=CHAT_TIMEOUT))

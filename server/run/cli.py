@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import click
@@ -34,11 +34,13 @@ from ..services.play import estimate, games
 from ..services.play.seats import rotate_link
 from ..services.tempo import check_timezone, parse_duration, parse_play_hours
 from ..web.app import create_app
-from . import live
 from .demo import player_name, run_auto
 from .migrate import upgrade
 from .processes import Supervised, announce_up, local_url, private_umask, running_up, withdraw_up
 from .queue import Queue
+
+if TYPE_CHECKING:
+    from .live import Background
 
 
 def web_app(settings: Settings | None = None) -> Flask:
@@ -129,11 +131,15 @@ def live_server(host: str, port: int) -> None:
     settings = _settings()
     click.echo(f"live server at http://{host}:{port}/live/  (pages reach it at {settings.live_url or 'nowhere yet'})")
     sys.stdout.flush()
-    live.serve(settings, Database(settings.database_url), host, port)
+    from .live import serve as serve_live
+
+    serve_live(settings, Database(settings.database_url), host, port)
 
 
-def _live_server(settings: Settings, host: str, port: int) -> live.Background:
+def _live_server(settings: Settings, host: str, port: int) -> Background:
     """The live server of ``deadmail up`` on ``port``, or on any free port when that one is taken."""
+    from . import live  # (here: aiohttp is for the live server only, not every command)
+
     try:
         return live.Background(settings, Database(settings.database_url), host, port).start()
     except OSError:

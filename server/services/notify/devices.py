@@ -16,7 +16,6 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-import apprise
 from cryptography.hazmat.primitives.asymmetric import ec
 from sqlalchemy import delete, func, select, update
 from sqlalchemy.orm import Session
@@ -222,6 +221,8 @@ def check_chat_address(address: object, *, secure: bool) -> str:
     address = address.strip()
     if inputs.CONTROL.search(address) or any(c.isspace() for c in address):
         raise DeviceError(N_("A chat app's address is one line, without spaces."))
+    import apprise  # (here: a tenth of a second to import, which every process would pay at start)
+
     plugin = apprise.Apprise.instantiate(address, suppress_exceptions=True)
     if not plugin:
         raise DeviceError(N_("That is not a chat app's address deadmail knows (Discord, Telegram, Matrix, ntfy …)."))
