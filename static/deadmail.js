@@ -126,8 +126,9 @@
   }
 
   function startNotifications() {
-    var controls = document.querySelectorAll(".notify-control[data-subscribe]");
+    var controls = document.querySelectorAll(".notify-control[data-subscribe]:not([data-started])");
     Array.prototype.forEach.call(controls, function (control) {
+      control.setAttribute("data-started", "1");
       control.hidden = false;
       var button = control.querySelector(".notify-button");
       if (!pushable()) {
@@ -148,8 +149,8 @@
   function startLive() {
     var live = document.getElementById("live");
     var url = live && live.getAttribute("data-live-stream");
-    if (!url || !window.EventSource || !window.htmx) return;
-    var stream = new EventSource(url);
+    if (!url || !window.EventSource || !window.htmx || window.deadmailStream) return;
+    var stream = window.deadmailStream = new EventSource(url);
     var look = function (event) {
       var current = document.getElementById("live");
       if (current && event.data && event.data !== current.getAttribute("data-stamp")) {
@@ -164,6 +165,11 @@
   function start() {
     startNotifications();
     startLive();
+    // a form sent with htmx (hx-boost) swaps the page's body: its new controls are started too
+    document.addEventListener("htmx:afterSettle", function () {
+      startNotifications();
+      startLive();
+    });
     Array.prototype.forEach.call(document.querySelectorAll("select[data-zone-guess]"), guessZone);
     var buttons = document.querySelectorAll("button.copy-button[data-copy]");
     Array.prototype.forEach.call(buttons, function (button) {

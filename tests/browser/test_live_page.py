@@ -53,6 +53,8 @@ def test_the_open_page_shows_the_next_decision_within_two_seconds(with_live: Liv
     page.get_by_role("button", name="Answer").click()
     expect(page.get_by_role("status")).to_contain_text("Your answer is saved")
     page.evaluate("window.notReloaded = true")
+    # the page's body came back by htmx: its "notify me" control is started again (shown), the stream kept (one)
+    expect(page.locator(".notify-control")).to_be_visible()
 
     # the others answer, and the window advances (as the worker would): the page hands over the next one by itself
     eng = engine_of(stack.db, game_id)
