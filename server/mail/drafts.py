@@ -27,6 +27,11 @@ class Links:
     def seat(self) -> str:
         return f"{self.base_url}/s/{self.seat_token}"
 
+    @property
+    def from_mail(self) -> str:
+        """The seat page as a mail links to it: opening it says mail reached the player (``nudges.opened``)."""
+        return f"{self.seat}?via=mail"
+
     def one_tap(self, window: int, command: str) -> str:
         return f"{self.seat}/do?" + urlencode({"w": window, "c": command}, quote_via=quote)
 
@@ -166,7 +171,7 @@ def seat_section(lang: str, shown: SeatShown, links: Links, with_board: bool) ->
             tiebreak=shown.outcome.tiebreak,
             replay_url=links.replay,
         ),
-        seat_url=links.seat,
+        seat_url=links.from_mail,
     )
 
 

@@ -467,7 +467,7 @@ class Composer:
             "sections": mail_sections(self.lang, unread, seat.colour, self.player.timezone),
             "reply_to": channel_title(self.lang, channel.key, seat.colour) if self.settings.reply_domain else None,
             "max_lines": chat.MAX_LINES,
-            "seat_url": links.seat,
+            "seat_url": links.from_mail,
             "prefs_url": self.prefs_url,
         }
         reply_to = None

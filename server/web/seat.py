@@ -97,7 +97,7 @@ def _page(token: str) -> dict[str, Any]:
     }
 
 
-#: how a link was reached (``?via=``, set in notifications and their chat messages): the channel that reached the
+#: how a link was reached (``?via=``, set in notifications, their chat messages and mails): the channel that reached the
 #: player, recorded (``nudges.opened``).
 CHANNELS = ("push", "chat", "mail")
 

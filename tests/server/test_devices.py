@@ -6,6 +6,7 @@ manifests and service worker; a notification's link records the channel that rea
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
@@ -15,7 +16,7 @@ import sqlalchemy as sa
 
 from engine.bots import RandomBot
 from server.mail.push import send_nudges
-from server.models import Device, Nudge, Player, Seat, utcnow
+from server.models import Device, MailKind, Nudge, Player, RequestRow, Seat, Window, utcnow
 from server.services import replies
 from server.services.links import player_token, seat_token
 from server.services.mailflow.reply_address import ReplyTo
@@ -24,7 +25,19 @@ from server.services.play import games
 from server.services.play.seats import revoke_links
 from tests.conftest import Stack
 from tests.push_service import PushService, b64
-from tests.support import T0, all_rows, csrf_token, engine_of, log_in_as_organiser, open_window, post_form
+from tests.support import (
+    T0,
+    all_rows,
+    compose,
+    csrf_token,
+    engine_of,
+    html_of,
+    log_in_as_organiser,
+    open_window,
+    post_form,
+    rows_of_kind,
+    text_of,
+)
 
 EMAILS = ["ann@example.org", "bob@example.org", "cy@example.org"]
 
@@ -251,6 +264,38 @@ def test_opening_a_notification_records_the_channel_that_reached_the_player(embe
     assert embedded.client.get(f"/s/{token}?via=fax&n=abc").status_code == 200  # unknown: nothing recorded
     with embedded.db.session() as session:
         assert session.get(Player, ann).reached_via == "push"  # type: ignore[union-attr]
+
+
+def test_a_mails_link_records_that_mail_reached_the_player_once_per_decision(embedded: Stack) -> None:
+    """The seat link of a mail carries ``via=mail``: opening it while a decision is owed counts mail as the channel
+    that reached the player, after how long since the decision was asked, once per decision."""
+    seats, players = table(embedded)
+    window = open_window(embedded.db, games_of(embedded)[0])
+    assert window is not None
+    owing = {r.seat_id for r in window.requests}
+    email = next(e for e, s in seats.items() if s in owing)
+    player_id = players[email]
+    turn = next(r for r in rows_of_kind(embedded.db, MailKind.TURN) if r.player_id == player_id)
+    message = compose(embedded.db, turn.id, embedded.settings)
+    assert message is not None
+    found = re.search(r"http://deadmail\.test(/s/[\w.-]+\?via=mail)", text_of(message))
+    assert found is not None and found.group(1) in html_of(message)
+    link = found.group(1)
+    with embedded.db.session() as session:
+        session.execute(sa.update(Window).values(opened_at=utcnow() - timedelta(hours=2)))
+    assert embedded.client.get(link).status_code == 200
+    assert embedded.client.get(link).status_code == 200  # the same decision: counted once
+    with embedded.db.session() as session:
+        player = session.get(Player, player_id)
+        assert player is not None and player.reached_via == "mail" and player.reach is not None
+        assert len(player.reach["mail"]) == 1 and abs(player.reach["mail"][0] - 2 * 3600) < 60
+    other = next(e for e in seats if e != email)  # has answered (by another way): reached, no figure
+    with embedded.db.session() as session:
+        session.execute(sa.update(RequestRow).where(RequestRow.seat_id == seats[other]).values(answered_at=utcnow()))
+    assert embedded.client.get(f"/s/{seat_token(embedded.settings.secret_key, seats[other], 1)}?via=mail")
+    with embedded.db.session() as session:
+        answered = session.get(Player, players[other])
+        assert answered is not None and answered.reached_via == "mail" and not (answered.reach or {}).get("mail")
 
 
 def test_the_figures_say_how_each_channel_reached_the_player_and_the_table(embedded: Stack) -> None:

@@ -293,3 +293,23 @@ def test_players_told_by_push_make_the_estimate_shorter(embedded: Stack) -> None
     with embedded.db.session() as session:
         session.execute(sa.update(Player).values(notify_mode="mail"))
     assert games.estimate_game(embedded.db, spec, now=T0, count=60) == by_mail
+
+
+def test_a_person_still_on_the_page_is_handed_the_next_request_and_answers_it_within_a_minute() -> None:
+    """``Model.linger`` (the live page): within ``linger`` of their last answer, while awake, a person answers the
+    next request within a minute, never missing it (they are looking at it); after that, or once their quiet hours
+    began, they are back to their channel (here: a person who misses everything)."""
+    seat = estimate.person("UTC")  # asleep 23:00-07:00 UTC
+    table = estimate._Table({"red": seat}, {}, estimate.Model(miss=1.0, linger=20 * 60), random.Random(1))
+    answered = datetime(2026, 3, 2, 12, 0, tzinfo=UTC)
+    table.answered["red"] = [(answered - timedelta(minutes=5), answered)]
+    soon = answered + timedelta(minutes=19)
+    at = table.answer_at("red", soon)
+    assert at is not None and timedelta(0) < at - soon <= timedelta(minutes=1)
+    assert table.answer_at("red", answered + timedelta(minutes=21)) is None  # left the page: missed, as modelled
+    late = datetime(2026, 3, 2, 22, 55, tzinfo=UTC)
+    table.answered["red"] = [(late - timedelta(minutes=5), late)]
+    assert table.answer_at("red", late + timedelta(minutes=10)) is None  # 23:05: gone to bed, not handed over
+    no_linger = estimate._Table({"red": seat}, {}, estimate.Model(miss=1.0), random.Random(1))
+    no_linger.answered["red"] = [(answered - timedelta(minutes=5), answered)]
+    assert no_linger.answer_at("red", soon) is None

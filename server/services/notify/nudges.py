@@ -310,18 +310,37 @@ REACH_KEPT = 20
 
 
 def opened(db: Database, seat_id: int, nudge_id: int, channel: str, now: datetime) -> None:
-    """The seat's player opened their page from notification ``nudge_id`` (0: from a mail's link): the channel
-    reached them (the ladder starts there next time), and how long it took is kept for their figures."""
+    """The seat's player opened their page from notification ``nudge_id`` (0: from a mail's link, ``?via=mail``):
+    the channel reached them (the ladder starts there next time), and how long it took is kept for their figures
+    (from a mail: since the decision they owe was asked, once per decision)."""
     with db.session() as session:
         seat = session.get(Seat, seat_id)
         player = None if seat is None or seat.player_id is None else session.get(Player, seat.player_id)
-        if player is None:
+        if seat is None or player is None:
             return
         nudge = session.get(Nudge, nudge_id) if nudge_id else None
         if nudge is not None and nudge.seat_id == seat_id and nudge.opened_at is None:
             nudge.opened_at = now
             took(player, channel, now - (nudge.sent_at or nudge.created_at))
+        elif nudge is None and channel == "mail" and (asked := _asked_at(session, seat)) is not None:
+            again = player.reached_via == "mail" and player.reached_at is not None and player.reached_at >= asked
+            if not again:  # the first opening from a mail since the decision was asked
+                took(player, "mail", now - asked)
         player.reached_via, player.reached_at = channel, now
+
+
+def _asked_at(session: Session, seat: Seat) -> datetime | None:
+    """When the window that asks ``seat`` a decision opened (None: it owes none now)."""
+    return session.execute(
+        select(Window.opened_at)
+        .join(RequestRow, RequestRow.window_id == Window.id)
+        .where(
+            Window.game_id == seat.game_id,
+            Window.status == WindowStatus.OPEN,
+            RequestRow.seat_id == seat.id,
+            RequestRow.answered_at.is_(None),
+        )
+    ).scalar_one_or_none()
 
 
 def took(player: Player, channel: str, after: timedelta) -> None:

@@ -15,7 +15,8 @@ The model (also ``MODEL``, said with every estimate):
   when a request opens, or when their quiet hours end, and answers after an exponential delay of mean
   ``push_delay`` (30 minutes) while awake, or at their first mail check if sooner. A person still on the page a
   while after an answer (``linger``, ``bench/tempo.py --linger``; 0 in estimates) is handed the next request there
-  at once (the live page) and answers it within a minute.
+  at once (the live page) and answers it within a minute, missing none (it is in front of them), unless their quiet
+  hours have begun (they went to bed).
 - With play hours, each person is at a given day's session with probability 0.8; while there, they answer within
   5 minutes (uniform); outside sessions (and on days they miss) they read their mail as above.
 - A window closes at the earliest of: every owed answer in; its deadline, from the server's own
@@ -336,14 +337,15 @@ class _Table:
         if colour in self.gone:
             return None
         model, rng = self.model, self.rng
+        mine = self.answered.get(colour)
+        awake = _awake(self.seats[colour], t)
+        if model.linger and mine and awake and t <= mine[-1][1] + timedelta(seconds=model.linger):
+            return t + timedelta(seconds=rng.uniform(5, 60))  # still on the page: handed over there, never missed
         missed = may_miss and rng.random() < model.miss
         seat = self.seats[colour]
         by_mail = None if missed else _next_check(seat.sleep, t, model.reading, rng)
         if by_mail is not None and seat.channel == "push":  # told at once (after their quiet hours), then a delay
             by_mail = min(by_mail, _next_check(seat.sleep, t, model.push_delay, rng))
-        mine = self.answered.get(colour)
-        if not missed and model.linger and mine and t <= mine[-1][1] + timedelta(seconds=model.linger):
-            return t + timedelta(seconds=rng.uniform(5, 60))  # still on the page: handed over there
         hours = self.hours
         if hours is None:
             return by_mail
@@ -596,6 +598,11 @@ def _next_check(sleep: Quiet | None, t: datetime, mean: float, rng: random.Rando
         if falls_asleep is None or check < falls_asleep:
             return check
         t = falls_asleep
+
+
+def _awake(seat: SimSeat, t: datetime) -> bool:
+    """Whether the person is out of their sleeping hours at ``t``."""
+    return seat.sleep is None or seat.sleep.end_of_quiet(t) is None
 
 
 def _session_at(hours: PlayHours, t: datetime) -> tuple[datetime, datetime]:
