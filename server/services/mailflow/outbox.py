@@ -19,6 +19,7 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from ...db import Database, push_after_commit, send_after_commit
 from ...models import MailKind, Outbox, OutboxStatus, Player, SeasonPlayer, Seat, Window, WindowStatus, utcnow
+from .. import claims
 from ..notify import nudges
 
 log = logging.getLogger("deadmail.outbox")
@@ -151,30 +152,10 @@ def claim_many(db: Database, now: datetime, *, ids: list[int] | None = None, lim
     writer). Without ``ids``, rows stuck in 'sending' are released first (``release_stuck``). The claim is dated when
     it is made, not at ``now`` (a sweep's start, which may be long past after a slow SMTP server): a row is released
     as stuck only ``STUCK_AFTER`` after its sender took it, never while that sender still works."""
-    due = (Outbox.status == OutboxStatus.PENDING, Outbox.next_attempt_at <= now)
     with db.session() as session:
         if ids is None:
             _release_stuck(session, now)
-            # a CTE, computed once (a subquery under IN may be run again by PostgreSQL's plan, claiming more)
-            chosen = (
-                select(Outbox.id)
-                .where(*due)
-                .order_by(Outbox.id)
-                .limit(limit)
-                .with_for_update(skip_locked=True)
-                .cte("chosen")
-                .prefix_with("MATERIALIZED", dialect="postgresql")
-            )
-            which = Outbox.id.in_(select(chosen.c.id))
-        else:
-            which = Outbox.id.in_(ids)
-        claimed = session.execute(
-            update(Outbox)
-            .where(which, *due)
-            .values(status=OutboxStatus.SENDING, attempts=Outbox.attempts + 1, next_attempt_at=max(now, utcnow()))
-            .returning(Outbox.id)
-        ).scalars()
-        return sorted(claimed)
+        return claims.claim(session, Outbox, now, ids, limit)
 
 
 def release(db: Database, ids: list[int]) -> None:

@@ -37,8 +37,8 @@ from ...models import (
     Seat,
     Window,
     WindowStatus,
-    utcnow,
 )
+from .. import claims
 from .devices import MAX_FAILURES
 
 #: the mail kinds a notification follows.
@@ -149,30 +149,11 @@ def add_test(db: Database, player_id: int, device_id: int, now: datetime) -> int
 def claim_many(db: Database, now: datetime, *, ids: Iterable[int] | None = None, limit: int = 100) -> list[int]:
     """Take due pending rows for sending in one statement: those of ``ids``, or up to ``limit`` in the order they
     were written (after releasing rows stuck in "sending"), skipping rows another worker is claiming."""
-    due = (Nudge.status == OutboxStatus.PENDING, Nudge.next_attempt_at <= now)
     with db.session() as session:
         if ids is None:
             stuck = (Nudge.status == OutboxStatus.SENDING, Nudge.next_attempt_at <= now - STUCK_AFTER)
             session.execute(update(Nudge).where(*stuck).values(status=OutboxStatus.PENDING))
-            chosen = (
-                select(Nudge.id)
-                .where(*due)
-                .order_by(Nudge.id)
-                .limit(limit)
-                .with_for_update(skip_locked=True)
-                .cte("chosen")
-                .prefix_with("MATERIALIZED", dialect="postgresql")
-            )
-            which = Nudge.id.in_(select(chosen.c.id))
-        else:
-            which = Nudge.id.in_(list(ids))
-        claimed = session.execute(
-            update(Nudge)
-            .where(which, *due)
-            .values(status=OutboxStatus.SENDING, attempts=Nudge.attempts + 1, next_attempt_at=max(now, utcnow()))
-            .returning(Nudge.id)
-        ).scalars()
-        return sorted(claimed)
+        return claims.claim(session, Nudge, now, ids, limit)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,43 @@
+"""The claim of the outbox discipline, shared by mail (``Outbox``) and notifications (``Nudge``): due pending rows
+move to "sending" in one conditional UPDATE, so of two workers (or a task and the sweep) only one gets a row; each
+claim counts as an attempt and is dated when it is made (a row is released as stuck only that long after its
+sender took it: each table's own ``release``)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session
+
+from ..models import Nudge, Outbox, OutboxStatus, utcnow
+
+
+def claim(
+    session: Session, table: type[Outbox] | type[Nudge], now: datetime, ids: Iterable[int] | None, limit: int
+) -> list[int]:
+    """Take due pending rows of ``table``: those of ``ids``, or (without ``ids``) up to ``limit`` in the order they
+    were written, skipping rows another worker is claiming (``FOR UPDATE SKIP LOCKED``; SQLite has one writer)."""
+    due = (table.status == OutboxStatus.PENDING, table.next_attempt_at <= now)
+    if ids is None:
+        # a CTE, computed once (a subquery under IN may be run again by PostgreSQL's plan, claiming more)
+        chosen = (
+            select(table.id)
+            .where(*due)
+            .order_by(table.id)
+            .limit(limit)
+            .with_for_update(skip_locked=True)
+            .cte("chosen")
+            .prefix_with("MATERIALIZED", dialect="postgresql")
+        )
+        which = table.id.in_(select(chosen.c.id))
+    else:
+        which = table.id.in_(list(ids))
+    claimed = session.execute(
+        update(table)
+        .where(which, *due)
+        .values(status=OutboxStatus.SENDING, attempts=table.attempts + 1, next_attempt_at=max(now, utcnow()))
+        .returning(table.id)
+    ).scalars()
+    return sorted(claimed)
