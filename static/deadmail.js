@@ -162,13 +162,189 @@
     stream.addEventListener("change", look);
   }
 
+  // The table you play on (templates/seat_live.html; server/present/seat.py, pick_path): a decision form marked
+  // data-picker whose choices carry data-path (what is tapped to give each, in order: "character:pinup location:3")
+  // turns the elements marked data-pick (the board's rooms and the reader's tokens, the players' panels, the cards)
+  // into targets. Those the next step may take are lit and become buttons (for the keyboard too), the others dim; a
+  // tap takes one; once the taps name a whole choice, its radio is checked and the bar's button sends it, saying it
+  // in words. The list stays, folded, for screen readers and as the way without JavaScript. The taps so far are kept
+  // per window across the live part's refreshes.
+  var picked = { form: "", path: [] };
+
+  function choicesIn(form) {
+    var inputs = form.querySelectorAll("input[type=radio][data-path]");
+    return Array.prototype.map.call(inputs, function (input) {
+      var path = input.getAttribute("data-path").split(" ").filter(function (part) { return part; });
+      return { input: input, path: path, meaning: input.getAttribute("data-meaning") || "" };
+    }).filter(function (choice) { return choice.path.length; });
+  }
+
+  function follows(path, prefix) {
+    if (path.length < prefix.length) return false;
+    for (var i = 0; i < prefix.length; i++) {
+      if (path[i] !== prefix[i]) return false;
+    }
+    return true;
+  }
+
+  function element(tag, cls, text) {
+    var made = document.createElement(tag);
+    if (cls) made.className = cls;
+    if (text) made.textContent = text;
+    return made;
+  }
+
+  function pickerBar(form) {
+    var bar = form.querySelector(".picker-bar");
+    if (bar) return bar;
+    bar = element("div", "picker-bar");
+    bar.appendChild(element("p", "pick-prompt")).setAttribute("aria-live", "polite");
+    bar.appendChild(element("p", "pick-extra"));
+    var actions = bar.appendChild(element("p", "pick-actions"));
+    var send = actions.appendChild(element("button", "big pick-send"));
+    send.type = "submit";
+    var again = actions.appendChild(element("button", "secondary pick-again", form.getAttribute("data-again")));
+    again.type = "button";
+    again.addEventListener("click", function () {
+      picked.path = [];
+      applyPicks();
+    });
+    var fieldset = form.querySelector("fieldset");
+    form.insertBefore(bar, fieldset);
+    var list = element("details", "pick-list");
+    list.appendChild(element("summary", "", form.getAttribute("data-list")));
+    form.insertBefore(list, fieldset);
+    list.appendChild(fieldset);
+    form.addEventListener("change", function (event) {
+      var input = event.target;
+      if (input && input.getAttribute && input.getAttribute("data-path") !== null) {
+        picked.path = input.getAttribute("data-path").split(" ").filter(function (part) { return part; });
+        applyPicks();
+      }
+    });
+    return bar;
+  }
+
+  function unlight(target) {
+    target.classList.remove("pick-lit", "pick-chosen");
+    target.removeAttribute("data-pick-value");
+    if (target.hasAttribute("data-role-was")) {
+      var was = target.getAttribute("data-role-was");
+      if (was) target.setAttribute("role", was);
+      else target.removeAttribute("role");
+      target.removeAttribute("data-role-was");
+      target.removeAttribute("tabindex");
+    }
+  }
+
+  function light(target, value) {
+    target.classList.add("pick-lit");
+    target.setAttribute("data-pick-value", value);
+    if (!target.hasAttribute("data-role-was")) target.setAttribute("data-role-was", target.getAttribute("role") || "");
+    target.setAttribute("role", "button");
+    target.setAttribute("tabindex", "0");
+  }
+
+  function applyPicks() {
+    var form = document.querySelector("form.decision-form[data-picker]");
+    var targets = document.querySelectorAll("[data-pick]");
+    Array.prototype.forEach.call(targets, unlight);
+    Array.prototype.forEach.call(document.querySelectorAll("svg.board[data-role-was]"), unlight);
+    var choices = form ? choicesIn(form) : [];
+    document.body.removeAttribute("data-picking");
+    if (!choices.length) return;
+    if (picked.form !== form.id) picked = { form: form.id, path: [] };
+    var live = choices.filter(function (choice) { return follows(choice.path, picked.path); });
+    if (!live.length) {
+      picked.path = [];
+      live = choices;
+    }
+    var depth = picked.path.length;
+    var exact = live.filter(function (choice) { return choice.path.length === depth; })[0];
+    var next = [];
+    live.forEach(function (choice) {
+      var value = choice.path[depth];
+      if (value !== undefined && next.indexOf(value) < 0) next.push(value);
+    });
+    // what kinds of target the step takes (their others are dimmed)
+    document.body.setAttribute("data-picking", next.map(function (value) { return value.split(":")[0]; }).join(" "));
+    var shown = {};
+    Array.prototype.forEach.call(targets, function (target) {
+      var value = target.getAttribute("data-pick");
+      if (next.indexOf(value) >= 0) {
+        light(target, value);
+        shown[value] = true;
+      } else if (picked.path.indexOf(value) >= 0) {
+        target.classList.add("pick-chosen");
+      }
+    });
+    Array.prototype.forEach.call(document.querySelectorAll("svg.board"), function (board) {
+      if (board.querySelector(".pick-lit")) {  // its rooms and tokens are buttons now: the picture a group of them
+        board.setAttribute("data-role-was", board.getAttribute("role") || "");
+        board.setAttribute("role", "group");
+      }
+    });
+    var bar = pickerBar(form);
+    var extra = bar.querySelector(".pick-extra");
+    extra.textContent = "";
+    next.forEach(function (value) {  // what the page does not show (to pass): a button in the bar
+      if (shown[value]) return;
+      var alone = live.filter(function (choice) { return choice.path[depth] === value; })[0];
+      var button = extra.appendChild(element("button", "secondary pick-lit", alone ? alone.meaning : value));
+      button.type = "button";
+      button.setAttribute("data-pick-value", value);
+    });
+    var steps = form.querySelectorAll(".pick-steps li");
+    var prompt = next.length && steps[Math.min(depth, steps.length - 1)];
+    bar.querySelector(".pick-prompt").textContent = prompt ? prompt.textContent : "";
+    var send = bar.querySelector(".pick-send");
+    send.hidden = !exact;
+    bar.querySelector(".pick-again").hidden = depth === 0;
+    if (exact) {
+      exact.input.checked = true;
+      send.textContent = form.getAttribute("data-send").replace("{answer}", exact.meaning);
+    }
+  }
+
+  function take(target) {
+    var value = target.getAttribute("data-pick-value");
+    if (!value) return;
+    picked.path.push(value);
+    applyPicks();
+    var form = document.querySelector("form.decision-form[data-picker]");
+    var send = form && form.querySelector(".pick-send");
+    var first = document.querySelector(".pick-lit");
+    if (send && !send.hidden) send.focus();
+    else if (first) first.focus();
+  }
+
+  function startPicker() {
+    document.addEventListener("click", function (event) {
+      var target = event.target.closest && event.target.closest(".pick-lit");
+      if (target) {
+        event.preventDefault();
+        take(target);
+      }
+    });
+    document.addEventListener("keydown", function (event) {
+      var target = event.target;
+      if ((event.key === "Enter" || event.key === " ") && target.classList && target.classList.contains("pick-lit")) {
+        event.preventDefault();
+        take(target);
+      }
+    });
+    applyPicks();
+  }
+
   function start() {
     startNotifications();
     startLive();
     // a form sent with htmx (hx-boost) swaps the page's body: its new controls are started too
+    startPicker();
     document.addEventListener("htmx:afterSettle", function () {
       startNotifications();
       startLive();
+      applyPicks();
     });
     Array.prototype.forEach.call(document.querySelectorAll("select[data-zone-guess]"), guessZone);
     var buttons = document.querySelectorAll("button.copy-button[data-copy]");

@@ -46,7 +46,7 @@ from ..text.i18n import translations
 from ..text.sentences import Names, player_label
 from . import public
 
-__all__ = ["TOKEN_COLOURS", "board_svg", "discarded", "sample_board", "sample_view", "table"]
+__all__ = ["TOKEN_COLOURS", "board_svg", "card_icon", "discarded", "sample_board", "sample_view", "table", "token_icon"]
 
 #: fill and ink (figure) colour of a player's tokens (the ink keeps a contrast of at least 4.5:1 on its fill).
 TOKEN_COLOURS: dict[str, tuple[str, str]] = {
@@ -269,15 +269,49 @@ def _token(
     label = _token_label(lang, view, colour, character, hidden=hidden, you=you)
     classes = "token" + (" hidden" if hidden else "") + (" yours" if you else "") + (" chief" if chief else "")
     return Markup(
-        '<g class="{cls}" role="img" aria-label="{label}" data-colour="{colour}" data-character="{character}">'
+        '<g class="{cls}" role="img" aria-label="{label}" data-colour="{colour}" data-character="{character}"{pick}>'
         "<title>{label}</title>{shape}</g>"
     ).format(
         cls=classes,
         label=label,
         colour=colour,
         character=character,
+        pick=Markup(' data-pick="character:{}"').format(character) if you else "",
         shape=_token_shape(colour, character, letters(lang)[character], x, y, hidden=hidden, you=you, chief=chief),
     )
+
+
+#: a pictogram per card (drawn for deadmail, in a 24 x 24 box, lines in the text's colour).
+CARD_FIGURES: dict[str, str] = {
+    "threat": "M12 3 22 20H2Z M12 9v5 M12 16.5v1",
+    "camera": "M3 8h4l2-3h6l2 3h4v11H3Z M12 10.5a3.5 3.5 0 1 0 0.01 0",
+    "sprint": "M4 6l6 6-6 6 M12 6l6 6-6 6",
+    "hardware": "M4 20 14 10 M11 5l8 8 M13 3l8 8-3 3-8-8Z",
+    "hidden": "M2 12s4-6 10-6 10 6 10 6-4 6-10 6S2 12 2 12Z M4 20 20 4",
+    "axe": "M6 21 17 6 M13 3c4 0 7 3 7 7l-5-1-3-3Z",
+    "pistol": "M3 8h17v4H10l-1 7H5l1-7H3Z",
+    "bat": "M4 20l2 0 13-13c1-1 1-3 0-3s-2-1-3 0L3 17Z",
+    "shotgun": "M2 10h20v3H9l-2 6H4l1-6H2Z M9 13h4",
+    "grenade": "M12 8a6 7 0 1 0 0.01 0 M10 8V5h4v3 M14 5l4-2",
+    "chainsaw": "M2 9h8v8H2Z M10 11h11c1 0 1 4 0 4H10 M4 9V6h4",
+}
+
+
+def card_icon(card: str) -> Markup:
+    """A card's pictogram, decorative (its name is always written beside it)."""
+    return Markup(
+        '<svg class="card-icon" viewBox="0 0 24 24" aria-hidden="true" focusable="false"><path d="{d}"/></svg>'
+    ).format(d=CARD_FIGURES.get(card, "M4 4h16v16H4Z"))
+
+
+def token_icon(lang: str, colour: str, character: str, *, you: bool) -> Markup:
+    """One token alone, as a player's panel shows their characters (the reader's own are picks, as on the board)."""
+    label = glossary.character_name(lang, character)
+    shape = _token_shape(colour, character, letters(lang)[character], 0, 0, hidden=False, you=False, chief=False)
+    return Markup(
+        '<svg class="token-icon" viewBox="-16 -16 32 32" role="img" aria-label="{label}"{pick}>'
+        "<title>{label}</title>{shape}</svg>"
+    ).format(label=label, shape=shape, pick=Markup(' data-pick="character:{}"').format(character) if you else "")
 
 
 def _wrap(name: str, width: float, size: float) -> list[str]:
@@ -541,8 +575,8 @@ def _location(lang: str, view: engine.PublicBoard, room: _Room, reader: str | No
     cls += " attacked" if h.attacked else ""
     parts = [
         Markup(
-            '<g class="{cls}" data-location="{loc}" data-zombies="{z}" data-used="{used}" data-capacity="{cap}">'
-            "<title>{title}</title>"
+            '<g class="{cls}" data-location="{loc}" data-pick="location:{loc}" data-zombies="{z}" data-used="{used}" '
+            'data-capacity="{cap}"><title>{title}</title>'
         ).format(cls=cls, loc=loc, z=h.zombies, used=h.used, cap="" if h.capacity is None else h.capacity, title=title),
         _head(lang, room, h),
     ]

@@ -12,8 +12,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import TypedDict
 
+from markupsafe import Markup
+
+import engine
 import engine.standing
-from engine.data import PHASES, Phase
+from engine.data import CHARACTERS, PHASES, Phase
+from engine.shapes import JSON
 
 from ..models import TempoJSON
 from ..services.play.autopilot import Presence
@@ -24,6 +28,7 @@ from ..text import glossary
 from ..text.grammar import CommandError, commands_for, hints_for, parse_reply
 from ..text.i18n import format_when, translations
 from ..text.sentences import Names, describe_answer, event_text, player_label, request_text
+from .board import card_icon, token_icon
 from .context import Context, context
 
 #: the longest game title shown in a label.
@@ -48,8 +53,13 @@ def round_title(lang: str, number: int) -> str:
 
 
 def card_entry(lang: str, card: str) -> dict[str, str]:
-    """A card in a hand or in the truck: its engine name, its name in ``lang`` and what it does."""
-    return {"card": card, "name": glossary.card_name(lang, card), "text": glossary.card_text(lang, card)}
+    """A card in a hand or in the truck: its engine name, its name in ``lang``, what it does, and its pictogram."""
+    return {
+        "card": card,
+        "name": glossary.card_name(lang, card),
+        "text": glossary.card_text(lang, card),
+        "icon": card_icon(card),
+    }
 
 
 # --- the history --------------------------------------------------------------------------------------------------
@@ -122,6 +132,73 @@ class Choice:
     meaning: str
     #: the answer given so far.
     checked: bool
+    #: what is tapped on the table to give it, in order (``pick_path``): "location:3 character:pinup".
+    path: str = ""
+    #: the answer it gives (the engine's JSON).
+    value: JSON = None
+
+
+def pick_path(kind: str, answer: object) -> list[str]:
+    """The picks that give ``answer`` to a request of ``kind`` on the table, each "what:value", as the page's
+    elements name what they show (``data-pick``): a location (a room of the board), a character (the reader's own
+    tokens), a colour (a player's panel), a card of the hand, a card of the truck, or "pass". A card play is the card,
+    then whom (Hidden) or whom and where (Sprint); a placement the character, then the location (then the
+    fallback); a move the character (then where it sprints); the truck's answer the card kept, the card given,
+    then to whom."""
+    if kind in ("announce", "destination", "zombie"):
+        return [f"location:{answer}"]
+    if kind in ("vote", "victim"):
+        return [f"{'colour' if kind == 'vote' else 'character'}:{answer}"]
+    if kind == "cards" and isinstance(answer, list):
+        if not answer:
+            return ["pass"]
+        answer = answer[0] if len(answer) == 1 else None  # several cards at once: typed, not tapped
+    if not isinstance(answer, dict):
+        return []
+    return [f"{what}:{answer[key]}" for what, key in _PICKED.get(kind, ()) if key in answer]
+
+
+#: the parts of a dict answer, in the order they are picked: (what is tapped, the answer's key).
+_PICKED: dict[str, tuple[tuple[str, str], ...]] = {
+    "cards": (("card", "card"), ("character", "character"), ("location", "location")),
+    "place": (("character", "character"), ("location", "location"), ("location", "fallback")),
+    "move": (("character", "character"), ("location", "sprint")),
+    "truck": (("truck", "keep"), ("truck", "give"), ("colour", "to")),
+}
+
+
+def pick_steps(lang: str, request: engine.RequestJSON) -> list[str]:
+    """What each pick of ``pick_path`` asks, in ``lang`` (the picker's prompt at each step)."""
+    t = translations(lang)
+    kind = request["kind"]
+    if kind == "cards":
+        return [
+            t.gettext("Tap a card to play, or pass"),
+            t.gettext("Tap the character it is for"),
+            t.gettext("Tap where your character runs"),
+        ]
+    if kind == "place":
+        return [
+            t.gettext("Tap the character to place"),
+            t.gettext("Tap the location to place it in"),
+            t.gettext("Tap a fallback location, used if that one is full"),
+        ]
+    if kind == "move":
+        return [
+            t.gettext("Tap the character that moves"),
+            t.gettext("Tap where it runs with a Sprint, if you play one"),
+        ]
+    if kind == "truck":
+        return [
+            t.gettext("Tap the card you keep"),
+            t.gettext("Tap the card you give"),
+            t.gettext("Tap the player who gets it"),
+        ]
+    if kind == "vote":
+        return [t.gettext("Tap the player you vote for")]
+    if kind == "victim":
+        return [t.gettext("Tap the character who is lost")]
+    return [t.gettext("Tap a location")]
 
 
 @dataclass
@@ -144,6 +221,8 @@ class Decision:
     #: the answer may still change: the window is open and not complete (every answer in, or a vote closed once
     #: decided, closes it now).
     can_change: bool = True
+    #: the prompt of each pick on the table (``pick_steps``).
+    steps: list[str] = field(default_factory=list)
 
 
 def decision(
@@ -168,7 +247,8 @@ def decision(
         except CommandError:  # commands_for lists only legal commands; never shown without a meaning
             continue
         checked = stored is not None and meaning == stored
-        choices.append(Choice(line, describe_answer(lang, request, meaning, names), checked))
+        path = " ".join(pick_path(request["kind"], meaning))
+        choices.append(Choice(line, describe_answer(lang, request, meaning, names), checked, path, meaning))
     truck = None
     if request["kind"] == "truck":
         truck = [card_entry(lang, c) for c in request["cards"]]
@@ -192,6 +272,7 @@ def decision(
         early=early,
         context=context(lang, view, request, names),
         can_change=not window["completed"],
+        steps=pick_steps(lang, request),
     )
 
 
@@ -314,6 +395,66 @@ class SeatShown:
     steps: list[Step] = field(default_factory=list)
     #: the table's public names (colour -> player's name).
     names: Names = field(default_factory=dict)
+    #: a strip per player (``panels``).
+    panels: list[Panel] = field(default_factory=list)
+
+
+@dataclass
+class Panel:
+    """One player's strip at the table: what everyone may know of them."""
+
+    colour: str
+    colour_name: str
+    #: "Ann (Red)", or the colour when the table has no name for them.
+    label: str
+    #: their characters still in play (on the board or still to place), as tokens.
+    tokens: list[Markup]
+    cards: int
+    chief: bool
+    you: bool
+    #: still deciding in the open window (public: ``seats.still_deciding``; never who was asked in secret).
+    deciding: bool
+    #: "on autopilot" / "away until ..." (public: ``autopilot.table``), else None.
+    status: str | None
+    out: bool
+
+
+def panels(lang: str, state: SeatState, now: datetime, tz: str, names: Names) -> list[Panel]:
+    """A strip per player, in seating order."""
+    view, window = state["view"], state["window"]
+    t = translations(lang)
+    you = view["you"]
+    completed = window is not None and window["completed"]
+    waiting = set() if window is None or completed else {item["player"] for item in view["waiting_for"]}
+    if window is not None and not completed and window["request"] is not None and window["answer"] is None:
+        waiting.add(you)
+    elif window is not None and window["answer"] is not None:
+        waiting.discard(you)
+    unplaced = view.get("unplaced", {})
+    out = []
+    for colour in view["players"]:
+        mine = set(view["characters"].get(colour, {})) | set(unplaced.get(colour, []))
+        presence = state["presence"].get(colour)
+        status = None
+        if presence is not None and (until := _away_until(lang, presence, now, tz)) is not None:
+            status = t.gettext("away until %(until)s") % {"until": until}
+        elif presence is not None and presence["autopilot"]:
+            status = t.gettext("on autopilot")
+        out.append(
+            Panel(
+                colour=colour,
+                colour_name=glossary.colour_name(lang, colour),
+                label=player_label(lang, colour, names),
+                tokens=[token_icon(lang, colour, c, you=colour == you) for c in CHARACTERS if c in mine],
+                cards=view["hand_sizes"].get(colour, 0),
+                chief=colour == view["chief"],
+                you=colour == you,
+                deciding=colour in waiting,
+                status=status,
+                out=not mine and view["round"] > 0,
+            )
+        )
+    return out
 
 
 def seat_shown(lang: str, state: SeatState, now: datetime, *, told: int = 0) -> SeatShown:
@@ -349,6 +490,7 @@ def seat_shown(lang: str, state: SeatState, now: datetime, *, told: int = 0) -> 
         away_until=_away_until(lang, state["presence"].get(colour), now, tz),
         steps=phase_steps(lang, view["phase"]),
         names=names,
+        panels=panels(lang, state, now, tz, names),
     )
 
 

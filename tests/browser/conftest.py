@@ -30,7 +30,7 @@ except ImportError:  # a test extra: without it no browser test is collected (on
     collect_ignore_glob = ["test_*.py"]
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Browser, BrowserContext, Page, ViewportSize
+    from playwright.sync_api import Browser, BrowserContext, Locator, Page, ViewportSize
 
 CHROMIUM = "/usr/bin/chromium"
 SCREENSHOTS = Path(__file__).resolve().parent / "screenshots"
@@ -171,6 +171,14 @@ def new_context(browser: Browser) -> Iterator[Callable[[], BrowserContext]]:
     yield make
     for context in made:
         context.close()
+
+
+def from_the_list(scope: Page | Locator) -> None:
+    """Unfold the decision's list of choices (static/deadmail.js folds it under the board's picker): the way a
+    person who does not tap the board answers, and the way these tests do when the board is not what they test."""
+    folded = scope.locator("details.pick-list:not([open]) > summary")
+    if folded.count():
+        folded.first.click()
 
 
 def screenshot(page: Page, name: str, folder: Path = SCREENSHOTS) -> Path:

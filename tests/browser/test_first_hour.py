@@ -17,7 +17,7 @@ from server.services.links import player_token
 from tests.support import open_window, player_of, requests_in
 
 from ..waiting import wait_for
-from .conftest import DESKTOP, EMBEDDED, PHONE_OPTIONS, TIMEOUT_MS, Live, expect, screenshot
+from .conftest import DESKTOP, EMBEDDED, PHONE_OPTIONS, TIMEOUT_MS, Live, expect, from_the_list, screenshot
 from .test_organiser_pages import log_in
 from .test_pages import WORKER_S, Made, make_game, no_horizontal_scroll, window_number
 
@@ -52,6 +52,7 @@ def deciding(live: Live, made: Made) -> list[str]:
 
 def answer(page: Page) -> None:
     form = page.locator("form.decision-form")
+    from_the_list(form)
     form.locator("label.choice input[type=radio]").first.check()
     form.get_by_role("button", name="Answer").click()
     page.wait_for_url(re.compile(r"\?saved=\d+$"))

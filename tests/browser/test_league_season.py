@@ -20,7 +20,7 @@ from server.services.leagues.seasons import LeagueSpec
 from tests.server.test_rounds import enter
 from tests.support import compose, open_window, play_window, rows_of_kind, text_of
 
-from .conftest import EMBEDDED, Live, expect, screenshot
+from .conftest import EMBEDDED, Live, expect, from_the_list, screenshot
 from .test_pages import no_horizontal_scroll
 
 if TYPE_CHECKING:
@@ -89,6 +89,7 @@ def answer_by_clicking(page: Page, seat: str) -> bool:
     form = page.locator("form.decision-form")
     if form.count() != 1 or form.locator("label.choice input[type=radio]").count() == 0:
         return False
+    from_the_list(form)
     form.locator("label.choice input[type=radio]").first.check()
     form.get_by_role("button", name="Answer").click()
     page.wait_for_url(re.compile(r"\?saved=\d+$"))

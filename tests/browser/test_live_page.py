@@ -15,7 +15,7 @@ import engine
 from server.services.play import turns
 from tests.support import AUTH, engine_of, open_window
 
-from .conftest import EMBEDDED, Live, expect, screenshot, serving
+from .conftest import EMBEDDED, Live, expect, from_the_list, screenshot, serving
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext
@@ -49,6 +49,7 @@ def test_the_open_page_shows_the_next_decision_within_two_seconds(with_live: Liv
     first = open_window(stack.db, game_id)
     assert first is not None
     expect(page.locator(f"#decision-{first.number}")).to_be_visible()
+    from_the_list(page)
     page.locator("form.decision-form input[type=radio]").first.check()
     page.get_by_role("button", name="Answer").click()
     expect(page.get_by_role("status")).to_contain_text("Your answer is saved")

@@ -26,7 +26,7 @@ from server.text.grammar import commands_for
 from tests.support import engine_of, open_window, play_window, request_of, seat_ids
 
 from ..waiting import wait_for
-from .conftest import EMBEDDED, Live, expect, screenshot
+from .conftest import EMBEDDED, Live, expect, from_the_list, screenshot
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Dialog, Page
@@ -164,6 +164,7 @@ def test_forms_posted_with_a_broken_or_missing_csrf_token_are_refused(served: Li
         page.goto(made.seats["red"][1])
         target = page.locator(form)
         if button == "Answer":
+            from_the_list(target)
             target.locator("input[type=radio]").first.check()
         else:
             target.get_by_role("textbox").fill("hello")
@@ -256,7 +257,7 @@ def test_the_mailbox_lists_the_mails_and_their_links_open_the_pages(live: Live, 
     expect(link).to_have_count(1)
     with page.expect_navigation():
         link.click()
-    assert re.fullmatch(rf"{re.escape(live.url)}/s/{payload}\.[^/?]+", page.url)
+    assert re.fullmatch(rf"{re.escape(live.url)}/s/{payload}\.[^/?]+\?via=mail", page.url)  # mail reached them
     expect(page.locator("svg.board")).to_be_visible()
     assert page.get_by_role("heading").first.inner_text()
     assert opened == []
@@ -344,6 +345,7 @@ def check_no_secrets(live: Live, game_id: int, colour: str, page: Page, links: d
 def answer_by_clicking(page: Page, index: int) -> str:
     """Pick the ``index``-th choice of the decision form (wrapping) and answer; returns the choice's words."""
     form = page.locator("form.decision-form")
+    from_the_list(form)
     choices = form.locator("label.choice")
     count = choices.count()
     assert count >= 1

@@ -12,7 +12,7 @@ from server.models import utcnow
 from server.services.tempo import parse_play_hours
 from tests.support import AUTH
 
-from .conftest import EMBEDDED, Live, expect, screenshot
+from .conftest import EMBEDDED, Live, expect, from_the_list, screenshot
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -50,6 +50,7 @@ def test_in_a_session_a_page_updates_by_itself_and_shows_who_is_here(
     expect(bob.locator("p.here")).to_contain_text("Yellow, Red", timeout=FEW_SECONDS_MS)
     expect(ann.locator("p.here")).to_contain_text("Yellow, Red", timeout=FEW_SECONDS_MS)
 
+    from_the_list(ann)
     ann.locator("form.decision-form input[type=radio]").first.check()
     ann.get_by_role("button", name="Answer").click()
     expect(ann.get_by_role("status")).to_contain_text("Your answer is saved")

@@ -187,17 +187,22 @@ def test_a_page_never_shows_another_players_hand_or_answer(stack: Stack, monkeyp
         return {c: stack.client.get(f"/s/{t}").get_data(as_text=True) for c, t in tokens.items() if c != first}
 
     before = pages()
-    # the first seat answers: the others' pages only stop listing it as still deciding (H-1)
+    # the first seat answers: the others' pages only stop listing it as still deciding (H-1), in the list and on its
+    # player's panel
     hidden = decision_form(stack.client.get(f"/s/{tokens[first]}").get_data(as_text=True))
     answer = {**hidden["hidden"], "c": hidden["radios"][0]}
     assert stack.client.post(f"/s/{tokens[first]}/do", data=answer).status_code == 303
     after = pages()
     name = first.capitalize()
+    waiting = re.compile(r'<p class="waiting">.*?</p>', re.S)
+    deciding = re.compile(r' <span class="panel-status deciding">[^<]*</span>')
+    panel = re.compile(rf'<li class="player-panel colour-{first}\b.*?</li>', re.S)
     for colour, page in after.items():
-        waiting = re.compile(r'<p class="waiting">.*?</p>', re.S)
         assert name in waiting.search(before[colour]).group(0)  # type: ignore[union-attr]
         assert name not in (m.group(0) if (m := waiting.search(page)) else "")
-        assert waiting.sub("", page) == waiting.sub("", before[colour])
+        assert deciding.search(panel.search(before[colour]).group(0))  # type: ignore[union-attr]
+        assert not deciding.search(panel.search(page).group(0))  # type: ignore[union-attr]
+        assert deciding.sub("", waiting.sub("", page)) == deciding.sub("", waiting.sub("", before[colour]))
     # then changes its answer: nobody else's page changes by a byte
     answer["c"] = hidden["radios"][-1]
     assert stack.client.post(f"/s/{tokens[first]}/do", data=answer).status_code == 303
