@@ -152,7 +152,9 @@ def seat_section(lang: str, shown: SeatShown, links: Links, with_board: bool) ->
         else SectionDecision(
             window=decision.window,
             text=decision.text,
-            commands=[Command(c.command, links.one_tap(decision.window, c.command)) for c in decision.choices],
+            commands=[
+                Command(c.command, links.one_tap(decision.window, c.command)) for c in decision.choices if c.listed
+            ],
             hints=decision.hints,
             deadline=decision.deadline,
             relative=decision.relative,

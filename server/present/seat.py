@@ -25,7 +25,7 @@ from ..services.play.places import placings
 from ..services.play.seats import SeatState, SeatWindow, Visit
 from ..services.tempo import closes_decided_votes
 from ..text import glossary
-from ..text.grammar import CommandError, commands_for, hints_for, parse_reply
+from ..text.grammar import CommandError, commands_for, fallback_commands, hints_for, parse_reply
 from ..text.i18n import format_when, translations
 from ..text.sentences import Names, describe_answer, event_text, player_label, request_text
 from .board import card_icon, token_icon
@@ -136,6 +136,9 @@ class Choice:
     path: str = ""
     #: the answer it gives (the engine's JSON).
     value: JSON = None
+    #: shown in the list; False for the variants only the board's picker offers (a placement's fallback: the list
+    #: would be dozens of lines; the hints say how to type one).
+    listed: bool = True
 
 
 def pick_path(kind: str, answer: object) -> list[str]:
@@ -241,14 +244,16 @@ def decision(
     if request is None:
         return None
     choices = []
-    for line in commands_for(request, view, lang):
+    listed = commands_for(request, view, lang)
+    for line in listed + fallback_commands(request, view, lang):
         try:
             meaning = parse_reply(line, request, view, lang)
         except CommandError:  # commands_for lists only legal commands; never shown without a meaning
             continue
         checked = stored is not None and meaning == stored
         path = " ".join(pick_path(request["kind"], meaning))
-        choices.append(Choice(line, describe_answer(lang, request, meaning, names), checked, path, meaning))
+        described = describe_answer(lang, request, meaning, names)
+        choices.append(Choice(line, described, checked, path, meaning, listed=line in listed))
     truck = None
     if request["kind"] == "truck":
         truck = [card_entry(lang, c) for c in request["cards"]]

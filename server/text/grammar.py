@@ -486,6 +486,20 @@ def commands_for(request: engine.RequestJSON, view: engine.PlayerView, language:
     return [] if listing is None else _dedupe(listing(pick_language(language), request, view))
 
 
+def fallback_commands(request: engine.RequestJSON, view: engine.PlayerView, language: str) -> list[str]:
+    """In batched order, each placement of ``commands_for`` with each fallback location (``ELSE``): what the board's
+    picker offers as a third tap; not listed (``hints_for`` tells of the form)."""
+    if request["kind"] != "place" or view["options"]["turn_order"] != "batched":
+        return []
+    lang = pick_language(language)
+    return [
+        f"{_kw(lang, 'place')} {_char(lang, o['character'])} {o['location']} {_kw(lang, 'else')} {spare}"
+        for o in request["options"] or []
+        for spare in _open_locations(view)
+        if spare != o["location"]
+    ]
+
+
 def _cards_hints(lang: str, request: engine.RequestJSON, view: engine.PlayerView) -> list[str]:
     t = translations(lang)
     playable = request["playable"]

@@ -1,7 +1,8 @@
 """Playing on the board (static/deadmail.js's picker, templates/_table.html): a whole five-player game in which Ann
 gives every decision by tapping what it is about (rooms and her tokens on the board, players' panels, cards, the
 bar's Pass), never the list, on a desktop and on a phone in turns; each answer stored is the one the bar said; no
-sideways scroll on the phone. Screenshots: tests/browser/screenshots/board-pick-<kind>-<device>.png."""
+sideways scroll on the phone. A whole game with the keyboard only (axe-core clean while lit), and the list as the
+form without JavaScript. Screenshots: tests/browser/screenshots/board-pick-<kind>-<device>-{lit,chosen}.png."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from tests.support import T0, engine_of, open_window, play_window, request_of
 
 from .conftest import EMBEDDED, Live, expect, screenshot
 from .test_pages import make_game, no_horizontal_scroll
+from .test_tour import axe_results, described
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Page
@@ -76,3 +78,67 @@ def test_a_whole_game_played_by_tapping_the_board(served: Live, desktop: Browser
         play_window(db, made.game_id, 50 + step, T0)
     assert open_window(db, made.game_id) is None and engine_of(db, made.game_id).over
     assert {"place", "cards", "vote", "destination", "move"} <= set(tapped), tapped
+
+
+def keyboard_choice(page: Page, url: str, rng: random.Random, *, check_axe: bool) -> str:
+    """Open the seat page and give one of its choices with the keyboard only: Tab to each lit part, Enter, then
+    Enter on the bar's button (where the focus goes once the choice is whole). ``check_axe``: axe-core runs on the
+    page while it is lit. Returns the choice's meaning."""
+    page.goto(url)
+    paths = page.eval_on_selector_all(
+        "input[type=radio][data-path]", "inputs => inputs.map(i => [i.dataset.path, i.dataset.meaning])"
+    )
+    path, meaning = rng.choice(paths)
+    if check_axe:
+        bad = [v for v in axe_results(page)["violations"] if v["impact"] in ("serious", "critical")]
+        assert not bad, "\n".join(described(v) for v in bad)
+    for part in path.split():
+        for _ in range(300):
+            page.keyboard.press("Tab")
+            if page.evaluate("() => document.activeElement.getAttribute('data-pick-value')") == part:
+                break
+        else:
+            raise AssertionError(f"{part} never reached with Tab")
+        page.keyboard.press("Enter")
+    assert page.evaluate("() => document.activeElement.classList.contains('pick-send')")
+    page.keyboard.press("Enter")
+    expect(page.locator(".notice")).to_contain_text("Your answer is saved")
+    return meaning
+
+
+def test_a_whole_game_played_with_the_keyboard_only(served: Live, desktop: BrowserContext) -> None:
+    """Every decision of one player by Tab and Enter on the board's lit parts; axe-core finds nothing serious on
+    the page of each decision kind while it is lit."""
+    served.stack.app.config.update(DEADMAIL_ANSWERS_PER_MINUTE=10_000, DEADMAIL_LINKS_PER_MINUTE=10_000)
+    made = make_game(served, seed=8)
+    db = served.stack.db
+    seat_id, url = made.seats[made.colours[1]]
+    page = desktop.new_page()
+    rng = random.Random(8)
+    kinds: set[str] = set()
+    for step in range(600):
+        window = open_window(db, made.game_id)
+        if window is None:
+            break
+        owed = request_of(db, seat_id)
+        if owed is not None and owed[1].answered_at is None and window.completed_at is None:
+            kind = str(owed[1].kind)
+            meaning = keyboard_choice(page, url, rng, check_axe=kind not in kinds)
+            expect(page.locator(".current-answer")).to_contain_text(meaning)
+            kinds.add(kind)
+        play_window(db, made.game_id, 70 + step, T0)
+    assert engine_of(db, made.game_id).over
+    assert {"place", "cards", "vote", "destination", "move"} <= kinds, kinds
+
+
+def test_without_javascript_the_list_is_the_form(served: Live, nojs: BrowserContext) -> None:
+    """No script: no picker, no folded list; the choices are a plain list of radios that answers."""
+    made = make_game(served, seed=9)
+    page = nojs.new_page()
+    page.goto(made.seats[made.colours[0]][1])
+    expect(page.locator("details.pick-list")).to_have_count(0)
+    expect(page.locator(".picker-bar")).to_have_count(0)
+    form = page.locator("form.decision-form")
+    form.locator("input[type=radio]").first.check()
+    form.get_by_role("button", name="Answer").click()
+    expect(page.locator(".notice")).to_contain_text("Your answer is saved")

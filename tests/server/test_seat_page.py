@@ -19,7 +19,7 @@ from server.models import Player, RequestRow, Seat
 from server.present.seat import history, newest_first
 from server.services.play import games
 from server.text import glossary, sentences
-from server.text.grammar import commands_for, parse_reply
+from server.text.grammar import commands_for, fallback_commands, parse_reply
 from server.text.sentences import describe_answer
 from server.web.access import CSP
 from tests.conftest import Stack
@@ -45,7 +45,15 @@ def decision_form(page: str) -> dict[str, Any]:
     form = found.group(0)
     return {
         "hidden": dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)">', form)),
-        "radios": [html.unescape(v) for v in re.findall(r'<input type="radio" name="c" value="([^"]*)"', form)],
+        # the listed choices (the board's picker also has a placement's fallbacks, in labels not shown)
+        "radios": [
+            html.unescape(v)
+            for v in re.findall(r'<label class="choice"><input type="radio" name="c" value="([^"]*)"', form)
+        ],
+        "unlisted": [
+            html.unescape(v)
+            for v in re.findall(r'<label class="choice" hidden><input type="radio" name="c" value="([^"]*)"', form)
+        ],
         "checked": [html.unescape(v) for v in re.findall(r'name="c" value="([^"]*)" checked', form)],
     }
 
@@ -70,6 +78,7 @@ def test_the_decision_form_lists_exactly_the_legal_commands_and_posting_one_stor
             kinds.add(request_json["kind"])
             form = decision_form(page)
             assert form["radios"] == commands_for(request_json, seat["view"], "en")
+            assert form["unlisted"] == fallback_commands(request_json, seat["view"], "en")
             assert form["hidden"]["w"] == str(window.number)
             for command in form["radios"]:
                 meaning = parse_reply(command, request_json, seat["view"], "en")
@@ -196,7 +205,7 @@ def test_a_page_never_shows_another_players_hand_or_answer(stack: Stack, monkeyp
     name = first.capitalize()
     waiting = re.compile(r'<p class="waiting">.*?</p>', re.S)
     deciding = re.compile(r' <span class="panel-status deciding">[^<]*</span>')
-    panel = re.compile(rf'<li class="player-panel colour-{first}\b.*?</li>', re.S)
+    panel = re.compile(rf'<div class="player-panel colour-{first}\b.*?</li>', re.S)
     for colour, page in after.items():
         assert name in waiting.search(before[colour]).group(0)  # type: ignore[union-attr]
         assert name not in (m.group(0) if (m := waiting.search(page)) else "")

@@ -28,7 +28,7 @@ NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 COLOURS = ["red", "yellow", "blue", "green", "black"]
 
 
-def legal(eng: engine.Game, request: engine.Request) -> set[str]:
+def legal(eng: engine.Game, request: engine.Request, *, batched: bool) -> set[str]:
     """Every answer the engine takes for ``request`` among the shapes a tap can give (one card at most), as JSON."""
     kind, player = request.kind, request.player
     if kind == "cards":
@@ -49,8 +49,11 @@ def legal(eng: engine.Game, request: engine.Request) -> set[str]:
         ]
     else:
         candidates = list(request.options or [])
-        if kind == "move":
+        if kind == "move":  # a move's Sprint
             candidates += [{**o, "sprint": loc} for o in request.options or [] for loc in LOCATIONS]
+        if kind == "place" and batched:  # a fallback elsewhere (the engine takes one anywhere, used only here)
+            spots = [(o, loc) for o in request.options or [] for loc in LOCATIONS if loc != o["location"]]
+            candidates += [{**o, "fallback": loc} for o, loc in spots]
     out = set()
     for answer in candidates:
         try:
@@ -98,7 +101,7 @@ def test_every_decision_kinds_picks_are_its_legal_answers_and_on_the_page(turn_o
                 meanings = [json.dumps(c.value, sort_keys=True) for c in choices]
                 paths = [c.path for c in choices]
                 assert len(set(paths)) == len(paths), (request.kind, paths)
-                assert set(meanings) == legal(eng, request), request.kind
+                assert set(meanings) == legal(eng, request, batched=turn_order == "batched"), request.kind
                 on_page = targets(view, request)
                 for choice in choices:
                     assert choice.path.split() == pick_path(request.kind, choice.value)
