@@ -198,6 +198,7 @@
     var bar = form.querySelector(".picker-bar");
     if (bar) return bar;
     bar = element("div", "picker-bar");
+    bar.appendChild(element("p", "pick-ask"));
     bar.appendChild(element("p", "pick-prompt")).setAttribute("aria-live", "polite");
     bar.appendChild(element("p", "pick-extra"));
     var actions = bar.appendChild(element("p", "pick-actions"));
@@ -294,6 +295,9 @@
       button.type = "button";
       button.setAttribute("data-pick-value", value);
     });
+    // what is asked, where, and the time left (drawn again with the live part: kept current)
+    var ask = document.querySelector("[data-ask]");
+    bar.querySelector(".pick-ask").textContent = ask ? ask.getAttribute("data-ask") : "";
     var steps = form.querySelectorAll(".pick-steps li");
     var prompt = next.length && steps[Math.min(depth, steps.length - 1)];
     bar.querySelector(".pick-prompt").textContent = prompt ? prompt.textContent : "";

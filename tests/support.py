@@ -552,6 +552,12 @@ def summed(parts: list[Any]) -> dict[str, int]:
     return {key: sum(r.retval["counts"].get(key, 0) for r in parts) for key in IDLE}
 
 
+def without_who_decides(page: str) -> str:
+    """A seat page without who is still deciding (public, H-1): the list, and the marks on the players' panels."""
+    page = re.sub(r'<p class="waiting">.*?</p>', "", page, flags=re.S)
+    return re.sub(r' <span class="panel-status deciding">[^<]*</span>', "", page)
+
+
 def forged(token: str) -> str:
     """``token`` (or a link ending in one) with one character of its signature changed: always refused.
     (Changing the last characters is not: the last base64 character of a signature carries padding bits, so two

@@ -210,11 +210,15 @@ def _layout(view: engine.PublicBoard) -> tuple[dict[int, _Room], float]:
 # --- drawing --------------------------------------------------------------------------------------------------------
 
 
-def _token_label(lang: str, view: engine.PublicBoard, colour: str, character: str, *, hidden: bool, you: bool) -> str:
+def _token_label(
+    lang: str, view: engine.PublicBoard, colour: str, character: str, *, hidden: bool, you: bool, letter: bool = False
+) -> str:
+    """ "Red Pin-Up (yours)"; with ``letter``, the token's own name: "Red P Pin-Up (yours)" (it holds what it
+    shows)."""
     t = translations(lang)
     label = t.gettext("%(colour)s %(character)s") % {
         "colour": glossary.colour_name(lang, colour),
-        "character": glossary.character_name(lang, character),
+        "character": _named(lang, character) if letter else glossary.character_name(lang, character),
     }
     if hidden:
         label += " " + t.gettext("(hidden)")
@@ -267,12 +271,14 @@ def _token(
     x, y = at
     hidden, you, chief = marks["hidden"], marks["you"], colour == view["chief"]
     label = _token_label(lang, view, colour, character, hidden=hidden, you=you)
+    name = _token_label(lang, view, colour, character, hidden=hidden, you=you, letter=True)
     classes = "token" + (" hidden" if hidden else "") + (" yours" if you else "") + (" chief" if chief else "")
     return Markup(
-        '<g class="{cls}" role="img" aria-label="{label}" data-colour="{colour}" data-character="{character}"{pick}>'
+        '<g class="{cls}" role="img" aria-label="{name}" data-colour="{colour}" data-character="{character}"{pick}>'
         "<title>{label}</title>{shape}</g>"
     ).format(
         cls=classes,
+        name=name,
         label=label,
         colour=colour,
         character=character,
@@ -304,13 +310,18 @@ def card_icon(card: str) -> Markup:
     ).format(d=CARD_FIGURES.get(card, "M4 4h16v16H4Z"))
 
 
+def _named(lang: str, character: str) -> str:
+    """A character's name after the letter its token shows, as the legend says them ("P Pin-Up"): a token's name
+    holds what it shows."""
+    return f"{letters(lang)[character]} {glossary.character_name(lang, character)}"
+
+
 def token_icon(lang: str, colour: str, character: str, *, you: bool) -> Markup:
     """One token alone, as a player's panel shows their characters (the reader's own are picks, as on the board)."""
-    label = glossary.character_name(lang, character)
+    label = _named(lang, character)
     shape = _token_shape(colour, character, letters(lang)[character], 0, 0, hidden=False, you=False, chief=False)
     return Markup(
-        '<svg class="token-icon" viewBox="-16 -16 32 32" role="img" aria-label="{label}"{pick}>'
-        "<title>{label}</title>{shape}</svg>"
+        '<svg class="token-icon" viewBox="-16 -16 32 32" role="img" aria-label="{label}"{pick}>{shape}</svg>'
     ).format(label=label, shape=shape, pick=Markup(' data-pick="character:{}"').format(character) if you else "")
 
 
@@ -563,7 +574,9 @@ def _closed_banner(lang: str, room: _Room) -> Markup:
     )
 
 
-def _location(lang: str, view: engine.PublicBoard, room: _Room, reader: str | None) -> tuple[Markup, str]:
+def _location(
+    lang: str, view: engine.PublicBoard, room: _Room, reader: str | None, *, asked: bool = False
+) -> tuple[Markup, str]:
     """One location as drawn, and the sentence that says it (for the picture's ``<desc>``)."""
     loc = room.loc
     hidden = {(str(p), str(c)) for p, c in view["hidden"]}
@@ -572,7 +585,7 @@ def _location(lang: str, view: engine.PublicBoard, room: _Room, reader: str | No
     title = _summary(lang, loc, h)
     cls = "location" + (" parking" if loc == PARKING else "") + (" closed" if h.closed else "")
     cls += (" overrun" if h.overrun else "") + (" danger" if h.danger else "") + (" full" if _full(h) else "")
-    cls += " attacked" if h.attacked else ""
+    cls += (" attacked" if h.attacked else "") + (" asked" if asked else "")
     parts = [
         Markup(
             '<g class="{cls}" data-location="{loc}" data-pick="location:{loc}" data-zombies="{z}" data-used="{used}" '
@@ -842,15 +855,18 @@ def _legend(lang: str, view: engine.PublicBoard, reader: str | None, names: Name
 # --- the picture ----------------------------------------------------------------------------------------------------
 
 
-def board_svg(view: engine.PublicBoard, lang: str, reader: str | None, names: Names | None = None) -> Markup:
+def board_svg(
+    view: engine.PublicBoard, lang: str, reader: str | None, names: Names | None = None, *, asked: int | None = None
+) -> Markup:
     """The mall for ``reader`` (a colour, or None for a spectator), in ``lang``: a ``<figure>`` holding the
-    ``<svg class="board" role="img">`` scaled to its container, and its legend."""
+    ``<svg class="board" role="img">`` scaled to its container, and its legend. ``asked``: the location the reader's
+    decision is about (a vote's, an attack's, a move's destination), framed."""
     t = translations(lang)
     rooms, height = _layout(view)
     title = t.gettext("The mall, round %(round)s") % {"round": view["round"]}
     drawn, sentences = [], []
     for loc in LOCATIONS:  # in number order: the order a screen reader and a test read them
-        markup, sentence = _location(lang, view, rooms[loc], reader)
+        markup, sentence = _location(lang, view, rooms[loc], reader, asked=loc == asked)
         drawn.append(markup)
         sentences.append(sentence)
     chief = view["chief"]

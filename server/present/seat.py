@@ -27,7 +27,15 @@ from ..services.tempo import closes_decided_votes
 from ..text import glossary
 from ..text.grammar import CommandError, commands_for, fallback_commands, hints_for, parse_reply
 from ..text.i18n import format_when, translations
-from ..text.sentences import Names, describe_answer, event_text, player_label, request_text
+from ..text.sentences import (
+    Names,
+    describe_answer,
+    event_text,
+    player_label,
+    request_headline,
+    request_location,
+    request_text,
+)
 from .board import card_icon, token_icon
 from .context import Context, context
 
@@ -226,6 +234,10 @@ class Decision:
     can_change: bool = True
     #: the prompt of each pick on the table (``pick_steps``).
     steps: list[str] = field(default_factory=list)
+    #: what is asked and where, in a few words (``request_headline``), and the location it is about (framed on the
+    #: board; None when it is about none).
+    headline: str = ""
+    where: int | None = None
 
 
 def decision(
@@ -278,6 +290,8 @@ def decision(
         context=context(lang, view, request, names),
         can_change=not window["completed"],
         steps=pick_steps(lang, request),
+        headline=request_headline(lang, request),
+        where=request_location(request),
     )
 
 

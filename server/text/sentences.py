@@ -890,6 +890,35 @@ def request_text(lang: str, request: RequestJSON, phase: str | None = None, name
     return s.t.gettext("You have a decision to make.") if sentence is None else sentence(s, request, phase)
 
 
+def request_location(request: RequestJSON) -> int | None:
+    """The location a request is about (a vote's, an attack's, a move's destination); None for none."""
+    where = request.get("destination") if request["kind"] == "move" else request.get("location")
+    return None if where is None else int(where)
+
+
+def request_headline(lang: str, request: RequestJSON) -> str:
+    """What is asked and where, in a few words ("Vote at Parking Lot (4)"): the seat page's bar."""
+    s = _Say(lang, None)
+    t, kind, where = s.t, request["kind"], request_location(request)
+    place = {"place": s.place(where)}
+    if kind == "vote":
+        return t.gettext("Vote at %(place)s") % place
+    if kind == "victim":
+        return t.gettext("Who is lost at %(place)s") % place
+    if kind == "move":
+        return t.gettext("Move a character to %(place)s") % place
+    if kind == "cards":
+        return t.gettext("Play a card or pass: %(place)s") % place if where else t.gettext("Play a card or pass")
+    headlines = {
+        "place": t.gettext("Place a character"),
+        "truck": t.gettext("Share the truck's cards"),
+        "announce": t.gettext("Announce your destination"),
+        "destination": t.gettext("Choose your destination"),
+        "zombie": t.gettext("Place your zombie"),
+    }
+    return headlines.get(kind, t.gettext("You have a decision to make."))
+
+
 # --- answers ----------------------------------------------------------------------------------------------------
 
 

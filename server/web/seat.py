@@ -88,7 +88,10 @@ def _page(token: str) -> dict[str, Any]:
         # who is on their page now, in every game (the live server records the open pages; public, as in sessions)
         "here": [colour_name(g.language, colour) for colour in visit.here],
         "history": newest_first(shown.history),
-        "board": board.board_svg(shown.view, g.language, shown.colour, shown.names),
+        # the location the decision is about, framed on the board
+        "board": board.board_svg(
+            shown.view, g.language, shown.colour, shown.names, asked=shown.decision.where if shown.decision else None
+        ),
         "max_command": MAX_COMMAND,
         # once the game is over: its replay, every secret revealed (server/web/replay.py)
         "replay_url": url_for("replay.seat_replay", token=token) if shown.outcome is not None else None,

@@ -346,7 +346,7 @@ def answer_by_clicking(page: Page, index: int) -> str:
     """Pick the ``index``-th choice of the decision form (wrapping) and answer; returns the choice's words."""
     form = page.locator("form.decision-form")
     from_the_list(form)
-    choices = form.locator("label.choice")
+    choices = form.locator("label.choice:not([hidden])")
     count = choices.count()
     assert count >= 1
     choice = choices.nth(index % count)

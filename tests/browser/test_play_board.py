@@ -1,7 +1,8 @@
 """Playing on the board (static/deadmail.js's picker, templates/_table.html): a whole five-player game in which Ann
 gives every decision by tapping what it is about (rooms and her tokens on the board, players' panels, cards, the
 bar's Pass), never the list, on a desktop and on a phone in turns; each answer stored is the one the bar said; no
-sideways scroll on the phone. A whole game with the keyboard only (axe-core clean while lit), and the list as the
+sideways scroll on the phone; on a desktop the whole board is on the first screen beside the decision, on a phone
+it comes right after the decision. A whole game with the keyboard only (axe-core clean while lit), and the list as the
 form without JavaScript. Screenshots: tests/browser/screenshots/board-pick-<kind>-<device>-{lit,chosen}.png."""
 
 from __future__ import annotations
@@ -21,11 +22,27 @@ if TYPE_CHECKING:
 pytestmark = EMBEDDED
 
 
+def first_screen(page: Page) -> None:
+    """On a desktop the whole board is on the first screen, beside the decision; on a phone the board comes right
+    after the decision."""
+    viewport = page.viewport_size
+    board = page.locator("svg.board").bounding_box()
+    decision = page.locator("section.decision").bounding_box()
+    assert viewport is not None and board is not None and decision is not None
+    if viewport["width"] >= 1000:
+        assert board["y"] + board["height"] <= viewport["height"], (board, viewport)
+        assert board["x"] + board["width"] <= decision["x"]
+    else:
+        mall = page.locator("section.mall").bounding_box()
+        assert mall is not None and 0 <= mall["y"] - (decision["y"] + decision["height"]) < 40, (decision, mall)
+
+
 def tap_a_choice(page: Page, url: str, rng: random.Random, shot: str | None = None) -> tuple[str, str]:
     """Open the seat page, choose one of its choices at random, and give it by tapping its parts; the choice's
     meaning and the bar's button text. ``shot``: a screenshot's name, taken before the last tap and before sending."""
     page.goto(url)
     expect(page.locator(".picker-bar .pick-prompt")).not_to_be_empty()
+    first_screen(page)
     expect(page.locator("details.pick-list")).not_to_have_attribute("open", "")
     paths = page.eval_on_selector_all(
         "input[type=radio][data-path]", "inputs => inputs.map(i => [i.dataset.path, i.dataset.meaning])"

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import html
 import json
-import re
 import threading
 from collections.abc import Callable
 from datetime import datetime, timedelta
@@ -24,6 +23,7 @@ from server.models import Game, Window
 from server.services.play import archive, games, turns
 from server.text.grammar import commands_for, parse_reply
 from tests.conftest import Stack
+from tests.server.test_seat_page import decision_form
 from tests.support import (
     AUTH,
     all_rows,
@@ -35,6 +35,7 @@ from tests.support import (
     seat_ids,
     stop_signing_clock,
     stored_events,
+    without_who_decides,
 )
 
 PEOPLE = ["Ann <ann@example.org>", "Bob <bob@example.org>", "Cy <cy@example.org>"]
@@ -374,7 +375,7 @@ def test_nobody_sees_another_players_answer_before_the_window_closes(
         """What a seat sees but the list of who still decides (which stops naming a player who answered, H-1)."""
         data = json.loads(seen[0])
         del data["view"]["waiting_for"]
-        return data, re.sub(r'<p class="waiting">.*?</p>', "", seen[1].decode(), flags=re.S)
+        return data, without_who_decides(seen[1].decode())
 
     before = {colour: seen_by(colour) for colour in (second, idle)}
     vote = window["requests"][first]["options"][-1]
@@ -455,22 +456,12 @@ def test_gets_never_change_anything_even_past_a_deadline(stack: Stack) -> None:
 # --- the HTML form ------------------------------------------------------------------------------------------------
 
 
-def form_of(page: str) -> dict[str, Any]:
-    """The hidden fields and the radio values (reply commands) of the seat page's decision form."""
-    found = re.search(r'<form id="decision-.*?</form>', page, re.S)
-    page = found.group(0) if found else ""
-    hidden = dict(re.findall(r'<input type="hidden" name="(\w+)" value="([^"]*)">', page))
-    radios = [html.unescape(v) for v in re.findall(r'<input type="radio" name="c" value="([^"]*)"', page)]
-    checked = [html.unescape(v) for v in re.findall(r'<input type="radio" name="c" value="([^"]*)" checked', page)]
-    return {"hidden": hidden, "radios": radios, "checked": checked}
-
-
 def test_the_html_form_saves_an_answer_and_the_page_then_shows_it(stack: Stack) -> None:
     game_id, tokens = new_game(stack)
     token = tokens["blue"]
     window = decision(stack.db, game_id)
     page = stack.client.get(f"/s/{token}").get_data(as_text=True)
-    form = form_of(page)
+    form = decision_form(page)
     assert form["hidden"]["csrf_token"]
     assert {k: v for k, v in form["hidden"].items() if k != "csrf_token"} == {"w": str(window["number"])}
     view = stack.client.get(f"/api/seat/{token}").json
@@ -488,7 +479,7 @@ def test_the_html_form_saves_an_answer_and_the_page_then_shows_it(stack: Stack) 
 
     shown = stack.client.get(reply.headers["Location"]).get_data(as_text=True)
     assert "Your answer is saved. You may change it until the window closes." in shown
-    assert form_of(shown)["checked"] == [chosen]
+    assert decision_form(shown)["checked"] == [chosen]
     # the notice belongs to that decision: a window blue gave no answer in, or one not open yet, shows none
     for number in (window["number"] - 1, window["number"] + 1, "x", "1" * 12):
         assert "Your answer is saved" not in stack.client.get(f"/s/{token}?saved={number}").get_data(as_text=True)
@@ -511,9 +502,9 @@ def test_the_html_form_refuses_stale_illegal_and_unreadable_posts(stack: Stack) 
     game_id, tokens = new_game(stack)
     token = tokens["blue"]
     old = decision(stack.db, game_id)
-    stale_form = form_of(stack.client.get(f"/s/{token}").get_data(as_text=True))
+    stale_form = decision_form(stack.client.get(f"/s/{token}").get_data(as_text=True))
     assert turns.advance_window(stack.db, old["id"], now=old["deadline"]) is True
-    current = form_of(stack.client.get(f"/s/{token}").get_data(as_text=True))
+    current = decision_form(stack.client.get(f"/s/{token}").get_data(as_text=True))
     assert current["radios"], "blue owes nothing in the second window"
     before = all_rows(stack.db)
 

@@ -23,7 +23,7 @@ from server.text.grammar import commands_for, fallback_commands, parse_reply
 from server.text.sentences import describe_answer
 from server.web.access import CSP
 from tests.conftest import Stack
-from tests.support import T0, create, engine_of, open_window, play_window, stop_signing_clock
+from tests.support import T0, create, engine_of, open_window, play_window, stop_signing_clock, without_who_decides
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -211,7 +211,7 @@ def test_a_page_never_shows_another_players_hand_or_answer(stack: Stack, monkeyp
         assert name not in (m.group(0) if (m := waiting.search(page)) else "")
         assert deciding.search(panel.search(before[colour]).group(0))  # type: ignore[union-attr]
         assert not deciding.search(panel.search(page).group(0))  # type: ignore[union-attr]
-        assert deciding.sub("", waiting.sub("", page)) == deciding.sub("", waiting.sub("", before[colour]))
+        assert without_who_decides(page) == without_who_decides(before[colour])
     # then changes its answer: nobody else's page changes by a byte
     answer["c"] = hidden["radios"][-1]
     assert stack.client.post(f"/s/{tokens[first]}/do", data=answer).status_code == 303
