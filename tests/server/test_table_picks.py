@@ -23,6 +23,7 @@ from engine.errors import IllegalAnswer
 from server.present import board
 from server.present.seat import decision, pick_path
 from server.services.play.seats import SeatWindow
+from server.text import glossary
 
 NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 COLOURS = ["red", "yellow", "blue", "green", "black"]
@@ -123,3 +124,34 @@ def test_only_the_readers_own_tokens_are_picks_on_the_board() -> None:
     page = str(board.board_svg(view, "en", "red"))
     tokens = re.findall(r'<g class="token[^"]*"[^>]*data-colour="(\w+)"[^>]*?( data-pick="[^"]+")?>', page)
     assert tokens and all((colour == "red") == bool(pick) for colour, pick in tokens), tokens
+
+
+def test_the_decision_is_drawn_on_the_board_and_said_in_the_bar() -> None:
+    """The location a decision is about (a vote's, an attack's, a move's destination) is framed on the board, and
+    the bar's headline says what is asked and where, in the reader's language."""
+    eng = engine.new_game(COLOURS, seed=2)
+    bots = {c: SensibleBot(2) for c in COLOURS}
+    seen: set[str] = set()
+    while not eng.over and len(seen) < 4:
+        for request in eng.pending():
+            view, _ = shown(eng, request)
+            window: SeatWindow = {
+                "number": 1,
+                "deadline": NOW.isoformat(),
+                "request": request.to_json(),
+                "answer": None,
+                "completed": False,
+            }
+            made = decision("it", view, window, NOW, "UTC")
+            assert made is not None and made.headline
+            page = str(board.board_svg(view, "it", request.player, asked=made.where))
+            framed = re.findall(r'<g class="location[^"]* asked" data-location="(\d)"', page)
+            if request.kind in ("vote", "victim", "move"):
+                seen.add(request.kind)
+                assert framed == [str(made.where)] and made.where is not None
+                assert glossary.location_label("it", made.where) in made.headline
+            elif made.where is None:
+                assert framed == []
+        for request in eng.pending():
+            eng.answer(request.player, request.kind, bots[request.player].decide(eng, request))
+    assert {"vote", "move"} <= seen
