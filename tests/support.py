@@ -20,6 +20,7 @@ from email.message import EmailMessage
 from email.utils import make_msgid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qs, urlsplit
 
 import flask
 import pytest
@@ -272,9 +273,11 @@ def html_of(message: EmailMessage) -> str:
 
 
 def one_tap_links(html: str) -> dict[str, str]:
-    """command -> one-tap URL, from the HTML part's buttons."""
-    found = re.findall(r'<a [^>]*href="([^"]+/do\?[^"]+)"[^>]*>([^<]+)</a>', html)
-    return {html_lib.unescape(label): html_lib.unescape(href) for href, label in found}
+    """command -> one-tap URL, from the HTML part's buttons (each says its answer in words; the link carries the
+    command)."""
+    found = re.findall(r'<a [^>]*href="([^"]+/do\?[^"]+)"[^>]*>[^<]+</a>', html)
+    urls = [html_lib.unescape(href) for href in found]
+    return {parse_qs(urlsplit(url).query)["c"][0]: url for url in urls}
 
 
 class Sink:

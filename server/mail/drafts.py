@@ -84,10 +84,11 @@ class Draft:
 
 @dataclass(frozen=True, slots=True)
 class Command:
-    """A legal command of a decision, and its one-tap link."""
+    """A legal command of a decision, its one-tap link, and what it does in words (the HTML part's button)."""
 
     line: str
     url: str
+    words: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +101,10 @@ class SectionDecision:
     relative: str
     #: the answer given so far, in words.
     answer: str | None
+    #: what is asked and where, and the deadline in a few letters (the subject: "Vote at Parking Lot (4) — by Tue
+    #: 18:00").
+    headline: str = ""
+    by: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,12 +158,16 @@ def seat_section(lang: str, shown: SeatShown, links: Links, with_board: bool) ->
             window=decision.window,
             text=decision.text,
             commands=[
-                Command(c.command, links.one_tap(decision.window, c.command)) for c in decision.choices if c.listed
+                Command(c.command, links.one_tap(decision.window, c.command), c.meaning[:1].upper() + c.meaning[1:])
+                for c in decision.choices
+                if c.listed
             ],
             hints=decision.hints,
             deadline=decision.deadline,
             relative=decision.relative,
             answer=decision.answer,
+            headline=decision.headline,
+            by=decision.by,
         ),
         hand=shown.hand,
         dice=shown.dice,

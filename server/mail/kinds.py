@@ -231,8 +231,11 @@ class Composer:
         if ctx.outcome is not None:
             draft.variant = "over"
             draft.words["winners"] = ctx.outcome.winners
+        elif ctx.decision is not None:
+            draft.variant = "decision"
+            draft.words.update(headline=ctx.decision.headline, by=ctx.decision.by)
         else:
-            draft.variant = "decision" if ctx.decision is not None else "update"
+            draft.variant = "update"
         return draft
 
     def last_call(self, row: Outbox, seat: Seat) -> Draft | None:

@@ -26,7 +26,7 @@ from ..services.play.seats import SeatState, SeatWindow, Visit
 from ..services.tempo import closes_decided_votes
 from ..text import glossary
 from ..text.grammar import CommandError, commands_for, fallback_commands, hints_for, parse_reply
-from ..text.i18n import format_when, translations
+from ..text.i18n import format_short, format_when, translations
 from ..text.sentences import (
     Names,
     describe_answer,
@@ -238,6 +238,8 @@ class Decision:
     #: board; None when it is about none).
     headline: str = ""
     where: int | None = None
+    #: the deadline in a few letters ("Tue 18:00", the reader's zone): a mail's subject.
+    by: str = ""
 
 
 def decision(
@@ -269,7 +271,8 @@ def decision(
     truck = None
     if request["kind"] == "truck":
         truck = [card_entry(lang, c) for c in request["cards"]]
-    deadline, relative = format_when(datetime.fromisoformat(window["deadline"]), now, tz, lang)
+    due = datetime.fromisoformat(window["deadline"])
+    deadline, relative = format_when(due, now, tz, lang)
     hints = hints_for(request, view, lang)
     early = None
     if request["kind"] == "vote" and closes_decided_votes(tempo):
@@ -292,6 +295,7 @@ def decision(
         steps=pick_steps(lang, request),
         headline=request_headline(lang, request),
         where=request_location(request),
+        by=format_short(due, tz, lang),
     )
 
 

@@ -21,7 +21,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from babel.dates import format_date, format_time, format_timedelta
+from babel.dates import format_date, format_datetime, format_time, format_timedelta
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.support import Translations
@@ -167,6 +167,13 @@ def init_app(app: Flask) -> None:
 def _aware(moment: datetime) -> datetime:
     """Naive datetimes are UTC (as the database stores them)."""
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
+
+
+def format_short(instant: datetime, tz_name: str | None, lang: str) -> str:
+    """``instant`` in a few letters for a reader ("Tue 18:00", "mar 18:00", "wt. 18:00"): a mail's subject."""
+    lang = language(lang)
+    local = _aware(instant).astimezone(zone(tz_name))
+    return format_datetime(local, "EEE HH:mm", locale=DATE_LOCALES[lang])
 
 
 def format_when(instant: datetime, now: datetime, tz_name: str | None, lang: str) -> tuple[str, str]:

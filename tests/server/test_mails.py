@@ -5,6 +5,7 @@ reminders, digests and the answers to replies."""
 from __future__ import annotations
 
 import datetime as dt
+import html
 import re
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -20,7 +21,7 @@ from server.services.mailflow import outbox, reply_address
 from server.services.play import turns
 from server.text import i18n
 from server.text.grammar import commands_for, parse_reply
-from server.text.sentences import describe_answer, event_text
+from server.text.sentences import describe_answer, event_text, request_headline
 from tests.conftest import Stack
 from tests.support import (
     REPLY_DOMAIN,
@@ -91,7 +92,8 @@ def event_lines(text: str) -> list[str]:
 @pytest.mark.parametrize("lang", ["en", "it", "pl"])
 def test_every_legal_command_is_listed_under_the_heading_and_has_a_one_tap_link(embedded: Stack, lang: str) -> None:
     """Windows of a real game (placement, truck votes, cards, moves…): the text part lists exactly commands_for,
-    four spaces in, under the one heading; the HTML part has a one-tap link for each, which parses back."""
+    four spaces in, under the one heading; the HTML part has a one-tap link for each, which parses back, its button
+    saying the answer in words; the subject says what is asked, where, and by when."""
     db = embedded.db
     settings = mail_settings(embedded.settings)
     prefs = {i: {"language": lang} for i in range(3)}
@@ -115,6 +117,16 @@ def test_every_legal_command_is_listed_under_the_heading_and_has_a_one_tap_link(
             assert expected and listed(text_of(message), heading) == expected
             links = one_tap_links(html_of(message))
             assert list(links) == expected
+            # each button says its answer in words; the subject what is asked, where, and by when
+            names = table_names(db, created.game_id)
+            words = [
+                describe_answer(lang, request.payload, parse_reply(c, request.payload, view, lang), names)
+                for c in expected
+            ]
+            buttons = re.findall(r'<a [^>]*href="[^"]+/do\?[^"]+"[^>]*>([^<]+)</a>', html_of(message))
+            assert [html.unescape(b) for b in buttons] == [w[:1].upper() + w[1:] for w in words]
+            headline = request_headline(lang, request.payload)
+            assert re.fullmatch(rf".+: {re.escape(headline)} — \w+ \S+ \d\d:\d\d", message["Subject"])
             for command, url in links.items():
                 query = parse_qs(urlsplit(url).query)
                 assert query == {"w": [str(window.number)], "c": [command]}
