@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from email.message import EmailMessage
 from urllib.parse import quote, urlencode
 
-from ..present import board
+from ..present import board, picture
 from ..present.chat import MailChannel
 from ..present.seat import Round, SeatShown, Standing
 from ..text import i18n
@@ -140,6 +140,10 @@ class SeatSection:
     standing_answers: list[dict[str, str]] = field(default_factory=list)
     #: the unread table talk, by channel (a digest).
     chat: list[MailChannel] | None = None
+    #: the mall as a small PNG picture (``present.picture``, attached inline to the HTML part) and its alt text:
+    #: the whole board in words.
+    picture: bytes | None = None
+    picture_alt: str = ""
 
 
 def seat_section(lang: str, shown: SeatShown, links: Links, with_board: bool) -> SeatSection:
@@ -173,6 +177,8 @@ def seat_section(lang: str, shown: SeatShown, links: Links, with_board: bool) ->
         dice=shown.dice,
         truck=None if decision is None else decision.truck,
         board=board.table(lang, shown.view) if with_board else None,
+        picture=picture.mall_png(shown.view, lang, asked=decision.where if decision else None) if with_board else None,
+        picture_alt=board.describe(shown.view, lang, shown.colour, shown.names) if with_board else "",
         outcome=None
         if shown.outcome is None
         else SectionOutcome(

@@ -103,3 +103,12 @@ def part(message: EmailMessage, subtype: str) -> str | None:
         return None
     content = found.get_content()
     return content if isinstance(content, str) else None
+
+
+def related(message: EmailMessage, cid: str) -> tuple[bytes, str] | None:
+    """The bytes and type of the image part whose Content-ID is ``cid`` (a mail's inline picture); None if none."""
+    for found in message.walk():
+        if str(found.get("Content-ID", "")).strip("<>") == cid and found.get_content_maintype() == "image":
+            data = found.get_payload(decode=True)
+            return (data, found.get_content_type()) if isinstance(data, bytes) else None
+    return None

@@ -191,7 +191,7 @@ class Composer:
             return None
         seen = len(state["view"]["events"])
         told = (seat.told_events or 0) if events else seen  # without events: no history to tell (nor to build)
-        shown = seat_shown(self.lang, state, self.now, told=told)
+        shown = seat_shown(self.lang, state, self.now, told=told, page=False)
         if not always and not shown.history and shown.decision is None and shown.outcome is None:
             return None
         links = self.links(seat)
@@ -504,8 +504,20 @@ def envelope(
     message["List-Unsubscribe"] = f"<{composer.prefs_url}>"
     message.set_content(text)
     message.add_alternative(html, subtype="html")
+    pictures = [s.picture for s in cast(list[SeatSection], ctx.get("sections") or []) if s.picture]
+    if pictures:  # the mall's pictures, inline beside the HTML part that shows them (``picture_cid``)
+        html_part = message.get_body(preferencelist=("html",))
+        assert isinstance(html_part, EmailMessage)
+        for i, png in enumerate(pictures, 1):
+            html_part.add_related(png, "image", "png", cid=f"<{picture_cid(i)}>", filename=f"mall-{i}.png")
     message["Content-Language"] = lang  # after the content: set_content clears the Content-* headers
     return message
+
+
+def picture_cid(number: int) -> str:
+    """The Content-ID of a mail's ``number``-th picture of the mall (counted from 1 over its sections that have
+    one, as templates/mail/notice.html numbers them)."""
+    return f"mall-{number}@deadmail"
 
 
 def notice_mail(composer: Composer, row: Outbox, draft: Draft) -> Mail:

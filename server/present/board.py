@@ -46,7 +46,18 @@ from ..text.i18n import translations
 from ..text.sentences import Names, player_label
 from . import public
 
-__all__ = ["TOKEN_COLOURS", "board_svg", "card_icon", "discarded", "sample_board", "sample_view", "table", "token_icon"]
+__all__ = [
+    "TOKEN_COLOURS",
+    "board_svg",
+    "card_icon",
+    "describe",
+    "discarded",
+    "layout",
+    "sample_board",
+    "sample_view",
+    "table",
+    "token_icon",
+]
 
 #: fill and ink (figure) colour of a player's tokens (the ink keeps a contrast of at least 4.5:1 on its fill).
 TOKEN_COLOURS: dict[str, tuple[str, str]] = {
@@ -179,7 +190,7 @@ def _rows(spots: int, per_row: int) -> int:
     return max(1, math.ceil(spots / per_row))
 
 
-def _layout(view: engine.PublicBoard) -> tuple[dict[int, _Room], float]:
+def layout(view: engine.PublicBoard) -> tuple[dict[int, _Room], float]:
     """The shops two by two, the Supermarket across, then the Parking Lot outside with the truck."""
     half = (WIDTH - 2 * MARGIN - GAP) / 2
     full = WIDTH - 2 * MARGIN
@@ -316,6 +327,7 @@ def _named(lang: str, character: str) -> str:
     return f"{letters(lang)[character]} {glossary.character_name(lang, character)}"
 
 
+@cache
 def token_icon(lang: str, colour: str, character: str, *, you: bool) -> Markup:
     """One token alone, as a player's panel shows their characters (the reader's own are picks, as on the board)."""
     label = _named(lang, character)
@@ -574,10 +586,8 @@ def _closed_banner(lang: str, room: _Room) -> Markup:
     )
 
 
-def _location(
-    lang: str, view: engine.PublicBoard, room: _Room, reader: str | None, *, asked: bool = False
-) -> tuple[Markup, str]:
-    """One location as drawn, and the sentence that says it (for the picture's ``<desc>``)."""
+def _location(lang: str, view: engine.PublicBoard, room: _Room, reader: str | None, *, asked: bool = False) -> Markup:
+    """One location as drawn (``_sentence`` says it in words)."""
     loc = room.loc
     hidden = {(str(p), str(c)) for p, c in view["hidden"]}
     here = public.at(view, loc)
@@ -614,11 +624,32 @@ def _location(
     parts.append(_zombies(lang, h.zombies, room.x, room.y + room.h, room.w))
     parts.append(_marks(lang, room, h))
     parts.append(Markup("</g>"))
+    return Markup("").join(parts)
+
+
+def _sentence(lang: str, view: engine.PublicBoard, loc: int, reader: str | None) -> str:
+    """A location in words: its summary and who is there ("Megatoys (3), 2 of 4 places taken, …: Red Pin-Up")."""
+    hidden = {(str(p), str(c)) for p, c in view["hidden"]}
     people = ", ".join(
         _token_label(lang, view, colour, character, hidden=(colour, character) in hidden, you=colour == reader)
-        for colour, character in here
+        for colour, character in public.at(view, loc)
     )
-    return Markup("").join(parts), title + (": " + people if people else "")
+    title = _summary(lang, loc, _here(view, loc))
+    return title + (": " + people if people else "")
+
+
+def describe(view: engine.PublicBoard, lang: str, reader: str | None, names: Names | None = None) -> str:
+    """The whole board in words: every location and who is there, then the Chief (the picture's description, and
+    the mail picture's alt text)."""
+    t = translations(lang)
+    sentences = [_sentence(lang, view, loc, reader) for loc in LOCATIONS]
+    chief = view["chief"]
+    if chief:
+        sentences.append(
+            t.gettext("Chief of Security: %(colour)s") % {"colour": player_label(lang, chief, names)}
+            + ("" if view["chief_elected"] else " " + t.gettext("(not elected this round)"))
+        )
+    return ". ".join(sentences) + "."
 
 
 def _full(h: _Here) -> bool:
@@ -862,19 +893,10 @@ def board_svg(
     ``<svg class="board" role="img">`` scaled to its container, and its legend. ``asked``: the location the reader's
     decision is about (a vote's, an attack's, a move's destination), framed."""
     t = translations(lang)
-    rooms, height = _layout(view)
+    rooms, height = layout(view)
     title = t.gettext("The mall, round %(round)s") % {"round": view["round"]}
-    drawn, sentences = [], []
-    for loc in LOCATIONS:  # in number order: the order a screen reader and a test read them
-        markup, sentence = _location(lang, view, rooms[loc], reader, asked=loc == asked)
-        drawn.append(markup)
-        sentences.append(sentence)
-    chief = view["chief"]
-    if chief:
-        sentences.append(
-            t.gettext("Chief of Security: %(colour)s") % {"colour": player_label(lang, chief, names)}
-            + ("" if view["chief_elected"] else " " + t.gettext("(not elected this round)"))
-        )
+    # in number order: the order a screen reader and a test read them
+    drawn = [_location(lang, view, rooms[loc], reader, asked=loc == asked) for loc in LOCATIONS]
     parking = rooms[PARKING]
     mall_bottom = parking.y - GAP / 2
     svg = Markup(
@@ -887,7 +909,7 @@ def board_svg(
         w=WIDTH,
         h=_n(height),
         title=title,
-        desc=". ".join(sentences) + ".",
+        desc=describe(view, lang, reader, names),
         defs=_DEFS,
         mall=_n(mall_bottom),
         rest=_n(height - mall_bottom),

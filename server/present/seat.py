@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TypedDict
+from typing import TypedDict, cast
 
 from markupsafe import Markup
 
@@ -25,7 +25,7 @@ from ..services.play.places import placings
 from ..services.play.seats import SeatState, SeatWindow, Visit
 from ..services.tempo import closes_decided_votes
 from ..text import glossary
-from ..text.grammar import CommandError, commands_for, fallback_commands, hints_for, parse_reply
+from ..text.grammar import CommandError, commands_for, fallback_choices, hints_for, parse_reply
 from ..text.i18n import format_short, format_when, translations
 from ..text.sentences import (
     Names,
@@ -251,23 +251,27 @@ def decision(
     tempo: TempoJSON | None = None,
     *,
     names: Names | None = None,
+    picker: bool = True,
 ) -> Decision | None:
     """The seat's open request as choices: each legal command with what it means; None when it owes nothing.
-    ``tempo``: the game's, to say that a vote closes as soon as it is decided; ``names``: the table's names."""
+    ``tempo``: the game's, to say that a vote closes as soon as it is decided; ``names``: the table's names;
+    ``picker``: with the choices only the board's picker offers (a placement's fallbacks; not in mails)."""
     request, stored = window["request"], window["answer"]
     if request is None:
         return None
     choices = []
-    listed = commands_for(request, view, lang)
-    for line in listed + fallback_commands(request, view, lang):
+    for line in commands_for(request, view, lang):
         try:
             meaning = parse_reply(line, request, view, lang)
         except CommandError:  # commands_for lists only legal commands; never shown without a meaning
             continue
         checked = stored is not None and meaning == stored
         path = " ".join(pick_path(request["kind"], meaning))
-        described = describe_answer(lang, request, meaning, names)
-        choices.append(Choice(line, described, checked, path, meaning, listed=line in listed))
+        choices.append(Choice(line, describe_answer(lang, request, meaning, names), checked, path, meaning))
+    for line, value in fallback_choices(request, view, lang) if picker else []:  # the picker's third tap
+        path = " ".join(pick_path(request["kind"], value))
+        described = describe_answer(lang, request, value, names)
+        choices.append(Choice(line, described, stored == value, path, cast(JSON, value), listed=False))
     truck = None
     if request["kind"] == "truck":
         truck = [card_entry(lang, c) for c in request["cards"]]
@@ -418,8 +422,6 @@ class SeatShown:
     steps: list[Step] = field(default_factory=list)
     #: the table's public names (colour -> player's name).
     names: Names = field(default_factory=dict)
-    #: a strip per player (``panels``).
-    panels: list[Panel] = field(default_factory=list)
 
 
 @dataclass
@@ -442,9 +444,9 @@ class Panel:
     out: bool
 
 
-def panels(lang: str, state: SeatState, now: datetime, tz: str, names: Names) -> list[Panel]:
-    """A strip per player, in seating order."""
-    view, window = state["view"], state["window"]
+def panels(lang: str, state: SeatState, now: datetime, names: Names) -> list[Panel]:
+    """A strip per player, in seating order (the seat page's; times in the seat player's zone)."""
+    view, window, tz = state["view"], state["window"], state["seat"]["timezone"]
     t = translations(lang)
     you = view["you"]
     completed = window is not None and window["completed"]
@@ -480,7 +482,7 @@ def panels(lang: str, state: SeatState, now: datetime, tz: str, names: Names) ->
     return out
 
 
-def seat_shown(lang: str, state: SeatState, now: datetime, *, told: int = 0) -> SeatShown:
+def seat_shown(lang: str, state: SeatState, now: datetime, *, told: int = 0, page: bool = True) -> SeatShown:
     """The seat of ``services.play.seats.seat_state`` for a reader in ``lang`` (times in the seat player's zone).
     ``told``: the history without the first ``told`` events of the seat's view (what a mail told already)."""
     view, window, game = state["view"], state["window"], state["game"]
@@ -502,7 +504,9 @@ def seat_shown(lang: str, state: SeatState, now: datetime, *, told: int = 0) -> 
         window=None if window is None else int(window["number"]),
         deadline=deadline,
         relative=relative,
-        decision=None if window is None else decision(lang, view, window, now, tz, game["tempo"], names=names),
+        decision=None
+        if window is None
+        else decision(lang, view, window, now, tz, game["tempo"], names=names, picker=page),
         hand=[card_entry(lang, c) for c in view["hand"]],
         dice=view["dice"],
         history=history(lang, view["events"], colour, told, names),
@@ -513,7 +517,6 @@ def seat_shown(lang: str, state: SeatState, now: datetime, *, told: int = 0) -> 
         away_until=_away_until(lang, state["presence"].get(colour), now, tz),
         steps=phase_steps(lang, view["phase"]),
         names=names,
-        panels=panels(lang, state, now, tz, names),
     )
 
 

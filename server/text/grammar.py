@@ -45,7 +45,7 @@ from typing import NamedTuple, TypeAlias, TypeVar
 
 import engine
 from engine.data import CARDS, CHARACTERS, COLOURS, LOCATIONS
-from engine.shapes import JSON, JSONObject
+from engine.shapes import JSON, JSONObject, PlacementJSON
 
 from ..models import LANGUAGES, pick_language
 from . import glossary
@@ -486,14 +486,20 @@ def commands_for(request: engine.RequestJSON, view: engine.PlayerView, language:
     return [] if listing is None else _dedupe(listing(pick_language(language), request, view))
 
 
-def fallback_commands(request: engine.RequestJSON, view: engine.PlayerView, language: str) -> list[str]:
-    """In batched order, each placement of ``commands_for`` with each fallback location (``ELSE``): what the board's
-    picker offers as a third tap; not listed (``hints_for`` tells of the form)."""
+def fallback_choices(
+    request: engine.RequestJSON, view: engine.PlayerView, language: str
+) -> list[tuple[str, PlacementJSON]]:
+    """In batched order, each placement of ``commands_for`` with each fallback location (``ELSE``), as the command
+    and its answer: what the board's picker offers as a third tap; not listed (``hints_for`` tells of the form)."""
     if request["kind"] != "place" or view["options"]["turn_order"] != "batched":
         return []
     lang = pick_language(language)
+    place, otherwise = _kw(lang, "place"), _kw(lang, "else")
     return [
-        f"{_kw(lang, 'place')} {_char(lang, o['character'])} {o['location']} {_kw(lang, 'else')} {spare}"
+        (
+            f"{place} {_char(lang, o['character'])} {o['location']} {otherwise} {spare}",
+            {"character": o["character"], "location": o["location"], "fallback": spare},
+        )
         for o in request["options"] or []
         for spare in _open_locations(view)
         if spare != o["location"]

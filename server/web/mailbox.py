@@ -214,10 +214,28 @@ def message_html(token: str, name: str) -> ResponseReturnValue:
     html = None if path is None else folder_of_mail.part(folder_of_mail.read(path), "html")
     if html is None:
         return access.message(_("No such mail"), _("This mail is not in the mailbox."), 404)
+    # the mail's inline pictures (cid: addresses) come from this mailbox, as a mail client shows them
+    pictures = url_for("mailbox.message_picture", token=token, name=name, cid="_")[:-1]
+    html = re.sub(r'src="cid:([^"]+)"', lambda m: f'src="{pictures}{m.group(1)}"', html)
     response = Response(_top_target(html), mimetype="text/html")
     response.headers["Content-Security-Policy"] = SANDBOX
     response.headers["X-Content-Type-Options"] = "nosniff"
     response.headers["Referrer-Policy"] = "no-referrer"
+    return response
+
+
+@bp.get("/mail/<token>/<name>/cid/<cid>")
+def message_picture(token: str, name: str, cid: str) -> ResponseReturnValue:
+    """An inline picture of a mail (a part with that Content-ID), as its HTML part shows it."""
+    if (closed := _closed(token)) is not None:
+        return closed
+    path = _find(name)
+    found = None if path is None else folder_of_mail.related(folder_of_mail.read(path), cid)
+    if found is None:
+        return access.message(_("No such mail"), _("This mail is not in the mailbox."), 404)
+    data, mimetype = found
+    response = Response(data, mimetype=mimetype)
+    response.headers["X-Content-Type-Options"] = "nosniff"
     return response
 
 

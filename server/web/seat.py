@@ -23,6 +23,7 @@ from ..present.seat import (
     STANDING_ANSWER_SELECTS,
     SeatShown,
     newest_first,
+    panels,
     seat_shown,
     session_shown,
     standing_answer_lines,
@@ -79,6 +80,7 @@ def _page(token: str) -> dict[str, Any]:
     return {
         "token": token,
         "shown": shown,
+        "panels": panels(g.language, state, now, shown.names),
         # the live server's stream of this game's changes, and the stamp this page was drawn at (services.play.live)
         "live_stream": f"{settings.live_url}/live/{token}" if settings.live_url else None,
         "stamp": stamps(dm().db, [g.seat.game_id]).get(g.seat.game_id, "") if settings.live_url else "",

@@ -96,3 +96,24 @@ def test_the_mailbox_on_a_phone_without_javascript(served: Live, nojs_phone: Bro
     expect(cards.first.locator("time")).to_have_text("15/01/2026, 17:59 JST")
     no_horizontal_scroll(page)
     screenshot(page, "mailbox-phone-zone")
+
+
+@pytest.mark.parametrize("width", [320, 1000])
+def test_a_game_mail_reads_at_320_px_and_in_a_desktop_client(served: Live, browser: Browser, width: int) -> None:
+    """The HTML part of a game's mail, as a client shows it at 320 px (a phone's mail app) and at 1000 px (a desktop
+    client's reading pane): no sideways scroll, the mall's picture shown and no wider than the text, the buttons
+    saying the answers in words. Screenshots: mail-html-<width>.png."""
+    stack = served.stack
+    newest = send_game_mail(stack)[-1]
+    token = mailbox_token(stack.settings.secret_key)
+    for context in _context(browser, viewport={"width": width, "height": 900}):
+        page = context.new_page()
+        page.goto(f"{served.url}/mail/{token}/{newest.name}/html")
+        picture = page.locator("img.mall-picture")
+        expect(picture).to_be_visible()
+        assert page.evaluate("() => document.querySelector('img.mall-picture').naturalWidth") == 720
+        box = picture.bounding_box()
+        assert box is not None and box["width"] <= min(width, 360) + 1
+        expect(page.locator("a.tap").first).to_have_text("Place your Pin-Up at Restroom (1)")
+        no_horizontal_scroll(page)
+        screenshot(page, f"mail-html-{width}")

@@ -325,7 +325,7 @@ def check_no_secrets(live: Live, game_id: int, colour: str, page: Page, links: d
         for region in ("section.hand", "section.decision"):
             text = page.locator(region).inner_text()
             assert name not in text, f"{colour}'s {region} names {name}, a card only another player holds"
-    own = set(page.locator("section.decision label").all_inner_texts())
+    own = set(page.locator("section.decision label").all_text_contents())  # folded under the picker too
     with live.stack.db.session() as session:
         rows = session.execute(
             sa.select(RequestRow, Seat.colour)

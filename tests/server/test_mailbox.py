@@ -4,6 +4,8 @@ off when mail goes by SMTP; ``deadmail up`` prints its address."""
 
 from __future__ import annotations
 
+import html
+import io
 import os
 import re
 import subprocess
@@ -17,14 +19,17 @@ from pathlib import Path
 
 import pytest
 from markupsafe import escape
+from PIL import Image
 from sqlalchemy import select
 
+from engine.data import LOCATIONS
 from server.mail.folder import DEMO_DOMAIN
 from server.mail.send import send_one
 from server.mail.transports import FileTransport
 from server.models import InboundMail, RequestRow
 from server.services.links import mailbox_token, player_token
 from server.services.play.seats import seat_view
+from server.text import glossary
 from server.text.grammar import commands_for
 from server.web.app import create_app
 from server.web.mailbox import SANDBOX
@@ -435,3 +440,33 @@ def test_a_long_folded_subject_reads_back_with_single_spaces(tmp_path: Path, sub
     assert str(message_from_bytes(raw, policy=policy.default)["Subject"]) == subject
     legacy = message_from_bytes(raw)["Subject"].replace("\r\n", "").replace("\n", "")  # unfolded (RFC 5322)
     assert str(make_header(decode_header(legacy))) == subject
+
+
+def test_a_game_mail_shows_a_picture_of_the_mall_inline_with_a_useful_alt_text(embedded: Stack) -> None:
+    """The HTML part of a game's mail shows the mall as a PNG attached inline (the big webmail clients show no SVG),
+    its alt text the whole board in words; the text part is unchanged (no picture, no reference to it); the mailbox
+    page serves the picture where the HTML part asks for it."""
+    newest = send_game_mail(embedded)[-1]
+    mail = message_from_bytes(newest.read_bytes(), policy=policy.default)
+    html_part = mail.get_body(preferencelist=("html",))
+    text_part = mail.get_body(preferencelist=("plain",))
+    assert html_part is not None and text_part is not None
+    body = html_part.get_content()
+    tags = re.findall(r'<img class="mall-picture"[^>]*>', body)
+    assert len(tags) == 1
+    attributes = dict(re.findall(r'(\w+)="([^"]*)"', tags[0]))
+    assert attributes["src"].startswith("cid:") and attributes["width"] == "360"
+    cid, alt = attributes["src"].removeprefix("cid:"), html.unescape(attributes["alt"])
+    assert all(glossary.location_label("en", loc) in alt for loc in LOCATIONS)
+    pictures = [p for p in mail.walk() if p.get_content_type() == "image/png"]
+    assert [str(p["Content-ID"]) for p in pictures] == [f"<{cid}>"]
+    image = Image.open(io.BytesIO(pictures[0].get_payload(decode=True)))
+    assert image.format == "PNG" and image.width == 720  # drawn at twice the width it is shown
+    assert "cid:" not in text_part.get_content() and "mall-picture" not in text_part.get_content()
+    framed = embedded.client.get(f"{mailbox_url(embedded)}/{newest.name}/html").get_data(as_text=True)
+    src = dict(re.findall(r'(\w+)="([^"]*)"', re.findall(r'<img class="mall-picture"[^>]*>', framed)[0]))["src"]
+    assert not src.startswith("cid:")
+    served = embedded.client.get(src)
+    assert served.status_code == 200 and served.mimetype == "image/png"
+    assert served.data == pictures[0].get_payload(decode=True)
+    assert embedded.client.get(src + "x").status_code == 404

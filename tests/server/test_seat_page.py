@@ -19,7 +19,7 @@ from server.models import Player, RequestRow, Seat
 from server.present.seat import history, newest_first
 from server.services.play import games
 from server.text import glossary, sentences
-from server.text.grammar import commands_for, fallback_commands, parse_reply
+from server.text.grammar import commands_for, fallback_choices, parse_reply
 from server.text.sentences import describe_answer
 from server.web.access import CSP
 from tests.conftest import Stack
@@ -78,7 +78,10 @@ def test_the_decision_form_lists_exactly_the_legal_commands_and_posting_one_stor
             kinds.add(request_json["kind"])
             form = decision_form(page)
             assert form["radios"] == commands_for(request_json, seat["view"], "en")
-            assert form["unlisted"] == fallback_commands(request_json, seat["view"], "en")
+            fallbacks = fallback_choices(request_json, seat["view"], "en")
+            assert form["unlisted"] == [c for c, _ in fallbacks]
+            for command, value in fallbacks:  # the answer made with the command is the one it reads as
+                assert parse_reply(command, request_json, seat["view"], "en") == value
             assert form["hidden"]["w"] == str(window.number)
             for command in form["radios"]:
                 meaning = parse_reply(command, request_json, seat["view"], "en")
