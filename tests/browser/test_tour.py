@@ -148,6 +148,9 @@ def _seat_states(live: Live, urls: dict[str, str]) -> Made:
     urls["seat-vote"] = _path(live, _seat_owing(live, 30, "vote"))
     urls["seat-destination"] = _path(live, _seat_owing(live, 40, "destination"))
     urls["seat-cards"] = _path(live, _seat_owing(live, 50, "cards"))
+    # every other kind of decision, each as the board's picker shows it (issue 28)
+    for seed, kind in ((60, "truck"), (70, "victim"), (80, "move"), (90, "announce")):
+        urls[f"seat-{kind}"] = _path(live, _seat_owing(live, seed, kind))
     away = make_game(live, seed=25, tag="away")
     until_autopilot(live.stack.db, away.game_id, "blue", {colour: ids[0] for colour, ids in away.seats.items()})
     urls["seat-autopilot"] = _link(live, away, "blue")
@@ -343,6 +346,10 @@ PAGES = {
     "seat-vote": 200,
     "seat-destination": 200,
     "seat-cards": 200,
+    "seat-truck": 200,
+    "seat-victim": 200,
+    "seat-move": 200,
+    "seat-announce": 200,
     "seat-autopilot": 200,
     "seat-over": 200,
     "seat-chat": 200,
