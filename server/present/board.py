@@ -761,6 +761,7 @@ def _legend(lang: str, view: engine.PublicBoard, reader: str | None, names: Name
     sizes = view["hand_sizes"]
     eliminated = view["eliminated"]
     marks = letters(lang)
+    moved = bool(_this_round_moves(view))
     players = []
     for colour in view["players"]:
         words = [Markup('<span class="legend-name">{name}</span>').format(name=player_label(lang, colour, names))]
@@ -775,6 +776,13 @@ def _legend(lang: str, view: engine.PublicBoard, reader: str | None, names: Name
             )
         if colour in eliminated:
             words.append(Markup('<span class="legend-zombie-player">{w}</span>').format(w=t.gettext("zombie player")))
+        if colour in view["destinations"] and not moved:  # until they have moved (then the arrows say it)
+            place = glossary.location_label(lang, int(view["destinations"][colour]))
+            words.append(
+                Markup('<span class="legend-heading">{w}</span>').format(
+                    w=t.gettext("heading to %(place)s") % {"place": place}
+                )
+            )
         if colour == chief:
             label = (
                 t.gettext("Chief of Security") if elected else t.gettext("Chief of Security (not elected this round)")
@@ -886,6 +894,75 @@ def _legend(lang: str, view: engine.PublicBoard, reader: str | None, names: Name
 # --- the picture ----------------------------------------------------------------------------------------------------
 
 
+def _this_round_moves(view: engine.PublicBoard) -> list[tuple[str, int, int]]:
+    """The moves of the current round (public ``moved`` events since it began): (colour, from, to), stays left out."""
+    moves: list[tuple[str, int, int]] = []
+    for event in view.get("events", []):
+        if event["type"] == "round_started":
+            moves = []
+        elif event["type"] == "moved" and event.get("origin") != event.get("location"):
+            moves.append((str(event["player"]), int(event["origin"]), int(event["location"])))
+    return moves
+
+
+def _travel(lang: str, view: engine.PublicBoard, rooms: dict[int, _Room]) -> Markup:
+    """Where the players go: each revealed destination as a flag in its player's colour at the room's top edge,
+    each move of this round as an arrow from the room left to the room reached."""
+    t = translations(lang)
+    parts = []
+    moves = _this_round_moves(view)
+    if not moves:  # the flags say where the players head until they have moved
+        going: dict[int, list[str]] = {}
+        for colour, loc in view["destinations"].items():
+            going.setdefault(int(loc), []).append(colour)
+        for loc, colours in going.items():
+            room = rooms[loc]
+            for i, colour in enumerate(colours):
+                x, y = room.x + room.w - 14 - i * 14, room.y + HEAD - 2
+                fill, _ink = TOKEN_COLOURS.get(colour, UNKNOWN_COLOUR)
+                label = t.gettext("%(colour)s heads here") % {"colour": glossary.colour_name(lang, colour)}
+                parts.append(
+                    Markup(
+                        '<g class="destination-flag" data-colour="{c}"><title>{label}</title>'
+                        '<line class="flag-pole" x1="{x}" y1="{y}" x2="{x}" y2="{y2}"/>'
+                        '<path class="flag" d="M{x},{y2}l10,4l-10,4z" fill="{fill}"/></g>'
+                    ).format(c=colour, label=label, x=_n(x), y=_n(y), y2=_n(y - 14), fill=fill)
+                )
+    for i, (colour, origin, target) in enumerate(moves):
+        a, b = rooms[origin], rooms[target]
+        shift = (i % 5 - 2) * 4  # side by side when several take the same way
+        x1, y1 = a.x + a.w / 2 + shift, a.y + a.h / 2 + shift
+        x2, y2 = b.x + b.w / 2 + shift, b.y + b.h / 2 + shift
+        label = t.gettext("%(colour)s moved from %(origin)s to %(target)s") % {
+            "colour": glossary.colour_name(lang, colour),
+            "origin": glossary.location_label(lang, origin),
+            "target": glossary.location_label(lang, target),
+        }
+        fill, _ink = TOKEN_COLOURS.get(colour, UNKNOWN_COLOUR)
+        parts.append(
+            Markup(
+                '<g class="move-arrow" data-colour="{c}" data-from="{a}" data-to="{b}"><title>{label}</title>'
+                '<line class="arrow-edge" x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}"/>'
+                '<line x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="{fill}" marker-end="url(#dm-arrow-{c})"/></g>'
+            ).format(c=colour, a=origin, b=target, label=label, x1=_n(x1), y1=_n(y1), x2=_n(x2), y2=_n(y2), fill=fill)
+        )
+    if moves:
+        parts.insert(
+            0,
+            Markup("<defs>{m}</defs>").format(
+                m=Markup("").join(
+                    Markup(
+                        '<marker id="dm-arrow-{c}" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="5" '
+                        'markerHeight="5" orient="auto-start-reverse"><path d="M0,0L10,5L0,10z" fill="{f}" '
+                        'stroke="#1d1b16" stroke-width="1"/></marker>'
+                    ).format(c=c, f=TOKEN_COLOURS.get(c, UNKNOWN_COLOUR)[0])
+                    for c in sorted({m[0] for m in moves})
+                )
+            ),
+        )
+    return Markup("").join(parts)
+
+
 def board_svg(
     view: engine.PublicBoard, lang: str, reader: str | None, names: Names | None = None, *, asked: int | None = None
 ) -> Markup:
@@ -904,7 +981,7 @@ def board_svg(
         'preserveAspectRatio="xMidYMin meet"><title>{title}</title><desc>{desc}</desc>{defs}'
         '<rect class="floor" x="0" y="0" width="{w}" height="{mall}" rx="8"/>'
         '<rect class="outside" x="0" y="{mall}" width="{w}" height="{rest}" rx="8"/>'
-        "{rooms}</svg>"
+        "{rooms}{travel}</svg>"
     ).format(
         w=WIDTH,
         h=_n(height),
@@ -914,6 +991,7 @@ def board_svg(
         mall=_n(mall_bottom),
         rest=_n(height - mall_bottom),
         rooms=Markup("").join(drawn),
+        travel=_travel(lang, view, rooms),
     )
     return Markup('<figure class="board-figure">{svg}{legend}</figure>').format(
         svg=svg, legend=_legend(lang, view, reader, names)

@@ -5,6 +5,7 @@ the cards out of the game; nothing in it that the reader's view does not say."""
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from typing import Any
 
@@ -15,7 +16,7 @@ from engine import rules
 from engine.bots import RandomBot, SensibleBot
 from engine.data import CAPACITY, CHARACTERS, DECK_SIZE, LOCATIONS, PARKING, Phase
 from engine.view import spectator_view
-from server.present import public
+from server.present import board, public
 from server.present.board import ZOMBIE_FIGURES, board_svg, discarded, sample_board, sample_view
 from server.text import glossary
 from server.text.glossary import letters
@@ -313,3 +314,33 @@ def test_the_sample_board_is_a_game_in_its_third_round_drawn_once() -> None:
     assert "hands" not in view and "hand" not in view and "dice" not in view
     assert sample_board("en") is sample_board("en")
     assert 'class="board"' in str(sample_board("it")) and "Parcheggio" in str(sample_board("it"))
+
+
+def test_revealed_destinations_are_flags_and_this_rounds_moves_are_arrows() -> None:
+    """Once destinations are public (D-1 the Chief's, E-1 all), a flag in each player's colour stands in the room
+    they head to, and the legend says it in words; once they have moved, each move of the round is an arrow from the
+    room left to the room reached (a stay draws none), gone when the next round begins."""
+    eng = engine.new_game(["red", "yellow", "blue", "green"], seed=12)
+    bots = {c: SensibleBot(12) for c in eng.players}
+    flags_seen = arrows_seen = False
+    while not eng.over and eng.round < 3:
+        view = engine.view(eng, "red")
+        page = str(board.board_svg(view, "en", "red"))
+        moves = [
+            (e["player"], e["origin"], e["location"])
+            for e in view["events"][
+                max((i for i, e in enumerate(view["events"]) if e["type"] == "round_started"), default=0) :
+            ]
+            if e["type"] == "moved" and e["origin"] != e["location"]
+        ]
+        arrows = re.findall(r'<g class="move-arrow" data-colour="(\w+)" data-from="(\d)" data-to="(\d)">', page)
+        assert [(c, int(a), int(b)) for c, a, b in arrows] == moves
+        flags = re.findall(r'<g class="destination-flag" data-colour="(\w+)">', page)
+        assert sorted(flags) == ([] if moves else sorted(view["destinations"]))
+        for loc in view["destinations"].values():
+            assert (f"heading to {glossary.location_label('en', loc)}" in page) == (not moves)
+        flags_seen |= bool(flags)
+        arrows_seen |= bool(arrows)
+        for request in eng.pending():
+            eng.answer(request.player, request.kind, bots[request.player].decide(eng, request))
+    assert flags_seen and arrows_seen
