@@ -16,7 +16,7 @@ from markupsafe import Markup
 
 import engine
 import engine.standing
-from engine.data import CHARACTERS, PHASES, Phase
+from engine.data import CHARACTERS, PHASES, WEAPONS, Phase
 from engine.shapes import JSON
 
 from ..models import TempoJSON
@@ -331,6 +331,8 @@ class Outcome:
     standings: list[Standing] = field(default_factory=list)
     #: the tie-break rule in one sentence (END-3).
     tiebreak: str = ""
+    #: each player's best moment from the story, by colour ("Round 3: Red plays the Chainsaw …"; ``best_moments``).
+    moments: dict[str, str] = field(default_factory=dict)
 
 
 def ordinal(lang: str, place: int) -> str:
@@ -383,7 +385,40 @@ def outcome(lang: str, view: engine.PlayerView, names: Names | None = None) -> O
         won=view["you"] in winners,
         standings=standings(lang, result, list(view["players"]), view["you"], names),
         tiebreak=tiebreak_sentence(lang),
+        moments=best_moments(lang, view["events"], names),
     )
+
+
+def _moment(event: engine.Event) -> tuple[str | None, int]:
+    """Whose moment a public event is, and how notable: a weapon played (the zombies killed), another card played,
+    an election won, the truck searched."""
+    data = cast(Mapping[str, object], event)
+    kind = data["type"]
+    if kind == "card_played":
+        return str(data["player"]), 3 if data.get("card") in WEAPONS else 2
+    if kind == "chief_elected":
+        return str(data["chief"]), 2
+    if kind == "truck_searched":
+        return str(data["player"]), 1
+    return None, 0
+
+
+def best_moments(lang: str, events: Iterable[engine.Event], names: Names | None = None) -> dict[str, str]:
+    """Each player's most notable public moment of the game (the first of the most notable kind), told as the story
+    tells it, after its round: colour -> "Round 3: …". Public events only: the same for every reader."""
+    best: dict[str, tuple[int, str]] = {}
+    number = 0
+    for event in events:
+        data = cast(Mapping[str, object], event)
+        if data["type"] == "round_started":
+            number = int(str(data.get("round", number + 1)))
+        if "to" in data:
+            continue
+        colour, score = _moment(event)
+        if colour is not None and score > best.get(colour, (0, ""))[0]:
+            line = f"{round_title(lang, number)}: {event_text(lang, event, None, names)}"
+            best[colour] = (score, line)
+    return {colour: line for colour, (_, line) in best.items()}
 
 
 # --- the whole seat ---------------------------------------------------------------------------------------------

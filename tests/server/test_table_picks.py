@@ -21,9 +21,10 @@ from engine.bots import SensibleBot
 from engine.data import CHARACTERS, LOCATIONS
 from engine.errors import IllegalAnswer
 from server.present import board
-from server.present.seat import decision, pick_path
+from server.present.seat import best_moments, decision, outcome, pick_path
 from server.services.play.seats import SeatWindow
 from server.text import glossary
+from server.text.sentences import event_text
 
 NOW = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 COLOURS = ["red", "yellow", "blue", "green", "black"]
@@ -155,3 +156,23 @@ def test_the_decision_is_drawn_on_the_board_and_said_in_the_bar() -> None:
         for request in eng.pending():
             eng.answer(request.player, request.kind, bots[request.player].decide(eng, request))
     assert {"vote", "move"} <= seen
+
+
+def test_the_end_names_each_players_best_moment_from_the_public_story() -> None:
+    """A finished game: each player's best moment is a public event of theirs (a weapon played before any other
+    card, an election, a truck searched), told as the story tells it; the same for every reader, nothing private."""
+    eng = engine.new_game(COLOURS, seed=3)
+    bots = {c: SensibleBot(3) for c in COLOURS}
+    while not eng.over:
+        for request in eng.pending():
+            eng.answer(request.player, request.kind, bots[request.player].decide(eng, request))
+    public_events = engine.spectator_view(eng)["events"]
+    for reader in COLOURS:
+        view = engine.view(eng, reader)
+        found = outcome("en", view)
+        assert found is not None and found.moments
+        assert found.moments == best_moments("en", public_events)  # the same for everyone: public events only
+    told = {event_text("en", e, None) for e in public_events}
+    for colour, line in found.moments.items():
+        head, _, text = line.partition(": ")
+        assert head.startswith(("Round", "Setting up")) and text in told, (colour, line)
