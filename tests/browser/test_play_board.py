@@ -8,6 +8,7 @@ form without JavaScript. Screenshots: tests/browser/screenshots/board-pick-<kind
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from tests.support import T0, engine_of, open_window, play_window, request_of
@@ -20,6 +21,19 @@ if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Page
 
 pytestmark = EMBEDDED
+
+
+def unlimited(served: Live) -> None:
+    """One person answering a whole game in a minute or two: more than a person's limits per minute."""
+    served.stack.app.config.update(DEADMAIL_ANSWERS_PER_MINUTE=10_000, DEADMAIL_LINKS_PER_MINUTE=10_000)
+
+
+def choices_on(page: Page) -> list[tuple[str, str]]:
+    """The decision's choices on the page: what is tapped to give each (its path), and what it means."""
+    found: list[tuple[str, str]] = page.eval_on_selector_all(
+        "input[type=radio][data-path]", "inputs => inputs.map(i => [i.dataset.path, i.dataset.meaning])"
+    )
+    return found
 
 
 def first_screen(page: Page) -> None:
@@ -44,10 +58,7 @@ def tap_a_choice(page: Page, url: str, rng: random.Random, shot: str | None = No
     expect(page.locator(".picker-bar .pick-prompt")).not_to_be_empty()
     first_screen(page)
     expect(page.locator("details.pick-list")).not_to_have_attribute("open", "")
-    paths = page.eval_on_selector_all(
-        "input[type=radio][data-path]", "inputs => inputs.map(i => [i.dataset.path, i.dataset.meaning])"
-    )
-    path, meaning = rng.choice(paths)
+    path, meaning = rng.choice(choices_on(page))
     parts = path.split()
     for n, part in enumerate(parts):
         target = page.locator(f".pick-lit[data-pick-value='{part}']").first
@@ -65,9 +76,22 @@ def tap_a_choice(page: Page, url: str, rng: random.Random, shot: str | None = No
     return meaning, said
 
 
+def play_to_the_end(served: Live, game_id: int, seat_id: int, answer: Callable[[str], None], seed: int) -> None:
+    """The game played to its end: ``answer(kind)`` whenever the seat owes an answer, the others by random bots."""
+    db = served.stack.db
+    for step in range(600):
+        window = open_window(db, game_id)
+        if window is None:
+            break
+        owed = request_of(db, seat_id)
+        if owed is not None and owed[1].answered_at is None and window.completed_at is None:
+            answer(str(owed[1].kind))
+        play_window(db, game_id, seed + step, T0)
+    assert open_window(db, game_id) is None and engine_of(db, game_id).over
+
+
 def test_a_whole_game_played_by_tapping_the_board(served: Live, desktop: BrowserContext, phone: BrowserContext) -> None:
-    # one person answering a whole game in a minute or two: more than a person's limits per minute
-    served.stack.app.config.update(DEADMAIL_ANSWERS_PER_MINUTE=10_000, DEADMAIL_LINKS_PER_MINUTE=10_000)
+    unlimited(served)
     made = make_game(served, seed=5, names=["Ann", "Bruno", "Ola", "Piotr", "Rita"])
     db = served.stack.db
     ann = made.colours[0]
@@ -75,25 +99,20 @@ def test_a_whole_game_played_by_tapping_the_board(served: Live, desktop: Browser
     pages = [desktop.new_page(), phone.new_page()]
     rng = random.Random(5)
     tapped: dict[str, int] = {}
-    for step in range(600):
-        window = open_window(db, made.game_id)
-        if window is None:
-            break
-        owed = request_of(db, seat_id)
-        if owed is not None and owed[1].answered_at is None and window.completed_at is None:
-            kind = str(owed[1].kind)
-            page = pages[sum(tapped.values()) % 2]
-            device = "phone" if page is pages[1] else "desktop"
-            meaning, said = tap_a_choice(page, url, rng, None if kind in tapped else f"board-pick-{kind}-{device}")
-            assert meaning in said, (meaning, said)
-            stored = request_of(db, seat_id)
-            assert stored is not None and stored[1].answered_at is not None
-            expect(page.locator(".current-answer")).to_contain_text(meaning)
-            if device == "phone":
-                no_horizontal_scroll(page)
-            tapped[kind] = tapped.get(kind, 0) + 1
-        play_window(db, made.game_id, 50 + step, T0)
-    assert open_window(db, made.game_id) is None and engine_of(db, made.game_id).over
+
+    def tap(kind: str) -> None:
+        page = pages[sum(tapped.values()) % 2]
+        device = "phone" if page is pages[1] else "desktop"
+        meaning, said = tap_a_choice(page, url, rng, None if kind in tapped else f"board-pick-{kind}-{device}")
+        assert meaning in said, (meaning, said)
+        stored = request_of(db, seat_id)
+        assert stored is not None and stored[1].answered_at is not None
+        expect(page.locator(".current-answer")).to_contain_text(meaning)
+        if device == "phone":
+            no_horizontal_scroll(page)
+        tapped[kind] = tapped.get(kind, 0) + 1
+
+    play_to_the_end(served, made.game_id, seat_id, tap, 50)
     assert {"place", "cards", "vote", "destination", "move"} <= set(tapped), tapped
 
 
@@ -102,10 +121,7 @@ def keyboard_choice(page: Page, url: str, rng: random.Random, *, check_axe: bool
     Enter on the bar's button (where the focus goes once the choice is whole). ``check_axe``: axe-core runs on the
     page while it is lit. Returns the choice's meaning."""
     page.goto(url)
-    paths = page.eval_on_selector_all(
-        "input[type=radio][data-path]", "inputs => inputs.map(i => [i.dataset.path, i.dataset.meaning])"
-    )
-    path, meaning = rng.choice(paths)
+    path, meaning = rng.choice(choices_on(page))
     if check_axe:
         bad = [v for v in axe_results(page)["violations"] if v["impact"] in ("serious", "critical")]
         assert not bad, "\n".join(described(v) for v in bad)
@@ -126,25 +142,19 @@ def keyboard_choice(page: Page, url: str, rng: random.Random, *, check_axe: bool
 def test_a_whole_game_played_with_the_keyboard_only(served: Live, desktop: BrowserContext) -> None:
     """Every decision of one player by Tab and Enter on the board's lit parts; axe-core finds nothing serious on
     the page of each decision kind while it is lit."""
-    served.stack.app.config.update(DEADMAIL_ANSWERS_PER_MINUTE=10_000, DEADMAIL_LINKS_PER_MINUTE=10_000)
+    unlimited(served)
     made = make_game(served, seed=8)
-    db = served.stack.db
     seat_id, url = made.seats[made.colours[1]]
     page = desktop.new_page()
     rng = random.Random(8)
     kinds: set[str] = set()
-    for step in range(600):
-        window = open_window(db, made.game_id)
-        if window is None:
-            break
-        owed = request_of(db, seat_id)
-        if owed is not None and owed[1].answered_at is None and window.completed_at is None:
-            kind = str(owed[1].kind)
-            meaning = keyboard_choice(page, url, rng, check_axe=kind not in kinds)
-            expect(page.locator(".current-answer")).to_contain_text(meaning)
-            kinds.add(kind)
-        play_window(db, made.game_id, 70 + step, T0)
-    assert engine_of(db, made.game_id).over
+
+    def keys(kind: str) -> None:
+        meaning = keyboard_choice(page, url, rng, check_axe=kind not in kinds)
+        expect(page.locator(".current-answer")).to_contain_text(meaning)
+        kinds.add(kind)
+
+    play_to_the_end(served, made.game_id, seat_id, keys, 70)
     assert {"place", "cards", "vote", "destination", "move"} <= kinds, kinds
 
 

@@ -21,7 +21,7 @@ from engine.bots import SensibleBot
 from engine.data import CHARACTERS, LOCATIONS
 from engine.errors import IllegalAnswer
 from server.present import board
-from server.present.seat import best_moments, decision, outcome, pick_path
+from server.present.seat import Decision, best_moments, decision, outcome, pick_path
 from server.services.play.seats import SeatWindow
 from server.text import glossary
 from server.text.sentences import event_text
@@ -66,7 +66,8 @@ def legal(eng: engine.Game, request: engine.Request, *, batched: bool) -> set[st
     return out
 
 
-def shown(eng: engine.Game, request: engine.Request) -> tuple[engine.PlayerView, list[Any]]:
+def shown(eng: engine.Game, request: engine.Request, lang: str = "en") -> tuple[engine.PlayerView, Decision]:
+    """The reader's view and their decision as the seat page shows it."""
     view = engine.view(eng, request.player)
     window: SeatWindow = {
         "number": 1,
@@ -75,9 +76,9 @@ def shown(eng: engine.Game, request: engine.Request) -> tuple[engine.PlayerView,
         "answer": None,
         "completed": False,
     }
-    found = decision("en", view, window, NOW, "UTC")
+    found = decision(lang, view, window, NOW, "UTC")
     assert found is not None
-    return view, found.choices
+    return view, found
 
 
 def targets(view: engine.PlayerView, request: engine.Request) -> set[str]:
@@ -97,7 +98,8 @@ def test_every_decision_kinds_picks_are_its_legal_answers_and_on_the_page(turn_o
         bots = {c: SensibleBot(seed) for c in COLOURS}
         while not eng.over:
             for request in eng.pending():
-                view, choices = shown(eng, request)
+                view, found = shown(eng, request)
+                choices = found.choices
                 met[request.kind] += 1
                 # one path per choice, each choice legal and every legal (tapped) answer among them
                 meanings = [json.dumps(c.value, sort_keys=True) for c in choices]
@@ -135,16 +137,8 @@ def test_the_decision_is_drawn_on_the_board_and_said_in_the_bar() -> None:
     seen: set[str] = set()
     while not eng.over and len(seen) < 4:
         for request in eng.pending():
-            view, _ = shown(eng, request)
-            window: SeatWindow = {
-                "number": 1,
-                "deadline": NOW.isoformat(),
-                "request": request.to_json(),
-                "answer": None,
-                "completed": False,
-            }
-            made = decision("it", view, window, NOW, "UTC")
-            assert made is not None and made.headline
+            view, made = shown(eng, request, "it")
+            assert made.headline
             page = str(board.board_svg(view, "it", request.player, asked=made.where))
             framed = re.findall(r'<g class="location[^"]* asked" data-location="(\d)"', page)
             if request.kind in ("vote", "victim", "move"):
