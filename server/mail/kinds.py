@@ -12,7 +12,7 @@ with nothing to tell (no new event, no decision, no outcome) is skipped too.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from email.message import EmailMessage
 from email.utils import formatdate
@@ -485,10 +485,16 @@ class Composer:
 
 
 def envelope(
-    composer: Composer, row: Outbox, template: str, ctx: Mapping[str, object], reply_to: str | None
+    composer: Composer,
+    row: Outbox,
+    template: str,
+    ctx: Mapping[str, object],
+    reply_to: str | None,
+    pictures: Sequence[bytes] = (),
 ) -> EmailMessage:
     """A mail to the composer's player: ``template``.txt and .html rendered with ``ctx`` (its "subject" included),
-    the headers every deadmail mail carries, and ``reply_to`` when replying to it does something."""
+    the headers every deadmail mail carries, ``reply_to`` when replying to it does something, and ``pictures``
+    (PNG) inline beside the HTML part, which shows them by ``picture_cid``."""
     settings, player, lang = composer.settings, composer.player, composer.lang
     text = i18n.render(f"{template}.txt", lang, **ctx)
     html = css_inline.inline(i18n.render(f"{template}.html", lang, **ctx), load_remote_stylesheets=False)
@@ -504,8 +510,7 @@ def envelope(
     message["List-Unsubscribe"] = f"<{composer.prefs_url}>"
     message.set_content(text)
     message.add_alternative(html, subtype="html")
-    pictures = [s.picture for s in cast(list[SeatSection], ctx.get("sections") or []) if s.picture]
-    if pictures:  # the mall's pictures, inline beside the HTML part that shows them (``picture_cid``)
+    if pictures:
         html_part = message.get_body(preferencelist=("html",))
         assert isinstance(html_part, EmailMessage)
         for i, png in enumerate(pictures, 1):
@@ -539,7 +544,8 @@ def notice_mail(composer: Composer, row: Outbox, draft: Draft) -> Mail:
     if settings.reply_domain and len(draft.replies) == 1:
         seat_id, window, generation = draft.replies[0]
         reply_to = reply_address.make(settings.secret_key, settings.reply_domain, seat_id, window, generation)
-    message = envelope(composer, row, "mail/notice", ctx, reply_to)
+    pictures = [s.picture for s in draft.sections if s.picture]  # the mall's, in the order the sections show them
+    message = envelope(composer, row, "mail/notice", ctx, reply_to, pictures)
     if len(draft.seats) == 1:
         thread(message, *draft.seats[0], host(settings))
     return Mail(message, dict(draft.told), dict(draft.chat))

@@ -199,6 +199,7 @@ def token_requests(stack: Stack) -> list[tuple[str, str, dict[str, Any]]]:
         ("GET", f"/mail/{box}", {}),
         ("GET", f"/mail/{box}/a.eml", {}),
         ("GET", f"/mail/{box}/a.eml/html", {}),
+        ("GET", f"/mail/{box}/a.eml/cid/mall-1@deadmail", {}),
         ("POST", f"/mail/{box}/a.eml/reply", {**csrf, "body": "hello"}),
         ("GET", f"/o/link/{organiser_token(stack.settings.secret_key, created.id)}", {}),
         ("GET", f"/s/{seat_token(stack.settings.secret_key, seat_id, 99)}", {}),  # a revoked link: 403
