@@ -111,7 +111,7 @@ def test_a_game_mail_reads_at_320_px_and_in_a_desktop_client(served: Live, brows
         page.goto(f"{served.url}/mail/{token}/{newest.name}/html")
         picture = page.locator("img.mall-picture")
         expect(picture).to_be_visible()
-        assert page.evaluate("() => document.querySelector('img.mall-picture').naturalWidth") == 720
+        assert page.evaluate("() => document.querySelector('img.mall-picture').naturalWidth") == 540
         box = picture.bounding_box()
         assert box is not None and box["width"] <= min(width, 360) + 1
         expect(page.locator("a.tap").first).to_have_text("Place your Pin-Up at Restroom (1)")

@@ -461,7 +461,7 @@ def test_a_game_mail_shows_a_picture_of_the_mall_inline_with_a_useful_alt_text(e
     pictures = [p for p in mail.walk() if p.get_content_type() == "image/png"]
     assert [str(p["Content-ID"]) for p in pictures] == [f"<{cid}>"]
     image = Image.open(io.BytesIO(pictures[0].get_payload(decode=True)))
-    assert image.format == "PNG" and image.width == 720  # drawn at twice the width it is shown
+    assert image.format == "PNG" and image.width == 540  # drawn at 1.5 times the width it is shown
     assert "cid:" not in text_part.get_content() and "mall-picture" not in text_part.get_content()
     framed = embedded.client.get(f"{mailbox_url(embedded)}/{newest.name}/html").get_data(as_text=True)
     src = dict(re.findall(r'(\w+)="([^"]*)"', re.findall(r'<img class="mall-picture"[^>]*>', framed)[0]))["src"]
