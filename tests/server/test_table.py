@@ -156,7 +156,8 @@ def test_places_follow_points_then_cards_and_full_ties_share_a_place() -> None:
         ("Ann (Green)", "2nd", True),
         ("Yellow", "4th", False),
     ]
-    shown = outcome("en", {"outcome": result, "players": ["red", "blue", "green", "yellow"], "you": "blue"})
+    view = {"outcome": result, "players": ["red", "blue", "green", "yellow"], "you": "blue", "events": []}
+    shown = outcome("en", view)
     assert shown is not None and shown.won and shown.standings[0]["winner"]
     assert shown.tiebreak == (
         "Tied on points, the player with more cards left in hand wins; tied on cards too, they share the place."
