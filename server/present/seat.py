@@ -484,12 +484,7 @@ def panels(lang: str, state: SeatState, now: datetime, names: Names) -> list[Pan
     view, window, tz = state["view"], state["window"], state["seat"]["timezone"]
     t = translations(lang)
     you = view["you"]
-    completed = window is not None and window["completed"]
-    waiting = set() if window is None or completed else {item["player"] for item in view["waiting_for"]}
-    if window is not None and not completed and window["request"] is not None and window["answer"] is None:
-        waiting.add(you)
-    elif window is not None and window["answer"] is not None:
-        waiting.discard(you)
+    waiting = set(_deciding(view, window))
     unplaced = view.get("unplaced", {})
     out = []
     for colour in view["players"]:
@@ -559,19 +554,18 @@ def _owing(lang: str, view: engine.PlayerView, window: SeatWindow | None, names:
     """Who is still deciding, from the public list (``seats.still_deciding``: unanswered, never asked in secret):
     the reader first as "you" while their own request is unanswered, never once they answered (their own row may
     count as unanswered to the others, when their standing answers gave it); nobody once every answer is in."""
-    you = view["you"]
+    you = str(translations(lang).pgettext("in a list", "you"))
+    return [you if colour == view["you"] else player_label(lang, colour, names) for colour in _deciding(view, window)]
+
+
+def _deciding(view: engine.PlayerView, window: SeatWindow | None) -> list[str]:
+    """The colours still deciding (``_owing``'s rule): the reader first while their own request is unanswered, the
+    others from the public list, nobody once every answer is in."""
     if window is not None and window["completed"]:
         return []  # every answer is in: naming someone now would tell that standing answers gave theirs (H-6)
     mine = window is not None and window["request"] is not None and window["answer"] is None
-    t = translations(lang)
-    owing: list[str] = [str(t.pgettext("in a list", "you"))] if mine else []
-    for item in view["waiting_for"]:
-        if item["player"] == you:
-            continue
-        name = player_label(lang, item["player"], names)
-        if name not in owing:
-            owing.append(name)
-    return owing
+    others = [item["player"] for item in view["waiting_for"] if item["player"] != view["you"]]
+    return list(dict.fromkeys(([view["you"]] if mine else []) + others))
 
 
 def presence_line(lang: str, colour: str, presence: Presence, now: datetime, tz: str) -> str:
