@@ -55,6 +55,7 @@ __all__ = [
     "layout",
     "sample_board",
     "sample_view",
+    "star_points",
     "table",
     "token_icon",
 ]
@@ -132,13 +133,18 @@ def _n(value: float) -> str:
     return f"{value:.1f}".rstrip("0").rstrip(".")
 
 
-def _star(cx: float, cy: float, r: float) -> str:
-    points = []
+def star_points(cx: float, cy: float, r: float) -> list[tuple[float, float]]:
+    """The Chief's star: its ten corners around (cx, cy), the points ``r`` out (also the mail picture's)."""
+    corners = []
     for i in range(10):
         radius = r if i % 2 == 0 else r * 0.45
         angle = math.pi / 2 + i * math.pi / 5
-        points.append(f"{_n(cx + radius * math.cos(angle))},{_n(cy - radius * math.sin(angle))}")
-    return " ".join(points)
+        corners.append((cx + radius * math.cos(angle), cy - radius * math.sin(angle)))
+    return corners
+
+
+def _star(cx: float, cy: float, r: float) -> str:
+    return " ".join(f"{_n(x)},{_n(y)}" for x, y in star_points(cx, cy, r))
 
 
 # --- what the public board says -----------------------------------------------------------------------------------
@@ -754,14 +760,14 @@ def _named_you(lang: str, name: str | None) -> bool:
     return " ".join(str(name or "").split()).casefold() in {said, "you"}
 
 
-def _legend(lang: str, view: engine.PublicBoard, reader: str | None, names: Names | None) -> Markup:
+def _legend(lang: str, view: engine.PublicBoard, reader: str | None, names: Names | None, *, moved: bool) -> Markup:
+    """``moved``: this round's moves are made (the players' destinations are then said by the arrows)."""
     t = translations(lang)
     chief = view["chief"]
     elected = view["chief_elected"]
     sizes = view["hand_sizes"]
     eliminated = view["eliminated"]
     marks = letters(lang)
-    moved = bool(_this_round_moves(view))
     players = []
     for colour in view["players"]:
         words = [Markup('<span class="legend-name">{name}</span>').format(name=player_label(lang, colour, names))]
@@ -905,12 +911,11 @@ def _this_round_moves(view: engine.PublicBoard) -> list[tuple[str, int, int]]:
     return moves
 
 
-def _travel(lang: str, view: engine.PublicBoard, rooms: dict[int, _Room]) -> Markup:
+def _travel(lang: str, view: engine.PublicBoard, rooms: dict[int, _Room], moves: list[tuple[str, int, int]]) -> Markup:
     """Where the players go: each revealed destination as a flag in its player's colour at the room's top edge,
-    each move of this round as an arrow from the room left to the room reached."""
+    each of this round's ``moves`` as an arrow from the room left to the room reached."""
     t = translations(lang)
     parts = []
-    moves = _this_round_moves(view)
     if not moves:  # the flags say where the players head until they have moved
         going: dict[int, list[str]] = {}
         for colour, loc in view["destinations"].items():
@@ -971,6 +976,7 @@ def board_svg(
     decision is about (a vote's, an attack's, a move's destination), framed."""
     t = translations(lang)
     rooms, height = layout(view)
+    moves = _this_round_moves(view)
     title = t.gettext("The mall, round %(round)s") % {"round": view["round"]}
     # in number order: the order a screen reader and a test read them
     drawn = [_location(lang, view, rooms[loc], reader, asked=loc == asked) for loc in LOCATIONS]
@@ -991,10 +997,10 @@ def board_svg(
         mall=_n(mall_bottom),
         rest=_n(height - mall_bottom),
         rooms=Markup("").join(drawn),
-        travel=_travel(lang, view, rooms),
+        travel=_travel(lang, view, rooms, moves),
     )
     return Markup('<figure class="board-figure">{svg}{legend}</figure>').format(
-        svg=svg, legend=_legend(lang, view, reader, names)
+        svg=svg, legend=_legend(lang, view, reader, names, moved=bool(moves))
     )
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import io
 import json
-import math
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -35,30 +34,23 @@ FRAME = (31, 95, 58)
 STAR = (242, 183, 5)
 
 
-def _hex(colour: str) -> tuple[int, int, int]:
-    return (int(colour[1:3], 16), int(colour[3:5], 16), int(colour[5:7], 16))
-
-
 def mall_png(view: engine.PublicBoard, lang: str, asked: int | None = None) -> bytes:
     """The picture of ``view``'s board (its tokens' letters in ``lang``), ``asked`` framed: PNG bytes."""
     at = {str(loc): public.at(view, loc) for loc in LOCATIONS}
     key = json.dumps(
         [at, view["zombies"], sorted(view["closed"]), view["chief"], view["hidden"], lang, asked], sort_keys=True
     )
-    return _drawn(key, view, lang, asked)
-
-
-_CACHE: dict[str, bytes] = {}
-_CACHE_SIZE = 256
-
-
-def _drawn(key: str, view: engine.PublicBoard, lang: str, asked: int | None) -> bytes:
-    found = _CACHE.get(key)
+    found = _DRAWN.get(key)
     if found is None:
-        if len(_CACHE) >= _CACHE_SIZE:
-            _CACHE.pop(next(iter(_CACHE)))
-        found = _CACHE[key] = _draw(view, lang, asked)
+        if len(_DRAWN) >= _DRAWN_KEPT:  # the oldest goes
+            _DRAWN.pop(next(iter(_DRAWN)))
+        found = _DRAWN[key] = _draw(view, lang, asked)
     return found
+
+
+#: pictures drawn, by what they show (the oldest of ``_DRAWN_KEPT`` goes first).
+_DRAWN: dict[str, bytes] = {}
+_DRAWN_KEPT = 256
 
 
 def _draw(view: engine.PublicBoard, lang: str, asked: int | None) -> bytes:
@@ -98,7 +90,7 @@ def _draw(view: engine.PublicBoard, lang: str, asked: int | None) -> bytes:
             cy = (room.y + board.HEAD + board.TOKEN_R + 2 + row * board.STEP) * s
             _token(pen, cx, cy, colour, marks[character], small, hidden=(colour, character) in hidden)
             if colour == view["chief"]:
-                pen.polygon(_star(cx + 10 * s, cy - 10 * s, 6 * s), fill=STAR, outline=INK)
+                pen.polygon(board.star_points(cx + 10 * s, cy - 10 * s, 6 * s), fill=STAR, outline=INK)
         zombies = public.zombies(view, loc)
         if zombies:
             text = f"Z x{zombies}"
@@ -109,17 +101,6 @@ def _draw(view: engine.PublicBoard, lang: str, asked: int | None) -> bytes:
     return out.getvalue()
 
 
-def _star(cx: float, cy: float, r: float) -> list[tuple[float, float]]:
-    """A five-pointed star's corners around (cx, cy), the points ``r`` out."""
-    return [
-        (
-            cx + (r if i % 2 == 0 else r * 0.45) * math.sin(i * math.pi / 5),
-            cy - (r if i % 2 == 0 else r * 0.45) * math.cos(i * math.pi / 5),
-        )
-        for i in range(10)
-    ]
-
-
 Font = ImageFont.FreeTypeFont | ImageFont.ImageFont
 
 
@@ -128,7 +109,5 @@ def _token(
 ) -> None:
     fill, ink = board.TOKEN_COLOURS.get(colour, board.UNKNOWN_COLOUR)
     r = board.TOKEN_R * SCALE
-    pen.ellipse(
-        (cx - r, cy - r, cx + r, cy + r), fill=_hex(fill), outline=INK, width=round(SCALE * (2 if hidden else 1))
-    )
-    pen.text((cx, cy), letter, font=font, fill=_hex(ink), anchor="mm")
+    pen.ellipse((cx - r, cy - r, cx + r, cy + r), fill=fill, outline=INK, width=round(SCALE * (2 if hidden else 1)))
+    pen.text((cx, cy), letter, font=font, fill=ink, anchor="mm")
