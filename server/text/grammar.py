@@ -425,8 +425,14 @@ def _victim_commands(lang: str, request: engine.RequestJSON, view: engine.Player
     return [f"{_kw(lang, 'victim')} {_char(lang, c)}" for c in request["options"] or []]
 
 
+def _place_command(lang: str, option: JSONObject, fallback: int | None = None) -> str:
+    """PLACE <character> <location> [ELSE <fallback>]."""
+    line = f"{_kw(lang, 'place')} {_char(lang, str(option['character']))} {option['location']}"
+    return line if fallback is None else f"{line} {_kw(lang, 'else')} {fallback}"
+
+
 def _place_commands(lang: str, request: engine.RequestJSON, view: engine.PlayerView) -> list[str]:
-    return [f"{_kw(lang, 'place')} {_char(lang, o['character'])} {o['location']}" for o in request["options"] or []]
+    return [_place_command(lang, o) for o in request["options"] or []]
 
 
 def _move_commands(lang: str, request: engine.RequestJSON, view: engine.PlayerView) -> list[str]:
@@ -494,12 +500,8 @@ def fallback_choices(
     if request["kind"] != "place" or view["options"]["turn_order"] != "batched":
         return []
     lang = pick_language(language)
-    place, otherwise = _kw(lang, "place"), _kw(lang, "else")
     return [
-        (
-            f"{place} {_char(lang, o['character'])} {o['location']} {otherwise} {spare}",
-            {"character": o["character"], "location": o["location"], "fallback": spare},
-        )
+        (_place_command(lang, o, spare), {"character": o["character"], "location": o["location"], "fallback": spare})
         for o in request["options"] or []
         for spare in _open_locations(view)
         if spare != o["location"]
@@ -539,7 +541,7 @@ def _place_hints(lang: str, request: engine.RequestJSON, view: engine.PlayerView
         return []
     o = options[0]
     spare = next((loc for loc in _open_locations(view) if loc != o["location"]), 4)
-    example = f"{_kw(lang, 'place')} {_char(lang, o['character'])} {o['location']} {_kw(lang, 'else')} {spare}"
+    example = _place_command(lang, o, spare)
     return [
         translations(lang).gettext(
             "In batched order you may add a fallback location, used if your choice is full: “%(example)s”."
