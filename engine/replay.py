@@ -1,5 +1,5 @@
 """The after-game replay step by step (H-6): every logged answer with the request it answered, and the public
-board at the end of each round.
+board at the end of each round and after each event.
 
 ``engine.replay(game)`` gives every secret of a finished game at once (events, hands, log); ``replay_steps(game)``
 adds what a page showing the game round by round needs and cannot read from those: when each answer was given,
@@ -54,6 +54,9 @@ class Replay:
     #: the next round starts and with ``round`` set to the round that ended: round 0 (the setup) first; the last
     #: one is the board at the end of the game.
     boards: tuple[PublicBoard, ...]
+    #: the public board as each event (``engine.replay``'s ``events[i]``) is told, the changes it tells of made,
+    #: its ``round`` the event's: a replay that steps through the events one by one shows these.
+    event_boards: tuple[PublicBoard, ...] = ()
 
 
 def replay_steps(game: Game) -> Replay:
@@ -64,7 +67,7 @@ def replay_steps(game: Game) -> Replay:
     answers = tuple(_replay_entry(again, entry) for entry in game.log)
     if again.position() != game.position() or len(again.events) != len(game.events):
         raise ValueError("the replayed log does not give the game's final state")
-    return Replay(answers, (*again.boards, _board(again, again.round)))
+    return Replay(answers, (*again.boards, _board(again, again.round)), tuple(again.event_boards))
 
 
 def _replay_entry(game: Game, entry: LogEntry) -> ReplayAnswer:
@@ -99,15 +102,20 @@ def _board(game: Game, round_: int) -> PublicBoard:
 
 
 class _BoardRecorder(Game):
-    """A game that keeps the public board each time a round is about to start."""
+    """A game that keeps the public board each time a round is about to start, and each time an event is told (the
+    flow makes the changes an event tells of, then tells it)."""
 
-    __slots__ = ("boards",)
+    __slots__ = ("boards", "event_boards", "event_round")
 
     def __init__(self, config: Config) -> None:
         self.boards: list[PublicBoard] = []
+        self.event_boards: list[PublicBoard] = []
+        self.event_round = 0  # the round of the last event told
         super().__init__(config)  # the flow starts here: setup ends and round 1 starts
 
     def emit(self, type_: str, to: tuple[str, ...] | None = None, **fields: object) -> None:
         if type_ == "round_started":
             self.boards.append(_board(self, cast(int, fields["round"]) - 1))  # the round that just ended
+            self.event_round = cast(int, fields["round"])
         super().emit(type_, to, **fields)
+        self.event_boards.append(_board(self, self.event_round))

@@ -340,7 +340,22 @@
     applyPicks();
   }
 
+  // the replay: the arrow keys follow the links that carry their key (data-key), unless a field has the focus
+  function startKeys() {
+    document.addEventListener("keydown", function (event) {
+      if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) { return; }
+      var where = event.target;
+      if (where && where.closest && where.closest("input, textarea, select, [contenteditable]")) { return; }
+      var link = document.querySelector('a[data-key="' + event.key + '"]');
+      if (link) {
+        event.preventDefault();
+        window.location.href = link.href;
+      }
+    });
+  }
+
   function start() {
+    startKeys();
     startNotifications();
     startLive();
     // a form sent with htmx (hx-boost) swaps the page's body: its new controls are started too

@@ -556,9 +556,10 @@ def summed(parts: list[Any]) -> dict[str, int]:
 
 
 def without_who_decides(page: str) -> str:
-    """A seat page without who is still deciding (public, H-1): the list, and the marks on the players' panels."""
+    """A seat page without who is still deciding (public, H-1): the list, and the marks on the players' panels
+    (still deciding, answered)."""
     page = re.sub(r'<p class="waiting">.*?</p>', "", page, flags=re.S)
-    return re.sub(r' <span class="panel-status deciding">[^<]*</span>', "", page)
+    return re.sub(r' <span class="panel-status (?:deciding|answered)">[^<]*</span>', "", page)
 
 
 def forged(token: str) -> str:

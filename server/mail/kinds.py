@@ -33,7 +33,7 @@ from ..services.inputs import one_line
 from ..services.links import organiser_token, player_token, seat_token
 from ..services.mailflow import mail_rows, outbox, reply_address
 from ..services.play import autopilot, chat, standing_answers
-from ..services.play.seats import Shared, answer_in, open_request, seat_state, still_deciding
+from ..services.play.seats import Shared, answer_in, open_request, progress, seat_state
 from ..text import i18n
 from ..text.glossary import colour_name
 from ..text.refusals import refusal
@@ -129,8 +129,8 @@ def shared_parts(session: Session, batch: mail_rows.Batch, now: datetime) -> dic
     shared: dict[int, Shared] = {}
     for game_id, game in games.items():
         window = batch.windows[game_id]
-        owed = still_deciding(session, window, None if window is None else batch.requests[window.id])
-        shared[game_id] = Shared(owed, autopilot.table(session, game, now, away))
+        owed = progress(session, window, None if window is None else batch.requests[window.id])
+        shared[game_id] = Shared(*owed, autopilot.table(session, game, now, away))
     return shared
 
 

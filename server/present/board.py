@@ -36,14 +36,16 @@ from engine.data import (
     DECK_SIZE,
     LOCATIONS,
     PARKING,
+    SECURITY,
     Phase,
 )
+from engine.shapes import VotesRevealed
 from engine.view import spectator_view
 
 from ..text import glossary
 from ..text.glossary import letters
 from ..text.i18n import translations
-from ..text.sentences import Names, player_label
+from ..text.sentences import Names, event_text, player_label
 from . import public
 
 __all__ = [
@@ -246,10 +248,9 @@ def _token_label(
     return label
 
 
-def _token_shape(
-    colour: str, character: str, letter: str, x: float, y: float, *, hidden: bool, you: bool, chief: bool
-) -> Markup:
-    """The drawing of one token centred on (x, y): its colour, figure, letter badge, and marks."""
+def _token_shape(colour: str, character: str, letter: str, x: float, y: float, *, hidden: bool, you: bool) -> Markup:
+    """The drawing of one token centred on (x, y): its colour, figure, letter badge, and marks (the Chief's star is
+    drawn once, on the Security HQ's sign: ``_chief_seal``)."""
     fill, ink = TOKEN_COLOURS.get(colour, UNKNOWN_COLOUR)
     parts = []
     if you:
@@ -272,12 +273,6 @@ def _token_shape(
             '<text class="letter" x="{bx}" y="{ty}" text-anchor="middle" font-size="{size}">{letter}</text>'
         ).format(bx=x + 9.5, by=y + 8.5, ty=_n(y + 8.5 + size * 0.36), size=size, letter=letter)
     )
-    if chief:
-        parts.append(
-            Markup('<polygon class="chief-star" points="{p}" fill="{fill}"/>').format(
-                p=_star(x + 10, y - 10, 6), fill=STAR_FILL
-            )
-        )
     return Markup("").join(parts)
 
 
@@ -300,7 +295,7 @@ def _token(
         colour=colour,
         character=character,
         pick=Markup(' data-pick="character:{}"').format(character) if you else "",
-        shape=_token_shape(colour, character, letters(lang)[character], x, y, hidden=hidden, you=you, chief=chief),
+        shape=_token_shape(colour, character, letters(lang)[character], x, y, hidden=hidden, you=you),
     )
 
 
@@ -337,7 +332,7 @@ def _named(lang: str, character: str) -> str:
 def token_icon(lang: str, colour: str, character: str, *, you: bool) -> Markup:
     """One token alone, as a player's panel shows their characters (the reader's own are picks, as on the board)."""
     label = _named(lang, character)
-    shape = _token_shape(colour, character, letters(lang)[character], 0, 0, hidden=False, you=False, chief=False)
+    shape = _token_shape(colour, character, letters(lang)[character], 0, 0, hidden=False, you=False)
     return Markup(
         '<svg class="token-icon" viewBox="-16 -16 32 32" role="img" aria-label="{label}"{pick}>{shape}</svg>'
     ).format(label=label, shape=shape, pick=Markup(' data-pick="character:{}"').format(character) if you else "")
@@ -443,9 +438,9 @@ def _head(lang: str, room: _Room, h: _Here) -> Markup:
             '<text class="loc-number" x="{cx}" y="{ty}" text-anchor="middle" font-size="12">{loc}</text>'
         ).format(cx=x + 15, cy=y + 15, ty=y + 19.5, loc=loc)
     )
-    pill_w = 40
+    pill_w = PILL_W
     name = glossary.location_name(lang, loc)
-    lines = _wrap(name, w - 30 - pill_w - 10, 13)
+    lines = _wrap(name, w - 30 - pill_w - 10 - (SEAL_R * 2 + 4 if loc == SECURITY else 0), 13)
     if len(lines) == 1:
         parts.append(
             Markup('<text class="loc-name" x="{x}" y="{y}" font-size="13">{name}</text>').format(
@@ -473,6 +468,40 @@ def _head(lang: str, room: _Room, h: _Here) -> Markup:
         )
     )
     return Markup("").join(parts)
+
+
+#: the width of a room's places pill; the radius of the Chief's seal beside it on the Security HQ's sign.
+PILL_W = 40
+SEAL_R = 10
+
+
+def seal_centre(room: _Room) -> tuple[float, float]:
+    """Where the Chief's seal sits: on the Security HQ's sign, left of its places."""
+    return room.x + room.w - PILL_W - 8 - SEAL_R, room.y + 16
+
+
+def _chief_seal(lang: str, view: engine.PublicBoard, room: _Room, names: Names | None) -> Markup:
+    """The Chief of Security, drawn once: a star on a disc of the Chief's colour, on the Security HQ's sign."""
+    chief = view["chief"]
+    if not chief:
+        return Markup("")
+    t = translations(lang)
+    x, y = seal_centre(room)
+    label = t.gettext("Chief of Security: %(colour)s") % {"colour": player_label(lang, chief, names)}
+    return Markup(
+        '<g class="chief-seal" data-colour="{c}"><title>{label}</title>'
+        '<circle class="seal-disc" cx="{x}" cy="{y}" r="{r}" fill="{fill}"/>'
+        '<polygon class="chief-star" points="{p}" fill="{star}"/></g>'
+    ).format(
+        c=chief,
+        label=label,
+        x=_n(x),
+        y=_n(y),
+        r=SEAL_R,
+        fill=TOKEN_COLOURS.get(chief, UNKNOWN_COLOUR)[0],
+        p=_star(x, y, SEAL_R - 2),
+        star=STAR_FILL,
+    )
 
 
 def _marks(lang: str, room: _Room, h: _Here) -> Markup:
@@ -883,18 +912,53 @@ def _legend(lang: str, view: engine.PublicBoard, reader: str | None, names: Name
     if gone is not None:
         counts.append(t.ngettext("%(num)d card out of the game", "%(num)d cards out of the game", gone) % {"num": gone})
     return Markup(
-        '<div class="board-legend">'
+        '<div class="board-legend">{vote}'
         '<ul class="legend-players" aria-label="{players_label}">{players}</ul>'
         '<ul class="legend-keys" aria-label="{keys_label}">{keys}</ul>'
         '<p class="board-counts">{counts}</p>'
         "</div>"
     ).format(
+        vote=_vote_line(lang, view, reader, names),
         players_label=t.gettext("Players"),
         players=Markup("").join(players),
         keys_label=t.gettext("What the marks mean"),
         keys=Markup("").join(keys),
         counts=" · ".join(counts),
     )
+
+
+def last_vote(view: engine.PublicBoard) -> VotesRevealed | None:
+    """This round's last vote, once revealed (``votes_revealed``: public), or None."""
+    found: VotesRevealed | None = None
+    for event in view.get("events", []):
+        if event["type"] == "round_started":
+            found = None
+        elif event["type"] == "votes_revealed":
+            found = event
+    return found
+
+
+def _vote_line(lang: str, view: engine.PublicBoard, reader: str | None, names: Names | None) -> Markup:
+    """This round's last vote under the board: each ballot as the voter's colour and the colour voted for, then the
+    vote in words (who voted whom, with how many votes, and the totals)."""
+    vote = last_vote(view)
+    if vote is None:
+        return Markup("")
+    ballots = Markup("").join(
+        Markup(
+            '<span class="ballot"><span class="swatch colour-{voter}"></span>→'
+            '<span class="swatch colour-{choice}"></span>{weight}</span>'
+        ).format(
+            voter=voter,
+            choice=choice or "none",
+            weight="" if vote["weights"][voter] == 1 else f"×{vote['weights'][voter]}",
+        )
+        for voter, choice in vote["votes"].items()
+    )
+    return Markup(
+        '<p class="board-vote" data-location="{loc}"><span class="ballots" aria-hidden="true">{ballots}</span> '
+        "{text}</p>"
+    ).format(loc=vote["location"], ballots=ballots, text=event_text(lang, vote, reader, names))
 
 
 # --- the picture ----------------------------------------------------------------------------------------------------
@@ -987,7 +1051,7 @@ def board_svg(
         'preserveAspectRatio="xMidYMin meet"><title>{title}</title><desc>{desc}</desc>{defs}'
         '<rect class="floor" x="0" y="0" width="{w}" height="{mall}" rx="8"/>'
         '<rect class="outside" x="0" y="{mall}" width="{w}" height="{rest}" rx="8"/>'
-        "{rooms}{travel}</svg>"
+        "{rooms}{seal}{travel}</svg>"
     ).format(
         w=WIDTH,
         h=_n(height),
@@ -997,6 +1061,7 @@ def board_svg(
         mall=_n(mall_bottom),
         rest=_n(height - mall_bottom),
         rooms=Markup("").join(drawn),
+        seal=_chief_seal(lang, view, rooms[SECURITY], names),
         travel=_travel(lang, view, rooms, moves),
     )
     return Markup('<figure class="board-figure">{svg}{legend}</figure>').format(

@@ -15,7 +15,7 @@ import json
 from PIL import Image, ImageDraw, ImageFont
 
 import engine
-from engine.data import CAPACITY, LOCATIONS, PARKING
+from engine.data import CAPACITY, LOCATIONS, PARKING, SECURITY
 
 from ..text.glossary import letters
 from . import board, public
@@ -89,8 +89,12 @@ def _draw(view: engine.PublicBoard, lang: str, asked: int | None) -> bytes:
             cx = (room.x + 8 + board.TOKEN_R + col * board.STEP) * s
             cy = (room.y + board.HEAD + board.TOKEN_R + 2 + row * board.STEP) * s
             _token(pen, cx, cy, colour, marks[character], small, hidden=(colour, character) in hidden)
-            if colour == view["chief"]:
-                pen.polygon(board.star_points(cx + 10 * s, cy - 10 * s, 6 * s), fill=STAR, outline=INK)
+        if loc == SECURITY and view["chief"]:  # the Chief's seal, once (as on the page's board)
+            sx, sy = (v * s for v in board.seal_centre(room))
+            r = board.SEAL_R * s
+            seal = board.TOKEN_COLOURS.get(view["chief"], board.UNKNOWN_COLOUR)[0]
+            pen.ellipse((sx - r, sy - r, sx + r, sy + r), fill=seal, outline=INK, width=round(s))
+            pen.polygon(board.star_points(sx, sy, r - 2 * s), fill=STAR, outline=INK)
         zombies = public.zombies(view, loc)
         if zombies:
             text = f"Z x{zombies}"

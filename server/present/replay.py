@@ -1,5 +1,6 @@
 """The after-game replay: every event of a finished game, private ones included with who saw them, grouped by
-round, with the answers given and the public board at the end of each round.
+round, with the answers given and the public board at the end of each round, or as each event was told (a replay
+that steps through the events one by one).
 
 Built from the engine's final view (``engine.replay``) and its step-by-step replay (``engine.replay_steps``); both
 refuse a game that is not over, and so does ``services.play.games.finished``.
@@ -114,11 +115,13 @@ def _events(lang: str, events: list[engine.Event], names: Names | None = None) -
     return out
 
 
-def rounds(eng: engine.Game, lang: str, names: Names | None = None) -> list[RoundReplay]:
+def rounds(
+    eng: engine.Game, lang: str, names: Names | None = None, steps: engine.Replay | None = None
+) -> list[RoundReplay]:
     """The replay of a finished game, round by round (round 0 is the setup); ValueError while it runs. ``names``:
-    the players' names by colour ("Ann (Red)")."""
+    the players' names by colour ("Ann (Red)"); ``steps``: ``engine.replay_steps`` of the game, when read already."""
     full = engine.replay(eng)  # the engine's own guarantee: no secret of a running game
-    steps = engine.replay_steps(eng)
+    steps = steps or engine.replay_steps(eng)
     out = [
         RoundReplay(round=int(board["round"]), events=events, board_view=board)
         for board, events in zip(steps.boards, _events(lang, full["events"], names), strict=True)
@@ -148,6 +151,18 @@ class ReplayPlayer(TypedDict):
     bot: bool
 
 
+class EventStep(TypedDict):
+    """The event shown, when the replay steps through them one by one (``?step=``)."""
+
+    #: its index among the game's events, and how many there are.
+    index: int
+    count: int
+    text: str
+    #: the events before and after it (None: none).
+    previous: int | None
+    next: int | None
+
+
 class ReplayPage(TypedDict):
     """What templates/replay.html shows (its context)."""
 
@@ -159,6 +174,10 @@ class ReplayPage(TypedDict):
     previous: int | None
     next: int | None
     step: RoundReplay
+    #: the event the board is shown after (None: the board at the end of the round).
+    event: EventStep | None
+    #: the first event of the round shown (where stepping through it starts).
+    first_event: int
     board: engine.PublicBoard
     table: MailTable
     svg: Markup
@@ -168,17 +187,43 @@ class ReplayPage(TypedDict):
     winners: list[str]
 
 
-def replay_page(lang: str, game: Finished, round_no: int | None) -> ReplayPage:
-    """What templates/replay.html shows of round ``round_no`` (the first when absent or unknown) of a finished game."""
+def _told(events: list[engine.Event], upto: int) -> list[engine.Event]:
+    """The public events among the first ``upto`` (what the board draws from: moves, votes)."""
+    return [e for e in events[:upto] if e.get("to") is None]
+
+
+def replay_page(lang: str, game: Finished, round_no: int | None, event_no: int | None = None) -> ReplayPage:
+    """What templates/replay.html shows of a finished game: round ``round_no`` (the first when absent or unknown)
+    with its board at the round's end, or, given ``event_no`` (an index among the game's events), that event's
+    round with the board as that event was told, the place it names framed."""
     eng = game.engine
     names: Names = {c: n or None for c, n in game.people.items()}  # player_label keeps a name to MAX_NAME
-    steps = rounds(eng, lang, names)
+    replayed = engine.replay_steps(eng)
+    steps = rounds(eng, lang, names, replayed)
     outcome = eng.outcome
     assert outcome is not None  # ``rounds`` refuses a game that is not over
+    events = engine.replay(eng)["events"]
     numbers = [r.round for r in steps]
-    chosen = round_no if round_no in numbers else numbers[0]
+    shown: EventStep | None = None
+    if event_no is not None and 0 <= event_no < len(events):
+        board = replayed.event_boards[event_no]
+        chosen = int(board["round"])
+        place = events[event_no].get("location")
+        shown = {
+            "index": event_no,
+            "count": len(events),
+            "text": next(e.text for r in steps for e in r.events if e.index == event_no),
+            "previous": event_no - 1 if event_no > 0 else None,
+            "next": event_no + 1 if event_no + 1 < len(events) else None,
+        }
+        board = {**board, "events": _told(events, event_no + 1)}
+    else:
+        chosen = round_no if round_no in numbers else numbers[0]
+        place = None
     pos = numbers.index(chosen)
     step = steps[pos]
+    if shown is None:
+        board = {**step.board_view, "events": _told(events, step.events[-1].index + 1)}
     players = list(eng.players)
     return {
         "game": {"id": game.game_id, "title": game.title, "label": game_label(lang, game.game_id, game.title or "")},
@@ -196,10 +241,12 @@ def replay_page(lang: str, game: Finished, round_no: int | None) -> ReplayPage:
         "previous": numbers[pos - 1] if pos > 0 else None,
         "next": numbers[pos + 1] if pos + 1 < len(numbers) else None,
         "step": step,
-        "board": step.board_view,
-        "table": table(lang, step.board_view),
-        "svg": board_svg(step.board_view, lang, None, names),
-        "phase": glossary.phase_name(lang, step.board_view["phase"]),
+        "event": shown,
+        "first_event": step.events[0].index,
+        "board": board,
+        "table": table(lang, board),
+        "svg": board_svg(board, lang, None, names, asked=place if isinstance(place, int) else None),
+        "phase": glossary.phase_name(lang, board["phase"]),
         "standings": standings(lang, outcome, players, None, names),
         "tiebreak": tiebreak_sentence(lang),
         "winners": [player_label(lang, c, names) for c in outcome["winners"]],

@@ -445,7 +445,7 @@ class SeatShown:
     history: list[Round]
     outcome: Outcome | None
     #: the players still deciding in the open window, by name ("you" first when the reader owes an answer): never
-    #: one who answered, nobody asked in secret (``seats.still_deciding``).
+    #: one who answered, nobody asked in secret (``seats.progress``).
     owing: list[str]
     #: the other seats on autopilot or away, in words ("Red is on autopilot."), public (``autopilot.table``).
     presence: list[str] = field(default_factory=list)
@@ -472,8 +472,10 @@ class Panel:
     cards: int
     chief: bool
     you: bool
-    #: still deciding in the open window (public: ``seats.still_deciding``; never who was asked in secret).
+    #: still deciding in the open window, or answered there (public: ``seats.progress``; never who was asked in
+    #: secret, nor an answer a standing answer gave; the reader's own strip says theirs).
     deciding: bool
+    answered: bool
     #: "on autopilot" / "away until ..." (public: ``autopilot.table``), else None.
     status: str | None
     out: bool
@@ -485,6 +487,7 @@ def panels(lang: str, state: SeatState, now: datetime, names: Names) -> list[Pan
     t = translations(lang)
     you = view["you"]
     waiting = set(_deciding(view, window))
+    done = set(_done(view, window, state["answered"]))
     unplaced = view.get("unplaced", {})
     out = []
     for colour in view["players"]:
@@ -505,6 +508,7 @@ def panels(lang: str, state: SeatState, now: datetime, names: Names) -> list[Pan
                 chief=colour == view["chief"],
                 you=colour == you,
                 deciding=colour in waiting,
+                answered=colour in done,
                 status=status,
                 out=not mine and view["round"] > 0,
             )
@@ -551,7 +555,7 @@ def seat_shown(lang: str, state: SeatState, now: datetime, *, told: int = 0, pag
 
 
 def _owing(lang: str, view: engine.PlayerView, window: SeatWindow | None, names: Names) -> list[str]:
-    """Who is still deciding, from the public list (``seats.still_deciding``: unanswered, never asked in secret):
+    """Who is still deciding, from the public list (``seats.progress``: unanswered, never asked in secret):
     the reader first as "you" while their own request is unanswered, never once they answered (their own row may
     count as unanswered to the others, when their standing answers gave it); nobody once every answer is in."""
     you = str(translations(lang).pgettext("in a list", "you"))
@@ -566,6 +570,15 @@ def _deciding(view: engine.PlayerView, window: SeatWindow | None) -> list[str]:
     mine = window is not None and window["request"] is not None and window["answer"] is None
     others = [item["player"] for item in view["waiting_for"] if item["player"] != view["you"]]
     return list(dict.fromkeys(([view["you"]] if mine else []) + others))
+
+
+def _done(view: engine.PlayerView, window: SeatWindow | None, answered: list[str]) -> list[str]:
+    """The colours that answered in the open window: the reader once their own answer is in, the others from the
+    public list; nobody once every answer is in (``_deciding``'s reason)."""
+    if window is None or window["completed"]:
+        return []
+    mine = window["request"] is not None and window["answer"] is not None
+    return ([view["you"]] if mine else []) + [colour for colour in answered if colour != view["you"]]
 
 
 def presence_line(lang: str, colour: str, presence: Presence, now: datetime, tz: str) -> str:

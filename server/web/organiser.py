@@ -379,10 +379,10 @@ def replay(game_id: int) -> ResponseReturnValue:
         text = _("The replay, with every secret revealed, can be seen once the game is over.")
         return message(_("Game still running"), text, 409)
 
-    def round_url(number: int) -> str:
-        return url_for("organiser.replay", game_id=game_id, round=number)
+    def here(round: int | None = None, step: int | None = None) -> str:
+        return url_for("organiser.replay", game_id=game_id, round=round, step=step)
 
-    return replays.show(game, reader_language(), round_url, url_for("organiser.game", game_id=game_id))
+    return replays.show(game, reader_language(), here, url_for("organiser.game", game_id=game_id))
 
 
 # --- substitutes ---------------------------------------------------------------------------------------------------

@@ -18,10 +18,13 @@ bp = Blueprint("replay", __name__)
 MAX_ROUND = 10_000
 
 
-def _round_arg() -> int | None:
-    raw = request.args.get("round", "")
-    number = inputs.small_int(raw, 6)
-    return None if number is None else min(number, MAX_ROUND)
+#: a game's events are a few hundred; an index past them shows the round asked for (or the first).
+MAX_EVENT = 1_000_000
+
+
+def _arg(name: str, most: int) -> int | None:
+    number = inputs.small_int(request.args.get(name, ""), 7)
+    return None if number is None else min(number, most)
 
 
 @bp.get("/s/<token>/replay")
@@ -33,17 +36,17 @@ def seat_replay(token: str) -> ResponseReturnValue:
         text = gettext("The replay, with every secret revealed, can be seen once the game is over.")
         return message(gettext("Game still running"), text, 409, token)
 
-    def round_url(number: int) -> str:
-        return url_for("replay.seat_replay", token=token, round=number)
+    def here(round: int | None = None, step: int | None = None) -> str:
+        return url_for("replay.seat_replay", token=token, round=round, step=step)
 
-    return show(game, g.language, round_url, url_for("pages.seat", token=token), token)
+    return show(game, g.language, here, url_for("pages.seat", token=token), token)
 
 
 def show(
-    game: games.Finished, lang: str, round_url: Callable[[int], str], back_url: str, token: str | None = None
+    game: games.Finished, lang: str, here: Callable[..., str], back_url: str, token: str | None = None
 ) -> ResponseReturnValue:
-    """The replay page of a finished ``game`` at the round the query asks for (``?round=``), for a seat's player
-    (``token``) or the organiser."""
-    return render_template(
-        "replay.html", token=token, round_url=round_url, back_url=back_url, **replay_page(lang, game, _round_arg())
-    )
+    """The replay page of a finished ``game`` at the round the query asks for (``?round=``), or after one of its
+    events (``?step=``), for a seat's player (``token``) or the organiser; ``here(round=n)`` / ``here(step=i)``:
+    this page's link to round n / to event i."""
+    context = replay_page(lang, game, _arg("round", MAX_ROUND), _arg("step", MAX_EVENT))
+    return render_template("replay.html", token=token, here=here, back_url=back_url, **context)

@@ -526,3 +526,28 @@ def test_the_replay_steps_round_by_round_once_the_game_is_over(
     assert seen_rounds == page.locator("nav.replay-rounds li").all_inner_texts()
     assert answers >= windows  # every answer is revealed, and every private event
     assert private > 0
+    step_event_by_event(desktop.new_page(), link)
+
+
+def step_event_by_event(page: Page, link: str) -> None:
+    """The replay event by event (issue 28): the → key starts stepping through a round, → and ← go on and back,
+    the buttons too; each step names its event and marks it in the round's story."""
+    page.goto(f"{link}/replay?round=1")
+    heading = page.locator("#replay-mall-title")
+    expect(heading).to_have_text("The mall at the end of this round")
+    page.keyboard.press("ArrowRight")
+    expect(heading).to_have_text(re.compile(r"^Event (\d+) of (\d+)$"))
+    first = int(heading.inner_text().split()[1])
+    for number in (first + 1, first + 2):
+        page.keyboard.press("ArrowRight")
+        expect(heading).to_have_text(re.compile(rf"^Event {number} of "))
+    current = page.locator("ol.replay-events li.current")
+    expect(current).to_have_count(1)
+    expect(page.locator("p.replay-now")).to_have_text(current.locator("a").inner_text())
+    page.keyboard.press("ArrowLeft")
+    expect(heading).to_have_text(re.compile(rf"^Event {first + 1} of "))
+    page.get_by_role("link", name="Next event").click()
+    expect(heading).to_have_text(re.compile(rf"^Event {first + 2} of "))
+    page.get_by_role("link", name="Previous event").click()
+    expect(heading).to_have_text(re.compile(rf"^Event {first + 1} of "))
+    expect(page.locator("svg.board")).to_have_count(1)

@@ -149,7 +149,7 @@ def _seat_states(live: Live, urls: dict[str, str]) -> Made:
     urls["seat-destination"] = _path(live, _seat_owing(live, 40, "destination"))
     urls["seat-cards"] = _path(live, _seat_owing(live, 50, "cards"))
     # every other kind of decision, each as the board's picker shows it (issue 28)
-    for seed, kind in ((60, "truck"), (70, "victim"), (80, "move"), (90, "announce")):
+    for seed, kind in ((60, "truck"), (70, "victim"), (80, "move"), (90, "announce"), (100, "zombie")):
         urls[f"seat-{kind}"] = _path(live, _seat_owing(live, seed, kind))
     away = make_game(live, seed=25, tag="away")
     until_autopilot(live.stack.db, away.game_id, "blue", {colour: ids[0] for colour, ids in away.seats.items()})
@@ -159,6 +159,7 @@ def _seat_states(live: Live, urls: dict[str, str]) -> Made:
     assert _play_until(live, over, lambda _window: False, 26) is None
     urls["seat-over"] = _link(live, over, "red")
     urls["replay"] = _link(live, over, "red") + "/replay"
+    urls["replay-event"] = _link(live, over, "red") + "/replay?step=60"  # an event of round 1, its board as told
     urls["organiser-game-over"] = f"/o/games/{over.game_id}"
     return over
 
@@ -350,6 +351,7 @@ PAGES = {
     "seat-victim": 200,
     "seat-move": 200,
     "seat-announce": 200,
+    "seat-zombie": 200,
     "seat-autopilot": 200,
     "seat-over": 200,
     "seat-chat": 200,
@@ -358,6 +360,7 @@ PAGES = {
     "preferences": 200,
     "back": 200,
     "replay": 200,
+    "replay-event": 200,
     "mailbox": 200,
     "mailbox-message": 200,
     "error-404": 404,

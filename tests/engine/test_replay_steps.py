@@ -169,3 +169,34 @@ def test_replay_steps_refuse_a_running_game_and_are_frozen() -> None:
     step = ReplayAnswer(round=1, window=2, player="red", standing_order=("girl",))
     with pytest.raises(dataclasses.FrozenInstanceError):
         step.round = 2  # type: ignore[misc]
+
+
+#: what the events tell of (a phase begins, and a round's marks are cleared, without one).
+TOLD = ("characters", "zombies", "closed", "chief", "eliminated", "hand_sizes", "deck_size", "over", "outcome")
+
+
+@pytest.mark.rule("H-6", "RND-1")
+@pytest.mark.parametrize("players", [3, 5])
+def test_replay_has_the_public_board_as_each_event_is_told(players: int) -> None:
+    """One board per event, in the event's round: after each log entry the board of its last event shows the
+    table's pieces as they then stand; each character's place, move and end are on its event's board."""
+    game = bot_game(7, players, "strict")
+    steps = replay_steps(game)
+    events = replay(game)["events"]
+    assert len(steps.event_boards) == len(events)
+    rounds = [0]
+    for event in events[1:]:
+        rounds.append(int(event["round"]) if event["type"] == "round_started" else rounds[-1])
+    assert [b["round"] for b in steps.event_boards] == rounds
+    again = Game(game.config)
+    for entry in game.log:
+        again.replay_entry(entry)
+        told, now = steps.event_boards[len(again.events) - 1], public_board(again)
+        assert {k: told[k] for k in TOLD} == {k: now[k] for k in TOLD}  # type: ignore[literal-required]
+    assert steps.event_boards[-1] == steps.boards[-1]
+    for event, board in zip(events, steps.event_boards, strict=True):
+        assert not {"events", "hand", "hands", "deck", "dice", "requests", "answered"} & set(board)
+        if event["type"] in ("moved", "placed"):
+            assert board["characters"][event["player"]][event["character"]] == event["location"]
+        elif event["type"] == "eaten":
+            assert event["character"] not in board["characters"].get(event["player"], {})

@@ -238,14 +238,19 @@ def test_in_danger_counts_the_hardware_played_and_ends_with_each_attack() -> Non
 
 
 @pytest.mark.rule("B-INFO")
-def test_the_chief_has_a_star_on_the_board_and_a_badge_in_the_legend() -> None:
+def test_the_chief_has_one_star_on_the_board_and_a_badge_in_the_legend() -> None:
+    """The Chief's star is drawn once, on the Security HQ's sign in the Chief's colour (not on every token of that
+    colour); each of the Chief's tokens says it in words."""
     game = game_with_hidden_character()
     view = engine.view(game, "red")
     root = figure_of(view)
     chief = view["chief"]
+    stars = [p for p in svg(root).iter(f"{SVG}polygon") if p.get("class") == "chief-star"]
+    assert len(stars) == 1
+    seals = groups(svg(root), "chief-seal")
+    assert [s.get("data-colour") for s in seals] == [chief]
+    assert title(seals[0]) == f"Chief of Security: {glossary.colour_name('en', chief)}"
     for token in groups(svg(root), "token"):
-        stars = [p for p in token.iter(f"{SVG}polygon") if p.get("class") == "chief-star"]
-        assert len(stars) == (1 if token.get("data-colour") == chief else 0)
         assert ("Chief of Security" in title(token)) == (token.get("data-colour") == chief)
     badges = [li for li in root.iter("li") if li.find("span[@class='chief-badge']") is not None]
     assert [li.get("data-colour") for li in badges] == [chief]
@@ -344,3 +349,41 @@ def test_revealed_destinations_are_flags_and_this_rounds_moves_are_arrows() -> N
         for request in eng.pending():
             eng.answer(request.player, request.kind, bots[request.player].decide(eng, request))
     assert flags_seen and arrows_seen
+
+
+@pytest.mark.rule("VOT-2", "B-INFO")
+def test_the_last_vote_of_the_round_is_shown_under_the_board_once_revealed_and_never_before() -> None:
+    """While a vote is open nothing of it is shown (its ballots are secret until it closes); once revealed, each
+    ballot (the voter's colour, the colour voted for, its weight) and the vote in words are shown under the board,
+    until the round ends."""
+    game = engine.new_game(["red", "yellow", "blue", "green"], seed=3)
+    bots = {p: RandomBot(3) for p in game.players}
+    seen_open = seen_revealed = 0
+    while not game.over and game.round < 4:
+        view = engine.view(game, "red")
+        lines = [p for p in figure_of(view).iter("p") if p.get("class") == "board-vote"]
+        since_round = view["events"][
+            max((i for i, e in enumerate(view["events"]) if e["type"] == "round_started"), default=0) :
+        ]
+        revealed = [e for e in since_round if e["type"] == "votes_revealed"]
+        if any(r.kind == "vote" for r in game.pending()) and not revealed:
+            seen_open += 1
+        if not revealed:
+            assert lines == []
+        else:
+            seen_revealed += 1
+            vote = revealed[-1]
+            assert len(lines) == 1 and lines[0].get("data-location") == str(vote["location"])
+            ballots = [b for b in lines[0].iter("span") if b.get("class") == "ballot"]
+            assert len(ballots) == len(vote["votes"])
+            for ballot, (voter, choice) in zip(ballots, vote["votes"].items(), strict=True):
+                swatches = [s.get("class") for s in ballot.iter("span") if "swatch" in (s.get("class") or "")]
+                assert swatches == [f"swatch colour-{voter}", f"swatch colour-{choice or 'none'}"]
+                weight = vote["weights"][voter]
+                assert "".join(ballot.itertext()).strip().endswith("→" if weight == 1 else f"×{weight}")
+            text = "".join(lines[0].itertext())
+            assert "Vote at" in text or "Re-vote at" in text
+            assert "Totals:" in text
+        for req in game.pending():
+            game.answer(req.player, req.kind, bots[req.player].decide(game, req))
+    assert seen_open and seen_revealed

@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import html
 import re
+import xml.etree.ElementTree as ET
 from typing import Any
 
 import pytest
@@ -265,5 +266,69 @@ def test_forged_or_revoked_links_hostile_names_and_the_organiser_context(embedde
     assert context["round"] == 2 and context["previous"] == 1 and context["next"] == 3
     names = {c: n[:80] if n else None for c, n in game.people.items()}
     assert context["step"].events == replay.rounds(eng, "en", names)[2].events
-    assert context["board"] == replay.rounds(eng, "en")[2].board_view
+    board = dict(context["board"])
+    told = board.pop("events")  # the round's public events so far: the board draws its moves and votes from them
+    assert board == replay.rounds(eng, "en")[2].board_view
+    last = context["step"].events[-1].index
+    assert told == [e for e in engine.replay(eng)["events"][: last + 1] if e.get("to") is None]
+    assert any(e["type"] == "round_started" and e["round"] == 2 for e in told)
     assert games.finished(embedded.db, created.game_id + 99) is None
+
+
+def _tokens(text: str) -> list[tuple[str, str, str]]:
+    """(location, colour, character) of every token on the page's board."""
+    found = re.search(r'<svg class="board".*?</svg>', text, re.S)
+    assert found is not None
+    svg = "{http://www.w3.org/2000/svg}"
+    rooms = [g for g in ET.fromstring(found[0]).iter(f"{svg}g") if "location" in (g.get("class") or "").split()]
+    return sorted(
+        (str(room.get("data-location")), str(token.get("data-colour")), str(token.get("data-character")))
+        for room in rooms
+        for token in room.iter(f"{svg}g")
+        if "token" in (token.get("class") or "").split()
+    )
+
+
+@pytest.mark.rule("H-6")
+def test_the_replay_steps_event_by_event_with_the_board_as_each_was_told(stack: Stack) -> None:
+    """From a round's page, "Step through this round" opens its first event; "Next event" (the → key's link) goes
+    on, across rounds, each page naming its event, marking it in the list and drawing the board as it was told
+    (the characters where they stood then, the place the event names framed); the last event has no next."""
+    created = create_tagged(stack.db, 3, seed=45)
+    eng = finish(stack.db, created.game_id, seed=45)
+    events = engine.replay(eng)["events"]
+    boards = engine.replay_steps(eng).event_boards
+    base = link(stack, created.game_id, "red") + "/replay"
+    status, text = page(stack, base + "?round=1")
+    first = next(i for i, e in enumerate(events) if e["type"] == "round_started" and e["round"] == 1)
+    assert status == 200
+    found = re.search(r'<a class="button" data-key="ArrowRight" href="([^"]+)"', text)
+    assert found is not None and html.unescape(found[1]).endswith(f"?step={first}#replay-mall")
+    path = html.unescape(found[1]).split("#")[0]
+    for index in range(first, first + 40):
+        status, text = page(stack, path)
+        assert status == 200 and " style=" not in text
+        assert f"Event {index + 1} of {len(events)}" in text
+        assert re.search(rf'<a href="[^"]+\?step={index}#replay-mall" aria-current="step">', text)
+        expected = sorted(
+            (str(loc), colour, character)
+            for colour, placed in boards[index]["characters"].items()
+            for character, loc in placed.items()
+        )
+        assert _tokens(text) == expected, events[index]
+        place = events[index].get("location")
+        framed = re.findall(r'<g class="location[^"]* asked" data-location="(\d+)"', text)
+        assert framed == ([str(place)] if isinstance(place, int) else [])
+        back = re.search(r'data-key="ArrowLeft" href="([^"]+)"', text)
+        assert back is not None and html.unescape(back[1]).endswith(f"?step={index - 1}#replay-mall")
+        found = re.search(r'data-key="ArrowRight" href="([^"]+)"', text)
+        assert found is not None
+        path = html.unescape(found[1]).split("#")[0]
+        assert path.endswith(f"?step={index + 1}")
+    status, text = page(stack, f"{base}?step={len(events) - 1}")
+    assert status == 200 and f"Event {len(events)} of {len(events)}" in text
+    assert 'data-key="ArrowRight"' not in text and "Game over" in text
+    # an event that does not exist shows a round as before (the setup when none is asked)
+    for query in ("?step=999999", "?step=-1", "?step=x", "?step=" + "9" * 40):
+        status, text = page(stack, base + query)
+        assert status == 200 and '<strong aria-current="page">Setup</strong>' in text and "Event 1 of" not in text

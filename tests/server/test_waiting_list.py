@@ -1,6 +1,7 @@
-"""B-INFO / H-2 / H-6: the public "still deciding" list (seat page, JSON seat view, organiser page, the API's game
-status) names only those who have not answered, and never who is asked in a card window: only players holding a
-card they may play are asked there, so naming them would tell who holds a Threat, a Camera or a Weapon."""
+"""B-INFO / H-2 / H-6: the public "still deciding" list (seat page and its players' strips, JSON seat view,
+organiser page, the API's game status) names only those who have not answered, and never who is asked in a card
+window: only players holding a card they may play are asked there, so naming them would tell who holds a Threat, a
+Camera or a Weapon."""
 
 from __future__ import annotations
 
@@ -40,8 +41,18 @@ def public_lists(stack: Stack, game_id: int, tokens: dict[str, str]) -> dict[str
         assert view is not None
         seat_page = client.get(f"/s/{token}").get_data(as_text=True)
         still = re.search(r'<p class="waiting">(.*?)</p>', seat_page, re.S)
-        out[colour] = (view["view"]["waiting_for"], still.group(1) if still else None)
+        out[colour] = (view["view"]["waiting_for"], still.group(1) if still else None, marks(seat_page))
     return out
+
+
+def marks(page: str) -> dict[str, str]:
+    """The players' strips marked "still deciding" or "answered" on a seat page: colour -> the mark's class."""
+    found = {}
+    for strip in re.finditer(r'<div class="player-panel colour-(\w+).*?</li>', page, re.S):
+        mark = re.search(r'<span class="panel-status (deciding|answered)">', strip.group(0))
+        if mark:
+            found[strip[1]] = mark[1]
+    return found
 
 
 def play_to(stack: Stack, game_id: int, wanted: Any) -> None:
@@ -69,9 +80,11 @@ def test_a_card_window_names_nobody_it_asked(stack: Stack) -> None:
     tokens = {colour: token_of(stack, seat_id) for colour, seat_id in seats.items()}
 
     def nobody(answered: set[str]) -> dict[str, Any]:
-        """Nobody named anywhere; a seat asked sees only itself, on its own page, until it answers."""
+        """Nobody named anywhere, nor any strip marked; a seat asked sees only itself, on its own page: still
+        deciding until it answers, then answered."""
         mine = {c: "Still deciding: you." if c in asked and c not in answered else None for c in seats}
-        return {"api": ([], []), "organiser": [], **{colour: ([], mine[colour]) for colour in seats}}
+        own = {c: {c: "answered" if c in answered else "deciding"} if c in asked else {} for c in seats}
+        return {"api": ([], []), "organiser": [], **{colour: ([], mine[colour], own[colour]) for colour in seats}}
 
     assert public_lists(stack, game.game_id, tokens) == nobody(set())
 
@@ -106,6 +119,8 @@ def test_still_deciding_names_only_those_who_have_not_answered(stack: Stack) -> 
     for colour in seats:
         assert [w["player"] for w in lists[colour][0]] == waiting
         assert lists[colour][1] is not None and first.seat.colour.capitalize() not in lists[colour][1]
+        # the strips: the voter who answered is marked so on every page, the others still deciding
+        assert lists[colour][2] == {first.seat.colour: "answered", **{c: "deciding" for c in waiting}}
 
 
 @pytest.mark.rule("H-2", "H-6")

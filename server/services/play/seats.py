@@ -116,13 +116,16 @@ def owed_requests(session: Session, window: Window | None, requests: list[Reques
     ]
 
 
-def still_deciding(
+def progress(
     session: Session, window: Window | None, requests: list[RequestRow] | None = None
-) -> list[engine.Asked]:
-    """The public "still deciding" list of the open window: colour and kind of every public request not answered
-    (``requests``: as ``owed_requests`` takes them)."""
+) -> tuple[list[engine.Asked], list[str]]:
+    """The open window's public progress: the "still deciding" list (colour and kind of every public request not
+    answered), and the colours that answered a public request (``requests``: as ``owed_requests`` takes them)."""
     owed = owed_requests(session, window, requests)
-    return [{"player": r["colour"], "kind": r["kind"]} for r in owed if not r["answered"]]
+    return (
+        [{"player": r["colour"], "kind": r["kind"]} for r in owed if not r["answered"]],
+        [r["colour"] for r in owed if r["answered"]],
+    )
 
 
 def answer_in(session: Session, seat: Seat, window_number: object) -> tuple[Mapping[str, object], JSON] | None:
@@ -162,8 +165,9 @@ def standing_order(seat: Seat) -> list[str]:
 class Shared:
     """What every seat of a table is shown alike (public), built once for many seats (a batch of mails)."""
 
-    #: ``still_deciding`` of the open window.
+    #: ``progress`` of the open window: who is still deciding, and who answered (both public).
     waiting_for: list[engine.Asked]
+    answered: list[str]
     #: ``autopilot.table``.
     presence: dict[str, autopilot.Presence]
 
@@ -204,6 +208,8 @@ class SeatState(TypedDict):
     seat: SeatFacts
     window: SeatWindow | None
     view: engine.PlayerView
+    #: public: the colours that answered a public request of the open window (``progress``).
+    answered: list[str]
     #: public: the seats on autopilot or away (``autopilot.table``), and whether this one is.
     presence: dict[str, autopilot.Presence]
 
@@ -221,7 +227,7 @@ def seat_state(
     game = seat.game
     window, mine = opened or open_request(session, game.id, seat.id)
     if shared is None:
-        shared = Shared(still_deciding(session, window), autopilot.table(session, game, now or utcnow()))
+        shared = Shared(*progress(session, window), autopilot.table(session, game, now or utcnow()))
     return {
         # the table's public names (colour -> the player's name; None for a bot): every player sees who sits where
         "names": {s.colour: s.player.display_name if s.player is not None else None for s in game.seats},
@@ -243,6 +249,8 @@ def seat_state(
         },
         # the engine collects a window's answers only when it closes: who still owes one is in the rows
         "view": {**view_of(seat), "waiting_for": shared.waiting_for},
+        # public: the colours that answered a public request of the open window (never a standing answer's)
+        "answered": shared.answered,
         # public: the seats on autopilot or away (``autopilot.table``), and whether this one is
         "presence": shared.presence,
     }
