@@ -976,7 +976,7 @@ def _this_round_moves(view: engine.PublicBoard) -> list[tuple[str, int, int]]:
 
 
 def _travel(lang: str, view: engine.PublicBoard, rooms: dict[int, _Room], moves: list[tuple[str, int, int]]) -> Markup:
-    """Where the players go: each revealed destination as a flag in its player's colour at the room's top edge,
+    """Where the players go: each revealed destination as a flag in its player's colour in the room,
     each of this round's ``moves`` as an arrow from the room left to the room reached."""
     t = translations(lang)
     parts = []
@@ -987,7 +987,9 @@ def _travel(lang: str, view: engine.PublicBoard, rooms: dict[int, _Room], moves:
         for loc, colours in going.items():
             room = rooms[loc]
             for i, colour in enumerate(colours):
-                x, y = room.x + room.w - 14 - i * 14, room.y + HEAD - 2
+                # planted at the right of the room's first row (clear of its sign; left of the truck outside)
+                right = room.x + room.w - (TRUCK_W if loc == PARKING else 0)
+                x, y = right - 16 - i * 13, room.y + HEAD + 2 * TOKEN_R + 4
                 fill, _ink = TOKEN_COLOURS.get(colour, UNKNOWN_COLOUR)
                 label = t.gettext("%(colour)s heads here") % {"colour": glossary.colour_name(lang, colour)}
                 parts.append(

@@ -1,7 +1,8 @@
-"""The tour of every page: each page of deadmail opened on a desktop (1366 x 900)
-and a phone (390 x 844), its screenshot saved as tests/browser/screenshots/tour/<page>-<desktop|phone>.png, and
-checked: no horizontal scrolling on the phone, no axe-core violation of "serious" or "critical" impact (WCAG 2.0
-and 2.1, A and AA, contrast included), and no inline style or script in its HTML (the CSP forbids them).
+"""The tour of every page: each page of deadmail opened on a desktop (1366 x 900) and a phone (390 x 844), in
+English, and on a phone in Italian and Polish (the seat pages on a desktop too), its screenshot saved as
+tests/browser/screenshots/tour/<page>-<desktop|phone>[-<lang>].png, and checked: no horizontal scrolling on the
+phone, no axe-core violation of "serious" or "critical" impact (WCAG 2.0 and 2.1, A and AA, contrast included), and
+no inline style or script in its HTML (the CSP forbids them).
 
 One installation and its games are built once for the module (a game in each state a seat page can show); each
 test opens one page in one window. Run alone: ``python -m pytest -p no:unraisableexception tests/browser/test_tour.py``.
@@ -268,6 +269,8 @@ def windows(browser: Browser, tour: Tour) -> Iterator[dict[str, BrowserContext]]
         "phone": browser.new_context(**PHONE_OPTIONS),
         # phones whose browsers ask for Italian and Polish (pages outside a seat follow the browser)
         **{f"phone-{lang}": browser.new_context(**PHONE_OPTIONS, locale=lang) for lang in LANGUAGES},
+        # and desktops, for the table in each language (every decision kind)
+        **{f"desktop-{lang}": browser.new_context(viewport=DESKTOP, locale=lang) for lang in LANGUAGES},
     }
     for context in made.values():
         context.set_default_timeout(TIMEOUT_MS)
@@ -470,22 +473,25 @@ def test_the_page_fits_and_passes_axe(tour: Tour, windows: dict[str, BrowserCont
     check_page(tour, windows, name, viewport)
 
 
-@pytest.mark.long(24)
+@pytest.mark.long(32)
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_every_page_fits_a_phone_and_passes_axe_in_italian_and_polish(
     tour: Tour, windows: dict[str, BrowserContext], lang: str
 ) -> None:
     """The same tour on a phone in each other language: the seats' players read it (their preference), the
-    organiser's and the other pages follow the browser. Longer words must fit too."""
+    organiser's and the other pages follow the browser. Longer words must fit too. The seat pages (every decision
+    kind) on a desktop too."""
     with tour.live.stack.db.session() as session:
         session.execute(sa.update(Player).values(language=lang))
     try:
         failed = []
         for name in PAGES:
-            try:
-                check_page(tour, windows, name, f"phone-{lang}", lang)
-            except AssertionError as exc:
-                failed.append(str(exc))
+            viewports = ["phone", "desktop"] if name.startswith("seat-") else ["phone"]
+            for viewport in viewports:
+                try:
+                    check_page(tour, windows, name, f"{viewport}-{lang}", lang)
+                except AssertionError as exc:
+                    failed.append(str(exc))
         assert not failed, "\n\n".join(failed)
     finally:
         with tour.live.stack.db.session() as session:

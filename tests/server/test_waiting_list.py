@@ -121,6 +121,14 @@ def test_still_deciding_names_only_those_who_have_not_answered(stack: Stack) -> 
         assert lists[colour][1] is not None and first.seat.colour.capitalize() not in lists[colour][1]
         # the strips: the voter who answered is marked so on every page, the others still deciding
         assert lists[colour][2] == {first.seat.colour: "answered", **{c: "deciding" for c in waiting}}
+    # every vote in (or the vote decided): nobody is named either way, in the seat views or on the strips (H-6: a
+    # vote its player's standing answers gave counts as not in until then)
+    for row in window.requests[1:]:
+        if turns.submit_answer(stack.db, row.seat_id, "vote", vote, window_number=window.number, now=T0).complete:
+            break
+    lists = public_lists(stack, game.game_id, tokens)
+    for colour in seats:
+        assert lists[colour][0] == [] and lists[colour][2] == {}
 
 
 @pytest.mark.rule("H-2", "H-6")

@@ -120,7 +120,11 @@ def progress(
     session: Session, window: Window | None, requests: list[RequestRow] | None = None
 ) -> tuple[list[engine.Asked], list[str]]:
     """The open window's public progress: the "still deciding" list (colour and kind of every public request not
-    answered), and the colours that answered a public request (``requests``: as ``owed_requests`` takes them)."""
+    answered), and the colours that answered a public request (``requests``: as ``owed_requests`` takes them).
+    Nobody either way once every answer is in: a request its player's standing answers gave counts as unanswered
+    until then, so naming anyone at that point would tell who has standing answers (H-6)."""
+    if window is not None and window.completed_at is not None:
+        return [], []
     owed = owed_requests(session, window, requests)
     return (
         [{"player": r["colour"], "kind": r["kind"]} for r in owed if not r["answered"]],
