@@ -372,9 +372,10 @@ def test_nobody_sees_another_players_answer_before_the_window_closes(
         return client.get(f"/api/seat/{tokens[colour]}").data, client.get(f"/s/{tokens[colour]}").data
 
     def unlisted(seen: tuple[bytes, bytes]) -> tuple[Any, str]:
-        """What a seat sees but the list of who still decides (which stops naming a player who answered, H-1)."""
+        """What a seat sees but the lists of who still decides and who answered (public: a player who answered moves
+        from one to the other, H-1)."""
         data = json.loads(seen[0])
-        del data["view"]["waiting_for"]
+        del data["view"]["waiting_for"], data["answered"]
         return data, without_who_decides(seen[1].decode())
 
     before = {colour: seen_by(colour) for colour in (second, idle)}
