@@ -6,9 +6,10 @@ in memory. ``--games`` 5-player games wait at their first decision; four seats o
 every answer is the same work.
 
 Per answer: ``cpu_ms`` (this process's CPU time: Flask, the services, the database driver and the limiter; the
-database server's own work is not in it), ``statements`` (SQL statements sent) and ``commits``; then the same run
-with the limiter off, interleaved, whose difference is ``limiter_cpu_ms``. Median of ``--runs``. ``--profile FILE``
-writes a cProfile of one run. Prints one JSON object.
+database server's own work is not in it), ``wall_ms`` (one client, one answer after the other: the round trips to
+the database and Redis in it), ``statements`` (SQL statements sent) and ``commits``; then the same run with the
+limiter off, interleaved, whose differences are ``limiter_cpu_ms`` and ``limiter_wall_ms``. Median of ``--runs``.
+``--profile FILE`` writes a cProfile of one run. Prints one JSON object.
 
     DEADMAIL_TEST_PG=postgresql+psycopg://postgres@127.0.0.1:5432/test DEADMAIL_TEST_REDIS=redis://127.0.0.1:6379/11 \\
         python bench/answer_path.py [--answers 1000] [--games 60] [--runs 5] [--profile FILE] [--tiny]
@@ -70,7 +71,7 @@ def _run(app: Any, answers: list[tuple[str, str, int, list[Any]]], count: int, d
     event.listen(db.engine, "commit", commit)
     sends = list(itertools.islice(itertools.cycle(enumerate(answers)), count))
     try:
-        started = time.process_time()
+        started, wall = time.process_time(), time.perf_counter()
         for i, (seat, (token, kind, window, two)) in enumerate(sends):
             response = client.post(
                 f"/api/seat/{token}/answer",
@@ -79,11 +80,11 @@ def _run(app: Any, answers: list[tuple[str, str, int, list[Any]]], count: int, d
             )
             if response.status_code != 200:
                 raise SystemExit(f"answer refused: {response.status_code} {response.get_data(as_text=True)[:200]}")
-        cpu = time.process_time() - started
+        cpu, wall = time.process_time() - started, time.perf_counter() - wall
     finally:
         event.remove(db.engine, "before_cursor_execute", statement)
         event.remove(db.engine, "commit", commit)
-    return {"cpu_ms": cpu * 1000 / count, **{k: v / count for k, v in counted.items()}}
+    return {"cpu_ms": cpu * 1000 / count, "wall_ms": wall * 1000 / count, **{k: v / count for k, v in counted.items()}}
 
 
 def measure(url: str, workdir: Path, broker: str, args: argparse.Namespace) -> dict[str, Any]:
@@ -102,7 +103,8 @@ def measure(url: str, workdir: Path, broker: str, args: argparse.Namespace) -> d
                 answers_per_minute=10**6,
             )
             app = create_app(settings, db)
-            app.config["RATELIMIT_ENABLED"] = limited
+            for limiter in app.extensions["limiter"]:
+                limiter.enabled = limited
             apps[limited] = app
         _run(apps[True], answers, min(len(answers), 100), db)  # warm: the checker cache, the templates, the pool
         runs: dict[bool, list[dict[str, float]]] = {True: [], False: []}
@@ -115,13 +117,16 @@ def measure(url: str, workdir: Path, broker: str, args: argparse.Namespace) -> d
             profile.dump_stats(args.profile)
         on = {key: statistics.median(r[key] for r in runs[True]) for key in runs[True][0]}
         off_cpu = statistics.median(r["cpu_ms"] for r in runs[False])
+        off_wall = statistics.median(r["wall_ms"] for r in runs[False])
         each = ", ".join(f"{r['cpu_ms']:.2f}" for r in runs[True])
         say(f"  cpu ms per answer: {each} (limiter off: {off_cpu:.2f})")
         return {
             "cpu_ms": round(on["cpu_ms"], 2),
             "statements": round(on["statements"], 2),
             "commits": round(on["commits"], 2),
+            "wall_ms": round(on["wall_ms"], 2),
             "limiter_cpu_ms": round(on["cpu_ms"] - off_cpu, 2),
+            "limiter_wall_ms": round(on["wall_ms"] - off_wall, 2),
             "runs_cpu_ms": [round(r["cpu_ms"], 2) for r in runs[True]],
         }
     finally:

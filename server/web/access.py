@@ -1,6 +1,7 @@
 """Who may open what, and how fast: every view's way in.
 
-- ``seat_link`` resolves the ``<token>`` of a seat's signed link (``g.seat``), ``player_link`` a preferences link
+- ``seat_link`` resolves the ``<token>`` of a seat's signed link (``g.seat``; ``signed_seat_link`` only checks its
+  signature, for the answer, whose service checks the rest in its one transaction), ``player_link`` a preferences link
   (``g.player_id``), ``organiser_link`` a game's organiser link (``g.game_id``); a link that opens nothing raises
   ``LinkError``, and one error handler answers it: a translated page (403), or JSON under /api/.
 - ``organiser_required``: organiser pages, for an organiser logged in with the API token (every game) or who opened
@@ -63,7 +64,7 @@ from ..services import organisers
 from ..services.attendance import prefs
 from ..services.errors import ShownError
 from ..services.leagues import seasons
-from ..services.links import LinkError, read_organiser_token
+from ..services.links import LinkError, read_organiser_token, read_token
 from ..services.play import seats
 from ..services.replies import Unavailable
 from ..text.refusals import refusal
@@ -129,6 +130,23 @@ def _seat(token: str) -> seats.SeatLink:
 
 #: the view's ``token`` opens a seat: ``g.seat`` (``seats.SeatLink``), in its player's language and time zone.
 seat_link = _link(_seat, "seat")
+
+
+@dataclass(frozen=True)
+class SignedSeat:
+    seat_id: int
+    generation: int
+
+
+def _signed_seat(token: str) -> SignedSeat:
+    s = dm().settings
+    return SignedSeat(*read_token(s.secret_key, token, s.link_max_age))
+
+
+#: the view's ``token`` is a seat's link, its signature and age checked and nothing read: ``g.signed``
+#: (``SignedSeat``). For a view whose service reads the seat and checks the link's generation in its own one
+#: transaction (an answer: ``turns.submit_answer``, under the window's lock); a link it refuses is a ``LinkError``.
+signed_seat_link = _link(_signed_seat, "signed")
 #: the view's ``token`` is a player's preferences link: ``g.player_id``.
 player_link = _link(
     lambda token: prefs.open_player(dm().db, dm().settings.secret_key, token, dm().settings.link_max_age), "player_id"

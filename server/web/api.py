@@ -11,7 +11,7 @@ from ..services.errors import ShownError
 from ..services.links import LinkError
 from ..services.play import autopilot, games, reliability, seats, standing_answers, turns
 from ..text import away
-from .access import bearer_is_organiser, dm, json_error, seat_link
+from .access import bearer_is_organiser, dm, json_error, seat_link, signed_seat_link
 from .guard import json_body
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -75,8 +75,9 @@ def seat(token: str) -> ResponseReturnValue:
 
 
 @bp.post("/seat/<token>/answer")
-@seat_link
+@signed_seat_link
 def answer(token: str) -> ResponseReturnValue:
+    """Store an answer: the link is checked in the answer's own transaction (one per answer)."""
     body = json_body()
     if not isinstance(body, dict) or "kind" not in body or "answer" not in body:
         return json_error('Send a JSON object {"kind": ..., "answer": ...} (and optionally "window").', 400)
@@ -88,10 +89,10 @@ def answer(token: str) -> ResponseReturnValue:
     try:
         result = turns.submit_answer(
             dm().db,
-            g.seat.seat_id,
+            g.signed.seat_id,
             body["kind"][:20],
             body["answer"],
-            generation=g.seat.generation,
+            generation=g.signed.generation,
             window_number=window,
         )
     except turns.AnswerError as exc:

@@ -20,7 +20,7 @@ import engine
 from engine.bots import SensibleBot
 from server.db import Database
 from server.models import Game, Window
-from server.services.play import archive, games, turns
+from server.services.play import archive, games, seats, turns
 from server.text.grammar import commands_for, parse_reply
 from tests.conftest import Stack
 from tests.server.test_seat_page import decision_form
@@ -158,9 +158,10 @@ def test_an_answer_is_stored_may_be_changed_and_repeating_it_changes_nothing(sta
     assert all_rows(stack.db) == before
 
 
-def test_an_answer_is_four_reads_and_one_write_when_it_changes_nothing_loaded_lazily(stack: Stack) -> None:
-    """Once the checker is cached, an answer reads the seat, the locked window, the game and the window's rows (all
-    ``_store`` compares: no lazy load of a column), then writes the row only when the answer changes it."""
+def test_an_answer_is_three_reads_and_one_write_when_it_changes_nothing_loaded_lazily(stack: Stack) -> None:
+    """Once the checker is cached, an answer reads the seat, the locked window, then the game with the window's rows
+    in one statement (all ``_store`` compares: no lazy load of a column), and writes the row only when the answer
+    changes it."""
     game_id, _ = new_game(stack)
     window = decision(stack.db, game_id)
     first, second = window["requests"]["yellow"]["options"][:2]
@@ -182,7 +183,7 @@ def test_an_answer_is_four_reads_and_one_write_when_it_changes_nothing_loaded_la
             tables.clear()
             result = turns.submit_answer(stack.db, yellow, "place", answer, window_number=window["number"])
             assert result.changed is changed
-            reads = ["SELECT seats", "SELECT windows", "SELECT games", "SELECT requests"]
+            reads = ["SELECT seats", "SELECT windows", "SELECT games"]  # (the games joined with their requests)
             assert tables == reads + (["UPDATE requests"] if changed else [])
     finally:
         sa.event.remove(stack.db.engine, "before_cursor_execute", record)
@@ -698,3 +699,40 @@ def test_bot_seats_answer_by_themselves_and_the_game_waits_only_for_the_human(st
         assert turns.advance_window(stack.db, window["id"]) is True
     assert bots_answered > 0
     assert games.game_status(stack.db, game_id)["round"] >= 1
+
+
+def test_an_answer_through_the_api_is_one_transaction_of_at_most_four_statements(stack: Stack) -> None:
+    """The counted answer path (issue 29): a POST to /api/seat/<token>/answer, checker cached, is one commit and at
+    most four SQL statements, the link's check among them (no transaction of its own before the answer's); a
+    revoked link is refused in that same transaction."""
+    game_id, tokens = new_game(stack)
+    window = decision(stack.db, game_id)
+    first, second = window["requests"]["yellow"]["options"][:2]
+    body = {"kind": "place", "window": window["number"]}
+    assert post_answer(stack, tokens["yellow"], {**body, "answer": first}).status_code == 200  # caches the checker
+    counted = {"statements": 0, "commits": 0}
+
+    def statement(_conn: Any, _cursor: Any, sql: str, *_: Any) -> None:
+        # (SQLite's BEGIN IMMEDIATE is sent as a statement; PostgreSQL's driver begins on its own)
+        counted["statements"] += not sql.startswith("BEGIN")
+
+    def commit(*_: Any) -> None:
+        counted["commits"] += 1
+
+    sa.event.listen(stack.db.engine, "before_cursor_execute", statement)
+    sa.event.listen(stack.db.engine, "commit", commit)
+    try:
+        for answer in (second, first, first):
+            counted.update(statements=0, commits=0)
+            assert post_answer(stack, tokens["yellow"], {**body, "answer": answer}).status_code == 200
+            assert counted["commits"] == 1
+            assert counted["statements"] <= 4, counted
+        assert seats.rotate_link(stack.db, game_id, "yellow")
+        counted.update(statements=0, commits=0)
+        refused = post_answer(stack, tokens["yellow"], {**body, "answer": second})
+        assert refused.status_code == 403 and refused.is_json
+        assert counted["statements"] <= 1 and counted["commits"] == 0  # (the seat read, rolled back)
+    finally:
+        sa.event.remove(stack.db.engine, "before_cursor_execute", statement)
+        sa.event.remove(stack.db.engine, "commit", commit)
+    assert request_row(stack.db, window, "yellow")["answer"] == first

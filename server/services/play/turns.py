@@ -281,30 +281,29 @@ def _saw_news(events: list[engine.Event], colour: str) -> bool:
 # Built once: answering is the hot path, and building a statement costs more than running it.
 # Only the columns it needs: the rest (the game's JSON, each request's payload) would be decoded for nothing.
 _SEAT = select(Seat).where(Seat.id == bindparam("seat_id"))
-#: read once the window's row is locked: the state of that window (an advance cannot commit in between).
-_GAME = (
-    select(Game)
-    .options(load_only(Game.id, Game.version, Game.created_at, Game.tempo))
-    .where(Game.id == bindparam("game_id"))
-)
+#: what an answer reads of its game: the checker is cached by the game's version (``CACHE.checker``).
+_GAME_COLUMNS = load_only(Game.id, Game.version, Game.created_at, Game.tempo)
 _OPEN_WINDOW = (
     select(Window).where(Window.game_id == bindparam("game_id"), Window.status == WindowStatus.OPEN).with_for_update()
 )
 #: what ``_store`` reads of the window's rows (no column it compares is left to a lazy load: one more query each).
-_WINDOW_ROWS = (
-    select(RequestRow)
-    .options(
-        load_only(
-            RequestRow.seat_id,
-            RequestRow.kind,
-            RequestRow.secret,
-            RequestRow.answer,
-            RequestRow.answered_at,
-            RequestRow.standing,
-            RequestRow.autopilot,
-        )
-    )
-    .where(RequestRow.window_id == bindparam("window_id"))
+_ROW_COLUMNS = load_only(
+    RequestRow.seat_id,
+    RequestRow.kind,
+    RequestRow.secret,
+    RequestRow.answer,
+    RequestRow.answered_at,
+    RequestRow.standing,
+    RequestRow.autopilot,
+)
+_WINDOW_ROWS = select(RequestRow).options(_ROW_COLUMNS).where(RequestRow.window_id == bindparam("window_id"))
+#: an answer's read once the window's row is locked, in one statement: the game (the state of that window: an
+#: advance cannot commit in between) and the window's rows.
+_GAME_AND_ROWS = (
+    select(Game, RequestRow)
+    .join(RequestRow, RequestRow.window_id == bindparam("window_id"))
+    .options(_GAME_COLUMNS, _ROW_COLUMNS)
+    .where(Game.id == bindparam("game_id"))
 )
 
 
@@ -426,8 +425,8 @@ def submit_answer(
             raise AnswerError(
                 N_("This decision is closed: the game has moved on. Open your link to see what is new."), 409
             )
-        game = session.execute(_GAME, {"game_id": seat.game_id}).scalar_one()
-        rows = list(session.execute(_WINDOW_ROWS, {"window_id": window.id}).scalars())
+        found = session.execute(_GAME_AND_ROWS, {"game_id": seat.game_id, "window_id": window.id}).all()
+        game, rows = found[0][0], [row for _game, row in found]  # (an open window has its requests)
         row = next((r for r in rows if r.seat_id == seat.id), None)
         if row is None:
             raise AnswerError(N_("There is nothing for you to decide right now."), 409)
