@@ -3,6 +3,7 @@ transaction asks for, and checking a game's rows against its engine."""
 
 from __future__ import annotations
 
+import contextlib
 import html as html_lib
 import json
 import os
@@ -13,7 +14,7 @@ import sys
 import threading
 import unicodedata
 import urllib.request
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from email.message import EmailMessage
@@ -657,3 +658,32 @@ def demo_link(tmp_path: Path, env: dict[str, str], *prefix: str) -> str:
         timeout=120,
     )
     return next(line.strip() for line in made.stdout.splitlines() if "/s/" in line)
+
+
+@dataclass
+class Counted:
+    """What ``counting`` saw: SQL statements sent (SQLite's ``BEGIN IMMEDIATE`` left out: PostgreSQL's driver
+    begins on its own) and commits."""
+
+    statements: int = 0
+    commits: int = 0
+
+
+@contextlib.contextmanager
+def counting(db: Database) -> Iterator[Counted]:
+    """Count the statements and commits ``db`` sends while the block runs (deterministic costs a test bounds)."""
+    counted = Counted()
+
+    def statement(_conn: Any, _cursor: Any, sql: str, *_: Any) -> None:
+        counted.statements += not sql.startswith("BEGIN")
+
+    def commit(*_: Any) -> None:
+        counted.commits += 1
+
+    sa.event.listen(db.engine, "before_cursor_execute", statement)
+    sa.event.listen(db.engine, "commit", commit)
+    try:
+        yield counted
+    finally:
+        sa.event.remove(db.engine, "before_cursor_execute", statement)
+        sa.event.remove(db.engine, "commit", commit)
