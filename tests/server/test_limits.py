@@ -437,3 +437,33 @@ def test_over_lmtp_only_senders_are_counted(embedded: Stack) -> None:
     with listening(embedded, lmtp=True, inbound_per_minute=1, inbound_per_sender=2) as (port, _lines):
         assert [send(port, f"p{i}@example.org", lmtp=True) for i in range(3)] == [250] * 3
         assert [send(port, "p0@example.org", lmtp=True) for _ in range(2)] == [250, 451]
+
+
+def test_answers_are_counted_once_each_across_their_endpoints_and_web_processes(stack: Stack) -> None:
+    """Answers (issue 29's fixed window: one increment an answer) from one client are counted together whatever the
+    way in (the API, the page's form), each response says how many are left this minute, the one past the limit is
+    a 429; another web process (another app on the same settings) goes on with the same count when the counts are
+    in Redis (production), and has its own in the embedded default (one process)."""
+    stack.app.config["DEADMAIL_ANSWERS_PER_MINUTE"] = 4
+    made = api_game(stack.client, people(3))
+    token = made.tokens["yellow"]
+    body = {"kind": "place", "answer": {}}  # refused by the engine (422): counted all the same
+    left = []
+    for _ in range(3):
+        reply = stack.client.post(f"/api/seat/{token}/answer", json=body)
+        assert reply.status_code == 422 and reply.headers["X-RateLimit-Limit"] == "4"
+        left.append(int(reply.headers["X-RateLimit-Remaining"]))
+    assert left == [3, 2, 1]
+    other = create_app(stack.settings, stack.db)
+    other.config["DEADMAIL_ANSWERS_PER_MINUTE"] = 4
+    client = other.test_client()
+    form = client.post(f"/s/{token}/do", data={"csrf_token": csrf_token(client, other), "c": "NONSENSE"})
+    assert form.status_code == 409  # (no window named: refused, and counted)
+    if stack.name == "production":  # the fourth answer of the minute, then the fifth is refused
+        assert int(form.headers["X-RateLimit-Remaining"]) == 0
+        refused_for_a_minute(stack.client.post(f"/api/seat/{token}/answer", json=body))
+    else:  # the other process's first
+        assert int(form.headers["X-RateLimit-Remaining"]) == 3
+        assert stack.client.post(f"/api/seat/{token}/answer", json=body).headers["X-RateLimit-Remaining"] == "0"
+        refused_for_a_minute(stack.client.post(f"/api/seat/{token}/answer", json=body))
+    assert stack.client.post(f"/api/seat/{token}/answer", json=body, environ_base=ELSEWHERE).status_code == 422

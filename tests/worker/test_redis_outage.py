@@ -143,3 +143,35 @@ def test_answers_are_taken_while_redis_is_down_and_the_window_advances_after(
     with stack.db.session() as session:
         assert not any(e["type"] == "answer_defaulted" for e in stored_events(session, made.id))
     assert stack.client.get(f"/api/seat/{token}").json["window"]["number"] == 2
+
+
+def _commands(server: RedisServer) -> dict[str, int]:
+    client = redis.Redis(port=server.port)
+    try:
+        return {name: int(stat["calls"]) for name, stat in client.info("commandstats").items()}
+    finally:
+        client.close()
+
+
+def test_an_answer_costs_the_shared_redis_one_command(outage_stack: Stack, own_redis: RedisServer) -> None:
+    """The answers' rate limit is one increment in Redis per answer (issue 29: the moving window took two scripts,
+    the hit and the window read again for the headers): counted by the test's own Redis server."""
+    stack = outage_stack
+    made = api_game(stack.client, people(3))
+    window = open_window(stack.db, made.id)
+    assert window is not None
+    row = window.requests[0]
+    path = f"/api/seat/{made.tokens[row.seat.colour]}/answer"
+    options = row.payload["options"]
+    stack.client.post(path, json={"kind": row.kind, "answer": options[0], "window": window.number})  # (scripts loaded)
+    before = _commands(own_redis)
+    for i in range(10):
+        answer = options[i % 2] if len(options) > 1 else options[0]
+        reply = stack.client.post(path, json={"kind": row.kind, "answer": answer, "window": window.number})
+        assert reply.status_code == 200
+    after = _commands(own_redis)
+    spent = {name: after[name] - before.get(name, 0) for name in after if after[name] != before.get(name, 0)}
+    for own in ("cmdstat_info", "cmdstat_hello"):  # (this test's own questions)
+        spent.pop(own, None)
+    # one round trip an answer: the script, and the increment it runs (counted too)
+    assert spent == {"cmdstat_evalsha": 10, "cmdstat_incrby": 10}, spent
