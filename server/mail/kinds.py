@@ -521,7 +521,7 @@ def envelope(
 
 def picture_cid(number: int) -> str:
     """The Content-ID of a mail's ``number``-th picture of the mall (counted from 1 over its sections that have
-    one, as templates/mail/notice.html numbers them)."""
+    one, as templates/mail/notice.html numbers them and shows them with this function)."""
     return f"mall-{number}@deadmail"
 
 
@@ -539,6 +539,7 @@ def notice_mail(composer: Composer, row: Outbox, draft: Draft) -> Mail:
         "subject": words.subject,
         #: one decision: replying to this mail answers it (the reply address is the seat's and window's)
         "can_reply": len(draft.replies) == 1,
+        "picture_cid": picture_cid,  # the Content-ID of the n-th picture, as ``envelope`` attaches it
     }
     reply_to = None
     if settings.reply_domain and len(draft.replies) == 1:
