@@ -105,17 +105,17 @@ class _BoardRecorder(Game):
     """A game that keeps the public board each time a round is about to start, and each time an event is told (the
     flow makes the changes an event tells of, then tells it)."""
 
-    __slots__ = ("boards", "event_boards", "event_round")
+    __slots__ = ("boards", "event_boards")
 
     def __init__(self, config: Config) -> None:
         self.boards: list[PublicBoard] = []
         self.event_boards: list[PublicBoard] = []
-        self.event_round = 0  # the round of the last event told
         super().__init__(config)  # the flow starts here: setup ends and round 1 starts
 
     def emit(self, type_: str, to: tuple[str, ...] | None = None, **fields: object) -> None:
         if type_ == "round_started":
             self.boards.append(_board(self, cast(int, fields["round"]) - 1))  # the round that just ended
-            self.event_round = cast(int, fields["round"])
         super().emit(type_, to, **fields)
-        self.event_boards.append(_board(self, self.event_round))
+        # the flow sets the new round just before telling ``round_started``, no event between: every event is told
+        # in ``self.round``
+        self.event_boards.append(_board(self, self.round))
