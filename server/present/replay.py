@@ -115,16 +115,20 @@ def _events(lang: str, events: list[engine.Event], names: Names | None = None) -
     return out
 
 
-def rounds(
-    eng: engine.Game, lang: str, names: Names | None = None, steps: engine.Replay | None = None
-) -> list[RoundReplay]:
+def rounds(eng: engine.Game, lang: str, names: Names | None = None) -> list[RoundReplay]:
     """The replay of a finished game, round by round (round 0 is the setup); ValueError while it runs. ``names``:
-    the players' names by colour ("Ann (Red)"); ``steps``: ``engine.replay_steps`` of the game, when read already."""
-    full = engine.replay(eng)  # the engine's own guarantee: no secret of a running game
-    steps = steps or engine.replay_steps(eng)
+    the players' names by colour ("Ann (Red)")."""
+    # ``engine.replay`` first: the engine's own guarantee, no secret of a running game
+    return _rounds(lang, engine.replay(eng)["events"], engine.replay_steps(eng), names)
+
+
+def _rounds(
+    lang: str, events: list[engine.Event], steps: engine.Replay, names: Names | None = None
+) -> list[RoundReplay]:
+    """``rounds`` from the game's full events (``engine.replay``) and its ``engine.replay_steps``."""
     out = [
-        RoundReplay(round=int(board["round"]), events=events, board_view=board)
-        for board, events in zip(steps.boards, _events(lang, full["events"], names), strict=True)
+        RoundReplay(round=int(board["round"]), events=told, board_view=board)
+        for board, told in zip(steps.boards, _events(lang, events, names), strict=True)
     ]
     by_round = {r.round: r for r in out}
     for step in steps.answers:
@@ -198,11 +202,11 @@ def replay_page(lang: str, game: Finished, round_no: int | None, event_no: int |
     round with the board as that event was told, the place it names framed."""
     eng = game.engine
     names: Names = {c: n or None for c, n in game.people.items()}  # player_label keeps a name to MAX_NAME
+    events = engine.replay(eng)["events"]  # (refuses a game that is not over)
     replayed = engine.replay_steps(eng)
-    steps = rounds(eng, lang, names, replayed)
+    steps = _rounds(lang, events, replayed, names)
     outcome = eng.outcome
-    assert outcome is not None  # ``rounds`` refuses a game that is not over
-    events = engine.replay(eng)["events"]
+    assert outcome is not None
     numbers = [r.round for r in steps]
     shown: EventStep | None = None
     if event_no is not None and 0 <= event_no < len(events):
