@@ -287,6 +287,11 @@ _SEAT = select(Seat).where(Seat.id == bindparam("seat_id"))
 #: the moment it starts, so rows read with the lock could miss an answer committed while it waited.
 _SEAT_AND_WINDOW = (
     select(Seat, Window)
+    .options(
+        # what an answer reads of them (each column selected costs a result's description and the ORM's loading)
+        load_only(Seat.id, Seat.game_id, Seat.colour, Seat.player_id, Seat.bot, Seat.link_generation),
+        load_only(Window.id, Window.game_id, Window.number, Window.status, Window.deadline, Window.completed_at),
+    )
     .join(Window, and_(Window.game_id == Seat.game_id, Window.status == WindowStatus.OPEN))
     .where(Seat.id == bindparam("seat_id"))
     .with_for_update(of=Window)
