@@ -9,8 +9,9 @@ Per answer: ``cpu_ms`` (this process's CPU time: Flask, the services, the databa
 database server's own work is not in it), ``wall_ms`` (one client, one answer after the other: the round trips to
 the database and Redis in it), ``statements`` (SQL statements sent) and ``commits``; then the same run with the
 limiter off, interleaved, whose differences are ``limiter_cpu_ms`` and ``limiter_wall_ms``. Median of ``--runs``.
-``python_calls``: the Python function calls per answer in one more run, under cProfile: the CPU's work counted, the
-same whatever else the machine is doing (on a shared machine the times vary by a third from run to run).
+``python_calls``: the Python function calls per answer in one more run, under cProfile (``limiter_python_calls``:
+the limiter's share): the CPU's work counted, the same whatever else the machine is doing (on a shared machine the
+times vary by a third from run to run).
 ``--profile FILE`` writes a cProfile of one run. Prints one JSON object.
 
     DEADMAIL_TEST_PG=postgresql+psycopg://postgres@127.0.0.1:5432/test DEADMAIL_TEST_REDIS=redis://127.0.0.1:6379/11 \\
@@ -116,9 +117,11 @@ def measure(url: str, workdir: Path, broker: str, args: argparse.Namespace) -> d
                 runs[limited].append(_run(apps[limited], answers, args.answers, db))
         # the Python function calls an answer makes: CPU work counted, the same from run to run whatever else the
         # machine is doing (a run under the profiler; its times are not used)
-        profile = cProfile.Profile()
-        profile.runcall(_run, apps[True], answers, args.answers, db)
-        calls = pstats.Stats(profile).total_calls / args.answers  # type: ignore[attr-defined]
+        calls = {}
+        for limited in (False, True):
+            profile = cProfile.Profile()
+            profile.runcall(_run, apps[limited], answers, args.answers, db)
+            calls[limited] = pstats.Stats(profile).total_calls / args.answers  # type: ignore[attr-defined]
         if args.profile:
             profile.dump_stats(args.profile)
         on = {key: statistics.median(r[key] for r in runs[True]) for key in runs[True][0]}
@@ -134,7 +137,8 @@ def measure(url: str, workdir: Path, broker: str, args: argparse.Namespace) -> d
             "limiter_cpu_ms": round(on["cpu_ms"] - off_cpu, 2),
             "limiter_wall_ms": round(on["wall_ms"] - off_wall, 2),
             "runs_cpu_ms": [round(r["cpu_ms"], 2) for r in runs[True]],
-            "python_calls": round(calls),
+            "python_calls": round(calls[True]),
+            "limiter_python_calls": round(calls[True] - calls[False]),
         }
     finally:
         db.dispose()
