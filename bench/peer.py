@@ -34,7 +34,9 @@ closed-loop clients each send an answer (a move) to a random seat and wait for i
 Each round runs deadmail, then boardgame.io InMemory, then FlatFile, ``--seconds`` each (after ``--warmup``), so
 the three see the same machine; ``ratio_flatfile`` and ``ratio_inmemory`` are the medians of the rounds' ratios
 (deadmail's answers/s over the peer's moves/s). CPU per move: the server processes' CPU while measuring (gunicorn,
-and with PostgreSQL and Redis; the Node server) over the moves. Progress on stderr, one JSON object on stdout.
+and with PostgreSQL and Redis; the Node server) over the moves; ``cpu_ratio_*`` is the peer's over deadmail's (all
+three of its processes), the same direction as the ratios and less moved by other programs on a shared machine.
+Progress on stderr, one JSON object on stdout.
 """
 
 from __future__ import annotations
@@ -280,6 +282,8 @@ def main() -> None:
                     found[f"ratio_{storage}"] = (
                         round(mine["answers_per_s"] / theirs["moves_per_s"], 3) if theirs["moves_per_s"] else None
                     )
+                    ours, peers = mine["server_cpu_ms_per_answer"], theirs["server_cpu_ms_per_move"]
+                    found[f"cpu_ratio_{storage}"] = round(peers / ours, 3) if ours and peers else None
                 rounds.append(found)
         finally:
             _stack.stop(web)
@@ -302,6 +306,10 @@ def main() -> None:
         "ratio_flatfile": median([r["ratio_flatfile"] for r in rounds]),
         "ratio_inmemory": median([r["ratio_inmemory"] for r in rounds]),
         "targets": TARGETS,
+        # the same direction, from CPU rather than time (less moved by other programs on a shared machine): the peer's
+        # server CPU per move over deadmail's (gunicorn + PostgreSQL + Redis) per answer, median of the rounds
+        "cpu_ratio_flatfile": median([r["cpu_ratio_flatfile"] for r in rounds]),
+        "cpu_ratio_inmemory": median([r["cpu_ratio_inmemory"] for r in rounds]),
         "cpu_ms_per_move": {
             "deadmail_gunicorn": of("deadmail", "gunicorn_cpu_ms_per_answer"),
             "deadmail_gunicorn_postgres_redis": of("deadmail", "server_cpu_ms_per_answer"),
