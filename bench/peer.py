@@ -4,9 +4,9 @@
 
 The peer is optional: it needs ``node`` (18 or later) and ``npm``; without them, or when the npm install fails, it
 prints ``{"skipped": "..."}`` and exits 0. boardgame.io is never part of the repository: ``bench/peer/package.json``
-(boardgame.io 0.50.2, node-persist 3.1.3 for its FlatFile storage) is installed into ``~/.cache/deadmail-bench/peer/``
-(``$XDG_CACHE_HOME`` if set) the first time, and again only when that file changes. The game, server and client
-scripts in ``bench/peer/`` are ours.
+(boardgame.io 0.50.2; node-persist 3.1.0, its FlatFile's store, and koa-compose 4.1.0, as boardgame.io's own lock
+file at v0.50.2 has them) is installed into ``~/.cache/deadmail-bench/peer/`` (``$XDG_CACHE_HOME`` if set) the first
+time, and again only when that file changes. The game, server and client scripts in ``bench/peer/`` are ours.
 
 The decision, on both sides: ``--games`` games of ``--seats`` players, all at their first decision, where every
 player secretly picks a room and may change the pick again and again while the window is open; ``--clients``
@@ -27,16 +27,17 @@ closed-loop clients each send an answer (a move) to a random seat and wait for i
   credentials, as each player's page would, then ``--clients`` loops emit the move as boardgame.io's own client does
   and wait for the server's update to that seat that carries it. Each move: the match's metadata and state read,
   credentials checked, the reducer, the update sent to the 5 connected seats (each its own player view), the state,
-  log and metadata written. A fresh server (empty FlatFile folder, new matches) every round: every move appends to
-  the match's log, which FlatFile reads and writes whole on every move, so a long-running server would slow down
-  round after round.
+  log and metadata written (boardgame.io sends the update before it writes, and FlatFile writes without fsync,
+  where deadmail replies after its commit, fsynced by PostgreSQL). A fresh server (empty FlatFile folder, new matches)
+  every round: every move appends to the match's log, which FlatFile reads and writes whole on every move, so a
+  long-running server would slow down round after round.
 
 Each round runs deadmail, then boardgame.io InMemory, then FlatFile, ``--seconds`` each (after ``--warmup``), so
 the three see the same machine; ``ratio_flatfile`` and ``ratio_inmemory`` are the medians of the rounds' ratios
 (deadmail's answers/s over the peer's moves/s). CPU per move: the server processes' CPU while measuring (gunicorn,
 and with PostgreSQL and Redis; the Node server) over the moves; ``cpu_ratio_*`` is the peer's over deadmail's (all
 three of its processes), the same direction as the ratios and less moved by other programs on a shared machine.
-Progress on stderr, one JSON object on stdout.
+Redis database 10 is deadmail's broker (emptied). Progress on stderr, one JSON object on stdout.
 """
 
 from __future__ import annotations
