@@ -1,12 +1,14 @@
 """Answers per second through HTTP: gunicorn + PostgreSQL (+ Redis as the broker the web app kicks).
 
-    python bench/http_answers.py [--workers 2,3,4] [--games 60] [--seats 5] [--clients 8] [--duration 20]
+    python bench/http_answers.py [--workers 2,3,4] [--threads 4] [--games 60] [--seats 5] [--clients 8] [--duration 20]
                                  [--rate 100] [--rate-duration 20]
 
 What it does, on 127.0.0.1 only:
 
 1. creates a fresh PostgreSQL database ``dm_bench_<random>`` (dropped at the end) and runs the migrations;
-2. for each gunicorn worker count: starts ``gunicorn 'server.run.wsgi:app' -w N`` as a subprocess;
+2. for each gunicorn worker count: starts ``gunicorn 'server.run.wsgi:app' -w N --threads 4`` as a subprocess (as
+   docs/OPERATIONS.md runs it: threads keep the clients' connections alive and overlap the round trips to the
+   database; ``--threads 1`` gives sync workers, a connection per answer);
 3. (first time only) creates ``--games`` games of ``--seats`` people through POST /api/games, deadlines of 30 days so
    nothing times out, and reads every seat's request with GET /api/seat/<token>; each seat's candidate answers are
    chosen by the engine's random bot (``_stack.bot_answer``: legal ones, several per seat);
@@ -292,7 +294,9 @@ def options() -> argparse.Namespace:
     ap.add_argument("--pg", default="postgresql+psycopg://postgres@127.0.0.1:5432", help="PostgreSQL server URL")
     ap.add_argument("--redis", default="redis://127.0.0.1:6379/14", help="broker (this Redis database is emptied)")
     ap.add_argument("--workers", default="2,3,4", help="gunicorn worker counts to try, comma separated")
-    ap.add_argument("--threads", type=int, default=1, help="gunicorn --threads (1: sync workers)")
+    ap.add_argument(
+        "--threads", type=int, default=4, help="gunicorn --threads, as docs/OPERATIONS.md runs it (1: sync workers)"
+    )
     ap.add_argument("--games", type=int, default=60)
     ap.add_argument("--seats", type=int, default=5)
     ap.add_argument("--clients", type=int, default=8, help="client processes for the max-throughput phase")

@@ -1,6 +1,7 @@
 """Deadmail's answers against boardgame.io 0.50 (Node.js) on the same secret simultaneous decision, interleaved.
 
-    python bench/peer.py [--rounds 3] [--seconds 20] [--games 60] [--seats 5] [--clients 8] [--workers 3]
+    python bench/peer.py [--rounds 3] [--seconds 20] [--games 60] [--seats 5] [--clients 8] [--workers 2]
+                         [--threads 4]
 
 The peer is optional: it needs ``node`` (18 or later) and ``npm``; without them, or when the npm install fails, it
 prints ``{"skipped": "..."}`` and exits 0. boardgame.io is never part of the repository: ``bench/peer/package.json``
@@ -12,7 +13,7 @@ The decision, on both sides: ``--games`` games of ``--seats`` players, all at th
 player secretly picks a room and may change the pick again and again while the window is open; ``--clients``
 closed-loop clients each send an answer (a move) to a random seat and wait for its acknowledgement before the next.
 
-- deadmail: as ``bench/http_answers.py`` (its functions): gunicorn ``-w --workers`` + PostgreSQL + Redis, the games
+- deadmail: as ``bench/http_answers.py`` (its functions): gunicorn ``-w --workers --threads --threads`` (as docs/OPERATIONS.md runs it) + PostgreSQL + Redis, the games
   created through the API, each seat's legal answers chosen by the engine's bot, ``--clients`` client processes
   POSTing ``/api/seat/<token>/answer`` (signed link, row lock on the open window, engine check, write, commit).
   The first answers complete each window (one advance kick each to Redis, no worker runs); every later one changes or
@@ -215,7 +216,8 @@ def options() -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pg", default="postgresql+psycopg://postgres@127.0.0.1:5432", help="PostgreSQL server URL")
     ap.add_argument("--redis", default="redis://127.0.0.1:6379/10", help="deadmail's broker (this database is emptied)")
-    ap.add_argument("--workers", type=int, default=3, help="gunicorn -w")
+    ap.add_argument("--workers", type=int, default=2, help="gunicorn -w")
+    ap.add_argument("--threads", type=int, default=4, help="gunicorn --threads (1: sync workers)")
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--seconds", type=float, default=20.0, help="measured seconds per server and round")
     ap.add_argument("--warmup", type=float, default=3.0, help="seconds of load before each measurement")
@@ -263,8 +265,8 @@ def main() -> None:
         db = _stack.migrated(database_url)
         port = _stack.free_port()
         env = _stack.server_env(Path(tmp), database_url, broker_url, f"http://127.0.0.1:{port}")
-        say(f"deadmail: gunicorn -w {args.workers} on port {port}")
-        web = _stack.start_web("gunicorn", env, port, args.workers)
+        say(f"deadmail: gunicorn -w {args.workers} --threads {args.threads} on port {port}")
+        web = _stack.start_web("gunicorn", env, port, args.workers, args.threads)
         try:
             targets = http_answers.prepare(port, db, args.games, args.seats, args.seed, choices=6)
             http_answers.hammer(port, targets, args.clients, args.warmup, 10**6)  # completes the windows, warms up
@@ -295,7 +297,7 @@ def main() -> None:
     result = {
         "benchmark": "peer",
         "peer": peer,
-        "server": f"gunicorn -w {args.workers}, PostgreSQL, Redis; kept running, warmed once",
+        "server": f"gunicorn -w {args.workers} --threads {args.threads}, PostgreSQL, Redis; kept running, warmed once",
         "peer_server": "boardgame.io Server (Koa, socket.io), NODE_ENV=production, one process, fresh every round; "
         "one socket.io connection per seat, a move acknowledged by the update it sends that seat",
         "games": args.games,
