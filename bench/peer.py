@@ -13,12 +13,12 @@ The decision, on both sides: ``--games`` games of ``--seats`` players, all at th
 player secretly picks a room and may change the pick again and again while the window is open; ``--clients``
 closed-loop clients each send an answer (a move) to a random seat and wait for its acknowledgement before the next.
 
-- deadmail: as ``bench/http_answers.py`` (its functions): gunicorn ``-w --workers --threads --threads`` (as docs/OPERATIONS.md runs it) + PostgreSQL + Redis, the games
-  created through the API, each seat's legal answers chosen by the engine's bot, ``--clients`` client processes
-  POSTing ``/api/seat/<token>/answer`` (signed link, row lock on the open window, engine check, write, commit).
-  The first answers complete each window (one advance kick each to Redis, no worker runs); every later one changes or
-  repeats an answer. One gunicorn for the whole run (an answer overwrites its row: its state does not grow), warmed
-  once.
+- deadmail: as ``bench/http_answers.py`` (its functions): gunicorn with ``--workers`` workers of ``--threads`` threads
+  (as docs/OPERATIONS.md runs it) + PostgreSQL + Redis, the games created through the API, each seat's legal answers
+  chosen by the engine's bot, ``--clients`` client processes POSTing ``/api/seat/<token>/answer`` (signed link, row lock
+  on the open window, engine check, write, commit). The first answers complete each window (one advance kick each to
+  Redis, no worker runs); every later one changes or repeats an answer. One gunicorn for the whole run (an answer
+  overwrites its row: its state does not grow), warmed once.
 - boardgame.io (``bench/peer/game.js``): every player active at once (``ActivePlayers.ALL``), the ``place`` move
   stores the player's room in ``G.players[id]`` (``PlayerView.STRIP_SECRETS`` hides it from the others, ``redact``
   hides its arguments in their log), ``ignoreStaleStateID`` so a pick is not refused because another player moved,
