@@ -52,6 +52,7 @@ import statistics
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
+from functools import cached_property
 from typing import TypedDict, cast
 
 import engine
@@ -62,7 +63,7 @@ from engine.shapes import JSON, JSONObject
 
 from ...models import TempoJSON
 from ..errors import N_
-from ..tempo import PlayHours, Quiet, closes_decided_votes, deadline_quiet, window_deadline
+from ..tempo import PlayHours, Quiet, closes_decided_votes, deadline_quiet, last_call_of, window_deadline
 from . import policy
 
 #: the standing answers of the model's careful player.
@@ -204,6 +205,25 @@ class _Window:
     #: the round of the game the window belongs to (``engine.Game.round``)
     round: int = 0
 
+    # what the window's requests tell, worked out once (a recorded window is replayed in many games)
+    @cached_property
+    def secrets(self) -> tuple[bool, ...]:
+        """Each request asked in secret or not (``engine.asked_in_secret``)."""
+        return tuple(engine.asked_in_secret(r) for r in self.requests)
+
+    @cached_property
+    def secret(self) -> bool:
+        return any(self.secrets)
+
+    @cached_property
+    def kinds(self) -> list[str]:
+        return [r.kind for r in self.requests]
+
+    @cached_property
+    def votes(self) -> bool:
+        """Only votes (``vote_decided`` may close the window)."""
+        return all(r.kind == "vote" for r in self.requests)
+
 
 class _Live:
     """Windows of a game played by the engine as the simulation goes: a missing answer gets the H-4 default."""
@@ -323,9 +343,16 @@ class _Table:
     pilots: dict[str, tuple[datetime, datetime | None]] = field(default_factory=dict)
     #: the tempo's play hours, read once
     hours: PlayHours | None = field(init=False)
+    #: the tempo's settings the windows ask about, read once: a last call, the autopilot's count, decided votes
+    calls_last: bool = field(init=False)
+    after: int = field(init=False)
+    decided_votes: bool = field(init=False)
 
     def __post_init__(self) -> None:
         self.hours = PlayHours.of(self.tempo)
+        self.calls_last = last_call_of(self.tempo) is not None
+        self.after = policy.after_of(self.tempo)
+        self.decided_votes = closes_decided_votes(self.tempo)
 
     @property
     def people(self) -> set[str]:
@@ -337,9 +364,8 @@ class _Table:
         if colour in self.gone:
             return None
         model, rng = self.model, self.rng
-        mine = self.answered.get(colour)
-        awake = _awake(self.seats[colour], t)
-        if model.linger and mine and awake and t <= mine[-1][1] + timedelta(seconds=model.linger):
+        mine = self.answered.get(colour) if model.linger else None
+        if mine and _awake(self.seats[colour], t) and t <= mine[-1][1] + timedelta(seconds=model.linger):
             return t + timedelta(seconds=rng.uniform(5, 60))  # still on the page: handed over there, never missed
         missed = may_miss and rng.random() < model.miss
         seat = self.seats[colour]
@@ -396,20 +422,26 @@ class _Table:
         return set(self.pilots)
 
     def count(
-        self, requests: list[engine.Request], answers: JSONObject, own: set[int], why: str, at: datetime
+        self,
+        requests: list[engine.Request],
+        answers: JSONObject,
+        own: set[int],
+        why: str,
+        at: datetime,
+        secrets: tuple[bool, ...] | None = None,
     ) -> list[str]:
         """After a window closed at ``at``, each person's count of missed deadlines (``policy.counted``, as
         ``autopilot.count_missed``): a request not answered is defaulted unless the window closed as a vote decided
-        (``why``); ``own``: the indices of the requests the person answered themselves. Returns the seats put on
-        autopilot."""
-        after = policy.after_of(self.tempo)
+        (``why``); ``own``: the indices of the requests the person answered themselves (``secrets``: which were asked
+        in secret, when known already). Returns the seats put on autopilot."""
+        after = self.after
         started = []
         for i, data in enumerate(requests):
             colour = data.player
             if self.seats[colour].bot:
                 continue
             closed = policy.Closed(
-                secret=engine.asked_in_secret(data),
+                secret=engine.asked_in_secret(data) if secrets is None else secrets[i],
                 defaulted=colour not in answers and why != "decided",
                 own=colour in answers and i in own,
             )
@@ -436,14 +468,19 @@ class _Table:
             if opened < at <= close and colour in answers and i in own:
                 self.answered.setdefault(colour, []).append((opened, at))
 
-    def wait_for_absent(self, requests: list[engine.Request], answers: JSONObject, close: datetime) -> datetime | None:
+    def wait_for_absent(
+        self, requests: list[engine.Request], answers: JSONObject, close: datetime, secret: bool | None = None
+    ) -> datetime | None:
         """With play hours, the deadline a window whose deadline passed at ``close`` waits until for those absent from
-        the session (``policy.absence_wait``, as ``turns._wait_for_absent``); None when it does not wait."""
+        the session (``policy.absence_wait``, as ``turns._wait_for_absent``); None when it does not wait. ``secret``:
+        whether a request was asked in secret, when known already."""
+        if self.hours is None:  # (``policy.absence_wait``: never without play hours)
+            return None
         return policy.absence_wait(
             self.hours,
             close,
             waited=False,
-            secret=any(engine.asked_in_secret(r) for r in requests),
+            secret=any(engine.asked_in_secret(r) for r in requests) if secret is None else secret,
             table=self.seats,
             owing=[r.player for r in requests if r.player not in answers],
             absent=lambda colour: self.absent(colour, close),
@@ -473,12 +510,16 @@ class _Table:
         arrivals: list[tuple[datetime, int, str, JSON]],
         opened: datetime,
         deadline: datetime,
+        window: _Window | None = None,
     ) -> tuple[datetime, JSONObject, str]:
         """When the window opened at ``opened`` closes, the answers in by then, and why: "all", "decided" (a vote),
-        or "deadline" (the deadline or a last call)."""
+        or "deadline" (the deadline or a last call). ``window``: the window of ``requests``, when known (what its
+        requests tell is worked out once)."""
         # as services.play.turns: a last call may be called when the window opens, and by a person's answer
-        secret = any(engine.asked_in_secret(r) for r in requests)
-        vote = closes_decided_votes(self.tempo) and all(r.kind == "vote" for r in requests)
+        if window is None:
+            window = _Window(requests, [], [])
+        secret = window.secret
+        vote = self.decided_votes and window.votes
         close = self.last_call(requests, {}, opened, deadline, secret=secret, opening=True)
         answers: JSONObject = {}
         for at, _, colour, value in arrivals:
@@ -505,6 +546,8 @@ class _Table:
     ) -> datetime:
         """The deadline once ``answers`` are in at ``at`` (or the window opened, ``opening``): brought forward by a
         last call (``policy.last_called``, ``policy.last_call_end``; none for a bot)."""
+        if not self.calls_last:  # (``policy.last_called``: never without one)
+            return deadline
         left = [r.player for r in requests if r.player not in answers]
         if not policy.last_called(self.tempo, len(requests), len(left), secret=secret, opening=opening):
             return deadline
@@ -538,26 +581,28 @@ def play(
     asked = defaulted = skipped = windows = rounds = autopilots = 0
     max_shift = 0.0
     vanished_at = vanished_pilot_at = None
+    vanishing = any(seat.vanishes is not None for seat in seats)
+    quiet_for = {c: seat.quiet for c, seat in table.seats.items()}.get
     while (window := game.next()) is not None:
         requests = window.requests
         windows += 1
         rounds = max(rounds, window.round)
-        if gone := table.vanish(window):
+        if vanishing and (gone := table.vanish(window)):
             vanished_at = t
             vanished_pilot_at = t if table.pilots.keys() & set(gone) else None  # on autopilot already
-        flying = table.flying(t)
-        pilot = {i: game.pilot(window, i) for i, r in enumerate(requests) if r.player in flying}
-        quiet = deadline_quiet(requests, colours, lambda c: table.seats[c].quiet)  # as the server
-        kinds = [r.kind for r in requests]
+        flying = table.flying(t) if table.pilots else set()
+        pilot = {i: game.pilot(window, i) for i, r in enumerate(requests) if r.player in flying} if flying else {}
+        quiet = deadline_quiet(requests, colours, quiet_for)  # as the server
+        kinds = window.kinds
         plain = window_deadline(t, kinds, tempo, [])  # quiet hours only ever move a deadline later
         arrivals = table.arrivals(window, t, pilot)
-        close, answers, why = table.close(requests, arrivals, t, plain)
+        close, answers, why = table.close(requests, arrivals, t, plain, window)
         if quiet and (shifts or close >= plain):  # the deadline matters (or is measured): the server's, in full
             deadline = window_deadline(t, kinds, tempo, quiet)
             max_shift = max(max_shift, (deadline - plain).total_seconds() / 3600)
-            close, answers, why = table.close(requests, arrivals, t, deadline)
-        if why == "deadline" and (waits := table.wait_for_absent(requests, answers, close)) is not None:
-            close, answers, why = table.close(requests, arrivals, t, waits)
+            close, answers, why = table.close(requests, arrivals, t, deadline, window)
+        if why == "deadline" and (waits := table.wait_for_absent(requests, answers, close, window.secret)) is not None:
+            close, answers, why = table.close(requests, arrivals, t, waits, window)
         owed = [r.player for r in requests if r.player in people]
         missing = sum(c not in answers for c in owed)
         asked += len(owed)
@@ -567,7 +612,7 @@ def play(
             defaulted += missing
         own = {i for _, i, colour, _ in arrivals if colour in people and window.auto[i] is None and i not in pilot}
         table.paces(arrivals, answers, own, t, close)
-        started = table.count(requests, answers, own, why, close)
+        started = table.count(requests, answers, own, why, close, window.secrets)
         autopilots += len(started)
         if vanished_at is not None and vanished_pilot_at is None and table.gone.intersection(started):
             vanished_pilot_at = close
