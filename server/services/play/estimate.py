@@ -39,9 +39,16 @@ The model (also ``MODEL``, said with every estimate):
 
 Speed: a live game (engine, SensibleBot, deadline code) costs 15-25 ms, so ``bench/tempo.py`` plays its games live
 (exact: a defaulted answer changes the rest of the game, as on the server), while an estimate shown before a game
-starts (``replay=True``) replays ``ESTIMATE_GAMES`` games from a library of recorded engine games per player count,
-options and standing answers (``_library``, recorded once per process on first use: 2-3 s; then 0.5-1 s per
-estimate). In a replayed game a defaulted answer does not change what follows (docs/PERFORMANCE.md, "Tempo").
+starts (``replay=True``) replays ``ESTIMATE_GAMES`` (100) games from a library of recorded engine games per player
+count, options and standing answers (``_library``, recorded once per process on first use). In a replayed game a
+defaulted answer does not change what follows (docs/PERFORMANCE.md, "Tempo").
+
+The replayed games are ``RECORDED`` (20) distinct engine games, each replayed 5 times with its own timings of the
+people (their mail checks, misses, sessions: what makes most of the spread of days), so that the first estimate
+for any table the create page can ask for, recording included, takes well under a second (``bench/estimate.py``;
+docs/PERFORMANCE.md, "The estimate (issue 29)"): recording costs 3-9 ms a game, a replay 1-3 ms. Before, it
+replayed 200 distinct games (2-3 s for a first estimate, 0.5-1.5 s after): on the tables checked the medians and
+90th percentiles of days moved by less than a day (about as much as between two sets of 200 distinct games).
 """
 
 from __future__ import annotations
@@ -68,13 +75,16 @@ from . import policy
 
 #: the standing answers of the model's careful player.
 CAREFUL: JSONObject = {"victim": list(BY_VALUE), "camera": "look", "attack": "if_needed"}
-#: games simulated for an estimate shown before a game starts.
-ESTIMATE_GAMES = 200
+#: games simulated for an estimate shown before a game starts; they replay ``RECORDED`` distinct engine games (a
+#: replayed game draws its own timings of people, which make most of the spread of days).
+ESTIMATE_GAMES = 100
+RECORDED = 20
 NIGHT = (time(23, 0), time(7, 0))
 
 #: the model, said with every estimate (a msgid: pages translate it; ``model_text`` gives the English).
 MODEL = N_(
-    "%(games)s simulated games with sensible bots in every seat. Each person checks their mail at random moments "
+    "%(games)s simulated games with sensible bots in every seat (%(recorded)s games of the rules engine, each played "
+    "again with other timings of the people). Each person checks their mail at random moments "
     "while awake, on average every %(reading)s hours, answers at the first check, and misses 5%% of requests; they "
     "sleep in their quiet hours (23:00-07:00 in the organiser's time zone for players we do not know yet). They "
     "give the victim order, the Security Camera and weapons in attacks by standing answers, but not votes or "
@@ -309,14 +319,17 @@ _LIBRARY_KEYS = 8
 
 
 def _library(colours: list[str], options: engine.OptionsJSON, standing: JSONObject, games: int) -> list[list[_Window]]:
+    """``games`` recorded games for a replay: the first ``RECORDED`` of the library's, each replayed in turn as often
+    as needed (each replay draws its own timings)."""
     key = json.dumps([colours, options, standing], sort_keys=True)
     traces = _LIBRARY.pop(key, [])
     while len(_LIBRARY) >= _LIBRARY_KEYS:  # the least recently used goes
         del _LIBRARY[next(iter(_LIBRARY))]
     _LIBRARY[key] = traces
-    while len(traces) < games:
+    distinct = recorded_for(games)
+    while len(traces) < distinct:
         traces.append(record(colours, options, 7919 * len(traces) + 1, standing))
-    return traces[:games]
+    return [traces[i % distinct] for i in range(games)]
 
 
 def colours_of(count: int) -> list[str]:
@@ -666,5 +679,10 @@ def hours_text(seconds: float) -> str:
     return f"{seconds / 3600:g}"
 
 
+def recorded_for(games: int) -> int:
+    """The distinct engine games an estimate of ``games`` replays (``_library``)."""
+    return min(games, RECORDED)
+
+
 def model_text(games: int, reading: float) -> str:
-    return MODEL % {"games": games, "reading": hours_text(reading)}
+    return MODEL % {"games": games, "recorded": recorded_for(games), "reading": hours_text(reading)}
