@@ -59,7 +59,7 @@ import statistics
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import TypedDict, cast
 
 import engine
@@ -663,8 +663,10 @@ def _awake(seat: SimSeat, t: datetime) -> bool:
     return seat.sleep is None or seat.sleep.end_of_quiet(t) is None
 
 
+@lru_cache(maxsize=4096)
 def _session_at(hours: PlayHours, t: datetime) -> tuple[datetime, datetime]:
-    """The play-hours session ``t`` is in, or else the next one: its start and end."""
+    """The play-hours session ``t`` is in, or else the next one: its start and end. Cached (a pure function of
+    values): every person asked in a window asks it for the window's opening, and again for the same session ends."""
     session = hours.session_at(t) or hours.session_at(hours.next_start(t))
     assert session is not None
     return session
