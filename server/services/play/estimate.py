@@ -44,11 +44,13 @@ count, options and standing answers (``_library``, recorded once per process on 
 defaulted answer does not change what follows (docs/PERFORMANCE.md, "Tempo").
 
 The replayed games are ``RECORDED`` (20) distinct engine games, each replayed 5 times with its own timings of the
-people (their mail checks, misses, sessions: what makes most of the spread of days), so that the first estimate
-for any table the create page can ask for, recording included, takes well under a second (``bench/estimate.py``;
-docs/PERFORMANCE.md, "The estimate (issue 29)"): recording costs 3-9 ms a game, a replay 1-3 ms. Before, it
-replayed 200 distinct games (2-3 s for a first estimate, 0.5-1.5 s after): on the tables checked the medians and
-90th percentiles of days moved by less than a day (about as much as between two sets of 200 distinct games).
+people (their mail checks, misses, sessions), so that the first estimate for any table the create page can ask for,
+recording included, takes under a second (``bench/estimate.py``; docs/PERFORMANCE.md, "The estimate (issue 29)"):
+recording costs 3-9 ms a game (3 to 6 players), a replay 1-3 ms. Before, it replayed 200 distinct games (2-7 s for a
+first estimate, 0.5-3 s after). The price is a smaller sample of the engine's games: 20 games may be longer or
+shorter than the engine's average (the 20 recorded are longer by chance, about 2 standard errors for 5 players), so
+on the tables checked the median moved by -0.3 to +1.9 days (+0.5 on average) and the 90th percentile by -1.8 to
++3.8 days against 200 distinct games (themselves up to 0.7 day off the median of 1,000 games).
 """
 
 from __future__ import annotations
