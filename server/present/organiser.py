@@ -14,6 +14,7 @@ from engine.data import COLOURS, DEFAULT_WEAPONS, KINDS
 from engine.options import CHOICES
 
 from ..services.attendance import substitutes
+from ..services.play import estimate as estimates
 from ..services.play import organise
 from ..services.play.estimate import MODEL, Model, hours_text
 from ..services.play.games import SeatLink
@@ -203,6 +204,8 @@ def new_game_form(lang: str, values: dict[str, Any], error: str | None) -> dict[
         ],
         "estimate": None,
         "estimate_model": MODEL,
+        "estimate_games": estimates.ESTIMATE_GAMES,  # (read when asked: tests simulate fewer)
+        "estimate_recorded": estimates.RECORDED,
         "estimate_reading": hours_text(Model().reading),
     }
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 import logging
 import re
 import statistics
-from collections.abc import Callable, Iterable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from functools import cache, lru_cache
@@ -97,10 +98,10 @@ class Quiet:
 
     def end_of_quiet(self, at: datetime) -> datetime | None:
         """If ``at`` falls in the quiet hours, the instant they end; otherwise None."""
-        local = at.astimezone(ZoneInfo(self.zone))
-        clock = local.time().replace(tzinfo=None)
         if self.start == self.end:
             return None
+        local = at.astimezone(ZoneInfo(self.zone))
+        clock = local.time()  # (naive: the local wall time)
         if self.start < self.end:
             inside = self.start <= clock < self.end
             end_day = local.date()
@@ -174,15 +175,15 @@ def window_deadline(now: datetime, kinds: Iterable[str], tempo: TempoJSON, quiet
     default = durations.get("default", DEFAULT_DURATION)
     seconds = max((durations.get(kind, default) for kind in kinds), default=default)
     deadline = now + timedelta(seconds=seconds)
-    quiet = list(quiet)
-    if not tempo.get("avoid_quiet_hours", True) or not quiet:
+    nights = Counter(quiet)  # the same quiet hours once, counted as often as they are given (players of one zone)
+    if not tempo.get("avoid_quiet_hours", True) or not nights:
         return deadline
 
     def asleep(at: datetime) -> int:
-        return sum(q.end_of_quiet(at) is not None for q in quiet)
+        return sum(n for q, n in nights.items() if q.end_of_quiet(at) is not None)
 
     latest = deadline + MAX_SHIFT
-    candidates = [deadline, *(w for q in quiet for w in _wakings(q, deadline, latest))]
+    candidates = [deadline, *(w for q in nights for w in _wakings(q, deadline, latest))]
     return min(candidates, key=lambda at: (asleep(at), at))
 
 
@@ -295,11 +296,16 @@ class PlayHours:
         stored = tempo.get("play_hours")
         if not stored:
             return None
-        try:
-            return cls.from_json(stored)
-        except TempoError:
-            log.warning("unreadable play hours %r; ignoring them", stored)
-            return None
+        key = repr(stored)  # read once per value (an estimate asks for every window of hundreds of games)
+        if key not in _READ:
+            if len(_READ) >= 1024:
+                _READ.clear()
+            try:
+                _READ[key] = cls.from_json(stored)
+            except TempoError:
+                log.warning("unreadable play hours %r; ignoring them", stored)
+                _READ[key] = None
+        return _READ[key]
 
     @classmethod
     def from_json(cls, data: object) -> PlayHours:
@@ -335,13 +341,9 @@ class PlayHours:
         start = datetime.combine(day, self.start, tzinfo=zone).astimezone(UTC)
         return start, datetime.combine(end_day, self.end, tzinfo=zone).astimezone(UTC)
 
-    def _days_from(self, at: datetime, count: int) -> Iterator[tuple[datetime, datetime]]:
+    def _days_from(self, at: datetime, count: int) -> tuple[tuple[datetime, datetime], ...]:
         """The sessions held from the local day before ``at``'s, for ``count`` days."""
-        first = at.astimezone(ZoneInfo(self.zone)).date() - timedelta(days=1)
-        for offset in range(count):
-            day = first + timedelta(days=offset)
-            if day.weekday() in self.days:
-                yield self._session(day)
+        return _sessions(self, at.astimezone(ZoneInfo(self.zone)).date() - timedelta(days=1), count)
 
     def session_at(self, at: datetime) -> tuple[datetime, datetime] | None:
         """The session going on at ``at`` (its start and end, in UTC), or None."""
@@ -360,6 +362,18 @@ class PlayHours:
         """The short deadline counted from the start of the first session after ``now``: how long a window waits
         for players absent from a session (``turns._wait_for_absent``)."""
         return (self.next_start(now) + timedelta(seconds=self.deadline)).astimezone(now.tzinfo)
+
+
+#: play hours read from tempos (``PlayHours.of``), by the stored value's repr.
+_READ: dict[str, PlayHours | None] = {}
+
+
+@lru_cache(maxsize=4096)
+def _sessions(hours: PlayHours, first: date, count: int) -> tuple[tuple[datetime, datetime], ...]:
+    """The sessions held on ``count`` local days from ``first``: a pure function of values, cached (the estimate
+    asks for the same days again and again)."""
+    days = (first + timedelta(days=offset) for offset in range(count))
+    return tuple(hours._session(day) for day in days if day.weekday() in hours.days)
 
 
 def _is_day(value: object) -> bool:

@@ -170,7 +170,7 @@ def test_the_estimate_shows_it_is_working_and_says_how_long_it_took(
         expect(busy).to_be_hidden()
         estimate.click()
         expect(busy).to_be_visible()
-        expect(busy).to_contain_text("Working it out")
+        expect(busy).to_contain_text("Estimating: simulating")
         expect(estimate).to_be_disabled()
         expect(page.get_by_role("button", name="Create the game")).to_be_disabled()
         screenshot(page, f"new-game-estimating-{kind}", SHOTS)

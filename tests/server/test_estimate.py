@@ -313,3 +313,65 @@ def test_a_person_still_on_the_page_is_handed_the_next_request_and_answers_it_wi
     no_linger = estimate._Table({"red": seat}, {}, estimate.Model(miss=1.0), random.Random(1))
     no_linger.answered["red"] = [(answered - timedelta(minutes=5), answered)]
     assert no_linger.answer_at("red", soon) is None
+
+
+# --- the estimate's library of recorded games (issue 29) -------------------------------------------------------------
+
+
+def test_an_estimate_records_a_bounded_number_of_engine_games_and_replays_each_with_other_timings(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The first estimate for a table records ``RECORDED`` engine games whatever the number of games simulated (it
+    recorded one per game simulated: 200, 2 s); the next one records none. Each recorded game is replayed in turn,
+    with its own timings of the people: a game's days differ between its replays, its windows do not."""
+    recorded: list[int] = []
+    record = estimate.record
+
+    def counted(*args: Any, **kwargs: Any) -> list[Any]:
+        recorded.append(1)
+        return record(*args, **kwargs)
+
+    monkeypatch.setattr(estimate, "record", counted)
+    monkeypatch.setattr(estimate, "_LIBRARY", {})
+    seats = [*_seats(["Europe/Rome", "Asia/Tokyo"]), estimate.SimSeat(bot=True)]
+    options = {"zombie_player": "every_round"}  # an option set of the form, not the default
+    games = 5 * estimate.RECORDED
+    tempo = presets.tempo_for("week", "Europe/Rome")
+    first = estimate.simulate(seats, options, tempo, games=games, seed=4, start=T0, replay=True)
+    assert len(recorded) == estimate.RECORDED and first["games"] == games
+    again = estimate.simulate(seats, options, tempo, games=games, seed=4, start=T0, replay=True)
+    assert again == first and len(recorded) == estimate.RECORDED  # replayed from the library, the same figures
+    traces = estimate._library(estimate.colours_of(3), options, estimate.CAREFUL, games)
+    assert len({id(trace) for trace in traces}) == estimate.RECORDED and traces[0] is traces[estimate.RECORDED]
+    played = [estimate.play(seats, options, tempo, estimate.Model(), seed, T0, trace=traces[0]) for seed in (1, 2, 3)]
+    assert len({game.windows for game in played}) == 1 and len({game.days for game in played}) == 3
+    assert estimate.recorded_for(12) == 12 and estimate.recorded_for(games) == estimate.RECORDED
+
+
+def test_the_estimate_is_the_same_from_a_fresh_library(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Deterministic for a seed: the recorded games are the same in every process (a fresh library records them
+    again), so a first estimate and a later one agree."""
+    seats = _seats(["Europe/Rome", "Europe/Warsaw", "America/New_York", "Asia/Tokyo"])
+    tempo = presets.tempo_for("relaxed", "Europe/Rome")
+    games = 2 * estimate.RECORDED
+    monkeypatch.setattr(estimate, "_LIBRARY", {})
+    warm = estimate.simulate(seats, {}, tempo, games=games, seed=7, start=T0, replay=True)
+    monkeypatch.setattr(estimate, "_LIBRARY", {})
+    assert estimate.simulate(seats, {}, tempo, games=games, seed=7, start=T0, replay=True) == warm
+    assert estimate.simulate(seats, {}, tempo, games=games, seed=8, start=T0, replay=True) != warm
+
+
+def test_the_create_page_says_it_is_estimating_and_how_many_games_it_replays(organiser: Stack) -> None:
+    """The Estimate button's busy notice names the games being simulated (shown while the request runs, htmx); the
+    model said with the figures names the distinct engine games replayed; in Italian and Polish too."""
+    page = organiser.client.get("/o/new").get_data(as_text=True)
+    assert 'id="estimate-busy"' in page and 'role="status"' in page and 'hx-indicator="#estimate-busy"' in page
+    assert "Estimating: simulating 12 games…" in page  # (this module simulates 12)
+    for lang, busy in (("it", "Stima in corso: simulazione di 12 partite…"), ("pl", "Szacowanie: symulacja 12 gier…")):
+        assert busy in organiser.client.get("/o/new", headers={"Accept-Language": lang}).get_data(as_text=True)
+    form = {"players": "\n".join(PEOPLE[:3]), "preset": "week", "estimate": "1"}
+    page = post_form(organiser.client, organiser.app, "/o/new", form).get_data(as_text=True)
+    assert "12 simulated games with sensible bots in every seat (12 games of the rules engine" in page
+    assert estimate.model_text(100, 3 * 3600).startswith(
+        f"100 simulated games with sensible bots in every seat ({estimate.RECORDED} games of the rules engine"
+    )

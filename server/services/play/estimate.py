@@ -39,9 +39,18 @@ The model (also ``MODEL``, said with every estimate):
 
 Speed: a live game (engine, SensibleBot, deadline code) costs 15-25 ms, so ``bench/tempo.py`` plays its games live
 (exact: a defaulted answer changes the rest of the game, as on the server), while an estimate shown before a game
-starts (``replay=True``) replays ``ESTIMATE_GAMES`` games from a library of recorded engine games per player count,
-options and standing answers (``_library``, recorded once per process on first use: 2-3 s; then 0.5-1 s per
-estimate). In a replayed game a defaulted answer does not change what follows (docs/PERFORMANCE.md, "Tempo").
+starts (``replay=True``) replays ``ESTIMATE_GAMES`` (100) games from a library of recorded engine games per player
+count, options and standing answers (``_library``, recorded once per process on first use). In a replayed game a
+defaulted answer does not change what follows (docs/PERFORMANCE.md, "Tempo").
+
+The replayed games are ``RECORDED`` (20) distinct engine games, each replayed 5 times with its own timings of the
+people (their mail checks, misses, sessions), so that the first estimate for any table the create page can ask for,
+recording included, takes under a second (``bench/estimate.py``; docs/PERFORMANCE.md, "The estimate (issue 29)"):
+recording costs 3-9 ms a game (3 to 6 players), a replay 1-3 ms. Before, it replayed 200 distinct games (2-7 s for a
+first estimate, 0.5-3 s after). The price is a smaller sample of the engine's games: 20 games may be longer or
+shorter than the engine's average (the 20 recorded are longer by chance, about 2 standard errors for 5 players), so
+on the tables checked the median moved by -0.3 to +1.9 days (+0.5 on average) and the 90th percentile by -1.8 to
++3.8 days against 200 distinct games (themselves up to 0.7 day off the median of 1,000 games).
 """
 
 from __future__ import annotations
@@ -52,6 +61,7 @@ import statistics
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
+from functools import cached_property, lru_cache
 from typing import TypedDict, cast
 
 import engine
@@ -62,18 +72,21 @@ from engine.shapes import JSON, JSONObject
 
 from ...models import TempoJSON
 from ..errors import N_
-from ..tempo import PlayHours, Quiet, closes_decided_votes, deadline_quiet, window_deadline
+from ..tempo import PlayHours, Quiet, closes_decided_votes, deadline_quiet, last_call_of, window_deadline
 from . import policy
 
 #: the standing answers of the model's careful player.
 CAREFUL: JSONObject = {"victim": list(BY_VALUE), "camera": "look", "attack": "if_needed"}
-#: games simulated for an estimate shown before a game starts.
-ESTIMATE_GAMES = 200
+#: games simulated for an estimate shown before a game starts; they replay ``RECORDED`` distinct engine games (a
+#: replayed game draws its own timings of people, which make most of the spread of days).
+ESTIMATE_GAMES = 100
+RECORDED = 20
 NIGHT = (time(23, 0), time(7, 0))
 
 #: the model, said with every estimate (a msgid: pages translate it; ``model_text`` gives the English).
 MODEL = N_(
-    "%(games)s simulated games with sensible bots in every seat. Each person checks their mail at random moments "
+    "%(games)s simulated games with sensible bots in every seat (%(recorded)s games of the rules engine, each played "
+    "again with other timings of the people). Each person checks their mail at random moments "
     "while awake, on average every %(reading)s hours, answers at the first check, and misses 5%% of requests; they "
     "sleep in their quiet hours (23:00-07:00 in the organiser's time zone for players we do not know yet). They "
     "give the victim order, the Security Camera and weapons in attacks by standing answers, but not votes or "
@@ -204,6 +217,25 @@ class _Window:
     #: the round of the game the window belongs to (``engine.Game.round``)
     round: int = 0
 
+    # what the window's requests tell, worked out once (a recorded window is replayed in many games)
+    @cached_property
+    def secrets(self) -> tuple[bool, ...]:
+        """Each request asked in secret or not (``engine.asked_in_secret``)."""
+        return tuple(engine.asked_in_secret(r) for r in self.requests)
+
+    @cached_property
+    def secret(self) -> bool:
+        return any(self.secrets)
+
+    @cached_property
+    def kinds(self) -> list[str]:
+        return [r.kind for r in self.requests]
+
+    @cached_property
+    def votes(self) -> bool:
+        """Only votes (``vote_decided`` may close the window)."""
+        return all(r.kind == "vote" for r in self.requests)
+
 
 class _Live:
     """Windows of a game played by the engine as the simulation goes: a missing answer gets the H-4 default."""
@@ -289,14 +321,17 @@ _LIBRARY_KEYS = 8
 
 
 def _library(colours: list[str], options: engine.OptionsJSON, standing: JSONObject, games: int) -> list[list[_Window]]:
+    """``games`` recorded games for a replay: the first ``RECORDED`` of the library's, each replayed in turn as often
+    as needed (each replay draws its own timings)."""
     key = json.dumps([colours, options, standing], sort_keys=True)
     traces = _LIBRARY.pop(key, [])
     while len(_LIBRARY) >= _LIBRARY_KEYS:  # the least recently used goes
         del _LIBRARY[next(iter(_LIBRARY))]
     _LIBRARY[key] = traces
-    while len(traces) < games:
+    distinct = recorded_for(games)
+    while len(traces) < distinct:
         traces.append(record(colours, options, 7919 * len(traces) + 1, standing))
-    return traces[:games]
+    return [traces[i % distinct] for i in range(games)]
 
 
 def colours_of(count: int) -> list[str]:
@@ -323,9 +358,16 @@ class _Table:
     pilots: dict[str, tuple[datetime, datetime | None]] = field(default_factory=dict)
     #: the tempo's play hours, read once
     hours: PlayHours | None = field(init=False)
+    #: the tempo's settings the windows ask about, read once: a last call, the autopilot's count, decided votes
+    calls_last: bool = field(init=False)
+    after: int = field(init=False)
+    decided_votes: bool = field(init=False)
 
     def __post_init__(self) -> None:
         self.hours = PlayHours.of(self.tempo)
+        self.calls_last = last_call_of(self.tempo) is not None
+        self.after = policy.after_of(self.tempo)
+        self.decided_votes = closes_decided_votes(self.tempo)
 
     @property
     def people(self) -> set[str]:
@@ -337,9 +379,8 @@ class _Table:
         if colour in self.gone:
             return None
         model, rng = self.model, self.rng
-        mine = self.answered.get(colour)
-        awake = _awake(self.seats[colour], t)
-        if model.linger and mine and awake and t <= mine[-1][1] + timedelta(seconds=model.linger):
+        mine = self.answered.get(colour) if model.linger else None
+        if mine and _awake(self.seats[colour], t) and t <= mine[-1][1] + timedelta(seconds=model.linger):
             return t + timedelta(seconds=rng.uniform(5, 60))  # still on the page: handed over there, never missed
         missed = may_miss and rng.random() < model.miss
         seat = self.seats[colour]
@@ -396,20 +437,26 @@ class _Table:
         return set(self.pilots)
 
     def count(
-        self, requests: list[engine.Request], answers: JSONObject, own: set[int], why: str, at: datetime
+        self,
+        requests: list[engine.Request],
+        answers: JSONObject,
+        own: set[int],
+        why: str,
+        at: datetime,
+        secrets: tuple[bool, ...] | None = None,
     ) -> list[str]:
         """After a window closed at ``at``, each person's count of missed deadlines (``policy.counted``, as
         ``autopilot.count_missed``): a request not answered is defaulted unless the window closed as a vote decided
-        (``why``); ``own``: the indices of the requests the person answered themselves. Returns the seats put on
-        autopilot."""
-        after = policy.after_of(self.tempo)
+        (``why``); ``own``: the indices of the requests the person answered themselves (``secrets``: which were asked
+        in secret, when known already). Returns the seats put on autopilot."""
+        after = self.after
         started = []
         for i, data in enumerate(requests):
             colour = data.player
             if self.seats[colour].bot:
                 continue
             closed = policy.Closed(
-                secret=engine.asked_in_secret(data),
+                secret=engine.asked_in_secret(data) if secrets is None else secrets[i],
                 defaulted=colour not in answers and why != "decided",
                 own=colour in answers and i in own,
             )
@@ -436,14 +483,19 @@ class _Table:
             if opened < at <= close and colour in answers and i in own:
                 self.answered.setdefault(colour, []).append((opened, at))
 
-    def wait_for_absent(self, requests: list[engine.Request], answers: JSONObject, close: datetime) -> datetime | None:
+    def wait_for_absent(
+        self, requests: list[engine.Request], answers: JSONObject, close: datetime, secret: bool | None = None
+    ) -> datetime | None:
         """With play hours, the deadline a window whose deadline passed at ``close`` waits until for those absent from
-        the session (``policy.absence_wait``, as ``turns._wait_for_absent``); None when it does not wait."""
+        the session (``policy.absence_wait``, as ``turns._wait_for_absent``); None when it does not wait. ``secret``:
+        whether a request was asked in secret, when known already."""
+        if self.hours is None:  # (``policy.absence_wait``: never without play hours)
+            return None
         return policy.absence_wait(
             self.hours,
             close,
             waited=False,
-            secret=any(engine.asked_in_secret(r) for r in requests),
+            secret=any(engine.asked_in_secret(r) for r in requests) if secret is None else secret,
             table=self.seats,
             owing=[r.player for r in requests if r.player not in answers],
             absent=lambda colour: self.absent(colour, close),
@@ -473,12 +525,16 @@ class _Table:
         arrivals: list[tuple[datetime, int, str, JSON]],
         opened: datetime,
         deadline: datetime,
+        window: _Window | None = None,
     ) -> tuple[datetime, JSONObject, str]:
         """When the window opened at ``opened`` closes, the answers in by then, and why: "all", "decided" (a vote),
-        or "deadline" (the deadline or a last call)."""
+        or "deadline" (the deadline or a last call). ``window``: the window of ``requests``, when known (what its
+        requests tell is worked out once)."""
         # as services.play.turns: a last call may be called when the window opens, and by a person's answer
-        secret = any(engine.asked_in_secret(r) for r in requests)
-        vote = closes_decided_votes(self.tempo) and all(r.kind == "vote" for r in requests)
+        if window is None:
+            window = _Window(requests, [], [])
+        secret = window.secret
+        vote = self.decided_votes and window.votes
         close = self.last_call(requests, {}, opened, deadline, secret=secret, opening=True)
         answers: JSONObject = {}
         for at, _, colour, value in arrivals:
@@ -505,6 +561,8 @@ class _Table:
     ) -> datetime:
         """The deadline once ``answers`` are in at ``at`` (or the window opened, ``opening``): brought forward by a
         last call (``policy.last_called``, ``policy.last_call_end``; none for a bot)."""
+        if not self.calls_last:  # (``policy.last_called``: never without one)
+            return deadline
         left = [r.player for r in requests if r.player not in answers]
         if not policy.last_called(self.tempo, len(requests), len(left), secret=secret, opening=opening):
             return deadline
@@ -538,26 +596,28 @@ def play(
     asked = defaulted = skipped = windows = rounds = autopilots = 0
     max_shift = 0.0
     vanished_at = vanished_pilot_at = None
+    vanishing = any(seat.vanishes is not None for seat in seats)
+    quiet_for = {c: seat.quiet for c, seat in table.seats.items()}.get
     while (window := game.next()) is not None:
         requests = window.requests
         windows += 1
         rounds = max(rounds, window.round)
-        if gone := table.vanish(window):
+        if vanishing and (gone := table.vanish(window)):
             vanished_at = t
             vanished_pilot_at = t if table.pilots.keys() & set(gone) else None  # on autopilot already
-        flying = table.flying(t)
-        pilot = {i: game.pilot(window, i) for i, r in enumerate(requests) if r.player in flying}
-        quiet = deadline_quiet(requests, colours, lambda c: table.seats[c].quiet)  # as the server
-        kinds = [r.kind for r in requests]
+        flying = table.flying(t) if table.pilots else set()
+        pilot = {i: game.pilot(window, i) for i, r in enumerate(requests) if r.player in flying} if flying else {}
+        quiet = deadline_quiet(requests, colours, quiet_for)  # as the server
+        kinds = window.kinds
         plain = window_deadline(t, kinds, tempo, [])  # quiet hours only ever move a deadline later
         arrivals = table.arrivals(window, t, pilot)
-        close, answers, why = table.close(requests, arrivals, t, plain)
+        close, answers, why = table.close(requests, arrivals, t, plain, window)
         if quiet and (shifts or close >= plain):  # the deadline matters (or is measured): the server's, in full
             deadline = window_deadline(t, kinds, tempo, quiet)
             max_shift = max(max_shift, (deadline - plain).total_seconds() / 3600)
-            close, answers, why = table.close(requests, arrivals, t, deadline)
-        if why == "deadline" and (waits := table.wait_for_absent(requests, answers, close)) is not None:
-            close, answers, why = table.close(requests, arrivals, t, waits)
+            close, answers, why = table.close(requests, arrivals, t, deadline, window)
+        if why == "deadline" and (waits := table.wait_for_absent(requests, answers, close, window.secret)) is not None:
+            close, answers, why = table.close(requests, arrivals, t, waits, window)
         owed = [r.player for r in requests if r.player in people]
         missing = sum(c not in answers for c in owed)
         asked += len(owed)
@@ -567,7 +627,7 @@ def play(
             defaulted += missing
         own = {i for _, i, colour, _ in arrivals if colour in people and window.auto[i] is None and i not in pilot}
         table.paces(arrivals, answers, own, t, close)
-        started = table.count(requests, answers, own, why, close)
+        started = table.count(requests, answers, own, why, close, window.secrets)
         autopilots += len(started)
         if vanished_at is not None and vanished_pilot_at is None and table.gone.intersection(started):
             vanished_pilot_at = close
@@ -605,8 +665,10 @@ def _awake(seat: SimSeat, t: datetime) -> bool:
     return seat.sleep is None or seat.sleep.end_of_quiet(t) is None
 
 
+@lru_cache(maxsize=4096)
 def _session_at(hours: PlayHours, t: datetime) -> tuple[datetime, datetime]:
-    """The play-hours session ``t`` is in, or else the next one: its start and end."""
+    """The play-hours session ``t`` is in, or else the next one: its start and end. Cached (a pure function of
+    values): every person asked in a window asks it for the window's opening, and again for the same session ends."""
     session = hours.session_at(t) or hours.session_at(hours.next_start(t))
     assert session is not None
     return session
@@ -621,5 +683,10 @@ def hours_text(seconds: float) -> str:
     return f"{seconds / 3600:g}"
 
 
+def recorded_for(games: int) -> int:
+    """The distinct engine games an estimate of ``games`` replays (``_library``)."""
+    return min(games, RECORDED)
+
+
 def model_text(games: int, reading: float) -> str:
-    return MODEL % {"games": games, "reading": hours_text(reading)}
+    return MODEL % {"games": games, "recorded": recorded_for(games), "reading": hours_text(reading)}
