@@ -2,7 +2,8 @@
 off between the SMTP server's acceptance of a mail and the mark that records it. Here the database goes down just
 as the server accepts (the SMTP server stops the test's own PostgreSQL cluster before it answers DATA with 250;
 the shared PostgreSQL is never touched). The mail is not lost; it is sent again after ``outbox.STUCK_AFTER``, with
-the same Message-ID, once the database is back (its restart costs the worker nothing: ``pool_pre_ping``)."""
+the same Message-ID, once the database is back (its restart costs the worker nothing: a pooled connection in doubt
+is pinged before use, server/db.py)."""
 
 from __future__ import annotations
 
