@@ -90,8 +90,9 @@ def ask(g: Game, requests: list[Request]) -> Flow:
         else:
             waiting.append(req)
     if waiting:
-        seats = order_from(g.players, g.chief)
-        waiting.sort(key=lambda r: seats.index(r.player))  # listed in seating order from the Chief
+        if len(waiting) > 1:
+            seats = order_from(g.players, g.chief)
+            waiting.sort(key=lambda r: seats.index(r.player))  # listed in seating order from the Chief
         answers.update((yield waiting))
     return answers
 
@@ -446,7 +447,8 @@ def attack_vote(g: Game, loc: int, targets: list[str]) -> Flow:
 
 def eat(g: Game, player: str, loc: int) -> Flow:
     """VOT-9: the losing colour chooses its victim among its non-hidden characters there."""
-    options = [c for c in CHARACTERS if c in visible_at(g, player, loc)]
+    visible = visible_at(g, player, loc)
+    options = [c for c in CHARACTERS if c in visible]
     answers = yield from ask(g, [Request(player, Kind.VICTIM, options, {"location": loc})])
     character = answers[player]
     del g.chars[player][character]
@@ -535,11 +537,13 @@ def cards_request(g: Game, player: str, window: str, loc: int | None) -> Request
         allowed = set(WEAPONS)
         if loc != PARKING:
             allowed.add("hardware")
-        ctx["can_hide"] = [c for c in CHARACTERS if c in visible_at(g, player, loc)]
-        if ctx["can_hide"]:
+        visible = visible_at(g, player, loc)
+        ctx["can_hide"] = [c for c in CHARACTERS if c in visible]
+        if visible:
             allowed.add("hidden")
-        if loc in g.chars[player].values() and len(eligible_colours(g, loc)) > 1:
-            allowed.add("threat")  # a Threat needs a vote to count in (H-2)
+        # a Threat needs a vote to count in (H-2); who may be voted against is only worth asking with one in hand
+        if "threat" in hand and loc in g.chars[player].values() and len(eligible_colours(g, loc)) > 1:
+            allowed.add("threat")
     playable = [c for c in CARDS if c in allowed and c in hand]
     if not playable:
         return None

@@ -37,7 +37,13 @@ def living(s: State) -> list[str]:
 
 def count_at(s: State, loc: int) -> int:
     """Character tokens at ``loc`` (a Tough Guy takes one place, A1)."""
-    return sum(1 for p in s.players for at in s.chars[p].values() if at == loc)
+    # plain loops: this runs for every fullness check and attack, and a generator in ``sum`` costs twice as much
+    n = 0
+    for mine in s.chars.values():
+        for at in mine.values():
+            if at == loc:
+                n += 1
+    return n
 
 
 def is_open(s: State, loc: int) -> bool:
@@ -58,8 +64,8 @@ def has_room(s: State, loc: int) -> bool:
 def strength(s: State, loc: int) -> int:
     """DEF-3: Tough Guys count 2, hidden characters count, plus Hardware played in this attack."""
     total = s.hardware
-    for p in s.players:
-        for ch, at in s.chars[p].items():
+    for mine in s.chars.values():
+        for ch, at in mine.items():
             if at == loc:
                 total += STRENGTH[ch]
     return total
@@ -85,12 +91,17 @@ def present_colours(s: State, loc: int) -> list[str]:
 
 def eligible_colours(s: State, loc: int) -> list[str]:
     """DEF-5b / VOT-1 / VOT-H: colours with a non-hidden character at ``loc``, in order from the Chief."""
+    if not s.hidden:  # nobody hidden (most of the time): the colours present
+        return present_colours(s, loc)
     return [p for p in order_from(s.players, s.chief) if visible_at(s, p, loc)]
 
 
 def visible_at(s: State, player: str, loc: int) -> list[str]:
     """The player's non-hidden characters at ``loc`` (possible victims, VOT-9)."""
-    return [ch for ch, at in s.chars[player].items() if at == loc and (player, ch) not in s.hidden]
+    hidden = s.hidden
+    if not hidden:  # nobody hidden (most of the time): skip the test per character
+        return [ch for ch, at in s.chars[player].items() if at == loc]
+    return [ch for ch, at in s.chars[player].items() if at == loc and (player, ch) not in hidden]
 
 
 def vote_weight(s: State, player: str, loc: int) -> int:
