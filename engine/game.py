@@ -23,6 +23,10 @@ FORMAT = "deadmail-engine/1"
 SNAPSHOT_FORMAT = "deadmail-snapshot/1"
 
 
+_draw = random.Random.random
+_drawbits = random.Random.getrandbits
+
+
 class Rng(random.Random):
     """``random.Random`` that counts the 32-bit words it draws, so its state is one number (``skip`` restores it)."""
 
@@ -30,13 +34,15 @@ class Rng(random.Random):
         self.drawn = 0
         super().__init__(seed)
 
+    # (``_random.Random``'s methods called directly: ``super()`` would look them up at every draw)
+
     def random(self) -> float:
         self.drawn += 2
-        return super().random()
+        return _draw(self)
 
     def getrandbits(self, k: int) -> int:
         self.drawn += (k + 31) // 32
-        return super().getrandbits(k)
+        return _drawbits(self, k)
 
     def skip(self, words: int) -> None:
         """Draw ``words`` words at once, as after ``words`` words drawn one by one."""
@@ -138,7 +144,7 @@ class Game(State):
         event = {"type": type_, **fields}
         if to is not None:
             event["to"] = list(to)
-        self.events.append(cast(Event, event))  # the flow's calls give each type its fields (``engine.shapes``)
+        self.events.append(event)  # type: ignore[arg-type]  # each type's fields come from the flow (``engine.shapes``)
 
     # --- the API -----------------------------------------------------------------------------------------------
 
@@ -151,7 +157,8 @@ class Game(State):
         return [r for r in self.window if r.player not in self._answers]
 
     def request_for(self, player: str, kind: str | None = None) -> Request:
-        self._check_player(player)
+        if player not in self.players:
+            self._check_player(player)
         if kind is not None and kind not in KINDS:
             raise IllegalAnswer(
                 N_("%(value)s is not a kind of request (%(kinds)s)."), value=shown(kind), kinds=list(KINDS)
@@ -388,10 +395,14 @@ class Game(State):
 
 
 _Value = TypeVar("_Value")
+#: JSON values that are never containers (exactly these classes; subclasses take the general way)
+_ATOMS = frozenset({str, int, float, bool, type(None)})
 
 
 def _copy(value: _Value) -> _Value:
     """A deep copy of JSON data, so the log never shares objects with the caller."""
+    if value.__class__ in _ATOMS:
+        return value  # the usual case, said at once
     if isinstance(value, dict):
         return cast(_Value, {k: _copy(v) for k, v in value.items()})
     if isinstance(value, list):

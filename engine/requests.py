@@ -16,7 +16,6 @@ Refusals are :class:`~engine.errors.IllegalAnswer` with a message id and paramet
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple, TypeAlias, TypedDict, cast
@@ -329,17 +328,17 @@ def _parse_cards(s: State, req: Request, raw: object) -> list[Play]:
         raise IllegalAnswer(N_('Play a list of cards, such as [{"card": "axe"}], or [] to pass.'))
     if not raw:
         return []  # a pass
-    hand = Counter(s.hands[req.player])
-    used: Counter[str] = Counter()
+    hand = s.hands[req.player]
+    used: dict[str, int] = {}
     hidden_now: set[str] = set()
     plays: list[Play] = []
     for item in raw:
         obj = _object(item, _CARD_PLAY)
         card = _playable_card(req, obj["card"])
-        used[card] += 1
-        if used[card] > hand[card]:
+        used[card] = used.get(card, 0) + 1
+        if used[card] > hand.count(card):
             raise IllegalAnswer(N_("You do not hold that many %(card)s cards."), card=card)
-        character, location = cast(str | None, obj.get("character")), cast(int | None, obj.get("location"))
+        character, location = cast("str | None", obj.get("character")), cast("int | None", obj.get("location"))
         play = Play(card, character, location, _if_needed(card, obj))  # its character and location checked next
         _check_play_target(s, req, play, used[card], hidden_now)
         plays.append(play)
@@ -448,7 +447,7 @@ def forced(s: State, req: Request, standing: dict[str, list[str]]) -> tuple[bool
     """H-2 / H-5: ``(True, answer)`` when the request must not be shown to the player."""
     kind = req.kind
     options = req.options or []
-    if kind == Kind.VICTIM:
+    if kind == "victim":  # (a string: ``Kind.VICTIM`` is a slow attribute lookup, and this runs for every request)
         chosen = by_standing_order(req.names(), standing.get(req.player))
         if chosen is not None:
             return True, chosen

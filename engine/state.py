@@ -11,6 +11,7 @@ class State:
 
     __slots__ = (
         "players",
+        "seating",
         "round",
         "phase",
         "chief",
@@ -33,6 +34,8 @@ class State:
 
     def __init__(self, players: tuple[str, ...]) -> None:
         self.players = players
+        #: seating order clockwise from each player (DEF-6): ``rules.order_from`` made once, it is asked for often.
+        self.seating = {p: players[i:] + players[:i] for i, p in enumerate(players)}
         self.round = 0
         self.phase = Phase.SETUP
         self.chief = players[0]
