@@ -77,7 +77,8 @@ def play(g: Game, start: Phase | None = None) -> Flow:
 
 
 def ask(g: Game, requests: list[Request]) -> Flow:
-    """Open one window for ``requests``; forced answers are filled in without asking (H-2)."""
+    """Open one window for ``requests``, given in seating order from the Chief (the window lists them so); forced
+    answers are filled in without asking (H-2)."""
     answers: dict[str, ParsedAnswer] = {}
     waiting = []
     for req in requests:
@@ -90,9 +91,6 @@ def ask(g: Game, requests: list[Request]) -> Flow:
         else:
             waiting.append(req)
     if waiting:
-        if len(waiting) > 1:
-            seats = from_chief(g)
-            waiting.sort(key=lambda r: seats.index(r.player))  # listed in seating order from the Chief
         answers.update((yield waiting))
     return answers
 
@@ -286,7 +284,9 @@ def destinations(g: Game) -> Flow:
             place_zombie(g, zreq.player, placed[zreq.player])
     else:
         # Zombie players are not the ones choosing destinations and see none of them: one window (H-3).
-        answers = yield from ask(g, requests + zombies)
+        seats = from_chief(g)
+        both = sorted(requests + zombies, key=lambda r: seats.index(r.player))  # in seating order from the Chief
+        answers = yield from ask(g, both)
         for zreq in zombies:
             place_zombie(g, zreq.player, answers[zreq.player])
     for req in requests:

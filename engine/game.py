@@ -150,19 +150,14 @@ class Game(State):
 
     @property
     def over(self) -> bool:
-        return self.phase == Phase.OVER
+        return self.phase == "over"  # Phase.OVER (a plain string: looking an enum member up is slow)
 
     def pending(self) -> list[Request]:
         """Requests of the open window still unanswered, in order from the Chief."""
         return [r for r in self.window if r.player not in self._answers]
 
     def request_for(self, player: str, kind: str | None = None) -> Request:
-        if player not in self.players:
-            self._check_player(player)
-        if kind is not None and kind not in KINDS:
-            raise IllegalAnswer(
-                N_("%(value)s is not a kind of request (%(kinds)s)."), value=shown(kind), kinds=list(KINDS)
-            )
+        # the request first: found, its player and kind are a player's and a kind (checked below when it is not)
         for req in self.window:
             if req.player == player and (kind is None or req.kind == kind):
                 if req.player in self._answers:
@@ -170,6 +165,11 @@ class Game(State):
                         N_("%(colour)s has already answered this %(kind)s request."), colour=player, kind=req.kind
                     )
                 return req
+        self._check_player(player)
+        if kind is not None and kind not in KINDS:
+            raise IllegalAnswer(
+                N_("%(value)s is not a kind of request (%(kinds)s)."), value=shown(kind), kinds=list(KINDS)
+            )
         if kind:
             raise IllegalAnswer(
                 N_("There is no %(kind)s request waiting for %(colour)s now."), kind=kind, colour=player
