@@ -170,7 +170,7 @@ def apply_place(g: Game, req: Request, answer: Placement) -> None:
             loc = fallback
         else:
             loc = PARKING
-    g.chars[req.player][character] = loc
+    g.put(req.player, character, loc)
     g.unplaced[req.player].remove(character)
     g.emit("placed", player=req.player, character=character, location=loc)
 
@@ -364,7 +364,7 @@ def settle(g: Game, player: str, character: str, target: int) -> None:
     origin = g.chars[player][character]
     blocked = target != origin and (target in g.closed or is_full(g, target))
     end = PARKING if blocked else target
-    g.chars[player][character] = end
+    g.put(player, character, end)
     g.emit("moved", player=player, character=character, origin=origin, target=target, location=end)
 
 
@@ -451,7 +451,7 @@ def eat(g: Game, player: str, loc: int) -> Flow:
     options = [c for c in CHARACTERS if c in visible]
     answers = yield from ask(g, [Request(player, Kind.VICTIM, options, {"location": loc})])
     character = answers[player]
-    del g.chars[player][character]
+    g.take(player, character)
     g.emit("eaten", player=player, character=character, location=loc)
     if not g.chars[player]:  # F-9 / ELM-1
         g.eliminated[player] = g.round

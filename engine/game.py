@@ -124,6 +124,7 @@ class Game(State):
         self.chief_elected = pos["chief_elected"]
         self.closed = set(pos["closed"])
         self.chars = {p: dict(pos["characters"][p]) for p in self.players}
+        self.recount()
         for key, n in pos["zombies"].items():
             self.zombies[int(key)] = n
         self.hands = {p: list(pos["hands"][p]) for p in self.players}

@@ -12,7 +12,6 @@ from .data import (
     LOCATIONS,
     PARKING,
     POINTS,
-    STRENGTH,
     SUPERMARKET,
     SUPERMARKET_CAP,
     Kind,
@@ -43,21 +42,12 @@ def living(s: State) -> list[str]:
 
 def count_at(s: State, loc: int) -> int:
     """Character tokens at ``loc`` (a Tough Guy takes one place, A1)."""
-    # plain loops: this runs for every fullness check and attack, and a generator in ``sum`` costs twice as much
-    n = 0
-    for mine in s.chars.values():
-        for at in mine.values():
-            if at == loc:
-                n += 1
-    return n
+    return s.count[loc]
 
 
 def occupied(s: State, loc: int) -> bool:
-    """At least one character at ``loc`` (``count_at(s, loc) > 0``, without counting them all)."""
-    for mine in s.chars.values():  # noqa: SIM110 (a loop: ``any`` over a generator takes twice as long)
-        if loc in mine.values():
-            return True
-    return False
+    """At least one character at ``loc``."""
+    return s.count[loc] > 0
 
 
 def is_open(s: State, loc: int) -> bool:
@@ -68,7 +58,7 @@ def is_open(s: State, loc: int) -> bool:
 def is_full(s: State, loc: int) -> bool:
     """DEF-2: at or over capacity; the Parking is never full."""
     cap = CAPACITY[loc]
-    return cap is not None and count_at(s, loc) >= cap
+    return cap is not None and s.count[loc] >= cap  # (``count_at``)
 
 
 def has_room(s: State, loc: int) -> bool:
@@ -77,12 +67,7 @@ def has_room(s: State, loc: int) -> bool:
 
 def strength(s: State, loc: int) -> int:
     """DEF-3: Tough Guys count 2, hidden characters count, plus Hardware played in this attack."""
-    total = s.hardware
-    for mine in s.chars.values():
-        for ch, at in mine.items():
-            if at == loc:
-                total += STRENGTH[ch]
-    return total
+    return s.hardware + s.power[loc]
 
 
 def attack_threshold(s: State, loc: int) -> int:
@@ -97,7 +82,7 @@ def zombies_get_in(s: State, loc: int) -> bool:
         return s.zombies[PARKING] > 0
     if s.zombies[loc] == 0:
         return False  # said at once: with a character there, the threshold is at least 1 (STRENGTH)
-    return occupied(s, loc) and s.zombies[loc] >= attack_threshold(s, loc)
+    return s.count[loc] > 0 and s.zombies[loc] >= attack_threshold(s, loc)  # (``occupied``)
 
 
 def present_colours(s: State, loc: int) -> list[str]:
