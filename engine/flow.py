@@ -514,7 +514,9 @@ def card_window(g: Game, window: str, loc: int | None, entitled: list[str]) -> F
     def safe() -> bool:  # F-6: in strict order the attack window closes once the location is safe
         return window == "attack" and loc is not None and not zombies_get_in(g, loc)
 
-    yield from once_around(
+    # once_around's own generator, returned rather than delegated to (``yield from``): one level fewer to pass
+    # through at every request and answer; it starts at the first request, as this function's would
+    return once_around(
         g, entitled, lambda p: cards_request(g, p, window, loc), lambda req, a: apply_plays(g, req.player, loc, a), safe
     )
 

@@ -155,7 +155,10 @@ class Game(State):
 
     def pending(self) -> list[Request]:
         """Requests of the open window still unanswered, in order from the Chief."""
-        return [r for r in self.window if r.player not in self._answers]
+        answers = self._answers
+        if not answers:
+            return list(self.window)  # nothing answered yet (the usual case): the whole window, without a test each
+        return [r for r in self.window if r.player not in answers]
 
     def request_for(self, player: str, kind: str | None = None) -> Request:
         # the request first: found, its player and kind are a player's and a kind (checked below when it is not)
@@ -404,8 +407,9 @@ def _copy(value: _Value) -> _Value:
     """A deep copy of JSON data, so the log never shares objects with the caller."""
     if value.__class__ in _ATOMS:
         return value  # the usual case, said at once
+    # (atoms inside are kept without a call each: most answers are flat objects or lists of flat objects)
     if isinstance(value, dict):
-        return cast(_Value, {k: _copy(v) for k, v in value.items()})
+        return cast(_Value, {k: v if v.__class__ in _ATOMS else _copy(v) for k, v in value.items()})
     if isinstance(value, list):
-        return cast(_Value, [_copy(v) for v in value])
+        return cast(_Value, [v if v.__class__ in _ATOMS else _copy(v) for v in value])
     return value

@@ -132,9 +132,10 @@ def asked_in_secret(request: Request) -> bool:
     """Whether being asked ``request`` tells what the player holds (B-INFO, H-2): a card window asks only players
     holding a card they may play, and a move with one movable character is asked only of a player holding a
     Sprint. Nothing public names such a request's player before the game is over."""
-    if request.kind == Kind.CARDS:
+    kind = request.kind  # (compared with strings: an enum member is a slow lookup, and this runs per request)
+    if kind == "cards":
         return True
-    return request.kind == Kind.MOVE and len(request.options or []) == 1
+    return kind == "move" and len(request.options or []) == 1
 
 
 # --- user input in messages ------------------------------------------------------------------------------------
@@ -454,14 +455,14 @@ def forced(s: State, req: Request, standing: dict[str, list[str]]) -> tuple[bool
         if len(options) == 1:
             return True, req.names()[0]
     elif len(options) == 1:
-        if kind == Kind.MOVE and not req.ctx["can_sprint"]:
+        if kind == "move" and not req.ctx["can_sprint"]:
             return True, MoveChoice(req.movable()[0]["character"])
-        if kind == Kind.PLACE:
+        if kind == "place":
             only = req.placements()[0]
             return True, Placement(only["character"], only["location"])
-        if kind in (Kind.ANNOUNCE, Kind.DESTINATION, Kind.ZOMBIE):
+        if kind in ("announce", "destination", "zombie"):
             return True, req.locations()[0]
-        if kind == Kind.VOTE:
+        if kind == "vote":
             return True, req.names()[0]
     return False, None
 
