@@ -82,6 +82,9 @@ def ask(g: Game, requests: list[Request]) -> Flow:
     answers: dict[str, ParsedAnswer] = {}
     waiting = []
     for req in requests:
+        if req.options is None:  # cards and truck requests: never forced (every forced answer is an option)
+            waiting.append(req)
+            continue
         is_forced, value = forced(g, req, g.standing)
         if is_forced:
             answers[req.player] = value

@@ -206,7 +206,10 @@ class Game(State):
             entry["standing"] = True
             self.emit("answer_standing", to=(player,), player=player, kind=kind, answer=answer_json(kind, value))
         self.log.append(entry)
-        self._accept(req, value)
+        # ``_accept``, inlined: this runs for every answer
+        self._answers[player] = value
+        if len(self._answers) == len(self.window):
+            self._resume(self._answers)
 
     def timeout(self, player: str, kind: str, *, decided: bool = False) -> None:
         """The deadline passed: apply the H-4 default, logged as defaulted.
