@@ -26,16 +26,16 @@ from .requests import MoveChoice, ParsedAnswer, Placement, Play, Request, Reques
 from .rules import (
     attack_threshold,
     condemned_now,
-    count_at,
     eligible_colours,
     extra_zombie_targets,
+    from_chief,
     game_over,
     has_room,
     is_full,
     legal_destinations,
     living,
     next_chief,
-    order_from,
+    occupied,
     present_colours,
     quietest,
     resolve_vote,
@@ -77,10 +77,14 @@ def play(g: Game, start: Phase | None = None) -> Flow:
 
 
 def ask(g: Game, requests: list[Request]) -> Flow:
-    """Open one window for ``requests``; forced answers are filled in without asking (H-2)."""
+    """Open one window for ``requests``, given in seating order from the Chief (the window lists them so); forced
+    answers are filled in without asking (H-2)."""
     answers: dict[str, ParsedAnswer] = {}
     waiting = []
     for req in requests:
+        if req.options is None:  # cards and truck requests: never forced (every forced answer is an option)
+            waiting.append(req)
+            continue
         is_forced, value = forced(g, req, g.standing)
         if is_forced:
             answers[req.player] = value
@@ -90,8 +94,6 @@ def ask(g: Game, requests: list[Request]) -> Flow:
         else:
             waiting.append(req)
     if waiting:
-        seats = order_from(g.players, g.chief)
-        waiting.sort(key=lambda r: seats.index(r.player))  # listed in seating order from the Chief
         answers.update((yield waiting))
     return answers
 
@@ -132,7 +134,7 @@ def setup(g: Game) -> Flow:
     """SET-5 placement (strict: one at a time; batched: placement rounds, H-3), then SET-6."""
     assert g.unplaced is not None
     while True:
-        order = [p for p in order_from(g.players, g.chief) if g.unplaced[p]]
+        order = [p for p in from_chief(g) if g.unplaced[p]]
         if not order:
             break
         # one placement round; batched: everyone rolls (in order from the Chief) and is asked at once (H-3)
@@ -151,7 +153,7 @@ def place_request(g: Game, player: str) -> Request:
     assert g.unplaced is not None
     dice = (g.roll(), g.roll())
     g.emit("placement_dice", player=player, dice=list(dice))
-    spots = sorted({d for d in dice if has_room(g, d)})
+    spots = [d for d in sorted(set(dice)) if has_room(g, d)]
     if not spots:
         spots = [loc for loc in LOCATIONS if has_room(g, loc)]
     chars: list[str] = [c for c in CHARACTERS if c in g.unplaced[player]]
@@ -171,7 +173,7 @@ def apply_place(g: Game, req: Request, answer: Placement) -> None:
             loc = fallback
         else:
             loc = PARKING
-    g.chars[req.player][character] = loc
+    g.put(req.player, character, loc)
     g.unplaced[req.player].remove(character)
     g.emit("placed", player=req.player, character=character, location=loc)
 
@@ -203,7 +205,7 @@ def truck(g: Game) -> Flow:
     if not g.deck:
         g.emit("truck_skipped", reason="deck_empty")
         return
-    if count_at(g, PARKING) == 0:
+    if not occupied(g, PARKING):
         g.emit("truck_skipped", reason="parking_empty")
         return
     winner = yield from vote_with_cards(g, PARKING, "truck")
@@ -216,7 +218,7 @@ def truck(g: Game) -> Flow:
 def search_truck(g: Game, searcher: str) -> Flow:
     """A-3 / A-4 / A-5: keep one, give one to another living player, the third to the bottom."""
     cards = g.deck[:3]
-    recipients = [p for p in order_from(g.players, searcher)[1:] if g.chars[p]]
+    recipients = [p for p in g.seating[searcher][1:] if g.chars[p]]
     if len(cards) == 1 or not recipients:
         keep, give, to = cards[0], None, None
         g.emit("answer_auto", to=(searcher,), player=searcher, kind=Kind.TRUCK, answer={"keep": keep})
@@ -241,7 +243,7 @@ def chief(g: Game) -> Flow:
     """Phase B (B-1 to B-4)."""
     g.phase = Phase.CHIEF
     g.chief_elected = False
-    if SECURITY in g.closed or count_at(g, SECURITY) == 0:
+    if SECURITY in g.closed or not occupied(g, SECURITY):
         g.emit("no_election", chief=g.chief)  # B-1
         return
     winner = yield from vote_with_cards(g, SECURITY, "chief")
@@ -285,7 +287,9 @@ def destinations(g: Game) -> Flow:
             place_zombie(g, zreq.player, placed[zreq.player])
     else:
         # Zombie players are not the ones choosing destinations and see none of them: one window (H-3).
-        answers = yield from ask(g, requests + zombies)
+        seats = from_chief(g)
+        both = sorted(requests + zombies, key=lambda r: seats.index(r.player))  # in seating order from the Chief
+        answers = yield from ask(g, both)
         for zreq in zombies:
             place_zombie(g, zreq.player, answers[zreq.player])
     for req in requests:
@@ -330,7 +334,7 @@ def moves(g: Game) -> Flow:
         g.zombies[loc] = 0
     check_supply(g)
     g.moved = {}
-    movers = [p for p in order_from(g.players, g.chief) if p in g.destinations]
+    movers = [p for p in from_chief(g) if p in g.destinations]
     yield from once_around(g, movers, lambda p: move_request(g, p), lambda req, a: apply_move(g, req.player, a))
     if g.options.sprint_timing == "after_moves":
         yield from card_window(g, "sprint", None, [p for p in movers if p in g.moved])
@@ -363,7 +367,7 @@ def settle(g: Game, player: str, character: str, target: int) -> None:
     origin = g.chars[player][character]
     blocked = target != origin and (target in g.closed or is_full(g, target))
     end = PARKING if blocked else target
-    g.chars[player][character] = end
+    g.put(player, character, end)
     g.emit("moved", player=player, character=character, origin=origin, target=target, location=end)
 
 
@@ -446,10 +450,11 @@ def attack_vote(g: Game, loc: int, targets: list[str]) -> Flow:
 
 def eat(g: Game, player: str, loc: int) -> Flow:
     """VOT-9: the losing colour chooses its victim among its non-hidden characters there."""
-    options = [c for c in CHARACTERS if c in visible_at(g, player, loc)]
+    visible = visible_at(g, player, loc)
+    options = [c for c in CHARACTERS if c in visible]
     answers = yield from ask(g, [Request(player, Kind.VICTIM, options, {"location": loc})])
     character = answers[player]
-    del g.chars[player][character]
+    g.take(player, character)
     g.emit("eaten", player=player, character=character, location=loc)
     if not g.chars[player]:  # F-9 / ELM-1
         g.eliminated[player] = g.round
@@ -482,15 +487,15 @@ def hold_vote(g: Game, loc: int, candidates: list[str]) -> Flow:
     winner, tied = yield from one_vote(g, loc, candidates, first, False)
     if winner is not None:
         return winner, [winner]
-    weights = {p: revote_weight(g, p, loc, first) for p in order_from(g.players, g.chief)}
+    weights = {p: revote_weight(g, p, loc, first) for p in from_chief(g)}
     return (yield from one_vote(g, loc, tied, weights, True))
 
 
 def one_vote(g: Game, loc: int, candidates: list[str], weights: dict[str, int], revote: bool) -> Flow:
     voters = [p for p, w in weights.items() if w > 0]  # H-2: a weight of 0 is not asked
+    vote = Kind.VOTE
     requests = [
-        Request(p, Kind.VOTE, list(candidates), {"location": loc, "revote": revote, "weight": weights[p]})
-        for p in voters
+        Request(p, vote, list(candidates), {"location": loc, "revote": revote, "weight": weights[p]}) for p in voters
     ]
     answers = yield from ask(g, requests)
     votes = {p: answers[p] for p in voters}
@@ -512,7 +517,9 @@ def card_window(g: Game, window: str, loc: int | None, entitled: list[str]) -> F
     def safe() -> bool:  # F-6: in strict order the attack window closes once the location is safe
         return window == "attack" and loc is not None and not zombies_get_in(g, loc)
 
-    yield from once_around(
+    # once_around's own generator, returned rather than delegated to (``yield from``): one level fewer to pass
+    # through at every request and answer; it starts at the first request, as this function's would
+    return once_around(
         g, entitled, lambda p: cards_request(g, p, window, loc), lambda req, a: apply_plays(g, req.player, loc, a), safe
     )
 
@@ -523,28 +530,38 @@ def cards_request(g: Game, player: str, window: str, loc: int | None) -> Request
     if not hand:
         return None
     ctx: RequestContext = {}
-    if window in ("truck", "chief"):
-        allowed = {"threat"}
-    elif window == "arrival":
-        allowed = {"camera"}
-    elif window == "sprint":
-        allowed = {"sprint"}
-        ctx["moved"] = g.moved[player]
-    else:
-        assert loc is not None
-        allowed = set(WEAPONS)
-        if loc != PARKING:
-            allowed.add("hardware")
-        ctx["can_hide"] = [c for c in CHARACTERS if c in visible_at(g, player, loc)]
-        if ctx["can_hide"]:
-            allowed.add("hidden")
-        if loc in g.chars[player].values() and len(eligible_colours(g, loc)) > 1:
-            allowed.add("threat")  # a Threat needs a vote to count in (H-2)
+    if window != "attack":  # truck, chief, arrival, sprint: one card may be played
+        card = _WINDOW_CARD[window]
+        if card not in hand:
+            return None
+        if window == "sprint":
+            ctx["moved"] = g.moved[player]
+        shown_loc = None if window in ("arrival", "sprint") else loc
+        return Request(player, Kind.CARDS, None, {"window": window, "location": shown_loc, "playable": [card]}, ctx)
+    if _ATTACK_CARDS.isdisjoint(hand):
+        return None  # nothing to play in an attack (the usual case, seen before the work below)
+    assert loc is not None
+    allowed = set(WEAPONS)
+    if loc != PARKING:
+        allowed.add("hardware")
+    visible = visible_at(g, player, loc)
+    ctx["can_hide"] = [c for c in CHARACTERS if c in visible]
+    if visible:
+        allowed.add("hidden")
+    # a Threat needs a vote to count in (H-2); who may be voted against is only worth asking with one in hand
+    if "threat" in hand and loc in g.chars[player].values() and len(eligible_colours(g, loc)) > 1:
+        allowed.add("threat")
     playable = [c for c in CARDS if c in allowed and c in hand]
     if not playable:
         return None
-    shown_loc = loc if window not in ("arrival", "sprint") else None
-    return Request(player, Kind.CARDS, None, {"window": window, "location": shown_loc, "playable": playable}, ctx)
+    return Request(player, Kind.CARDS, None, {"window": window, "location": loc, "playable": playable}, ctx)
+
+
+#: the card each window but an attack's allows: Threat before a vote (VOT-6), Camera (C-3), Sprint (option
+#: sprint_timing: after_moves).
+_WINDOW_CARD = {"truck": "threat", "chief": "threat", "arrival": "camera", "sprint": "sprint"}
+#: the cards an attack window may allow (VOT-6, F-4).
+_ATTACK_CARDS = frozenset({*WEAPONS, "hardware", "hidden", "threat"})
 
 
 def apply_plays(g: Game, player: str, loc: int | None, plays: list[Play]) -> None:

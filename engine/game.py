@@ -23,6 +23,10 @@ FORMAT = "deadmail-engine/1"
 SNAPSHOT_FORMAT = "deadmail-snapshot/1"
 
 
+_draw = random.Random.random
+_drawbits = random.Random.getrandbits
+
+
 class Rng(random.Random):
     """``random.Random`` that counts the 32-bit words it draws, so its state is one number (``skip`` restores it)."""
 
@@ -30,13 +34,15 @@ class Rng(random.Random):
         self.drawn = 0
         super().__init__(seed)
 
+    # (``_random.Random``'s methods called directly: ``super()`` would look them up at every draw)
+
     def random(self) -> float:
         self.drawn += 2
-        return super().random()
+        return _draw(self)
 
     def getrandbits(self, k: int) -> int:
         self.drawn += (k + 31) // 32
-        return super().getrandbits(k)
+        return _drawbits(self, k)
 
     def skip(self, words: int) -> None:
         """Draw ``words`` words at once, as after ``words`` words drawn one by one."""
@@ -118,6 +124,7 @@ class Game(State):
         self.chief_elected = pos["chief_elected"]
         self.closed = set(pos["closed"])
         self.chars = {p: dict(pos["characters"][p]) for p in self.players}
+        self.recount()
         for key, n in pos["zombies"].items():
             self.zombies[int(key)] = n
         self.hands = {p: list(pos["hands"][p]) for p in self.players}
@@ -138,24 +145,23 @@ class Game(State):
         event = {"type": type_, **fields}
         if to is not None:
             event["to"] = list(to)
-        self.events.append(cast(Event, event))  # the flow's calls give each type its fields (``engine.shapes``)
+        self.events.append(event)  # type: ignore[arg-type]  # each type's fields come from the flow (``engine.shapes``)
 
     # --- the API -----------------------------------------------------------------------------------------------
 
     @property
     def over(self) -> bool:
-        return self.phase == Phase.OVER
+        return self.phase == "over"  # Phase.OVER (a plain string: looking an enum member up is slow)
 
     def pending(self) -> list[Request]:
         """Requests of the open window still unanswered, in order from the Chief."""
-        return [r for r in self.window if r.player not in self._answers]
+        answers = self._answers
+        if not answers:
+            return list(self.window)  # nothing answered yet (the usual case): the whole window, without a test each
+        return [r for r in self.window if r.player not in answers]
 
     def request_for(self, player: str, kind: str | None = None) -> Request:
-        self._check_player(player)
-        if kind is not None and kind not in KINDS:
-            raise IllegalAnswer(
-                N_("%(value)s is not a kind of request (%(kinds)s)."), value=shown(kind), kinds=list(KINDS)
-            )
+        # the request first: found, its player and kind are a player's and a kind (checked below when it is not)
         for req in self.window:
             if req.player == player and (kind is None or req.kind == kind):
                 if req.player in self._answers:
@@ -163,6 +169,11 @@ class Game(State):
                         N_("%(colour)s has already answered this %(kind)s request."), colour=player, kind=req.kind
                     )
                 return req
+        self._check_player(player)
+        if kind is not None and kind not in KINDS:
+            raise IllegalAnswer(
+                N_("%(value)s is not a kind of request (%(kinds)s)."), value=shown(kind), kinds=list(KINDS)
+            )
         if kind:
             raise IllegalAnswer(
                 N_("There is no %(kind)s request waiting for %(colour)s now."), kind=kind, colour=player
@@ -195,7 +206,10 @@ class Game(State):
             entry["standing"] = True
             self.emit("answer_standing", to=(player,), player=player, kind=kind, answer=answer_json(kind, value))
         self.log.append(entry)
-        self._accept(req, value)
+        # ``_accept``, inlined: this runs for every answer
+        self._answers[player] = value
+        if len(self._answers) == len(self.window):
+            self._resume(self._answers)
 
     def timeout(self, player: str, kind: str, *, decided: bool = False) -> None:
         """The deadline passed: apply the H-4 default, logged as defaulted.
@@ -388,12 +402,17 @@ class Game(State):
 
 
 _Value = TypeVar("_Value")
+#: JSON values that are never containers (exactly these classes; subclasses take the general way)
+_ATOMS = frozenset({str, int, float, bool, type(None)})
 
 
 def _copy(value: _Value) -> _Value:
     """A deep copy of JSON data, so the log never shares objects with the caller."""
+    if value.__class__ in _ATOMS:
+        return value  # the usual case, said at once
+    # (atoms inside are kept without a call each: most answers are flat objects or lists of flat objects)
     if isinstance(value, dict):
-        return cast(_Value, {k: _copy(v) for k, v in value.items()})
+        return cast(_Value, {k: v if v.__class__ in _ATOMS else _copy(v) for k, v in value.items()})
     if isinstance(value, list):
-        return cast(_Value, [_copy(v) for v in value])
+        return cast(_Value, [v if v.__class__ in _ATOMS else _copy(v) for v in value])
     return value

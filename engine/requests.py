@@ -16,7 +16,6 @@ Refusals are :class:`~engine.errors.IllegalAnswer` with a message id and paramet
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple, TypeAlias, TypedDict, cast
@@ -83,9 +82,12 @@ class RequestContext(TypedDict, total=False):
     can_hide: list[str]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Request:
-    """One decision owed by one player. ``info`` holds the extra keys of the contract (window, location, ...)."""
+    """One decision owed by one player. ``info`` holds the extra keys of the contract (window, location, ...).
+
+    Never changed once made. Not a frozen dataclass only for speed: the flow makes one per request, and a frozen
+    dataclass sets each field through ``object.__setattr__``, which made creating one 2.5 times as slow."""
 
     player: str
     kind: Kind
@@ -94,21 +96,23 @@ class Request:
     #: what validation needs and the player is not shown (hand sizes, recipients, defaults ...).
     ctx: RequestContext = field(default_factory=RequestContext)
 
+    # (the casts name their types in strings: ``list[int]`` would build a new type object at every call)
+
     def locations(self) -> list[int]:
         """The options of an ``announce``, ``destination`` or ``zombie`` request."""
-        return cast(list[int], self.options or [])
+        return cast("list[int]", self.options or [])
 
     def names(self) -> list[str]:
         """The options of a ``vote`` (colours) or ``victim`` (characters) request."""
-        return cast(list[str], self.options or [])
+        return cast("list[str]", self.options or [])
 
     def placements(self) -> list[PlaceOption]:
         """The options of a ``place`` request."""
-        return cast(list[PlaceOption], self.options or [])
+        return cast("list[PlaceOption]", self.options or [])
 
     def movable(self) -> list[MoveOption]:
         """The options of a ``move`` request."""
-        return cast(list[MoveOption], self.options or [])
+        return cast("list[MoveOption]", self.options or [])
 
     def to_json(self) -> RequestJSON:
         options = None if self.options is None else list(self.options)
@@ -128,9 +132,10 @@ def asked_in_secret(request: Request) -> bool:
     """Whether being asked ``request`` tells what the player holds (B-INFO, H-2): a card window asks only players
     holding a card they may play, and a move with one movable character is asked only of a player holding a
     Sprint. Nothing public names such a request's player before the game is over."""
-    if request.kind == Kind.CARDS:
+    kind = request.kind  # (compared with strings: an enum member is a slow lookup, and this runs per request)
+    if kind == "cards":
         return True
-    return request.kind == Kind.MOVE and len(request.options or []) == 1
+    return kind == "move" and len(request.options or []) == 1
 
 
 # --- user input in messages ------------------------------------------------------------------------------------
@@ -196,6 +201,8 @@ _CARD_PLAY = _Shape(
 
 
 def _object(raw: object, shape: _Shape) -> dict[str, object]:
+    if isinstance(raw, dict) and shape.required <= raw.keys() <= shape.fields:
+        return raw  # the usual case, checked at once; the refusals below name what is wrong
     if not isinstance(raw, dict):
         raise IllegalAnswer(shape.not_object, example=shape.example)
     unknown = sorted(set(raw) - shape.fields)
@@ -320,17 +327,19 @@ def _parse_truck(s: State, req: Request, raw: object) -> TruckChoice:
 def _parse_cards(s: State, req: Request, raw: object) -> list[Play]:
     if not isinstance(raw, list):
         raise IllegalAnswer(N_('Play a list of cards, such as [{"card": "axe"}], or [] to pass.'))
-    hand = Counter(s.hands[req.player])
-    used: Counter[str] = Counter()
+    if not raw:
+        return []  # a pass
+    hand = s.hands[req.player]
+    used: dict[str, int] = {}
     hidden_now: set[str] = set()
     plays: list[Play] = []
     for item in raw:
         obj = _object(item, _CARD_PLAY)
         card = _playable_card(req, obj["card"])
-        used[card] += 1
-        if used[card] > hand[card]:
+        used[card] = used.get(card, 0) + 1
+        if used[card] > hand.count(card):
             raise IllegalAnswer(N_("You do not hold that many %(card)s cards."), card=card)
-        character, location = cast(str | None, obj.get("character")), cast(int | None, obj.get("location"))
+        character, location = cast("str | None", obj.get("character")), cast("int | None", obj.get("location"))
         play = Play(card, character, location, _if_needed(card, obj))  # its character and location checked next
         _check_play_target(s, req, play, used[card], hidden_now)
         plays.append(play)
@@ -439,21 +448,21 @@ def forced(s: State, req: Request, standing: dict[str, list[str]]) -> tuple[bool
     """H-2 / H-5: ``(True, answer)`` when the request must not be shown to the player."""
     kind = req.kind
     options = req.options or []
-    if kind == Kind.VICTIM:
+    if kind == "victim":  # (a string: ``Kind.VICTIM`` is a slow attribute lookup, and this runs for every request)
         chosen = by_standing_order(req.names(), standing.get(req.player))
         if chosen is not None:
             return True, chosen
         if len(options) == 1:
             return True, req.names()[0]
     elif len(options) == 1:
-        if kind == Kind.MOVE and not req.ctx["can_sprint"]:
+        if kind == "move" and not req.ctx["can_sprint"]:
             return True, MoveChoice(req.movable()[0]["character"])
-        if kind == Kind.PLACE:
+        if kind == "place":
             only = req.placements()[0]
             return True, Placement(only["character"], only["location"])
-        if kind in (Kind.ANNOUNCE, Kind.DESTINATION, Kind.ZOMBIE):
+        if kind in ("announce", "destination", "zombie"):
             return True, req.locations()[0]
-        if kind == Kind.VOTE:
+        if kind == "vote":
             return True, req.names()[0]
     return False, None
 

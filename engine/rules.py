@@ -12,7 +12,6 @@ from .data import (
     LOCATIONS,
     PARKING,
     POINTS,
-    STRENGTH,
     SUPERMARKET,
     SUPERMARKET_CAP,
     Kind,
@@ -30,14 +29,25 @@ def order_from(players: Sequence[str], first: str) -> list[str]:
     return [*players[i:], *players[:i]]
 
 
+def from_chief(s: State) -> tuple[str, ...]:
+    """The players in seating order from the Chief (DEF-6), all of them; ``order_from`` made once per game."""
+    return s.seating[s.chief]
+
+
 def living(s: State) -> list[str]:
     """Players with characters, in order from the Chief (DEF-6: the others are skipped)."""
-    return [p for p in order_from(s.players, s.chief) if s.chars[p]]
+    chars = s.chars
+    return [p for p in s.seating[s.chief] if chars[p]]
 
 
 def count_at(s: State, loc: int) -> int:
     """Character tokens at ``loc`` (a Tough Guy takes one place, A1)."""
-    return sum(1 for p in s.players for at in s.chars[p].values() if at == loc)
+    return s.count[loc]
+
+
+def occupied(s: State, loc: int) -> bool:
+    """At least one character at ``loc``."""
+    return s.count[loc] > 0
 
 
 def is_open(s: State, loc: int) -> bool:
@@ -48,7 +58,7 @@ def is_open(s: State, loc: int) -> bool:
 def is_full(s: State, loc: int) -> bool:
     """DEF-2: at or over capacity; the Parking is never full."""
     cap = CAPACITY[loc]
-    return cap is not None and count_at(s, loc) >= cap
+    return cap is not None and s.count[loc] >= cap  # (``count_at``)
 
 
 def has_room(s: State, loc: int) -> bool:
@@ -57,12 +67,7 @@ def has_room(s: State, loc: int) -> bool:
 
 def strength(s: State, loc: int) -> int:
     """DEF-3: Tough Guys count 2, hidden characters count, plus Hardware played in this attack."""
-    total = s.hardware
-    for p in s.players:
-        for ch, at in s.chars[p].items():
-            if at == loc:
-                total += STRENGTH[ch]
-    return total
+    return s.hardware + s.power[loc]
 
 
 def attack_threshold(s: State, loc: int) -> int:
@@ -75,22 +80,30 @@ def zombies_get_in(s: State, loc: int) -> bool:
     """F-3 / R-22 (>=, not >); at the Parking every zombie feeds (F-7)."""
     if loc == PARKING:
         return s.zombies[PARKING] > 0
-    return count_at(s, loc) > 0 and s.zombies[loc] >= attack_threshold(s, loc)
+    if s.zombies[loc] == 0:
+        return False  # said at once: with a character there, the threshold is at least 1 (STRENGTH)
+    return s.count[loc] > 0 and s.zombies[loc] >= attack_threshold(s, loc)  # (``occupied``)
 
 
 def present_colours(s: State, loc: int) -> list[str]:
     """DEF-5: players with at least one character at ``loc`` (hidden ones too), in order from the Chief."""
-    return [p for p in order_from(s.players, s.chief) if loc in s.chars[p].values()]
+    chars = s.chars
+    return [p for p in s.seating[s.chief] if loc in chars[p].values()]
 
 
 def eligible_colours(s: State, loc: int) -> list[str]:
     """DEF-5b / VOT-1 / VOT-H: colours with a non-hidden character at ``loc``, in order from the Chief."""
-    return [p for p in order_from(s.players, s.chief) if visible_at(s, p, loc)]
+    if not s.hidden:  # nobody hidden (most of the time): the colours present
+        return present_colours(s, loc)
+    return [p for p in s.seating[s.chief] if visible_at(s, p, loc)]
 
 
 def visible_at(s: State, player: str, loc: int) -> list[str]:
     """The player's non-hidden characters at ``loc`` (possible victims, VOT-9)."""
-    return [ch for ch, at in s.chars[player].items() if at == loc and (player, ch) not in s.hidden]
+    hidden = s.hidden
+    if not hidden:  # nobody hidden (most of the time): skip the test per character
+        return [ch for ch, at in s.chars[player].items() if at == loc]
+    return [ch for ch, at in s.chars[player].items() if at == loc and (player, ch) not in hidden]
 
 
 def vote_weight(s: State, player: str, loc: int) -> int:
@@ -156,15 +169,15 @@ def legal_destinations(s: State, player: str) -> list[int]:
 
 def quietest(s: State, locations: Iterable[int]) -> int:
     """H-4 default destination: fewest zombies, ties to the lowest number."""
-    return min(locations, key=lambda loc: (s.zombies[loc], loc))
+    return min(sorted(locations), key=s.zombies.__getitem__)  # ``min`` keeps the first of equals: the lowest
 
 
 def extra_zombie_targets(s: State) -> tuple[int | None, int | None]:
     """F-1: the unique location with most characters and the unique one with most Pin-Ups (>= 1)."""
     counts = [0] * 7
     pinups = [0] * 7
-    for p in s.players:
-        for ch, at in s.chars[p].items():
+    for mine in s.chars.values():
+        for ch, at in mine.items():
             counts[at] += 1
             if ch == "pinup":
                 pinups[at] += 1
@@ -183,13 +196,13 @@ def condemned_now(s: State) -> list[int]:
     return [
         loc
         for loc in LOCATIONS
-        if loc != PARKING and loc not in s.closed and s.zombies[loc] >= CONDEMN_AT and count_at(s, loc) == 0
+        if loc != PARKING and loc not in s.closed and s.zombies[loc] >= CONDEMN_AT and not occupied(s, loc)
     ]
 
 
 def next_chief(s: State, after: str) -> str:
     """B-5 / R-23: the next player clockwise who still has characters; unchanged if nobody has any."""
-    for p in order_from(s.players, after)[1:]:
+    for p in s.seating[after][1:]:
         if s.chars[p]:
             return p
     return s.chief
@@ -198,7 +211,7 @@ def next_chief(s: State, after: str) -> str:
 def zombie_players(s: State, zombie_player: str) -> list[str]:
     """ELM-3 / R-16: eliminated players who place a zombie this round, in order from the Chief."""
     out = []
-    for p in order_from(s.players, s.chief):
+    for p in s.seating[s.chief]:
         since = s.eliminated.get(p)
         if since is None:
             continue

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .data import LOCATIONS, Phase
+from .data import LOCATIONS, STRENGTH, Phase
 from .shapes import DiceJSON, StatePosition
 
 
@@ -11,12 +11,15 @@ class State:
 
     __slots__ = (
         "players",
+        "seating",
         "round",
         "phase",
         "chief",
         "chief_elected",
         "closed",
         "chars",
+        "count",
+        "power",
         "zombies",
         "hands",
         "deck",
@@ -33,13 +36,20 @@ class State:
 
     def __init__(self, players: tuple[str, ...]) -> None:
         self.players = players
+        #: seating order clockwise from each player (DEF-6): ``rules.order_from`` made once, it is asked for often.
+        self.seating = {p: players[i:] + players[:i] for i, p in enumerate(players)}
         self.round = 0
         self.phase = Phase.SETUP
         self.chief = players[0]
         self.chief_elected = False
         self.closed: set[int] = set()
-        #: colour -> {character: location} for living characters.
+        #: colour -> {character: location} for living characters. Changed only by ``put``, ``take`` and ``recount``:
+        #: they keep ``count`` and ``power``.
         self.chars: dict[str, dict[str, int]] = {p: {} for p in players}
+        #: characters at each location, and their strength (DEF-3 without Hardware): index 0 unused, like ``zombies``.
+        #: Kept as the characters come, go and move, since the rules ask for them at every step.
+        self.count = [0] * 7
+        self.power = [0] * 7
         #: index 0 unused; zombies[L] for L in 1..6.
         self.zombies = [0] * 7
         self.hands: dict[str, list[str]] = {p: [] for p in players}
@@ -62,6 +72,32 @@ class State:
         self.destinations: dict[str, int] = {}
         #: the character each player moved this round (E-4), for the after_moves Sprint window.
         self.moved: dict[str, str] = {}
+
+    def put(self, player: str, character: str, loc: int) -> None:
+        """Place ``player``'s ``character`` at ``loc``, or move it there."""
+        mine = self.chars[player]
+        was = mine.get(character)
+        if was is not None:
+            self.count[was] -= 1
+            self.power[was] -= STRENGTH[character]
+        mine[character] = loc
+        self.count[loc] += 1
+        self.power[loc] += STRENGTH[character]
+
+    def take(self, player: str, character: str) -> None:
+        """Remove ``player``'s ``character`` from the board."""
+        loc = self.chars[player].pop(character)
+        self.count[loc] -= 1
+        self.power[loc] -= STRENGTH[character]
+
+    def recount(self) -> None:
+        """``count`` and ``power`` from ``chars``, after ``chars`` was set as a whole."""
+        self.count = [0] * 7
+        self.power = [0] * 7
+        for mine in self.chars.values():
+            for character, loc in mine.items():
+                self.count[loc] += 1
+                self.power[loc] += STRENGTH[character]
 
     def position(self) -> StatePosition:
         """The state in the contract's position schema (plus ``dice`` and, during setup, ``unplaced``)."""
