@@ -76,19 +76,18 @@ def _ping_when_in_doubt(engine: Engine) -> None:
     @event.listens_for(engine, "checkout")
     def checked_out(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
         since = record.info.pop("idle_since", None)
-        recent = since is not None and time.monotonic() - since < PING_AFTER
-        if recent and not _readable(dbapi_connection.fileno()):
-            return  # in use a moment ago, and nothing came since
         try:
+            if since is not None and time.monotonic() - since < PING_AFTER and not _readable(dbapi_connection):
+                return  # in use a moment ago, and nothing came since
             engine.dialect.do_ping(dbapi_connection)
-        except engine.dialect.loaded_dbapi.Error as exc:
+        except engine.dialect.loaded_dbapi.Error as exc:  # (a connection that lost its socket has no fileno)
             raise DisconnectionError(f"a pooled connection is dead: {exc}") from exc  # the pool connects anew
 
 
-def _readable(fd: int) -> bool:
-    """Whether something came on the socket ``fd`` (``poll``: ``select`` refuses descriptors above 1023)."""
+def _readable(dbapi_connection: Any) -> bool:
+    """Whether something came on the connection's socket (``poll``: ``select`` refuses descriptors above 1023)."""
     poller = select.poll()
-    poller.register(fd, select.POLLIN)
+    poller.register(dbapi_connection.fileno(), select.POLLIN)
     return bool(poller.poll(0))
 
 

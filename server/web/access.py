@@ -456,8 +456,9 @@ def _skip_answers(app: Flask, limiter: Limiter) -> None:
         if request.endpoint not in answering:
             check()
 
-    hooks = app.before_request_funcs[None]
-    hooks[hooks.index(check)] = check_unless_answering
+    hooks = app.before_request_funcs.get(None, [])
+    if check in hooks:  # (a limiter switched off by RATELIMIT_ENABLED registers no hook)
+        hooks[hooks.index(check)] = check_unless_answering
 
 
 def come_back(status: int, after: int, title: str, text: str, api_text: str | None = None) -> Response:

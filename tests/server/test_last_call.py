@@ -94,6 +94,29 @@ def test_the_last_player_gets_a_shorter_deadline_and_one_mail(stack: Stack) -> N
     assert open_window(db, game_id).completed_at is not None  # type: ignore[union-attr]
 
 
+def test_the_answer_that_calls_the_last_call_reads_its_window_once(stack: Stack) -> None:
+    """The answer's window is read with the seat, with every column the last call uses (the deadline, and the
+    opening and revision a moved deadline is counted from): no column is loaded lazily, one query each (issue 29)."""
+    db = stack.db
+    game_id = games.create_game(db, spec(), now=NOW).game_id
+    answer(db, game_id, "yellow", NOW + timedelta(minutes=5))
+    reads: list[str] = []
+
+    def record(_conn: Any, _cursor: Any, statement: str, *_args: Any) -> None:
+        if statement.lstrip().upper().startswith("SELECT") and "FROM windows" in statement:
+            reads.append(statement)
+
+    called = NOW + timedelta(minutes=10)
+    sa.event.listen(db.engine, "before_cursor_execute", record)
+    try:
+        answer(db, game_id, "red", called)
+    finally:
+        sa.event.remove(db.engine, "before_cursor_execute", record)
+    assert open_window(db, game_id).deadline == called + timedelta(hours=4)  # type: ignore[union-attr]
+    answer_reads = [r for r in reads if "FOR UPDATE" in r or "windows.id = " in r]
+    assert not [r for r in answer_reads if "JOIN" not in r], answer_reads  # (the test's own reads lock nothing)
+
+
 def test_a_last_call_answered_before_its_mail_is_due_is_not_sent(stack: Stack) -> None:
     db = stack.db
     game_id = games.create_game(db, spec(), now=NOW).game_id

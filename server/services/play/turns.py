@@ -290,7 +290,18 @@ _SEAT_AND_WINDOW = (
     .options(
         # what an answer reads of them (each column selected costs a result's description and the ORM's loading)
         load_only(Seat.id, Seat.game_id, Seat.colour, Seat.player_id, Seat.bot, Seat.link_generation),
-        load_only(Window.id, Window.game_id, Window.number, Window.status, Window.deadline, Window.completed_at),
+        load_only(
+            Window.id,
+            Window.game_id,
+            Window.number,
+            Window.status,
+            Window.completed_at,
+            # a last call moves the deadline (``_last_call``), and a moved deadline is counted from the opening
+            # (``models._deadline_moved``)
+            Window.deadline,
+            Window.opened_at,
+            Window.deadline_revision,
+        ),
     )
     .join(Window, and_(Window.game_id == Seat.game_id, Window.status == WindowStatus.OPEN))
     .where(Seat.id == bindparam("seat_id"))
