@@ -236,18 +236,20 @@ def test_the_simulation_counts_public_defaults_in_a_row_as_the_server() -> None:
         estimate.Model(),
         random.Random(3),
     )
-    vote = engine.Request("red", engine.Kind.VOTE, None)
-    cards = engine.Request("red", engine.Kind.CARDS, None, {"window": "chief", "playable": ["threat"]})
+    vote = estimate._Window([engine.Request("red", engine.Kind.VOTE, None)], [], [])
+    cards = estimate._Window(
+        [engine.Request("red", engine.Kind.CARDS, None, {"window": "chief", "playable": ["threat"]})], [], []
+    )
     at = T0
-    assert table.count([vote], {}, set(), "deadline", at) == [] and table.missed["red"] == 1
-    table.count([cards], {}, set(), "deadline", at)  # asked in secret: neither counts nor resets
-    table.count([vote], {}, set(), "decided", at)  # not needed: the vote was decided without them
-    table.count([vote], {"red": "x"}, set(), "all", at)  # a standing answer (not their own)
+    assert table.count(vote, {}, set(), "deadline", at) == [] and table.missed["red"] == 1
+    table.count(cards, {}, set(), "deadline", at)  # asked in secret: neither counts nor resets
+    table.count(vote, {}, set(), "decided", at)  # not needed: the vote was decided without them
+    table.count(vote, {"red": "x"}, set(), "all", at)  # a standing answer (not their own)
     assert table.missed["red"] == 1 and not table.pilots
-    table.count([vote], {"red": "x"}, {0}, "all", at)  # their own answer
+    table.count(vote, {"red": "x"}, {0}, "all", at)  # their own answer
     assert table.missed["red"] == 0
-    table.count([vote], {}, set(), "deadline", at)
-    assert table.count([vote], {}, set(), "deadline", at) == ["red"] and table.missed["red"] == 2
+    table.count(vote, {}, set(), "deadline", at)
+    assert table.count(vote, {}, set(), "deadline", at) == ["red"] and table.missed["red"] == 2
     since, back = table.pilots["red"]
     assert since == at and back is not None and back > at
     assert table.flying(at + timedelta(minutes=1)) == {"red"}
@@ -256,7 +258,7 @@ def test_the_simulation_counts_public_defaults_in_a_row_as_the_server() -> None:
         dict(zip(colours, _seats(["UTC"] * 3), strict=True)), {"autopilot_after": 0}, estimate.Model(), random.Random(3)
     )
     for _ in range(5):
-        never.count([vote], {}, set(), "deadline", at)
+        never.count(vote, {}, set(), "deadline", at)
     assert never.missed["red"] == 5 and not never.pilots
 
 

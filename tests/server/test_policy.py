@@ -77,10 +77,11 @@ class Mirror:
         self, requests: list[engine.Request], arrivals: list[Arrival], opened: datetime
     ) -> tuple[datetime, dict[str, Any], str, bool]:
         """As ``estimate.play``: the close by the deadline, then the wait for those absent from a session."""
-        close, answers, why = self.table.close(requests, arrivals, opened, self.deadline(opened, requests))
-        waits = self.table.wait_for_absent(requests, answers, close) if why == "deadline" else None
+        window = estimate._Window(requests, [], [])
+        close, answers, why = self.table.close(window, arrivals, opened, self.deadline(opened, requests))
+        waits = self.table.wait_for_absent(window, answers, close) if why == "deadline" else None
         if waits is not None:
-            close, answers, why = self.table.close(requests, arrivals, opened, waits)
+            close, answers, why = self.table.close(window, arrivals, opened, waits)
         return close, answers, why, waits is not None
 
 
@@ -215,7 +216,7 @@ def play_window(db: Database, game_id: int, mirror: Mirror, plan: Plan, seen: Se
 
     # the count of missed deadlines, and the seats on autopilot
     mirror.table.paces(played.arrivals, answers, played.own, window.opened_at, close)
-    mirror.table.count(played.requests, answers, played.own, why, close)
+    mirror.table.count(estimate._Window(played.requests, [], []), answers, played.own, why, close)
     for colour in mirror.colours:
         seat = seat_of(db, played.ids[colour])
         assert seat.missed == mirror.table.missed.get(colour, 0), f"window {window.number}: {colour}'s count"

@@ -436,27 +436,19 @@ class _Table:
                 self.missed[colour] = 0
         return set(self.pilots)
 
-    def count(
-        self,
-        requests: list[engine.Request],
-        answers: JSONObject,
-        own: set[int],
-        why: str,
-        at: datetime,
-        secrets: tuple[bool, ...] | None = None,
-    ) -> list[str]:
-        """After a window closed at ``at``, each person's count of missed deadlines (``policy.counted``, as
+    def count(self, window: _Window, answers: JSONObject, own: set[int], why: str, at: datetime) -> list[str]:
+        """After ``window`` closed at ``at``, each person's count of missed deadlines (``policy.counted``, as
         ``autopilot.count_missed``): a request not answered is defaulted unless the window closed as a vote decided
-        (``why``); ``own``: the indices of the requests the person answered themselves (``secrets``: which were asked
-        in secret, when known already). Returns the seats put on autopilot."""
+        (``why``); ``own``: the indices of the requests the person answered themselves. Returns the seats put on
+        autopilot."""
         after = self.after
         started = []
-        for i, data in enumerate(requests):
+        for i, data in enumerate(window.requests):
             colour = data.player
             if self.seats[colour].bot:
                 continue
             closed = policy.Closed(
-                secret=engine.asked_in_secret(data) if secrets is None else secrets[i],
+                secret=window.secrets[i],
                 defaulted=colour not in answers and why != "decided",
                 own=colour in answers and i in own,
             )
@@ -483,21 +475,18 @@ class _Table:
             if opened < at <= close and colour in answers and i in own:
                 self.answered.setdefault(colour, []).append((opened, at))
 
-    def wait_for_absent(
-        self, requests: list[engine.Request], answers: JSONObject, close: datetime, secret: bool | None = None
-    ) -> datetime | None:
-        """With play hours, the deadline a window whose deadline passed at ``close`` waits until for those absent from
-        the session (``policy.absence_wait``, as ``turns._wait_for_absent``); None when it does not wait. ``secret``:
-        whether a request was asked in secret, when known already."""
+    def wait_for_absent(self, window: _Window, answers: JSONObject, close: datetime) -> datetime | None:
+        """With play hours, the deadline ``window``, whose deadline passed at ``close``, waits until for those absent
+        from the session (``policy.absence_wait``, as ``turns._wait_for_absent``); None when it does not wait."""
         if self.hours is None:  # (``policy.absence_wait``: never without play hours)
             return None
         return policy.absence_wait(
             self.hours,
             close,
             waited=False,
-            secret=any(engine.asked_in_secret(r) for r in requests) if secret is None else secret,
+            secret=window.secret,
             table=self.seats,
-            owing=[r.player for r in requests if r.player not in answers],
+            owing=[r.player for r in window.requests if r.player not in answers],
             absent=lambda colour: self.absent(colour, close),
             known=lambda colour: colour in self.pilots,
         )
@@ -520,20 +509,12 @@ class _Table:
         return sorted(out, key=lambda a: (a[0], a[1]))
 
     def close(
-        self,
-        requests: list[engine.Request],
-        arrivals: list[tuple[datetime, int, str, JSON]],
-        opened: datetime,
-        deadline: datetime,
-        window: _Window | None = None,
+        self, window: _Window, arrivals: list[tuple[datetime, int, str, JSON]], opened: datetime, deadline: datetime
     ) -> tuple[datetime, JSONObject, str]:
-        """When the window opened at ``opened`` closes, the answers in by then, and why: "all", "decided" (a vote),
-        or "deadline" (the deadline or a last call). ``window``: the window of ``requests``, when known (what its
-        requests tell is worked out once)."""
+        """When ``window``, opened at ``opened``, closes, the answers in by then, and why: "all", "decided" (a vote),
+        or "deadline" (the deadline or a last call)."""
         # as services.play.turns: a last call may be called when the window opens, and by a person's answer
-        if window is None:
-            window = _Window(requests, [], [])
-        secret = window.secret
+        requests, secret = window.requests, window.secret
         vote = self.decided_votes and window.votes
         close = self.last_call(requests, {}, opened, deadline, secret=secret, opening=True)
         answers: JSONObject = {}
@@ -611,13 +592,13 @@ def play(
         kinds = window.kinds
         plain = window_deadline(t, kinds, tempo, [])  # quiet hours only ever move a deadline later
         arrivals = table.arrivals(window, t, pilot)
-        close, answers, why = table.close(requests, arrivals, t, plain, window)
+        close, answers, why = table.close(window, arrivals, t, plain)
         if quiet and (shifts or close >= plain):  # the deadline matters (or is measured): the server's, in full
             deadline = window_deadline(t, kinds, tempo, quiet)
             max_shift = max(max_shift, (deadline - plain).total_seconds() / 3600)
-            close, answers, why = table.close(requests, arrivals, t, deadline, window)
-        if why == "deadline" and (waits := table.wait_for_absent(requests, answers, close, window.secret)) is not None:
-            close, answers, why = table.close(requests, arrivals, t, waits, window)
+            close, answers, why = table.close(window, arrivals, t, deadline)
+        if why == "deadline" and (waits := table.wait_for_absent(window, answers, close)) is not None:
+            close, answers, why = table.close(window, arrivals, t, waits)
         owed = [r.player for r in requests if r.player in people]
         missing = sum(c not in answers for c in owed)
         asked += len(owed)
@@ -627,7 +608,7 @@ def play(
             defaulted += missing
         own = {i for _, i, colour, _ in arrivals if colour in people and window.auto[i] is None and i not in pilot}
         table.paces(arrivals, answers, own, t, close)
-        started = table.count(requests, answers, own, why, close, window.secrets)
+        started = table.count(window, answers, own, why, close)
         autopilots += len(started)
         if vanished_at is not None and vanished_pilot_at is None and table.gone.intersection(started):
             vanished_pilot_at = close
