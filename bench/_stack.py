@@ -3,6 +3,7 @@ a small keep-alive HTTP client, and game creation through the JSON API. Only 127
 
 from __future__ import annotations
 
+import argparse
 import http.client
 import json
 import os
@@ -281,6 +282,18 @@ def cpu_by_group(
 
 def measure_cpu() -> tuple[float, dict[int, tuple[str, float]]]:
     return machine_busy(), cpu_snapshot()
+
+
+def idle_options(ap: argparse.ArgumentParser, wait_s: float) -> None:
+    """``--wait-idle`` and ``--max-other``: how a benchmark waits for the machine to be idle (``wait_quiet``)."""
+    ap.add_argument(
+        "--wait-idle",
+        type=float,
+        default=wait_s,
+        metavar="S",
+        help="before each phase wait up to S seconds for the machine to be idle (0: do not wait)",
+    )
+    ap.add_argument("--max-other", type=float, default=0.3, help="cores busy that still count as idle")
 
 
 def wait_quiet(max_other: float, limit_s: float) -> float:

@@ -311,14 +311,7 @@ def options() -> argparse.Namespace:
         action="store_true",
         help="leave one seat per game silent: windows stay incomplete, no answer kicks an advance",
     )
-    ap.add_argument(
-        "--wait-idle",
-        type=float,
-        default=120.0,
-        metavar="S",
-        help="before each phase wait up to S seconds for the machine to be idle (0: do not wait)",
-    )
-    ap.add_argument("--max-other", type=float, default=0.3, help="cores busy that still count as idle")
+    _stack.idle_options(ap, 120.0)
     ap.add_argument("--profile", metavar="DIR", help="py-spy record every gunicorn worker during the max phase")
     ap.add_argument("--tiny", action="store_true", help="seconds, for CI: -w 2, 4 games, 2 s phases")
     args = ap.parse_args()

@@ -226,14 +226,7 @@ def options() -> argparse.Namespace:
     ap.add_argument("--clients", type=int, default=8, help="closed-loop clients (deadmail: processes)")
     ap.add_argument("--max-answers", type=int, default=10**7, help="cap on deadmail's answers per phase")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument(
-        "--wait-idle",
-        type=float,
-        default=60.0,
-        metavar="S",
-        help="before each phase wait up to S seconds for the machine to be idle (0: do not wait)",
-    )
-    ap.add_argument("--max-other", type=float, default=0.3, help="cores busy that still count as idle")
+    _stack.idle_options(ap, 60.0)
     ap.add_argument("--tiny", action="store_true", help="seconds, for CI: 4 games, 2 clients, one round of 1.5 s")
     args = ap.parse_args()
     if args.tiny:
