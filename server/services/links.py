@@ -3,14 +3,11 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from itsdangerous import BadSignature, SignatureExpired, TimestampSigner, URLSafeSerializer, URLSafeTimedSerializer
 
 from .errors import N_, ShownError
-
-if TYPE_CHECKING:
-    from ..models import Seat
 
 SALT = "deadmail.seat"
 
@@ -111,7 +108,17 @@ def read_mailbox_token(secret_key: str, token: str) -> bool:
         return False
 
 
-def check_generation(seat: Seat, generation: int) -> None:
+class Linked(Protocol):
+    """A seat as a link is checked against: a ``Seat``, or a plain row of its columns (an answer reads no ORM
+    objects)."""
+
+    @property
+    def player_id(self) -> int | None: ...
+    @property
+    def link_generation(self) -> int: ...
+
+
+def check_generation(seat: Linked, generation: int) -> None:
     """LinkError unless the link is the seat's current one (and the seat is a person's)."""
     if seat.player_id is None:
         raise LinkError(N_("This link is not valid."))

@@ -58,12 +58,17 @@ class EngineCache:
         """The game's engine at its stored version to check an answer against, never to show (its events may be
         placeholders): the cached engine when it holds this version, else one restored from the snapshot without
         reading the events, kept apart (answers spread over many more games than pages are shown of)."""
-        cached = self._cached(game) or self._lookup(self._checkers, game)
+        cached = self.checker_at(self._key(game), game.version)
         if cached is not None:
             return cached
         restored = restore(game, unread=True)
         self._keep(self._checkers, game, restored, self.checkers)
         return restored
+
+    def checker_at(self, key: tuple[int, datetime], version: int) -> engine.Game | None:
+        """``checker`` when one is kept for the game of ``key`` (``_key``) at ``version``, without the game's row (an
+        answer reads only its key and version); else None."""
+        return self._lookup(self._games, key, version) or self._lookup(self._checkers, key, version)
 
     def fresh(self, game: Game) -> engine.Game:
         """A private copy to change (an advance); the cache is untouched until ``put`` after the commit. Restored
@@ -71,13 +76,12 @@ class EngineCache:
         return restore(game, self._cached(game))
 
     def _cached(self, game: Game) -> engine.Game | None:
-        return self._lookup(self._games, game)
+        return self._lookup(self._games, self._key(game), game.version)
 
-    def _lookup(self, games: Games, game: Game) -> engine.Game | None:
-        key = self._key(game)
+    def _lookup(self, games: Games, key: tuple[int, datetime], version: int) -> engine.Game | None:
         with self._lock:
             hit = games.get(key)
-            if hit is None or hit[0] != game.version:
+            if hit is None or hit[0] != version:
                 return None
             games.move_to_end(key)
             return hit[1]

@@ -19,10 +19,11 @@ as ``vote_not_cast``, not as a missed deadline, and nobody may vote or change a 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from functools import cache
-from typing import Any, cast
+from typing import Any, Protocol, cast
 
 from sqlalchemy import ColumnElement, Table, and_, bindparam, delete, select, update
 from sqlalchemy.orm import Session, load_only, selectinload, undefer
@@ -42,6 +43,7 @@ from ...models import (
     Outbox,
     RequestRow,
     Seat,
+    TempoJSON,
     Window,
     WindowStatus,
     utcnow,
@@ -280,35 +282,25 @@ def _saw_news(events: list[engine.Event], colour: str) -> bool:
 # --- answering ---------------------------------------------------------------------------------------------------
 
 # Built once: answering is the hot path, and building a statement costs more than running it.
-# Only the columns it needs: the rest (the game's JSON, each request's payload) would be decoded for nothing.
-_SEAT = select(Seat).where(Seat.id == bindparam("seat_id"))
+# Only the columns it needs: the rest (the game's JSON, each request's payload) would be decoded for nothing. A
+# person's answer reads plain rows (no ORM objects: loading them cost an answer a third of its CPU, issue 29).
+_SEATS, _WINDOWS, _GAMES, _REQUESTS = (cast(Table, model.__table__) for model in (Seat, Window, Game, RequestRow))
+_SEAT_COLUMNS = (_SEATS.c.id, _SEATS.c.game_id, _SEATS.c.colour, _SEATS.c.player_id, _SEATS.c.link_generation)
+_SEAT = select(*_SEAT_COLUMNS).where(_SEATS.c.id == bindparam("seat_id"))
 #: an answer's first read: its seat, with the game's open window locked (one statement; none when no window is
 #: open). The window's rows are read after the lock is taken (``_GAME_AND_ROWS``): a statement's rows all come from
 #: the moment it starts, so rows read with the lock could miss an answer committed while it waited.
 _SEAT_AND_WINDOW = (
-    select(Seat, Window)
-    .options(
-        # what an answer reads of them (each column selected costs a result's description and the ORM's loading)
-        load_only(Seat.id, Seat.game_id, Seat.colour, Seat.player_id, Seat.bot, Seat.link_generation),
-        load_only(
-            Window.id,
-            Window.game_id,
-            Window.number,
-            Window.status,
-            Window.completed_at,
-            # a last call moves the deadline (``_last_call``), and a moved deadline is counted from the opening
-            # (``models._deadline_moved``)
-            Window.deadline,
-            Window.opened_at,
-            Window.deadline_revision,
-        ),
+    select(
+        *_SEAT_COLUMNS,
+        _WINDOWS.c.id.label("window_id"),
+        _WINDOWS.c.number.label("window_number"),
+        _WINDOWS.c.completed_at,
     )
-    .join(Window, and_(Window.game_id == Seat.game_id, Window.status == WindowStatus.OPEN))
-    .where(Seat.id == bindparam("seat_id"))
-    .with_for_update(of=Window)
+    .join(_WINDOWS, and_(_WINDOWS.c.game_id == _SEATS.c.game_id, _WINDOWS.c.status == WindowStatus.OPEN))
+    .where(_SEATS.c.id == bindparam("seat_id"))
+    .with_for_update(of=_WINDOWS)
 )
-#: what an answer reads of its game: the checker is cached by the game's version (``CACHE.checker``).
-_GAME_COLUMNS = load_only(Game.id, Game.version, Game.created_at, Game.tempo)
 _OPEN_WINDOW = (
     select(Window).where(Window.game_id == bindparam("game_id"), Window.status == WindowStatus.OPEN).with_for_update()
 )
@@ -323,13 +315,21 @@ _ROW_COLUMNS = load_only(
     RequestRow.autopilot,
 )
 _WINDOW_ROWS = select(RequestRow).options(_ROW_COLUMNS).where(RequestRow.window_id == bindparam("window_id"))
-#: an answer's read once the window's row is locked, in one statement: the game (the state of that window: an
-#: advance cannot commit in between) and the window's rows.
+#: an answer's read once the window's row is locked, in one statement: what it reads of the game (the checker is
+#: cached by the game's version: ``CACHE.checker``; the state is of that window: an advance cannot commit in
+#: between) and the window's rows.
 _GAME_AND_ROWS = (
-    select(Game, RequestRow)
-    .join(RequestRow, RequestRow.window_id == bindparam("window_id"))
-    .options(_GAME_COLUMNS, _ROW_COLUMNS)
-    .where(Game.id == bindparam("game_id"))
+    select(
+        _GAMES.c.version,
+        _GAMES.c.created_at,
+        _GAMES.c.tempo,
+        *(
+            _REQUESTS.c[c]
+            for c in ("id", "seat_id", "kind", "secret", "answer", "answered_at", "standing", "autopilot")
+        ),
+    )
+    .join(_REQUESTS, _REQUESTS.c.window_id == bindparam("window_id"))
+    .where(_GAMES.c.id == bindparam("game_id"))
 )
 
 
@@ -339,16 +339,44 @@ def _unanswered(session: Session, window: Window, seat: Seat) -> tuple[list[Requ
     return rows, next((r for r in rows if r.seat_id == seat.id and r.answered_at is None), None)
 
 
-#: an answer written on its request row (``_store``).
-_REQUESTS = cast(Table, RequestRow.__table__)
+#: an answer written on its request row (``_store``, ``submit_answer``).
 _ANSWER_ROW = (
     update(_REQUESTS)
     .where(_REQUESTS.c.id == bindparam("row_id"))
     .values({name: bindparam(name) for name in ("answer", "answered_at", "standing", "autopilot")})
 )
+#: a window marked complete by a person's answer (``submit_answer``; ``_complete_if_done`` for the ORM's windows).
+_COMPLETE_WINDOW = update(_WINDOWS).where(_WINDOWS.c.id == bindparam("window_id")).values(completed_at=bindparam("at"))
 
 #: the request rows' payloads (the engine's requests: a vote's candidates and weights), read only for a vote.
 _PAYLOADS = select(RequestRow.id, RequestRow.payload).where(RequestRow.window_id == bindparam("window_id"))
+
+
+class _Asked(Protocol):
+    """A request row as answering reads it: a ``RequestRow``, or a plain row of ``_GAME_AND_ROWS``."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def answer(self) -> Any: ...
+    @property
+    def answered_at(self) -> datetime | None: ...
+    @property
+    def standing(self) -> bool: ...
+    @property
+    def autopilot(self) -> bool: ...
+
+
+def _changes(row: _Asked, answer: JSON) -> bool:
+    """An answer changes its row unless the row holds that very answer, given by the player."""
+    return row.answered_at is None or row.answer != answer or row.standing or row.autopilot
+
+
+def _answered(row: _Asked, answer: JSON, now: datetime) -> dict[str, Any]:
+    """What an answer writes on its row (``_ANSWER_ROW``)."""
+    return {"row_id": row.id, "answer": answer, "answered_at": now, "standing": False, "autopilot": False}
 
 
 def _store(
@@ -365,50 +393,65 @@ def _store(
     (``_complete_if_done``), else call the last call when one answer is left. True when the answer changed
     anything."""
     first = row.answered_at is None
-    changed = first or row.answer != answer or row.standing or row.autopilot
+    changed = _changes(row, answer)
     if changed:
         # one UPDATE of its own, the row told what it now holds as if it had been read so: the ORM's flush of a
         # changed row costs an answer more CPU than the rest of its writing (issue 29)
-        values = {"answer": answer, "answered_at": now, "standing": False, "autopilot": False}
-        session.execute(_ANSWER_ROW, {"row_id": row.id, **values})
+        values = _answered(row, answer, now)
+        session.execute(_ANSWER_ROW, values)
         for name, value in values.items():
-            set_committed_value(row, name, value)
+            if name != "row_id":
+                set_committed_value(row, name, value)
     if not _complete_if_done(session, game, window, rows, now) and first:
         _last_call(session, game, window, rows, now)
     return changed
 
 
 def _complete_if_done(session: Session, game: Game, window: Window, rows: list[RequestRow], now: datetime) -> bool:
-    """The one place that decides that a window is complete: every one of its request ``rows`` is answered, or
-    they are a vote that the answers so far have decided (``close_decided_votes``, ``engine.vote_decided``). Marks
-    it complete and kicks its advance once the transaction commits; True when the window is complete."""
+    """Marks the window complete when it is done (``_done``) and kicks its advance once the transaction commits;
+    True when the window is complete."""
     if window.completed_at is not None:
         return True
-    answered = [r for r in rows if r.answered_at is not None]
-    if len(answered) < len(rows):
-        if not answered or rows[0].kind != engine.Kind.VOTE or not closes_decided_votes(game.tempo):
-            return False
-        payloads = {id_: payload for id_, payload in session.execute(_PAYLOADS, {"window_id": window.id})}
-        votes = {str(payloads[r.id]["player"]): str(r.answer) for r in answered}
-        if not engine.vote_decided([engine.Request.from_json(payloads[r.id]) for r in rows], votes):
-            return False
+    answers = {i: r.answer for i, r in enumerate(rows) if r.answered_at is not None}
+    if not _done(session, game.tempo, window.id, rows, answers):
+        return False
     window.completed_at = now
     advance_after_commit(session, window.id)
     return True
 
 
+def _done(
+    session: Session, tempo: TempoJSON | None, window_id: int, rows: Sequence[_Asked], answers: dict[int, JSON]
+) -> bool:
+    """The one place that decides that a window is complete: every one of its request ``rows`` is answered
+    (``answers``: the answered rows' answers by their places in ``rows``), or they are a vote that the answers so
+    far have decided (``close_decided_votes``, ``engine.vote_decided``)."""
+    if len(answers) == len(rows):
+        return True
+    if not answers or rows[0].kind != engine.Kind.VOTE or not closes_decided_votes(tempo):
+        return False
+    payloads = {i: p for i, p in session.execute(_PAYLOADS, {"window_id": window_id})}  # (new rows are flushed first)
+    votes = {str(payloads[rows[i].id]["player"]): str(answer) for i, answer in answers.items()}
+    return engine.vote_decided([engine.Request.from_json(payloads[r.id]) for r in rows], votes)
+
+
 def _last_call(
     session: Session, game: Game, window: Window, rows: list[RequestRow], now: datetime, *, opening: bool = False
 ) -> None:
-    """When one request of the window is left unanswered and the game has a last call (``policy.last_called``): that
-    player's deadline becomes the earlier of the deadline and the end of the last call (``policy.last_call_end``,
-    shorter for a player who usually answers quickly), and they get one "everyone is waiting for you" mail. A window
-    that opens (``opening``) asking one request only is its own last call (the turn mail is the call). Never in a
-    window asked in secret: it would tell the last card holder that others were asked (B-INFO)."""
-    left = [r for r in rows if r.answered_at is None]
-    if not policy.last_called(game.tempo, len(rows), len(left), secret=any(r.secret for r in rows), opening=opening):
-        return
-    seat = session.get(Seat, left[0].seat_id)  # the game's seats are loaded: no query
+    """When one request of the window is left unanswered and the game has a last call (``policy.last_called``):
+    ``_call_last``."""
+    left = [r.seat_id for r in rows if r.answered_at is None]
+    if policy.last_called(game.tempo, len(rows), len(left), secret=any(r.secret for r in rows), opening=opening):
+        _call_last(session, game, window, left[0], now, opening=opening)
+
+
+def _call_last(session: Session, game: Game, window: Window, seat_id: int, now: datetime, *, opening: bool) -> None:
+    """The last call to the seat whose answer the window still waits for: that player's deadline becomes the
+    earlier of the deadline and the end of the last call (``policy.last_call_end``, shorter for a player who usually
+    answers quickly), and they get one "everyone is waiting for you" mail. A window that opens (``opening``) asking
+    one request only is its own last call (the turn mail is the call). Never in a window asked in secret: it would
+    tell the last card holder that others were asked (B-INFO; ``policy.last_called``)."""
+    seat = session.get(Seat, seat_id)  # the game's seats are loaded when the window opens: no query then
     assert seat is not None
     if seat.bot is not None or seat.player is None:
         return
@@ -452,36 +495,62 @@ def submit_answer(
     """
     now = now or utcnow()
     with db.session() as session:
-        found_open = session.execute(_SEAT_AND_WINDOW, {"seat_id": seat_id}).first()
-        seat, window = found_open or (session.execute(_SEAT, {"seat_id": seat_id}).scalar_one_or_none(), None)
+        conn = session.connection()  # Core statements: no ORM objects, no ORM execution (issue 29)
+        found_open = conn.execute(_SEAT_AND_WINDOW, {"seat_id": seat_id}).first()
+        seat = found_open or conn.execute(_SEAT, {"seat_id": seat_id}).first()
         if seat is None:  # a well-signed link to a seat that is gone
             raise LinkError(N_("This link is not valid."))
         if generation is not None:
             check_generation(seat, generation)
-        if window is None or (window_number is not None and window_number != window.number):
+        if found_open is None or (window_number is not None and window_number != found_open.window_number):
             raise AnswerError(
                 N_("This decision is closed: the game has moved on. Open your link to see what is new."), 409
             )
-        found = session.execute(_GAME_AND_ROWS, {"game_id": seat.game_id, "window_id": window.id}).all()
-        game, rows = found[0][0], [row for _game, row in found]  # (an open window has its requests)
+        window_id, number, completed_at = found_open.window_id, found_open.window_number, found_open.completed_at
+        rows = conn.execute(_GAME_AND_ROWS, {"game_id": seat.game_id, "window_id": window_id}).all()
+        game = rows[0]  # (an open window has its requests; each row carries the game's columns)
         row = next((r for r in rows if r.seat_id == seat.id), None)
         if row is None:
             raise AnswerError(N_("There is nothing for you to decide right now."), 409)
-        if _closed_as_decided(window, rows):
-            raise AnswerError(VOTE_DECIDED, 409)
+        if completed_at is not None and any(r.answered_at is None for r in rows):
+            raise AnswerError(VOTE_DECIDED, 409)  # ``_closed_as_decided``
         if row.kind != kind:
             raise AnswerError(
                 N_("You are asked for a %(asked)s now, not a %(given)s."), 409, asked=row.kind, given=str(kind)[:20]
             )
-        eng = CACHE.checker(game)  # checking needs the state, not the events
-        if eng.window_no != window.number:  # should never happen: the state and the window are read under one lock
+        # checking needs the state, not the events; the game is read whole only when no checker holds its version
+        key = (seat.game_id, game.created_at)
+        eng = CACHE.checker_at(key, game.version) or CACHE.checker(_whole_game(session, seat.game_id))
+        if eng.window_no != number:  # should never happen: the state and the window are read under one lock
             raise AnswerError(MOVING_ON, 409)
         try:
             eng.check(seat.colour, kind, answer)
         except engine.IllegalAnswer as exc:
             raise AnswerError.refused_by_engine(exc) from None
-        changed = _store(session, game, window, rows, row, answer, now=now)
-        return Submitted(window.id, window.number, changed, window.completed_at is not None)
+        changed = _changes(row, answer)
+        if changed:
+            conn.execute(_ANSWER_ROW, _answered(row, answer, now))
+        complete = completed_at is not None
+        if not complete:
+            answers = {i: answer if r is row else r.answer for i, r in enumerate(rows) if r is row or r.answered_at}
+            complete = _done(session, game.tempo, window_id, rows, answers)
+            if complete:
+                conn.execute(_COMPLETE_WINDOW, {"window_id": window_id, "at": now})
+                advance_after_commit(session, window_id)
+            elif row.answered_at is None:  # the player's first answer to it may leave one request for the last call
+                left = [r.seat_id for i, r in enumerate(rows) if i not in answers]
+                secret = any(r.secret for r in rows)
+                if policy.last_called(game.tempo, len(rows), len(left), secret=secret, opening=False):
+                    window = session.get(Window, window_id)  # locked already
+                    assert window is not None
+                    _call_last(session, _whole_game(session, seat.game_id), window, left[0], now, opening=False)
+        return Submitted(window_id, number, changed, complete)
+
+
+def _whole_game(session: Session, game_id: int) -> Game:
+    game = session.get(Game, game_id)
+    assert game is not None
+    return game
 
 
 def answer_as_bot(session: Session, game: Game, seat: Seat, window: Window, now: datetime) -> bool:
