@@ -12,7 +12,8 @@ limiter off, interleaved, whose differences are ``limiter_cpu_ms`` and ``limiter
 ``python_calls``: the Python function calls per answer in one more run, under cProfile (``limiter_python_calls``:
 the limiter's share): the CPU's work counted, the same whatever else the machine is doing (on a shared machine the
 times vary by a third from run to run).
-``--profile FILE`` writes a cProfile of one run. Prints one JSON object.
+``--profile FILE`` writes a cProfile of one run on each database (``FILE.postgresql``, ``FILE.sqlite``). Prints one
+JSON object.
 
     DEADMAIL_TEST_PG=postgresql+psycopg://postgres@127.0.0.1:5432/test DEADMAIL_TEST_REDIS=redis://127.0.0.1:6379/11 \\
         python bench/answer_path.py [--answers 1000] [--games 60] [--runs 5] [--profile FILE] [--tiny]
@@ -91,7 +92,7 @@ def _run(app: Any, answers: list[tuple[str, str, int, list[Any]]], count: int, d
     return {"cpu_ms": cpu * 1000 / count, "wall_ms": wall * 1000 / count, **{k: v / count for k, v in counted.items()}}
 
 
-def measure(url: str, workdir: Path, broker: str, args: argparse.Namespace) -> dict[str, Any]:
+def measure(name: str, url: str, workdir: Path, broker: str, args: argparse.Namespace) -> dict[str, Any]:
     db = migrated(url)
     try:
         answers = _answers(db, args.games)
@@ -123,7 +124,7 @@ def measure(url: str, workdir: Path, broker: str, args: argparse.Namespace) -> d
             profile.runcall(_run, apps[limited], answers, args.answers, db)
             calls[limited] = pstats.Stats(profile).total_calls / args.answers  # type: ignore[attr-defined]
         if args.profile:
-            profile.dump_stats(args.profile)
+            profile.dump_stats(f"{args.profile}.{name}")
         on = {key: statistics.median(r[key] for r in runs[True]) for key in runs[True][0]}
         off_cpu = statistics.median(r["cpu_ms"] for r in runs[False])
         off_wall = statistics.median(r["wall_ms"] for r in runs[False])
@@ -161,9 +162,9 @@ def main() -> None:
         with url_for() as (url, workdir):
             if redis_url:
                 with redis_db(redis_url) as broker:
-                    out[name] = measure(url, workdir, broker, args)
+                    out[name] = measure(name, url, workdir, broker, args)
             else:
-                out[name] = measure(url, workdir, "memory://", args)
+                out[name] = measure(name, url, workdir, "memory://", args)
     out["limiter"] = "redis" if redis_url else "memory"
     print(json.dumps(out))
 

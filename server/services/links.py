@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Protocol
 
 from itsdangerous import BadSignature, SignatureExpired, TimestampSigner, URLSafeSerializer, URLSafeTimedSerializer
@@ -20,7 +21,10 @@ class LinkError(ShownError):
 CALENDAR_SALT = "deadmail.calendar"
 
 
+@lru_cache(maxsize=32)
 def serializer(secret_key: str, salt: str = SALT) -> URLSafeTimedSerializer:
+    """The serializer of ``salt``'s links (made once: it keeps no state between calls, and links are read on every
+    answer)."""
     return URLSafeTimedSerializer(secret_key, salt=salt)
 
 
