@@ -374,9 +374,9 @@ def _changes(row: _Asked, answer: JSON) -> bool:
     return row.answered_at is None or row.answer != answer or row.standing or row.autopilot
 
 
-def _answered(row: _Asked, answer: JSON, now: datetime) -> dict[str, Any]:
+def _answered(answer: JSON, now: datetime) -> dict[str, Any]:
     """What an answer writes on its row (``_ANSWER_ROW``)."""
-    return {"row_id": row.id, "answer": answer, "answered_at": now, "standing": False, "autopilot": False}
+    return {"answer": answer, "answered_at": now, "standing": False, "autopilot": False}
 
 
 def _store(
@@ -397,11 +397,10 @@ def _store(
     if changed:
         # one UPDATE of its own, the row told what it now holds as if it had been read so: the ORM's flush of a
         # changed row costs an answer more CPU than the rest of its writing (issue 29)
-        values = _answered(row, answer, now)
-        session.execute(_ANSWER_ROW, values)
+        values = _answered(answer, now)
+        session.execute(_ANSWER_ROW, {"row_id": row.id, **values})
         for name, value in values.items():
-            if name != "row_id":
-                set_committed_value(row, name, value)
+            set_committed_value(row, name, value)
     if not _complete_if_done(session, game, window, rows, now) and first:
         _last_call(session, game, window, rows, now)
     return changed
@@ -529,10 +528,11 @@ def submit_answer(
             raise AnswerError.refused_by_engine(exc) from None
         changed = _changes(row, answer)
         if changed:
-            conn.execute(_ANSWER_ROW, _answered(row, answer, now))
+            conn.execute(_ANSWER_ROW, {"row_id": row.id, **_answered(answer, now)})
         complete = completed_at is not None
         if not complete:
-            answers = {i: answer if r is row else r.answer for i, r in enumerate(rows) if r is row or r.answered_at}
+            answered = (i for i, r in enumerate(rows) if r is row or r.answered_at is not None)
+            answers = {i: answer if rows[i] is row else rows[i].answer for i in answered}
             complete = _done(session, game.tempo, window_id, rows, answers)
             if complete:
                 conn.execute(_COMPLETE_WINDOW, {"window_id": window_id, "at": now})
