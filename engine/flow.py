@@ -1,8 +1,12 @@
 """The order of play (RULES.md B-RND to B-END, H-2, H-3) as one generator.
 
-The generator yields *windows*: lists of requests open at the same time (H-1). The caller sends back a dict
-``{player: parsed answer}`` once every request of the window is answered. Forced answers (H-2, H-5) never
-leave the generator; they are logged as events.
+The generator yields *windows*: lists of requests open at the same time (H-1), in seating order from the Chief.
+The caller sends back a dict ``{player: parsed answer}`` once every request of the window is answered; it answers
+the forced ones (H-2, H-5) itself, without asking, with ``forced_answers``, and sends the answers back at once when
+every request of a window is forced (or the window is empty).
+
+The phases yield their windows themselves, or through at most a few helpers (``once_around``, the votes): every
+level of ``yield from`` is passed through at each request and each answer.
 """
 
 from __future__ import annotations
@@ -37,7 +41,6 @@ from .rules import (
     next_chief,
     occupied,
     present_colours,
-    quietest,
     resolve_vote,
     revote_weight,
     scores,
@@ -55,7 +58,7 @@ if TYPE_CHECKING:
     from .game import Game
 
 #: yields a window of requests, is sent ``{player: parsed answer}`` (see engine.requests for each kind's type).
-Flow = Generator[list[Request], dict[str, ParsedAnswer], Any]
+Flow = Generator[list[Request], dict[str, Any], Any]
 
 
 def play(g: Game, start: Phase | None = None) -> Flow:
@@ -65,10 +68,23 @@ def play(g: Game, start: Phase | None = None) -> Flow:
     if start == Phase.SETUP:
         yield from setup(g)
         start = Phase.TRUCK
-    while True:
+    while True:  # a round (B-RND), from its phase ``start``
         if start == Phase.TRUCK:
             g.round_starts()
-        yield from play_round(g, start)
+        step = START_PHASES.index(start)
+        g.emit("round_started", round=g.round, phase=start)
+        if step == 0:
+            yield from truck(g)
+        if step <= 1:
+            yield from chief(g)
+        if step <= 2:
+            yield from arrival(g)
+            yield from destinations(g)
+            yield from moves(g)
+        yield from attack(g)
+        g.hidden.clear()  # F-10 / R-35
+        g.destinations = {}
+        g.moved = {}
         if game_over(g):
             finish(g)
             return
@@ -76,13 +92,16 @@ def play(g: Game, start: Phase | None = None) -> Flow:
         start = Phase.TRUCK
 
 
-def ask(g: Game, requests: list[Request]) -> Flow:
-    """Open one window for ``requests``, given in seating order from the Chief (the window lists them so); forced
-    answers are filled in without asking (H-2)."""
+def forced_answers(g: Game, requests: list[Request]) -> tuple[dict[str, ParsedAnswer], list[Request]]:
+    """A window the flow yields, split into the answers given without asking (H-2, H-5: told to their player alone)
+    and the requests to ask, in the window's order."""
     answers: dict[str, ParsedAnswer] = {}
     waiting = []
     for req in requests:
-        if req.options is None:  # cards and truck requests: never forced (every forced answer is an option)
+        options = req.options
+        if options is None or (len(options) > 1 and req.kind != "victim"):
+            # cards and truck requests (every forced answer is an option), and a choice among options: asked
+            # (only a victim request is forced with more than one option, by a standing order)
             waiting.append(req)
             continue
         is_forced, value = forced(g, req, g.standing)
@@ -93,9 +112,7 @@ def ask(g: Game, requests: list[Request]) -> Flow:
             )
         else:
             waiting.append(req)
-    if waiting:
-        answers.update((yield waiting))
-    return answers
+    return answers, waiting
 
 
 def once_around(
@@ -117,12 +134,12 @@ def once_around(
                 return
             req = make(p)
             if req is not None:
-                answers = yield from ask(g, [req])
+                answers = yield [req]
                 apply(req, answers[p])
         return
     requests = [r for p in players if (r := make(p)) is not None]
     if requests:
-        answers = yield from ask(g, requests)
+        answers = yield requests
         for req in requests:
             apply(req, answers[req.player])
 
@@ -178,24 +195,7 @@ def apply_place(g: Game, req: Request, answer: Placement) -> None:
     g.emit("placed", player=req.player, character=character, location=loc)
 
 
-# --- a round (B-RND) -------------------------------------------------------------------------------------------
-
-
-def play_round(g: Game, start: Phase) -> Flow:
-    step = START_PHASES.index(start)
-    g.emit("round_started", round=g.round, phase=start)
-    if step == 0:
-        yield from truck(g)
-    if step <= 1:
-        yield from chief(g)
-    if step <= 2:
-        yield from arrival(g)
-        yield from destinations(g)
-        yield from moves(g)
-    yield from attack(g)
-    g.hidden.clear()  # F-10 / R-35
-    g.destinations = {}
-    g.moved = {}
+# --- the phases of a round (B-RND, played by ``play``) ---------------------------------------------------------
 
 
 def truck(g: Game) -> Flow:
@@ -224,7 +224,7 @@ def search_truck(g: Game, searcher: str) -> Flow:
         g.emit("answer_auto", to=(searcher,), player=searcher, kind=Kind.TRUCK, answer={"keep": keep})
     else:
         req = Request(searcher, Kind.TRUCK, None, {"cards": list(cards)}, {"recipients": recipients})
-        answers = yield from ask(g, [req])
+        answers = yield [req]
         keep, give, to = answers[searcher]
     del g.deck[: len(cards)]
     rest = list(cards)
@@ -274,22 +274,22 @@ def destinations(g: Game) -> Flow:
         movers.remove(g.chief)
         req = location_request(g, g.chief, Kind.ANNOUNCE)
         if req is not None:
-            answers = yield from ask(g, [req])
+            answers = yield [req]
             g.destinations[g.chief] = answers[g.chief]
             g.emit("destination_announced", player=g.chief, location=answers[g.chief])
     requests = [r for p in movers if (r := location_request(g, p, Kind.DESTINATION)) is not None]
     open_ = [loc for loc in LOCATIONS if loc not in g.closed]
     zombies = [Request(z, Kind.ZOMBIE, list(open_)) for z in zombie_players(g, g.options.zombie_player)]
     if g.options.strict:
-        answers = yield from ask(g, requests)
+        answers = yield requests
         for zreq in zombies:  # one at a time, each seeing the earlier ones (H-3)
-            placed = yield from ask(g, [zreq])
+            placed = yield [zreq]
             place_zombie(g, zreq.player, placed[zreq.player])
     else:
         # Zombie players are not the ones choosing destinations and see none of them: one window (H-3).
         seats = from_chief(g)
         both = sorted(requests + zombies, key=lambda r: seats.index(r.player))  # in seating order from the Chief
-        answers = yield from ask(g, both)
+        answers = yield both
         for zreq in zombies:
             place_zombie(g, zreq.player, answers[zreq.player])
     for req in requests:
@@ -314,7 +314,7 @@ def location_request(g: Game, player: str, kind: Kind) -> Request | None:
     info: RequestInfo = {}
     if g.dice is not None and player in g.dice["seen_by"]:
         info["dice"] = list(g.dice["values"])
-    return Request(player, kind, options, info, {"quietest": quietest(g, options)})
+    return Request(player, kind, options, info)
 
 
 def moves(g: Game) -> Flow:
@@ -388,15 +388,13 @@ def attack(g: Game) -> Flow:
             continue
         if loc == PARKING:
             yield from attack_parking(g)
-        else:
+        elif zombies_get_in(g, loc):  # F-3: else no attack there
             yield from attack_location(g, loc)
 
 
 def attack_location(g: Game, loc: int) -> Flow:
-    """F-3 to F-6."""
+    """F-3 to F-6, at a location the zombies get into."""
     g.hardware = 0
-    if not zombies_get_in(g, loc):
-        return
     g.threats = {}
     g.emit("attack", location=loc, zombies=g.zombies[loc], strength=strength(g, loc))
     yield from card_window(g, "attack", loc, attack_entitled(g, loc))
@@ -406,7 +404,7 @@ def attack_location(g: Game, loc: int) -> Flow:
         g.emit("attack_no_target", location=loc)  # F-4.3: all hidden, the zombies stay
     else:
         loser = yield from attack_vote(g, loc, targets)
-        yield from eat(g, loser, loc)
+        eat(g, loser, loc, (yield [victim_request(g, loser, loc)]))
         g.emit("zombies_left", location=loc, zombies=g.zombies[loc])
         g.zombies[loc] = 0
     g.hardware = 0
@@ -422,7 +420,7 @@ def attack_parking(g: Game) -> Flow:
         if g.zombies[PARKING] == 0 or not targets:
             break
         loser = yield from attack_vote(g, PARKING, targets)
-        yield from eat(g, loser, PARKING)
+        eat(g, loser, PARKING, (yield [victim_request(g, loser, PARKING)]))
         g.zombies[PARKING] -= 1
     if g.zombies[PARKING]:
         g.emit("zombies_left", location=PARKING, zombies=g.zombies[PARKING])
@@ -448,11 +446,15 @@ def attack_vote(g: Game, loc: int, targets: list[str]) -> Flow:
     return colour
 
 
-def eat(g: Game, player: str, loc: int) -> Flow:
+def victim_request(g: Game, player: str, loc: int) -> Request:
     """VOT-9: the losing colour chooses its victim among its non-hidden characters there."""
     visible = visible_at(g, player, loc)
     options = [c for c in CHARACTERS if c in visible]
-    answers = yield from ask(g, [Request(player, Kind.VICTIM, options, {"location": loc})])
+    return Request(player, Kind.VICTIM, options, {"location": loc})
+
+
+def eat(g: Game, player: str, loc: int, answers: dict[str, str]) -> None:
+    """VOT-9: the victim chosen (``victim_request``) is eaten."""
     character = answers[player]
     g.take(player, character)
     g.emit("eaten", player=player, character=character, location=loc)
@@ -476,28 +478,45 @@ def vote_with_cards(g: Game, loc: int, window: str) -> Flow:
     if len(targets) == 1:
         g.emit("vote_uncontested", location=loc, colour=targets[0])
         return targets[0]
-    yield from card_window(g, window, loc, present_colours(g, loc))
-    winner, _ = yield from hold_vote(g, loc, targets)
+    present = present_colours(g, loc)
+    yield from card_window(g, window, loc, present)
+    winner, _ = yield from hold_vote(g, loc, targets, present)
     return winner
 
 
-def hold_vote(g: Game, loc: int, candidates: list[str]) -> Flow:
-    """VOT-1 to VOT-7: the first vote, then at most one re-vote among the tied colours."""
-    first = {p: vote_weight(g, p, loc) for p in present_colours(g, loc)}
-    winner, tied = yield from one_vote(g, loc, candidates, first, False)
+def hold_vote(g: Game, loc: int, candidates: list[str], present: list[str] | None = None) -> Flow:
+    """VOT-1 to VOT-7: the first vote, then at most one re-vote among the tied colours. ``present``: the colours
+    present at ``loc`` (``present_colours``) when the caller has them."""
+    if present is None:
+        present = present_colours(g, loc)
+    first = {p: vote_weight(g, p, loc) for p in present}
+    winner, tied = reveal_votes(g, loc, candidates, first, False, (yield vote_requests(loc, candidates, first, False)))
     if winner is not None:
         return winner, [winner]
     weights = {p: revote_weight(g, p, loc, first) for p in from_chief(g)}
-    return (yield from one_vote(g, loc, tied, weights, True))
+    return reveal_votes(g, loc, tied, weights, True, (yield vote_requests(loc, tied, weights, True)))
 
 
-def one_vote(g: Game, loc: int, candidates: list[str], weights: dict[str, int], revote: bool) -> Flow:
-    voters = [p for p, w in weights.items() if w > 0]  # H-2: a weight of 0 is not asked
+def vote_requests(loc: int, candidates: list[str], weights: dict[str, int], revote: bool) -> list[Request]:
+    """One vote's window: every voter with a weight (H-2: a weight of 0 is not asked)."""
     vote = Kind.VOTE
-    requests = [
-        Request(p, vote, list(candidates), {"location": loc, "revote": revote, "weight": weights[p]}) for p in voters
+    return [
+        Request(p, vote, list(candidates), {"location": loc, "revote": revote, "weight": w})
+        for p, w in weights.items()
+        if w > 0
     ]
-    answers = yield from ask(g, requests)
+
+
+def reveal_votes(
+    g: Game,
+    loc: int,
+    candidates: list[str],
+    weights: dict[str, int],
+    revote: bool,
+    answers: dict[str, str | None],
+) -> tuple[str | None, list[str]]:
+    """VOT-3 / VOT-4: the answers to a vote's window (``vote_requests``) revealed and counted."""
+    voters = [p for p, w in weights.items() if w > 0]
     votes = {p: answers[p] for p in voters}
     totals = tally(votes, weights)
     g.emit(

@@ -164,7 +164,9 @@ def vote_decided(requests: Sequence[Request], answers: dict[str, str]) -> bool:
 def legal_destinations(s: State, player: str) -> list[int]:
     """D-3 / D-4: open locations, except one where all the player's characters stand."""
     spots = set(s.chars[player].values())
-    return [loc for loc in LOCATIONS if loc not in s.closed and not (len(spots) == 1 and loc in spots)]
+    stays = spots.pop() if len(spots) == 1 else None  # the one location of all the player's characters
+    closed = s.closed
+    return [loc for loc in LOCATIONS if loc != stays and loc not in closed]
 
 
 def quietest(s: State, locations: Iterable[int]) -> int:
@@ -174,14 +176,12 @@ def quietest(s: State, locations: Iterable[int]) -> int:
 
 def extra_zombie_targets(s: State) -> tuple[int | None, int | None]:
     """F-1: the unique location with most characters and the unique one with most Pin-Ups (>= 1)."""
-    counts = [0] * 7
     pinups = [0] * 7
     for mine in s.chars.values():
-        for ch, at in mine.items():
-            counts[at] += 1
-            if ch == "pinup":
-                pinups[at] += 1
-    return _unique_max(counts), _unique_max(pinups)
+        at = mine.get("pinup")
+        if at is not None:
+            pinups[at] += 1
+    return _unique_max(s.count), _unique_max(pinups)  # (``count``: the characters at each location)
 
 
 def _unique_max(values: list[int]) -> int | None:
