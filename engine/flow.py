@@ -118,30 +118,30 @@ def forced_answers(g: Game, requests: list[Request]) -> tuple[dict[str, ParsedAn
 def once_around(
     g: Game,
     players: list[str],
-    make: Callable[[str], Request | None],
-    apply: Callable[[Request, Any], None],
+    make: Callable[[Game, str], Request | None],
+    apply: Callable[[Game, Request, Any], None],
     closed: Callable[[], bool] | None = None,
 ) -> Flow:
     """H-3: a step that goes once around the table from the Chief.
 
     ``strict`` asks one player at a time, each seeing what the earlier ones did, and stops early once ``closed()``
     says so (F-6); ``batched`` asks everyone at once and applies the answers in order from the Chief.
-    ``make`` returns None for a player with nothing to decide.
+    ``make(g, player)`` returns None for a player with nothing to decide; ``apply(g, request, answer)``.
     """
     if g.options.strict:
         for p in players:
             if closed is not None and closed():
                 return
-            req = make(p)
+            req = make(g, p)
             if req is not None:
                 answers = yield [req]
-                apply(req, answers[p])
+                apply(g, req, answers[p])
         return
-    requests = [r for p in players if (r := make(p)) is not None]
+    requests = [r for p in players if (r := make(g, p)) is not None]
     if requests:
         answers = yield requests
         for req in requests:
-            apply(req, answers[req.player])
+            apply(g, req, answers[req.player])
 
 
 # --- setup (B-SET) ---------------------------------------------------------------------------------------------
@@ -155,7 +155,7 @@ def setup(g: Game) -> Flow:
         if not order:
             break
         # one placement round; batched: everyone rolls (in order from the Chief) and is asked at once (H-3)
-        yield from once_around(g, order, lambda p: place_request(g, p), lambda req, a: apply_place(g, req, a))
+        yield from once_around(g, order, place_request, apply_place)
     g.unplaced = None
     values = [g.roll() for _ in range(4)]
     placed = [v for v in values if v not in g.closed]
@@ -335,7 +335,7 @@ def moves(g: Game) -> Flow:
     check_supply(g)
     g.moved = {}
     movers = [p for p in from_chief(g) if p in g.destinations]
-    yield from once_around(g, movers, lambda p: move_request(g, p), lambda req, a: apply_move(g, req.player, a))
+    yield from once_around(g, movers, move_request, apply_move)
     if g.options.sprint_timing == "after_moves":
         yield from card_window(g, "sprint", None, [p for p in movers if p in g.moved])
 
@@ -348,7 +348,8 @@ def move_request(g: Game, player: str) -> Request:
     return Request(player, Kind.MOVE, options, {"destination": target}, {"can_sprint": can_sprint})
 
 
-def apply_move(g: Game, player: str, answer: MoveChoice) -> None:
+def apply_move(g: Game, req: Request, answer: MoveChoice) -> None:
+    player = req.player
     character, sprint, if_full = answer
     target = g.destinations[player]
     if sprint is not None:
@@ -538,9 +539,7 @@ def card_window(g: Game, window: str, loc: int | None, entitled: list[str]) -> F
 
     # once_around's own generator, returned rather than delegated to (``yield from``): one level fewer to pass
     # through at every request and answer; it starts at the first request, as this function's would
-    return once_around(
-        g, entitled, lambda p: cards_request(g, p, window, loc), lambda req, a: apply_plays(g, req.player, loc, a), safe
-    )
+    return once_around(g, entitled, lambda game, p: cards_request(game, p, window, loc), apply_plays, safe)
 
 
 def cards_request(g: Game, player: str, window: str, loc: int | None) -> Request | None:
@@ -570,7 +569,7 @@ def cards_request(g: Game, player: str, window: str, loc: int | None) -> Request
     # a Threat needs a vote to count in (H-2); who may be voted against is only worth asking with one in hand
     if "threat" in hand and loc in g.chars[player].values() and len(eligible_colours(g, loc)) > 1:
         allowed.add("threat")
-    playable = [c for c in CARDS if c in allowed and c in hand]
+    playable = sorted(allowed.intersection(hand), key=_CARD_ORDER.__getitem__)  # in box order, each once
     if not playable:
         return None
     return Request(player, Kind.CARDS, None, {"window": window, "location": loc, "playable": playable}, ctx)
@@ -581,10 +580,14 @@ def cards_request(g: Game, player: str, window: str, loc: int | None) -> Request
 _WINDOW_CARD = {"truck": "threat", "chief": "threat", "arrival": "camera", "sprint": "sprint"}
 #: the cards an attack window may allow (VOT-6, F-4).
 _ATTACK_CARDS = frozenset({*WEAPONS, "hardware", "hidden", "threat"})
+#: a card's place in the box order (A3), the order the playable cards are listed in.
+_CARD_ORDER = {card: i for i, card in enumerate(CARDS)}
 
 
-def apply_plays(g: Game, player: str, loc: int | None, plays: list[Play]) -> None:
+def apply_plays(g: Game, req: Request, plays: list[Play]) -> None:
     """Apply one player's plays in order; an ``if_needed`` play is skipped once zombies would not get in (H-3)."""
+    player = req.player
+    loc = req.info["location"]  # the window's location (an attack's, a vote's; None: the arrival's, a Sprint's)
     for play in plays:
         if play.if_needed and loc is not None and not zombies_get_in(g, loc):
             g.emit("card_kept", to=(player,), player=player, card=play.card, reason="not_needed")
