@@ -567,7 +567,7 @@ def cards_request(g: Game, player: str, window: str, loc: int | None) -> Request
     if visible:
         allowed.add("hidden")
     # a Threat needs a vote to count in (H-2); who may be voted against is only worth asking with one in hand
-    if "threat" in hand and loc in g.chars[player].values() and len(eligible_colours(g, loc)) > 1:
+    if "threat" in hand and player in g.colours_at[loc] and len(eligible_colours(g, loc)) > 1:
         allowed.add("threat")
     playable = sorted(allowed.intersection(hand), key=_CARD_ORDER.__getitem__)  # in box order, each once
     if not playable:

@@ -87,8 +87,8 @@ def zombies_get_in(s: State, loc: int) -> bool:
 
 def present_colours(s: State, loc: int) -> list[str]:
     """DEF-5: players with at least one character at ``loc`` (hidden ones too), in order from the Chief."""
-    chars = s.chars
-    return [p for p in s.seating[s.chief] if loc in chars[p].values()]
+    here = s.colours_at[loc]
+    return [p for p in s.seating[s.chief] if p in here]
 
 
 def eligible_colours(s: State, loc: int) -> list[str]:
@@ -100,6 +100,8 @@ def eligible_colours(s: State, loc: int) -> list[str]:
 
 def visible_at(s: State, player: str, loc: int) -> list[str]:
     """The player's non-hidden characters at ``loc`` (possible victims, VOT-9)."""
+    if player not in s.colours_at[loc]:
+        return []  # none there at all
     hidden = s.hidden
     if not hidden:  # nobody hidden (most of the time): skip the test per character
         return [ch for ch, at in s.chars[player].items() if at == loc]
@@ -114,7 +116,7 @@ def vote_weight(s: State, player: str, loc: int) -> int:
 
 def revote_weight(s: State, player: str, loc: int, first: dict[str, int]) -> int:
     """VOT-7: players with a character at ``loc`` keep their first weight; everyone else has 1."""
-    if loc in s.chars[player].values():
+    if player in s.colours_at[loc]:
         return first.get(player, 0)
     return 1
 
