@@ -1,8 +1,12 @@
 """The order of play (RULES.md B-RND to B-END, H-2, H-3) as one generator.
 
-The generator yields *windows*: lists of requests open at the same time (H-1). The caller sends back a dict
-``{player: parsed answer}`` once every request of the window is answered. Forced answers (H-2, H-5) never
-leave the generator; they are logged as events.
+The generator yields *windows*: lists of requests open at the same time (H-1), in seating order from the Chief.
+The caller sends back a dict ``{player: parsed answer}`` once every request of the window is answered; it answers
+the forced ones (H-2, H-5) itself, without asking, with ``forced_answers``, and sends the answers back at once when
+every request of a window is forced (or the window is empty).
+
+The phases yield their windows themselves, or through at most a few helpers (``once_around``, the votes): every
+level of ``yield from`` is passed through at each request and each answer.
 """
 
 from __future__ import annotations
@@ -37,7 +41,6 @@ from .rules import (
     next_chief,
     occupied,
     present_colours,
-    quietest,
     resolve_vote,
     revote_weight,
     scores,
@@ -55,7 +58,7 @@ if TYPE_CHECKING:
     from .game import Game
 
 #: yields a window of requests, is sent ``{player: parsed answer}`` (see engine.requests for each kind's type).
-Flow = Generator[list[Request], dict[str, ParsedAnswer], Any]
+Flow = Generator[list[Request], dict[str, Any], Any]
 
 
 def play(g: Game, start: Phase | None = None) -> Flow:
@@ -65,10 +68,23 @@ def play(g: Game, start: Phase | None = None) -> Flow:
     if start == Phase.SETUP:
         yield from setup(g)
         start = Phase.TRUCK
-    while True:
+    while True:  # a round (B-RND), from its phase ``start``
         if start == Phase.TRUCK:
             g.round_starts()
-        yield from play_round(g, start)
+        step = START_PHASES.index(start)
+        g.emit("round_started", round=g.round, phase=start)
+        if step == 0:
+            yield from truck(g)
+        if step <= 1:
+            yield from chief(g)
+        if step <= 2:
+            yield from arrival(g)
+            yield from destinations(g)
+            yield from moves(g)
+        yield from attack(g)
+        g.hidden.clear()  # F-10 / R-35
+        g.destinations = {}
+        g.moved = {}
         if game_over(g):
             finish(g)
             return
@@ -76,13 +92,16 @@ def play(g: Game, start: Phase | None = None) -> Flow:
         start = Phase.TRUCK
 
 
-def ask(g: Game, requests: list[Request]) -> Flow:
-    """Open one window for ``requests``, given in seating order from the Chief (the window lists them so); forced
-    answers are filled in without asking (H-2)."""
+def forced_answers(g: Game, requests: list[Request]) -> tuple[dict[str, ParsedAnswer], list[Request]]:
+    """A window the flow yields, split into the answers given without asking (H-2, H-5: told to their player alone)
+    and the requests to ask, in the window's order."""
     answers: dict[str, ParsedAnswer] = {}
     waiting = []
     for req in requests:
-        if req.options is None:  # cards and truck requests: never forced (every forced answer is an option)
+        options = req.options
+        if options is None or (len(options) > 1 and req.kind != "victim"):
+            # cards and truck requests (every forced answer is an option), and a choice among options: asked
+            # (only a victim request is forced with more than one option, by a standing order)
             waiting.append(req)
             continue
         is_forced, value = forced(g, req, g.standing)
@@ -93,38 +112,36 @@ def ask(g: Game, requests: list[Request]) -> Flow:
             )
         else:
             waiting.append(req)
-    if waiting:
-        answers.update((yield waiting))
-    return answers
+    return answers, waiting
 
 
 def once_around(
     g: Game,
     players: list[str],
-    make: Callable[[str], Request | None],
-    apply: Callable[[Request, Any], None],
+    make: Callable[[Game, str], Request | None],
+    apply: Callable[[Game, Request, Any], None],
     closed: Callable[[], bool] | None = None,
 ) -> Flow:
     """H-3: a step that goes once around the table from the Chief.
 
     ``strict`` asks one player at a time, each seeing what the earlier ones did, and stops early once ``closed()``
     says so (F-6); ``batched`` asks everyone at once and applies the answers in order from the Chief.
-    ``make`` returns None for a player with nothing to decide.
+    ``make(g, player)`` returns None for a player with nothing to decide; ``apply(g, request, answer)``.
     """
     if g.options.strict:
         for p in players:
             if closed is not None and closed():
                 return
-            req = make(p)
+            req = make(g, p)
             if req is not None:
-                answers = yield from ask(g, [req])
-                apply(req, answers[p])
+                answers = yield [req]
+                apply(g, req, answers[p])
         return
-    requests = [r for p in players if (r := make(p)) is not None]
+    requests = [r for p in players if (r := make(g, p)) is not None]
     if requests:
-        answers = yield from ask(g, requests)
+        answers = yield requests
         for req in requests:
-            apply(req, answers[req.player])
+            apply(g, req, answers[req.player])
 
 
 # --- setup (B-SET) ---------------------------------------------------------------------------------------------
@@ -138,7 +155,7 @@ def setup(g: Game) -> Flow:
         if not order:
             break
         # one placement round; batched: everyone rolls (in order from the Chief) and is asked at once (H-3)
-        yield from once_around(g, order, lambda p: place_request(g, p), lambda req, a: apply_place(g, req, a))
+        yield from once_around(g, order, place_request, apply_place)
     g.unplaced = None
     values = [g.roll() for _ in range(4)]
     placed = [v for v in values if v not in g.closed]
@@ -178,24 +195,7 @@ def apply_place(g: Game, req: Request, answer: Placement) -> None:
     g.emit("placed", player=req.player, character=character, location=loc)
 
 
-# --- a round (B-RND) -------------------------------------------------------------------------------------------
-
-
-def play_round(g: Game, start: Phase) -> Flow:
-    step = START_PHASES.index(start)
-    g.emit("round_started", round=g.round, phase=start)
-    if step == 0:
-        yield from truck(g)
-    if step <= 1:
-        yield from chief(g)
-    if step <= 2:
-        yield from arrival(g)
-        yield from destinations(g)
-        yield from moves(g)
-    yield from attack(g)
-    g.hidden.clear()  # F-10 / R-35
-    g.destinations = {}
-    g.moved = {}
+# --- the phases of a round (B-RND, played by ``play``) ---------------------------------------------------------
 
 
 def truck(g: Game) -> Flow:
@@ -224,7 +224,7 @@ def search_truck(g: Game, searcher: str) -> Flow:
         g.emit("answer_auto", to=(searcher,), player=searcher, kind=Kind.TRUCK, answer={"keep": keep})
     else:
         req = Request(searcher, Kind.TRUCK, None, {"cards": list(cards)}, {"recipients": recipients})
-        answers = yield from ask(g, [req])
+        answers = yield [req]
         keep, give, to = answers[searcher]
     del g.deck[: len(cards)]
     rest = list(cards)
@@ -274,22 +274,22 @@ def destinations(g: Game) -> Flow:
         movers.remove(g.chief)
         req = location_request(g, g.chief, Kind.ANNOUNCE)
         if req is not None:
-            answers = yield from ask(g, [req])
+            answers = yield [req]
             g.destinations[g.chief] = answers[g.chief]
             g.emit("destination_announced", player=g.chief, location=answers[g.chief])
     requests = [r for p in movers if (r := location_request(g, p, Kind.DESTINATION)) is not None]
     open_ = [loc for loc in LOCATIONS if loc not in g.closed]
     zombies = [Request(z, Kind.ZOMBIE, list(open_)) for z in zombie_players(g, g.options.zombie_player)]
     if g.options.strict:
-        answers = yield from ask(g, requests)
+        answers = yield requests
         for zreq in zombies:  # one at a time, each seeing the earlier ones (H-3)
-            placed = yield from ask(g, [zreq])
+            placed = yield [zreq]
             place_zombie(g, zreq.player, placed[zreq.player])
     else:
         # Zombie players are not the ones choosing destinations and see none of them: one window (H-3).
         seats = from_chief(g)
         both = sorted(requests + zombies, key=lambda r: seats.index(r.player))  # in seating order from the Chief
-        answers = yield from ask(g, both)
+        answers = yield both
         for zreq in zombies:
             place_zombie(g, zreq.player, answers[zreq.player])
     for req in requests:
@@ -314,7 +314,7 @@ def location_request(g: Game, player: str, kind: Kind) -> Request | None:
     info: RequestInfo = {}
     if g.dice is not None and player in g.dice["seen_by"]:
         info["dice"] = list(g.dice["values"])
-    return Request(player, kind, options, info, {"quietest": quietest(g, options)})
+    return Request(player, kind, options, info)
 
 
 def moves(g: Game) -> Flow:
@@ -335,7 +335,7 @@ def moves(g: Game) -> Flow:
     check_supply(g)
     g.moved = {}
     movers = [p for p in from_chief(g) if p in g.destinations]
-    yield from once_around(g, movers, lambda p: move_request(g, p), lambda req, a: apply_move(g, req.player, a))
+    yield from once_around(g, movers, move_request, apply_move)
     if g.options.sprint_timing == "after_moves":
         yield from card_window(g, "sprint", None, [p for p in movers if p in g.moved])
 
@@ -348,7 +348,8 @@ def move_request(g: Game, player: str) -> Request:
     return Request(player, Kind.MOVE, options, {"destination": target}, {"can_sprint": can_sprint})
 
 
-def apply_move(g: Game, player: str, answer: MoveChoice) -> None:
+def apply_move(g: Game, req: Request, answer: MoveChoice) -> None:
+    player = req.player
     character, sprint, if_full = answer
     target = g.destinations[player]
     if sprint is not None:
@@ -388,15 +389,13 @@ def attack(g: Game) -> Flow:
             continue
         if loc == PARKING:
             yield from attack_parking(g)
-        else:
+        elif zombies_get_in(g, loc):  # F-3: else no attack there
             yield from attack_location(g, loc)
 
 
 def attack_location(g: Game, loc: int) -> Flow:
-    """F-3 to F-6."""
+    """F-3 to F-6, at a location the zombies get into."""
     g.hardware = 0
-    if not zombies_get_in(g, loc):
-        return
     g.threats = {}
     g.emit("attack", location=loc, zombies=g.zombies[loc], strength=strength(g, loc))
     yield from card_window(g, "attack", loc, attack_entitled(g, loc))
@@ -406,7 +405,7 @@ def attack_location(g: Game, loc: int) -> Flow:
         g.emit("attack_no_target", location=loc)  # F-4.3: all hidden, the zombies stay
     else:
         loser = yield from attack_vote(g, loc, targets)
-        yield from eat(g, loser, loc)
+        eat(g, loser, loc, (yield [victim_request(g, loser, loc)]))
         g.emit("zombies_left", location=loc, zombies=g.zombies[loc])
         g.zombies[loc] = 0
     g.hardware = 0
@@ -422,7 +421,7 @@ def attack_parking(g: Game) -> Flow:
         if g.zombies[PARKING] == 0 or not targets:
             break
         loser = yield from attack_vote(g, PARKING, targets)
-        yield from eat(g, loser, PARKING)
+        eat(g, loser, PARKING, (yield [victim_request(g, loser, PARKING)]))
         g.zombies[PARKING] -= 1
     if g.zombies[PARKING]:
         g.emit("zombies_left", location=PARKING, zombies=g.zombies[PARKING])
@@ -448,11 +447,15 @@ def attack_vote(g: Game, loc: int, targets: list[str]) -> Flow:
     return colour
 
 
-def eat(g: Game, player: str, loc: int) -> Flow:
+def victim_request(g: Game, player: str, loc: int) -> Request:
     """VOT-9: the losing colour chooses its victim among its non-hidden characters there."""
     visible = visible_at(g, player, loc)
     options = [c for c in CHARACTERS if c in visible]
-    answers = yield from ask(g, [Request(player, Kind.VICTIM, options, {"location": loc})])
+    return Request(player, Kind.VICTIM, options, {"location": loc})
+
+
+def eat(g: Game, player: str, loc: int, answers: dict[str, str]) -> None:
+    """VOT-9: the victim chosen (``victim_request``) is eaten."""
     character = answers[player]
     g.take(player, character)
     g.emit("eaten", player=player, character=character, location=loc)
@@ -476,28 +479,45 @@ def vote_with_cards(g: Game, loc: int, window: str) -> Flow:
     if len(targets) == 1:
         g.emit("vote_uncontested", location=loc, colour=targets[0])
         return targets[0]
-    yield from card_window(g, window, loc, present_colours(g, loc))
-    winner, _ = yield from hold_vote(g, loc, targets)
+    present = present_colours(g, loc)
+    yield from card_window(g, window, loc, present)
+    winner, _ = yield from hold_vote(g, loc, targets, present)
     return winner
 
 
-def hold_vote(g: Game, loc: int, candidates: list[str]) -> Flow:
-    """VOT-1 to VOT-7: the first vote, then at most one re-vote among the tied colours."""
-    first = {p: vote_weight(g, p, loc) for p in present_colours(g, loc)}
-    winner, tied = yield from one_vote(g, loc, candidates, first, False)
+def hold_vote(g: Game, loc: int, candidates: list[str], present: list[str] | None = None) -> Flow:
+    """VOT-1 to VOT-7: the first vote, then at most one re-vote among the tied colours. ``present``: the colours
+    present at ``loc`` (``present_colours``) when the caller has them."""
+    if present is None:
+        present = present_colours(g, loc)
+    first = {p: vote_weight(g, p, loc) for p in present}
+    winner, tied = reveal_votes(g, loc, candidates, first, False, (yield vote_requests(loc, candidates, first, False)))
     if winner is not None:
         return winner, [winner]
     weights = {p: revote_weight(g, p, loc, first) for p in from_chief(g)}
-    return (yield from one_vote(g, loc, tied, weights, True))
+    return reveal_votes(g, loc, tied, weights, True, (yield vote_requests(loc, tied, weights, True)))
 
 
-def one_vote(g: Game, loc: int, candidates: list[str], weights: dict[str, int], revote: bool) -> Flow:
-    voters = [p for p, w in weights.items() if w > 0]  # H-2: a weight of 0 is not asked
+def vote_requests(loc: int, candidates: list[str], weights: dict[str, int], revote: bool) -> list[Request]:
+    """One vote's window: every voter with a weight (H-2: a weight of 0 is not asked)."""
     vote = Kind.VOTE
-    requests = [
-        Request(p, vote, list(candidates), {"location": loc, "revote": revote, "weight": weights[p]}) for p in voters
+    return [
+        Request(p, vote, list(candidates), {"location": loc, "revote": revote, "weight": w})
+        for p, w in weights.items()
+        if w > 0
     ]
-    answers = yield from ask(g, requests)
+
+
+def reveal_votes(
+    g: Game,
+    loc: int,
+    candidates: list[str],
+    weights: dict[str, int],
+    revote: bool,
+    answers: dict[str, str | None],
+) -> tuple[str | None, list[str]]:
+    """VOT-3 / VOT-4: the answers to a vote's window (``vote_requests``) revealed and counted."""
+    voters = [p for p, w in weights.items() if w > 0]
     votes = {p: answers[p] for p in voters}
     totals = tally(votes, weights)
     g.emit(
@@ -519,9 +539,7 @@ def card_window(g: Game, window: str, loc: int | None, entitled: list[str]) -> F
 
     # once_around's own generator, returned rather than delegated to (``yield from``): one level fewer to pass
     # through at every request and answer; it starts at the first request, as this function's would
-    return once_around(
-        g, entitled, lambda p: cards_request(g, p, window, loc), lambda req, a: apply_plays(g, req.player, loc, a), safe
-    )
+    return once_around(g, entitled, lambda game, p: cards_request(game, p, window, loc), apply_plays, safe)
 
 
 def cards_request(g: Game, player: str, window: str, loc: int | None) -> Request | None:
@@ -549,9 +567,9 @@ def cards_request(g: Game, player: str, window: str, loc: int | None) -> Request
     if visible:
         allowed.add("hidden")
     # a Threat needs a vote to count in (H-2); who may be voted against is only worth asking with one in hand
-    if "threat" in hand and loc in g.chars[player].values() and len(eligible_colours(g, loc)) > 1:
+    if "threat" in hand and player in g.colours_at[loc] and len(eligible_colours(g, loc)) > 1:
         allowed.add("threat")
-    playable = [c for c in CARDS if c in allowed and c in hand]
+    playable = sorted(allowed.intersection(hand), key=_CARD_ORDER.__getitem__)  # in box order, each once
     if not playable:
         return None
     return Request(player, Kind.CARDS, None, {"window": window, "location": loc, "playable": playable}, ctx)
@@ -562,10 +580,14 @@ def cards_request(g: Game, player: str, window: str, loc: int | None) -> Request
 _WINDOW_CARD = {"truck": "threat", "chief": "threat", "arrival": "camera", "sprint": "sprint"}
 #: the cards an attack window may allow (VOT-6, F-4).
 _ATTACK_CARDS = frozenset({*WEAPONS, "hardware", "hidden", "threat"})
+#: a card's place in the box order (A3), the order the playable cards are listed in.
+_CARD_ORDER = {card: i for i, card in enumerate(CARDS)}
 
 
-def apply_plays(g: Game, player: str, loc: int | None, plays: list[Play]) -> None:
+def apply_plays(g: Game, req: Request, plays: list[Play]) -> None:
     """Apply one player's plays in order; an ``if_needed`` play is skipped once zombies would not get in (H-3)."""
+    player = req.player
+    loc = req.info["location"]  # the window's location (an attack's, a vote's; None: the arrival's, a Sprint's)
     for play in plays:
         if play.if_needed and loc is not None and not zombies_get_in(g, loc):
             g.emit("card_kept", to=(player,), player=player, card=play.card, reason="not_needed")

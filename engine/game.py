@@ -64,6 +64,7 @@ class Game(State):
         "window",
         "window_no",
         "_answers",
+        "_given",
         "_flow",
         "_snapshot",
     )
@@ -91,6 +92,8 @@ class Game(State):
         self.window: list[Request] = []
         self.window_no = 0
         self._answers: dict[str, ParsedAnswer] = {}
+        #: the answers of the open window given without asking (H-2, H-5: ``flow.forced_answers``).
+        self._given: dict[str, ParsedAnswer] = {}
         self._snapshot: SnapshotJSON | None = None
 
     def _start(self, play: flow.Flow) -> None:
@@ -206,10 +209,7 @@ class Game(State):
             entry["standing"] = True
             self.emit("answer_standing", to=(player,), player=player, kind=kind, answer=answer_json(kind, value))
         self.log.append(entry)
-        # ``_accept``, inlined: this runs for every answer
-        self._answers[player] = value
-        if len(self._answers) == len(self.window):
-            self._resume(self._answers)
+        self._accept(req, value)
 
     def timeout(self, player: str, kind: str, *, decided: bool = False) -> None:
         """The deadline passed: apply the H-4 default, logged as defaulted.
@@ -271,16 +271,26 @@ class Game(State):
         return None
 
     def _accept(self, req: Request, value: ParsedAnswer) -> None:
-        self._answers[req.player] = value
-        if len(self._answers) == len(self.window):
-            self._resume(self._answers)
+        """Record an answer of the open window; the last one closes it: the flow is sent all of its answers."""
+        answers = self._answers
+        answers[req.player] = value
+        if len(answers) == len(self.window):
+            self._given.update(answers)
+            self._resume(self._given)
 
     def _resume(self, answers: dict[str, ParsedAnswer] | None) -> None:
+        """Send the flow the answers of the window just closed (None: start it) and open its next window; the
+        flow's windows whose every request is answered without asking (or that have none) are sent their answers
+        at once, and open no window."""
+        play = self._flow
         try:
-            window = self._flow.send(answers)  # type: ignore[arg-type]
+            given, window = flow.forced_answers(self, play.send(answers))  # type: ignore[arg-type]
+            while not window:
+                given, window = flow.forced_answers(self, play.send(given))
         except StopIteration:
-            window = []
+            given, window = {}, []
         self.window = window
+        self._given = given
         self._answers = {}
         if window:
             self.window_no += 1

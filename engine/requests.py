@@ -22,7 +22,7 @@ from typing import NamedTuple, TypeAlias, TypedDict, cast
 
 from .data import BY_VALUE, CARD_NAMES, IF_NEEDED_CARDS, LOCATIONS, Kind
 from .errors import N_, IllegalAnswer
-from .rules import lowest_value
+from .rules import lowest_value, quietest
 from .shapes import JSON, JSONObject, MoveOption, Option, PlaceOption, RequestInfo, RequestJSON
 from .state import State
 
@@ -73,8 +73,6 @@ class RequestContext(TypedDict, total=False):
     dice: tuple[int, ...]
     #: ``truck``: the players a card may be given to.
     recipients: list[str]
-    #: ``announce``/``destination``/``zombie``: the H-4 default.
-    quietest: int
     #: ``move``: a Sprint may be played with the move.
     can_sprint: bool
     #: ``cards``: the character moved (a Sprint window), the characters who may hide (an attack window).
@@ -420,8 +418,7 @@ def default(s: State, req: Request, standing: dict[str, list[str]]) -> ParsedAns
     if kind in (Kind.VOTE, Kind.ZOMBIE):
         return None
     if kind in (Kind.ANNOUNCE, Kind.DESTINATION):
-        quietest: int = req.ctx["quietest"]
-        return quietest
+        return quietest(s, req.locations())  # the zombies have not moved since the request was made
     if kind == Kind.VICTIM:
         return by_standing_order(req.names(), standing.get(req.player)) or lowest_value(req.names())
     if kind == Kind.MOVE:

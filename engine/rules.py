@@ -87,8 +87,8 @@ def zombies_get_in(s: State, loc: int) -> bool:
 
 def present_colours(s: State, loc: int) -> list[str]:
     """DEF-5: players with at least one character at ``loc`` (hidden ones too), in order from the Chief."""
-    chars = s.chars
-    return [p for p in s.seating[s.chief] if loc in chars[p].values()]
+    here = s.colours_at[loc]
+    return [p for p in s.seating[s.chief] if p in here]
 
 
 def eligible_colours(s: State, loc: int) -> list[str]:
@@ -100,6 +100,8 @@ def eligible_colours(s: State, loc: int) -> list[str]:
 
 def visible_at(s: State, player: str, loc: int) -> list[str]:
     """The player's non-hidden characters at ``loc`` (possible victims, VOT-9)."""
+    if player not in s.colours_at[loc]:
+        return []  # none there at all
     hidden = s.hidden
     if not hidden:  # nobody hidden (most of the time): skip the test per character
         return [ch for ch, at in s.chars[player].items() if at == loc]
@@ -114,7 +116,7 @@ def vote_weight(s: State, player: str, loc: int) -> int:
 
 def revote_weight(s: State, player: str, loc: int, first: dict[str, int]) -> int:
     """VOT-7: players with a character at ``loc`` keep their first weight; everyone else has 1."""
-    if loc in s.chars[player].values():
+    if player in s.colours_at[loc]:
         return first.get(player, 0)
     return 1
 
@@ -164,7 +166,9 @@ def vote_decided(requests: Sequence[Request], answers: dict[str, str]) -> bool:
 def legal_destinations(s: State, player: str) -> list[int]:
     """D-3 / D-4: open locations, except one where all the player's characters stand."""
     spots = set(s.chars[player].values())
-    return [loc for loc in LOCATIONS if loc not in s.closed and not (len(spots) == 1 and loc in spots)]
+    stays = spots.pop() if len(spots) == 1 else None  # the one location of all the player's characters
+    closed = s.closed
+    return [loc for loc in LOCATIONS if loc != stays and loc not in closed]
 
 
 def quietest(s: State, locations: Iterable[int]) -> int:
@@ -174,14 +178,12 @@ def quietest(s: State, locations: Iterable[int]) -> int:
 
 def extra_zombie_targets(s: State) -> tuple[int | None, int | None]:
     """F-1: the unique location with most characters and the unique one with most Pin-Ups (>= 1)."""
-    counts = [0] * 7
     pinups = [0] * 7
     for mine in s.chars.values():
-        for ch, at in mine.items():
-            counts[at] += 1
-            if ch == "pinup":
-                pinups[at] += 1
-    return _unique_max(counts), _unique_max(pinups)
+        at = mine.get("pinup")
+        if at is not None:
+            pinups[at] += 1
+    return _unique_max(s.count), _unique_max(pinups)  # (``count``: the characters at each location)
 
 
 def _unique_max(values: list[int]) -> int | None:

@@ -20,6 +20,7 @@ class State:
         "chars",
         "count",
         "power",
+        "colours_at",
         "zombies",
         "hands",
         "deck",
@@ -44,12 +45,14 @@ class State:
         self.chief_elected = False
         self.closed: set[int] = set()
         #: colour -> {character: location} for living characters. Changed only by ``put``, ``take`` and ``recount``:
-        #: they keep ``count`` and ``power``.
+        #: they keep ``count``, ``power`` and ``colours_at``.
         self.chars: dict[str, dict[str, int]] = {p: {} for p in players}
         #: characters at each location, and their strength (DEF-3 without Hardware): index 0 unused, like ``zombies``.
         #: Kept as the characters come, go and move, since the rules ask for them at every step.
         self.count = [0] * 7
         self.power = [0] * 7
+        #: the colours present at each location (DEF-5): {colour: its characters there}, index 0 unused.
+        self.colours_at: list[dict[str, int]] = [{} for _ in range(7)]
         #: index 0 unused; zombies[L] for L in 1..6.
         self.zombies = [0] * 7
         self.hands: dict[str, list[str]] = {p: [] for p in players}
@@ -78,26 +81,38 @@ class State:
         mine = self.chars[player]
         was = mine.get(character)
         if was is not None:
-            self.count[was] -= 1
-            self.power[was] -= STRENGTH[character]
+            self._leave(player, character, was)
         mine[character] = loc
         self.count[loc] += 1
         self.power[loc] += STRENGTH[character]
+        here = self.colours_at[loc]
+        here[player] = here.get(player, 0) + 1
 
     def take(self, player: str, character: str) -> None:
         """Remove ``player``'s ``character`` from the board."""
-        loc = self.chars[player].pop(character)
+        self._leave(player, character, self.chars[player].pop(character))
+
+    def _leave(self, player: str, character: str, loc: int) -> None:
+        """``count``, ``power`` and ``colours_at`` without ``player``'s ``character`` at ``loc``."""
         self.count[loc] -= 1
         self.power[loc] -= STRENGTH[character]
+        here = self.colours_at[loc]
+        if here[player] == 1:
+            del here[player]
+        else:
+            here[player] -= 1
 
     def recount(self) -> None:
-        """``count`` and ``power`` from ``chars``, after ``chars`` was set as a whole."""
+        """``count``, ``power`` and ``colours_at`` from ``chars``, after ``chars`` was set as a whole."""
         self.count = [0] * 7
         self.power = [0] * 7
-        for mine in self.chars.values():
+        self.colours_at = [{} for _ in range(7)]
+        for player, mine in self.chars.items():
             for character, loc in mine.items():
                 self.count[loc] += 1
                 self.power[loc] += STRENGTH[character]
+                here = self.colours_at[loc]
+                here[player] = here.get(player, 0) + 1
 
     def position(self) -> StatePosition:
         """The state in the contract's position schema (plus ``dice`` and, during setup, ``unplaced``)."""
