@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import http.cookiejar
 import json
 import os
@@ -79,8 +80,11 @@ def test_deadmail_up_serves_pages_and_runs_the_worker_and_prints_no_warning(tmp_
         rest, errors = up.communicate(timeout=30)
         took = time.monotonic() - pressed
     finally:
-        if up.poll() is None:
+        if up.poll() is None:  # it did not stop: kill it, and its worker (a process group of its own, named after it)
             os.killpg(up.pid, signal.SIGKILL)
+            for worker in _processes_named(f"deadmail-{up.pid}@"):  # the worker and its pool
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(worker, signal.SIGKILL)
             up.communicate(timeout=30)
     assert up.returncode == 0 and took < STOPS_WITHIN, (took, errors)
     assert errors.splitlines()[-1] == "stopped" and errors.count("stop") == 1, errors
@@ -91,6 +95,18 @@ def test_deadmail_up_serves_pages_and_runs_the_worker_and_prints_no_warning(tmp_
     printed = (first + rest + errors).splitlines()
     assert [line for line in printed if re.search(r"warn|deprecat|superuser", line, re.IGNORECASE)] == [], errors
     assert not list((tmp_path / "deadmail-data").glob("up.json"))
+
+
+def _processes_named(name: str) -> list[int]:
+    """The process ids whose command line holds ``name``."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and name.encode() in (proc / "cmdline").read_bytes():
+                found.append(int(proc.name))
+        except OSError:  # gone meanwhile
+            pass
+    return found
 
 
 @pytest.mark.long(11)
