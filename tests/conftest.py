@@ -42,6 +42,16 @@ REQUIRED = os.environ.get("DEADMAIL_REQUIRE_SERVICES") == "1"
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "rule(*ids): the RULES.md rule IDs a test checks")
     config.addinivalue_line("markers", "long(seconds): a test that takes about that long in a whole run (run first)")
+    config.addinivalue_line(
+        "markers",
+        "alone: a test of timing that four parallel workers disturb (a Ctrl+C that stops at once): skipped in an xdist "
+        "worker, run by the test command's second part, `python -m pytest -n 0 -m alone`",
+    )
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if item.get_closest_marker("alone") is not None and hasattr(item.config, "workerinput"):
+        pytest.skip("runs alone: `python -m pytest -n 0 -m alone` (the test command's second part)")
 
 
 # --- the garbage collector --------------------------------------------------------------------------------------------

@@ -26,7 +26,7 @@ from tests.waiting import wait_for
 STOPS_WITHIN = 8.0
 
 
-@pytest.mark.long(9)
+@pytest.mark.alone  # its stop within seconds was missed twice on 2026-11-29 with 4 parallel workers on 2 cores
 def test_deadmail_up_serves_pages_and_runs_the_worker_and_prints_no_warning(tmp_path: Path) -> None:
     """On a fresh folder: creates the database, prints its address, serves, and the worker sends the first mail; no
     warning is printed on the way. A Ctrl+C (SIGINT to the terminal's foreground process group) stops it at once,
