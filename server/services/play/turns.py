@@ -367,6 +367,10 @@ class _Asked(Protocol):
     def standing(self) -> bool: ...
     @property
     def autopilot(self) -> bool: ...
+    @property
+    def seat_id(self) -> int: ...
+    @property
+    def secret(self) -> bool: ...
 
 
 def _changes(row: _Asked, answer: JSON) -> bool:
@@ -437,11 +441,17 @@ def _done(
 def _last_call(
     session: Session, game: Game, window: Window, rows: list[RequestRow], now: datetime, *, opening: bool = False
 ) -> None:
-    """When one request of the window is left unanswered and the game has a last call (``policy.last_called``):
-    ``_call_last``."""
-    left = [r.seat_id for r in rows if r.answered_at is None]
-    if policy.last_called(game.tempo, len(rows), len(left), secret=any(r.secret for r in rows), opening=opening):
-        _call_last(session, game, window, left[0], now, opening=opening)
+    """``_call_last`` when the window has a last call to call (``_last_one``)."""
+    seat_id = _last_one(game.tempo, rows, [r.seat_id for r in rows if r.answered_at is None], opening=opening)
+    if seat_id is not None:
+        _call_last(session, game, window, seat_id, now, opening=opening)
+
+
+def _last_one(tempo: TempoJSON, rows: Sequence[_Asked], left: list[int], *, opening: bool) -> int | None:
+    """The seat the window's last call calls, when one request of its ``rows`` is left unanswered (``left``: the
+    seats that owe one) and the game has a last call (``policy.last_called``); else None."""
+    secret = any(r.secret for r in rows)
+    return left[0] if policy.last_called(tempo, len(rows), len(left), secret=secret, opening=opening) else None
 
 
 def _call_last(session: Session, game: Game, window: Window, seat_id: int, now: datetime, *, opening: bool) -> None:
@@ -511,8 +521,8 @@ def submit_answer(
         row = next((r for r in rows if r.seat_id == seat.id), None)
         if row is None:
             raise AnswerError(N_("There is nothing for you to decide right now."), 409)
-        if completed_at is not None and any(r.answered_at is None for r in rows):
-            raise AnswerError(VOTE_DECIDED, 409)  # ``_closed_as_decided``
+        if _closed_as_decided(completed_at, rows):
+            raise AnswerError(VOTE_DECIDED, 409)
         if row.kind != kind:
             raise AnswerError(
                 N_("You are asked for a %(asked)s now, not a %(given)s."), 409, asked=row.kind, given=str(kind)[:20]
@@ -539,11 +549,10 @@ def submit_answer(
                 advance_after_commit(session, window_id)
             elif row.answered_at is None:  # the player's first answer to it may leave one request for the last call
                 left = [r.seat_id for i, r in enumerate(rows) if i not in answers]
-                secret = any(r.secret for r in rows)
-                if policy.last_called(game.tempo, len(rows), len(left), secret=secret, opening=False):
+                if (last := _last_one(game.tempo, rows, left, opening=False)) is not None:
                     window = session.get(Window, window_id)  # locked already
                     assert window is not None
-                    _call_last(session, _whole_game(session, seat.game_id), window, left[0], now, opening=False)
+                    _call_last(session, _whole_game(session, seat.game_id), window, last, now, opening=False)
         return Submitted(window_id, number, changed, complete)
 
 
@@ -558,7 +567,7 @@ def answer_as_bot(session: Session, game: Game, seat: Seat, window: Window, now:
     its open request at once, through ``_store`` like a person's answer. False when the seat owes nothing unanswered
     in the window."""
     rows, row = _unanswered(session, window, seat)
-    if row is None or _closed_as_decided(window, rows):  # a vote closed as decided: the seat does not vote
+    if row is None or _closed_as_decided(window.completed_at, rows):  # a vote closed as decided: the seat does not vote
         return False
     eng = CACHE.fresh(game)  # a private copy: this transaction may still roll back
     req = next((r for r in eng.pending() if r.player == seat.colour and r.kind == row.kind), None)
@@ -584,9 +593,10 @@ MOVING_ON = N_("The game is moving on right now: try again in a moment.")
 VOTE_DECIDED = N_("This vote is closed: the votes still missing could not change its outcome.")
 
 
-def _closed_as_decided(window: Window, rows: list[RequestRow]) -> bool:
-    """The window was completed with requests unanswered: a vote closed once decided."""
-    return window.completed_at is not None and any(r.answered_at is None for r in rows)
+def _closed_as_decided(completed_at: datetime | None, rows: Sequence[_Asked]) -> bool:
+    """The window (completed at ``completed_at``) was completed with requests unanswered: a vote closed once
+    decided."""
+    return completed_at is not None and any(r.answered_at is None for r in rows)
 
 
 def set_standing_order(db: Database, seat_id: int, order: list[str], now: datetime | None = None) -> bool:
@@ -713,7 +723,7 @@ def _apply(game: Game, window: Window, rows: list[RequestRow], eng: engine.Game)
     """The window's answers through the engine, in order; an H-4 default for each one missing. In a vote closed as
     decided, the answers first, then the voters still missing, who did not vote (not defaulted: they missed
     nothing)."""
-    decided = _closed_as_decided(window, rows)
+    decided = _closed_as_decided(window.completed_at, rows)
     for row in sorted(rows, key=lambda r: r.answered_at is None) if decided else rows:
         colour = row.seat.colour
         if row.answered_at is not None:
