@@ -13,6 +13,12 @@ checkout's engine, imported under another module name in this process, in interl
 its engine, ...: the same seeds, so the same games when both engines play them alike), and adds ``against``: the
 games per second of each per round, their medians and the median of the rounds' ratios (this engine over that one).
 
+``compiled``: whether the engine measured is compiled (setup.py). To measure the compiled engine, build the wheel as
+production does and put it first on the path::
+
+    DEADMAIL_COMPILE=1 pip wheel --no-deps -w /tmp/wheel . && unzip -o -q /tmp/wheel/deadmail-*.whl -d /tmp/compiled
+    PYTHONPATH=/tmp/compiled python bench/engine_games.py --against /tmp/wt-engine-base
+
 Prints progress on stderr and the JSON object on stdout (recorded in docs/PERFORMANCE.md).
 """
 
@@ -29,6 +35,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any, TextIO
 
+from engine import COMPILED
 from engine.bots import Bot, RandomBot, SensibleBot
 from engine.config import Config
 from engine.data import BY_VALUE, COLOURS
@@ -168,7 +175,7 @@ def run_bench(
             print(text, file=progress, flush=True)
 
     say(f"speed: {games} games of 5 random bots ...")
-    out: dict[str, Any] = {"games": games, **speed(games, seed)}
+    out: dict[str, Any] = {"games": games, "compiled": COMPILED, **speed(games, seed)}
     for order in ("batched", "strict"):
         for name, bot in (("", SensibleBot), ("random_bots_", RandomBot)):
             say(f"windows: {games} games, {order}, {bot.__name__} ...")

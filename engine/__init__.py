@@ -7,7 +7,9 @@ The JSON contract (``run_scenario``) and the Python API the server uses (``new_g
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Final
 
+from . import game
 from .config import Config
 from .data import Kind, Phase
 from .errors import IllegalAnswer, ScenarioError
@@ -32,7 +34,11 @@ from .shapes import (
 from .standing import VOTE_POLICIES, standing_answer
 from .view import replay, spectator_view, view
 
+#: compiled by mypyc (``DEADMAIL_COMPILE=1 pip install .``, setup.py), or pure Python
+COMPILED: Final = not game.__file__.endswith(".py")
+
 __all__ = [
+    "COMPILED",
     "VOTE_POLICIES",
     "Asked",
     "Config",

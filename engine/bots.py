@@ -136,8 +136,11 @@ class SensibleBot:
 
         return min(req.locations(), key=score)
 
-    _announce = _location
-    _destination = _location
+    def _announce(self, game: Game, req: Request) -> int:
+        return self._location(game, req)
+
+    def _destination(self, game: Game, req: Request) -> int:
+        return self._location(game, req)
 
     def _zombie(self, game: Game, req: Request) -> int:
         leader = self._leader(game, req.player, [p for p in game.players if game.chars[p]])

@@ -7,49 +7,27 @@ state at the start of the latest round, from which ``Game.restore`` replays only
 
 from __future__ import annotations
 
-import random
 from typing import TypeVar, cast
+
+from mypy_extensions import mypyc_attr
 
 from . import flow
 from .config import Config
 from .data import CACHOU, CHARACTERS, KINDS, Kind, Phase, characters_for, full_deck
 from .errors import N_, IllegalAnswer, ScenarioError
 from .requests import ParsedAnswer, Request, answer_json, asked_in_secret, by_standing_order, default, parse, shown
+from .rng import Rng
 from .rules import vote_decided
 from .shapes import JSON, Answered, Event, LogEntry, Outcome, Position, SavedGame, SnapshotJSON
 from .state import State
+
+_Snapshot = tuple[SnapshotJSON, list[LogEntry], list[Event]]
 
 FORMAT = "deadmail-engine/1"
 SNAPSHOT_FORMAT = "deadmail-snapshot/1"
 
 
-_draw = random.Random.random
-_drawbits = random.Random.getrandbits
-
-
-class Rng(random.Random):
-    """``random.Random`` that counts the 32-bit words it draws, so its state is one number (``skip`` restores it)."""
-
-    def __init__(self, seed: int) -> None:
-        self.drawn = 0
-        super().__init__(seed)
-
-    # (``_random.Random``'s methods called directly: ``super()`` would look them up at every draw)
-
-    def random(self) -> float:
-        self.drawn += 2
-        return _draw(self)
-
-    def getrandbits(self, k: int) -> int:
-        self.drawn += (k + 31) // 32
-        return _drawbits(self, k)
-
-    def skip(self, words: int) -> None:
-        """Draw ``words`` words at once, as after ``words`` words drawn one by one."""
-        super().getrandbits(32 * words)
-        self.drawn += words
-
-
+@mypyc_attr(allow_interpreted_subclasses=True)  # the tests' BoardKeeper
 class Game(State):
     __slots__ = (
         "config",
@@ -69,8 +47,14 @@ class Game(State):
         "_snapshot",
     )
 
-    def __init__(self, config: Config) -> None:
+    def __init__(self, config: Config, *, snapshot: _Snapshot | None = None) -> None:
+        """A game of ``config``: dealt (SET-1 to SET-4), or set to ``config.position``; or (``restore``'s
+        ``snapshot``: the snapshot, the log and the events up to it) set to a snapshot of it, at its window."""
         self._begin(config)
+        if snapshot is not None:
+            self._load_snapshot(*snapshot)
+            self._start(flow.play(self, Phase.TRUCK))
+            return
         if config.position is None:
             self._deal()
         else:
@@ -338,10 +322,7 @@ class Game(State):
             raise ScenarioError("snapshot: not a snapshot of this game")
         if len(events) != snapshot["events"]:
             raise ScenarioError(f"snapshot: {snapshot['events']} events expected, {len(events)} given")
-        game = cls.__new__(cls)
-        game._begin(Config.from_json(data["config"]))
-        game._load_snapshot(snapshot, data["log"][: snapshot["log"]], events)
-        game._start(flow.play(game, Phase.TRUCK))
+        game = cls(Config.from_json(data["config"]), snapshot=(snapshot, data["log"][: snapshot["log"]], events))
         game._replay(data, snapshot["log"])
         return game
 

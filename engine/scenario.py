@@ -7,7 +7,7 @@ from typing import cast
 from .config import Config
 from .errors import IllegalAnswer, ScenarioError
 from .game import Game
-from .shapes import JSONObject, ScenarioAnswer, ScenarioFailure, ScenarioResult
+from .shapes import ScenarioAnswer, ScenarioFailure, ScenarioResult
 
 SCENARIO_KEYS = {"players", "seed", "options", "position", "dice", "standing_orders", "answers"}
 ANSWER_KEYS = {"player", "kind", "answer", "timeout"}
@@ -40,7 +40,7 @@ def parse_scenario(raw: object) -> tuple[Config, list[ScenarioAnswer]]:
     return config, cast(list[ScenarioAnswer], answers)  # each entry's keys checked above
 
 
-def run_scenario(scenario: JSONObject) -> ScenarioResult:
+def run_scenario(scenario: object) -> ScenarioResult:
     """Play a scenario and return the result (ENGINE-CONTRACT.md); raise ScenarioError when it is malformed."""
     config, answers = parse_scenario(scenario)
     game = Game(config)

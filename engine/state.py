@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from mypy_extensions import mypyc_attr
+
 from .data import LOCATIONS, STRENGTH, Phase
 from .shapes import DiceJSON, StatePosition
 
 
+@mypyc_attr(allow_interpreted_subclasses=True)  # Game's: the tests' BoardKeeper
 class State:
     """Everything on the table. Mutated only by the flow (``engine.flow``)."""
 

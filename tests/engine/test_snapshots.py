@@ -17,7 +17,7 @@ import pytest
 
 from engine import Config, Game, ScenarioError
 from engine.bots import RandomBot, SensibleBot
-from engine.game import Rng
+from engine.rng import Rng
 
 GOLDEN = sorted((Path(__file__).parent / "golden").glob("*.json"))
 COLOURS = ["red", "yellow", "blue", "green", "black", "white"]
