@@ -146,10 +146,13 @@ def server_env(data_dir: Path, database_url: str, broker_url: str, base_url: str
     }
 
 
-def start_web(kind: str, env: dict[str, str], port: int, workers: int = 2, threads: int = 1) -> subprocess.Popen[bytes]:
-    """``gunicorn 'server.run.wsgi:app' -w N`` (production), or ``waitress-serve`` with 8 threads (``deadmail up``)."""
+def start_web(
+    kind: str, env: dict[str, str], port: int, workers: int = 2, threads: int = 1, app: str = "server.run.wsgi:app"
+) -> subprocess.Popen[bytes]:
+    """``gunicorn 'server.run.wsgi:app' -w N`` (production), or ``waitress-serve`` with 8 threads (``deadmail up``);
+    ``app``: another WSGI app for gunicorn (``bench/peer/floor.py``)."""
     if kind == "gunicorn":
-        args = [sys.executable, "-m", "gunicorn", "server.run.wsgi:app", "-w", str(workers), "-b", f"{LOCAL}:{port}"]
+        args = [sys.executable, "-m", "gunicorn", app, "-w", str(workers), "-b", f"{LOCAL}:{port}"]
         if threads > 1:
             args += ["--threads", str(threads)]
         args += ["--log-level", "warning"]

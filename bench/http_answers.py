@@ -232,7 +232,7 @@ def groups(master: int, database: str) -> dict[str, Any]:
         return not client or f" {database} " in cmd
 
     return {
-        "gunicorn": lambda pid, cmd: pid == master or ("gunicorn" in cmd and "server.run.wsgi:app" in cmd),
+        "gunicorn": lambda pid, cmd: pid == master or _parent(pid) == master,
         "postgres": postgres,
         "redis": lambda pid, cmd: cmd.startswith("redis-server"),
         "client": lambda pid, cmd: pid == me or _parent(pid) == me,

@@ -33,11 +33,18 @@ closed-loop clients each send an answer (a move) to a random seat and wait for i
   every round: every move appends to the match's log, which FlatFile reads and writes whole on every move, so a
   long-running server would slow down round after round.
 
-Each round runs deadmail, then boardgame.io InMemory, then FlatFile, ``--seconds`` each (after ``--warmup``), so
-the three see the same machine; ``ratio_flatfile`` and ``ratio_inmemory`` are the medians of the rounds' ratios
-(deadmail's answers/s over the peer's moves/s). CPU per move: the server processes' CPU while measuring (gunicorn,
-and with PostgreSQL and Redis; the Node server) over the moves; ``cpu_ratio_*`` is the peer's over deadmail's (all
-three of its processes), the same direction as the ratios and less moved by other programs on a shared machine.
+- the floor (``bench/peer/floor.py``): what the stack itself costs, under the same gunicorn and clients: a Flask
+  endpoint at the same address that increments the seat's count in Redis, locks the seat's row in PostgreSQL,
+  overwrites its answer and commits, and nothing else (no signed link, no game, no rules). ``floor_ratio_*``: its
+  answers/s over the peer's moves/s, the most any answer on this stack could reach; ``deadmail_over_floor``: how
+  close deadmail comes to it.
+
+Each round runs deadmail, the floor, then boardgame.io InMemory, then FlatFile, ``--seconds`` each (after
+``--warmup``), so the four see the same machine; ``ratio_flatfile`` and ``ratio_inmemory`` are the medians of the
+rounds' ratios (deadmail's answers/s over the peer's moves/s). CPU per move: the server processes' CPU while
+measuring (gunicorn, and with PostgreSQL and Redis; the Node server) over the moves; ``cpu_ratio_*`` is the peer's
+over deadmail's (all three of its processes), the same direction as the ratios and less moved by other programs on a
+shared machine.
 Redis database 10 is deadmail's broker (emptied). Progress on stderr, one JSON object on stdout.
 """
 
@@ -57,6 +64,7 @@ from typing import Any
 
 import _stack
 import http_answers
+import sqlalchemy as sa
 from _stack import say
 
 PEER = Path(__file__).resolve().parent / "peer"
@@ -207,6 +215,28 @@ def deadmail_phase(args: argparse.Namespace, port: int, targets: Any, who: dict[
     return result
 
 
+def start_floor(
+    args: argparse.Namespace, env: dict[str, str], port: int, database_url: str, targets: Any
+) -> subprocess.Popen[bytes]:
+    """``bench/peer/floor.py`` under gunicorn as deadmail runs, its table in the benchmark's database: a row per
+    seat of ``targets``, its count in deadmail's Redis database (emptied at the end)."""
+    engine = sa.create_engine(database_url)
+    with engine.begin() as conn:
+        conn.execute(sa.text("CREATE TABLE floor_answers (token text PRIMARY KEY, answer text)"))
+        tokens = [{"token": path.split("/")[3]} for path, _ in targets]
+        conn.execute(sa.text("INSERT INTO floor_answers (token) VALUES (:token)"), tokens)
+    engine.dispose()
+    floor_env = {
+        **env,
+        "PYTHONPATH": str(PEER),
+        "FLOOR_DATABASE_URL": database_url,
+        "FLOOR_REDIS_URL": args.redis,
+    }
+    floor = _stack.start_web("gunicorn", floor_env, port, args.workers, args.threads, app="floor:app")
+    http_answers.hammer(port, targets, args.clients, args.warmup, 10**6)  # warms it up as deadmail was
+    return floor
+
+
 def median(values: list[float | None]) -> float | None:
     known = [v for v in values if v is not None]
     return round(statistics.median(known), 3) if known else None
@@ -260,15 +290,23 @@ def main() -> None:
         env = _stack.server_env(Path(tmp), database_url, broker_url, f"http://127.0.0.1:{port}")
         say(f"deadmail: gunicorn -w {args.workers} --threads {args.threads} on port {port}")
         web = _stack.start_web("gunicorn", env, port, args.workers, args.threads)
+        floor = None
         try:
             targets = http_answers.prepare(port, db, args.games, args.seats, args.seed, choices=6)
             http_answers.hammer(port, targets, args.clients, args.warmup, 10**6)  # completes the windows, warms up
             who = http_answers.groups(web.pid, database_url.rsplit("/", 1)[1])
+            floor_port = _stack.free_port()
+            say(f"the floor (bench/peer/floor.py): gunicorn -w {args.workers} --threads {args.threads} on {floor_port}")
+            floor = start_floor(args, env, floor_port, database_url, targets)
+            floor_who = http_answers.groups(floor.pid, database_url.rsplit("/", 1)[1])
             for number in range(1, args.rounds + 1):
                 say(f"round {number}/{args.rounds}: deadmail for {args.seconds:g} s")
                 mine = deadmail_phase(args, port, targets, who)
                 say(f"  -> {mine['answers_per_s']} answers/s, errors {mine['errors']}, cores {mine['cores_used']}")
-                found: dict[str, Any] = {"round": number, "deadmail": mine}
+                say(f"round {number}/{args.rounds}: the floor for {args.seconds:g} s")
+                least = deadmail_phase(args, floor_port, targets, floor_who)
+                say(f"  -> {least['answers_per_s']} answers/s, errors {least['errors']}, cores {least['cores_used']}")
+                found: dict[str, Any] = {"round": number, "deadmail": mine, "floor": least}
                 for storage in ("inmemory", "flatfile"):
                     say(f"round {number}/{args.rounds}: boardgame.io {storage} for {args.seconds:g} s")
                     theirs = peer_phase(args, storage, modules, Path(tmp) / f"flatfile-{number}")
@@ -278,11 +316,16 @@ def main() -> None:
                     found[f"ratio_{storage}"] = (
                         round(mine["answers_per_s"] / theirs["moves_per_s"], 3) if theirs["moves_per_s"] else None
                     )
+                    found[f"floor_ratio_{storage}"] = (
+                        round(least["answers_per_s"] / theirs["moves_per_s"], 3) if theirs["moves_per_s"] else None
+                    )
                     ours, peers = mine["server_cpu_ms_per_answer"], theirs["server_cpu_ms_per_move"]
                     found[f"cpu_ratio_{storage}"] = round(peers / ours, 3) if ours and peers else None
                 rounds.append(found)
         finally:
             _stack.stop(web)
+            if floor is not None:
+                _stack.stop(floor)
 
     def of(side: str, key: str) -> float | None:
         return median([r[side][key] for r in rounds])
@@ -306,20 +349,24 @@ def main() -> None:
         "targets": TARGETS,
         # the same direction, from CPU rather than time (less moved by other programs on a shared machine): the peer's
         # server CPU per move over deadmail's (gunicorn + PostgreSQL + Redis) per answer, median of the rounds
+        # the stack's floor (bench/peer/floor.py: the same writes, nothing else) in the same rounds, and its ratios
+        "floor_answers_per_s": of("floor", "answers_per_s"),
+        "floor_ratio_inmemory": median([r["floor_ratio_inmemory"] for r in rounds]),
+        "floor_ratio_flatfile": median([r["floor_ratio_flatfile"] for r in rounds]),
+        "deadmail_over_floor": median([r["deadmail"]["answers_per_s"] / r["floor"]["answers_per_s"] for r in rounds]),
         "cpu_ratio_flatfile": median([r["cpu_ratio_flatfile"] for r in rounds]),
         "cpu_ratio_inmemory": median([r["cpu_ratio_inmemory"] for r in rounds]),
         "cpu_ms_per_move": {
             "deadmail_gunicorn": of("deadmail", "gunicorn_cpu_ms_per_answer"),
             "deadmail_gunicorn_postgres_redis": of("deadmail", "server_cpu_ms_per_answer"),
+            "floor_gunicorn": of("floor", "gunicorn_cpu_ms_per_answer"),
             "inmemory_node": of("inmemory", "server_cpu_ms_per_move"),
             "flatfile_node": of("flatfile", "server_cpu_ms_per_move"),
         },
         "load_at_start": [round(x, 2) for x in load],
         "cpus": os.cpu_count(),
         "errors": sum(
-            sum(r["deadmail"]["errors"].values()) + sum(r[s]["errors"].values())
-            for r in rounds
-            for s in ("inmemory", "flatfile")
+            sum(r[side]["errors"].values()) for r in rounds for side in ("deadmail", "floor", "inmemory", "flatfile")
         ),
         "runs": rounds,
     }
