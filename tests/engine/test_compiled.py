@@ -17,7 +17,18 @@ from tests.conftest import need
 
 ROOT = Path(__file__).resolve().parents[2]
 OTHERS = ("--deselect", "tests/engine/test_compiled.py")  # every engine test but this one
-JUNK = (".venv", ".git", "build", "*.egg-info", "__pycache__", "*.so", ".mypy_cache", ".ruff_cache", ".pytest_cache")
+JUNK = (
+    ".venv",
+    ".git",
+    "build",
+    "*.egg-info",
+    "__pycache__",
+    "*.so",
+    "*_cache",
+    ".hypothesis",
+    "deadmail-data",
+    "screenshots",
+)
 
 
 @pytest.mark.long(120)
