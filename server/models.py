@@ -175,6 +175,8 @@ class MailKind(StrEnum):
     LEAGUE_RESULTS = "league_results"
     #: the season is over: the final standings (``services.leagues.round_end``).
     SEASON_END = "season_end"
+    #: a sign-in link asked for at /signin (``services.signin``).
+    SIGNIN = "signin"
     #: a season's next round could not be seated (too few players, acquaintances): to the league's organiser once
     #: per stall (``services.leagues.rounds.sweep``).
     ROUND_UNSEATED = "round_unseated"
@@ -727,6 +729,35 @@ class OrganiserSession(Base):
     every_game: Mapped[bool] = mapped_column(Boolean, default=False)
     games: Mapped[list[int]] = mapped_column(JSONType, default=list)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class SigninLink(Base):
+    """A sign-in link mailed to a player (``services.signin``): its signed token names this row, which it opens once
+    (``used_at``) and only for ``signin.LINK_LIFETIME`` after ``created_at``."""
+
+    __tablename__ = "signin_links"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    used_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class PlayerSession(Base):
+    """A player's browser signed in by a mailed link, on the server side: the session cookie carries only its
+    ``id``, so signing out (which deletes the row) ends it for every copy of the cookie. It lasts at most
+    ``signin.LIFETIME`` after ``created_at``."""
+
+    __tablename__ = "player_sessions"
+
+    #: random, URL-safe; the signed session cookie carries it.
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), index=True)
+    #: the browser, as its User-Agent names it (shortened): shown on the player's hub, to tell sessions apart.
+    agent: Mapped[str] = mapped_column(String(120))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    #: the last request it opened, to the hour (written at most once an hour).
+    seen_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
 # --- leagues ---------------------------------------------------------------------------------------------------------

@@ -40,6 +40,7 @@ _PLAYER_KINDS: dict[str, Callable[[Composer, Outbox], Draft | None]] = {
     MailKind.REMINDER: Composer.reminder,
     MailKind.DIGEST: Composer.digest,
     MailKind.ORGANISER: Composer.organiser,
+    MailKind.SIGNIN: Composer.signin,
     MailKind.INVITATION: Composer.invitation,
     MailKind.SUBSTITUTED: Composer.substituted,
     MailKind.LEAGUE_CONFIRM: league_kinds.league_confirm,

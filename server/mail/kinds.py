@@ -23,14 +23,15 @@ import css_inline
 from sqlalchemy.orm import Session
 
 from ..config import Settings
-from ..models import ChatMessage, Game, GameStatus, MailKind, Outbox, Player, RequestRow, Seat, Window
+from ..models import ChatMessage, Game, GameStatus, MailKind, Outbox, Player, RequestRow, Seat, SigninLink, Window
 from ..present.absences import moment_shown
 from ..present.chat import MailChannel, channel_title, mail_sections
 from ..present.seat import cap, game_label, seat_shown, standing_answer_lines
+from ..services import signin
 from ..services.attendance import substitutes
 from ..services.errors import ShownError
 from ..services.inputs import one_line
-from ..services.links import organiser_token, player_token, seat_token
+from ..services.links import organiser_token, player_token, seat_token, signin_token
 from ..services.mailflow import mail_rows, outbox, reply_address
 from ..services.play import autopilot, chat, standing_answers
 from ..services.play.seats import Shared, answer_in, open_request, progress, seat_state
@@ -360,6 +361,27 @@ class Composer:
             )
         )
         draft.actions.append({"text": self.t.gettext("Open the organiser page of the game"), "url": url})
+        return draft
+
+    def signin(self, row: Outbox) -> Draft | None:
+        """A sign-in link the player asked for at /signin (``services.signin``); skipped once it was used or is too
+        old to open."""
+        link = self.session.get(SigninLink, row.payload.get("link"))
+        if link is None or link.used_at is not None or link.created_at < self.now - signin.LINK_LIFETIME:
+            return None
+        draft = Draft("signin")
+        minutes = int(signin.LINK_LIFETIME.total_seconds()) // 60
+        draft.notes.append(
+            self.t.ngettext(
+                "The link works once, for %(num)d minute.", "The link works once, for %(num)d minutes.", minutes
+            )
+            % {"num": minutes}
+        )
+        draft.notes.append(
+            self.t.gettext("If you did not ask for it, ignore this mail: nobody signs in without the link.")
+        )
+        url = f"{self.settings.base_url}/signin/{signin_token(self.settings.secret_key, link.id)}"
+        draft.actions.append({"text": self.t.gettext("Sign in"), "url": url})
         return draft
 
     def _autopilot_organiser(self, payload: OrganiserPayload, game: Game, label: str, url: str) -> Draft | None:

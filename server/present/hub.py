@@ -10,6 +10,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
+from ..services import signin
 from ..services.hub import HubEntry, HubGame
 from ..services.leagues import ratings
 from ..services.notify import devices
@@ -170,6 +171,44 @@ def devices_shown(lang: str, timezone: str, now: datetime, listed: list[devices.
             }
         )
     return shown
+
+
+#: (what the User-Agent says, the name shown), the first that matches: Edge and Opera say "Chrome" too, Chrome says
+#: "Safari" too
+BROWSERS = (("Edg/", "Edge"), ("OPR/", "Opera"), ("Firefox/", "Firefox"), ("Chrome/", "Chrome"), ("Safari/", "Safari"))
+SYSTEMS = (
+    ("iPhone", "iPhone"),
+    ("iPad", "iPad"),
+    ("Android", "Android"),
+    ("Windows", "Windows"),
+    ("Mac OS X", "macOS"),
+    ("CrOS", "ChromeOS"),
+    ("Linux", "Linux"),
+)
+
+
+def browser_label(lang: str, agent: str) -> str:
+    """A browser as a person names it ("Firefox on Android"), from its User-Agent; "A browser" when it says none."""
+    t = translations(lang)
+    name = next((shown for mark, shown in BROWSERS if mark in agent), None)
+    system = next((shown for mark, shown in SYSTEMS if mark in agent), None)
+    if name and system:
+        return t.gettext("%(browser)s on %(system)s") % {"browser": name, "system": system}
+    return name or system or t.gettext("A browser")
+
+
+def browsers_shown(lang: str, timezone: str, now: datetime, listed: list[signin.Browser]) -> list[dict[str, object]]:
+    """The player's signed-in browsers for their hub: ``{"name", "since", "seen", "current"}``, in the reader's zone
+    and language."""
+    return [
+        {
+            "name": browser_label(lang, b.agent),
+            "since": format_when(b.created_at, now, timezone, lang)[0],
+            "seen": format_when(b.seen_at, now, timezone, lang)[1],
+            "current": b.current,
+        }
+        for b in listed
+    ]
 
 
 def reach_shown(lang: str, figures: dict[str, tuple[int, int]]) -> list[str]:

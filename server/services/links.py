@@ -94,6 +94,20 @@ def read_organiser_token(secret_key: str, token: str, max_age: int) -> int:
     return _one_id(_load(secret_key, ORGANISER_SALT, token, max_age, expired))
 
 
+SIGNIN_SALT = "deadmail.signin"
+
+
+def signin_token(secret_key: str, link_id: int) -> str:
+    """The mailed sign-in link's token: the ``SigninLink`` row it opens (once, while young: ``services.signin``)."""
+    return serializer(secret_key, SIGNIN_SALT).dumps(link_id)
+
+
+def read_signin_token(secret_key: str, token: str, max_age: int) -> int:
+    """The ``SigninLink`` id of a sign-in link; LinkError for a forged or expired one."""
+    expired = N_("This sign-in link has expired: ask for a new one.")
+    return _one_id(_load(secret_key, SIGNIN_SALT, token, max_age, expired))
+
+
 MAILBOX_SALT = "deadmail.mailbox"
 
 

@@ -197,6 +197,8 @@ def bearer_is_organiser() -> bool:
 
 #: the session cookie's key naming the organiser's server-side session (``services.organisers``).
 ORGANISER_SESSION = "organiser_session"
+#: the session cookie's key naming a signed-in player's server-side session (``services.signin``).
+PLAYER_SESSION = "player_session"
 
 
 def _token_print() -> str:
@@ -300,6 +302,8 @@ ANSWERING = (
 )
 #: endpoints that open a page (or the JSON seat view) from a link.
 LINK_PAGES = (
+    "signin.link",
+    "signin.open_link",
     "pages.seat",
     "pages.live",
     "pages.one_tap",
@@ -360,6 +364,7 @@ def init_limits(app: Flask, settings: Settings, limited: dict[Blueprint, object]
     app.config.setdefault("RATELIMIT_IN_MEMORY_FALLBACK_ENABLED", True)
     app.config.setdefault("RATELIMIT_SWALLOW_ERRORS", True)
     limiter = Limiter(get_remote_address, app=app)
+    app.extensions["deadmail.limiter"] = limiter  # (views that count on their own: /signin)
     for blueprint, limit in limited.items():
         limiter.limit(limit)(blueprint)  # type: ignore[arg-type]
     app.register_error_handler(429, too_many)

@@ -26,6 +26,7 @@ from . import (
     prefs,
     replay,
     seat,
+    signin,
     standings,
     webhook,
 )
@@ -72,6 +73,7 @@ def create_app(settings: Settings, db: Database) -> Flask:
         seat.bp,  # the seat page, one-tap answers, the home page
         webhook.bp,  # POST /inbound/mail
         prefs.bp,  # /p/<token>: preferences
+        signin.bp,  # /signin, /signin/<token>, /me, /signout: players sign in by mail
         notify.bp,  # /s/<token>/devices, /p/<token>/devices, /p/<token>/notify: devices and how a player is told
         notify.installable,  # manifests and /sw.js: the installable table
         mailbox.bp,  # /mail/<token>: mail written to files

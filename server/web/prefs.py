@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
-from flask import Blueprint, Response, g, redirect, render_template, request, url_for
+from flask import Blueprint, Response, g, redirect, render_template, request, session, url_for
 from flask.typing import ResponseReturnValue
 from flask_babel import gettext as _
 from flask_babel import ngettext
@@ -20,6 +20,7 @@ from ..present import reliability as reliable
 from ..present.absences import absences_shown
 from ..present.calendar import player_calendar
 from ..present.hub import (
+    browsers_shown,
     devices_shown,
     games_shown,
     history_shown,
@@ -29,14 +30,14 @@ from ..present.hub import (
     reach_shown,
 )
 from ..present.seat import STANDING_ANSWER_SELECTS, standing_answer_selects
-from ..services import calendar, hub, inputs
+from ..services import calendar, hub, inputs, signin
 from ..services.attendance import absences, prefs
 from ..services.errors import N_, ShownError
 from ..services.links import seat_token
 from ..services.notify import devices, nudges
 from ..services.play import reliability
 from ..text import away, glossary
-from .access import dm, player_link, say
+from .access import PLAYER_SESSION, dm, player_link, say
 
 bp = Blueprint("prefs", __name__)
 
@@ -157,6 +158,8 @@ def _render(
         notice = _(AWAY_NOTICES[done])
     if request.args.get("league") in LEAGUE_NOTICES:
         notice = _(LEAGUE_NOTICES[str(request.args.get("league"))])
+    if request.args.get("signedout") == "all":
+        notice = _("Every browser signed in to your games is signed out.")
     if request.args.get("calendar") == "new":
         notice = _("Your calendar has a new address: the old one no longer works.")
     if request.args.get("devices") in DEVICE_NOTICES:
@@ -180,6 +183,7 @@ def _render(
 
     found = hub.games(dm().db, g.player_id)
     overall = hub.rating(dm().db, g.player_id)
+    browsers = signin.browsers(dm().db, g.player_id, session.get(PLAYER_SESSION), utcnow())
     page = render_template(
         "prefs.html",
         hub_games=games_shown(lang, data["timezone"], utcnow(), found, seat_url, replay_url),
@@ -198,6 +202,7 @@ def _render(
         away_error=errors.get("away_error"),
         away_values=away_values or {},
         away_example=away.example(lang),
+        signed_in=browsers_shown(lang, data["timezone"], utcnow(), browsers),
         calendar={"https": feed, "webcal": "webcal://" + feed.split("://", 1)[1]},
         hub_leagues=leagues_shown(lang, data["timezone"], utcnow(), hub.league_entries(dm().db, g.player_id, utcnow())),
         league_error=errors.get("league_error"),
@@ -291,6 +296,15 @@ def new_calendar_address(token: str) -> ResponseReturnValue:
     """Revoke the player's calendar address and make a new one (shown on the page)."""
     calendar.new_address(dm().db, dm().settings.secret_key, g.player_id)
     return redirect(url_for("prefs.show", token=token, calendar="new") + "#calendar", code=303)
+
+
+@bp.post("/p/<token>/signout")
+@player_link
+def sign_out_everywhere(token: str) -> ResponseReturnValue:
+    """Sign out everywhere: every browser signed in by a mailed link (``/signin``) is signed out, this one too."""
+    signin.end_all(dm().db, g.player_id)
+    session.pop(PLAYER_SESSION, None)
+    return redirect(url_for("prefs.show", token=token, signedout="all") + "#signin", code=303)
 
 
 @bp.get("/calendar/<token>.ics")

@@ -23,11 +23,19 @@ from werkzeug.test import TestResponse
 from server.config import Settings
 from server.db import Database
 from server.mail import inbound
-from server.models import InboundMail, RequestRow, utcnow
+from server.models import InboundMail, MailKind, RequestRow, utcnow
+from server.services import signin
 from server.services.attendance import substitutes
 from server.services.calendar import address as calendar_address
 from server.services.leagues import seasons
-from server.services.links import confirm_token, mailbox_token, organiser_token, player_token, seat_token
+from server.services.links import (
+    confirm_token,
+    mailbox_token,
+    organiser_token,
+    player_token,
+    seat_token,
+    signin_token,
+)
 from server.services.play import games
 from server.web.app import create_app
 from tests.conftest import Stack, _stack
@@ -43,6 +51,7 @@ from tests.support import (
     open_window,
     people,
     player_of,
+    rows_of_kind,
     seat_ids,
 )
 
@@ -164,7 +173,13 @@ def token_requests(stack: Stack) -> list[tuple[str, str, dict[str, Any]]]:
     organising = seasons.league_link(stack.db, stack.settings.secret_key, league, "organiser")
     public = seasons.league_link(stack.db, stack.settings.secret_key, league, "public")
     confirm = confirm_token(stack.settings.secret_key, season, 1)  # not an entry of that season: refused, not cached
+    signin.ask(stack.db, owner.email)
+    (mailed,) = rows_of_kind(stack.db, MailKind.SIGNIN)
+    sign_in = signin_token(stack.settings.secret_key, mailed.payload["link"])
     return [
+        ("GET", f"/signin/{sign_in}", {}),
+        ("POST", f"/signin/{sign_in}", csrf),
+        ("POST", f"/p/{player}/signout", csrf),
         ("GET", f"/s/{token}", {}),
         ("GET", f"/s/{token}/live", {}),
         ("GET", f"/s/{token}/do?w=1&c=PASS", {}),

@@ -143,10 +143,11 @@ def test_the_web_servers_loggers_cut_tokens(embedded: Stack, caplog: pytest.LogC
         "/calendar/league/{t}.ics",
         "/calendar/{t}.ics",
         "/lo/{t}/season/1",
+        "/signin/{t}",
     ],
 )
 def test_the_league_links_tokens_are_cut_from_logged_paths(path: str) -> None:
-    """Leagues' invitation, confirmation, public and organiser links, and calendar links (a logged confirmation
-    link would let a log's reader confirm someone's sign-up)."""
+    """Leagues' invitation, confirmation, public and organiser links, calendar links, and sign-in links (a logged
+    confirmation link would let a log's reader confirm someone's sign-up; a logged sign-in link, sign in)."""
     token = "eyJhbGciOiJIUzI1NiJ9.abcdefghijk.lmnopqrstu"
     assert token[4:] not in cut_tokens(path.format(t=token))
