@@ -736,6 +736,8 @@ class SigninLink(Base):
     (``used_at``) and only for ``signin.LINK_LIFETIME`` after ``created_at``."""
 
     __tablename__ = "signin_links"
+    #: never an id twice (SQLite would give a deleted row's id again): its outbox row's key names it
+    __table_args__ = ({"sqlite_autoincrement": True},)
 
     id: Mapped[int] = mapped_column(primary_key=True)
     player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), index=True)

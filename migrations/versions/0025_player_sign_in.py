@@ -32,6 +32,7 @@ def upgrade() -> None:
             ["player_id"], ["players.id"], name=op.f("fk_signin_links_player_id_players"), ondelete="CASCADE"
         ),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_signin_links")),
+        sqlite_autoincrement=True,  # never an id twice: its outbox row's key names it
     )
     op.create_index(op.f("ix_signin_links_player_id"), "signin_links", ["player_id"], unique=False)
     op.create_table(

@@ -367,7 +367,12 @@ class Composer:
         """A sign-in link the player asked for at /signin (``services.signin``); skipped once it was used or is too
         old to open."""
         link = self.session.get(SigninLink, row.payload.get("link"))
-        if link is None or link.used_at is not None or link.created_at < self.now - signin.LINK_LIFETIME:
+        if (
+            link is None
+            or link.player_id != self.player.id
+            or link.used_at is not None
+            or link.created_at < self.now - signin.LINK_LIFETIME
+        ):
             return None
         draft = Draft("signin")
         minutes = int(signin.LINK_LIFETIME.total_seconds()) // 60

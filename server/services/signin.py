@@ -5,7 +5,8 @@
 - ``open_link``: the link's row is used (once, within ``LINK_LIFETIME``) and a ``PlayerSession`` starts; the
   signed session cookie carries only its random id, so ending the row ends it for every copy of the cookie.
 - ``find``: the player a session cookie names, while the session lasts (``LIFETIME`` from its start).
-- ``end`` (this browser) and ``end_all`` ("sign out everywhere", from the player's hub).
+- ``end`` (this browser) and ``end_all`` ("sign out everywhere", from the player's hub: the links to the hub given so
+  far end too).
 - Used and old links, and expired sessions, are deleted whenever a link is asked for or opened: the tables stay
   small.
 """
@@ -155,7 +156,10 @@ def end(db: Database, session_id: object) -> None:
 
 
 def end_all(db: Database, player_id: int) -> int:
-    """Sign out everywhere: every session of the player ends; how many there were."""
+    """Sign out everywhere: every session of the player ends, and so does every link to their hub given so far (a
+    signed-in browser was sent to one: its generation is raised, as when a seat's links are revoked; the next mail
+    carries a new one). How many sessions there were."""
     with db.session() as session:
         ended = session.execute(delete(PlayerSession).where(PlayerSession.player_id == player_id))
+        session.execute(update(Player).where(Player.id == player_id).values(link_generation=Player.link_generation + 1))
         return int(ended.rowcount)  # type: ignore[attr-defined]

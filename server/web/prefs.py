@@ -158,8 +158,6 @@ def _render(
         notice = _(AWAY_NOTICES[done])
     if request.args.get("league") in LEAGUE_NOTICES:
         notice = _(LEAGUE_NOTICES[str(request.args.get("league"))])
-    if request.args.get("signedout") == "all":
-        notice = _("Every browser signed in to your games is signed out.")
     if request.args.get("calendar") == "new":
         notice = _("Your calendar has a new address: the old one no longer works.")
     if request.args.get("devices") in DEVICE_NOTICES:
@@ -301,10 +299,12 @@ def new_calendar_address(token: str) -> ResponseReturnValue:
 @bp.post("/p/<token>/signout")
 @player_link
 def sign_out_everywhere(token: str) -> ResponseReturnValue:
-    """Sign out everywhere: every browser signed in by a mailed link (``/signin``) is signed out, this one too."""
+    """Sign out everywhere: every browser signed in by a mailed link (``/signin``) is signed out, this one too, and
+    the links to this page given so far stop opening it (``signin.end_all``)."""
+    if signin.find(dm().db, session.get(PLAYER_SESSION), utcnow()) == g.player_id:
+        session.pop(PLAYER_SESSION, None)  # (a browser signed in as another player stays so)
     signin.end_all(dm().db, g.player_id)
-    session.pop(PLAYER_SESSION, None)
-    return redirect(url_for("prefs.show", token=token, signedout="all") + "#signin", code=303)
+    return redirect(url_for("signin.form", out="all"), code=303)
 
 
 @bp.get("/calendar/<token>.ics")

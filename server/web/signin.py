@@ -46,7 +46,8 @@ def _within_limits(email: str) -> str | None:
             return gettext(
                 "Too many sign-in links were asked for this address: use the latest, or try again in an hour."
             )
-    except limiter.storage.base_exceptions:  # the shared count is down: the outbox still mails one link per ask
+    except limiter.storage.base_exceptions:  # the shared count is down: asking is not limited meanwhile (each ask
+        # still mails one link, to the player's own address)
         return None
     return None
 
@@ -56,7 +57,7 @@ def form() -> ResponseReturnValue:
     """The form: an address; a browser already signed in goes to its hub."""
     if _signed_in() is not None:
         return redirect(url_for("signin.me"), code=303)
-    return render_template("signin.html", address="", out="out" in request.args)
+    return render_template("signin.html", address="", out=request.args.get("out"))
 
 
 @bp.post("/signin")
@@ -69,7 +70,7 @@ def ask() -> ResponseReturnValue:
         return render_template("signin.html", address=address, error=say(exc)), 400
     refused = _within_limits(email)
     if refused is not None:
-        return render_template("signin.html", address=address, error=refused), 429
+        return render_template("signin.html", address=address, error=refused), 429, {"Retry-After": "3600"}
     signin.ask(dm().db, email, utcnow())
     return render_template("signin_sent.html")
 
@@ -85,8 +86,9 @@ def link(token: str) -> ResponseReturnValue:
 def open_link(token: str) -> ResponseReturnValue:
     """Sign this browser in (the link is used up) and open the hub."""
     agent = str(request.user_agent.string or "")
-    signin.end(dm().db, session.get(PLAYER_SESSION))  # (another player's session in this browser ends)
-    session[PLAYER_SESSION] = signin.open_link(dm().db, dm().settings.secret_key, token, agent, utcnow())
+    opened = signin.open_link(dm().db, dm().settings.secret_key, token, agent, utcnow())
+    signin.end(dm().db, session.get(PLAYER_SESSION))  # (the session this browser had, if any, ends)
+    session[PLAYER_SESSION] = opened
     session.permanent = True  # the cookie lasts as long as the session may (PERMANENT_SESSION_LIFETIME)
     return redirect(url_for("signin.me"), code=303)
 

@@ -61,7 +61,7 @@ def test_a_player_signs_in_from_the_mail_on_a_phone_and_a_desktop(
     screenshot(on_phone, "signin-hub-phone")
 
     on_phone.get_by_role("button", name="Sign out everywhere").click()
-    expect(on_phone.get_by_role("status")).to_contain_text("Every browser signed in to your games is signed out.")
+    expect(on_phone.get_by_role("status")).to_contain_text("Every browser signed in to your games is signed out")
     for page in (on_phone, on_desktop):
         page.goto(f"{served.url}/me")
         expect(page.get_by_role("heading", level=1)).to_have_text("Sign in")

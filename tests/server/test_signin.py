@@ -124,9 +124,36 @@ def test_sign_out_everywhere_from_the_hub(stack: Stack) -> None:
     page = laptop.get(path)
     assert page.text.count("signed in: ") == 2  # both browsers listed
     done = post_form(laptop, stack.app, path + "/signout")
-    assert done.status_code == 303
+    assert done.status_code == 303 and done.headers["Location"].endswith("/signin?out=all")
     assert "Every browser signed in" in laptop.get(done.headers["Location"]).text
     assert not _signed_in(phone) and not _signed_in(laptop)
+    # the link to the hub a signed-in browser was sent to (kept in its history) opens nothing any more
+    assert phone.get(path).status_code == 403
+    _sign_in(stack, phone)
+    assert phone.get(phone.get("/me").headers["Location"]).status_code == 200
+
+
+def test_the_button_of_a_used_link_leaves_the_browser_signed_in(stack: Stack) -> None:
+    """Pressing it again (the back button, a double click) is refused and changes nothing."""
+    add_player(stack.db, ANN)
+    post_form(stack.client, stack.app, "/signin", {"address": ANN})
+    link = _mailed_link(stack)
+    assert post_form(stack.client, stack.app, link).status_code == 303
+    again = post_form(stack.client, stack.app, link)
+    assert again.status_code == 403
+    assert _signed_in(stack.client)
+
+
+def test_a_new_link_after_an_old_one_was_deleted(stack: Stack) -> None:
+    """Asking again after the first link expired (and was deleted): a new link of its own and its own mail (SQLite
+    would give the deleted row's id again without AUTOINCREMENT)."""
+    add_player(stack.db, ANN)
+    signin.ask(stack.db, ANN, utcnow() - timedelta(minutes=40))
+    signin.ask(stack.db, ANN, utcnow())
+    rows = rows_of_kind(stack.db, MailKind.SIGNIN)
+    assert len(rows) == 2 and rows[0].payload["link"] != rows[1].payload["link"]
+    assert compose(stack.db, rows[0].id, mail_settings(stack.settings)) is None  # the old one: deleted
+    assert compose(stack.db, rows[1].id, mail_settings(stack.settings)) is not None
 
 
 def test_a_session_expires(stack: Stack) -> None:
@@ -154,6 +181,7 @@ def test_asking_is_limited_per_address_and_per_connection(stack: Stack) -> None:
         assert post_form(client, stack.app, "/signin", {"address": ANN}).status_code == 200
     refused = post_form(client, stack.app, "/signin", {"address": ANN})
     assert refused.status_code == 429 and "this address" in refused.text
+    assert refused.headers["Retry-After"] == "3600"
     assert len(rows_of_kind(stack.db, MailKind.SIGNIN)) == 3
     # other addresses from the same connection, up to its own limit (10 an hour, the refused one counted)
     for i in range(6):
