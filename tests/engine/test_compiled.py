@@ -31,7 +31,7 @@ JUNK = (
 )
 
 
-@pytest.mark.long(120)
+@pytest.mark.long(210)
 def test_the_compiled_engine_passes_the_engine_tests(tmp_path: Path) -> None:
     need("a C compiler (gcc) to compile the engine", None if shutil.which("gcc") else "gcc is not installed")
     copy = tmp_path / "main"
