@@ -313,12 +313,9 @@ def main() -> None:
                     cores = theirs["cores_used"]
                     say(f"  -> {theirs['moves_per_s']} moves/s, errors {theirs['errors']}, cores {cores}")
                     found[storage] = theirs
-                    found[f"ratio_{storage}"] = (
-                        round(mine["answers_per_s"] / theirs["moves_per_s"], 3) if theirs["moves_per_s"] else None
-                    )
-                    found[f"floor_ratio_{storage}"] = (
-                        round(least["answers_per_s"] / theirs["moves_per_s"], 3) if theirs["moves_per_s"] else None
-                    )
+                    for name, side in (("ratio", mine), ("floor_ratio", least)):
+                        moves = theirs["moves_per_s"]
+                        found[f"{name}_{storage}"] = round(side["answers_per_s"] / moves, 3) if moves else None
                     ours, peers = mine["server_cpu_ms_per_answer"], theirs["server_cpu_ms_per_move"]
                     found[f"cpu_ratio_{storage}"] = round(peers / ours, 3) if ours and peers else None
                 rounds.append(found)
@@ -347,13 +344,13 @@ def main() -> None:
         "ratio_flatfile": median([r["ratio_flatfile"] for r in rounds]),
         "ratio_inmemory": median([r["ratio_inmemory"] for r in rounds]),
         "targets": TARGETS,
-        # the same direction, from CPU rather than time (less moved by other programs on a shared machine): the peer's
-        # server CPU per move over deadmail's (gunicorn + PostgreSQL + Redis) per answer, median of the rounds
         # the stack's floor (bench/peer/floor.py: the same writes, nothing else) in the same rounds, and its ratios
         "floor_answers_per_s": of("floor", "answers_per_s"),
         "floor_ratio_inmemory": median([r["floor_ratio_inmemory"] for r in rounds]),
         "floor_ratio_flatfile": median([r["floor_ratio_flatfile"] for r in rounds]),
         "deadmail_over_floor": median([r["deadmail"]["answers_per_s"] / r["floor"]["answers_per_s"] for r in rounds]),
+        # the same direction, from CPU rather than time (less moved by other programs on a shared machine): the peer's
+        # server CPU per move over deadmail's (gunicorn + PostgreSQL + Redis) per answer, median of the rounds
         "cpu_ratio_flatfile": median([r["cpu_ratio_flatfile"] for r in rounds]),
         "cpu_ratio_inmemory": median([r["cpu_ratio_inmemory"] for r in rounds]),
         "cpu_ms_per_move": {

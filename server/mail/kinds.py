@@ -23,7 +23,7 @@ import css_inline
 from sqlalchemy.orm import Session
 
 from ..config import Settings
-from ..models import ChatMessage, Game, GameStatus, MailKind, Outbox, Player, RequestRow, Seat, SigninLink, Window
+from ..models import ChatMessage, Game, GameStatus, MailKind, Outbox, Player, RequestRow, Seat, Window
 from ..present.absences import moment_shown
 from ..present.chat import MailChannel, channel_title, mail_sections
 from ..present.seat import cap, game_label, seat_shown, standing_answer_lines
@@ -366,13 +366,8 @@ class Composer:
     def signin(self, row: Outbox) -> Draft | None:
         """A sign-in link the player asked for at /signin (``services.signin``); skipped once it was used or is too
         old to open."""
-        link = self.session.get(SigninLink, row.payload.get("link"))
-        if (
-            link is None
-            or link.player_id != self.player.id
-            or link.used_at is not None
-            or link.created_at < self.now - signin.LINK_LIFETIME
-        ):
+        link = signin.mailable(self.session, row.payload.get("link"), self.player.id, self.now)
+        if link is None:
             return None
         draft = Draft("signin")
         minutes = int(signin.LINK_LIFETIME.total_seconds()) // 60

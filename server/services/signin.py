@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy import delete, select, update
+from sqlalchemy.orm import Session
 
 from ..db import Database
 from ..models import MailKind, Player, PlayerSession, SigninLink, utcnow
@@ -64,40 +65,56 @@ class Link:
     email: str
 
 
-def check_link(db: Database, secret_key: str, token: str, now: datetime | None = None) -> Link:
-    """The unused, unexpired link a token names; LinkError otherwise. Changes nothing."""
-    link_id = read_signin_token(secret_key, token, int(LINK_LIFETIME.total_seconds()))
-    now = now or utcnow()
-    with db.session() as session:
-        found = session.execute(
-            select(SigninLink.used_at, SigninLink.created_at, Player.id, Player.email)
-            .join(Player, Player.id == SigninLink.player_id)
-            .where(SigninLink.id == link_id)
-        ).one_or_none()
+def _live(session: Session, link_id: object, now: datetime) -> Link:
+    """The link ``link_id`` names while it still opens: not used, not older than ``LINK_LIFETIME``; LinkError
+    saying which otherwise."""
+    found = session.execute(
+        select(SigninLink.id, SigninLink.used_at, SigninLink.created_at, Player.id, Player.email)
+        .join(Player, Player.id == SigninLink.player_id)
+        .where(SigninLink.id == link_id)
+    ).one_or_none()
     if found is None:
         raise LinkError(N_("This link is not valid."))
-    used_at, created_at, player_id, email = found
+    found_id, used_at, created_at, player_id, email = found
     if used_at is not None:
         raise LinkError(USED)
     if created_at < now - LINK_LIFETIME:
         raise LinkError(EXPIRED)
-    return Link(link_id, player_id, email)
+    return Link(found_id, player_id, email)
+
+
+def mailable(session: Session, link_id: object, player_id: int, now: datetime) -> Link | None:
+    """The link of a sign-in mail to ``player_id`` when it is theirs and still opens; None (the mail is not sent)
+    otherwise."""
+    try:
+        link = _live(session, link_id, now)
+    except LinkError:
+        return None
+    return link if link.player_id == player_id else None
+
+
+def check_link(db: Database, secret_key: str, token: str, now: datetime | None = None) -> Link:
+    """The unused, unexpired link a token names; LinkError otherwise. Changes nothing."""
+    link_id = read_signin_token(secret_key, token, int(LINK_LIFETIME.total_seconds()))
+    with db.session() as session:
+        return _live(session, link_id, now or utcnow())
 
 
 def open_link(db: Database, secret_key: str, token: str, agent: str, now: datetime | None = None) -> str:
     """Use the link (once) and start a session for its player; the session's id (for the session cookie).
     LinkError for a link used, expired, or not ours."""
+    link_id = read_signin_token(secret_key, token, int(LINK_LIFETIME.total_seconds()))
     now = now or utcnow()
-    link = check_link(db, secret_key, token, now)
     session_id = secrets.token_urlsafe(32)
     with db.session() as session:
+        link = _live(session, link_id, now)
         used = session.execute(
             update(SigninLink)
             .where(SigninLink.id == link.id, SigninLink.used_at.is_(None))
             .values(used_at=now)
             .execution_options(synchronize_session=False)
         )
-        if used.rowcount != 1:  # type: ignore[attr-defined]  # (another request used it since the check)
+        if used.rowcount != 1:  # type: ignore[attr-defined]  # (another request used it since the read)
             raise LinkError(USED)
         session.execute(delete(PlayerSession).where(PlayerSession.created_at < now - LIFETIME))
         session.add(
