@@ -180,6 +180,13 @@ class MailKind(StrEnum):
     #: a season's next round could not be seated (too few players, acquaintances): to the league's organiser once
     #: per stall (``services.leagues.rounds.sweep``).
     ROUND_UNSEATED = "round_unseated"
+    #: an address invited to a game a player started: accept, decline, or never be invited again
+    #: (``services.lobby``).
+    GAME_INVITE = "game_invite"
+    #: a game a player started did not fill by its date (or its creator cancelled it): to those who joined.
+    GAME_CANCELLED = "game_cancelled"
+    #: a league's or a game's webhook address was paused after failing: to its organiser (``services.channel``).
+    CHANNEL_PAUSED = "channel_paused"
 
 
 class Base(DeclarativeBase):
@@ -227,6 +234,11 @@ class Player(Base):
     #: per channel ("push", "chat", "mail"), the seconds from the notification (or the window opening, for mail) to
     #: the player opening the decision from it, the newest ``notify.nudges.REACH_KEPT``: the figures of their hub.
     reach: Mapped[dict[str, list[int]] | None] = mapped_column(JSONType)
+    #: suspended by the server's organiser (``services.lobby.moderation``): no new games, no joining; their running
+    #: games go on, each of their seats offered to a substitute. Null: not suspended.
+    suspended_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    #: the address said "never invite me again" from an invitation mail: no player may invite it (``services.lobby``).
+    no_invitations: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
 
@@ -358,6 +370,9 @@ class Game(Base):
     paused_until: Mapped[datetime | None] = mapped_column(UTCDateTime)
     #: play hours: when the next session's reminder is due (``reminders.plan_session_reminders``); null: none.
     session_at: Mapped[datetime | None] = mapped_column(UTCDateTime, index=True)
+    #: the player who created it (``services.lobby``): the organiser's powers over this game only. Null: the
+    #: server's organiser or a league made it.
+    creator_id: Mapped[int | None] = mapped_column(ForeignKey("players.id"), index=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
 
@@ -760,6 +775,132 @@ class PlayerSession(Base):
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     #: the last request it opened, to the hour (written at most once an hour).
     seen_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+# --- games players start themselves ---------------------------------------------------------------------------------
+
+
+class ProposalStatus(StrEnum):
+    """forming -> started (its game made) or cancelled (by its creator, or not filled by ``fill_by``)."""
+
+    FORMING = "forming"
+    STARTED = "started"
+    CANCELLED = "cancelled"
+
+
+FORMING_ONLY = text("status = 'forming'")
+
+
+class Proposal(Base):
+    """A game a player started (``services.lobby``), taking seats until it is full or its creator starts it with
+    bots: then its ``Game`` is made. Until then nobody but those who joined hears of it, but by its invitations."""
+
+    __tablename__ = "proposals"
+    __table_args__ = (
+        Index("ix_proposals_forming_fill_by", "fill_by", postgresql_where=FORMING_ONLY, sqlite_where=FORMING_ONLY),
+        Index("ix_proposals_forming_listed", "listed", postgresql_where=FORMING_ONLY, sqlite_where=FORMING_ONLY),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    creator_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
+    title: Mapped[str] = mapped_column(String(120), default="")
+    #: the number of seats, 3 to 6.
+    seats: Mapped[int] = mapped_column(Integer)
+    #: the engine's options (``engine.options``).
+    options: Mapped[JSONObject] = mapped_column(JSONType, default=dict)
+    #: a tempo preset's name (``services.presets.PRESETS``); null: the plain tempo.
+    preset: Mapped[str | None] = mapped_column(String(20))
+    #: the table's language (one of LANGUAGES): its invitations to people not known yet, and the lobby's filter.
+    language: Mapped[str] = mapped_column(String(8), default="en")
+    #: an IANA zone: the game's (deadlines avoid quiet hours there for people not known yet).
+    timezone: Mapped[str] = mapped_column(String(64), default="UTC")
+    #: listed in the lobby of open games (anyone signed in may join); otherwise by invitation only.
+    listed: Mapped[bool] = mapped_column(Boolean, default=False)
+    #: not full by then: cancelled, with a mail to those who joined.
+    fill_by: Mapped[datetime] = mapped_column(UTCDateTime)
+    #: a ProposalStatus
+    status: Mapped[str] = mapped_column(String(12), default=ProposalStatus.FORMING)
+    #: the shareable invitation link carries this number: a new one revokes the links given before.
+    link_generation: Mapped[int] = mapped_column(Integer, default=1)
+    #: the game made when it started.
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id", ondelete="SET NULL"))
+    #: an incoming-webhook address for the game's public events (``services.channel``); null: none.
+    webhook_url: Mapped[str | None] = mapped_column(String(1000))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class ProposalSeat(Base):
+    """A player who took a seat of a forming game: its creator, an invited address that accepted, someone with its
+    shareable link, or from the lobby."""
+
+    __tablename__ = "proposal_seats"
+    __table_args__ = (UniqueConstraint("proposal_id", "player_id"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    proposal_id: Mapped[int] = mapped_column(ForeignKey("proposals.id", ondelete="CASCADE"))
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), index=True)
+    #: "creator", "invited", "link" or "lobby"
+    via: Mapped[str] = mapped_column(String(8))
+    joined_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class ProposalInvitation(Base):
+    """An address invited to a forming game: one mail (its signed link names this row), answered once."""
+
+    __tablename__ = "proposal_invitations"
+    #: never an id twice: its outbox row's key and its signed link name it
+    __table_args__ = (UniqueConstraint("proposal_id", "player_id"), {"sqlite_autoincrement": True})
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    proposal_id: Mapped[int] = mapped_column(ForeignKey("proposals.id", ondelete="CASCADE"))
+    #: the invited address's player (a row made minimally for an address not known yet)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    #: "accepted", "declined" or "never" (declined, and never invite me again); null: not answered yet.
+    answer: Mapped[str | None] = mapped_column(String(8))
+    answered_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class Channel(Base):
+    """An incoming-webhook address (Discord, Slack or Matrix style: a JSON POST) where a league's or a game's public
+    events are posted (``services.channel``). After ``channel.MAX_FAILURES`` failed posts in a row it is paused and
+    its organiser told."""
+
+    __tablename__ = "channels"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    url: Mapped[str] = mapped_column(String(1000))
+    #: whose events: a league's, or a single game's (set by its creator)
+    league_id: Mapped[int | None] = mapped_column(ForeignKey("leagues.id", ondelete="CASCADE"), index=True)
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    failures: Mapped[int] = mapped_column(Integer, default=0)
+    last_error: Mapped[str | None] = mapped_column(Text)
+    #: paused after too many failures: nothing is posted until its organiser resumes it.
+    paused_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+
+
+class ChannelPost(Base):
+    """One public event to post to a channel, written in the transaction of the change it tells, sent once by the
+    worker (the outbox discipline: claimed, retried with back-off)."""
+
+    __tablename__ = "channel_posts"
+    __table_args__ = (Index("ix_channel_posts_status_next", "status", "next_attempt_at"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    #: what it tells, once per channel (e.g. ``round:12:started``)
+    key: Mapped[str] = mapped_column(String(160), unique=True)
+    channel_id: Mapped[int] = mapped_column(ForeignKey("channels.id", ondelete="CASCADE"), index=True)
+    #: the event's public facts, as the poster formats them
+    payload: Mapped[dict[str, Any]] = mapped_column(JSONType, default=dict)
+    #: an OutboxStatus (pending, sending, sent, failed)
+    status: Mapped[str] = mapped_column(String(12), default=OutboxStatus.PENDING)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    last_error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 # --- leagues ---------------------------------------------------------------------------------------------------------
