@@ -826,6 +826,9 @@ class Proposal(Base):
     game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id", ondelete="SET NULL"))
     #: an incoming-webhook address for the game's public events (``services.channel``); null: none.
     webhook_url: Mapped[str | None] = mapped_column(String(1000))
+    #: how long the game should take (``games.estimate_game`` at its creation: ``days_median``, ``days_p90``), shown
+    #: in the lobby.
+    estimate: Mapped[JSONObject | None] = mapped_column(JSONType)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
     ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 

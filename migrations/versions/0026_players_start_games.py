@@ -63,6 +63,7 @@ def upgrade() -> None:
         sa.Column("link_generation", sa.Integer(), nullable=False),
         sa.Column("game_id", sa.Integer(), nullable=True),
         sa.Column("webhook_url", sa.String(1000), nullable=True),
+        sa.Column("estimate", _json(), nullable=True),
         sa.Column("created_at", sa.DateTime(), nullable=False),
         sa.Column("ended_at", sa.DateTime(), nullable=True),
         _fk("proposals", "creator_id", "players"),

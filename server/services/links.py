@@ -108,6 +108,31 @@ def read_signin_token(secret_key: str, token: str, max_age: int) -> int:
     return _one_id(_load(secret_key, SIGNIN_SALT, token, max_age, expired))
 
 
+GAME_INVITE_SALT = "deadmail.game-invite"
+GAME_LINK_SALT = "deadmail.game-link"
+
+
+def game_invite_token(secret_key: str, invitation_id: int) -> str:
+    """An invitation mail's link: the ``ProposalInvitation`` it answers (once: ``services.lobby``)."""
+    return serializer(secret_key, GAME_INVITE_SALT).dumps(invitation_id)
+
+
+def read_game_invite_token(secret_key: str, token: str) -> int:
+    """The ``ProposalInvitation`` id of an invitation link; LinkError for a forged one (it does not expire: the
+    game it invites to stops taking players)."""
+    return _one_id(_load(secret_key, GAME_INVITE_SALT, token, 0, N_("This link is not valid.")))
+
+
+def game_link_token(secret_key: str, proposal_id: int, generation: int) -> str:
+    """A forming game's shareable invitation link (revoked by its creator's new one: the proposal's generation)."""
+    return serializer(secret_key, GAME_LINK_SALT).dumps([proposal_id, generation])
+
+
+def read_game_link_token(secret_key: str, token: str) -> tuple[int, int]:
+    """``(proposal id, generation)`` of a shareable invitation link; LinkError for a forged one."""
+    return _two_ids(_load(secret_key, GAME_LINK_SALT, token, 0, N_("This link is not valid.")))
+
+
 MAILBOX_SALT = "deadmail.mailbox"
 
 
