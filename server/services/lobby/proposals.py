@@ -785,3 +785,40 @@ def is_creator(db: Database, game_id: int, player_id: int) -> bool:
     with db.session() as session:
         found = session.execute(select(Game.creator_id).where(Game.id == game_id)).scalar_one_or_none()
         return found is not None and found == player_id
+
+
+def ask_seat(db: Database, secret_key: str, token: str, address: str, now: datetime | None = None) -> None:
+    """Someone not signed in, with a game's shareable link, gives their address: it is mailed the game's invitation
+    (one mail, accepted from it, as the creator's invitations), unless it asked never to be invited, is suspended,
+    has one for this game already or too many waiting (then nothing is sent, and the answer is the same: it tells
+    nothing of the address). LinkError: forged or revoked link; LobbyError: not one address, the game no longer
+    forming."""
+    now = now or utcnow()
+    try:
+        email = inputs.email_address(address)
+    except inputs.InputError as exc:
+        raise LobbyError(exc.msgid, **exc.params) from None
+    proposal_id, generation = read_game_link_token(secret_key, token)
+    with db.session() as session:
+        proposal = _forming(session, proposal_id)
+        if generation != proposal.link_generation:
+            raise LinkError(N_("This invitation link was replaced by a newer one: ask for it."))
+        player = address_player(session, email, proposal.timezone)
+        if not player.display_name:
+            player.language = proposal.language
+        seated = {seat.player_id for seat in _members(session, proposal.id)}
+        if _why_not_invite(session, proposal, player, seated) is not None:
+            return
+        invitation = ProposalInvitation(proposal_id=proposal.id, player_id=player.id, created_at=now)
+        session.add(invitation)
+        session.flush()
+        payload = {"invitation": invitation.id}
+        outbox.add(
+            session, [outbox.player_mail(player.id, MailKind.GAME_INVITE, f"game_invite:{invitation.id}", payload, now)]
+        )
+
+
+def created_games(db: Database, player_id: int) -> set[int]:
+    """The ids of the games the player created (the organiser's powers over each)."""
+    with db.session() as session:
+        return set(session.execute(select(Game.id).where(Game.creator_id == player_id)).scalars())
