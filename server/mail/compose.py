@@ -19,7 +19,7 @@ from ..db import Database
 from ..models import MailKind, Outbox, Seat, utcnow
 from ..services.mailflow import mail_rows
 from ..services.play.seats import Shared
-from . import league_kinds
+from . import league_kinds, lobby_kinds
 from .drafts import Draft, Mail
 from .kinds import Composer, notice_mail, shared_parts
 
@@ -49,6 +49,8 @@ _PLAYER_KINDS: dict[str, Callable[[Composer, Outbox], Draft | None]] = {
     MailKind.SEASON_END: league_kinds.season_end,
     MailKind.LEAGUE_INVITE: league_kinds.league_invite,
     MailKind.ROUND_UNSEATED: league_kinds.round_unseated,
+    MailKind.GAME_INVITE: lobby_kinds.game_invite,
+    MailKind.GAME_CANCELLED: lobby_kinds.game_cancelled,
 }
 
 

@@ -19,15 +19,17 @@ from datetime import datetime, timedelta
 from ..db import Database
 from .attendance import absences
 from .leagues import rounds
+from .lobby import proposals
 from .mailflow import outbox, reminders
 from .notify import nudges
 from .play import turns
 
-PARTS = ("absences", "rounds", "windows", "reminders", "digests", "sessions", "mail", "push", "prune")
+PARTS = ("absences", "rounds", "proposals", "windows", "reminders", "digests", "sessions", "mail", "push", "prune")
 #: the parts that use what a part did, run again after it in the same pass when it did anything.
 FOLLOW = {
     "absences": ("windows",),
     "rounds": ("mail",),
+    "proposals": ("mail",),
     "windows": ("mail", "push"),
     "reminders": ("mail", "push"),
     "digests": ("mail",),
@@ -62,6 +64,8 @@ def run(part: str, db: Database, now: datetime, limit: int, more: Callable[[], N
         return Batch({"absences": absences.apply_started(db, now, limit, more)})
     if part == "rounds":
         return Batch({"rounds": rounds.sweep(db, now)})
+    if part == "proposals":
+        return Batch({"cancelled": proposals.cancel_unfilled(db, now, limit, more)})
     if part == "prune":
         pruned = outbox.prune(db, now, limit, keep)
         pruned_nudges = nudges.prune(db, now, limit, keep)

@@ -125,10 +125,9 @@ def read_new_game(form: Mapping[str, object]) -> NewGame:
     if seats is None or not 3 <= seats <= 6:
         raise LobbyError(N_("Mall of Horror takes 3 to 6 players: choose how many."))
     title = _text(form, "title", 200)
-    try:
-        title = inputs.one_line(inputs.storable(title))
-    except inputs.InputError as exc:
-        raise LobbyError(exc.msgid, **exc.params) from None
+    if inputs.unstorable(title):
+        raise LobbyError(inputs.BAD_CHARACTERS)
+    title = inputs.one_line(title)
     if len(title) > 120:
         raise LobbyError(N_("The title is too long: at most %(count)s characters."), count=120)
     options: dict[str, str] = {}
@@ -375,13 +374,14 @@ class Table:
 
 def _table(session: Session, proposal: Proposal) -> Table:
     members = _members(session, proposal.id)
-    names = dict(
-        session.execute(
+    names = {
+        row[0]: row[1]
+        for row in session.execute(
             select(Player.id, Player.display_name).where(
                 Player.id.in_([m.player_id for m in members] + [proposal.creator_id])
             )
-        ).tuples()
-    )
+        )
+    }
     estimate = proposal.estimate or {}
     median, p90 = estimate.get("days_median"), estimate.get("days_p90")
     return Table(
@@ -758,12 +758,13 @@ def forming(db: Database, proposal_id: int, player_id: int) -> Forming:
         invitations: tuple[tuple[str, str | None], ...] = ()
         if creator:
             invitations = tuple(
-                session.execute(
+                (row[0], row[1])
+                for row in session.execute(
                     select(Player.email, ProposalInvitation.answer)
                     .join(Player, Player.id == ProposalInvitation.player_id)
                     .where(ProposalInvitation.proposal_id == proposal.id)
                     .order_by(ProposalInvitation.id)
-                ).tuples()
+                )
             )
         return Forming(_table(session, proposal), seated, creator, proposal.link_generation, invitations)
 

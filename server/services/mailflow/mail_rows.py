@@ -24,6 +24,8 @@ from ...models import (
     MailKind,
     Outbox,
     Player,
+    Proposal,
+    ProposalInvitation,
     RequestRow,
     Season,
     SeasonPlayer,
@@ -295,3 +297,27 @@ def league_round(session: Session, round_id: JSON) -> InRound | None:
 def league(session: Session, league_id: JSON) -> League | None:
     """The league ``league_id``."""
     return session.get(League, league_id or 0)
+
+
+@dataclass(frozen=True)
+class Proposed:
+    """A game a player proposed (``services.lobby``), with its creator's name."""
+
+    proposal: Proposal
+    creator: str
+
+
+def proposal(session: Session, proposal_id: JSON) -> Proposed | None:
+    """The proposed game ``proposal_id`` with its creator's name."""
+    found = session.get(Proposal, proposal_id) if isinstance(proposal_id, int) else None
+    if found is None:
+        return None
+    creator = session.execute(select(Player.display_name).where(Player.id == found.creator_id)).scalar_one()
+    return Proposed(found, creator)
+
+
+def game_invite(session: Session, invitation_id: JSON) -> tuple[ProposalInvitation, Proposed] | None:
+    """The invitation ``invitation_id`` with its proposed game."""
+    invitation = session.get(ProposalInvitation, invitation_id) if isinstance(invitation_id, int) else None
+    proposed = None if invitation is None else proposal(session, invitation.proposal_id)
+    return None if invitation is None or proposed is None else (invitation, proposed)
