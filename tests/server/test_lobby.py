@@ -6,6 +6,7 @@ again" and suspension refuse what they must. On both setups."""
 from __future__ import annotations
 
 import re
+import threading
 from datetime import timedelta
 from typing import Any
 
@@ -319,3 +320,27 @@ def test_good_settings_are_read() -> None:
         | {"timezone": "Europe/Warsaw", "listed": "1", "fill_days": "10"}
     )
     assert read == NewGame(5, "Ann's mall", {"turn_order": "strict"}, "week", "pl", "Europe/Warsaw", True, 10, None)
+
+
+def test_two_players_taking_the_last_seat_at_once_make_one_game(stack: Stack) -> None:
+    ann, bob, cat, dan = _people(stack, ANN, BOB, CAT, DAN)
+    proposal_id = _new(stack, ann, seats=3, listed=True)
+    proposals.join(stack.db, proposal_id, bob, T0)
+    outcomes: list[object] = []
+
+    def take(player_id: int) -> None:
+        try:
+            outcomes.append(proposals.join(stack.db, proposal_id, player_id, T0).game_id)
+        except LobbyError as exc:
+            outcomes.append(exc.msgid)
+
+    threads = [threading.Thread(target=take, args=(player,)) for player in (cat, dan)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(map(str, outcomes)) == sorted(
+        [str(next(o for o in outcomes if isinstance(o, int))), proposals.NOT_FORMING]
+    )
+    with stack.db.session() as session:
+        assert session.execute(select(func.count(Game.id))).scalar_one() == 1

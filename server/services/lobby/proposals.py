@@ -415,10 +415,10 @@ class InvitationView:
     answer: str | None
 
 
-def _invitation(session: Session, secret_key: str, token: str, *, lock: bool) -> ProposalInvitation:
+def _invitation(session: Session, secret_key: str, token: str) -> ProposalInvitation:
     invitation_id = read_game_invite_token(secret_key, token)
     query = select(ProposalInvitation).where(ProposalInvitation.id == invitation_id)
-    invitation = session.execute(query.with_for_update() if lock else query).scalar_one_or_none()
+    invitation = session.execute(query).scalar_one_or_none()
     if invitation is None:
         raise LinkError(N_("This link is not valid."))
     return invitation
@@ -427,7 +427,7 @@ def _invitation(session: Session, secret_key: str, token: str, *, lock: bool) ->
 def look(db: Database, secret_key: str, token: str) -> InvitationView:
     """The invitation of a mailed link (LinkError: forged), with its game."""
     with db.session() as session:
-        invitation = _invitation(session, secret_key, token, lock=False)
+        invitation = _invitation(session, secret_key, token)
         proposal = session.get(Proposal, invitation.proposal_id)
         player = session.get(Player, invitation.player_id)
         assert proposal is not None and player is not None
@@ -459,7 +459,10 @@ def answer(
     if choice not in ANSWERS:
         raise LobbyError(N_("Choose to accept or to decline."))
     with db.session() as session:
-        invitation = _invitation(session, secret_key, token, lock=True)
+        invitation = _invitation(session, secret_key, token)
+        # its game's row first, then the invitation's: the order in which every change of a game's seats locks them
+        session.execute(select(Proposal.id).where(Proposal.id == invitation.proposal_id).with_for_update())
+        session.refresh(invitation, with_for_update=True)
         stored = {"accept": "accepted", "decline": "declined", "never": "never"}[choice]
         if invitation.answer is not None:
             if invitation.answer != stored:
