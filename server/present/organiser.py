@@ -350,21 +350,30 @@ def suspension_confirmation(lang: str, found: moderation.Found) -> dict[str, obj
     t = translations(lang)
     lines = [
         t.gettext("%(name)s <%(email)s> may not create or join games any more, nor accept invitations.")
-        % {"name": found.name or found.email, "email": found.email},
-        t.ngettext(
-            "The %(num)d game they created and that is still taking players is cancelled; its players are told.",
-            "The %(num)d games they created and that are still taking players are cancelled; their players are told.",
-            found.forming,
-        )
-        % {"num": found.forming},
-        t.ngettext(
-            "Their seat in %(num)d running game is offered to a substitute; the game goes on.",
-            "Their seats in %(num)d running games are offered to substitutes; the games go on.",
-            len(found.running),
-        )
-        % {"num": len(found.running)},
-        t.gettext("Lifting the suspension later lets them play again, but gives nothing of this back."),
+        % {"name": found.name or found.email, "email": found.email}
     ]
+    if found.forming:
+        lines.append(
+            t.ngettext(
+                "The %(num)d game they created and that is still taking players is cancelled; its players are told.",
+                "The %(num)d games they created and that are still taking players are cancelled; their players are "
+                "told.",
+                found.forming,
+            )
+            % {"num": found.forming}
+        )
+    if found.running:
+        lines.append(
+            t.ngettext(
+                "Their seat in %(num)d running game is offered to a substitute; the game goes on.",
+                "Their seats in %(num)d running games are offered to substitutes; the games go on.",
+                len(found.running),
+            )
+            % {"num": len(found.running)}
+        )
+    else:
+        lines.append(t.gettext("They hold no seat in a running game."))
+    lines.append(t.gettext("Lifting the suspension later lets them play again, but gives nothing of this back."))
     return {
         "title": t.gettext("Suspend a player?"),
         "button": t.gettext("Yes, suspend the player"),
