@@ -14,6 +14,7 @@ from engine.data import COLOURS, DEFAULT_WEAPONS, KINDS
 from engine.options import CHOICES
 
 from ..services.attendance import substitutes
+from ..services.lobby import moderation
 from ..services.play import estimate as estimates
 from ..services.play import organise
 from ..services.play.estimate import MODEL, Model, hours_text
@@ -303,4 +304,91 @@ def confirmation(
         "button": button,
         "lines": [line for line in lines if line],
         "game_label": game_label(lang, int(data["id"]), data["title"] or ""),
+    }
+
+
+# --- moderating players' own games ------------------------------------------------------------------------------------
+
+
+def proposal_status_name(lang: str, status: str) -> str:
+    """A player's own game's status: "forming", "started", "cancelled" (``models.ProposalStatus``)."""
+    t = translations(lang)
+    names = {
+        "forming": t.gettext("taking players"),
+        "started": t.gettext("started"),
+        "cancelled": t.gettext("cancelled"),
+    }
+    return names.get(status, status)
+
+
+def creators_list(lang: str, found: list[moderation.Creator]) -> list[dict[str, object]]:
+    """templates/organiser/players.html's "who created what", from ``moderation.creators``: each creator with their
+    games, a started one naming its game (the template links it to the game's page)."""
+    t = translations(lang)
+    return [
+        {
+            "name": creator.name,
+            "email": creator.email,
+            "suspended": creator.suspended,
+            "games": [
+                {
+                    "title": title,
+                    "label": title or t.gettext("untitled"),
+                    "status": status,
+                    "status_name": proposal_status_name(lang, status),
+                    "game_id": game_id,
+                }
+                for _proposal, title, status, game_id in creator.games
+            ],
+        }
+        for creator in found
+    ]
+
+
+def suspension_confirmation(lang: str, found: moderation.Found) -> dict[str, object]:
+    """templates/organiser/confirm.html's question before suspending a player (``moderation.look``)."""
+    t = translations(lang)
+    lines = [
+        t.gettext("%(name)s <%(email)s> may not create or join games any more, nor accept invitations.")
+        % {"name": found.name or found.email, "email": found.email}
+    ]
+    if found.forming:
+        lines.append(
+            t.ngettext(
+                "The %(num)d game they created and that is still taking players is cancelled; its players are told.",
+                "The %(num)d games they created and that are still taking players are cancelled; their players are "
+                "told.",
+                found.forming,
+            )
+            % {"num": found.forming}
+        )
+    if found.running:
+        lines.append(
+            t.ngettext(
+                "Their seat in %(num)d running game is offered to a substitute; the game goes on.",
+                "Their seats in %(num)d running games are offered to substitutes; the games go on.",
+                len(found.running),
+            )
+            % {"num": len(found.running)}
+        )
+    else:
+        lines.append(t.gettext("They hold no seat in a running game."))
+    lines.append(t.gettext("Lifting the suspension later lets them play again, but gives nothing of this back."))
+    return {
+        "title": t.gettext("Suspend a player?"),
+        "button": t.gettext("Yes, suspend the player"),
+        "lines": lines,
+        "game_label": found.name or found.email,
+    }
+
+
+def suspension_done(lang: str, found: moderation.Found, done: moderation.Suspended) -> dict[str, object]:
+    """What a suspension did, for templates/organiser/players.html: the seats offered, each naming its game (the
+    template links it to the game's page)."""
+    t = translations(lang)
+    return {
+        "notice": t.gettext("%(email)s is suspended.") % {"email": found.email},
+        "offered": [
+            {"game_id": game_id, "colour_name": glossary.colour_name(lang, colour)} for game_id, colour in done.offered
+        ],
     }

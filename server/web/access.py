@@ -5,9 +5,11 @@
   (``g.player_id``), ``organiser_link`` a game's organiser link (``g.game_id``); a link that opens nothing raises
   ``LinkError``, and one error handler answers it: a translated page (403), or JSON under /api/.
 - ``organiser_required``: organiser pages, for an organiser logged in with the API token (every game) or who opened
-  the game's organiser link (that game only, ``game_id`` in the route); a visitor asking for a page is sent to the
-  login form, with ``next`` to come back to (``next_path``: a path of /o/ only). The session lives on the server
-  (``services.organisers``; the cookie names it): logging out ends it for every copy of the cookie, and a new
+  the game's organiser link (that game only, ``game_id`` in the route), or a game's creator signed in as a player
+  (that game only, ``CREATOR_ENDPOINTS`` only: its page, extend, pause, resume, offer a seat, abandon; anything else
+  of a game is a 404 for a signed-in player, whether the game exists or not); a visitor asking for a page is sent
+  to the login form, with ``next`` to come back to (``next_path``: a path of /o/ only). The session lives on the
+  server (``services.organisers``; the cookie names it): logging out ends it for every copy of the cookie, and a new
   organiser token ends every session made with the old one.
 - Rate limits (Flask-Limiter), one limiter per app, counted in memory in the embedded default and in Redis when the
   broker is Redis (so every web process shares the counts). Per client address: answering
@@ -39,6 +41,7 @@ from flask import (
     Blueprint,
     Flask,
     Response,
+    abort,
     after_this_request,
     current_app,
     g,
@@ -63,12 +66,13 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from ..config import Settings
 from ..db import Database
-from ..models import pick_language
-from ..services import organisers
+from ..models import pick_language, utcnow
+from ..services import organisers, signin
 from ..services.attendance import prefs
 from ..services.errors import ShownError
 from ..services.leagues import seasons
 from ..services.links import LinkError, read_organiser_token, read_token
+from ..services.lobby import moderation, proposals
 from ..services.play import seats
 from ..services.replies import Unavailable
 from ..text.refusals import refusal
@@ -261,15 +265,61 @@ def next_path(target: str) -> str:
     return target if local else ""
 
 
+#: the organiser's endpoints a game's creator may use on that game (issue 30): its page, extend, pause, resume,
+#: offer a seat to a substitute (its confirm page and the offer), abandon (asked, then confirmed). Nothing else: not
+#: the seats' links (``created_page``, the game page's "Players and their links"), resending, replacing or revoking
+#: them, nor the replay with every secret revealed.
+CREATOR_ENDPOINTS = frozenset(
+    {
+        "organiser.game",
+        "organiser.extend",
+        "organiser.pause",
+        "organiser.resume",
+        "organiser.offer_form",
+        "organiser.offer",
+        "organiser.abandon",
+    }
+)
+
+
+def signed_in_player() -> int | None:
+    """The player this browser is signed in as (``services.signin``; read once per request), or None."""
+    if "signed_in_player" not in g:
+        g.signed_in_player = signin.find(dm().db, session.get(PLAYER_SESSION), utcnow())
+    player_id: int | None = g.signed_in_player
+    return player_id
+
+
+def as_creator() -> bool:
+    """This organiser page was opened by the game's creator, with the creator's powers only (``organiser_required``):
+    it shows nothing of the other seats' links, nor what the creator may not do."""
+    return bool(g.get("as_creator"))
+
+
+def _creator_may(game_id: int, player_id: int) -> bool:
+    """A creator's powers over the game: its creator, not suspended (a suspended player's games go on without
+    them deciding anything: the server's organiser offers their seats)."""
+    if request.endpoint not in CREATOR_ENDPOINTS:
+        return False
+    db = dm().db
+    return proposals.is_creator(db, game_id, player_id) and not moderation.is_suspended(db, player_id)
+
+
 def organiser_required(view: View) -> View:
-    """Organiser pages: logged in, or (for a route with ``game_id``) the game's organiser link opened before. A
-    visitor asking for a page is sent to the login form (302), which brings them back; other requests (a form
-    POSTed) are a 401."""
+    """Organiser pages: logged in, or (for a route with ``game_id``) the game's organiser link opened before, or the
+    game's creator signed in as a player, for ``CREATOR_ENDPOINTS`` only (``as_creator``). A signed-in player asking
+    for anything else of a game is a 404, the same whether the game exists or not. A visitor asking for a page is
+    sent to the login form (302), which brings them back; other requests (a form POSTed) are a 401."""
 
     @wraps(view)
     def guarded(*args: Any, **kwargs: Any) -> ResponseReturnValue:
         game_id = kwargs.get("game_id")
         if logged_in() or (game_id is not None and may_open(game_id)):
+            return view(*args, **kwargs)
+        if game_id is not None and (player_id := signed_in_player()) is not None:
+            if not _creator_may(game_id, player_id):
+                abort(404)
+            g.as_creator = True
             return view(*args, **kwargs)
         if request.method == "GET":  # a page: the login form, which comes back here (a local path only)
             return redirect(url_for("organiser.login_form", next=local_path()), code=302)

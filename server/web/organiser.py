@@ -2,7 +2,9 @@
 
 Access (``access.organiser_required``): logging in with the organiser API token opens every game; a game's organiser
 link (/o/link/<token>, shown when it is created) opens that game only. Both make a server-side session
-(``services.organisers``) that logout ends. Every change
+(``services.organisers``) that logout ends. A player who created a game (issue 30), signed in, has some of the
+organiser's powers over that game only (``access.CREATOR_ENDPOINTS``; the pages then show nothing else). The server's
+organiser moderates players' own games at /o/players: suspend a player, lift it, who created what. Every change
 is one call of server/services/play/organise.py; the pages are built by server/present/organiser.py. A GET never
 changes anything. What cannot be undone (replace a player, revoke a player's links, abandon the game) is asked first:
 the game page's form POSTs to a page that says what will happen, whose own form confirms it (``_confirmed``). Once
@@ -29,11 +31,13 @@ from ..services.attendance import substitutes
 from ..services.errors import ShownError
 from ..services.leagues import rounds
 from ..services.links import league_token, organiser_token
+from ..services.lobby import moderation, proposals
 from ..services.notify import nudges
 from ..services.play import games, organise, reliability, turns
 from ..services.tempo import zone
 from . import replay as replays
 from .access import (
+    as_creator,
     dm,
     is_organiser_token,
     log_in,
@@ -58,6 +62,13 @@ def no_store(response: Response) -> Response:
     """The organiser's pages show secret links: never kept by a browser or proxy cache."""
     response.headers["Cache-Control"] = "no-store"
     return response
+
+
+@bp.context_processor
+def reader() -> dict[str, object]:
+    """Whether the page is opened by a game's creator with their powers only (``access.as_creator``): the menu and
+    the game page then show only what they may use."""
+    return {"as_creator": as_creator()}
 
 
 def _field(name: str, limit: int = MAX_FIELD) -> str:
@@ -200,7 +211,8 @@ def _game_page(game_id: int, *, error: str | None = None, status: int = 200) -> 
         abort(404)
     g.timezone = str(data["timezone"])
     s = dm().settings
-    links = games.seat_links(dm().db, game_id, s.secret_key, s.base_url)
+    # a creator (usually a player of the game too) is shown no seat's link: each would open another's seat
+    links = [] if as_creator() else games.seat_links(dm().db, game_id, s.secret_key, s.base_url)
     figures = reliability.of_game(dm().db, game_id)
     context = shown.game_page(reader_language(), data, links, utcnow(), _offer_urls(game_id), figures)
     notice = _notice(str(request.args.get("done", ""))[:20])
@@ -417,3 +429,61 @@ def offer(game_id: int) -> ResponseReturnValue:
         "organiser/offered.html", seat=shown.offered_seat(reader_language(), seat), link=link, mailed=to
     )
     return page, 201
+
+
+# --- players' own games: moderation ---------------------------------------------------------------------------------
+
+
+def _players_page(
+    *, error: str | None = None, status: int = 200, notice: str | None = None, done: dict[str, object] | None = None
+) -> ResponseReturnValue:
+    found = shown.creators_list(reader_language(), moderation.creators(dm().db))
+    page = render_template("organiser/players.html", creators=found, error=error, notice=notice, done=done)
+    return page, status
+
+
+def _player(address: str) -> moderation.Found | ResponseReturnValue:
+    """The player of the form's address, or the page saying why not (400: not an address; 404: nobody's)."""
+    try:
+        return moderation.look(dm().db, address)
+    except proposals.LobbyError as exc:
+        return _players_page(error=say(exc), status=404 if isinstance(exc, proposals.NotFound) else 400)
+
+
+@bp.get("/players")
+@organiser_required
+def players() -> ResponseReturnValue:
+    """Players' own games, for the server's organiser only: suspend a player or lift it, and who created what."""
+    return _players_page()
+
+
+@bp.post("/players/suspend")
+@organiser_required
+def suspend() -> ResponseReturnValue:
+    """Suspend a player, once confirmed (as what cannot be undone: their forming games are cancelled, their seats
+    offered); the page then says which seats were offered, each linking to its game's page."""
+    found = _player(_field("address", 320))
+    if not isinstance(found, moderation.Found):
+        return found
+    if found.suspended:
+        return _players_page(notice=_("%(email)s is suspended already.", email=found.email))
+    if _field("confirm", 4) != "1":
+        asked = shown.suspension_confirmation(reader_language(), found)
+        back = url_for("organiser.players")
+        fields = [("address", found.email)]
+        return render_template("organiser/confirm.html", asked=asked, action=request.path, fields=fields, back=back)
+    done = moderation.suspend(dm().db, found.email, utcnow())
+    return _players_page(done=shown.suspension_done(reader_language(), found, done))
+
+
+@bp.post("/players/lift")
+@organiser_required
+def lift() -> ResponseReturnValue:
+    """Lift a player's suspension: they may create and join games again."""
+    found = _player(_field("address", 320))
+    if not isinstance(found, moderation.Found):
+        return found
+    if not found.suspended:
+        return _players_page(notice=_("%(email)s is not suspended.", email=found.email))
+    moderation.lift(dm().db, found.email)
+    return _players_page(notice=_("%(email)s may play again.", email=found.email))

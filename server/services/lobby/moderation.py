@@ -11,7 +11,7 @@ from datetime import datetime
 from sqlalchemy import func, select
 
 from ...db import Database
-from ...models import Game, GameStatus, Player, Proposal, Seat, utcnow
+from ...models import Game, GameStatus, Player, Proposal, ProposalStatus, Seat, utcnow
 from ..attendance import substitutes
 from ..errors import N_
 from ..inputs import InputError, email_address
@@ -32,6 +32,49 @@ def _player_of(db: Database, address: str) -> int:
     if player_id is None:
         raise NotFound(NO_PLAYER, value=email)
     return player_id
+
+
+@dataclass(frozen=True)
+class Found:
+    """A player, as the server's organiser is asked to confirm their suspension (``look``)."""
+
+    player_id: int
+    name: str
+    email: str
+    suspended: bool
+    #: forming games they created (cancelled by a suspension)
+    forming: int
+    #: the running games where they hold a seat (offered to substitutes by a suspension)
+    running: tuple[int, ...]
+
+
+def look(db: Database, address: str) -> Found:
+    """The player of ``address``, with what suspending them would change; changes nothing. LobbyError: not an
+    address; NotFound: no player has it."""
+    player_id = _player_of(db, address)
+    with db.session() as session:
+        player = session.get(Player, player_id)
+        assert player is not None
+        forming = session.execute(
+            select(func.count(Proposal.id)).where(
+                Proposal.creator_id == player_id, Proposal.status == ProposalStatus.FORMING
+            )
+        ).scalar_one()
+        running = session.execute(
+            select(Seat.game_id)
+            .join(Game, Game.id == Seat.game_id)
+            .where(Seat.player_id == player_id, Seat.bot.is_(None), Game.status == GameStatus.RUNNING)
+            .distinct()
+            .order_by(Seat.game_id)
+        ).scalars()
+        return Found(
+            player_id,
+            player.display_name,
+            player.email,
+            player.suspended_at is not None,
+            int(forming),
+            tuple(running),
+        )
 
 
 @dataclass(frozen=True)
