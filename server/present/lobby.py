@@ -153,9 +153,7 @@ def new_game_form(lang: str, values: Mapping[str, str], error: str | None) -> di
         "option_hints": option_hints(lang),
         "presets": [(p.name, t.gettext(p.title), t.gettext(p.description)) for p in PRESETS.values()],
         "languages": list(LANGUAGE_NAMES.items()),
-        "fill_choices": [
-            (n, t.ngettext("within %(num)d day", "within %(num)d days", n) % {"num": n}) for n in FILL_CHOICES
-        ],
+        "fill_choices": [(n, t.ngettext("%(num)d day", "%(num)d days", n) % {"num": n}) for n in FILL_CHOICES],
     }
 
 

@@ -35,7 +35,6 @@ bp = Blueprint("lobby", __name__)
 #: the notice after a form (``?done=``).
 NOTICES = {
     "created": N_("Your game is ready: invite players, or share its link."),
-    "invited": N_("Invitations done: see below what was sent."),
     "link": N_("A new link is ready: the links given before no longer work."),
     "joined": N_("You have a seat: the game starts when every seat is taken."),
     "left": N_("You gave your seat back."),
@@ -62,8 +61,9 @@ def _signed_in() -> int | None:
     return player_id
 
 
-def _zone() -> str:
-    return str(getattr(g, "timezone", None) or "UTC")
+def _zone(table_zone: str = "UTC") -> str:
+    """The reader's zone (signed in), else the game's."""
+    return str(getattr(g, "timezone", None) or table_zone)
 
 
 def _status(exc: LobbyError) -> int:
@@ -216,7 +216,7 @@ def _shared_page(token: str, error: str | None = None, status: int = 200, addres
     page = render_template(
         "lobby/shared.html",
         token=token,
-        game=shown.table_shown(reader_language(), _zone(), utcnow(), table),
+        game=shown.table_shown(reader_language(), _zone(table.timezone), utcnow(), table),
         signed_in=player_id is not None,
         member=False,
         error=error,
@@ -264,7 +264,7 @@ def _invitation_page(token: str, error: str | None = None, status: int = 200, na
         "lobby/invited.html",
         token=token,
         invitation=found,
-        game=shown.table_shown(reader_language(), _zone(), utcnow(), found.table),
+        game=shown.table_shown(reader_language(), _zone(found.table.timezone), utcnow(), found.table),
         error=error,
         name=name,
     )
