@@ -119,8 +119,8 @@ def create() -> ResponseReturnValue:
 def _game_page(proposal_id: int, player_id: int, error: str | None = None, status: int = 200) -> ResponseReturnValue:
     try:
         found = proposals.forming(dm().db, proposal_id, player_id)
-    except NotFound as exc:
-        return _not_found(exc)
+    except NotFound as exc:  # (a form refused on a game the reader may no longer see: the refusal alone)
+        return _not_found(exc) if error is None else message(gettext("Not done"), error, status)
     game = shown.forming_page(reader_language(), _zone(), utcnow(), found)
     link = None
     if found.creator and game["forming"]:
@@ -213,12 +213,18 @@ def leave(proposal_id: int) -> ResponseReturnValue:
 def _shared_page(token: str, error: str | None = None, status: int = 200, address: str = "") -> ResponseReturnValue:
     player_id = _signed_in()
     table = proposals.by_link(dm().db, dm().settings.secret_key, token)
+    member = False
+    if player_id is not None:
+        try:
+            member = proposals.forming(dm().db, table.id, player_id).seated
+        except NotFound:
+            member = False
     page = render_template(
         "lobby/shared.html",
         token=token,
         game=shown.table_shown(reader_language(), _zone(table.timezone), utcnow(), table),
         signed_in=player_id is not None,
-        member=False,
+        member=member,
         error=error,
         address=address,
     )
