@@ -2,7 +2,8 @@
 the sign-in mail, proposes a game of 4 listed in the lobby, invites two addresses who accept from their invitation
 mails' links (each in a browser of its own), a third signed-in player takes the last seat from the lobby, and the
 game starts: the creator's hub shows it running. Screenshots of the new-game form, the game's page with its
-invitations, an invitation's page and the lobby; no page scrolls sideways."""
+invitations, an invitation's page and the lobby; no page scrolls sideways. Without JavaScript the forms work
+the same."""
 
 from __future__ import annotations
 
@@ -139,6 +140,29 @@ def test_a_player_starts_a_game_invites_and_fills_it_from_the_lobby(
         expect(games).not_to_contain_text("Waiting for players")
         no_horizontal_scroll(ann)
         screenshot(ann, f"lobby-hub-running-{device}")
+    finally:
+        for context in contexts:
+            context.close()
+
+
+def test_the_lobby_pages_work_without_javascript(served: Live, browser: Browser) -> None:
+    """Plain forms: a game created, its link given without a Copy button, a newcomer asks for the invitation."""
+    add_player(served.stack.db, "ann@example.org")
+    contexts = [browser.new_context(viewport=DESKTOP, java_script_enabled=False) for _ in range(2)]
+    try:
+        ann, newcomer = (context.new_page() for context in contexts)
+        _sign_in(served, ann, "ann@example.org")
+        ann.goto(f"{served.url}/games/new")
+        ann.get_by_label("Title (optional)").fill("No script")
+        ann.get_by_role("button", name="Create the game").click()
+        expect(ann.get_by_role("status")).to_contain_text("Your game is ready")
+        expect(ann.get_by_role("button", name="Copy")).to_be_hidden()
+        newcomer.goto(ann.get_by_label("The game's link").input_value())
+        expect(newcomer.get_by_role("heading", level=1)).to_have_text("No script")
+        newcomer.get_by_label("Your e-mail address").fill("newt@example.org")
+        newcomer.get_by_role("button", name="Mail me the invitation").click()
+        expect(newcomer.get_by_role("status")).to_contain_text("the game's invitation is on its way")
+        assert [row.kind for row in rows_of_kind(served.stack.db, MailKind.GAME_INVITE)] == [MailKind.GAME_INVITE]
     finally:
         for context in contexts:
             context.close()
