@@ -349,6 +349,16 @@ ANSWERING = (
     "league_organiser.start",
     "api_leagues.sign_up",
     "api_leagues.confirm",
+    "lobby.create",
+    "lobby.invite",
+    "lobby.new_link",
+    "lobby.start",
+    "lobby.cancel",
+    "lobby.join",
+    "lobby.leave",
+    "lobby.join_shared",
+    "lobby.ask",
+    "lobby.answer",
 )
 #: endpoints that open a page (or the JSON seat view) from a link.
 LINK_PAGES = (
@@ -371,6 +381,8 @@ LINK_PAGES = (
     "api_leagues.player_leagues",
     "api_leagues.member_standings",
     "api_leagues.public_standings",
+    "lobby.shared",
+    "lobby.invitation",
 )
 #: endpoints that check the organiser's token (the login form, the API's and the webhook's ``Bearer``): wrong tokens
 #: are counted.

@@ -19,6 +19,7 @@ from . import (
     league_organiser,
     league_setup,
     leagues,
+    lobby,
     logs,
     mailbox,
     notify,
@@ -74,6 +75,7 @@ def create_app(settings: Settings, db: Database) -> Flask:
         webhook.bp,  # POST /inbound/mail
         prefs.bp,  # /p/<token>: preferences
         signin.bp,  # /signin, /signin/<token>, /me, /signout: players sign in by mail
+        lobby.bp,  # /games/new, /games/<id>, /g/<token>, /invited/<token>, /lobby, /api/lobby: players' own games
         notify.bp,  # /s/<token>/devices, /p/<token>/devices, /p/<token>/notify: devices and how a player is told
         notify.installable,  # manifests and /sw.js: the installable table
         mailbox.bp,  # /mail/<token>: mail written to files

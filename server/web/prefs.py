@@ -29,11 +29,13 @@ from ..present.hub import (
     rating_shown,
     reach_shown,
 )
+from ..present.lobby import tables_shown
 from ..present.seat import STANDING_ANSWER_SELECTS, standing_answer_selects
 from ..services import calendar, hub, inputs, signin
 from ..services.attendance import absences, prefs
 from ..services.errors import N_, ShownError
 from ..services.links import seat_token
+from ..services.lobby import proposals
 from ..services.notify import devices, nudges
 from ..services.play import reliability
 from ..text import away, glossary
@@ -185,6 +187,14 @@ def _render(
     page = render_template(
         "prefs.html",
         hub_games=games_shown(lang, data["timezone"], utcnow(), found, seat_url, replay_url),
+        forming=tables_shown(
+            lang,
+            data["timezone"],
+            utcnow(),
+            proposals.mine(dm().db, g.player_id),
+            lambda proposal_id: url_for("lobby.game", proposal_id=proposal_id),
+        ),
+        created_games=proposals.created_games(dm().db, g.player_id),
         rating=rating_shown(lang, overall),
         history=history_shown(overall),
         league_ratings=league_ratings_shown(lang, hub.league_ratings(dm().db, g.player_id)),

@@ -30,12 +30,15 @@ from server.services.calendar import address as calendar_address
 from server.services.leagues import seasons
 from server.services.links import (
     confirm_token,
+    game_invite_token,
+    game_link_token,
     mailbox_token,
     organiser_token,
     player_token,
     seat_token,
     signin_token,
 )
+from server.services.lobby import proposals
 from server.services.play import games
 from server.web.app import create_app
 from tests.conftest import Stack, _stack
@@ -176,7 +179,17 @@ def token_requests(stack: Stack) -> list[tuple[str, str, dict[str, Any]]]:
     signin.ask(stack.db, owner.email)
     (mailed,) = rows_of_kind(stack.db, MailKind.SIGNIN)
     sign_in = signin_token(stack.settings.secret_key, mailed.payload["link"])
+    proposal = proposals.create(stack.db, owner.id, proposals.NewGame(seats=4))
+    proposals.invite(stack.db, proposal, owner.id, "newcomer@example.org")
+    (invited,) = rows_of_kind(stack.db, MailKind.GAME_INVITE)
+    game_invite = game_invite_token(stack.settings.secret_key, invited.payload["invitation"])
+    game_link = game_link_token(stack.settings.secret_key, proposal, 1)
     return [
+        ("GET", f"/g/{game_link}", {}),
+        ("POST", f"/g/{game_link}", csrf),
+        ("POST", f"/g/{game_link}/ask", {**csrf, "address": "not an address"}),
+        ("GET", f"/invited/{game_invite}", {}),
+        ("POST", f"/invited/{game_invite}", {**csrf, "answer": "nonsense"}),
         ("GET", f"/signin/{sign_in}", {}),
         ("POST", f"/signin/{sign_in}", csrf),
         ("POST", f"/p/{player}/signout", csrf),

@@ -92,6 +92,8 @@ def test_every_link_route_is_cut(embedded: Stack) -> None:
         assert token not in cut and token[:5] not in cut, cut
         assert cut.count(path.format(token[:4] + "…")) == 2
     assert cut_tokens("/static/app.css /o/games/12 /healthz /s/") == "/static/app.css /o/games/12 /healthz /s/"
+    lobby = "/games/12/invite /games/new /lobby /api/lobby"
+    assert cut_tokens(lobby) == lobby
     assert cut_tokens(cut_tokens(f"/s/{tokens[0]}/do")) == f"/s/{tokens[0][:4]}…/do"
 
 
@@ -144,10 +146,14 @@ def test_the_web_servers_loggers_cut_tokens(embedded: Stack, caplog: pytest.LogC
         "/calendar/{t}.ics",
         "/lo/{t}/season/1",
         "/signin/{t}",
+        "/g/{t}",
+        "/g/{t}/ask",
+        "/invited/{t}",
     ],
 )
 def test_the_league_links_tokens_are_cut_from_logged_paths(path: str) -> None:
-    """Leagues' invitation, confirmation, public and organiser links, calendar links, and sign-in links (a logged
-    confirmation link would let a log's reader confirm someone's sign-up; a logged sign-in link, sign in)."""
+    """Leagues' invitation, confirmation, public and organiser links, calendar links, sign-in links and players' own
+    games' shareable links and invitations (a logged confirmation link would let a log's reader confirm someone's
+    sign-up; a logged sign-in link, sign in; a logged invitation, take its seat)."""
     token = "eyJhbGciOiJIUzI1NiJ9.abcdefghijk.lmnopqrstu"
     assert token[4:] not in cut_tokens(path.format(t=token))

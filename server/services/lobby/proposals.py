@@ -20,6 +20,7 @@
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -92,6 +93,13 @@ TOO_MANY_AT_ONCE = N_("Invite at most %(count)s addresses at once: nothing was s
 NO_ADDRESS = N_("Give one or more e-mail addresses, separated by commas or on separate lines.")
 
 
+#: what turns text around as it is shown (bidirectional overrides and isolates): never in a title others read.
+BIDI_CONTROL = re.compile("[\u202a-\u202e\u2066-\u2069]")
+BAD_WEBHOOK = N_("The webhook address is one web address (https://…) of at most %(count)s characters.")
+WEBHOOK_LENGTH = 1000
+BAD_TITLE = N_("The title is one line of plain text, without control characters.")
+
+
 @dataclass(frozen=True)
 class NewGame:
     """A proposal's settings, checked (``read_new_game``)."""
@@ -125,9 +133,8 @@ def read_new_game(form: Mapping[str, object]) -> NewGame:
     if seats is None or not 3 <= seats <= 6:
         raise LobbyError(N_("Mall of Horror takes 3 to 6 players: choose how many."))
     title = _text(form, "title", 200)
-    if inputs.unstorable(title):
-        raise LobbyError(inputs.BAD_CHARACTERS)
-    title = inputs.one_line(title)
+    if inputs.unstorable(title) or inputs.CONTROL.search(title) or BIDI_CONTROL.search(title):
+        raise LobbyError(BAD_TITLE)  # (a NUL, a line break, a text turned around)
     if len(title) > 120:
         raise LobbyError(N_("The title is too long: at most %(count)s characters."), count=120)
     options: dict[str, str] = {}
@@ -156,6 +163,12 @@ def read_new_game(form: Mapping[str, object]) -> NewGame:
             N_("The game must fill within %(first)s to %(last)s days."), first=FILL_DAYS[0], last=FILL_DAYS[1]
         )
     webhook = _text(form, "webhook_url", 1001) or None
+    if webhook is not None and (
+        len(webhook) > WEBHOOK_LENGTH
+        or not webhook.startswith(("https://", "http://"))
+        or any(c.isspace() or ord(c) < 32 for c in webhook)
+    ):
+        raise LobbyError(BAD_WEBHOOK, count=WEBHOOK_LENGTH)
     return NewGame(seats, title, options, preset, language, timezone, _flag(form, "listed"), fill_days, webhook)
 
 
