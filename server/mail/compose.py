@@ -49,6 +49,7 @@ _PLAYER_KINDS: dict[str, Callable[[Composer, Outbox], Draft | None]] = {
     MailKind.SEASON_END: league_kinds.season_end,
     MailKind.LEAGUE_INVITE: league_kinds.league_invite,
     MailKind.ROUND_UNSEATED: league_kinds.round_unseated,
+    MailKind.CHANNEL_PAUSED: league_kinds.channel_paused,
 }
 
 
