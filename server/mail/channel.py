@@ -151,7 +151,8 @@ def deliver(http: requests.Session, pending: posts.Pending, settings: Settings, 
     status = response.status_code
     if 200 <= status < 300:
         return Outcome("sent")
-    error = f"HTTP {status}: {response.text[:300]}"
+    said = " ".join(response.text[:300].split())
+    error = f"HTTP {status}: {said}" if said else f"HTTP {status}"
     if status == 429 or status >= 500:
         return Outcome("failed", error, retry_after=_retry_after(response, now))
     return Outcome("failed", error, permanent=True)
