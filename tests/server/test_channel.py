@@ -23,6 +23,7 @@ from server.mail.channel import body, compose, send_posts
 from server.models import Channel, ChannelPost, Game, MailKind, OutboxStatus, Player, Season, SeasonStatus
 from server.services.channel import (
     ChannelError,
+    channels,
     check_url,
     clear_game_channel,
     events,
@@ -226,6 +227,32 @@ def test_a_games_own_channel_gets_its_places_and_a_name_that_is_an_address_is_ne
     with hooked.db.session() as session:
         assert clear_game_channel(session, created.game_id) is True
     assert channel_rows(hooked) == [] and post_rows(hooked) == []
+
+
+def test_a_games_failing_channel_is_paused_and_its_creator_mailed(hooked: Stack, receiver: WebhookReceiver) -> None:
+    created = create(hooked.db, 3, seed=43)
+    with hooked.db.session() as session:
+        creator = session.execute(sa.select(Player).where(Player.email == "p2@example.org")).scalar_one()
+        game = session.get(Game, created.game_id)
+        assert game is not None
+        game.creator_id = creator.id
+        set_game_channel(session, created.game_id, receiver.url, allow_private=True, now=T0)
+    finish(hooked.db, created.game_id, seed=43)
+    receiver.answer_next(502, count=posts.MAX_FAILURES)
+    at = T0 + DAY
+    for _ in range(posts.MAX_FAILURES):
+        send_posts(hooked.db, hooked.settings, at)
+        at += timedelta(hours=2)
+    (mail,) = rows_of_kind(hooked.db, MailKind.CHANNEL_PAUSED)
+    assert mail.player_id == creator.id
+    message = compose_mail(hooked.db, mail.id, mail_settings(hooked.settings))
+    assert message is not None and f"game {created.game_id}" in message["Subject"]
+    with hooked.db.session() as session:
+        shown = game_channel(session, created.game_id)
+        assert shown is not None and shown.paused_at is not None and shown.waiting == 1
+        channels.resume_game_channel(session, created.game_id, at)
+    assert list(send_posts(hooked.db, hooked.settings, at).values()) == ["sent"]
+    assert len(receiver.taken()) == 1
 
 
 def test_the_channel_handler_is_registered_once_before_the_leagues() -> None:
