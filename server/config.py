@@ -21,6 +21,7 @@
 | ``DEADMAIL_LINKS_PER_MINUTE`` | ``120``: pages opened from links (and the JSON seat view) per minute and client |
 | ``DEADMAIL_TRUSTED_PROXIES`` | ``0``: reverse proxies in front of the web whose ``X-Forwarded-*`` are believed |
 | ``DEADMAIL_OUTBOX_KEEP_DAYS`` | ``3``: days a sent (or skipped, merged, failed) mail's row is kept; 1 or more |
+| ``DEADMAIL_WEBHOOK_PRIVATE`` | off: webhooks' hosts must be public; ``1``: also this machine and private networks |
 
 ``DEADMAIL_SMTP_URL`` forms (read by :func:`parse_smtp_url`; the transport is ``server/mail/transports.py``):
 
@@ -94,6 +95,9 @@ class Settings:
     #: where open seat pages listen for changes (``deadmail live``, Server-Sent Events), as the browser reaches it:
     #: an origin (``https://live.example.org``) or empty, for none (pages then ask again every 30 s).
     live_url: str = ""
+    #: webhook channels (``services.channel``) may post to this machine or a private network's hosts: tests, a
+    #: server on a private network. Off: every address a webhook's host resolves to must be public.
+    webhook_private: bool = False
 
     @property
     def vapid_public_key(self) -> str:
@@ -142,6 +146,8 @@ class Settings:
             "outbox_keep_days": float(env.get("DEADMAIL_OUTBOX_KEEP_DAYS") or 3),
             "vapid_private_key": (env.get("DEADMAIL_VAPID_PRIVATE_KEY") or "").strip(),
             "live_url": (env.get("DEADMAIL_LIVE_URL") or "").strip().rstrip("/"),
+            "webhook_private": (env.get("DEADMAIL_WEBHOOK_PRIVATE") or "").strip().lower()
+            in ("1", "true", "yes", "on"),
         }
         values.update(overrides)
         if not values["smtp_url"] and not values["reply_domain"]:

@@ -10,6 +10,7 @@ from celery import Task, shared_task
 
 from server.config import Settings, prepare_data_dir
 from server.db import Database
+from server.mail.channel import send_posts
 from server.mail.push import Pusher, send_nudges
 from server.mail.send import full, send_batch, send_one, send_rows
 from server.mail.transports import transport_for
@@ -112,6 +113,11 @@ def _part(self: Task, part: str, now: str) -> PartDone:
         if len(results) == settings.sweep_batch:
             enqueue(part)
         batch = sweeps.Batch({"pushed": sum(result == "sent" for result in results.values())})
+    elif part == "channel":
+        results = send_posts(db, settings, at, limit=settings.sweep_batch)
+        if len(results) == settings.sweep_batch:
+            enqueue(part)
+        batch = sweeps.Batch({"posted": sum(result == "sent" for result in results.values())})
     else:
         keep = timedelta(days=settings.outbox_keep_days)
         batch = sweeps.run(part, db, at, settings.sweep_batch, lambda: enqueue(part), keep)

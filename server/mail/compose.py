@@ -51,6 +51,7 @@ _PLAYER_KINDS: dict[str, Callable[[Composer, Outbox], Draft | None]] = {
     MailKind.ROUND_UNSEATED: league_kinds.round_unseated,
     MailKind.GAME_INVITE: lobby_kinds.game_invite,
     MailKind.GAME_CANCELLED: lobby_kinds.game_cancelled,
+    MailKind.CHANNEL_PAUSED: league_kinds.channel_paused,
 }
 
 

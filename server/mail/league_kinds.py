@@ -1,6 +1,6 @@
 """Each kind of mail about a league: a sign-up to confirm, an invitation, a round's table, a round's results, a
-season's end, a round that could not be seated. Each fills a ``Draft`` for one outbox row, or returns None when
-nothing is left to tell."""
+season's end, a round that could not be seated; and a league's (or a game's) webhook channel paused. Each fills a
+``Draft`` for one outbox row, or returns None when nothing is left to tell."""
 
 from __future__ import annotations
 
@@ -150,4 +150,31 @@ def round_unseated(composer: Composer, row: Outbox) -> Draft | None:
     token = league_token(settings.secret_key, "organiser", league.id, league.organiser_generation)
     url = f"{settings.base_url}/lo/{token}/season/{season.id}"
     draft.actions.append({"text": t.gettext("Open the season's page"), "url": url})
+    return draft
+
+
+def channel_paused(composer: Composer, row: Outbox) -> Draft | None:
+    """To a channel's organiser: its webhook address failed too often and is paused (``services.channel.posts``),
+    with the last error and, for a league's, the league's page where it is resumed; skipped once it was resumed or
+    removed."""
+    found = mail_rows.channel(composer.session, row.payload.get("channel"))
+    if found is None or found.channel.paused_at is None:
+        return None
+    t, settings, channel = composer.t, composer.settings, found.channel
+    if found.league is not None:
+        what = cap(one_line(found.league.name), MAX_USER_TEXT)
+    elif found.game is not None:
+        what = game_label(composer.lang, found.game.id, found.game.title)
+    else:
+        return None
+    draft = Draft("channel_paused", {"what": what, "count": channel.failures})
+    if channel.last_error:
+        draft.notes.append(t.gettext("The last error: %(error)s") % {"error": cap(one_line(channel.last_error), 300)})
+    draft.notes.append(
+        t.gettext("Check the address (the chat's settings may have removed the webhook), then resume it.")
+    )
+    if found.league is not None:
+        league = found.league
+        token = league_token(settings.secret_key, "organiser", league.id, league.organiser_generation)
+        draft.actions.append({"text": t.gettext("Open the league's page"), "url": f"{settings.base_url}/lo/{token}"})
     return draft

@@ -12,6 +12,8 @@ from babel import Locale
 from babel.dates import format_time, get_day_names
 
 from ..models import LANGUAGES, StallJSON, TempoJSON
+from ..services.channel.channels import ChannelShown
+from ..services.inputs import one_line
 from ..services.leagues import scoring
 from ..services.leagues.rounds import EntryItem, LeagueOverview, RoundShown, SeasonOverview, unseated_reason
 from ..services.leagues.seasons import TABLE_SIZES
@@ -68,6 +70,21 @@ def league_page(lang: str, league: LeagueOverview) -> dict[str, object]:
         "scoring_name": scoring_name(lang, league.scoring or ""),
         "language_name": Locale.parse(pick(league.language or "en")).get_display_name(DATE_LOCALES[pick(lang)]),
         "seasons": [{**asdict(s), "status_name": status_name(lang, s.status, "season")} for s in league.seasons],
+    }
+
+
+def channel_state(lang: str, channel: ChannelShown | None, zone: str, now: datetime) -> dict[str, object] | None:
+    """A league's webhook channel as its organiser's page shows it: its address, whether it posts or is paused (and
+    since when, in the league's zone), its failed tries in a row, the last error and the posts waiting."""
+    if channel is None:
+        return None
+    paused = None if channel.paused_at is None else format_when(channel.paused_at, now, zone, lang)[0]
+    return {
+        "url": channel.url,
+        "paused": paused,
+        "failures": channel.failures,
+        "last_error": None if channel.last_error is None else one_line(channel.last_error)[:300],
+        "waiting": channel.waiting,
     }
 
 

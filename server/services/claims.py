@@ -1,4 +1,5 @@
-"""The claim of the outbox discipline, shared by mail (``Outbox``) and notifications (``Nudge``): due pending rows
+"""The claim of the outbox discipline, shared by mail (``Outbox``), notifications (``Nudge``) and webhook posts
+(``ChannelPost``): due pending rows
 move to "sending" in one conditional UPDATE, so of two workers (or a task and the sweep) only one gets a row; each
 claim counts as an attempt and is dated when it is made (a row is released as stuck only that long after its
 sender took it: each table's own ``release``)."""
@@ -8,18 +9,24 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime
 
-from sqlalchemy import select, update
+from sqlalchemy import ColumnElement, select, update
 from sqlalchemy.orm import Session
 
-from ..models import Nudge, Outbox, OutboxStatus, utcnow
+from ..models import ChannelPost, Nudge, Outbox, OutboxStatus, utcnow
 
 
 def claim(
-    session: Session, table: type[Outbox] | type[Nudge], now: datetime, ids: Iterable[int] | None, limit: int
+    session: Session,
+    table: type[Outbox] | type[Nudge] | type[ChannelPost],
+    now: datetime,
+    ids: Iterable[int] | None,
+    limit: int,
+    *where: ColumnElement[bool],
 ) -> list[int]:
-    """Take due pending rows of ``table``: those of ``ids``, or (without ``ids``) up to ``limit`` in the order they
-    were written, skipping rows another worker is claiming (``FOR UPDATE SKIP LOCKED``; SQLite has one writer)."""
-    due = (table.status == OutboxStatus.PENDING, table.next_attempt_at <= now)
+    """Take due pending rows of ``table`` (and ``where``): those of ``ids``, or (without ``ids``) up to ``limit`` in
+    the order they were written, skipping rows another worker is claiming (``FOR UPDATE SKIP LOCKED``; SQLite has one
+    writer)."""
+    due = (table.status == OutboxStatus.PENDING, table.next_attempt_at <= now, *where)
     if ids is None:
         # a CTE, computed once (a subquery under IN may be run again by PostgreSQL's plan, claiming more)
         chosen = (

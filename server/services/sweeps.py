@@ -7,7 +7,8 @@ so a pass with nothing due costs the same whatever the number of games. A batch 
 calls ``more`` before processing them (the task enqueues the part again: another worker takes the next batch in
 parallel); there is no cap per minute. A part that did anything asks for the parts that use it in the same pass
 (``follow``): new mail is sent by a mail batch after it, windows completed by an absence are advanced. Mail (the
-``mail`` part) is sent by the worker through ``server.mail.send.send_batch``.
+``mail`` part) is sent by the worker through ``server.mail.send.send_batch``, notifications (``push``) through
+``server.mail.push.send_nudges`` and webhook posts (``channel``) through ``server.mail.channel.send_posts``.
 """
 
 from __future__ import annotations
@@ -18,19 +19,32 @@ from datetime import datetime, timedelta
 
 from ..db import Database
 from .attendance import absences
+from .channel import posts as channel_posts
 from .leagues import rounds
 from .lobby import proposals
 from .mailflow import outbox, reminders
 from .notify import nudges
 from .play import turns
 
-PARTS = ("absences", "rounds", "proposals", "windows", "reminders", "digests", "sessions", "mail", "push", "prune")
+PARTS = (
+    "absences",
+    "rounds",
+    "proposals",
+    "windows",
+    "reminders",
+    "digests",
+    "sessions",
+    "mail",
+    "push",
+    "channel",
+    "prune",
+)
 #: the parts that use what a part did, run again after it in the same pass when it did anything.
 FOLLOW = {
     "absences": ("windows",),
-    "rounds": ("mail",),
+    "rounds": ("mail", "channel"),
     "proposals": ("mail",),
-    "windows": ("mail", "push"),
+    "windows": ("mail", "push", "channel"),
     "reminders": ("mail", "push"),
     "digests": ("mail",),
     "sessions": ("mail",),
@@ -46,8 +60,8 @@ class Batch:
 
 
 def run(part: str, db: Database, now: datetime, limit: int, more: Callable[[], None], keep: timedelta) -> Batch:
-    """One batch of ``part`` (any of ``PARTS`` but ``mail`` and ``push``, which the worker sends) at ``now``;
-    ``keep``: how long sent mail and notifications are kept."""
+    """One batch of ``part`` (any of ``PARTS`` but ``mail``, ``push`` and ``channel``, which the worker sends) at
+    ``now``; ``keep``: how long sent mail, notifications and webhook posts are kept."""
     if part == "windows":
         claimed = turns.claim_windows(db, now, limit)
         if len(claimed) == limit:
@@ -69,9 +83,10 @@ def run(part: str, db: Database, now: datetime, limit: int, more: Callable[[], N
     if part == "prune":
         pruned = outbox.prune(db, now, limit, keep)
         pruned_nudges = nudges.prune(db, now, limit, keep)
-        if limit in (pruned, pruned_nudges):
+        pruned_posts = channel_posts.prune(db, now, limit, keep)
+        if limit in (pruned, pruned_nudges, pruned_posts):
             more()
-        return Batch({"pruned": pruned + pruned_nudges})
+        return Batch({"pruned": pruned + pruned_nudges + pruned_posts})
     raise ValueError(f"no sweep part {part!r}")
 
 

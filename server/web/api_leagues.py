@@ -11,6 +11,9 @@
   withdraw from a season (``…/leagues/<entry>/withdraw``) and say they will miss a round, or undo it
   (``…/leagues/<entry>/skip``), as on their hub's page (``web.leagues``).
 - Ratings (organisers): ``GET /api/leagues/<id>/ratings``, the league's OpenSkill ratings.
+- The league's webhook channel (organisers): ``PUT /api/leagues/<id>/channel`` ``{"url": …}`` sets it (a refused
+  address: 400, nothing stored), ``DELETE`` removes it, ``POST …/channel/resume`` resumes it once paused (409
+  without one); ``GET /api/leagues/<id>`` shows it (``channel``: null when none).
 
 - Rounds (organisers): plan a season's next round, read a round, swap two players, start it
   (``services.leagues.rounds``).
@@ -34,6 +37,8 @@ from flask.typing import ResponseReturnValue
 from engine.shapes import JSON, JSONObject
 
 from ..models import utcnow
+from ..services.channel import channels
+from ..services.channel.urls import ChannelError
 from ..services.errors import ShownError
 from ..services.inputs import InputError
 from ..services.leagues import api, promotion, reading, recorded, rounds, seasons, seating, standings
@@ -273,7 +278,59 @@ def show_league(league_id: int) -> ResponseReturnValue:
     except LeagueError as exc:
         return refusal(exc)
     shown = {**_league_json(view.league), "seasons": [_season_json(s) for s in view.seasons]}
-    return jsonify({"ok": True, **shown, "links": _links(league_id)})
+    channel = _channel_json(channels.league_channel(dm().db, league_id))
+    return jsonify({"ok": True, **shown, "channel": channel, "links": _links(league_id)})
+
+
+def _channel_json(channel: channels.ChannelShown | None) -> JSON:
+    if channel is None:
+        return None
+    return {
+        "url": channel.url,
+        "paused_at": None if channel.paused_at is None else api.iso(channel.paused_at),
+        "failures": channel.failures,
+        "last_error": channel.last_error,
+        "waiting": channel.waiting,
+    }
+
+
+@bp.put("/leagues/<int:league_id>/channel")
+@league_organiser
+def set_channel(league_id: int) -> ResponseReturnValue:
+    """Set the league's webhook address (``{"url": …}``): 200 and the channel; a refused address 400, nothing
+    stored."""
+    if not reaches(league_id):
+        return _no_league(league_id)
+    try:
+        body = json_body()
+        url = body.get("url") if isinstance(body, dict) else None
+        settings = dm().settings
+        channels.set_league_channel(dm().db, league_id, url, allow_private=settings.webhook_private, now=utcnow())
+    except (ChannelError, InputError) as exc:
+        return refusal(exc)
+    return jsonify({"ok": True, "channel": _channel_json(channels.league_channel(dm().db, league_id))})
+
+
+@bp.delete("/leagues/<int:league_id>/channel")
+@league_organiser
+def remove_channel(league_id: int) -> ResponseReturnValue:
+    """Remove the league's webhook address: whether it had one."""
+    if not reaches(league_id):
+        return _no_league(league_id)
+    return jsonify({"ok": True, "removed": channels.clear_league_channel(dm().db, league_id)})
+
+
+@bp.post("/leagues/<int:league_id>/channel/resume")
+@league_organiser
+def resume_channel(league_id: int) -> ResponseReturnValue:
+    """Resume the league's paused channel: what waited is posted; 409 without a channel."""
+    if not reaches(league_id):
+        return _no_league(league_id)
+    try:
+        channels.resume_league_channel(dm().db, league_id, utcnow())
+    except ChannelError as exc:
+        return json_error(str(exc), 409)
+    return jsonify({"ok": True, "channel": _channel_json(channels.league_channel(dm().db, league_id))})
 
 
 @bp.post("/leagues/<int:league_id>/seasons")

@@ -44,6 +44,8 @@ SEASON_FIELDS = (
     "promote",
 )
 BAD_CLOSES = N_("Give the day and the time the sign-up closes, such as 2031-03-01 and 18:00.")
+#: the webhook address taken from a form (longer is refused by ``channel.check_url`` with its message).
+URL_LIMIT = 8000
 #: the invitation form's text: ``seasons.MAX_INVITES`` addresses.
 INVITE_LIMIT = 400 * seasons.MAX_INVITES
 

@@ -7,7 +7,9 @@ while a season takes sign-ups, else held until one opens; the page lists those w
 anything; every form is POSTed with its CSRF token, a refusal re-shows it with its message (400; 409 for the
 round's state) and a change answers with a redirect (a reload repeats nothing); starting a round is asked first
 (the button POSTs, or a GET of the start address opens, the page that says what will happen, whose own form
-confirms it). Every change is one call of ``services.leagues.rounds`` or ``services.leagues.seasons``."""
+confirms it). The league's page also sets, removes and resumes its webhook channel (``services.channel``: a refused
+address re-shows the page with its message, 400, nothing stored). Every change is one call of
+``services.leagues.rounds``, ``services.leagues.seasons`` or ``services.channel.channels``."""
 
 from __future__ import annotations
 
@@ -19,6 +21,8 @@ from flask_babel import gettext
 
 from ..models import utcnow
 from ..present import league as shown
+from ..services.channel import channels
+from ..services.channel.urls import ChannelError
 from ..services.errors import N_, ShownError
 from ..services.inputs import small_int
 from ..services.leagues import rounds, seasons
@@ -48,11 +52,14 @@ NOTICES = {
     "season": N_("The season is created: it takes sign-ups now. Invite players, or share the invitation link."),
     "invited": N_("The invitations are on their way."),
     "held": N_("The invitations wait for a season taking sign-ups: they are mailed as soon as one opens."),
+    "channel": N_("The webhook address is set: the league's public events are posted there."),
+    "channel_removed": N_("The webhook address is removed: nothing more is posted."),
+    "channel_resumed": N_("The webhook channel is resumed: what waited is posted now."),
 }
 
 
 def _notice() -> str | None:
-    found = NOTICES.get(str(request.args.get("done", ""))[:12])
+    found = NOTICES.get(str(request.args.get("done", ""))[:20])
     return None if found is None else gettext(found)
 
 
@@ -61,13 +68,63 @@ def _common() -> dict[str, Any]:
     return {"all_leagues": logged_in(), "notice": _notice()}
 
 
-@bp.get("/<token>")
-@league_organiser_link
-def league(token: str) -> ResponseReturnValue:
+def _league(token: str, url: str = "", error: str | None = None, status: int = 200) -> ResponseReturnValue:
     data = rounds.league_view(dm().db, g.league_id)
     page = shown.league_page(reader_language(), data)
     held = seasons.held_invitations(dm().db, g.league_id)
-    return render_template("league/organiser.html", token=token, league=page, held=held, **_common())
+    found = channels.league_channel(dm().db, g.league_id)
+    channel = shown.channel_state(reader_language(), found, data.timezone, utcnow())
+    return (
+        render_template(
+            "league/organiser.html",
+            token=token,
+            league=page,
+            held=held,
+            channel=channel,
+            channel_url=url,
+            channel_error=error,
+            **_common(),
+        ),
+        status,
+    )
+
+
+@bp.get("/<token>")
+@league_organiser_link
+def league(token: str) -> ResponseReturnValue:
+    return _league(token)
+
+
+@bp.post("/<token>/channel")
+@league_organiser_link
+def set_channel(token: str) -> ResponseReturnValue:
+    """Set the league's webhook address (checked: a refusal re-shows the page with its message, 400, nothing
+    stored)."""
+    url = str(request.form.get("url", ""))[: forms.URL_LIMIT]
+    try:
+        channels.set_league_channel(
+            dm().db, g.league_id, url, allow_private=dm().settings.webhook_private, now=utcnow()
+        )
+    except ChannelError as exc:
+        return _league(token, url[:1000], say(exc), 400)
+    return redirect(url_for("league_organiser.league", token=token, done="channel"), code=303)
+
+
+@bp.post("/<token>/channel/remove")
+@league_organiser_link
+def remove_channel(token: str) -> ResponseReturnValue:
+    channels.clear_league_channel(dm().db, g.league_id)
+    return redirect(url_for("league_organiser.league", token=token, done="channel_removed"), code=303)
+
+
+@bp.post("/<token>/channel/resume")
+@league_organiser_link
+def resume_channel(token: str) -> ResponseReturnValue:
+    try:
+        channels.resume_league_channel(dm().db, g.league_id, utcnow())
+    except ChannelError as exc:
+        return _league(token, error=say(exc), status=409)
+    return redirect(url_for("league_organiser.league", token=token, done="channel_resumed"), code=303)
 
 
 def _zone() -> str:

@@ -106,7 +106,7 @@ def create() -> ResponseReturnValue:
         return _to_signin()
     values = {name: str(request.form.get(name, ""))[:1001] for name in FIELDS}
     try:
-        new = proposals.read_new_game(request.form.to_dict())
+        new = proposals.read_new_game(request.form.to_dict(), allow_private=dm().settings.webhook_private)
         proposal_id = proposals.create(dm().db, player_id, new)
     except LobbyError as exc:
         return _new_form(values, say(exc), 400)

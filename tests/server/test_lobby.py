@@ -14,7 +14,7 @@ import pytest
 from sqlalchemy import func, select
 
 from server.models import Game, GameStatus, MailKind, Outbox, Player, Proposal, ProposalStatus, Seat
-from server.services import sweeps
+from server.services import channel, sweeps
 from server.services.links import LinkError, game_link_token
 from server.services.lobby import moderation, proposals
 from server.services.lobby.proposals import LobbyError, NewGame, NotFound
@@ -346,3 +346,15 @@ def test_two_players_taking_the_last_seat_at_once_make_one_game(stack: Stack) ->
     )
     with stack.db.session() as session:
         assert session.execute(select(func.count(Game.id))).scalar_one() == 1
+
+
+def test_a_creators_webhook_address_is_checked_when_proposed_and_becomes_the_games_channel(stack: Stack) -> None:
+    (ann,) = _people(stack, ANN)
+    with pytest.raises(LobbyError):  # a private address, refused unless the server allows them
+        proposals.read_new_game({"seats": "3", "webhook_url": "http://10.0.0.1/hook"})
+    new = proposals.read_new_game({"seats": "3", "webhook_url": "http://127.0.0.1:9/hook"}, allow_private=True)
+    proposal_id = proposals.create(stack.db, ann, new, T0)
+    game_id = proposals.start(stack.db, proposal_id, ann, T0)
+    with stack.db.session() as session:
+        shown = channel.game_channel(session, game_id)
+        assert shown is not None and shown.url == "http://127.0.0.1:9/hook"

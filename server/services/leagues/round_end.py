@@ -1,6 +1,7 @@
 """The end of a round, of a season: when every game of the round is over (or abandoned with a recorded
 result) the round is over: ``LEAGUE_RESULTS`` mails to every player of the season; after the last round the season is
-over: ``SEASON_END`` mails."""
+over: ``SEASON_END`` mails. The league's channel is posted the standings after the round, and the final ones
+(``channel.events``)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from sqlalchemy.orm import Session
 from ...models import (
     Game,
     GameStatus,
+    League,
     LeagueResult,
     LeagueRound,
     MailKind,
@@ -20,7 +22,9 @@ from ...models import (
     SeasonPlayer,
     SeasonStatus,
 )
+from ..channel import events as channel_events
 from ..mailflow import outbox
+from .standings import standings_in
 
 
 def _round_done(session: Session, league_round: LeagueRound) -> bool:
@@ -58,8 +62,15 @@ def round_over(session: Session, league_round: LeagueRound, season: Season, now:
             for p in players
         ),
     )
+    league = session.get(League, season.league_id)
+    told = league is not None and channel_events.listening(session, league.id)
+    table = standings_in(session, season.id, now).divisions if told else []
+    if told and league is not None:
+        channel_events.round_over(session, league, season, league_round, table, now)
     if league_round.number >= season.rounds:
         season.status = SeasonStatus.OVER
+        if told and league is not None:
+            channel_events.season_over(session, league, season, table, now)
         ended = {"season": season.id}
         outbox.add(
             session,

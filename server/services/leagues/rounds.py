@@ -63,6 +63,7 @@ from ...models import (
     StallJSON,
     utcnow,
 )
+from ..channel import events as channel_events
 from ..errors import N_, ShownError
 from ..mailflow import outbox
 from ..play import autopilot, estimate, games
@@ -301,6 +302,10 @@ def start_round(session: Session, rnd: LeagueRound, now: datetime) -> list[int]:
         season.status = SeasonStatus.RUNNING
         promotion.place_divisions(session, season)
     session.flush()
+    seated = [
+        (game, [players[pid] for pid in table]) for (game, _), table in zip(created, rnd.tables or [], strict=True)
+    ]
+    channel_events.round_started(session, league, season, rnd, seated, now)
     for game, eng in created:
         CACHE.put(game, eng)  # the version it was created at: a rolled-back game is never read by its id again
     return [game.id for game, _ in created]

@@ -46,7 +46,7 @@ from ...models import (
     ProposalStatus,
     utcnow,
 )
-from .. import inputs, presets
+from .. import channel, inputs, presets
 from ..errors import N_, ShownError
 from ..leagues.seasons import address_player
 from ..links import LinkError, read_game_invite_token, read_game_link_token
@@ -95,8 +95,6 @@ NO_ADDRESS = N_("Give one or more e-mail addresses, separated by commas or on se
 
 #: what turns text around as it is shown (bidirectional overrides and isolates): never in a title others read.
 BIDI_CONTROL = re.compile("[\u202a-\u202e\u2066-\u2069]")
-BAD_WEBHOOK = N_("The webhook address is one web address (https://…) of at most %(count)s characters.")
-WEBHOOK_LENGTH = 1000
 BAD_TITLE = N_("The title is one line of plain text, without control characters.")
 
 
@@ -125,10 +123,11 @@ def _flag(form: Mapping[str, object], name: str) -> bool:
     return value is True or (isinstance(value, str) and value.strip().lower() in {"1", "on", "true", "yes"})
 
 
-def read_new_game(form: Mapping[str, object]) -> NewGame:
+def read_new_game(form: Mapping[str, object], *, allow_private: bool = False) -> NewGame:
     """The new-game form's fields (or the JSON API's body: the same names) checked; LobbyError naming the first
     wrong one. Fields: ``seats`` (3-6), ``title``, ``option_<name>`` (``engine.options.CHOICES``), ``preset``,
-    ``language``, ``timezone``, ``listed``, ``fill_days`` (1-30), ``webhook_url``."""
+    ``language``, ``timezone``, ``listed``, ``fill_days`` (1-30), ``webhook_url`` (``channel.check_url``: a private
+    host only when ``allow_private``, the setting ``DEADMAIL_WEBHOOK_PRIVATE``)."""
     seats = inputs.small_int(_text(form, "seats", 4), 1)
     if seats is None or not 3 <= seats <= 6:
         raise LobbyError(N_("Mall of Horror takes 3 to 6 players: choose how many."))
@@ -162,13 +161,12 @@ def read_new_game(form: Mapping[str, object]) -> NewGame:
         raise LobbyError(
             N_("The game must fill within %(first)s to %(last)s days."), first=FILL_DAYS[0], last=FILL_DAYS[1]
         )
-    webhook = _text(form, "webhook_url", 1001) or None
-    if webhook is not None and (
-        len(webhook) > WEBHOOK_LENGTH
-        or not webhook.startswith(("https://", "http://"))
-        or any(c.isspace() or ord(c) < 32 for c in webhook)
-    ):
-        raise LobbyError(BAD_WEBHOOK, count=WEBHOOK_LENGTH)
+    webhook = _text(form, "webhook_url", 2000) or None
+    if webhook is not None:
+        try:
+            webhook = channel.check_url(webhook, allow_private)
+        except channel.ChannelError as exc:
+            raise LobbyError(exc.msgid, **exc.params) from None
     return NewGame(seats, title, options, preset, language, timezone, _flag(form, "listed"), fill_days, webhook)
 
 
@@ -615,6 +613,8 @@ def _start(session: Session, proposal: Proposal, now: datetime) -> int:
     )
     game, _engine = games.create_in(session, spec, now)
     game.creator_id = proposal.creator_id
+    if proposal.webhook_url:  # checked when the game was proposed, and again before each post
+        channel.set_game_channel(session, game.id, proposal.webhook_url, allow_private=True, now=now)
     proposal.status, proposal.game_id, proposal.ended_at = ProposalStatus.STARTED, game.id, now
     return game.id
 

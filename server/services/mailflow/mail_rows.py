@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session, joinedload
 from engine.shapes import JSON
 
 from ...models import (
+    Channel,
     EntryStatus,
     Game,
     InboundMail,
@@ -321,3 +322,22 @@ def game_invite(session: Session, invitation_id: JSON) -> tuple[ProposalInvitati
     invitation = session.get(ProposalInvitation, invitation_id) if isinstance(invitation_id, int) else None
     proposed = None if invitation is None else proposal(session, invitation.proposal_id)
     return None if invitation is None or proposed is None else (invitation, proposed)
+
+
+@dataclass(frozen=True)
+class ChannelOf:
+    """A webhook channel, with its league or its game."""
+
+    channel: Channel
+    league: League | None
+    game: Game | None
+
+
+def channel(session: Session, channel_id: JSON) -> ChannelOf | None:
+    """The channel ``channel_id`` with its league (a league's) or its game (a game's); None once it is gone."""
+    found = session.get(Channel, channel_id or 0) if isinstance(channel_id, int) else None
+    if found is None:
+        return None
+    league = None if found.league_id is None else session.get(League, found.league_id)
+    game = None if found.game_id is None else session.get(Game, found.game_id)
+    return ChannelOf(found, league, game)
