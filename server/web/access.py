@@ -266,7 +266,8 @@ def next_path(target: str) -> str:
 
 
 #: the organiser's endpoints a game's creator may use on that game (issue 30): its page, extend, pause, resume,
-#: offer a seat to a substitute (its confirm page and the offer), abandon (asked, then confirmed). Nothing else: not
+#: offer a seat to a substitute (its confirm page and the offer), abandon (asked, then confirmed), the game's webhook
+#: channel (set, remove, resume: the public events only). Nothing else: not
 #: the seats' links (``created_page``, the game page's "Players and their links"), resending, replacing or revoking
 #: them, nor the replay with every secret revealed.
 CREATOR_ENDPOINTS = frozenset(
@@ -278,6 +279,7 @@ CREATOR_ENDPOINTS = frozenset(
         "organiser.offer_form",
         "organiser.offer",
         "organiser.abandon",
+        "organiser.channel",
     }
 )
 

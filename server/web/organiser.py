@@ -26,8 +26,11 @@ from flask_babel import gettext as _
 from ..models import utcnow
 from ..present import organiser as shown
 from ..present.hub import reach_shown
+from ..present.league import channel_state
 from ..services import inputs
 from ..services.attendance import substitutes
+from ..services.channel import channels
+from ..services.channel.urls import ChannelError
 from ..services.errors import ShownError
 from ..services.leagues import rounds
 from ..services.links import league_token, organiser_token
@@ -193,6 +196,9 @@ def _notice(done: str) -> str | None:
         "unchanged": _("Nothing changed: the seat already has that player."),
         "resent": _("The link will be sent by e-mail."),
         "abandoned": _("The game is abandoned."),
+        "channel_set": _("The webhook address is set: the game's public events are posted there."),
+        "channel_removed": _("The webhook address is removed: nothing more is posted."),
+        "channel_resumed": _("The webhook channel is resumed: what waited is posted now."),
     }.get(done)
 
 
@@ -204,7 +210,9 @@ def _offer_urls(game_id: int) -> dict[str, list[str]]:
     }
 
 
-def _game_page(game_id: int, *, error: str | None = None, status: int = 200) -> ResponseReturnValue:
+def _game_page(
+    game_id: int, *, error: str | None = None, status: int = 200, channel_error: str | None = None, url: str = ""
+) -> ResponseReturnValue:
     try:
         data = organise.overview(dm().db, game_id)
     except organise.OrganiseError:
@@ -217,7 +225,21 @@ def _game_page(game_id: int, *, error: str | None = None, status: int = 200) -> 
     context = shown.game_page(reader_language(), data, links, utcnow(), _offer_urls(game_id), figures)
     notice = _notice(str(request.args.get("done", ""))[:20])
     reach = reach_shown(reader_language(), nudges.game_figures(dm().db, game_id))
-    return render_template("organiser/game.html", error=error, notice=notice, reach=reach, **context), status
+    found = channels.of_game(dm().db, game_id)
+    channel = channel_state(reader_language(), found, str(data["timezone"]), utcnow())
+    return (
+        render_template(
+            "organiser/game.html",
+            error=error,
+            notice=notice,
+            reach=reach,
+            channel=channel,
+            channel_error=channel_error,
+            channel_url=url,
+            **context,
+        ),
+        status,
+    )
 
 
 @bp.get("/games/<int:game_id>")
@@ -271,6 +293,20 @@ def extend(game_id: int) -> ResponseReturnValue:
         return "extended"
 
     return _operation(game_id, run)
+
+
+@bp.post("/games/<int:game_id>/channel/<any(set, remove, resume):action>")
+@organiser_required
+def channel(game_id: int, action: str) -> ResponseReturnValue:
+    """The game's webhook channel: set its address, remove it, resume it once paused (``channels.change_game``)."""
+    url = _field("url", 2000) if action == "set" else ""
+    try:
+        done = channels.change_game(
+            dm().db, game_id, action, url, allow_private=dm().settings.webhook_private, now=utcnow()
+        )
+    except ChannelError as exc:
+        return _game_page(game_id, channel_error=say(exc), status=400 if action == "set" else 409, url=url)
+    return _done(game_id, done)
 
 
 @bp.post("/games/<int:game_id>/pause")

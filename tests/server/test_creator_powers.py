@@ -17,7 +17,8 @@ from flask.testing import FlaskClient
 from werkzeug.routing import Rule
 
 from server.db import Database
-from server.models import Game, GameStatus, Invitation, Player, PlayerSession, utcnow
+from server.models import Channel, Game, GameStatus, Invitation, Player, PlayerSession, utcnow
+from server.services.channel import channels
 from server.services.lobby import moderation, proposals
 from server.services.play import games, organise
 from server.web.access import CREATOR_ENDPOINTS, PLAYER_SESSION
@@ -74,7 +75,7 @@ def game_routes(stack: Stack) -> list[Rule]:
 
 
 def call(stack: Stack, client: FlaskClient, rule: Rule, method: str, game_id: int) -> Any:
-    built = rule.build({"game_id": game_id})
+    built = rule.build({"game_id": game_id, **({"action": "remove"} if "action" in rule.arguments else {})})
     assert built is not None
     path = built[1]
     if method == "GET":
@@ -229,3 +230,29 @@ def test_a_game_started_from_a_proposal_is_its_creators(stack: Stack) -> None:
     assert done.status_code == 303
     with stack.db.session() as session:
         assert session.get(Game, game_id).status == GameStatus.ABANDONED  # type: ignore[union-attr]
+
+
+def test_the_creator_sets_removes_and_resumes_their_games_webhook_channel(table: Table) -> None:
+    stack, own, client = table.stack, table.own, table.client
+    page = client.get(f"/o/games/{own}")
+    assert page.status_code == 200 and "Webhook address" in page.text
+    # the server does not allow private addresses (the default): refused, nothing stored
+    refused = post_form(client, stack.app, f"/o/games/{own}/channel/set", {"url": "http://10.0.0.1/hook"})
+    assert refused.status_code == 400 and "Not done:" in refused.text
+    refused = post_form(client, stack.app, f"/o/games/{own}/channel/set", {"url": "javascript:alert(1)"})
+    assert refused.status_code == 400
+    with stack.db.session() as session:
+        assert session.execute(sa.select(sa.func.count(Channel.id))).scalar_one() == 0
+    assert post_form(client, stack.app, f"/o/games/{own}/channel/resume").status_code == 409  # none to resume
+    with stack.db.session() as session:  # (a public address: set as the service does once checked)
+        channels.set_game_channel(session, own, "https://hooks.example.org/abc", allow_private=True, now=utcnow())
+        session.execute(sa.update(Channel).values(paused_at=utcnow(), failures=5, last_error="HTTP 500"))
+    page = client.get(f"/o/games/{own}")
+    assert "https://hooks.example.org/abc" in page.text and "Paused since" in page.text and "HTTP 500" in page.text
+    done = post_form(client, stack.app, f"/o/games/{own}/channel/resume")
+    assert done.status_code == 303
+    with stack.db.session() as session:
+        assert session.execute(sa.select(Channel.paused_at, Channel.failures)).one() == (None, 0)
+    assert post_form(client, stack.app, f"/o/games/{own}/channel/remove").status_code == 303
+    with stack.db.session() as session:
+        assert session.execute(sa.select(sa.func.count(Channel.id))).scalar_one() == 0

@@ -139,3 +139,24 @@ def league_channel(db: Database, league_id: int) -> ChannelShown | None:
 def game_channel(session: Session, game_id: int) -> ChannelShown | None:
     """``shown`` for a game, in the caller's transaction (its creator's page)."""
     return shown(session, game_id=game_id)
+
+
+def of_game(db: Database, game_id: int) -> ChannelShown | None:
+    """``shown`` for a game, in its own transaction (the game's organiser page)."""
+    with db.session() as session:
+        return shown(session, game_id=game_id)
+
+
+def change_game(db: Database, game_id: int, action: str, url: object, *, allow_private: bool, now: datetime) -> str:
+    """The game page's channel form: ``set`` the address ``url`` (checked), ``remove`` it, or ``resume`` a paused
+    channel. Returns what was done; ChannelError (nothing changed) when refused."""
+    with db.session() as session:
+        if action == "set":
+            set_game_channel(session, game_id, url, allow_private=allow_private, now=now)
+            return "channel_set"
+        if action == "remove":
+            return "channel_removed" if clear_game_channel(session, game_id) else "unchanged"
+        if action == "resume":
+            resume_game_channel(session, game_id, now)
+            return "channel_resumed"
+    raise ChannelError(N_("Choose to set, remove or resume the channel."))
