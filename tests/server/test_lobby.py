@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 from sqlalchemy import func, select
 
-from server.models import Game, GameStatus, MailKind, Outbox, Player, Proposal, ProposalStatus, Seat
+from server.models import Game, GameStatus, MailKind, Outbox, Player, Proposal, ProposalStatus, Seat, utcnow
 from server.services import channel, sweeps
 from server.services.links import LinkError, game_link_token
 from server.services.lobby import moderation, proposals
 from server.services.lobby.proposals import LobbyError, NewGame, NotFound
 from tests.conftest import Stack
-from tests.support import T0, add_player, compose, mail_settings, rows_of_kind, text_of
+from tests.support import T0, add_player, compose, counting, mail_settings, rows_of_kind, text_of
 
 ANN, BOB, CAT, DAN = "ann@example.org", "bob@example.org", "cat@example.org", "dan@example.org"
 
@@ -358,3 +358,27 @@ def test_a_creators_webhook_address_is_checked_when_proposed_and_becomes_the_gam
     with stack.db.session() as session:
         shown = channel.game_channel(session, game_id)
         assert shown is not None and shown.url == "http://127.0.0.1:9/hook"
+
+
+def test_the_lobby_reads_the_same_statements_whatever_the_number_of_games(stack: Stack) -> None:
+    """Guarded: a page of 100 games must not cost a query per game (its players' names are read together)."""
+    creators = _people(stack, *(f"creator{i}@example.org" for i in range(6)))
+    joiner = _people(stack, DAN)[0]
+
+    def lobby_costs() -> tuple[int, int]:
+        costs = []
+        for path in ("/lobby", "/api/lobby"):
+            with counting(stack.web_db) as counted:
+                assert stack.client.get(path).status_code == 200
+            costs.append(counted.statements)
+        return costs[0], costs[1]
+
+    first = proposals.create(stack.db, creators[0], NewGame(seats=4, listed=True), utcnow())
+    proposals.join(stack.db, first, joiner, utcnow())
+    few = lobby_costs()
+    for creator in creators:
+        for _ in range(2):
+            made = proposals.create(stack.db, creator, NewGame(seats=5, listed=True), utcnow())
+            proposals.join(stack.db, made, joiner, utcnow())
+    assert len(proposals.open_games(stack.db, proposals.Filters(), utcnow())) == 13
+    assert lobby_costs() == few

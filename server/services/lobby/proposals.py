@@ -383,16 +383,24 @@ class Table:
     game_id: int | None
 
 
-def _table(session: Session, proposal: Proposal) -> Table:
-    members = _members(session, proposal.id)
+def _tables(session: Session, proposals: list[Proposal]) -> list[Table]:
+    """The proposals as tables, their players' names read for all of them in two queries."""
+    ids = [p.id for p in proposals]
+    seated: dict[int, list[int]] = {i: [] for i in ids}
+    for proposal_id, player_id in session.execute(
+        select(ProposalSeat.proposal_id, ProposalSeat.player_id)
+        .where(ProposalSeat.proposal_id.in_(ids))
+        .order_by(ProposalSeat.joined_at, ProposalSeat.id)
+    ):
+        seated[proposal_id].append(player_id)
+    wanted = {i for members in seated.values() for i in members} | {p.creator_id for p in proposals}
     names = {
-        row[0]: row[1]
-        for row in session.execute(
-            select(Player.id, Player.display_name).where(
-                Player.id.in_([m.player_id for m in members] + [proposal.creator_id])
-            )
-        )
+        row[0]: row[1] for row in session.execute(select(Player.id, Player.display_name).where(Player.id.in_(wanted)))
     }
+    return [_table(p, seated[p.id], names) for p in proposals]
+
+
+def _table(proposal: Proposal, members: list[int], names: dict[int, str]) -> Table:
     estimate = proposal.estimate or {}
     median, p90 = estimate.get("days_median"), estimate.get("days_p90")
     return Table(
@@ -400,7 +408,7 @@ def _table(session: Session, proposal: Proposal) -> Table:
         title=proposal.title,
         creator=names.get(proposal.creator_id) or "",
         seats=proposal.seats,
-        players=tuple(names.get(m.player_id) or "?" for m in members),
+        players=tuple(names.get(i) or "?" for i in members),
         preset=proposal.preset,
         language=proposal.language,
         timezone=proposal.timezone,
@@ -443,7 +451,7 @@ def look(db: Database, secret_key: str, token: str) -> InvitationView:
         player = session.get(Player, invitation.player_id)
         assert proposal is not None and player is not None
         return InvitationView(
-            invitation.id, _table(session, proposal), player.email, bool(player.display_name), invitation.answer
+            invitation.id, _tables(session, [proposal])[0], player.email, bool(player.display_name), invitation.answer
         )
 
 
@@ -563,7 +571,7 @@ def by_link(db: Database, secret_key: str, token: str) -> Table:
         proposal = session.get(Proposal, proposal_id)
         if proposal is None or generation != proposal.link_generation:
             raise LinkError(N_("This invitation link was replaced by a newer one: ask for it."))
-        return _table(session, proposal)
+        return _tables(session, [proposal])[0]
 
 
 def new_link(db: Database, proposal_id: int, creator_id: int) -> int:
@@ -745,7 +753,7 @@ def open_games(db: Database, filters: Filters, now: datetime | None = None) -> l
         if filters.zone is not None:
             here = _offset_hours(filters.zone, now.astimezone(UTC))
             found = [p for p in found if abs(_offset_hours(p.timezone, now) - here) <= filters.hours]
-        return [_table(session, p) for p in found[:LOBBY_SIZE]]
+        return _tables(session, found[:LOBBY_SIZE])
 
 
 @dataclass(frozen=True)
@@ -782,7 +790,7 @@ def forming(db: Database, proposal_id: int, player_id: int) -> Forming:
                     .order_by(ProposalInvitation.id)
                 )
             )
-        return Forming(_table(session, proposal), seated, creator, proposal.link_generation, invitations)
+        return Forming(_tables(session, [proposal])[0], seated, creator, proposal.link_generation, invitations)
 
 
 def mine(db: Database, player_id: int) -> list[Table]:
@@ -794,7 +802,7 @@ def mine(db: Database, player_id: int) -> list[Table]:
             .where(Proposal.status == ProposalStatus.FORMING, Proposal.id.in_(joined))
             .order_by(Proposal.id.desc())
         ).scalars()
-        return [_table(session, p) for p in found]
+        return _tables(session, list(found))
 
 
 def is_creator(db: Database, game_id: int, player_id: int) -> bool:
