@@ -860,6 +860,8 @@ class ProposalInvitation(Base):
     #: the invited address's player (a row made minimally for an address not known yet)
     player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"), index=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime, default=utcnow)
+    #: asked for by the address itself with the game's shareable link (not counted as its creator's invitations)
+    asked: Mapped[bool] = mapped_column(Boolean, default=False)
     #: "accepted", "declined" or "never" (declined, and never invite me again); null: not answered yet.
     answer: Mapped[str | None] = mapped_column(String(8))
     answered_at: Mapped[datetime | None] = mapped_column(UTCDateTime)

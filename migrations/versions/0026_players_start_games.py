@@ -98,6 +98,7 @@ def upgrade() -> None:
         sa.Column("proposal_id", sa.Integer(), nullable=False),
         sa.Column("player_id", sa.Integer(), nullable=False),
         sa.Column("created_at", sa.DateTime(), nullable=False),
+        sa.Column("asked", sa.Boolean(), nullable=False),
         sa.Column("answer", sa.String(8), nullable=True),
         sa.Column("answered_at", sa.DateTime(), nullable=True),
         _fk("proposal_invitations", "proposal_id", "proposals", "CASCADE"),

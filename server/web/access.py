@@ -304,7 +304,7 @@ def _creator_may(game_id: int, player_id: int) -> bool:
     if request.endpoint not in CREATOR_ENDPOINTS:
         return False
     db = dm().db
-    return proposals.is_creator(db, game_id, player_id) and not moderation.is_suspended(db, player_id)
+    return bool(proposals.created_games(db, player_id, game_id)) and not moderation.is_suspended(db, player_id)
 
 
 def organiser_required(view: View) -> View:

@@ -28,7 +28,7 @@ from ..services.errors import N_, ShownError
 from ..services.links import game_link_token, player_token
 from ..services.lobby import proposals
 from ..services.lobby.proposals import LobbyError, NotFound
-from .access import PLAYER_SESSION, dm, json_error, message, reader_language, say
+from .access import dm, json_error, message, reader_language, say, signed_in_player
 
 bp = Blueprint("lobby", __name__)
 
@@ -54,7 +54,7 @@ def _notice(done: str) -> str | None:
 
 def _signed_in() -> int | None:
     """The signed-in player (their language and zone for the page), or None."""
-    player_id = signin.find(dm().db, session.get(PLAYER_SESSION), utcnow())
+    player_id = signed_in_player()
     if player_id is not None:
         data = prefs.get_prefs(dm().db, player_id)
         g.language, g.timezone = data["language"], data["timezone"]
@@ -134,6 +134,7 @@ def _game_page(proposal_id: int, player_id: int, error: str | None = None, statu
     page = render_template(
         "lobby/game.html",
         game=game,
+        named=proposals.named(dm().db, player_id),
         link=link,
         error=error,
         notice=_notice(str(request.args.get("done", ""))) if error is None else None,
@@ -199,7 +200,8 @@ def cancel(proposal_id: int) -> ResponseReturnValue:
 @bp.post("/games/<int:proposal_id>/join")
 def join(proposal_id: int) -> ResponseReturnValue:
     """Take a seat of a game listed in the lobby."""
-    return _act(proposal_id, lambda player_id: proposals.join(dm().db, proposal_id, player_id), "joined")
+    name = str(request.form.get("name", ""))[:200]
+    return _act(proposal_id, lambda player_id: proposals.join(dm().db, proposal_id, player_id, name=name), "joined")
 
 
 @bp.post("/games/<int:proposal_id>/leave")
@@ -224,6 +226,7 @@ def _shared_page(token: str, error: str | None = None, status: int = 200, addres
         token=token,
         game=shown.table_shown(reader_language(), _zone(table.timezone), utcnow(), table),
         signed_in=player_id is not None,
+        named=player_id is None or proposals.named(dm().db, player_id),
         member=member,
         error=error,
         address=address,
@@ -243,7 +246,8 @@ def join_shared(token: str) -> ResponseReturnValue:
     if player_id is None:
         return _to_signin()
     try:
-        joined = proposals.join_by_link(dm().db, dm().settings.secret_key, token, player_id)
+        name = str(request.form.get("name", ""))[:200]
+        joined = proposals.join_by_link(dm().db, dm().settings.secret_key, token, player_id, name=name)
     except LobbyError as exc:
         return _shared_page(token, say(exc), _status(exc))
     done = "started" if joined.game_id is not None else "joined"
@@ -292,8 +296,10 @@ def answer(token: str) -> ResponseReturnValue:
         done = proposals.answer(dm().db, dm().settings.secret_key, token, choice, name)
     except LobbyError as exc:
         return _invitation_page(token, say(exc), _status(exc), name)
-    generation = signin.link_generation(dm().db, done.player_id)
-    hub = url_for("prefs.show", token=player_token(dm().settings.secret_key, done.player_id, generation))
+    hub = None
+    if not done.again:  # (an invitation's link never expires: answered again, it opens nothing more)
+        generation = signin.link_generation(dm().db, done.player_id)
+        hub = url_for("prefs.show", token=player_token(dm().settings.secret_key, done.player_id, generation))
     return render_template("lobby/answered.html", done=done, hub=hub)
 
 

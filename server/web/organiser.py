@@ -31,7 +31,7 @@ from ..services import inputs
 from ..services.attendance import substitutes
 from ..services.channel import channels
 from ..services.channel.urls import ChannelError
-from ..services.errors import ShownError
+from ..services.errors import N_, ShownError
 from ..services.leagues import rounds
 from ..services.links import league_token, organiser_token
 from ..services.lobby import moderation, proposals
@@ -203,11 +203,22 @@ def _notice(done: str) -> str | None:
 
 
 def _offer_urls(game_id: int) -> dict[str, list[str]]:
+    """Each seat's offers still open, as links; to a creator, only those of seats they may offer themselves."""
     base = dm().settings.base_url
+    pending = substitutes.pending(dm().db, game_id)
+    if as_creator():
+        pending = {colour: keys for colour, keys in pending.items() if _creator_may_offer(game_id, colour)}
     return {
-        colour: [f"{base}{url_for('invitations.show', token=key)}" for key in keys]
-        for colour, keys in substitutes.pending(dm().db, game_id).items()
+        colour: [f"{base}{url_for('invitations.show', token=key)}" for key in keys] for colour, keys in pending.items()
     }
+
+
+def _creator_may_offer(game_id: int, colour: str) -> bool:
+    try:
+        _offerable(game_id, colour)
+    except organise.OrganiseError:
+        return False
+    return True
 
 
 def _game_page(
@@ -442,10 +453,24 @@ def offer_form(game_id: int) -> ResponseReturnValue:
     """The confirm page of offering a seat to a substitute (from the game page, or the autopilot mail's one-tap
     link): opening it changes nothing; its form POSTs the offer."""
     try:
-        seat = substitutes.offerable(dm().db, game_id, str(request.args.get("colour", ""))[:16])
+        seat = _offerable(game_id, str(request.args.get("colour", ""))[:16])
     except organise.OrganiseError as exc:
         return _refused(game_id, exc)
     return render_template("organiser/offer.html", seat=shown.offered_seat(reader_language(), seat))
+
+
+#: a game's creator (usually a player of it) offers only a seat nobody plays any more: it would hand another
+#: player's seat, hand and all, to whoever they give the link.
+CREATOR_OFFERS = N_("As the game's creator you may offer a seat only once its player is on autopilot, or a bot's seat.")
+
+
+def _offerable(game_id: int, colour: str) -> substitutes.Offered:
+    """The seat about to be offered (``substitutes.offerable``); OrganiseError for a creator when it is a person's
+    who still plays (``CREATOR_OFFERS``)."""
+    seat = substitutes.offerable(dm().db, game_id, colour)
+    if as_creator() and not (seat["bot"] or seat["autopilot"]):
+        raise organise.OrganiseError(CREATOR_OFFERS)
+    return seat
 
 
 @bp.post("/games/<int:game_id>/offer")
@@ -456,8 +481,8 @@ def offer(game_id: int) -> ResponseReturnValue:
     colour, email = _field("colour", 16), _field("email", 320).strip()
     try:
         to = games.person(_field("name", 80), email) if email else None
+        seat = _offerable(game_id, colour)
         key = substitutes.offer(dm().db, game_id, colour, to=to)
-        seat = substitutes.offerable(dm().db, game_id, colour)
     except ShownError as exc:
         return _refused(game_id, exc)
     link = f"{dm().settings.base_url}{url_for('invitations.show', token=key)}"

@@ -39,7 +39,7 @@ from ..services.lobby import proposals
 from ..services.notify import devices, nudges
 from ..services.play import reliability
 from ..text import away, glossary
-from .access import PLAYER_SESSION, dm, player_link, say
+from .access import PLAYER_SESSION, dm, player_link, say, signed_in_player
 
 bp = Blueprint("prefs", __name__)
 
@@ -195,6 +195,8 @@ def _render(
             lambda proposal_id: url_for("lobby.game", proposal_id=proposal_id),
         ),
         created_games=proposals.created_games(dm().db, g.player_id),
+        # a game's organiser page opens to its creator signed in in this browser (a hub's link is not enough)
+        creator_here=signed_in_player() == g.player_id,
         rating=rating_shown(lang, overall),
         history=history_shown(overall),
         league_ratings=league_ratings_shown(lang, hub.league_ratings(dm().db, g.player_id)),

@@ -17,7 +17,7 @@ from flask.testing import FlaskClient
 from werkzeug.routing import Rule
 
 from server.db import Database
-from server.models import Channel, Game, GameStatus, Invitation, Player, PlayerSession, utcnow
+from server.models import Channel, Game, GameStatus, Invitation, Player, PlayerSession, Seat, utcnow
 from server.services.channel import channels
 from server.services.lobby import moderation, proposals
 from server.services.play import games, organise
@@ -144,6 +144,15 @@ def test_the_creators_powers_work_on_their_game(table: Table) -> None:
     resumed = post_form(client, stack.app, f"/o/games/{own}/resume")
     assert resumed.status_code == 303 and organise.overview(stack.db, own)["paused_until"] is None
 
+    # a seat whose player still plays is not the creator's to hand over (its hand and all): refused, nothing made
+    for refused in (
+        client.get(f"/o/games/{own}/offer", query_string={"colour": "blue"}),
+        post_form(client, stack.app, f"/o/games/{own}/offer", {"colour": "blue"}),
+    ):
+        assert refused.status_code == 409 and "only once its player is on autopilot" in refused.text
+    with stack.db.session() as session:
+        assert session.execute(sa.select(sa.func.count(Invitation.id))).scalar_one() == 0
+        session.execute(sa.update(Seat).where(Seat.game_id == own, Seat.colour == "blue").values(autopilot_at=utcnow()))
     form = client.get(f"/o/games/{own}/offer", query_string={"colour": "blue"})
     assert form.status_code == 200 and "Offer this seat to a substitute" in form.text
     offered = post_form(client, stack.app, f"/o/games/{own}/offer", {"colour": "blue"})
@@ -221,7 +230,7 @@ def test_a_game_started_from_a_proposal_is_its_creators(stack: Stack) -> None:
     cleo = player_id(stack.db, "cleo@example.org")
     proposal = proposals.create(stack.db, cleo, proposals.NewGame(seats=3, title="Friday"))
     game_id = proposals.start(stack.db, proposal, cleo)
-    assert proposals.is_creator(stack.db, game_id, cleo)
+    assert proposals.created_games(stack.db, cleo, game_id) == {game_id}
     sign_in(stack.db, stack.client, cleo)
     page = stack.client.get(f"/o/games/{game_id}")
     assert page.status_code == 200 and "Friday" in page.text

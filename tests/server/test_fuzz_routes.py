@@ -234,6 +234,7 @@ def _installation(name: str, tmp: Path, database_url: str, broker_url: str) -> F
     replied = [p.name for p in mails if b"\nReply-To:" in p.read_bytes()]
     assert replied, "a mail that takes a reply"
     valid = {"token": tokens, "game_id": [str(game_id)], "name": replied[:1], "filename": ["deadmail.css"]}
+    valid["action"] = ["set", "remove", "resume"]  # (the game channel's forms)
     fuzzed = Fuzzed(stack, game_id, valid)
     fuzzed.forms = _forms(fuzzed)
     fuzzed.fields = sorted({name for names in fuzzed.forms.values() for name in names})

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 import threading
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -86,7 +87,9 @@ def test_an_invited_address_gets_one_mail_and_nothing_else_until_it_accepts_and_
     done = proposals.answer(stack.db, stack.settings.secret_key, cat_token, "accept", "Cat", T0)
     assert done.game_id is not None
     # the same answer again changes nothing; another is refused
-    assert proposals.answer(stack.db, stack.settings.secret_key, cat_token, "accept", "", T0) == done
+    assert proposals.answer(stack.db, stack.settings.secret_key, cat_token, "accept", "", T0) == replace(
+        done, again=True
+    )
     with pytest.raises(LobbyError, match="answered already"):
         proposals.answer(stack.db, stack.settings.secret_key, cat_token, "decline", now=T0)
 
@@ -118,7 +121,7 @@ def test_never_invite_me_again_stops_every_invitation_to_the_address(stack: Stac
     proposals.invite(stack.db, second, ann, DAN, T0)
     proposals.answer(stack.db, stack.settings.secret_key, _token(stack, DAN), "never", now=T0)
     third = _new(stack, bob)
-    assert proposals.invite(stack.db, third, bob, DAN, T0).skipped == ((DAN, proposals.NO_INVITATIONS),)
+    assert proposals.invite(stack.db, third, bob, DAN, T0).skipped == ((DAN, proposals.NOT_SENT),)
     assert _kinds(stack, DAN) == [MailKind.GAME_INVITE, MailKind.GAME_INVITE]
     # asking with a shareable link changes nothing either, and says the same
     proposals.ask_seat(
@@ -155,7 +158,7 @@ def test_an_address_with_too_many_invitations_waiting_is_not_invited_again(stack
     for _ in range(proposals.UNANSWERED_PER_ADDRESS):
         proposals.invite(stack.db, _new(stack, ann), ann, DAN, T0)
     more = _new(stack, bob)
-    assert proposals.invite(stack.db, more, bob, DAN, T0).skipped == ((DAN, proposals.TOO_MANY_WAITING),)
+    assert proposals.invite(stack.db, more, bob, DAN, T0).skipped == ((DAN, proposals.NOT_SENT),)
     assert proposals.invite(stack.db, more, bob, BOB, T0).skipped == ((BOB, proposals.ALREADY_SEATED),)
 
 
@@ -287,7 +290,7 @@ def test_a_suspended_player_starts_joins_and_accepts_nothing_and_their_forming_g
     ):
         with pytest.raises(LobbyError, match="suspended"):
             run()
-    assert proposals.invite(stack.db, theirs, bob, ANN, T0).skipped == ((ANN, proposals.CANNOT_PLAY),)
+    assert proposals.invite(stack.db, theirs, bob, ANN, T0).skipped == ((ANN, proposals.NOT_SENT),)
     moderation.lift(stack.db, ANN)
     assert proposals.join(stack.db, theirs, ann, T0).game_id is None
 
@@ -382,3 +385,57 @@ def test_the_lobby_reads_the_same_statements_whatever_the_number_of_games(stack:
             proposals.join(stack.db, made, joiner, utcnow())
     assert len(proposals.open_games(stack.db, proposals.Filters(), utcnow())) == 13
     assert lobby_costs() == few
+
+
+def test_asking_with_the_shareable_link_is_capped_per_game_and_not_counted_as_the_creators(stack: Stack) -> None:
+    (ann,) = _people(stack, ANN)
+    proposal_id = _new(stack, ann)
+    token = game_link_token(stack.settings.secret_key, proposal_id, 1)
+    for i in range(proposals.ASKS_PER_DAY):
+        proposals.ask_seat(stack.db, stack.settings.secret_key, token, f"asker{i}@example.org", T0)
+    with pytest.raises(LobbyError, match="used for many invitations today"):
+        proposals.ask_seat(stack.db, stack.settings.secret_key, token, "one-more@example.org", T0)
+    assert len(rows_of_kind(stack.db, MailKind.GAME_INVITE)) == proposals.ASKS_PER_DAY
+    # the creator's own invitations are still all theirs
+    assert (
+        len(proposals.invite(stack.db, proposal_id, ann, " ".join(f"f{i}@example.org" for i in range(10)), T0).sent)
+        == 10
+    )
+
+
+def test_a_player_nobody_named_gives_a_name_to_take_a_seat_never_their_address(stack: Stack) -> None:
+    ann, bob = _people(stack, ANN, BOB)
+    proposal_id = _new(stack, ann, seats=3, listed=True)
+    proposals.invite(stack.db, _new(stack, bob), bob, "secret.local.part@example.org", T0)  # a row, no name
+    unnamed = _id(stack, "secret.local.part@example.org")
+    assert not proposals.named(stack.db, unnamed)
+    with pytest.raises(LobbyError, match="name"):
+        proposals.join(stack.db, proposal_id, unnamed, T0)
+    proposals.join(stack.db, proposal_id, unnamed, T0, name="Sam")
+    game_id = proposals.join(stack.db, proposal_id, bob, T0).game_id
+    with stack.db.session() as session:
+        names = set(
+            session.execute(
+                select(Player.display_name).join(Seat, Seat.player_id == Player.id).where(Seat.game_id == game_id)
+            ).scalars()
+        )
+    assert names == {"ann", "bob", "Sam"}
+
+
+def test_proposals_at_once_are_counted_one_after_the_other(stack: Stack) -> None:
+    (ann,) = _people(stack, ANN)
+    made: list[object] = []
+
+    def propose() -> None:
+        try:
+            made.append(_new(stack, ann, listed=True))
+        except LobbyError as exc:
+            made.append(exc.msgid)
+
+    threads = [threading.Thread(target=propose) for _ in range(6)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sum(isinstance(m, int) for m in made) == proposals.OPEN_PER_DAY
+    assert made.count(proposals.TOO_MANY_OPEN) == 6 - proposals.OPEN_PER_DAY

@@ -196,6 +196,9 @@ def test_invitations_one_mail_each_and_nothing_else_until_accepted(stack: Stack)
     assert accepted.status_code == 200 and "You have a seat" in accepted.text
     hub = re.search(r'href="(/p/[^"]+)"', accepted.text)
     assert hub is not None and bob.get(hub[1]).status_code == 200
+    # the link never expires: accepting again changes nothing and opens no hub (a forwarded mail gives nothing)
+    again = post_form(stack.app.test_client(), stack.app, link, {"answer": "accept"})
+    assert again.status_code == 200 and "/p/" not in again.text and "/signin" in again.text
     assert "2 of 4 seats taken: Ann, Bob" in ann.get(f"/games/{game}").text
     assert mail_kinds(stack, "bob@example.org") == [MailKind.GAME_INVITE]  # (its game has not started)
 
@@ -211,7 +214,7 @@ def test_invitations_one_mail_each_and_nothing_else_until_accepted(stack: Stack)
     other = create_game(stack, ann, title="Another")
     reply = post_form(ann, stack.app, f"/games/{other}/invite", {"addresses": "dee@example.org"})
     page = ann.get(reply.headers["Location"])
-    assert "No invitation sent." in page.text and "dee@example.org: asked never to be invited" in page.text
+    assert "No invitation sent." in page.text and "dee@example.org: takes no invitation now" in page.text
     assert mail_kinds(stack, "dee@example.org") == [MailKind.GAME_INVITE]
 
 

@@ -465,3 +465,21 @@ def test_two_people_accepting_one_invitation_at_once_get_one_seat(stack: Stack) 
         assert player is not None and player.display_name == winner
         tenures = session.execute(sa.text("SELECT count(*) FROM seat_tenures WHERE seat_id = :s"), {"s": yellow.id})
         assert tenures.scalar_one() == 2  # the first player's, ended, and the winner's
+
+
+def test_a_suspended_player_takes_no_seat_and_an_address_that_said_never_gets_no_offer(stack: Stack) -> None:
+    """Issue 30: a suspension and "never invite me again" hold for substitutes' offers too (one answer for both)."""
+    game_id = mid_game(stack.db, windows=1)
+    with stack.db.session() as session:
+        session.add(Player(email="sus@example.org", display_name="Sus", suspended_at=T0))
+        session.add(Player(email="never@example.org", display_name="", no_invitations=True))
+    key = substitutes.offer(stack.db, game_id, "yellow", now=T0 + HOUR)
+    before = all_rows(stack.db)
+    with pytest.raises(substitutes.InvitationError) as refused:
+        substitutes.accept(stack.db, key, "Sus", "sus@example.org", now=T0 + HOUR)
+    assert refused.value.msgid == substitutes.NOT_NOW
+    for address in ("sus@example.org", "never@example.org"):
+        with pytest.raises(organise.OrganiseError) as refused_offer:
+            substitutes.offer(stack.db, game_id, "red", now=T0 + HOUR, to=games.person("X", address))
+        assert refused_offer.value.msgid == substitutes.NOT_NOW
+    assert all_rows(stack.db) == before

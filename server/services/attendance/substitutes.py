@@ -42,6 +42,8 @@ UNKNOWN = N_("This invitation link is not valid: check that you copied all of it
 USED = N_("This invitation was already used: someone took the seat. Nothing was changed.")
 LAPSED = N_("This invitation has lapsed: the seat changed hands since, or the game is no longer running.")
 PLAYS_THIS = N_("%(email)s already plays this seat: nothing was changed.")
+#: a suspended player, or an address that asked never to be invited (``services.lobby``): one answer for both.
+NOT_NOW = N_("This address takes no seat and no invitation now: nothing was changed.")
 
 
 class InvitationError(ShownError):
@@ -77,6 +79,8 @@ def offer(db: Database, game_id: int, colour: str, now: datetime | None = None, 
         session.flush()
         if to is not None:
             guest = find_or_create_player(session, to, zone_of(game))
+            if guest.no_invitations or guest.suspended_at is not None:
+                raise organise.OrganiseError(NOT_NOW)
             row = outbox.player_mail(
                 guest.id, MailKind.INVITATION, f"invitation:{invitation.id}", {"invitation": invitation.id}, now
             )
@@ -212,7 +216,10 @@ def accept(
         ).scalar_one()
         check(invitation, seat, game)
         spec = person(name, email)
-        is_new = session.execute(select(Player.id).where(Player.email == spec.email)).first() is None
+        known = session.execute(select(Player.suspended_at).where(Player.email == spec.email)).first()
+        if known is not None and known[0] is not None:
+            raise InvitationError(NOT_NOW)
+        is_new = known is None
         former = seat.player_id
         newcomer = organise.give_to_person(session, game, seat, window, spec, now)
         if newcomer is None:

@@ -20,9 +20,10 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from ...db import Database
-from ...models import Channel, ChannelPost, Game, League, MailKind, OutboxStatus, Player
+from ...models import Channel, ChannelPost, Game, League, MailKind, OutboxStatus
 from .. import claims
 from ..mailflow import outbox
+from ..play import games
 from . import channels
 
 #: failed tries in a row that pause a channel.
@@ -170,7 +171,7 @@ def _tell_paused(session: Session, channel: Channel, now: datetime) -> None:
     if channel.league_id is not None:
         league = session.get(League, channel.league_id)
         if league is not None and league.organiser_email:
-            player_id = _address_player(session, league.organiser_email, league.timezone).id
+            player_id = games.address_player(session, league.organiser_email, league.timezone).id
             payload["lang"] = league.language
     elif channel.game_id is not None:
         game = session.get(Game, channel.game_id)
@@ -178,21 +179,6 @@ def _tell_paused(session: Session, channel: Channel, now: datetime) -> None:
     if player_id is not None:
         key = f"channel_paused:{channel.id}:{int(now.timestamp())}"
         outbox.add(session, [outbox.player_mail(player_id, MailKind.CHANNEL_PAUSED, key, payload, now)])
-
-
-def _address_player(session: Session, email: str, zone: str) -> Player:
-    """The player of ``email`` (as ``leagues.seasons.address_player``: a row made minimally for an unknown one)."""
-    query = select(Player).where(Player.email == email)
-    known = session.execute(query).scalar_one_or_none()
-    if known is not None:
-        return known
-    try:
-        with session.begin_nested():
-            player = Player(email=email, display_name="", timezone=zone)
-            session.add(player)
-        return player
-    except IntegrityError:
-        return session.execute(query).scalar_one()
 
 
 def prune(db: Database, now: datetime, limit: int = 1000, keep: timedelta = KEEP) -> int:

@@ -433,7 +433,7 @@ def _unseated(db: Database, season_id: int, exc: RoundError, now: datetime) -> N
         league = session.get(League, season.league_id)
         assert league is not None
         if new and league.organiser_email:
-            organiser = seasons.address_player(session, league.organiser_email, league.timezone)
+            organiser = games.address_player(session, league.organiser_email, league.timezone)
             payload = {"season": season.id, "lang": league.language}
             key = f"round_unseated:{season.id}:{number}:{int(now.timestamp())}"
             outbox.add(session, [outbox.player_mail(organiser.id, MailKind.ROUND_UNSEATED, key, payload, now)])

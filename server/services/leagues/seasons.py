@@ -38,7 +38,6 @@ from typing import Any, TypedDict
 from zoneinfo import ZoneInfo
 
 from sqlalchemy import Row, func, select
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 import engine
@@ -65,7 +64,7 @@ from ..attendance.prefs import PrefsError, check_prefs
 from ..errors import N_, ShownError
 from ..links import LinkError, league_token, read_confirm_token, read_league_token
 from ..mailflow import outbox
-from ..play.games import GameError, PlayerSpec, colours_for, person
+from ..play.games import GameError, PlayerSpec, address_player, colours_for, person
 from ..tempo import TempoError, check_timezone
 from . import scoring
 
@@ -379,24 +378,6 @@ def _mailed(session: Session, entry: SeasonPlayer) -> tuple[int, datetime | None
         select(func.count(), func.max(Outbox.created_at)).where(Outbox.key.like(f"league_confirm:{entry.id}:%"))
     ).one()
     return int(count), last
-
-
-def address_player(session: Session, email: str, zone: str = "UTC") -> Player:
-    """The player of ``email``; an unknown address gets a row made minimally (``display_name`` "": no name anyone
-    confirmed; default preferences, but the time zone ``zone``: the league's, so what it is shown before it
-    confirms is in the league's time, not UTC). Two at once for the same address: the second reads back the
-    first's row."""
-    query = select(Player).where(Player.email == email)
-    known = session.execute(query).scalar_one_or_none()
-    if known is not None:
-        return known
-    try:
-        with session.begin_nested():
-            player = Player(email=email, display_name="", timezone=zone)
-            session.add(player)
-        return player
-    except IntegrityError:
-        return session.execute(query).scalar_one()
 
 
 @dataclass(frozen=True)

@@ -90,13 +90,14 @@ def suspend(db: Database, address: str, now: datetime | None = None) -> Suspende
     page). Suspending again changes nothing."""
     now = now or utcnow()
     player_id = _player_of(db, address)
-    with db.session() as session:
+    with db.session() as session:  # first, alone: a seat being taken (its row shared-locked) ends before, or fails
         player = session.get(Player, player_id, with_for_update=True)
         assert player is not None
         if player.suspended_at is not None:
             return Suspended(player_id, ())
         player.suspended_at = now
-        cancel_all_of(session, player_id, now)
+    cancel_all_of(db, player_id, now)  # then their forming games, each locked before its seats
+    with db.session() as session:
         held = session.execute(
             select(Seat.game_id, Seat.colour)
             .join(Game, Game.id == Seat.game_id)

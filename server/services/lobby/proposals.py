@@ -27,7 +27,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
-from sqlalchemy import func, select, update
+from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.orm import Session
 
 import engine
@@ -38,7 +38,6 @@ from ...models import (
     LANGUAGES,
     Game,
     MailKind,
-    Outbox,
     Player,
     Proposal,
     ProposalInvitation,
@@ -48,7 +47,6 @@ from ...models import (
 )
 from .. import channel, inputs, presets
 from ..errors import N_, ShownError
-from ..leagues.seasons import address_player
 from ..links import LinkError, read_game_invite_token, read_game_link_token
 from ..mailflow import outbox
 from ..play import games
@@ -89,6 +87,7 @@ TOO_MANY_INVITES = N_(
     "You may send %(count)s invitations a day and %(left)s are left today: nothing was sent. Share the game's "
     "link instead."
 )
+TOO_MANY_ASKS = N_("This game's link was used for many invitations today: ask its creator to invite you.")
 TOO_MANY_AT_ONCE = N_("Invite at most %(count)s addresses at once: nothing was sent.")
 NO_ADDRESS = N_("Give one or more e-mail addresses, separated by commas or on separate lines.")
 
@@ -170,8 +169,10 @@ def read_new_game(form: Mapping[str, object], *, allow_private: bool = False) ->
     return NewGame(seats, title, options, preset, language, timezone, _flag(form, "listed"), fill_days, webhook)
 
 
-def _player(session: Session, player_id: int) -> Player:
-    player = session.get(Player, player_id)
+def _player(session: Session, player_id: int, *, lock: bool = False) -> Player:
+    """The player, not suspended (LobbyError); ``lock``: their row locked (FOR UPDATE), so counts of what they did
+    today and a suspension wait for each other."""
+    player = session.get(Player, player_id, with_for_update=lock or None)
     if player is None:
         raise NotFound(NOT_FOUND)
     if player.suspended_at is not None:
@@ -191,18 +192,12 @@ def create(db: Database, creator_id: int, new: NewGame, now: datetime | None = N
         engine.new_game(games.colours_for(new.seats), seed=1, options=dict(new.options or {}))
     except engine.ScenarioError as exc:
         raise LobbyError(str(exc)) from None
-    with db.session() as session:
-        _player(session, creator_id)
-        since = select(func.count(Proposal.id)).where(
-            Proposal.creator_id == creator_id, Proposal.created_at > now - DAY
-        )
-        made = _count(session, since)
-        if made >= GAMES_PER_DAY:
-            raise LobbyError(TOO_MANY_GAMES, count=GAMES_PER_DAY)
-        if new.listed and _count(session, since.where(Proposal.listed)) >= OPEN_PER_DAY:
-            raise LobbyError(TOO_MANY_OPEN, count=OPEN_PER_DAY)
+    with db.session() as session:  # refused before the estimate's work when it would be (counted again below)
+        _check_day(session, _player(session, creator_id), new.listed, now)
     estimate = _estimate(db, new, now)
     with db.session() as session:
+        # the creator's row locked: two proposals at once are counted one after the other
+        _check_day(session, _player(session, creator_id, lock=True), new.listed, now)
         proposal = Proposal(
             creator_id=creator_id,
             title=new.title,
@@ -225,6 +220,15 @@ def create(db: Database, creator_id: int, new: NewGame, now: datetime | None = N
         return proposal.id
 
 
+def _check_day(session: Session, creator: Player, listed: bool, now: datetime) -> None:
+    """LobbyError when the creator proposed ``GAMES_PER_DAY`` games in the last day (``OPEN_PER_DAY`` listed)."""
+    since = select(func.count(Proposal.id)).where(Proposal.creator_id == creator.id, Proposal.created_at > now - DAY)
+    if _count(session, since) >= GAMES_PER_DAY:
+        raise LobbyError(TOO_MANY_GAMES, count=GAMES_PER_DAY)
+    if listed and _count(session, since.where(Proposal.listed)) >= OPEN_PER_DAY:
+        raise LobbyError(TOO_MANY_OPEN, count=OPEN_PER_DAY)
+
+
 def _estimate(db: Database, new: NewGame, now: datetime) -> dict[str, Any]:
     """How long the game should take with people not known yet in its zone (``games.estimate_game``)."""
     people = [games.PlayerSpec(name="", email=f"seat{i}@estimate.invalid") for i in range(new.seats)]
@@ -233,9 +237,14 @@ def _estimate(db: Database, new: NewGame, now: datetime) -> dict[str, Any]:
     return {"days_median": figures["days_median"], "days_p90": figures["days_p90"]}
 
 
-def _forming(session: Session, proposal_id: int, *, lock: bool = True) -> Proposal:
+def _forming(session: Session, proposal_id: int, creator_id: int | None = None) -> Proposal:
+    """The forming proposal, locked; NotFound when there is none (or, given ``creator_id``, it is someone else's),
+    LobbyError when it no longer takes players. Every change of a proposal's seats or invitations locks its row first,
+    then the players' rows."""
     query = select(Proposal).where(Proposal.id == proposal_id)
-    proposal = session.execute(query.with_for_update() if lock else query).scalar_one_or_none()
+    if creator_id is not None:
+        query = query.where(Proposal.creator_id == creator_id)
+    proposal = session.execute(query.with_for_update()).scalar_one_or_none()
     if proposal is None:
         raise NotFound(NOT_FOUND)
     if proposal.status != ProposalStatus.FORMING:
@@ -243,14 +252,13 @@ def _forming(session: Session, proposal_id: int, *, lock: bool = True) -> Propos
     return proposal
 
 
-def _mine(session: Session, proposal_id: int, creator_id: int) -> Proposal:
-    """The creator's forming proposal, locked; NotFound for anyone else's."""
-    query = select(Proposal).where(Proposal.id == proposal_id, Proposal.creator_id == creator_id)
-    proposal = session.execute(query.with_for_update()).scalar_one_or_none()
-    if proposal is None:
-        raise NotFound(NOT_FOUND)
-    if proposal.status != ProposalStatus.FORMING:
-        raise LobbyError(NOT_FORMING)
+def _by_link(session: Session, secret_key: str, token: str, *, lock: bool) -> Proposal:
+    """The proposal of a shareable link (its current generation): LinkError for a forged or replaced one; locked and
+    forming (``_forming``) when ``lock``."""
+    proposal_id, generation = read_game_link_token(secret_key, token)
+    proposal = _forming(session, proposal_id) if lock else session.get(Proposal, proposal_id)
+    if proposal is None or generation != proposal.link_generation:
+        raise LinkError(REPLACED_LINK)
     return proposal
 
 
@@ -291,9 +299,12 @@ def split_addresses(text: str) -> list[str]:
 
 ALREADY_INVITED = N_("already invited")
 ALREADY_SEATED = N_("already has a seat")
-NO_INVITATIONS = N_("asked never to be invited")
-TOO_MANY_WAITING = N_("has too many invitations waiting for an answer")
-CANNOT_PLAY = N_("cannot be invited")
+#: what the address asked or what waits there is its own business: one answer for all of it (asked never to be
+#: invited, suspended, too many invitations waiting)
+NOT_SENT = N_("takes no invitation now")
+#: invitations asked for with a game's shareable link, at most, a day per game.
+ASKS_PER_DAY = 20
+REPLACED_LINK = N_("This invitation link was replaced by a newer one: ask for it.")
 
 
 def invite(db: Database, proposal_id: int, creator_id: int, text: str, now: datetime | None = None) -> Invited:
@@ -302,47 +313,43 @@ def invite(db: Database, proposal_id: int, creator_id: int, text: str, now: date
     now = now or utcnow()
     addresses = split_addresses(text)
     with db.session() as session:
-        proposal = _mine(session, proposal_id, creator_id)
-        _player(session, creator_id)
+        proposal = _forming(session, proposal_id, creator_id)
+        _player(session, creator_id, lock=True)  # (two invitations at once are counted one after the other)
         sent_today = _count(
             session,
             select(func.count(ProposalInvitation.id))
             .join(Proposal, Proposal.id == ProposalInvitation.proposal_id)
-            .where(Proposal.creator_id == creator_id, ProposalInvitation.created_at > now - DAY),
+            .where(
+                Proposal.creator_id == creator_id,
+                ProposalInvitation.created_at > now - DAY,
+                ProposalInvitation.asked.is_(False),
+            ),
         )
         if sent_today + len(addresses) > INVITES_PER_DAY:
             raise LobbyError(TOO_MANY_INVITES, count=INVITES_PER_DAY, left=max(0, INVITES_PER_DAY - sent_today))
-        seated = {seat.player_id for seat in _members(session, proposal.id)}
         sent: list[str] = []
         skipped: list[tuple[str, str]] = []
-        rows: list[Outbox] = []
         for address in addresses:
-            player = address_player(session, address, proposal.timezone)
-            if not player.display_name:  # nobody confirmed anything at this address: the table's language
-                player.language = proposal.language
-            why = _why_not_invite(session, proposal, player, seated)
-            if why is not None:
+            why = _invite_one(session, proposal, address, now, asked=False)
+            if why is None:
+                sent.append(address)
+            else:
                 skipped.append((address, why))
-                continue
-            invitation = ProposalInvitation(proposal_id=proposal.id, player_id=player.id, created_at=now)
-            session.add(invitation)
-            session.flush()
-            payload = {"invitation": invitation.id}
-            rows.append(
-                outbox.player_mail(player.id, MailKind.GAME_INVITE, f"game_invite:{invitation.id}", payload, now)
-            )
-            sent.append(address)
-        outbox.add(session, rows)
         return Invited(tuple(sent), tuple(skipped))
 
 
-def _why_not_invite(session: Session, proposal: Proposal, player: Player, seated: set[int]) -> str | None:
-    if player.id in seated:
+def _invite_one(session: Session, proposal: Proposal, address: str, now: datetime, *, asked: bool) -> str | None:
+    """Invite ``address`` to the locked forming ``proposal``: the invitation and its mail, written together; why it
+    was not (``ALREADY_SEATED``, ``ALREADY_INVITED``, ``NOT_SENT``), or None."""
+    player = games.address_player(session, address, proposal.timezone)
+    # the address's row locked: what waits there is counted once at a time
+    session.refresh(player, with_for_update=True)
+    if not player.display_name:  # nobody confirmed anything at this address: the table's language
+        player.language = proposal.language
+    if session.execute(
+        select(ProposalSeat.id).where(ProposalSeat.proposal_id == proposal.id, ProposalSeat.player_id == player.id)
+    ).first():
         return ALREADY_SEATED
-    if player.no_invitations:
-        return NO_INVITATIONS
-    if player.suspended_at is not None:
-        return CANNOT_PLAY
     known = select(ProposalInvitation.id).where(
         ProposalInvitation.proposal_id == proposal.id, ProposalInvitation.player_id == player.id
     )
@@ -357,8 +364,13 @@ def _why_not_invite(session: Session, proposal: Proposal, player: Player, seated
             Proposal.status == ProposalStatus.FORMING,
         )
     )
-    if _count(session, waiting) >= UNANSWERED_PER_ADDRESS:
-        return TOO_MANY_WAITING
+    if player.no_invitations or player.suspended_at is not None or _count(session, waiting) >= UNANSWERED_PER_ADDRESS:
+        return NOT_SENT
+    invitation = ProposalInvitation(proposal_id=proposal.id, player_id=player.id, created_at=now, asked=asked)
+    session.add(invitation)
+    session.flush()
+    key, payload = f"game_invite:{invitation.id}", {"invitation": invitation.id}
+    outbox.add(session, [outbox.player_mail(player.id, MailKind.GAME_INVITE, key, payload, now)])
     return None
 
 
@@ -466,14 +478,17 @@ class Answered:
     answer: str
     #: the game made when this answer took its last seat
     game_id: int | None
+    #: answered so before: this answer changed nothing
+    again: bool = False
 
 
 def answer(
     db: Database, secret_key: str, token: str, choice: str, name: str = "", now: datetime | None = None
 ) -> Answered:
-    """Answer an invitation (once; the same answer again changes nothing). ``accept`` takes a seat (``name``: the
-    player's name when the address has none yet) and may start the game; ``never`` also stops every invitation to
-    the address. LinkError: a forged link; LobbyError: answered otherwise before, the game full or gone."""
+    """Answer an invitation (once; the same answer again changes nothing: ``again``). ``accept`` takes a seat
+    (``name``: the player's name when the address has none yet) and may start the game; ``never`` also stops every
+    invitation to the address. LinkError: a forged link; LobbyError: answered otherwise before, the game full or
+    gone."""
     now = now or utcnow()
     if choice not in ANSWERS:
         raise LobbyError(N_("Choose to accept or to decline."))
@@ -488,21 +503,13 @@ def answer(
                 raise LobbyError(N_("This invitation was answered already."))
             proposal = session.get(Proposal, invitation.proposal_id)
             game_id = None if proposal is None else proposal.game_id
-            return Answered(invitation.proposal_id, invitation.player_id, stored, game_id)
+            return Answered(invitation.proposal_id, invitation.player_id, stored, game_id, again=True)
         player = session.get(Player, invitation.player_id)
         assert player is not None
         game_id = None
         if choice == "accept":
-            if not player.display_name:
-                try:
-                    shown = inputs.person_name(name)
-                except inputs.InputError as exc:
-                    raise LobbyError(exc.msgid, **exc.params) from None
-                if not shown:
-                    raise LobbyError(N_("Give the name the other players will see."))
-                player.display_name = shown[:80]
             proposal = _forming(session, invitation.proposal_id)
-            game_id = _take_seat(session, proposal, player, "invited", now)
+            game_id = _take_seat(session, proposal, player, "invited", now, name)
         elif choice == "never":
             player.no_invitations = True
             session.execute(
@@ -511,15 +518,20 @@ def answer(
                 .values(answer="never", answered_at=now)
             )
         invitation.answer, invitation.answered_at = stored, now
-        return Answered(invitation.proposal_id, player.id, stored, game_id)
+        return Answered(invitation.proposal_id, player.id, stored, game_id, again=False)
 
 
 # --- seats ----------------------------------------------------------------------------------------------------------
 
+NEED_NAME = N_("Give the name the other players will see.")
 
-def _take_seat(session: Session, proposal: Proposal, player: Player, via: str, now: datetime) -> int | None:
-    """``player`` takes a seat of the locked forming ``proposal`` (nothing when they have one); the game's id when
-    that was the last seat (the game starts). LobbyError: suspended, full."""
+
+def _take_seat(session: Session, proposal: Proposal, player: Player, via: str, now: datetime, name: str) -> int | None:
+    """``player`` takes a seat of the locked forming ``proposal`` (nothing when they have one), named ``name`` when
+    nobody named them yet (never after their address); the game's id when that was the last seat (the game starts).
+    LobbyError: suspended, full, no name."""
+    # the player's row shared-locked: a suspension (which locks it to write) waits for this seat, or this for it
+    session.refresh(player, with_for_update={"read": True})
     if player.suspended_at is not None:
         raise LobbyError(SUSPENDED)
     members = _members(session, proposal.id)
@@ -527,6 +539,14 @@ def _take_seat(session: Session, proposal: Proposal, player: Player, via: str, n
         return None
     if len(members) >= proposal.seats:
         raise LobbyError(FULL)
+    if not player.display_name:
+        try:
+            shown = inputs.person_name(name)
+        except inputs.InputError as exc:
+            raise LobbyError(exc.msgid, **exc.params) from None
+        if not shown:
+            raise LobbyError(NEED_NAME)
+        player.display_name = shown[:80]
     session.add(ProposalSeat(proposal_id=proposal.id, player_id=player.id, via=via, joined_at=now))
     session.flush()
     if len(members) + 1 == proposal.seats:
@@ -541,43 +561,44 @@ class Joined:
     game_id: int | None
 
 
-def join(db: Database, proposal_id: int, player_id: int, now: datetime | None = None) -> Joined:
-    """A signed-in player takes a seat of a game listed in the lobby. LobbyError: not listed (NotFound), full,
-    suspended, no longer forming."""
+def join(db: Database, proposal_id: int, player_id: int, now: datetime | None = None, name: str = "") -> Joined:
+    """A signed-in player takes a seat of a game listed in the lobby (``name``: theirs, when they have none yet).
+    LobbyError: not listed (NotFound), full, suspended, no longer forming, no name."""
     now = now or utcnow()
     with db.session() as session:
         proposal = _forming(session, proposal_id)
         if not proposal.listed:
             raise NotFound(NOT_FOUND)
-        return Joined(proposal.id, _take_seat(session, proposal, _player(session, player_id), "lobby", now))
+        return Joined(proposal.id, _take_seat(session, proposal, _player(session, player_id), "lobby", now, name))
 
 
-def join_by_link(db: Database, secret_key: str, token: str, player_id: int, now: datetime | None = None) -> Joined:
+def join_by_link(
+    db: Database, secret_key: str, token: str, player_id: int, now: datetime | None = None, name: str = ""
+) -> Joined:
     """A signed-in player takes a seat with a game's shareable link (its current generation). LinkError: forged or
     revoked; LobbyError as ``join``."""
     now = now or utcnow()
-    proposal_id, generation = read_game_link_token(secret_key, token)
     with db.session() as session:
-        proposal = _forming(session, proposal_id)
-        if generation != proposal.link_generation:
-            raise LinkError(N_("This invitation link was replaced by a newer one: ask for it."))
-        return Joined(proposal.id, _take_seat(session, proposal, _player(session, player_id), "link", now))
+        proposal = _by_link(session, secret_key, token, lock=True)
+        return Joined(proposal.id, _take_seat(session, proposal, _player(session, player_id), "link", now, name))
 
 
 def by_link(db: Database, secret_key: str, token: str) -> Table:
     """The game a shareable link invites to (LinkError: forged or revoked)."""
-    proposal_id, generation = read_game_link_token(secret_key, token)
     with db.session() as session:
-        proposal = session.get(Proposal, proposal_id)
-        if proposal is None or generation != proposal.link_generation:
-            raise LinkError(N_("This invitation link was replaced by a newer one: ask for it."))
-        return _tables(session, [proposal])[0]
+        return _tables(session, [_by_link(session, secret_key, token, lock=False)])[0]
+
+
+def named(db: Database, player_id: int) -> bool:
+    """Whether the player has a name (else taking a seat asks for one)."""
+    with db.session() as session:
+        return bool(session.execute(select(Player.display_name).where(Player.id == player_id)).scalar_one_or_none())
 
 
 def new_link(db: Database, proposal_id: int, creator_id: int) -> int:
     """The creator's new shareable link: the links given before stop working. Returns its generation."""
     with db.session() as session:
-        proposal = _mine(session, proposal_id, creator_id)
+        proposal = _forming(session, proposal_id, creator_id)
         proposal.link_generation += 1
         return proposal.link_generation
 
@@ -600,7 +621,7 @@ def start(db: Database, proposal_id: int, creator_id: int, now: datetime | None 
     """The creator starts their game now, bots in the seats nobody took. Returns the game's id."""
     now = now or utcnow()
     with db.session() as session:
-        proposal = _mine(session, proposal_id, creator_id)
+        proposal = _forming(session, proposal_id, creator_id)
         _player(session, creator_id)
         return _start(session, proposal, now)
 
@@ -650,47 +671,57 @@ def cancel(db: Database, proposal_id: int, creator_id: int, now: datetime | None
     """The creator cancels their forming game; each player who joined is mailed."""
     now = now or utcnow()
     with db.session() as session:
-        _cancel(session, _mine(session, proposal_id, creator_id), "creator", now, tell_creator=False)
+        _cancel(session, _forming(session, proposal_id, creator_id), "creator", now, tell_creator=False)
 
 
 def cancel_unfilled(db: Database, now: datetime, limit: int, more: Any) -> int:
     """The sweep: forming games past their ``fill_by`` cancelled, their players mailed. Returns how many."""
     with db.session() as session:
-        due = session.execute(
-            select(Proposal)
-            .where(Proposal.status == ProposalStatus.FORMING, Proposal.fill_by <= now)
-            .order_by(Proposal.fill_by)
-            .limit(limit)
-            .with_for_update(skip_locked=True)
-        ).scalars()
-        count = 0
+        due = (
+            session.execute(
+                select(Proposal)
+                .where(Proposal.status == ProposalStatus.FORMING, Proposal.fill_by <= now)
+                .order_by(Proposal.fill_by)
+                .limit(limit)
+                .with_for_update(skip_locked=True)
+            )
+            .scalars()
+            .all()
+        )
+        if len(due) == limit:  # another batch takes the next ones meanwhile
+            more()
         for proposal in due:
             _cancel(session, proposal, "unfilled", now, tell_creator=True)
-            count += 1
-    if count == limit:
-        more()
-    return count
+        return len(due)
 
 
-def cancel_all_of(session: Session, player_id: int, now: datetime) -> None:
-    """A suspended player's forming games are cancelled (their players mailed), and their seats in others' given
-    back; their unanswered invitations are declined."""
-    for proposal in session.execute(
-        select(Proposal)
-        .where(Proposal.creator_id == player_id, Proposal.status == ProposalStatus.FORMING)
-        .with_for_update()
-    ).scalars():
-        _cancel(session, proposal, "suspended", now, tell_creator=False)
-    forming = select(Proposal.id).where(Proposal.status == ProposalStatus.FORMING)
-    for seat in session.execute(
-        select(ProposalSeat).where(ProposalSeat.player_id == player_id, ProposalSeat.proposal_id.in_(forming))
-    ).scalars():
-        session.delete(seat)
-    session.execute(
-        update(ProposalInvitation)
-        .where(ProposalInvitation.player_id == player_id, ProposalInvitation.answer.is_(None))
-        .values(answer="declined", answered_at=now)
-    )
+def cancel_all_of(db: Database, player_id: int, now: datetime) -> None:
+    """A suspended player's forming games are cancelled (their players mailed), their seats in others' given back
+    (each game's row locked first, as every change of its seats), and their unanswered invitations declined."""
+    joined = select(ProposalSeat.proposal_id).where(ProposalSeat.player_id == player_id)
+    with db.session() as session:
+        for proposal in session.execute(
+            select(Proposal)
+            .where(
+                Proposal.status == ProposalStatus.FORMING,
+                or_(Proposal.creator_id == player_id, Proposal.id.in_(joined)),
+            )
+            .order_by(Proposal.id)
+            .with_for_update()
+        ).scalars():
+            if proposal.creator_id == player_id:
+                _cancel(session, proposal, "suspended", now, tell_creator=False)
+            else:
+                session.execute(
+                    delete(ProposalSeat).where(
+                        ProposalSeat.proposal_id == proposal.id, ProposalSeat.player_id == player_id
+                    )
+                )
+        session.execute(
+            update(ProposalInvitation)
+            .where(ProposalInvitation.player_id == player_id, ProposalInvitation.answer.is_(None))
+            .values(answer="declined", answered_at=now)
+        )
 
 
 # --- reading ------------------------------------------------------------------------------------------------------
@@ -749,7 +780,9 @@ def open_games(db: Database, filters: Filters, now: datetime | None = None) -> l
     if filters.language is not None:
         query = query.where(Proposal.language == filters.language)
     with db.session() as session:
-        found = list(session.execute(query.order_by(Proposal.fill_by, Proposal.id).limit(LOBBY_SIZE * 2)).scalars())
+        query = query.order_by(Proposal.fill_by, Proposal.id)
+        # (a zone filter is applied here, on every listed game: the lobby's page is cut after it)
+        found = list(session.execute(query if filters.zone else query.limit(LOBBY_SIZE)).scalars())
         if filters.zone is not None:
             here = _offset_hours(filters.zone, now.astimezone(UTC))
             found = [p for p in found if abs(_offset_hours(p.timezone, now) - here) <= filters.hours]
@@ -805,45 +838,32 @@ def mine(db: Database, player_id: int) -> list[Table]:
         return _tables(session, list(found))
 
 
-def is_creator(db: Database, game_id: int, player_id: int) -> bool:
-    """Whether the player created the game (``Game.creator_id``): the organiser's powers over it."""
-    with db.session() as session:
-        found = session.execute(select(Game.creator_id).where(Game.id == game_id)).scalar_one_or_none()
-        return found is not None and found == player_id
-
-
 def ask_seat(db: Database, secret_key: str, token: str, address: str, now: datetime | None = None) -> None:
     """Someone not signed in, with a game's shareable link, gives their address: it is mailed the game's invitation
-    (one mail, accepted from it, as the creator's invitations), unless it asked never to be invited, is suspended,
-    has one for this game already or too many waiting (then nothing is sent, and the answer is the same: it tells
-    nothing of the address). LinkError: forged or revoked link; LobbyError: not one address, the game no longer
-    forming."""
+    (one mail, accepted from it, as the creator's invitations; at most ``ASKS_PER_DAY`` a day per game, not counted
+    as the creator's), unless it asked never to be invited, is suspended, has one for this game already or too many
+    waiting (then nothing is sent, and the answer is the same: it tells nothing of the address). LinkError: forged or
+    revoked link; LobbyError: not one address, the game no longer forming, the day's asks used up."""
     now = now or utcnow()
     try:
         email = inputs.email_address(address)
     except inputs.InputError as exc:
         raise LobbyError(exc.msgid, **exc.params) from None
-    proposal_id, generation = read_game_link_token(secret_key, token)
     with db.session() as session:
-        proposal = _forming(session, proposal_id)
-        if generation != proposal.link_generation:
-            raise LinkError(N_("This invitation link was replaced by a newer one: ask for it."))
-        player = address_player(session, email, proposal.timezone)
-        if not player.display_name:
-            player.language = proposal.language
-        seated = {seat.player_id for seat in _members(session, proposal.id)}
-        if _why_not_invite(session, proposal, player, seated) is not None:
-            return
-        invitation = ProposalInvitation(proposal_id=proposal.id, player_id=player.id, created_at=now)
-        session.add(invitation)
-        session.flush()
-        payload = {"invitation": invitation.id}
-        outbox.add(
-            session, [outbox.player_mail(player.id, MailKind.GAME_INVITE, f"game_invite:{invitation.id}", payload, now)]
+        proposal = _by_link(session, secret_key, token, lock=True)
+        asked_today = select(func.count(ProposalInvitation.id)).where(
+            ProposalInvitation.proposal_id == proposal.id,
+            ProposalInvitation.asked.is_(True),
+            ProposalInvitation.created_at > now - DAY,
         )
+        if _count(session, asked_today) >= ASKS_PER_DAY:
+            raise LobbyError(TOO_MANY_ASKS)
+        _invite_one(session, proposal, email, now, asked=True)
 
 
-def created_games(db: Database, player_id: int) -> set[int]:
-    """The ids of the games the player created (the organiser's powers over each)."""
+def created_games(db: Database, player_id: int, game_id: int | None = None) -> set[int]:
+    """The ids of the games the player created (the organiser's powers over each); given ``game_id``, that one only
+    (empty when it is not theirs)."""
+    query = select(Game.id).where(Game.creator_id == player_id)
     with db.session() as session:
-        return set(session.execute(select(Game.id).where(Game.creator_id == player_id)).scalars())
+        return set(session.execute(query if game_id is None else query.where(Game.id == game_id)).scalars())

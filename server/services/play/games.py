@@ -8,6 +8,7 @@ from datetime import datetime
 from typing import Any, TypedDict
 
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, object_session
 
 import engine
@@ -359,6 +360,24 @@ def find_or_create_player(session: Session, spec: PlayerSpec, timezone: str = "U
     elif not player.display_name:  # made by an unconfirmed sign-up (``leagues.address_player``): nobody named it
         player.display_name = spec.name or spec.email
     return player
+
+
+def address_player(session: Session, email: str, zone: str = "UTC") -> Player:
+    """The player of ``email``; an unknown address gets a row made minimally (``display_name`` "": no name anyone
+    confirmed; default preferences, but the time zone ``zone``: the league's or the game's, so what it is shown before
+    it confirms is in their time, not UTC). Two at once for the same address: the second reads back the
+    first's row."""
+    query = select(Player).where(Player.email == email)
+    known = session.execute(query).scalar_one_or_none()
+    if known is not None:
+        return known
+    try:
+        with session.begin_nested():
+            player = Player(email=email, display_name="", timezone=zone)
+            session.add(player)
+        return player
+    except IntegrityError:
+        return session.execute(query).scalar_one()
 
 
 def zone_of(game: Game) -> str:
