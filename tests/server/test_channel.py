@@ -322,11 +322,13 @@ def test_a_failing_channel_is_paused_its_organiser_mailed_once_and_resumed_from_
     assert results == ["retry"] * (posts.MAX_FAILURES - 1) + ["paused"]
     (channel,) = channel_rows(hooked)
     assert channel.paused_at is not None and channel.failures == posts.MAX_FAILURES
-    # paused: nothing is tried, nothing new is written
+    # paused: nothing is tried; what happens meanwhile is kept for when it resumes
+    with hooked.db.session() as session:
+        meanwhile = posts.post(session, "test:2", {"facts": {}}, T0, league_id=league_id)
+        assert meanwhile is not None
+        later_id = meanwhile.id
     assert send_posts(hooked.db, hooked.settings, at + DAY) == {}
     assert receiver.tried() == posts.MAX_FAILURES
-    with hooked.db.session() as session:
-        assert posts.post(session, "test:2", {"facts": {}}, T0, league_id=league_id) is None
     # one mail to the league's organiser address, saying so
     (mail,) = rows_of_kind(hooked.db, MailKind.CHANNEL_PAUSED)
     with hooked.db.session() as session:
@@ -345,8 +347,8 @@ def test_a_failing_channel_is_paused_its_organiser_mailed_once_and_resumed_from_
     reply = post_form(hooked.client, hooked.app, f"{page}/channel/resume")
     assert reply.status_code == 303
     assert "Paused since" not in hooked.client.get(page).get_data(as_text=True)
-    assert send_posts(hooked.db, hooked.settings, at + DAY) == {post_id: "sent"}
-    assert len(receiver.taken()) == 1 and len(rows_of_kind(hooked.db, MailKind.CHANNEL_PAUSED)) == 1
+    assert send_posts(hooked.db, hooked.settings, at + DAY) == {post_id: "sent", later_id: "sent"}
+    assert len(receiver.taken()) == 2 and len(rows_of_kind(hooked.db, MailKind.CHANNEL_PAUSED)) == 1
     # the JSON API shows it, removes it
     shown_api = hooked.client.get(f"/api/leagues/{league_id}", headers=AUTH).json
     assert shown_api is not None and shown_api["channel"]["url"] == receiver.url

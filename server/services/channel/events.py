@@ -28,9 +28,8 @@ MAX_NAME = 80
 
 
 def listening(session: Session, league_id: int) -> bool:
-    """The league has a channel that is not paused (its events are worth building)."""
-    channel = channels.find(session, league_id=league_id)
-    return channel is not None and channel.paused_at is None
+    """The league has a channel (its events are worth building; a paused one keeps them for when it resumes)."""
+    return channels.find(session, league_id=league_id) is not None
 
 
 def public_name(name: str | None) -> str | None:

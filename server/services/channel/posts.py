@@ -5,8 +5,9 @@ sent by the worker's ``channel`` sweep part (``server/mail/channel.py``), claime
 dead worker released after ``STUCK_AFTER``; final rows pruned after ``keep``.
 
 A channel counts its failed tries in a row (a post taken resets it); after ``MAX_FAILURES`` it is paused: nothing
-more is written or sent to it, the post that failed waits, and its organiser gets one ``channel_paused`` mail (a
-league's ``organiser_email``; a game's creator). Resuming it (``channels``) sends what waits."""
+more is sent to it, the post that failed and the events written since wait, and its organiser gets one
+``channel_paused`` mail (a league's ``organiser_email``; a game's creator). Resuming it (``channels``) sends what
+waits."""
 
 from __future__ import annotations
 
@@ -48,10 +49,10 @@ def post(
     game_id: int | None = None,
 ) -> ChannelPost | None:
     """Write the event ``payload`` (public facts only: ``events`` builds them) for the league's (or the game's)
-    channel in the caller's transaction, once per ``key``: the row, or None when there is no channel, it is paused,
-    or the event was written already."""
+    channel in the caller's transaction, once per ``key`` (a paused channel's wait for it to resume): the row, or None
+    when there is no channel or the event was written already."""
     channel = channels.find(session, league_id=league_id, game_id=game_id)
-    if channel is None or channel.paused_at is not None:
+    if channel is None:
         return None
     stored = f"{channel.id}/{key}"[:160]
     if session.execute(select(ChannelPost.id).where(ChannelPost.key == stored)).first() is not None:
