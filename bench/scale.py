@@ -378,9 +378,11 @@ MAIL_DUE = (
 
 
 def sweep_idle(stack: Stack) -> float:
-    """One pass of every part of the sweep (``services.sweeps``, the mail part's ``send_batch``) with nothing due,
-    run here in one process, part after part: the seconds the pass costs, whatever the number of workers."""
+    """One pass of every part of the sweep (``services.sweeps``; the mail, push and channel parts, which the worker
+    sends, by their senders) with nothing due, run here in one process, part after part: the seconds the pass
+    costs, whatever the number of workers."""
     from server.db import Database
+    from server.mail.channel import send_posts
     from server.mail.push import send_nudges
     from server.mail.send import send_batch
     from server.mail.transports import transport_for
@@ -396,6 +398,8 @@ def sweep_idle(stack: Stack) -> float:
                 send_batch(db, transport_for(stack.settings), stack.settings, now, stack.settings.sweep_batch)
             elif part == "push":
                 send_nudges(db, stack.settings, now, limit=stack.settings.sweep_batch)
+            elif part == "channel":
+                send_posts(db, stack.settings, now, limit=stack.settings.sweep_batch)
             else:
                 sweeps.run(part, db, now, stack.settings.sweep_batch, lambda: None, keep)
         return time.perf_counter() - t0
