@@ -31,7 +31,7 @@ from ..services import signin
 from ..services.attendance import substitutes
 from ..services.errors import ShownError
 from ..services.inputs import one_line
-from ..services.links import organiser_token, player_token, seat_token, signin_token
+from ..services.links import organiser_token, player_token, seat_token, signin_token, unsubscribe_token
 from ..services.mailflow import mail_rows, outbox, reply_address
 from ..services.play import autopilot, chat, standing_answers
 from ..services.play.seats import Shared, answer_in, open_request, progress, seat_state
@@ -159,7 +159,7 @@ class Composer:
         #: ``lang``: a row's own language (a mail to an address not yet confirmed: the sign-up form's, the league's)
         self.lang = i18n.language(lang or player.language)
         self.t = i18n.translations(self.lang)
-        #: the player's preferences page (also the mail's List-Unsubscribe).
+        #: the player's preferences page.
         self.prefs_url = f"{settings.base_url}/p/{player_token(settings.secret_key, player.id, player.link_generation)}"
         #: seat id -> its ``open_request`` read a moment ago in this transaction (the notice's staleness check)
         self.opened: dict[int, tuple[Window | None, RequestRow | None]] = {}
@@ -506,6 +506,11 @@ class Composer:
         return Mail(message, chat={seat.id: max(c.last for c in unread)})
 
 
+#: the mails that answer something the reader did (a reply, a sign-in link asked for, a sign-up to confirm): no
+#: unsubscribe header (RFC 8058 is for mail they did not ask for at that moment).
+ANSWERS = frozenset({MailKind.REPLY, MailKind.SIGNIN, MailKind.LEAGUE_CONFIRM})
+
+
 def envelope(
     composer: Composer,
     row: Outbox,
@@ -529,7 +534,10 @@ def envelope(
     if reply_to:
         message["Reply-To"] = reply_to
     message["Auto-Submitted"] = "auto-generated"
-    message["List-Unsubscribe"] = f"<{composer.prefs_url}>"
+    if row.kind not in ANSWERS:  # RFC 8058: one click switches the reader to the digest (``web/unsubscribe.py``)
+        token = unsubscribe_token(settings.secret_key, player.id, player.link_generation)
+        message["List-Unsubscribe"] = f"<{settings.base_url}/unsubscribe/{token}>"
+        message["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"
     message.set_content(text)
     message.add_alternative(html, subtype="html")
     if pictures:

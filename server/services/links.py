@@ -108,6 +108,21 @@ def read_signin_token(secret_key: str, token: str, max_age: int) -> int:
     return _one_id(_load(secret_key, SIGNIN_SALT, token, max_age, expired))
 
 
+UNSUBSCRIBE_SALT = "deadmail.unsubscribe"
+
+
+def unsubscribe_token(secret_key: str, player_id: int, generation: int) -> str:
+    """A mail's one-click unsubscribe address (RFC 8058): the player, of their link generation (revoked with their
+    other links)."""
+    return serializer(secret_key, UNSUBSCRIBE_SALT).dumps([player_id, generation])
+
+
+def read_unsubscribe_token(secret_key: str, token: str, max_age: int) -> tuple[int, int]:
+    """``(player id, generation)`` of a one-click unsubscribe address; LinkError for a forged or too old one."""
+    expired = N_("This link has expired: use the link in your latest e-mail.")
+    return _two_ids(_load(secret_key, UNSUBSCRIBE_SALT, token, max_age, expired))
+
+
 GAME_INVITE_SALT = "deadmail.game-invite"
 GAME_LINK_SALT = "deadmail.game-link"
 

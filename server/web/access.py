@@ -385,6 +385,8 @@ LINK_PAGES = (
     "api_leagues.public_standings",
     "lobby.shared",
     "lobby.invitation",
+    "unsubscribe.page",
+    "unsubscribe.change",
 )
 #: endpoints that check the organiser's token (the login form, the API's and the webhook's ``Bearer``): wrong tokens
 #: are counted.

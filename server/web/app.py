@@ -29,6 +29,7 @@ from . import (
     seat,
     signin,
     standings,
+    unsubscribe,
     webhook,
 )
 
@@ -65,6 +66,8 @@ def create_app(settings: Settings, db: Database) -> Flask:
     csrf.exempt(api.bp)
     csrf.exempt(api_leagues.bp)
     csrf.exempt(webhook.bp)
+    # RFC 8058: a mailbox provider's one-click POST carries no cookie; its signed address is the proof
+    csrf.exempt(unsubscribe.bp)
     guard.init_app(app)  # sizes, JSON depth, NUL and surrogates, ids in range: before the blueprints' routes
     limits = {webhook.bp: webhook.rate, chat.bp: "30/minute", notify.bp: "30/minute"}
     limiter = access.init_limits(app, settings, limits)
@@ -74,6 +77,7 @@ def create_app(settings: Settings, db: Database) -> Flask:
         seat.bp,  # the seat page, one-tap answers, the home page
         webhook.bp,  # POST /inbound/mail
         prefs.bp,  # /p/<token>: preferences
+        unsubscribe.bp,  # /unsubscribe/<token>: a mail's one-click unsubscribe (RFC 8058)
         signin.bp,  # /signin, /signin/<token>, /me, /signout: players sign in by mail
         lobby.bp,  # /games/new, /games/<id>, /g/<token>, /invited/<token>, /lobby, /api/lobby: players' own games
         notify.bp,  # /s/<token>/devices, /p/<token>/devices, /p/<token>/notify: devices and how a player is told

@@ -18,7 +18,7 @@ from flask import Flask
 #: league links (organiser, public, invitation, sign-up confirmation), calendars (the longer prefix first), sign-in
 #: links, and players' own games' shareable links and invitations.
 TOKEN_IN_PATH = re.compile(
-    r"(/(?:s|p|mail|o/link|api/seat|lo|ls|l/confirm|l|calendar/league|calendar|signin|g|invited)/)([A-Za-z0-9_.-]{5,})"
+    r"(/(?:s|p|mail|o/link|api/seat|lo|ls|l/confirm|l|calendar/league|calendar|signin|g|invited|unsubscribe)/)([A-Za-z0-9_.-]{5,})"
 )
 #: the loggers that write request paths (besides each app's own).
 PATH_LOGGERS = ("werkzeug", "waitress", "gunicorn.error", "gunicorn.access")

@@ -37,6 +37,7 @@ from server.services.links import (
     player_token,
     seat_token,
     signin_token,
+    unsubscribe_token,
 )
 from server.services.lobby import proposals
 from server.services.play import games
@@ -184,7 +185,10 @@ def token_requests(stack: Stack) -> list[tuple[str, str, dict[str, Any]]]:
     (invited,) = rows_of_kind(stack.db, MailKind.GAME_INVITE)
     game_invite = game_invite_token(stack.settings.secret_key, invited.payload["invitation"])
     game_link = game_link_token(stack.settings.secret_key, proposal, 1)
+    unsubscribe = unsubscribe_token(stack.settings.secret_key, owner.id, owner.link_generation)
     return [
+        ("GET", f"/unsubscribe/{unsubscribe}", {}),
+        ("POST", f"/unsubscribe/{unsubscribe}", {"mode": "nonsense"}),
         ("GET", f"/g/{game_link}", {}),
         ("POST", f"/g/{game_link}", csrf),
         ("POST", f"/g/{game_link}/ask", {**csrf, "address": "not an address"}),

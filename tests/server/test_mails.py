@@ -178,7 +178,8 @@ def test_one_thread_per_seat_and_events_are_told_once(stack: Stack) -> None:
     for header in ("Date", "Auto-Submitted", "List-Unsubscribe", "From", "To", "Subject"):
         assert mail2[header], header
     assert mail2["Auto-Submitted"] == "auto-generated"
-    assert mail2["List-Unsubscribe"].startswith(f"<{stack.settings.base_url}/p/")
+    assert mail2["List-Unsubscribe"].startswith(f"<{stack.settings.base_url}/unsubscribe/")
+    assert mail2["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
 
     events = view_events(db, created.game_id, seat.colour)
     names = table_names(db, created.game_id)

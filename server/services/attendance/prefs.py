@@ -21,7 +21,7 @@ from ...db import Database
 from ...models import LANGUAGES, Game, GameStatus, Outbox, Player, Seat
 from .. import inputs
 from ..errors import N_, ShownError
-from ..links import LinkError, check_current, read_player_token
+from ..links import LinkError, check_current, read_player_token, read_unsubscribe_token
 from ..mailflow import outbox
 from ..play import standing_answers, turns
 from ..play.seats import standing_order
@@ -58,6 +58,45 @@ def open_player(db: Database, secret_key: str, token: str, max_age: int) -> int:
             raise LinkError(N_("This link is not valid."))
         check_current(player.link_generation, generation)
         return player.id
+
+
+#: how long a mail's one-click unsubscribe address works (RFC 8058: the mail may be read weeks later).
+UNSUBSCRIBE_MAX_AGE = 90 * 24 * 3600
+
+
+@dataclass(frozen=True)
+class Unsubscribe:
+    """The player of a one-click unsubscribe address, its generation (their current one) and their mail mode."""
+
+    player_id: int
+    generation: int
+    mail_mode: str
+
+
+def open_unsubscribe(db: Database, secret_key: str, token: str) -> Unsubscribe:
+    """The player of a one-click unsubscribe address (LinkError: forged, too old, or revoked with the player's other
+    links)."""
+    player_id, generation = read_unsubscribe_token(secret_key, token, UNSUBSCRIBE_MAX_AGE)
+    with db.session() as session:
+        player = session.get(Player, player_id)
+        if player is None:
+            raise LinkError(N_("This link is not valid."))
+        check_current(player.link_generation, generation)
+        return Unsubscribe(player.id, generation, player.mail_mode)
+
+
+def set_mail_mode(db: Database, secret_key: str, token: str, mode: str) -> Unsubscribe:
+    """The one-click unsubscribe (RFC 8058, ``mode`` "digest": one mail every few hours, their games go on) or its
+    undo ("each"), by the address a mail gave (LinkError as ``open_unsubscribe``; PrefsError for another mode)."""
+    if mode not in ("each", "digest"):
+        raise PrefsError(N_("Choose a mail for every event or a digest."))
+    found = open_unsubscribe(db, secret_key, token)
+    with db.session() as session:
+        player = session.get(Player, found.player_id, with_for_update=True)
+        assert player is not None
+        player.mail_mode = mode
+        outbox.look_at_held(session, Outbox.player_id == player.id)  # released or merged by the mode now
+    return Unsubscribe(found.player_id, found.generation, mode)
 
 
 class RunningSeat(TypedDict):
