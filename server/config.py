@@ -98,6 +98,11 @@ class Settings:
     #: webhook channels (``services.channel``) may post to this machine or a private network's hosts: tests, a
     #: server on a private network. Off: every address a webhook's host resolves to must be public.
     webhook_private: bool = False
+    #: DKIM (``server/mail/signing.py``): the selector, the signing domain and the PEM file of the private key; all
+    #: three or none (none: mail goes unsigned, as when the relay signs it).
+    dkim_selector: str = ""
+    dkim_domain: str = ""
+    dkim_key_file: str = ""
 
     @property
     def vapid_public_key(self) -> str:
@@ -148,6 +153,9 @@ class Settings:
             "live_url": (env.get("DEADMAIL_LIVE_URL") or "").strip().rstrip("/"),
             "webhook_private": (env.get("DEADMAIL_WEBHOOK_PRIVATE") or "").strip().lower()
             in ("1", "true", "yes", "on"),
+            "dkim_selector": (env.get("DEADMAIL_DKIM_SELECTOR") or "").strip(),
+            "dkim_domain": (env.get("DEADMAIL_DKIM_DOMAIN") or "").strip().lower(),
+            "dkim_key_file": (env.get("DEADMAIL_DKIM_KEY_FILE") or "").strip(),
         }
         values.update(overrides)
         if not values["smtp_url"] and not values["reply_domain"]:
@@ -158,6 +166,13 @@ class Settings:
             raise ValueError("DEADMAIL_OUTBOX_KEEP_DAYS: days a sent mail's row is kept, 1 or more")
         if values["smtp_url"]:
             parse_smtp_url(values["smtp_url"])  # a bad URL stops the start with a ValueError naming the problem
+        dkim = [values["dkim_selector"], values["dkim_domain"], values["dkim_key_file"]]
+        if any(dkim) and not all(dkim):
+            raise ValueError(
+                "DKIM: set DEADMAIL_DKIM_SELECTOR, DEADMAIL_DKIM_DOMAIN and DEADMAIL_DKIM_KEY_FILE together"
+            )
+        if values["dkim_key_file"] and not Path(values["dkim_key_file"]).is_file():
+            raise ValueError(f"DEADMAIL_DKIM_KEY_FILE: no such file {values['dkim_key_file']!r}")
         if values["vapid_private_key"]:
             vapid_public_key(values["vapid_private_key"])  # likewise a key that is not a P-256 private key
         if values["broker_url"].startswith("filesystem://") and not values.get("broker_options"):

@@ -24,6 +24,7 @@ from ..config import Settings
 from ..db import Database
 from ..models import utcnow
 from ..services.mailflow import outbox
+from . import signing
 from .compose import Mail, compose_batch
 from .transports import Sender, ends_batch, session_of
 
@@ -79,7 +80,7 @@ def _send_claimed(db: Database, ids: list[int], transport: Sender, settings: Set
             composed = compose_batch(db, todo, settings, now)
             todo = todo[len(composed) :]
             for n, (row_id, mail) in enumerate(composed):
-                results[row_id], go_on = _send(db, row_id, mail, sender, now)
+                results[row_id], go_on = _send(db, row_id, mail, sender, settings, now)
                 if not go_on:
                     rest = [later for later, _ in composed[n + 1 :]] + todo
                     outbox.release(db, rest)
@@ -88,7 +89,9 @@ def _send_claimed(db: Database, ids: list[int], transport: Sender, settings: Set
     return results
 
 
-def _send(db: Database, row_id: int, mail: Mail | Exception | None, sender: Sender, now: datetime) -> tuple[str, bool]:
+def _send(
+    db: Database, row_id: int, mail: Mail | Exception | None, sender: Sender, settings: Settings, now: datetime
+) -> tuple[str, bool]:
     """Send one claimed row's composed mail and record it the moment the transport took it (a crash can then repeat
     at most this one mail), or record why not; and whether the session can take the next mail."""
     recorded: list[bool] = []
@@ -98,7 +101,7 @@ def _send(db: Database, row_id: int, mail: Mail | Exception | None, sender: Send
         if mail is None:  # nothing left to tell (re-checked now): never sent
             outbox.skipped(db, row_id)
             return "skipped", True
-        sender.send(mail.message, lambda: recorded.append(_record(db, row_id, mail)))
+        sender.send(signing.sign(mail.message, settings), lambda: recorded.append(_record(db, row_id, mail)))
     except (OSError, smtplib.SMTPException) as exc:
         return outbox.failed(db, row_id, f"{type(exc).__name__}: {exc}", now), not ends_batch(sender, exc)
     except Exception as exc:  # a bug (say in composing): a failed attempt like any other, never a loop for ever

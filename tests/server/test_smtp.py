@@ -6,6 +6,7 @@ once the server accepts, the mail arrives exactly once. Time is injected (``now=
 from __future__ import annotations
 
 import asyncio
+import base64
 import datetime as dt
 import ipaddress
 import re
@@ -18,12 +19,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+import dkim
 import pytest
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import AuthResult, LoginPassword
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.x509.oid import NameOID
 from sqlalchemy import select
 from sqlalchemy.exc import OperationalError
@@ -617,3 +619,62 @@ def test_a_bug_in_composing_counts_toward_the_attempt_limit_and_the_row_ends_fai
     assert row_id not in due_rows(db, at + dt.timedelta(days=30))
     assert send_one(db, row_id, transport, settings, at + dt.timedelta(days=30)) == "skipped"
     assert handler.seen == []
+
+
+def _dkim_key(tmp_path: Path) -> tuple[Path, bytes]:
+    """A new RSA key: its PEM file, and its DNS TXT record (``v=DKIM1; k=rsa; p=…``)."""
+    key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    pem = key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    path = tmp_path / "dkim.pem"
+    path.write_bytes(pem)
+    public = key.public_key().public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
+    return path, b"v=DKIM1; k=rsa; p=" + base64.b64encode(public)
+
+
+def test_dkim_signed_mail_arrives_and_verifies_against_the_published_key(
+    embedded: Stack, servers: Servers, tmp_path: Path
+) -> None:
+    """Issue 31: with DEADMAIL_DKIM_* every mail is signed; what the SMTP server received verifies with dkimpy's own
+    verifier against the key as DNS would publish it (``mail._domainkey.deadmail.example``), and fails once a signed
+    header or the body is changed."""
+    db = embedded.db
+    handler, port = servers.start()
+    _game_id, ids = new_game(db, seed=43)
+    key_file, record = _dkim_key(tmp_path)
+    settings = replace(
+        mail_settings(embedded.settings),
+        dkim_selector="mail",
+        dkim_domain="deadmail.example",
+        dkim_key_file=str(key_file),
+    )
+    transport = SMTPTransport.from_url(f"smtp://{HOST}:{port}")
+    assert [send_one(db, i, transport, settings, T0) for i in ids] == ["sent"] * len(ids)
+
+    def published(name: bytes, timeout: int = 5) -> bytes | None:
+        return record if name == b"mail._domainkey.deadmail.example." else None
+
+    for _from, _to, raw, _auth in handler.accepted:
+        signature = parse(raw)["DKIM-Signature"]
+        assert "d=deadmail.example" in signature and "s=mail" in signature and "c=relaxed/relaxed" in signature
+        for header in ("from", "to", "subject", "message-id", "list-unsubscribe"):
+            assert header in signature.split("h=", 1)[1].split(";", 1)[0].lower()
+        assert dkim.verify(raw, dnsfunc=published)
+        assert not dkim.verify(raw.replace(b"Subject: ", b"Subject: Re: ", 1), dnsfunc=published)
+        assert not dkim.verify(raw.replace(b"Mall of Horror", b"Mall of Terror"), dnsfunc=published)
+    # without the settings, mail goes unsigned
+    handler.accepted.clear()
+    _game, more = new_game(db, seed=44)
+    assert send_one(db, more[0], transport, mail_settings(embedded.settings), T0) == "sent"
+    assert parse(handler.accepted[0][2])["DKIM-Signature"] is None
+
+
+def test_dkim_settings_come_together_or_not_at_all(tmp_path: Path) -> None:
+    key_file, _record = _dkim_key(tmp_path)
+    env = {"DEADMAIL_DATA_DIR": str(tmp_path / "data"), "DEADMAIL_DKIM_SELECTOR": "mail"}
+    with pytest.raises(ValueError, match="together"):
+        Settings.from_env(env)
+    env |= {"DEADMAIL_DKIM_DOMAIN": "Deadmail.Example", "DEADMAIL_DKIM_KEY_FILE": str(tmp_path / "missing.pem")}
+    with pytest.raises(ValueError, match="no such file"):
+        Settings.from_env(env)
+    settings = Settings.from_env(env | {"DEADMAIL_DKIM_KEY_FILE": str(key_file)})
+    assert (settings.dkim_selector, settings.dkim_domain) == ("mail", "deadmail.example")
