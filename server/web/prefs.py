@@ -313,7 +313,7 @@ def new_calendar_address(token: str) -> ResponseReturnValue:
 def sign_out_everywhere(token: str) -> ResponseReturnValue:
     """Sign out everywhere: every browser signed in by a mailed link (``/signin``) is signed out, this one too, and
     the links to this page given so far stop opening it (``signin.end_all``)."""
-    if signin.find(dm().db, session.get(PLAYER_SESSION), utcnow()) == g.player_id:
+    if signed_in_player() == g.player_id:
         session.pop(PLAYER_SESSION, None)  # (a browser signed in as another player stays so)
     signin.end_all(dm().db, g.player_id)
     return redirect(url_for("signin.form", out="all"), code=303)

@@ -20,17 +20,13 @@ from ..services import signin
 from ..services.errors import ShownError
 from ..services.inputs import email_address
 from ..services.links import player_token
-from .access import PLAYER_SESSION, dm, say
+from .access import PLAYER_SESSION, dm, say, signed_in_player
 
 bp = Blueprint("signin", __name__)
 
 #: sign-in links asked for from one connection, and for one address (whether a player's or not), per hour.
 PER_CLIENT = parse("10/hour")
 PER_ADDRESS = parse("3/hour")
-
-
-def _signed_in() -> int | None:
-    return signin.find(dm().db, session.get(PLAYER_SESSION), utcnow())
 
 
 def _within_limits(email: str) -> str | None:
@@ -55,7 +51,7 @@ def _within_limits(email: str) -> str | None:
 @bp.get("/signin")
 def form() -> ResponseReturnValue:
     """The form: an address; a browser already signed in goes to its hub."""
-    if _signed_in() is not None:
+    if signed_in_player() is not None:
         return redirect(url_for("signin.me"), code=303)
     return render_template("signin.html", address="", out=request.args.get("out"))
 
@@ -96,7 +92,7 @@ def open_link(token: str) -> ResponseReturnValue:
 @bp.get("/me")
 def me() -> ResponseReturnValue:
     """The signed-in player's hub (their games and preferences); the sign-in form for anyone else."""
-    player_id = _signed_in()
+    player_id = signed_in_player()
     if player_id is None:
         return redirect(url_for("signin.form"), code=303)
     generation = signin.link_generation(dm().db, player_id)

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
@@ -674,7 +674,7 @@ def cancel(db: Database, proposal_id: int, creator_id: int, now: datetime | None
         _cancel(session, _forming(session, proposal_id, creator_id), "creator", now, tell_creator=False)
 
 
-def cancel_unfilled(db: Database, now: datetime, limit: int, more: Any) -> int:
+def cancel_unfilled(db: Database, now: datetime, limit: int, more: Callable[[], None]) -> int:
     """The sweep: forming games past their ``fill_by`` cancelled, their players mailed. Returns how many."""
     with db.session() as session:
         due = (
