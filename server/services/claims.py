@@ -1,5 +1,5 @@
 """The claim of the outbox discipline, shared by mail (``Outbox``), notifications (``Nudge``) and webhook posts
-(``ChannelPost``): due pending rows
+(``ChannelPost``), and the back-off of HTTP senders (``backoff``): due pending rows
 move to "sending" in one conditional UPDATE, so of two workers (or a task and the sweep) only one gets a row; each
 claim counts as an attempt and is dated when it is made (a row is released as stuck only that long after its
 sender took it: each table's own ``release``)."""
@@ -7,7 +7,7 @@ sender took it: each table's own ``release``)."""
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlalchemy import ColumnElement, select, update
 from sqlalchemy.orm import Session
@@ -48,3 +48,14 @@ def claim(
         .returning(table.id)
     ).scalars()
     return sorted(claimed)
+
+
+#: a receiver's ``Retry-After`` is honoured up to this many seconds.
+MAX_RETRY_AFTER = 6 * 3600.0
+
+
+def backoff(attempts: int, retry_after: float | None = None) -> timedelta:
+    """The wait before the next try of a notification or a webhook post: 30 s, 1 min, 2 min … at most an hour;
+    never sooner than the receiver's ``Retry-After`` (up to ``MAX_RETRY_AFTER``)."""
+    wait = min(3600.0, 30.0 * 2 ** max(0, attempts - 1))
+    return timedelta(seconds=max(wait, min(retry_after or 0.0, MAX_RETRY_AFTER)))

@@ -24,6 +24,7 @@ from server.mail.headers import POLICY
 from server.mail.send import send_batch, send_rows
 from server.mail.transports import Sender, SMTPTransport
 from server.models import Outbox, OutboxStatus, Player, Seat
+from server.services import claims
 from server.services.mailflow import outbox
 from tests.conftest import Stack
 from tests.support import T0, create, free_port, mail_settings, outbox_ids, recording, rows_of
@@ -144,12 +145,12 @@ def test_a_refused_recipient_retries_only_its_rows_with_back_off(
     assert handler.connections == 1  # the refusal is the mail's: the connection goes on
     assert states(stack.db, ids) == {i: ("pending", 1) if i in refused else ("sent", 1) for i in ids}
     for row in rows_of(stack.db, refused):
-        assert row.next_attempt_at == T0 + outbox.backoff(1)
+        assert row.next_attempt_at == T0 + claims.backoff(1)
         assert row.last_error is not None and "550" in row.last_error
-    assert len(send_batch(stack.db, transport, settings, T0 + outbox.backoff(1) - dt.timedelta(seconds=1))) == 0
+    assert len(send_batch(stack.db, transport, settings, T0 + claims.backoff(1) - dt.timedelta(seconds=1))) == 0
 
     handler.refused = set()
-    assert len(send_batch(stack.db, transport, settings, T0 + outbox.backoff(1))) == 2
+    assert len(send_batch(stack.db, transport, settings, T0 + claims.backoff(1))) == 2
     assert states(stack.db, ids) == {i: ("sent", 2) if i in refused else ("sent", 1) for i in ids}
     assert len(handler.accepted) == 10 and len(set(handler.message_ids())) == 10
 
@@ -168,11 +169,11 @@ def test_a_connection_lost_between_mails_leaves_the_first_sent_and_the_rest_pend
     expected = {i: ("sent", 1) for i in ids[:k]} | {cut: ("pending", 1)} | {i: ("pending", 0) for i in rest}
     assert states(stack.db, ids) == expected  # the untried rows: released, their claim not counted
     (lost,) = rows_of(stack.db, [cut])
-    assert lost.next_attempt_at == T0 + outbox.backoff(1)
+    assert lost.next_attempt_at == T0 + claims.backoff(1)
     assert lost.last_error == "ConnectionResetError: connection lost"
 
     assert len(send_batch(stack.db, transport, settings, T0)) == len(rest)  # due at once
-    assert len(send_batch(stack.db, transport, settings, T0 + outbox.backoff(1))) == 1
+    assert len(send_batch(stack.db, transport, settings, T0 + claims.backoff(1))) == 1
     assert states(stack.db, ids) == {i: ("sent", 2) if i == cut else ("sent", 1) for i in ids}
     assert len(handler.accepted) == 10 and len(set(handler.message_ids())) == 10  # none lost, none twice
 

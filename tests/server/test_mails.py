@@ -17,7 +17,8 @@ import engine
 from server.db import Database
 from server.mail.send import send_one
 from server.models import InboundMail, Outbox, Player, Seat, Window
-from server.services.mailflow import outbox, reply_address
+from server.services import claims
+from server.services.mailflow import reply_address
 from server.services.play import turns
 from server.text import i18n
 from server.text.grammar import commands_for, parse_reply
@@ -155,7 +156,7 @@ def test_one_thread_per_seat_and_events_are_told_once(stack: Stack) -> None:
     assert send_one(db, first.id, Sink(refuse=True), settings, T0) == "retry"
     assert seat_of(db, seat.id).told_events is None  # not sent: nothing told
     sink = Sink()
-    at = T0 + outbox.backoff(1)
+    at = T0 + claims.backoff(1)
     assert send_one(db, first.id, sink, settings, at) == "sent"
     (mail1,) = sink.sent
     assert mail1["Message-ID"] == root

@@ -36,6 +36,7 @@ from server.mail import compose as composing
 from server.mail.send import send_one
 from server.mail.transports import FileTransport, SMTPTransport, transport_for
 from server.models import Outbox, OutboxStatus, Player, utcnow
+from server.services import claims
 from server.services.links import read_token
 from server.services.mailflow import outbox
 from server.services.mailflow.outbox import due_rows
@@ -615,7 +616,7 @@ def test_a_bug_in_composing_counts_toward_the_attempt_limit_and_the_row_ends_fai
         status, attempts, _next_at, error = row_state(db, row_id)
         assert (status, attempts) == (expected.replace("retry", "pending"), attempt)
         assert error == "ValueError: a bug in composing"
-        at += outbox.backoff(attempt)
+        at += claims.backoff(attempt)
     assert row_id not in due_rows(db, at + dt.timedelta(days=30))
     assert send_one(db, row_id, transport, settings, at + dt.timedelta(days=30)) == "skipped"
     assert handler.seen == []

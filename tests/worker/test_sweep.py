@@ -16,7 +16,7 @@ from sqlalchemy import select
 from server.db import Database
 from server.mail.send import send_one
 from server.models import Game, Heartbeat, Outbox
-from server.services import heartbeat
+from server.services import claims, heartbeat
 from server.services.mailflow import outbox
 from server.services.play import archive, turns
 from server.services.sweeps import PARTS
@@ -184,10 +184,10 @@ def test_mail_failing_every_time_is_given_up_after_the_last_attempt(stack: Stack
     for attempt in range(1, outbox.MAX_ATTEMPTS):
         assert send_one(stack.db, row_id, transport, settings, at) == "retry"
         status, attempts, next_at, _ = outbox_rows(stack.db, created.game_id)[row_id]
-        assert (status, attempts, next_at) == ("pending", attempt, at + outbox.backoff(attempt))
+        assert (status, attempts, next_at) == ("pending", attempt, at + claims.backoff(attempt))
         at = next_at
-    assert outbox.backoff(1) == timedelta(seconds=30)
-    assert outbox.backoff(outbox.MAX_ATTEMPTS) == timedelta(hours=1)
+    assert claims.backoff(1) == timedelta(seconds=30)
+    assert claims.backoff(outbox.MAX_ATTEMPTS) == timedelta(hours=1)
     assert send_one(stack.db, row_id, transport, settings, at) == "failed"
     assert outbox_rows(stack.db, created.game_id)[row_id][:2] == ("failed", outbox.MAX_ATTEMPTS)
     assert row_id not in outbox.due_rows(stack.db, at + timedelta(days=30))

@@ -35,8 +35,6 @@ STUCK_AFTER = timedelta(minutes=5)
 #: a final row is deleted this long after it was last tried.
 KEEP = timedelta(days=3)
 FINAL = (OutboxStatus.SENT, OutboxStatus.FAILED, OutboxStatus.SKIPPED)
-#: the longest ``Retry-After`` honoured.
-MAX_RETRY_AFTER = 6 * 3600.0
 
 
 def post(
@@ -133,12 +131,6 @@ def release(db: Database, ids: list[int]) -> None:
             )
 
 
-def backoff(attempts: int, retry_after: float | None = None) -> timedelta:
-    """30 s, 1 min, 2 min … at most an hour; never sooner than the receiver's ``Retry-After``."""
-    wait = min(3600.0, 30.0 * 2 ** max(0, attempts - 1))
-    return timedelta(seconds=max(wait, min(retry_after or 0.0, MAX_RETRY_AFTER)))
-
-
 def failed(db: Database, post_id: int, error: str, now: datetime, *, permanent: bool, retry_after: float | None) -> str:
     """A try that failed: 'retry' later with back-off (429, 5xx, the network), 'failed' for good (another 4xx, an
     address refused, too many tries), or 'paused': the channel's ``MAX_FAILURES``-th failure in a row, the channel
@@ -160,7 +152,7 @@ def failed(db: Database, post_id: int, error: str, now: datetime, *, permanent: 
             row.status = OutboxStatus.FAILED
             return "failed"
         row.status = OutboxStatus.PENDING
-        row.next_attempt_at = now + backoff(row.attempts, retry_after)
+        row.next_attempt_at = now + claims.backoff(row.attempts, retry_after)
         return "retry"
 
 

@@ -136,11 +136,6 @@ def add(session: Session, rows: Iterable[Outbox]) -> list[Outbox]:
     return rows
 
 
-def backoff(attempts: int) -> timedelta:
-    """30 s, 1 min, 2 min … at most an hour between tries."""
-    return timedelta(seconds=min(3600, 30 * 2 ** max(0, attempts - 1)))
-
-
 def claim(db: Database, row_id: int, now: datetime) -> bool:
     """Take a due pending row for sending; False when it is not due, not pending, or taken by someone else."""
     return claim_many(db, now, ids=[row_id]) == [row_id]
@@ -245,7 +240,7 @@ def failed(db: Database, row_id: int, error: str, now: datetime) -> str:
             log.error("outbox %s failed for good: %s", row_id, row.last_error)
             return "failed"
         row.status = OutboxStatus.PENDING
-        row.next_attempt_at = now + backoff(row.attempts)
+        row.next_attempt_at = now + claims.backoff(row.attempts)
         return "retry"
 
 

@@ -248,12 +248,6 @@ def gone(db: Database, device_id: int) -> None:
         session.execute(delete(Device).where(Device.id == device_id))
 
 
-def backoff(attempts: int, retry_after: float | None = None) -> timedelta:
-    """30 s, 1 min, 2 min … at most an hour; never sooner than the service's ``Retry-After``."""
-    wait = min(3600.0, 30.0 * 2 ** max(0, attempts - 1))
-    return timedelta(seconds=max(wait, min(retry_after or 0.0, 6 * 3600.0)))
-
-
 def failed(
     db: Database,
     nudge_id: int,
@@ -282,7 +276,7 @@ def failed(
                     session.delete(device)
             return "failed"
         nudge.status = OutboxStatus.PENDING
-        nudge.next_attempt_at = now + backoff(nudge.attempts, retry_after)
+        nudge.next_attempt_at = now + claims.backoff(nudge.attempts, retry_after)
         return "retry"
 
 
