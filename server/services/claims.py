@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 
-from sqlalchemy import ColumnElement, select, update
+from sqlalchemy import ColumnElement, delete, select, update
 from sqlalchemy.orm import Session
 
 from ..models import ChannelPost, Nudge, Outbox, OutboxStatus, utcnow
@@ -59,3 +59,16 @@ def backoff(attempts: int, retry_after: float | None = None) -> timedelta:
     never sooner than the receiver's ``Retry-After`` (up to ``MAX_RETRY_AFTER``)."""
     wait = min(3600.0, 30.0 * 2 ** max(0, attempts - 1))
     return timedelta(seconds=max(wait, min(retry_after or 0.0, MAX_RETRY_AFTER)))
+
+
+#: a notification's or a webhook post's statuses once done with (``prune`` deletes them when old).
+FINAL = (OutboxStatus.SENT, OutboxStatus.SKIPPED, OutboxStatus.FAILED)
+
+
+def prune(session: Session, table: type[Nudge] | type[ChannelPost], now: datetime, limit: int, keep: timedelta) -> int:
+    """Delete up to ``limit`` final rows of ``table`` last tried more than ``keep`` ago; how many."""
+    old = select(table.id).where(table.status.in_(FINAL), table.next_attempt_at < now - keep).limit(limit)
+    ids = list(session.execute(old).scalars())
+    if ids:
+        session.execute(delete(table).where(table.id.in_(ids)))
+    return len(ids)

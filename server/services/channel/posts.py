@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, select, update
+from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -34,7 +34,6 @@ MAX_ATTEMPTS = 8
 STUCK_AFTER = timedelta(minutes=5)
 #: a final row is deleted this long after it was last tried.
 KEEP = timedelta(days=3)
-FINAL = (OutboxStatus.SENT, OutboxStatus.FAILED, OutboxStatus.SKIPPED)
 
 
 def post(
@@ -177,12 +176,4 @@ def _tell_paused(session: Session, channel: Channel, now: datetime) -> None:
 def prune(db: Database, now: datetime, limit: int = 1000, keep: timedelta = KEEP) -> int:
     """Delete up to ``limit`` final posts last tried more than ``keep`` ago; how many."""
     with db.session() as session:
-        old = (
-            select(ChannelPost.id)
-            .where(ChannelPost.status.in_(FINAL), ChannelPost.next_attempt_at < now - keep)
-            .limit(limit)
-        )
-        ids = list(session.execute(old).scalars())
-        if ids:
-            session.execute(delete(ChannelPost).where(ChannelPost.id.in_(ids)))
-        return len(ids)
+        return claims.prune(session, ChannelPost, now, limit, keep)

@@ -49,7 +49,6 @@ MAX_ATTEMPTS = 8
 STUCK_AFTER = timedelta(minutes=5)
 #: a final row is deleted this long after it was last tried.
 KEEP = timedelta(days=3)
-FINAL = (OutboxStatus.SENT, OutboxStatus.SKIPPED, OutboxStatus.FAILED)
 
 
 def follow(session: Session, rows: Sequence[Outbox], now: datetime) -> list[Nudge]:
@@ -356,8 +355,4 @@ def figures(reaches: Iterable[dict[str, list[int]] | None]) -> dict[str, tuple[i
 def prune(db: Database, now: datetime, limit: int = 1000, keep: timedelta = KEEP) -> int:
     """Delete up to ``limit`` final rows last tried more than ``keep`` ago; how many."""
     with db.session() as session:
-        old = select(Nudge.id).where(Nudge.status.in_(FINAL), Nudge.next_attempt_at < now - keep).limit(limit)
-        ids = list(session.execute(old).scalars())
-        if ids:
-            session.execute(delete(Nudge).where(Nudge.id.in_(ids)))
-        return len(ids)
+        return claims.prune(session, Nudge, now, limit, keep)
