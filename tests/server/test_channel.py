@@ -460,3 +460,14 @@ def test_a_post_is_composed_in_the_leagues_language_from_its_facts() -> None:
     text = compose({"lang": "en", "facts": standings})
     assert len(text) <= 1900 and "Division 1" in text and text.endswith("… and 4990 more")
     assert "1. NNNN" in text and "1.5 points (2 games)" in text
+
+
+def test_posts_done_with_are_pruned_once_old_and_waiting_ones_kept(hooked: Stack, receiver: WebhookReceiver) -> None:
+    league_id, _season, _page = league_with_channel(hooked, receiver)
+    sent_id = one_post(hooked, league_id, "test:sent")
+    waiting_id = one_post(hooked, league_id, "test:waiting")
+    assert send_posts(hooked.db, hooked.settings, T0, ids=[sent_id]) == {sent_id: "sent"}
+    sent_at = next(row.next_attempt_at for row in post_rows(hooked) if row.id == sent_id)
+    assert posts.prune(hooked.db, sent_at + posts.KEEP, keep=posts.KEEP) == 0  # not older than ``keep`` yet
+    assert posts.prune(hooked.db, sent_at + posts.KEEP + timedelta(seconds=1), keep=posts.KEEP) == 1
+    assert [(row.id, row.status) for row in post_rows(hooked)] == [(waiting_id, OutboxStatus.PENDING)]
